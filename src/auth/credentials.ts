@@ -1,0 +1,39 @@
+/** Reads credentials from a request. A malformed or foreign token is a 401 before any call is made. */
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { AppError } from "../http/errors";
+import { hashToken, parseCreditToken, parseManagementToken } from "./tokens";
+
+export interface CreditCredential {
+  accountId: string;
+  tokenId: string;
+  tokenHash: string;
+}
+
+export interface ManagementCredential {
+  resourceId: string;
+  tokenHash: string;
+}
+
+export function bearer(c: Context<AppEnv>): string | null {
+  const header = c.req.header("Authorization");
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new AppError("unauthorized", "The Authorization header must be `Bearer <token>`.");
+  return match[1];
+}
+
+export async function creditCredential(token: string): Promise<CreditCredential> {
+  const parts = parseCreditToken(token);
+  if (!parts) throw new AppError("unauthorized", "This is not a valid credit token (zv_…): check for a typo.");
+  return { ...parts, tokenHash: await hashToken(token) };
+}
+
+export async function managementCredential(c: Context<AppEnv>, resourceId: string): Promise<ManagementCredential> {
+  const token = bearer(c);
+  if (!token) throw new AppError("unauthorized", "This operation needs the resource's management token (zvm_…) as a bearer credential.");
+  const parts = parseManagementToken(token);
+  if (!parts) throw new AppError("unauthorized", "This is not a valid management token (zvm_…): check for a typo.");
+  if (parts.resourceId !== resourceId) throw new AppError("forbidden", "This management token belongs to another resource.");
+  return { resourceId, tokenHash: await hashToken(token) };
+}

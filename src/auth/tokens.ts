@@ -1,0 +1,102 @@
+/**
+ * Credit tokens (zv_) and management tokens (zvm_), per API.md §2.
+ *
+ * A token is prefix + base62(id bytes + 32 secret bytes) + a 6-char CRC32 checksum.
+ * Embedding the id lets the worker route straight to the owning Durable Object,
+ * which compares SHA-256 hashes; the checksum lets clients and secret scanners
+ * reject a mistyped or foreign token without a call. Only hashes are stored.
+ */
+import { base62Length, decodeBase62, encodeBase62 } from "./base62";
+import { ID_BYTES, randomBytes, sha256Hex } from "./ids";
+
+const SECRET_BYTES = 32;
+const SUB_BYTES = 8;
+const CHECKSUM_LENGTH = 6;
+
+export const CREDIT_PREFIX = "zv_";
+export const MANAGEMENT_PREFIX = "zvm_";
+
+export interface CreditTokenParts {
+  /** Root account: names the AccountObject. */
+  accountId: string;
+  /** The token's own id: equals accountId for a root token, else accountId + "." + sub id. */
+  tokenId: string;
+}
+
+export interface IssuedToken<T> {
+  token: string;
+  hash: string;
+  parts: T;
+}
+
+const CREDIT_PAYLOAD = ID_BYTES + SUB_BYTES + SECRET_BYTES;
+const MANAGEMENT_PAYLOAD = ID_BYTES + SECRET_BYTES;
+
+function crc32(text: string): number {
+  let crc = ~0;
+  for (const byte of new TextEncoder().encode(text)) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+function checksum(body: string): string {
+  const bytes = new Uint8Array(4);
+  new DataView(bytes.buffer).setUint32(0, crc32(body));
+  // 4 bytes encode to 6 base62 characters.
+  return encodeBase62(bytes);
+}
+
+function seal(prefix: string, payload: Uint8Array): string {
+  const body = prefix + encodeBase62(payload);
+  return body + checksum(body);
+}
+
+function open(prefix: string, token: string, payloadBytes: number): Uint8Array | null {
+  if (!token.startsWith(prefix)) return null;
+  if (token.length !== prefix.length + base62Length(payloadBytes) + CHECKSUM_LENGTH) return null;
+  const body = token.slice(0, -CHECKSUM_LENGTH);
+  if (checksum(body) !== token.slice(-CHECKSUM_LENGTH)) return null;
+  return decodeBase62(body.slice(prefix.length), payloadBytes);
+}
+
+const idFromBytes = (prefix: string, bytes: Uint8Array) => prefix + encodeBase62(bytes);
+
+export const hashToken = sha256Hex;
+
+function creditParts(account: Uint8Array, sub: Uint8Array): CreditTokenParts {
+  const accountId = idFromBytes("acct_", account);
+  const isRoot = sub.every((b) => b === 0);
+  return { accountId, tokenId: isRoot ? accountId : `${accountId}.${encodeBase62(sub)}` };
+}
+
+/** Mints a root credit token (for a new account) or, given the root account id, a sub-token. */
+export async function issueCreditToken(accountId?: string): Promise<IssuedToken<CreditTokenParts>> {
+  const account = accountId ? decodeBase62(accountId.slice("acct_".length), ID_BYTES) : randomBytes(ID_BYTES);
+  if (!account) throw new Error("malformed account id");
+  const sub = accountId ? randomBytes(SUB_BYTES) : new Uint8Array(SUB_BYTES);
+  const payload = new Uint8Array(CREDIT_PAYLOAD);
+  payload.set(account, 0);
+  payload.set(sub, ID_BYTES);
+  payload.set(randomBytes(SECRET_BYTES), ID_BYTES + SUB_BYTES);
+  const token = seal(CREDIT_PREFIX, payload);
+  return { token, hash: await hashToken(token), parts: creditParts(account, sub) };
+}
+
+export function parseCreditToken(token: string): CreditTokenParts | null {
+  const payload = open(CREDIT_PREFIX, token, CREDIT_PAYLOAD);
+  if (!payload) return null;
+  return creditParts(payload.slice(0, ID_BYTES), payload.slice(ID_BYTES, ID_BYTES + SUB_BYTES));
+}
+
+export async function issueManagementToken(): Promise<IssuedToken<{ resourceId: string }>> {
+  const payload = randomBytes(MANAGEMENT_PAYLOAD);
+  const token = seal(MANAGEMENT_PREFIX, payload);
+  return { token, hash: await hashToken(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
+}
+
+export function parseManagementToken(token: string): { resourceId: string } | null {
+  const payload = open(MANAGEMENT_PREFIX, token, MANAGEMENT_PAYLOAD);
+  return payload ? { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } : null;
+}

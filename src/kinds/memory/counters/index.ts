@@ -1,0 +1,53 @@
+/** counters: atomic counters with bounds and reset windows (Redis INCR, semaphores, budgets). */
+import { AppError } from "../../../http/errors";
+import { defineKind, defineOp } from "../../../resources/kind";
+import { current, init, view, write } from "./engine";
+import { compareAndSetInput, counterConfig, counterValue, noInput, setInput, stepInput, type CounterConfig } from "./schema";
+
+const OP_PRICE = 100; // µUSD, $0.0001 per operation
+
+export const counters = defineKind<CounterConfig>({
+  kind: "counters",
+  family: "memory",
+  title: "Counter",
+  summary: "Atomic counter: increment, decrement, set, compare-and-set, optional bounds and reset window.",
+  createSchema: counterConfig,
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 365 * 86400,
+  init,
+  usage: (store, config) => ({ value: current(store, config) }),
+  exportData: (store, config) => view(store, config),
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Read the counter", priceMicro: OP_PRICE,
+      input: noInput, output: counterValue,
+      run: (store, config: CounterConfig) => view(store, config),
+    }),
+    defineOp({
+      name: "increment", method: "post", path: "/increment", summary: "Add to the counter", priceMicro: OP_PRICE,
+      input: stepInput, output: counterValue, errors: [409],
+      run: (store, config: CounterConfig, input) => write(store, config, current(store, config) + input.by),
+    }),
+    defineOp({
+      name: "decrement", method: "post", path: "/decrement", summary: "Subtract from the counter", priceMicro: OP_PRICE,
+      input: stepInput, output: counterValue, errors: [409],
+      run: (store, config: CounterConfig, input) => write(store, config, current(store, config) - input.by),
+    }),
+    defineOp({
+      name: "set", method: "put", path: "", summary: "Set the counter", priceMicro: OP_PRICE,
+      input: setInput, output: counterValue, errors: [409],
+      run: (store, config: CounterConfig, input) => write(store, config, input.value),
+    }),
+    defineOp({
+      name: "compare_and_set", method: "post", path: "/compare-and-set",
+      summary: "Set the counter only if it holds the expected value", priceMicro: OP_PRICE,
+      input: compareAndSetInput, output: counterValue, errors: [409],
+      run: (store, config: CounterConfig, input) => {
+        const value = current(store, config);
+        if (value !== input.expected) throw new AppError("conflict", `The counter holds ${value}, not ${input.expected}.`);
+        return write(store, config, input.value);
+      },
+    }),
+  ],
+});

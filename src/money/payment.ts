@@ -1,0 +1,102 @@
+/**
+ * Pays for one call, exactly once, from whichever credential came with it:
+ * a credit token (charged inside the Durable Object doing the work, so a
+ * refused call is never charged) or a per-call x402 payment (verified and
+ * claimed before the work, settled after it, released if the work fails).
+ * A call with neither gets 402 with the exact price of that call.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { AppError } from "../http/errors";
+import { bearer, creditCredential, type CreditCredential } from "../auth/credentials";
+import { chainConfig, encodeHeader, paymentError, type PaymentTerms } from "./x402/terms";
+import { verifyPayment } from "./x402/verify";
+import { settlerFor } from "./x402/settle";
+import { claimPayment, recordSettlement, releasePayment, type ClaimKey } from "./x402/claims";
+
+/** Who pays, as handed to a Durable Object: a credit token to charge, or already paid by x402. */
+export type Payer = ({ type: "credit" } & CreditCredential) | { type: "prepaid" };
+
+export interface PaidCall {
+  priceMicro: number;
+  operation: string;
+  description: string;
+  /** Where a credit token may come from: the bearer (creates), X-CREDIT-TOKEN (beside a management token), or nowhere (purchases). */
+  creditFrom: "bearer" | "x-credit-token" | null;
+}
+
+export interface PaidWork<T> {
+  /** Does the work. `owner` is the credit token id or the x402 payer address. */
+  run(payer: Payer, owner: string): Promise<T>;
+  /** Reverses the work if the x402 payment behind it cannot be settled. */
+  undo?(value: T): Promise<void>;
+}
+
+const PAYMENT_CODES = new Set(["payment_required", "insufficient_balance", "cap_exceeded", "payment_invalid"]);
+
+export function paymentTerms(c: Context<AppEnv>, call: PaidCall): PaymentTerms {
+  return { priceMicro: call.priceMicro, resourceUrl: c.req.url, description: call.description, chain: chainConfig(c.env) };
+}
+
+/** A 402 from anywhere (e.g. the AccountObject) gains the x402 terms of this call. */
+function withTerms(err: unknown, terms: PaymentTerms): unknown {
+  if (err instanceof AppError && PAYMENT_CODES.has(err.code) && !err.options.headers) return paymentError(err.code, err.detail, terms);
+  return err;
+}
+
+async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): Promise<CreditCredential | null> {
+  if (from === "bearer") {
+    const token = bearer(c);
+    return token ? creditCredential(token) : null;
+  }
+  if (from === "x-credit-token") {
+    const token = c.req.header("X-CREDIT-TOKEN");
+    return token ? creditCredential(token.trim()) : null;
+  }
+  return null;
+}
+
+export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>): Promise<T> {
+  const terms = paymentTerms(c, call);
+  const credit = await creditFromRequest(c, call.creditFrom);
+  if (credit) {
+    try {
+      return await work.run({ type: "credit", ...credit }, credit.tokenId);
+    } catch (err) {
+      throw withTerms(err, terms);
+    }
+  }
+  const header = c.req.header("PAYMENT-SIGNATURE") ?? c.req.header("X-PAYMENT");
+  if (!header) throw paymentError("payment_required", `${call.description} costs ${call.priceMicro} µUSD: pay with x402 or a credit token.`, terms);
+  return runWithX402(c, call, work, header, terms);
+}
+
+async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>, header: string, terms: PaymentTerms): Promise<T> {
+  const db = c.env.DB;
+  const payment = await verifyPayment(header, terms, Math.floor(Date.now() / 1000)).catch((err) => Promise.reject(withTerms(err, terms)));
+  const key: ClaimKey = { network: terms.chain.caip2, payer: payment.payer.toLowerCase(), nonce: payment.nonce.toLowerCase() };
+  const settler = settlerFor(c.env);
+  await claimPayment(db, key, payment, call.operation, c.get("requestId"));
+
+  let value: T;
+  try {
+    await settler.precheck(payment, terms);
+    value = await work.run({ type: "prepaid" }, payment.payer);
+  } catch (err) {
+    await releasePayment(db, key);
+    throw withTerms(err, terms);
+  }
+
+  try {
+    const settlement = await settler.settle(payment, terms);
+    await recordSettlement(db, key, settlement.transaction || null, true);
+    c.header(payment.version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", encodeHeader(settlement));
+    return value;
+  } catch (err) {
+    await work.undo?.(value);
+    const tx = err instanceof AppError ? err.options.extra?.transaction : undefined;
+    if (typeof tx === "string") await recordSettlement(db, key, tx, false);
+    else await releasePayment(db, key);
+    throw withTerms(err, terms);
+  }
+}

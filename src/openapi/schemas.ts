@@ -1,0 +1,72 @@
+/** Shared schemas of the public API: the resource record, problems, x402 terms. Registered once as OpenAPI components. */
+import { z } from "@hono/zod-openapi";
+
+export const problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    code: z.string().describe("Stable machine-readable error code (API.md §9)."),
+    detail: z.string(),
+    request_id: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi("Problem");
+
+const requirement = z
+  .object({
+    scheme: z.literal("exact"),
+    network: z.string(),
+    maxAmountRequired: z.string().describe("Exact price of this call in USDC atomic units (µUSD)."),
+    resource: z.string(),
+    description: z.string(),
+    mimeType: z.string(),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.int(),
+    asset: z.string(),
+    extra: z.object({ name: z.string(), version: z.string() }).describe("EIP-712 domain of the asset."),
+  })
+  .openapi("PaymentRequirements");
+
+export const paymentRequired = problem
+  .extend({
+    x402Version: z.literal(1),
+    error: z.string(),
+    accepts: z.array(requirement),
+    price_usd: z.number(),
+  })
+  .openapi("PaymentRequired", {
+    description: "x402 v1 terms plus the problem fields. The same terms, in v2 form, are in the base64 `PAYMENT-REQUIRED` header.",
+  });
+
+export const resourceRecord = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    family: z.enum(["time", "address", "memory", "place", "watching", "utilities"]),
+    state: z.enum(["active", "expired", "cancelled"]),
+    label: z.string().nullable(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    charged_usd: z.number(),
+    notify_url: z.string().nullable(),
+    urls: z.object({ self: z.string(), public: z.string().nullable() }),
+    config: z.record(z.string(), z.unknown()),
+    usage: z.record(z.string(), z.unknown()),
+    status: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .openapi("ResourceRecord");
+
+export const createdResource = resourceRecord
+  .extend({ management_token: z.string().describe("zvm_… — returned once; the only way to manage this resource.") })
+  .openapi("CreatedResource");
+
+export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({
+  ttl_seconds: z.int().min(60).max(maxTtl).default(defaultTtl).describe(`Lifetime in seconds (default ${defaultTtl}, at most ${maxTtl}).`),
+  label: z.string().max(200).nullable().default(null),
+  notify_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null).describe("Receives lifecycle events."),
+});
+
+export const resourceIdParam = z.object({
+  id: z.string().regex(/^r_[0-9A-Za-z]{22}$/).openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
+});

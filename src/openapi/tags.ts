@@ -1,0 +1,23 @@
+/** OpenAPI tags: one per family, plus Manage, Money and Ask (seed-spec §1). */
+import type { Family } from "../resources/kind";
+
+export const TAGS: Record<Family, string> = {
+  time: "Time",
+  address: "Address",
+  memory: "Memory",
+  place: "Place",
+  watching: "Watching",
+  utilities: "Utilities",
+};
+
+export const TAG_DESCRIPTIONS = [
+  { name: "Time", description: "Schedulers, timers, notary, attested fetch." },
+  { name: "Address", description: "Public webhook addresses, relays, approval gates." },
+  { name: "Memory", description: "Key-value, journals, secrets, blobs, objects, queues, counters." },
+  { name: "Place", description: "Hosted pages, sites, links, PDF, fixed-IP egress." },
+  { name: "Watching", description: "Watches and their composition." },
+  { name: "Utilities", description: "OCR, conversion, transfers." },
+  { name: "Manage", description: "Status, extend, export and cancel, with the management token." },
+  { name: "Money", description: "Credits, balance, sub-tokens, prices." },
+  { name: "Ask", description: "Free feedback and abuse reporting." },
+];

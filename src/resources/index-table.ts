@@ -1,0 +1,41 @@
+/** The D1 resource index: written when a resource is created, extended or ends; the tombstone afterwards. */
+import type { MetaRow } from "../../durable-objects/resource-meta";
+
+/** Ended resources stay readable (state only) this long, then 404. */
+export const TOMBSTONE_MS = 30 * 86400 * 1000;
+
+export interface IndexRow {
+  id: string;
+  kind: string;
+  state: "active" | "expired" | "cancelled";
+  mgmt_hash: string;
+  label: string | null;
+  created_at: number;
+  expires_at: number;
+  ended_at: number | null;
+}
+
+export async function insertResourceIndex(db: D1Database, m: MetaRow): Promise<void> {
+  await db
+    .prepare("INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at) VALUES (?, ?, ?, 'active', ?, ?, ?, ?)")
+    .bind(m.id, m.kind, m.owner, m.label, m.mgmt_hash, m.created_at, m.expires_at)
+    .run();
+}
+
+export async function updateResourceExpiry(db: D1Database, id: string, expiresAt: number): Promise<void> {
+  await db.prepare("UPDATE resources SET expires_at = ? WHERE id = ?").bind(expiresAt, id).run();
+}
+
+export async function endResourceIndex(db: D1Database, id: string, state: "expired" | "cancelled", at: number): Promise<void> {
+  await db.prepare("UPDATE resources SET state = ?, ended_at = ? WHERE id = ? AND state = 'active'").bind(state, at, id).run();
+}
+
+export async function findResourceIndex(db: D1Database, id: string): Promise<IndexRow | null> {
+  return db.prepare("SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at FROM resources WHERE id = ?").bind(id).first<IndexRow>();
+}
+
+/** Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on. */
+export async function sweepTombstones(db: D1Database, now: number): Promise<void> {
+  await db.prepare("DELETE FROM resources WHERE ended_at IS NOT NULL AND ended_at < ?").bind(now - TOMBSTONE_MS).run();
+  await db.prepare("DELETE FROM payments WHERE valid_before < ? AND status = 'settled'").bind(now - TOMBSTONE_MS).run();
+}

@@ -1,0 +1,101 @@
+/** Create and data-plane routes for every kind in the registry: no kind writes its own handlers. */
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { AnyKind, OpDefinition } from "./kind";
+import { KINDS } from "./registry";
+import { issueManagementToken } from "../auth/tokens";
+import { managementCredential } from "../auth/credentials";
+import { runPaid } from "../money/payment";
+import { lifetimePriceMicro } from "../money/prices";
+import { resourceStub } from "../stubs";
+import { unwrap, type Result } from "../http/errors";
+import { commonCreateFields, createdResource, resourceIdParam } from "../openapi/schemas";
+import { errorResponses, jsonResponse } from "../openapi/responses";
+import { publicRecord, resourceAnswer } from "./record";
+import { TAGS } from "../openapi/tags";
+import type { Json } from "../json";
+import type { CreateInput } from "../../durable-objects/ResourceObject";
+import type { RecordCore } from "../../durable-objects/resource-meta";
+import { MANAGED_PAID, PAID } from "../openapi/security";
+
+
+function createBody(kind: AnyKind) {
+  const schema = kind.createSchema;
+  if (!(schema instanceof z.ZodObject)) throw new Error(`${kind.kind}.createSchema must be a zod object`);
+  return schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).openapi(`Create${kind.title.replace(/\W/g, "")}`);
+}
+
+function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
+  const route = createRoute({
+    method: "post",
+    path: `/v1/${kind.kind}`,
+    tags: [TAGS[kind.family]],
+    operationId: `create_${kind.kind.replace(/-/g, "_")}`,
+    summary: `Create: ${kind.summary}`,
+    security: PAID,
+    request: { body: { required: true, content: { "application/json": { schema: createBody(kind) } } } },
+    responses: { 201: jsonResponse("Created. `management_token` is shown this once.", createdResource), ...errorResponses([401, 402, 409, 413, 415, 422]) },
+  });
+  app.openapi(route, async (c) => {
+    const { ttl_seconds, label, notify_url, ...config } = c.req.valid("json") as Record<string, unknown> & {
+      ttl_seconds: number; label: string | null; notify_url: string | null;
+    };
+    const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
+    const mgmt = await issueManagementToken();
+    const id = mgmt.parts.resourceId;
+    const stub = resourceStub(c.env, id);
+    const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
+    const core = await runPaid<RecordCore>(c, call, {
+      run: async (payer, owner) => {
+        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        return unwrap(await stub.create(input));
+      },
+      undo: async () => void (await stub.cancel(mgmt.hash)),
+    });
+    return c.json({ ...publicRecord(c, core), management_token: mgmt.token }, 201);
+  });
+}
+
+function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): void {
+  const hasBody = op.method === "post" || op.method === "put";
+  const route = createRoute({
+    method: op.method,
+    path: `/v1/${kind.kind}/{id}${op.path}`,
+    tags: [TAGS[kind.family]],
+    operationId: `${kind.kind.replace(/-/g, "_")}_${op.name}`,
+    summary: op.summary,
+    description: `Costs $${op.priceMicro / 1e6} per call. Authorize with the management token; pay with \`X-CREDIT-TOKEN\` or x402.`,
+    security: MANAGED_PAID,
+    request: hasBody
+      ? { params: resourceIdParam, body: { required: false, content: { "application/json": { schema: op.input } } } }
+      : { params: resourceIdParam, query: op.input as z.ZodObject },
+    responses: { 200: jsonResponse("OK", op.output), ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? [])]) },
+  });
+  app.openapi(route, async (c: Context<AppEnv>) => {
+    const { id } = resourceIdParam.parse(c.req.param());
+    const input = await opInput(c, op, hasBody);
+    const cred = await managementCredential(c, id);
+    const stub = resourceStub(c.env, id);
+    const value = await runPaid(c, { priceMicro: op.priceMicro, operation: `${kind.kind}.${op.name}`, description: `${kind.kind} ${op.name}`, creditFrom: "x-credit-token" }, {
+      run: async (payer) =>
+        resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input: input as Json, priceMicro: op.priceMicro, payer, requestId: c.get("requestId") })),
+    });
+    return c.json(value as object, 200);
+  });
+}
+
+/** The validated input: zod-openapi has already checked it; parsing again applies defaults to an absent body. */
+async function opInput(c: Context<AppEnv>, op: OpDefinition, hasBody: boolean): Promise<unknown> {
+  const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
+  if (!hasBody) return req.valid("query");
+  const body = (req.valid("json") as unknown) ?? {};
+  return op.input.parse(body);
+}
+
+export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
+  for (const kind of KINDS) {
+    registerCreate(app, kind);
+    for (const op of kind.ops) registerOp(app, kind, op);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * What a kind is: the contract every kind module fills in and the registry
+ * drives. Routing, the OpenAPI document, the price list, the MCP tool list and
+ * the generic lifecycle tests are all generated from these definitions.
+ */
+import type { z } from "@hono/zod-openapi";
+import type { Env } from "../env";
+import type { Json, JsonObject } from "../json";
+
+export type Family = "time" | "address" | "memory" | "place" | "watching" | "utilities";
+
+/** What an engine sees inside its ResourceObject. */
+export interface EngineStore {
+  readonly resourceId: string;
+  readonly sql: SqlStorage;
+  readonly env: Env;
+  /** Current time in Unix ms (one reading per call, so an operation sees one instant). */
+  readonly now: number;
+  /** When the resource was created, Unix ms. */
+  readonly createdAt: number;
+}
+
+/**
+ * A data-plane operation at `/v1/{kind}/{id}{path}`. `run` executes synchronously
+ * inside a SQLite transaction of the resource's Durable Object, so it is atomic and
+ * can be dry-run before charging (a refused operation is never charged).
+ */
+export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json> {
+  name: string;
+  method: "get" | "post" | "put" | "delete";
+  /** Suffix below `/v1/{kind}/{id}`; "" for the resource itself. */
+  path: string;
+  summary: string;
+  priceMicro: number;
+  /** Request body (POST/PUT) or query (GET/DELETE). */
+  input: z.ZodType<In>;
+  output: z.ZodType<Out>;
+  /** Status codes other than 2xx this operation may answer (besides the common ones). */
+  errors?: number[];
+  run(store: EngineStore, config: Config, input: In): Out;
+}
+
+export interface KindDefinition<Config = unknown> {
+  kind: string;
+  family: Family;
+  title: string;
+  summary: string;
+  /** Kind-specific create fields; the common ones (ttl_seconds, label, notify_url) are added by the registry. */
+  createSchema: z.ZodType<Config>;
+  /** Price of one day of life; create and extend charge it per started day. */
+  dayPriceMicro: number;
+  defaultTtlSeconds: number;
+  maxTtlSeconds: number;
+  ops: OpDefinition<Config, unknown, Json>[];
+  /** Creates the kind's tables and first state. */
+  init(store: EngineStore, config: Config): void;
+  /** Counters shown in the record's `usage`. */
+  usage(store: EngineStore, config: Config): JsonObject;
+  /** Kind-specific progress shown as the record's `status`. */
+  status?(store: EngineStore, config: Config): JsonObject;
+  /** Everything the resource holds, for `GET /v1/resources/{id}/export`. */
+  exportData(store: EngineStore, config: Config): Json;
+}
+
+/** A kind with its Config type erased, so kinds of different configs sit in one registry. */
+export type AnyKind = KindDefinition<unknown>;
+
+/** Helps a kind module keep its types while declaring ops. */
+export function defineOp<Config, In, Out extends Json>(op: OpDefinition<Config, In, Out>): OpDefinition<Config, In, Out> {
+  return op;
+}
+
+export function defineKind<Config>(kind: KindDefinition<Config>): AnyKind {
+  return kind as AnyKind;
+}

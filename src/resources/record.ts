@@ -1,0 +1,43 @@
+/** Turns a Durable Object's record into the public one, and answers for resources that are gone. */
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { RecordCore } from "../../durable-objects/resource-meta";
+import { AppError, unwrap, type Result } from "../http/errors";
+import { digestsEqual } from "../auth/ids";
+import { microToUsd } from "../money/amounts";
+import { findResourceIndex } from "./index-table";
+
+export function baseUrl(c: Context<AppEnv>): string {
+  return c.env.BASE_URL || new URL(c.req.url).origin;
+}
+
+export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
+  const { charged_micro, ...rest } = core;
+  return {
+    ...rest,
+    charged_usd: microToUsd(charged_micro),
+    urls: { self: `${baseUrl(c)}/v1/resources/${core.id}`, public: null },
+  };
+}
+
+/**
+ * Unwraps a ResourceObject answer. Its "not found" means never created or
+ * already ended; the D1 tombstone tells which, so an ended resource answers
+ * 410 with its final state for 30 days (to its token holder) and 404 after.
+ */
+export async function resourceAnswer<T>(c: Context<AppEnv>, id: string, mgmtHash: string, result: Result<T>): Promise<T> {
+  if (result.ok || result.error.code !== "not_found") return unwrap(result);
+  const row = await findResourceIndex(c.env.DB, id);
+  if (!row || row.state === "active" || !digestsEqual(row.mgmt_hash, mgmtHash)) return unwrap(result);
+  const code = row.state === "expired" ? "resource_expired" : "resource_cancelled";
+  throw new AppError(code, `This resource was ${row.state} at ${new Date(row.ended_at ?? row.expires_at).toISOString()}; its data is gone.`, {
+    extra: {
+      resource: {
+        id: row.id, kind: row.kind, state: row.state, label: row.label,
+        created_at: new Date(row.created_at).toISOString(),
+        expires_at: new Date(row.expires_at).toISOString(),
+        ended_at: row.ended_at === null ? null : new Date(row.ended_at).toISOString(),
+      },
+    },
+  });
+}

@@ -1,0 +1,11 @@
+/** The registry of kinds: adding a kind is one import and one line here. */
+import type { AnyKind } from "./kind";
+import { counters } from "../kinds/memory/counters";
+
+export const KINDS: readonly AnyKind[] = [counters];
+
+const byName = new Map(KINDS.map((k) => [k.kind, k]));
+
+export function findKind(name: string): AnyKind | undefined {
+  return byName.get(name);
+}

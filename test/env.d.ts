@@ -1,0 +1,13 @@
+/** Types of the test-only bindings beside the worker's own. */
+import type { D1Migration } from "cloudflare:test";
+import type { Env as WorkerEnv } from "../src/env";
+import type { EvmPeerInfo } from "./peers/evm-setup";
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {
+      TEST_MIGRATIONS: D1Migration[];
+      TEST_EVM: EvmPeerInfo;
+    }
+  }
+}

@@ -1,0 +1,115 @@
+/** The one test harness: HTTP calls into the worker, x402 signing, and fixtures (buy credits, create a resource). */
+import { SELF, env } from "cloudflare:test";
+import { toHex, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { expect } from "vitest";
+
+export const ORIGIN = "https://zeitvault.test";
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export async function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
+  const headers = new Headers(opts.headers);
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  return SELF.fetch(`${ORIGIN}${path}`, { method, headers, body });
+}
+
+export async function json<T = Record<string, any>>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+export interface PaymentOptions {
+  key?: Hex;
+  priceMicro: number;
+  version?: 1 | 2;
+  value?: bigint;
+  payTo?: Hex;
+  network?: string;
+  asset?: Hex;
+  chainId?: number;
+  validAfter?: bigint;
+  validBefore?: bigint;
+  nonce?: Hex;
+  assetName?: string;
+}
+
+/** Signs a real EIP-3009 authorization for the configured chain and encodes it as the client libraries do. */
+export async function signPayment(o: PaymentOptions): Promise<{ header: string; name: string; payer: Hex }> {
+  const account = privateKeyToAccount(o.key ?? generatePrivateKey());
+  const version = o.version ?? 1;
+  const chainId = o.chainId ?? Number(env.X402_CHAIN_ID);
+  const asset = o.asset ?? (env.X402_ASSET as Hex);
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const authorization = {
+    from: account.address,
+    to: o.payTo ?? (env.X402_PAY_TO as Hex),
+    value: o.value ?? BigInt(o.priceMicro),
+    validAfter: o.validAfter ?? now - 60n,
+    validBefore: o.validBefore ?? now + 300n,
+    nonce: o.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signature = await account.signTypedData({
+    domain: { name: o.assetName ?? env.X402_ASSET_NAME, version: env.X402_ASSET_VERSION, chainId, verifyingContract: asset },
+    types: {
+      TransferWithAuthorization: [
+        { name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" }, { name: "validBefore", type: "uint256" }, { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "TransferWithAuthorization",
+    message: authorization,
+  });
+  const payload = {
+    signature,
+    authorization: Object.fromEntries(Object.entries(authorization).map(([k, v]) => [k, String(v)])),
+  };
+  const body =
+    version === 1
+      ? { x402Version: 1, scheme: "exact", network: o.network ?? env.X402_NETWORK, payload }
+      : {
+          x402Version: 2,
+          accepted: {
+            scheme: "exact", network: o.network ?? `eip155:${chainId}`, amount: String(o.priceMicro), asset,
+            payTo: authorization.to, maxTimeoutSeconds: 300, extra: { name: env.X402_ASSET_NAME, version: env.X402_ASSET_VERSION },
+          },
+          payload,
+        };
+  return { header: btoa(JSON.stringify(body)), name: version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE", payer: account.address };
+}
+
+export const usd = (dollars: number) => Math.round(dollars * 1e6);
+
+/** Buys credits with a freshly signed x402 payment; returns the credit token. */
+export async function buyCredits(amountUsd: number, key?: Hex): Promise<{ token: string; tokenId: string; res: Response }> {
+  const { header, name } = await signPayment({ priceMicro: usd(amountUsd), key });
+  const res = await call("POST", "/v1/credits", { body: { amount_usd: amountUsd }, headers: { [name]: header } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const body = await json(res);
+  return { token: body.credit_token, tokenId: body.token_id, res };
+}
+
+export async function balanceOf(token: string): Promise<Record<string, any>> {
+  const res = await call("GET", "/v1/credits/balance", { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  return json(res);
+}
+
+export async function createResource(kind: string, creditToken: string, body: Record<string, unknown> = {}) {
+  const res = await call("POST", `/v1/${kind}`, { body, headers: { authorization: `Bearer ${creditToken}` } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const record = await json(res);
+  return { record, id: record.id as string, mgmt: record.management_token as string };
+}
+
+/** Headers for a paid operation on a resource: management token plus the paying credit token. */
+export const managed = (mgmt: string, credit?: string): Record<string, string> => ({
+  authorization: `Bearer ${mgmt}`,
+  ...(credit ? { "x-credit-token": credit } : {}),
+});

@@ -1,0 +1,417 @@
+/**
+ * A real, local EVM for tests: a `hardhat node` child process posing as Base
+ * Sepolia (chain id 84532) with a USDC-like EIP-3009 token deployed on it.
+ *
+ * Meant for a vitest `globalSetup` running in Node: call `startEvmPeer()` in
+ * setup, hand the serialisable fields to the tests, and `stop()` in teardown.
+ *
+ * Set ZEITVAULT_EVM_PEER_LOG=1 to see hardhat's own output (including its
+ * per-request JSON-RPC log) on stderr.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseAbi,
+  type Abi,
+  type Address,
+  type Chain,
+  type Hex,
+} from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+
+export interface EvmPeer {
+  rpcUrl: string;
+  chainId: number;
+  token: `0x${string}`;
+  tokenName: string;
+  tokenVersion: string;
+  relayerKey: `0x${string}`;
+  payers: { key: `0x${string}`; address: `0x${string}` }[];
+  unfunded: { key: `0x${string}`; address: `0x${string}` };
+  stop(): Promise<void>;
+}
+
+/** Base Sepolia's id, so code under test sees the chain it expects in prod-like config. */
+const CHAIN_ID = 84532;
+const TOKEN_NAME = "USDC";
+const TOKEN_VERSION = "2";
+const TOKEN_SYMBOL = "USDC";
+const PAYER_COUNT = 3;
+/** 1000 USDC at 6 decimals. */
+const PAYER_FUNDS = 1000n * 10n ** 6n;
+
+// Hardhat's default accounts (from the public "test test ... junk" mnemonic),
+// each pre-funded with 10,000 ETH by the node. Public knowledge, so only ever
+// fit for a throwaway local chain. The deployer (who is also the token's
+// minter) is kept apart from the relayer so the relayer's nonce and ETH
+// balance are untouched when tests start.
+const DEPLOYER_KEY: Hex = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const RELAYER_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+
+const READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+/** How much of hardhat's output to keep for error messages. */
+const OUTPUT_TAIL_CHARS = 16_000;
+const PORT_ATTEMPTS = 3;
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const PROJECT_ROOT = path.resolve(HERE, "../..");
+const CONTRACT_PATH = path.join(HERE, "EIP3009Token.sol");
+const HARDHAT_BIN = path.join(PROJECT_ROOT, "node_modules", ".bin", "hardhat");
+
+const TOKEN_ABI = parseAbi([
+  "function balanceOf(address account) view returns (uint256)",
+  "function mint(address to, uint256 value)",
+]);
+
+export async function startEvmPeer(): Promise<EvmPeer> {
+  const verbose = process.env.ZEITVAULT_EVM_PEER_LOG === "1";
+  const workDir = await mkdtemp(path.join(tmpdir(), "zeitvault-evm-"));
+  let node: HardhatNode | undefined;
+  try {
+    const configPath = path.join(workDir, "hardhat.config.cjs");
+    await writeFile(configPath, hardhatConfigSource(verbose));
+
+    // Hardhat boot and solc compilation each take about a second; compiling
+    // while the child boots roughly halves startup.
+    const booted = await bootHardhatAlongside(configPath, verbose, compileToken);
+    node = booted.node;
+
+    const seeded = await deployAndSeed(node.rpcUrl, booted.value);
+    const running = node;
+    let stopping: Promise<void> | undefined;
+    return {
+      rpcUrl: running.rpcUrl,
+      chainId: CHAIN_ID,
+      token: seeded.token,
+      tokenName: TOKEN_NAME,
+      tokenVersion: TOKEN_VERSION,
+      relayerKey: RELAYER_KEY,
+      payers: seeded.payers,
+      unfunded: seeded.unfunded,
+      // Idempotent so a teardown that runs twice (or after a failed test
+      // already stopped it) does not throw.
+      stop: () => {
+        stopping ??= running.stop().finally(() => rm(workDir, { recursive: true, force: true }));
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await node?.stop();
+    await rm(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export async function tokenBalance(rpcUrl: string, token: Address, address: Address): Promise<bigint> {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  return client.readContract({ address: token, abi: TOKEN_ABI, functionName: "balanceOf", args: [address] });
+}
+
+// ---------------------------------------------------------------------------
+// Hardhat child process
+
+interface HardhatNode {
+  rpcUrl: string;
+  stop(): Promise<void>;
+}
+
+function hardhatConfigSource(verbose: boolean): string {
+  const config = {
+    networks: {
+      hardhat: {
+        chainId: CHAIN_ID,
+        // Hardhat logs every JSON-RPC call; noise unless someone is debugging.
+        loggingEnabled: verbose,
+      },
+    },
+  };
+  return [
+    "// Generated by test/peers/evm.ts for a single test run.",
+    "//",
+    "// The parent holds our stdin open for its whole life. EOF therefore means",
+    "// it died without calling stop() (e.g. SIGKILL, crashed runner): exit",
+    "// instead of lingering as an orphan that holds a port.",
+    'process.stdin.on("end", () => process.exit(0));',
+    'process.stdin.on("error", () => process.exit(0));',
+    "process.stdin.resume();",
+    `module.exports = ${JSON.stringify(config, null, 2)};`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Spawns hardhat, runs `alongside` while it boots, and resolves with both once
+ * the node answers JSON-RPC. The spawn happens before `alongside` starts, which
+ * matters because solc then blocks this process's event loop.
+ */
+async function bootHardhatAlongside<T>(
+  configPath: string,
+  verbose: boolean,
+  alongside: () => Promise<T>,
+): Promise<{ node: HardhatNode; value: T }> {
+  let booting = spawnHardhat(configPath, await freePort(), verbose);
+  let value: T;
+  try {
+    value = await alongside();
+  } catch (error) {
+    await booting.stop();
+    throw error;
+  }
+  // Picking a free port and handing it to hardhat is racy; retry if we lose.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await booting.ready;
+      return { node: booting, value };
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw error;
+      booting = spawnHardhat(configPath, await freePort(), verbose);
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+interface BootingHardhat extends HardhatNode {
+  /** Resolves once JSON-RPC answers; on failure the child is already stopped. */
+  ready: Promise<void>;
+}
+
+function spawnHardhat(configPath: string, port: number, verbose: boolean): BootingHardhat {
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    // Run the bin with our own node binary rather than via its shebang, so the
+    // child cannot pick up a different Node from PATH.
+    process.execPath,
+    [HARDHAT_BIN, "--config", configPath, "node", "--hostname", "127.0.0.1", "--port", String(port)],
+    {
+      // Hardhat refuses to run unless it resolves `hardhat` from its cwd
+      // (HH12, "non-local installation"), so run it from the project root
+      // while --config keeps its cache/artifacts in the temp dir.
+      cwd: PROJECT_ROOT,
+      // Own process group, so stop() can signal hardhat and anything it
+      // spawns in one go.
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        // Never block on the interactive telemetry question; with stdout a
+        // pipe it would not be asked anyway, this makes it explicit.
+        HARDHAT_DISABLE_TELEMETRY_PROMPT: "true",
+        // Plain text for error messages and logs.
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
+      },
+    },
+  );
+
+  let output = "";
+  const collect = (chunk: Buffer): void => {
+    // Always drain the pipes: a full pipe would stall hardhat mid-write.
+    output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS);
+    if (verbose) process.stderr.write(chunk);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  // Nobody writes to hardhat's stdin; an EPIPE after it exits is harmless.
+  child.stdin?.on("error", () => {});
+
+  // Last resort if the test runner exits without running teardown.
+  const onParentExit = (): void => signalGroup(child, "SIGKILL");
+  process.on("exit", onParentExit);
+  const stop = (): Promise<void> => stopChild(child, onParentExit);
+
+  const ready = waitUntilReady(rpcUrl, child, () => output).catch(async (error: unknown) => {
+    await stop();
+    if (/EADDRINUSE/.test(output)) throw new PortTakenError(`port ${port} was taken`);
+    throw error;
+  });
+  // Nobody awaits `ready` until compilation is done; without a handler an
+  // early failure would surface as an unhandled rejection and kill the
+  // runner. The real error still reaches whoever awaits `ready` later.
+  ready.catch(() => {});
+  return { rpcUrl, stop, ready };
+}
+
+async function waitUntilReady(rpcUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  while (!exited) {
+    if (await answersChainId(rpcUrl)) return;
+    if (Date.now() > deadline) {
+      throw new Error(`hardhat node did not answer on ${rpcUrl} within ${READY_TIMEOUT_MS} ms.\n${output()}`);
+    }
+    await sleep(100);
+  }
+  throw new Error(`hardhat node exited before it was ready (code ${child.exitCode}).\n${output()}`);
+}
+
+async function answersChainId(rpcUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(1_000),
+    });
+    if (!response.ok) return false;
+    const body = (await response.json()) as { result?: unknown };
+    return body.result === `0x${CHAIN_ID.toString(16)}`;
+  } catch {
+    // Connection refused until the server listens; that is the normal case.
+    return false;
+  }
+}
+
+async function stopChild(child: ChildProcess, onParentExit: () => void): Promise<void> {
+  process.off("exit", onParentExit);
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, "exit");
+    signalGroup(child, "SIGTERM");
+    // Hardhat exits promptly on SIGTERM; the timer only covers a wedged node.
+    const killTimer = setTimeout(() => signalGroup(child, "SIGKILL"), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(killTimer);
+  }
+  child.stdin?.destroy();
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // Negative pid: the whole process group created by `detached: true`.
+    process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---------------------------------------------------------------------------
+// Compilation
+
+interface TokenArtifact {
+  abi: Abi;
+  bytecode: Hex;
+}
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+}
+
+/** Compiles the token in-process with solc-js (wasm): offline, no compiler download. */
+async function compileToken(): Promise<TokenArtifact> {
+  const source = await readFile(CONTRACT_PATH, "utf8");
+  // Loaded lazily: the wasm compiler is large and only needed here.
+  const { default: solc } = await import("solc");
+  const compile: (input: string) => string = solc.compile;
+  const input = {
+    language: "Solidity",
+    sources: { "EIP3009Token.sol": { content: source } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      // Pinned below hardhat's default fork so the bytecode would also run on
+      // older nodes and on Base; nothing here needs newer opcodes.
+      evmVersion: "cancun",
+      outputSelection: { "*": { EIP3009Token: ["abi", "evm.bytecode.object"] } },
+    },
+  };
+  const output = JSON.parse(compile(JSON.stringify(input))) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  if (errors.length > 0) {
+    throw new Error(`EIP3009Token.sol failed to compile:\n${errors.map((e) => e.formattedMessage).join("\n")}`);
+  }
+  const contract = output.contracts?.["EIP3009Token.sol"]?.["EIP3009Token"];
+  if (!contract) throw new Error("solc produced no EIP3009Token contract");
+  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+}
+
+// ---------------------------------------------------------------------------
+// Deployment
+
+interface Seeded {
+  token: Address;
+  payers: { key: Hex; address: Address }[];
+  unfunded: { key: Hex; address: Address };
+}
+
+function localChain(rpcUrl: string): Chain {
+  // A plain chain rather than viem's `baseSepolia`: that one carries OP-stack
+  // specifics (L1 fee estimation etc.) that a hardhat node cannot serve.
+  return defineChain({
+    id: CHAIN_ID,
+    name: "Local Base Sepolia (hardhat)",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+async function deployAndSeed(rpcUrl: string, artifact: TokenArtifact): Promise<Seeded> {
+  const chain = localChain(rpcUrl);
+  const transport = http(rpcUrl);
+  // Hardhat automines each transaction as it arrives, so tight polling just
+  // means receipts are seen sooner.
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
+  const deployer = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), chain, transport });
+
+  const deployHash = await deployer.deployContract({
+    abi: artifact.abi,
+    bytecode: artifact.bytecode,
+    args: [TOKEN_NAME, TOKEN_VERSION, TOKEN_SYMBOL],
+  });
+  const deployReceipt = await publicClient.waitForTransactionReceipt({ hash: deployHash });
+  const token = deployReceipt.contractAddress;
+  if (deployReceipt.status !== "success" || !token) {
+    throw new Error(`token deployment failed (tx ${deployHash})`);
+  }
+
+  const payers = Array.from({ length: PAYER_COUNT }, () => newAccount());
+  // Sequential on purpose: each write reads the deployer's pending nonce.
+  for (const payer of payers) {
+    const hash = await deployer.writeContract({
+      address: token,
+      abi: TOKEN_ABI,
+      functionName: "mint",
+      args: [payer.address, PAYER_FUNDS],
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`mint to ${payer.address} failed (tx ${hash})`);
+  }
+
+  return { token, payers, unfunded: newAccount() };
+}
+
+function newAccount(): { key: Hex; address: Address } {
+  const key = generatePrivateKey();
+  return { key, address: privateKeyToAccount(key).address };
+}

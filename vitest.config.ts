@@ -1,0 +1,58 @@
+/**
+ * Three projects:
+ * - api: the worker in workerd with real D1, R2, Durable Objects and Queues (settlement "none");
+ * - direct: the same worker settling x402 on a real local EVM (hardhat + an EIP-3009 token);
+ * - node: checks that need Node (the OpenAPI linter).
+ */
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+import type { EvmPeerInfo } from "./test/peers/evm-setup";
+
+const migrations = await readD1Migrations("./migrations");
+
+/** A fixed test payee, so tests can sign payments without reading the config back. */
+export const TEST_PAY_TO = "0x2222222222222222222222222222222222222222";
+
+const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({
+  test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, ...extra },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        ...workerProject("api", ["test/api/**/*.test.ts"]),
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO } },
+          }),
+        ],
+      },
+      {
+        ...workerProject("direct", ["test/direct/**/*.test.ts"], { globalSetup: ["./test/peers/evm-setup.ts"] }),
+        plugins: [
+          cloudflareTest(({ inject }) => {
+            const evm = inject<EvmPeerInfo>("evm");
+            return {
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  TEST_EVM: evm,
+                  X402_SETTLEMENT: "direct",
+                  X402_PAY_TO: TEST_PAY_TO,
+                  X402_ASSET: evm.token,
+                  X402_CHAIN_ID: String(evm.chainId),
+                  RPC_URL: evm.rpcUrl,
+                  RELAYER_PRIVATE_KEY: evm.relayerKey,
+                },
+              },
+            };
+          }),
+        ],
+      },
+      { test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 120_000 } },
+    ],
+  },
+});
