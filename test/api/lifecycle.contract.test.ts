@@ -1,0 +1,138 @@
+/**
+ * The contract every kind in the registry must meet: create → status → extend →
+ * export → cancel; bad bodies → 422 with paths; wrong or missing tokens →
+ * 401/403 and no charge; expiry (driven by the alarm) → 410 and no data left.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { KINDS } from "../../src/resources/registry";
+import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { FIXTURES } from "./fixtures";
+
+const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+
+async function storageIsEmpty(id: string): Promise<boolean> {
+  return runInDurableObject(stubOf(id), async (_obj, state) => {
+    const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'").toArray();
+    return tables.length === 0 && (await state.storage.getAlarm()) === null;
+  });
+}
+
+async function r2Keys(id: string): Promise<string[]> {
+  return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
+}
+
+it("every kind in the registry has a contract fixture", () => {
+  expect(Object.keys(FIXTURES).sort()).toEqual(KINDS.map((k) => k.kind).sort());
+});
+
+describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => {
+  const fx = FIXTURES[kindName]!;
+
+  it("create → status → extend → export → cancel", async () => {
+    const { token } = await buyCredits(1);
+    const { record, id, mgmt } = await createResource(kindName, token, { ...fx.valid, ttl_seconds: 86400 });
+    expect(record).toMatchObject({ kind: kindName, family: kind.family, state: "active", charged_usd: kind.dayPriceMicro / 1e6 });
+    expect(mgmt).toMatch(/^zvm_/);
+    expect(record.urls.self).toBe(`https://zeitvault.test/v1/resources/${id}`);
+
+    const status = await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect(status.status).toBe(200);
+    const statusBody = await json(status);
+    expect(statusBody.management_token).toBeUndefined();
+    expect(statusBody.expires_at).toBe(record.expires_at);
+
+    const extended = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 2 * 86400 }, headers: managed(mgmt, token) });
+    expect(extended.status, await extended.clone().text()).toBe(200);
+    const ext = await json(extended);
+    expect(Date.parse(ext.expires_at) - Date.parse(record.expires_at)).toBe(2 * 86400 * 1000);
+    expect(ext.charged_usd).toBeCloseTo((3 * kind.dayPriceMicro) / 1e6, 6);
+
+    const exported = await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) });
+    expect(exported.status).toBe(200);
+    const exp = await json(exported);
+    expect(exp.resource.id).toBe(id);
+    expect(exp.data).toBeDefined();
+
+    const cancelled = await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect(cancelled.status).toBe(200);
+    expect((await json(cancelled)).state).toBe("cancelled");
+
+    const after = await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect(after.status).toBe(410);
+    const gone = await json(after);
+    expect(gone).toMatchObject({ code: "resource_cancelled", resource: { id, state: "cancelled" } });
+    expect(await storageIsEmpty(id)).toBe(true);
+    expect(await r2Keys(id)).toEqual([]);
+
+    const balance = await balanceOf(token);
+    expect(balance.spent_usd).toBeCloseTo((3 * kind.dayPriceMicro) / 1e6, 6);
+  });
+
+  it("bad bodies → 422 naming the field, and nothing is charged", async () => {
+    const { token } = await buyCredits(1);
+    for (const [body, path] of [
+      [fx.invalid.body, fx.invalid.path],
+      [{ ...fx.valid, ttl_seconds: kind.maxTtlSeconds + 1 }, "ttl_seconds"],
+      [{ ...fx.valid, label: "x".repeat(201) }, "label"],
+      [{ ...fx.valid, notify_url: "ftp://example.com" }, "notify_url"],
+    ] as const) {
+      const res = await call("POST", `/v1/${kindName}`, { body, headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(422);
+      const problem = await json(res);
+      expect(problem.code).toBe("validation_failed");
+      expect(problem.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    const malformed = await call("POST", `/v1/${kindName}`, { body: "{not json", headers: { authorization: `Bearer ${token}` } });
+    expect(malformed.status).toBe(400);
+    expect((await json(malformed)).code).toBe("invalid_request");
+    expect((await balanceOf(token)).spent_usd).toBe(0);
+  });
+
+  it("wrong or missing tokens → 401/403 and no charge", async () => {
+    const { token } = await buyCredits(1);
+    const a = await createResource(kindName, token, fx.valid);
+    const b = await createResource(kindName, token, fx.valid);
+    const spent = (await balanceOf(token)).spent_usd;
+    const op = (headers: Record<string, string>) => call(fx.op.method, `/v1/${kindName}/${a.id}${fx.op.path}`, { body: fx.op.body, headers });
+
+    expect((await op({ "x-credit-token": token })).status).toBe(401); // no management token
+    expect((await op(managed(b.mgmt, token))).status).toBe(403); // another resource's token
+    const forged = a.mgmt.slice(0, -8) + "AAAAAAAA";
+    expect((await op(managed(forged, token))).status).toBe(401); // checksum fails
+    expect((await call("GET", `/v1/resources/${a.id}`, { headers: managed(b.mgmt) })).status).toBe(403);
+    expect((await call("DELETE", `/v1/resources/${a.id}`)).status).toBe(401);
+    expect((await call("POST", `/v1/${kindName}`, { body: fx.valid, headers: { authorization: "Bearer zv_nope" } })).status).toBe(401);
+    const unpaid = await op(managed(a.mgmt));
+    expect(unpaid.status).toBe(402);
+    expect((await json(unpaid)).accepts[0].maxAmountRequired).toBe(String(kind.ops[0] ? kind.ops.find((o) => o.path === fx.op.path)!.priceMicro : 0));
+    expect((await balanceOf(token)).spent_usd).toBe(spent);
+
+    const ok = await op(managed(a.mgmt, token));
+    expect(ok.status, await ok.clone().text()).toBe(200);
+  });
+
+  it("expires by its alarm: 410 afterwards and no data left", async () => {
+    const { token } = await buyCredits(1);
+    const { id, mgmt } = await createResource(kindName, token, { ...fx.valid, ttl_seconds: 60 });
+    const stub = stubOf(id);
+    // Not yet due: the alarm re-arms and nothing changes.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
+
+    await runInDurableObject(stub, (_obj, state) => {
+      state.storage.sql.exec("UPDATE resource_meta SET expires_at = ?", Date.now() - 1);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+    const res = await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect(res.status).toBe(410);
+    expect((await json(res)).code).toBe("resource_expired");
+    const op = await call(fx.op.method, `/v1/${kindName}/${id}${fx.op.path}`, { body: fx.op.body, headers: managed(mgmt, token) });
+    expect(op.status).toBe(410);
+    expect(await storageIsEmpty(id)).toBe(true);
+    expect(await r2Keys(id)).toEqual([]);
+    const row = await env.DB.prepare("SELECT state FROM resources WHERE id = ?").bind(id).first();
+    expect(row).toEqual({ state: "expired" });
+  });
+});
