@@ -7,7 +7,7 @@
  * `precheck` runs before the paid work so an unfunded or used authorization is
  * refused with nothing done; `settle` runs after it.
  */
-import { createPublicClient, createWalletClient, defineChain, http, parseSignature, type Hex } from "viem";
+import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, http, parseSignature, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Env } from "../../env";
 import { AppError } from "../../http/errors";
@@ -80,7 +80,8 @@ function directSettler(env: Env): Settler {
     rpcUrls: { default: { http: [env.RPC_URL] } },
   });
   const account = privateKeyToAccount(env.RELAYER_PRIVATE_KEY as Hex);
-  const transport = http(env.RPC_URL, { timeout: SETTLE_TIMEOUT_MS });
+  // One retry only: a revert is not transient, and a slow 402 helps nobody.
+  const transport = http(env.RPC_URL, { timeout: SETTLE_TIMEOUT_MS, retryCount: 1 });
   const reader = createPublicClient({ chain, transport });
   const writer = createWalletClient({ chain, transport, account });
 
@@ -123,9 +124,14 @@ function directSettler(env: Env): Settler {
   };
 }
 
+/** The token's own revert reason when there is one (e.g. "authorization is used"), else viem's short message. */
 function revertReason(err: unknown): string {
-  const e = err as { shortMessage?: string; message?: string };
-  return (e.shortMessage ?? e.message ?? "unknown error").split("\n")[0] ?? "unknown error";
+  if (err instanceof BaseError) {
+    const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (reverted instanceof ContractFunctionRevertedError && reverted.reason) return reverted.reason;
+    return err.shortMessage.split("\n")[0] ?? "unknown error";
+  }
+  return err instanceof Error ? err.message : "unknown error";
 }
 
 function facilitatorSettler(env: Env): Settler {
