@@ -154,7 +154,8 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "get", path: "/v1/prices", operationId: "list_prices", ...MONEY, summary: "Machine-readable price list (free, no credential)",
-      responses: { 200: jsonResponse("Every priced operation.", prices) },
+      security: [],
+      responses: { 200: jsonResponse("Every priced operation.", prices), ...errorResponses([]) },
     }),
     (c) => c.json({ currency: "USD" as const, operations: priceList() }, 200),
   );

@@ -1,0 +1,61 @@
+/**
+ * Starts the real `wrangler dev` (local D1 with migrations applied, R2, Durable
+ * Objects, Queues) on a free loopback port, for checks that need a running
+ * server: the official x402 clients, the buy script, the benchmarks.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const WRANGLER = path.resolve("node_modules/.bin/wrangler");
+const quiet = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" };
+
+export interface DevServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => (port ? resolve(port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export async function startWranglerDev(options: { vars?: Record<string, string>; config?: string } = {}): Promise<DevServer> {
+  const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));
+  const config = options.config ?? "wrangler.toml";
+  await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet });
+  const port = await freePort();
+  const vars = Object.entries(options.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars], {
+    env: quiet,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+    await rm(state, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
+    if (ok) return { url, stop };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not start:\n${output.slice(-4000)}`);
+}
