@@ -1,14 +1,22 @@
 /** Builds the Hono app: middleware, then every route group, all generated from the registry where they can be. */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
-import { AppError, onError, problemResponse, validationError } from "./http/errors";
+import { AppError, onError, problemResponse, validationError, type ErrorCode } from "./http/errors";
 import { requestId } from "./http/request-id";
 import { registerKindRoutes } from "./resources/kind-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
 import { registerOpenApi } from "./openapi/document";
+
+const MAX_JSON_BYTES = 1024 * 1024;
+
+const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }> = {
+  413: { code: "payload_too_large" },
+  415: { code: "unsupported_media_type", detail: "Send the body as application/json (Content-Type: application/json)." },
+};
 
 export function buildApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -20,6 +28,9 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   // Credentials travel in headers, never cookies, so any origin may call.
   app.use("*", cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After"] }));
 
+  // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
+  app.use("/v1/*", bodyLimit({ maxSize: MAX_JSON_BYTES, onError: () => { throw new AppError("payload_too_large", `JSON bodies are limited to ${MAX_JSON_BYTES} bytes.`); } }));
+
   registerMoneyRoutes(app);
   registerLifecycleRoutes(app);
   registerKindRoutes(app);
@@ -27,9 +38,10 @@ export function buildApp(): OpenAPIHono<AppEnv> {
 
   app.notFound((c) => problemResponse(new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`), c));
   app.onError((err, c) => {
+    // Hono's own refusals (malformed JSON, wrong content type) become problems like every other error.
     if (err instanceof HTTPException && err.status < 500) {
-      const code = err.status === 413 ? "payload_too_large" : err.status === 415 ? "unsupported_media_type" : "invalid_request";
-      return problemResponse(new AppError(code, err.message || "The request could not be read."), c);
+      const mapped = HTTP_EXCEPTION_CODES[err.status] ?? { code: "invalid_request" };
+      return problemResponse(new AppError(mapped.code, mapped.detail ?? (err.message || "The request could not be read.")), c);
     }
     return onError(err, c);
   });
