@@ -1,30 +1,24 @@
 /**
  * One per root credit token: the balance, the sub-token tree with caps and
- * lifetimes, and a ledger row for every movement. A Durable Object runs one
- * event at a time and SQLite calls are synchronous, so each method below is
- * atomic without locks: concurrent charges can never overspend.
+ * lifetimes, holds, and a ledger row for every movement. A Durable Object runs
+ * one event at a time and SQLite calls are synchronous, so each check and the
+ * write after it are atomic without locks: concurrent spends never overspend.
+ *
+ * Two ways to spend. `charge` takes one amount now (creates, extends). `hold`
+ * reserves a float for one resource's data-plane calls, which the resource
+ * spends locally, recording each charge atomically with the work, and settles
+ * here in one piece (`settle`): the hot path then needs one Durable Object
+ * round trip, not two. Held money counts against the balance and every cap
+ * from the moment it is reserved, so holds never let a token overspend.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
-import { AppError, capture, type Result } from "../src/http/errors";
-import { digestsEqual } from "../src/auth/ids";
-import { ACCOUNT_SCHEMA } from "./account-schema";
+import { AppError, capture, unwrap, type Result } from "../src/http/errors";
+import { resourceStub } from "../src/stubs";
+import { ACCOUNT_SCHEMA } from "./account/schema";
+import { AccountStore, type BalanceView, type Credential, type LedgerRow, type TokenRow } from "./account/store";
 
-export type TokenRow = {
-  token_id: string;
-  parent_id: string | null;
-  token_hash: string;
-  label: string | null;
-  cap: number | null;
-  spent: number;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface Credential {
-  tokenId: string;
-  tokenHash: string;
-}
+export type { BalanceView, Credential, LedgerRow, TokenRow };
 
 export interface ChargeRequest extends Credential {
   amount: number;
@@ -33,77 +27,82 @@ export interface ChargeRequest extends Credential {
   requestId: string;
 }
 
-export interface BalanceView {
-  token_id: string;
-  type: "credit" | "subtoken";
-  balance: number;
-  spent: number;
-  cap: number | null;
-  cap_remaining: number | null;
-  expires_at: number;
-  parent_id: string | null;
-  label: string | null;
+export interface HoldCharge {
+  at: number;
+  operation: string;
+  amount: number;
+  requestId: string;
 }
 
-export type LedgerRow = {
-  seq: number;
-  at: number;
-  token_id: string;
-  type: "purchase" | "topup" | "charge" | "refund";
-  operation: string;
-  resource_id: string | null;
-  amount: number;
-  request_id: string;
-  ref: string | null;
+/** A hold's whole use, reported by its resource: the charges are captured, the rest released. */
+export interface Settlement {
+  holdId: string;
+  charges: HoldCharge[];
 }
+
+export interface HoldRequest extends Credential {
+  resourceId: string;
+  /** Price of the call that needs the hold: the grant is a whole multiple of it. */
+  price: number;
+  want: number;
+  /** Holds the resource is done with, settled first in the same round trip. */
+  settlements: Settlement[];
+}
+
+export interface HoldGrant {
+  holdId: string;
+  amount: number;
+  expiresAt: number;
+}
+
+/** A hold nobody settled (its resource unreachable) is released after this. */
+const HOLD_LIFETIME_MS = 60 * 60 * 1000;
 
 export class AccountObject extends DurableObject<Env> {
+  private readonly store: AccountStore;
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.store = new AccountStore(this.sql);
     ctx.blockConcurrencyWhile(async () => {
       this.sql.exec(ACCOUNT_SCHEMA);
     });
   }
 
   /** Creates the account with its root token and first purchase. */
-  open(input: { root: Omit<TokenRow, "spent" | "cap" | "parent_id">; amount: number; ref: string; requestId: string }) {
+  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string }) {
     return capture(() => {
-      if (this.balanceMicro() !== null) throw new AppError("conflict", "This account already exists.");
+      if (this.store.balance() !== null) throw new AppError("conflict", "This account already exists.");
+      const r = input.root;
       this.ctx.storage.transactionSync(() => {
         this.sql.exec("INSERT INTO account (id, balance) VALUES (1, ?)", input.amount);
-        const r = input.root;
         this.sql.exec(
-          "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, spent, created_at, expires_at) VALUES (?, NULL, ?, ?, NULL, 0, ?, ?)",
+          "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, NULL, ?, ?, NULL, ?, ?)",
           r.token_id, r.token_hash, r.label, r.created_at, r.expires_at,
         );
-        this.record(r.token_id, "purchase", "credits.purchase", null, input.amount, input.requestId, input.ref);
+        this.store.record({ at: Date.now(), token_id: r.token_id, type: "purchase", operation: "credits.purchase", resource_id: null, amount: input.amount, request_id: input.requestId, ref: input.ref });
       });
-      return this.view(input.root.token_id);
+      return this.store.view(r.token_id);
     });
   }
 
   /** Undoes `open` when the payment behind it could not be settled. Nothing was returned to the client. */
   async void(): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec("DELETE FROM ledger");
-      this.sql.exec("DELETE FROM tokens");
-      this.sql.exec("DELETE FROM account");
-    });
+    await this.ctx.storage.deleteAll();
   }
 
   /** Adds funds; the root token's lifetime is renewed to at least `expiresAt`. */
   topUp(input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number }) {
     return capture(() => {
-      const token = this.authenticate(input);
+      const [token] = this.store.authenticate(input);
       this.ctx.storage.transactionSync(() => {
         this.sql.exec("UPDATE account SET balance = balance + ?", input.amount);
         this.sql.exec("UPDATE tokens SET expires_at = max(expires_at, ?) WHERE parent_id IS NULL", input.expiresAt);
-        this.record(token.token_id, "topup", "credits.topup", null, input.amount, input.requestId, input.ref);
+        this.store.record({ at: Date.now(), token_id: token!.token_id, type: "topup", operation: "credits.topup", resource_id: null, amount: input.amount, request_id: input.requestId, ref: input.ref });
       });
-      return this.view(token.token_id);
+      return this.store.view(token!.token_id);
     });
   }
 
@@ -117,30 +116,27 @@ export class AccountObject extends DurableObject<Env> {
     });
   }
 
+  /** The token's balance, after every open hold is settled so the figures are exact. */
   balance(input: Credential): Promise<Result<BalanceView>> {
-    return capture(() => this.view(this.authenticate(input).token_id));
+    return capture(async () => {
+      this.store.authenticate(input);
+      await this.reclaim();
+      return this.store.view(input.tokenId);
+    });
   }
 
-  /** Spends `amount` through the token, never beyond the balance or any cap on its chain. */
-  charge(input: ChargeRequest): Promise<Result<{ chargeId: number; balance: number }>> {
-    return capture(() => {
-      const chain = this.chainOf(this.authenticate(input));
-      const balance = this.balanceMicro() ?? 0;
-      if (balance < input.amount) {
-        throw new AppError("insufficient_balance", `This call costs ${input.amount} µUSD; the balance is ${balance} µUSD.`);
-      }
-      for (const t of chain) {
-        if (t.cap !== null && t.spent + input.amount > t.cap) {
-          throw new AppError("cap_exceeded", `Token ${t.token_id} has ${t.cap - t.spent} µUSD left of its cap.`);
-        }
-      }
+  /** Spends `amount` through the token now, never beyond the balance or any cap on its chain. */
+  charge(input: ChargeRequest): Promise<Result<{ chargeId: number }>> {
+    return capture(async () => {
+      await this.reclaimIfShort(input, input.amount);
+      const chain = this.store.authenticate(input);
+      if (this.store.headroom(chain).amount < input.amount) throw this.store.shortfall(chain, input.amount);
       let chargeId = 0;
       this.ctx.storage.transactionSync(() => {
-        this.sql.exec("UPDATE account SET balance = balance - ?", input.amount);
-        for (const t of chain) this.sql.exec("UPDATE tokens SET spent = spent + ? WHERE token_id = ?", input.amount, t.token_id);
-        chargeId = this.record(input.tokenId, "charge", input.operation, input.resourceId, input.amount, input.requestId, null);
+        this.store.take(chain, input.amount, "spent");
+        chargeId = this.store.record({ at: Date.now(), token_id: input.tokenId, type: "charge", operation: input.operation, resource_id: input.resourceId, amount: input.amount, request_id: input.requestId, ref: null });
       });
-      return { chargeId, balance: balance - input.amount };
+      return { chargeId };
     });
   }
 
@@ -148,40 +144,63 @@ export class AccountObject extends DurableObject<Env> {
   async refund(input: { chargeId: number; requestId: string }): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       const charge = this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId).toArray()[0];
-      if (!charge) return;
-      const done = this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(input.chargeId)).toArray();
-      if (done.length) return;
-      const token = this.token(charge.token_id);
+      if (!charge || this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(input.chargeId)).toArray().length) return;
+      const token = this.store.token(charge.token_id);
       if (!token) return;
-      this.sql.exec("UPDATE account SET balance = balance + ?", charge.amount);
-      for (const t of this.chainOf(token)) this.sql.exec("UPDATE tokens SET spent = spent - ? WHERE token_id = ?", charge.amount, t.token_id);
-      this.record(charge.token_id, "refund", charge.operation, charge.resource_id, charge.amount, input.requestId, String(input.chargeId));
+      this.store.take(this.store.chainOf(token), -charge.amount, "spent");
+      this.store.record({ ...charge, at: Date.now(), type: "refund", request_id: input.requestId, ref: String(input.chargeId) });
     });
   }
 
-  mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "parent_id">; requestId: string }) {
+  /** Settles the resource's finished holds, then reserves a new float for the token (a whole number of calls). */
+  hold(input: HoldRequest): Promise<Result<HoldGrant>> {
+    return capture(async () => {
+      this.settleAll(input.settlements);
+      await this.reclaimIfShort(input, input.price, input.resourceId);
+      const chain = this.store.authenticate(input);
+      const room = this.store.headroom(chain).amount;
+      const amount = Math.floor(Math.min(input.want, room) / input.price) * input.price;
+      if (amount < input.price) throw this.store.shortfall(chain, input.price);
+      const now = Date.now();
+      const grant = { holdId: crypto.randomUUID(), amount, expiresAt: Math.min(now + HOLD_LIFETIME_MS, ...chain.map((t) => t.expires_at)) };
+      this.ctx.storage.transactionSync(() => {
+        this.store.take(chain, amount, "held");
+        this.sql.exec("INSERT INTO holds VALUES (?, ?, ?, ?, ?, ?)", grant.holdId, input.tokenId, input.resourceId, amount, now, grant.expiresAt);
+      });
+      await this.armSweep();
+      return grant;
+    });
+  }
+
+  /** Captures the charges of finished holds and releases the rest. Idempotent per hold. */
+  async settle(input: { settlements: Settlement[] }): Promise<void> {
+    this.settleAll(input.settlements);
+  }
+
+  mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string }) {
     return capture(() => {
-      const parent = this.authenticate(input);
+      const [parent] = this.store.authenticate(input);
       const c = input.child;
-      if (parent.cap !== null && c.cap !== null && c.cap > parent.cap - parent.spent) {
-        throw new AppError("validation_failed", `cap_usd exceeds what the parent token has left of its own cap.`, {
+      const left = parent!.cap === null ? null : parent!.cap - parent!.spent - parent!.held;
+      if (left !== null && c.cap !== null && c.cap > left) {
+        throw new AppError("validation_failed", "cap_usd exceeds what the parent token has left of its own cap.", {
           errors: [{ path: "cap_usd", message: "exceeds the parent's remaining cap" }],
         });
       }
-      const expiresAt = Math.min(c.expires_at, parent.expires_at);
       this.sql.exec(
-        "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, spent, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-        c.token_id, parent.token_id, c.token_hash, c.label, c.cap, c.created_at, expiresAt,
+        "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        c.token_id, parent!.token_id, c.token_hash, c.label, c.cap, c.created_at, Math.min(c.expires_at, parent!.expires_at),
       );
-      return this.view(c.token_id);
+      return this.store.view(c.token_id);
     });
   }
 
-  /** Ledger rows of the token and its descendants within [since, until). */
+  /** Ledger rows of the token and its descendants within [since, until), with every hold settled first. */
   ledger(input: Credential & { since: number; until: number }): Promise<Result<LedgerRow[]>> {
-    return capture(() => {
-      const token = this.authenticate(input);
-      const ids = this.descendantsOf(token.token_id);
+    return capture(async () => {
+      this.store.authenticate(input);
+      await this.reclaim();
+      const ids = this.store.descendantsOf(input.tokenId);
       return this.sql
         .exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND at < ? ORDER BY seq", input.since, input.until)
         .toArray()
@@ -189,75 +208,53 @@ export class AccountObject extends DurableObject<Env> {
     });
   }
 
+  /** Releases holds whose resource never settled them (it was unreachable for an hour). */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    const stale = this.store.holds().filter((h) => h.expires_at <= now);
+    this.settleAll(stale.map((h) => ({ holdId: h.hold_id, charges: [] })));
+    await this.armSweep();
+  }
+
   // ---- internals ----
 
-  private record(tokenId: string, type: LedgerRow["type"], operation: string, resourceId: string | null, amount: number, requestId: string, ref: string | null): number {
-    const row = this.sql
-      .exec<{ seq: number }>(
-        "INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        Date.now(), tokenId, type, operation, resourceId, amount, requestId, ref,
-      )
-      .one();
-    return row.seq;
-  }
-
-  private balanceMicro(): number | null {
-    return this.sql.exec<{ balance: number }>("SELECT balance FROM account").toArray()[0]?.balance ?? null;
-  }
-
-  private token(tokenId: string): TokenRow | undefined {
-    return this.sql.exec<TokenRow>("SELECT * FROM tokens WHERE token_id = ?", tokenId).toArray()[0];
-  }
-
-  /** The token and every ancestor up to the root; all must be alive for the token to work. */
-  private chainOf(token: TokenRow): TokenRow[] {
-    const chain = [token];
-    for (let t = token; t.parent_id; ) {
-      const parent = this.token(t.parent_id);
-      if (!parent) break;
-      chain.push(parent);
-      t = parent;
+  private settleAll(settlements: Settlement[]): void {
+    for (const s of settlements) {
+      this.ctx.storage.transactionSync(() => {
+        const hold = this.store.hold(s.holdId);
+        if (!hold) return; // settled already (a retry), or released by the sweep
+        const token = this.store.token(hold.token_id);
+        const chain = token ? this.store.chainOf(token) : [];
+        let used = 0;
+        for (const c of s.charges) {
+          if (used + c.amount > hold.amount) break; // never capture more than was reserved
+          used += c.amount;
+          this.store.record({ at: c.at, token_id: hold.token_id, type: "charge", operation: c.operation, resource_id: hold.resource_id, amount: c.amount, request_id: c.requestId, ref: hold.hold_id });
+        }
+        this.store.take(chain, -hold.amount, "held");
+        this.store.take(chain, used, "spent");
+        this.sql.exec("DELETE FROM holds WHERE hold_id = ?", hold.hold_id);
+      });
     }
-    return chain;
   }
 
-  private descendantsOf(tokenId: string): Set<string> {
-    const rows = this.sql.exec<{ token_id: string; parent_id: string | null }>("SELECT token_id, parent_id FROM tokens").toArray();
-    const ids = new Set([tokenId]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const r of rows) if (r.parent_id && ids.has(r.parent_id) && !ids.has(r.token_id)) ids.add(r.token_id), (grew = true);
-    }
-    return ids;
+  /** When the balance or a cap is short, money sitting in other resources' holds is brought back first. */
+  private async reclaimIfShort(cred: Credential, amount: number, except?: string): Promise<void> {
+    const chain = this.store.authenticate(cred);
+    if (this.store.headroom(chain).amount >= amount) return;
+    await this.reclaim(except);
   }
 
-  private authenticate(cred: Credential): TokenRow {
-    const token = this.token(cred.tokenId);
-    if (!token || !digestsEqual(token.token_hash, cred.tokenHash)) {
-      throw new AppError("unauthorized", "The credit token is not known.");
-    }
-    const now = Date.now();
-    const dead = this.chainOf(token).find((t) => t.expires_at <= now);
-    if (dead) throw new AppError("unauthorized", `The credit token ${dead === token ? "has" : "'s parent has"} expired.`);
-    return token;
+  /** Asks every resource holding money of this account to settle now. */
+  private async reclaim(except?: string): Promise<void> {
+    const resources = new Set(this.store.holds().map((h) => h.resource_id));
+    if (except) resources.delete(except);
+    await Promise.all([...resources].map(async (id) => unwrap(await resourceStub(this.env, id).flushBilling())));
   }
 
-  private view(tokenId: string): BalanceView {
-    const token = this.token(tokenId);
-    if (!token) throw new AppError("unauthorized", "The credit token is not known.");
-    const chain = this.chainOf(token);
-    const headroom = chain.map((t) => (t.cap === null ? Infinity : t.cap - t.spent));
-    const balance = Math.max(0, Math.min(this.balanceMicro() ?? 0, ...headroom));
-    return {
-      token_id: token.token_id,
-      type: token.parent_id ? "subtoken" : "credit",
-      balance,
-      spent: token.spent,
-      cap: token.cap,
-      cap_remaining: token.cap === null ? null : token.cap - token.spent,
-      expires_at: token.expires_at,
-      parent_id: token.parent_id,
-      label: token.label,
-    };
+  private async armSweep(): Promise<void> {
+    const next = this.sql.exec<{ at: number | null }>("SELECT min(expires_at) AS at FROM holds").one().at;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
   }
 }

@@ -1,8 +1,9 @@
 /**
- * One per resource: the kind's state in SQLite, its alarm for TTL expiry, and
- * the data-plane dispatch to the kind's engine. Paid work charges the account
- * from here, between checking the management token and doing the work, so a
- * refused call never reaches the ledger and a failed one is refunded.
+ * One per resource: the kind's state in SQLite, the alarm for TTL expiry and
+ * billing settlement, and the data-plane dispatch to the kind's engine.
+ * Data-plane calls paid with a credit token are charged here, against a hold
+ * (resource/billing.ts), in the same transaction as the work: a refused or
+ * failed call never reaches the ledger.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
@@ -11,10 +12,11 @@ import { digestsEqual } from "../src/auth/ids";
 import { findKind } from "../src/resources/registry";
 import type { AnyKind, EngineStore } from "../src/resources/kind";
 import type { Payer } from "../src/money/payment";
-import { accountStub } from "../src/stubs";
 import type { Json } from "../src/json";
+import { accountStub } from "../src/stubs";
 import { endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import { META_TABLE, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./resource-meta";
+import { META_TABLE, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./resource/meta";
+import { BILLING_TABLES, Billing } from "./resource/billing";
 
 export interface CreateInput {
   id: string;
@@ -42,9 +44,14 @@ export interface OpInput {
 }
 
 const ROLLBACK = Symbol("rollback");
+/** Waits for a hold before giving up on a call (each wait is one account round trip). */
+const HOLD_ATTEMPTS = 4;
 
 export class ResourceObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */
+  private cached: MetaRow | null | undefined;
+  private billingOf: Billing | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -64,16 +71,18 @@ export class ResourceObject extends DurableObject<Env> {
       const chargeId = await this.charge(input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
       try {
         this.ctx.storage.transactionSync(() => {
-          this.sql.exec(META_TABLE);
+          for (const ddl of [META_TABLE, ...BILLING_TABLES]) this.sql.exec(ddl);
           this.sql.exec(
             "INSERT INTO resource_meta VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             meta.id, meta.kind, meta.owner, meta.mgmt_hash, meta.label, meta.notify_url, meta.config, meta.created_at, meta.expires_at, meta.charged,
           );
           kind.init(this.store(meta, now), JSON.parse(input.configJson));
         });
+        this.cached = meta;
         await insertResourceIndex(this.env.DB, meta);
-        await this.ctx.storage.setAlarm(meta.expires_at);
+        await this.armAlarm();
       } catch (err) {
+        this.cached = null;
         await this.ctx.storage.deleteAll();
         await this.refund(input.payer, chargeId, input.requestId);
         throw err;
@@ -91,9 +100,8 @@ export class ResourceObject extends DurableObject<Env> {
     return capture(async () => {
       const meta = this.authorize(input.mgmtHash);
       const kind = this.kindOf(meta.kind);
-      const expiresAt = meta.expires_at + input.ttlSeconds * 1000;
       const limit = Date.now() + kind.maxTtlSeconds * 1000;
-      if (expiresAt > limit) {
+      if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
         const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
         throw new AppError("validation_failed", `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`, {
           errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
@@ -105,11 +113,12 @@ export class ResourceObject extends DurableObject<Env> {
         await this.refund(input.payer, chargeId, input.requestId);
         throw new AppError("not_found", "The resource ended while it was being extended.");
       }
-      const newExpiry = current.expires_at + input.ttlSeconds * 1000;
-      this.sql.exec("UPDATE resource_meta SET expires_at = ?, charged = charged + ?", newExpiry, input.priceMicro);
-      await this.ctx.storage.setAlarm(newExpiry);
-      await updateResourceExpiry(this.env.DB, meta.id, newExpiry);
-      return this.record(this.meta()!, "active");
+      const next = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
+      this.sql.exec("UPDATE resource_meta SET expires_at = ?, charged = ?", next.expires_at, next.charged);
+      this.cached = next;
+      await this.armAlarm();
+      await updateResourceExpiry(this.env.DB, meta.id, next.expires_at);
+      return this.record(next, "active");
     });
   }
 
@@ -132,54 +141,97 @@ export class ResourceObject extends DurableObject<Env> {
       const op = this.kindOf(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
-      const apply = () => {
-        const store = this.store(meta);
-        const out = op.run(store, config, input.input);
-        if (input.priceMicro) this.sql.exec("UPDATE resource_meta SET charged = charged + ?", input.priceMicro);
+      const price = input.priceMicro;
+      const run = () => op.run(this.store(meta), config, input.input);
+      const payer = input.payer;
+      if (payer.type === "prepaid" || price === 0) {
+        // Paid by x402 in the worker (or free): the work, and the resource's charged total, in one transaction.
+        const out = this.ctx.storage.transactionSync(() => {
+          const value = run();
+          if (price) this.sql.exec("UPDATE resource_meta SET charged = charged + ?", price);
+          return value;
+        });
+        if (price) this.cached = { ...this.cached!, charged: this.cached!.charged + price };
         return out;
-      };
-      if (input.payer.type === "prepaid" || input.priceMicro === 0) return this.ctx.storage.transactionSync(apply);
-
-      // Dry run first so that a refused operation (a bound crossed, a CAS lost) is never charged.
-      this.dryRun(apply);
-      const chargeId = await this.charge(input.payer, input.priceMicro, `${meta.kind}.${op.name}`, meta.id, input.requestId);
-      try {
-        if (!this.meta()) throw new AppError("not_found", "The resource ended during the operation.");
-        return this.ctx.storage.transactionSync(apply);
-      } catch (err) {
-        await this.refund(input.payer, chargeId, input.requestId);
-        throw err;
       }
+
+      for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
+        const hold = this.billing().usable(payer, price, Date.now());
+        if (hold) {
+          // The work and its charge commit together; a refused call rolls both back.
+          const out = this.ctx.storage.transactionSync(() => {
+            const value = run();
+            this.billing().debit(hold, `${meta.kind}.${op.name}`, input.requestId, Date.now(), price);
+            return value;
+          });
+          this.billing().debited(hold, price);
+          return out;
+        }
+        // No float for this token yet: a call the engine would refuse must not take one.
+        this.dryRun(run);
+        await this.billing().acquire(payer, price);
+        await this.armAlarm();
+        if (!this.meta()) throw new AppError("not_found", "The resource ended during the operation.");
+      }
+      throw new AppError("conflict", "Too many concurrent payments with this credit token; retry the call.");
     });
   }
 
-  /** TTL expiry. Alarms are retried by the runtime if this throws, so cleanup is never skipped. */
+  /** The account asks for its held money back (to report an exact balance, or because it ran short). */
+  flushBilling(): Promise<Result<null>> {
+    return capture(async () => {
+      if (this.meta()) await this.billing().flush("all");
+      return null;
+    });
+  }
+
+  /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
   override async alarm(): Promise<void> {
     const meta = this.meta();
     if (!meta) return;
-    if (Date.now() < meta.expires_at) {
-      await this.ctx.storage.setAlarm(meta.expires_at);
+    if (Date.now() >= meta.expires_at) {
+      await this.end(meta, "expired");
       return;
     }
-    await this.end(meta, "expired");
+    await this.billing().flush("due");
+    await this.armAlarm();
   }
 
   // ---- internals ----
 
-  /** Deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
+  /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
   private async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
-    const record = this.record(meta, state);
+    await this.billing().flush("all");
+    const record = this.record(this.meta() ?? meta, state);
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, Date.now());
+    this.cached = null;
+    this.billingOf = undefined;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return record;
   }
 
+  private async armAlarm(): Promise<void> {
+    const meta = this.meta();
+    if (!meta) return;
+    await this.ctx.storage.setAlarm(Math.min(meta.expires_at, this.billing().nextFlushAt() ?? Infinity));
+  }
+
   private meta(): MetaRow | null {
-    const exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length;
-    if (!exists) return null;
-    return this.sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null;
+    if (this.cached !== undefined) return this.cached;
+    const exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length > 0;
+    this.cached = exists ? (this.sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null) : null;
+    return this.cached;
+  }
+
+  private billing(): Billing {
+    this.billingOf ??= new Billing(this.sql, this.env, this.meta()!.id, (captured) => {
+      if (!captured) return;
+      this.sql.exec("UPDATE resource_meta SET charged = charged + ?", captured);
+      this.cached = { ...this.cached!, charged: this.cached!.charged + captured };
+    });
+    return this.billingOf;
   }
 
   /** Not found here means never created or already ended: the worker then consults the D1 tombstone. */
@@ -204,7 +256,8 @@ export class ResourceObject extends DurableObject<Env> {
     const kind = this.kindOf(meta.kind);
     const config = JSON.parse(meta.config) as unknown;
     const store = this.store(meta);
-    return recordOf(meta, kind, state, { usage: kind.usage(store, config), status: kind.status?.(store, config) ?? null });
+    const charged = meta.charged + this.billing().unsettled();
+    return recordOf({ ...meta, charged }, kind, state, { usage: kind.usage(store, config), status: kind.status?.(store, config) ?? null });
   }
 
   private dryRun(work: () => unknown): void {
@@ -218,11 +271,11 @@ export class ResourceObject extends DurableObject<Env> {
     }
   }
 
+  /** Creates and extends are charged directly: one amount, once. */
   private async charge(payer: Payer, amount: number, operation: string, resourceId: string, requestId: string): Promise<number | null> {
     if (payer.type === "prepaid" || amount === 0) return null;
     const { accountId, tokenId, tokenHash } = payer;
-    const result = await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount, operation, resourceId, requestId });
-    return unwrap(result).chargeId;
+    return unwrap(await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount, operation, resourceId, requestId })).chargeId;
   }
 
   private async refund(payer: Payer, chargeId: number | null, requestId: string): Promise<void> {

@@ -1,5 +1,5 @@
 /** The one test harness: HTTP calls into the worker, x402 signing, and fixtures (buy credits, create a resource). */
-import { SELF, env } from "cloudflare:test";
+import { SELF, env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
@@ -113,3 +113,15 @@ export const managed = (mgmt: string, credit?: string): Record<string, string> =
   authorization: `Bearer ${mgmt}`,
   ...(credit ? { "x-credit-token": credit } : {}),
 });
+
+/**
+ * Moves a resource's times (instead of waiting for them) and restarts its object,
+ * which reads its meta once per lifetime, as after any eviction.
+ */
+export async function shiftResourceTimes(id: string, times: { created_at?: number; expires_at?: number }): Promise<void> {
+  const stub = env.RESOURCES.get(env.RESOURCES.idFromName(id));
+  await runInDurableObject(stub, (_obj, state) => {
+    for (const [column, value] of Object.entries(times)) state.storage.sql.exec(`UPDATE resource_meta SET ${column} = ?`, value);
+  });
+  await evictDurableObject(stub);
+}

@@ -23,17 +23,17 @@ export function bearer(c: Context<AppEnv>): string | null {
   return match[1];
 }
 
-export async function creditCredential(token: string): Promise<CreditCredential> {
+export function creditCredential(token: string): CreditCredential {
   const parts = parseCreditToken(token);
   if (!parts) throw new AppError("unauthorized", "This is not a valid credit token (zv_…): check for a typo.");
-  return { ...parts, tokenHash: await hashToken(token) };
+  return { ...parts, tokenHash: hashToken(token) };
 }
 
-export async function managementCredential(c: Context<AppEnv>, resourceId: string): Promise<ManagementCredential> {
+export function managementCredential(c: Context<AppEnv>, resourceId: string): ManagementCredential {
   const token = bearer(c);
   if (!token) throw new AppError("unauthorized", "This operation needs the resource's management token (zvm_…) as a bearer credential.");
   const parts = parseManagementToken(token);
   if (!parts) throw new AppError("unauthorized", "This is not a valid management token (zvm_…): check for a typo.");
   if (parts.resourceId !== resourceId) throw new AppError("forbidden", "This management token belongs to another resource.");
-  return { resourceId, tokenHash: await hashToken(token) };
+  return { resourceId, tokenHash: hashToken(token) };
 }

@@ -1,4 +1,5 @@
 /** Random identifiers: 128 bits, base62, with a prefix that says what they name. */
+import { sha256, stringToBytes } from "viem";
 import { encodeBase62 } from "./base62";
 
 export const ID_BYTES = 16;
@@ -11,9 +12,9 @@ export function randomId(prefix: string): string {
   return prefix + encodeBase62(randomBytes(ID_BYTES));
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+/** Synchronous SHA-256 (noble, through viem): on the hot path it is several times cheaper than an awaited WebCrypto digest. */
+export function sha256Hex(text: string): string {
+  return sha256(stringToBytes(text)).slice(2);
 }
 
 /** Constant-time comparison of two equal-length hex digests. */

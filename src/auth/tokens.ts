@@ -41,7 +41,8 @@ function crc32(text: string): number {
   return ~crc >>> 0;
 }
 
-function checksum(body: string): string {
+/** The 6 characters a token ends with, for its body (prefix included): lets anyone check a token offline. */
+export function checksum(body: string): string {
   const bytes = new Uint8Array(4);
   new DataView(bytes.buffer).setUint32(0, crc32(body));
   // 4 bytes encode to 6 base62 characters.
@@ -72,7 +73,7 @@ function creditParts(account: Uint8Array, sub: Uint8Array): CreditTokenParts {
 }
 
 /** Mints a root credit token (for a new account) or, given the root account id, a sub-token. */
-export async function issueCreditToken(accountId?: string): Promise<IssuedToken<CreditTokenParts>> {
+export function issueCreditToken(accountId?: string): IssuedToken<CreditTokenParts> {
   const account = accountId ? decodeBase62(accountId.slice("acct_".length), ID_BYTES) : randomBytes(ID_BYTES);
   if (!account) throw new Error("malformed account id");
   const sub = accountId ? randomBytes(SUB_BYTES) : new Uint8Array(SUB_BYTES);
@@ -81,7 +82,7 @@ export async function issueCreditToken(accountId?: string): Promise<IssuedToken<
   payload.set(sub, ID_BYTES);
   payload.set(randomBytes(SECRET_BYTES), ID_BYTES + SUB_BYTES);
   const token = seal(CREDIT_PREFIX, payload);
-  return { token, hash: await hashToken(token), parts: creditParts(account, sub) };
+  return { token, hash: hashToken(token), parts: creditParts(account, sub) };
 }
 
 export function parseCreditToken(token: string): CreditTokenParts | null {
@@ -90,10 +91,10 @@ export function parseCreditToken(token: string): CreditTokenParts | null {
   return creditParts(payload.slice(0, ID_BYTES), payload.slice(ID_BYTES, ID_BYTES + SUB_BYTES));
 }
 
-export async function issueManagementToken(): Promise<IssuedToken<{ resourceId: string }>> {
+export function issueManagementToken(): IssuedToken<{ resourceId: string }> {
   const payload = randomBytes(MANAGEMENT_PAYLOAD);
   const token = seal(MANAGEMENT_PREFIX, payload);
-  return { token, hash: await hashToken(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
+  return { token, hash: hashToken(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
 }
 
 export function parseManagementToken(token: string): { resourceId: string } | null {

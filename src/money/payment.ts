@@ -44,7 +44,7 @@ function withTerms(err: unknown, terms: PaymentTerms): unknown {
   return err;
 }
 
-async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): Promise<CreditCredential | null> {
+function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): CreditCredential | null {
   if (from === "bearer") {
     const token = bearer(c);
     return token ? creditCredential(token) : null;
@@ -58,7 +58,7 @@ async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"
 
 export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>): Promise<T> {
   const terms = paymentTerms(c, call);
-  const credit = await creditFromRequest(c, call.creditFrom);
+  const credit = creditFromRequest(c, call.creditFrom);
   if (credit) {
     try {
       return await work.run({ type: "credit", ...credit }, credit.tokenId);

@@ -88,7 +88,7 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       const call = { priceMicro: amount, operation: "credits.purchase", description: `Buy $${microToUsd(amount)} of credits`, creditFrom: null };
       const existing = bearer(c);
       if (existing) {
-        const cred = await creditCredential(existing);
+        const cred = creditCredential(existing);
         const account = accountStub(c.env, cred.accountId);
         const ref = `topup:${requestId}`;
         const view = await runPaid(c, call, {
@@ -97,7 +97,7 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
         });
         return c.json({ token_id: view.token_id, balance_usd: microToUsd(view.balance), expires_at: iso(view.expires_at) }, 200);
       }
-      const issued = await issueCreditToken();
+      const issued = issueCreditToken();
       const { accountId, tokenId } = issued.parts;
       const account = accountStub(c.env, accountId);
       const view = await runPaid(c, call, {
@@ -141,7 +141,7 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const cred = await requireCredit(c);
       const body = c.req.valid("json");
-      const issued = await issueCreditToken(cred.accountId);
+      const issued = issueCreditToken(cred.accountId);
       const now = Date.now();
       const child = { token_id: issued.parts.tokenId, token_hash: issued.hash, label: body.label, cap: usdToMicro(body.cap_usd), created_at: now, expires_at: now + body.days * DAY_MS };
       const view = unwrap(await accountStub(c.env, cred.accountId).mintSubtoken({ tokenId: cred.tokenId, tokenHash: cred.tokenHash, child, requestId: c.get("requestId") }));

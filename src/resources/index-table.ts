@@ -1,5 +1,5 @@
 /** The D1 resource index: written when a resource is created, extended or ends; the tombstone afterwards. */
-import type { MetaRow } from "../../durable-objects/resource-meta";
+import type { MetaRow } from "../../durable-objects/resource/meta";
 
 /** Ended resources stay readable (state only) this long, then 404. */
 export const TOMBSTONE_MS = 30 * 86400 * 1000;

@@ -16,7 +16,7 @@ import { publicRecord, resourceAnswer } from "./record";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput } from "../../durable-objects/ResourceObject";
-import type { RecordCore } from "../../durable-objects/resource-meta";
+import type { RecordCore } from "../../durable-objects/resource/meta";
 import { MANAGED_PAID, PAID } from "../openapi/security";
 
 
@@ -42,7 +42,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
       ttl_seconds: number; label: string | null; notify_url: string | null;
     };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
-    const mgmt = await issueManagementToken();
+    const mgmt = issueManagementToken();
     const id = mgmt.parts.resourceId;
     const stub = resourceStub(c.env, id);
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
@@ -75,7 +75,7 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
   app.openapi(route, async (c: Context<AppEnv>) => {
     const { id } = resourceIdParam.parse(c.req.param());
     const input = await opInput(c, op, hasBody);
-    const cred = await managementCredential(c, id);
+    const cred = managementCredential(c, id);
     const stub = resourceStub(c.env, id);
     const value = await runPaid(c, { priceMicro: op.priceMicro, operation: `${kind.kind}.${op.name}`, description: `${kind.kind} ${op.name}`, creditFrom: "x-credit-token" }, {
       run: async (payer) =>

@@ -25,7 +25,7 @@ const exportBody = z
 
 async function target(c: Context<AppEnv>) {
   const { id } = resourceIdParam.parse(c.req.param());
-  const cred = await managementCredential(c, id);
+  const cred = managementCredential(c, id);
   return { id, hash: cred.tokenHash, stub: resourceStub(c.env, id) };
 }
 

@@ -1,7 +1,7 @@
 /** Turns a Durable Object's record into the public one, and answers for resources that are gone. */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { RecordCore } from "../../durable-objects/resource-meta";
+import type { RecordCore } from "../../durable-objects/resource/meta";
 import { AppError, unwrap, type Result } from "../http/errors";
 import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";

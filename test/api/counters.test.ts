@@ -1,7 +1,6 @@
 /** counters, per KINDS.md: increment/decrement by n, get, set, compare-and-set, bounds, reset windows. */
-import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, shiftResourceTimes } from "../harness";
 
 async function counter(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -49,10 +48,7 @@ describe("counters", () => {
     const { op, id } = await counter({ initial: 3, reset_every_seconds: 60 });
     expect((await op("POST", "/increment", { by: 4 })).body.value).toBe(7);
     // Move creation a window and a bit into the past instead of waiting.
-    const stub = env.RESOURCES.get(env.RESOURCES.idFromName(id));
-    await runInDurableObject(stub, (_o, state) => {
-      state.storage.sql.exec("UPDATE resource_meta SET created_at = created_at - 61000");
-    });
+    await shiftResourceTimes(id, { created_at: Date.now() - 61_000 });
     const after = await op("GET", "");
     expect(after.body.value).toBe(3);
     expect(Date.parse(after.body.window_resets_at)).toBeGreaterThan(Date.now());

@@ -6,7 +6,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, shiftResourceTimes } from "../harness";
 import { FIXTURES } from "./fixtures";
 
 const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
@@ -120,9 +120,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
 
-    await runInDurableObject(stub, (_obj, state) => {
-      state.storage.sql.exec("UPDATE resource_meta SET expires_at = ?", Date.now() - 1);
-    });
+    await shiftResourceTimes(id, { expires_at: Date.now() - 1 });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
 
     const res = await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) });

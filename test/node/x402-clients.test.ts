@@ -12,7 +12,9 @@ import { baseSepolia } from "viem/chains";
 import { wrapFetchWithPayment as wrapV1 } from "x402-fetch";
 import { wrapFetchWithPayment as wrapV2, x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { startWranglerDev, type DevServer } from "../peers/wrangler-dev";
+import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
+
+type DevServer = Awaited<ReturnType<typeof startWranglerDev>>;
 
 let server: DevServer;
 beforeAll(async () => {

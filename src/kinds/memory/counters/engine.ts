@@ -32,8 +32,7 @@ function read(store: EngineStore, config: CounterConfig): Row {
   return { value: config.initial, reset_window: window, updated_at: store.now };
 }
 
-export function view(store: EngineStore, config: CounterConfig) {
-  const row = read(store, config);
+export function view(store: EngineStore, config: CounterConfig, row: Row = read(store, config)) {
   const period = config.reset_every_seconds;
   return {
     value: row.value,
@@ -53,8 +52,9 @@ export function write(store: EngineStore, config: CounterConfig, next: number) {
   if (config.max !== undefined && next > config.max) {
     throw new AppError("conflict", `The result ${next} would go above the maximum ${config.max}.`);
   }
-  store.sql.exec("UPDATE counter SET value = ?, reset_window = ?, updated_at = ?", next, windowIndex(store, config), store.now);
-  return view(store, config);
+  const row = { value: next, reset_window: windowIndex(store, config), updated_at: store.now };
+  store.sql.exec("UPDATE counter SET value = ?, reset_window = ?, updated_at = ?", row.value, row.reset_window, row.updated_at);
+  return view(store, config, row);
 }
 
 export function current(store: EngineStore, config: CounterConfig): number {

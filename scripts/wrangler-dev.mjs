@@ -13,12 +13,8 @@ import { promisify } from "node:util";
 const WRANGLER = path.resolve("node_modules/.bin/wrangler");
 const quiet = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" };
 
-export interface DevServer {
-  url: string;
-  stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
+/** @returns {Promise<number>} a loopback port that was free a moment ago */
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer().listen(0, "127.0.0.1", () => {
       const address = server.address();
@@ -28,7 +24,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startWranglerDev(options: { vars?: Record<string, string>; config?: string } = {}): Promise<DevServer> {
+/**
+ * @param {{ vars?: Record<string, string>, config?: string }} [options]
+ * @returns {Promise<{ url: string, state: string, stop(): Promise<void> }>}
+ */
+export async function startWranglerDev(options = {}) {
   const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));
   const config = options.config ?? "wrangler.toml";
   await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet });
@@ -53,7 +53,7 @@ export async function startWranglerDev(options: { vars?: Record<string, string>;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, stop };
+    if (ok) return { url, state, stop };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

@@ -1,6 +1,6 @@
 /** The generic part of a ResourceObject's storage: one row describing the resource. */
-import type { AnyKind } from "../src/resources/kind";
-import type { Json, JsonObject } from "../src/json";
+import type { AnyKind } from "../../src/resources/kind";
+import type { Json, JsonObject } from "../../src/json";
 
 export const META_TABLE = `CREATE TABLE resource_meta (
   id TEXT PRIMARY KEY,

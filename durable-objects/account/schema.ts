@@ -2,6 +2,7 @@
 export const ACCOUNT_SCHEMA = `
 CREATE TABLE IF NOT EXISTS account (
   id INTEGER PRIMARY KEY CHECK (id = 1),
+  -- Spendable now: purchases and top-ups, less charges and open holds.
   balance INTEGER NOT NULL CHECK (balance >= 0)
 );
 CREATE TABLE IF NOT EXISTS tokens (
@@ -10,7 +11,18 @@ CREATE TABLE IF NOT EXISTS tokens (
   token_hash TEXT NOT NULL,
   label TEXT,
   cap INTEGER,
+  -- Captured spend and open holds of this token and its descendants (caps count both).
   spent INTEGER NOT NULL DEFAULT 0,
+  held INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+-- Money reserved for one resource's data-plane charges, settled in one piece.
+CREATE TABLE IF NOT EXISTS holds (
+  hold_id TEXT PRIMARY KEY,
+  token_id TEXT NOT NULL,
+  resource_id TEXT NOT NULL,
+  amount INTEGER NOT NULL,
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
 );

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+/**
+ * Paid counter increments vs a bare Durable Object counter, both under `wrangler dev`
+ * on this machine, measured with autocannon in the same run.
+ *
+ *   npm run bench                       (defaults: 20 connections, 3 rounds of 10 s per target)
+ *   BENCH_CONNECTIONS=50 BENCH_SECONDS=20 BENCH_ROUNDS=5 npm run bench
+ *
+ * It also shows that the paid hot path runs no D1 query: every D1 table of the
+ * service is dropped before the run, so a single query would fail the request.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import autocannon from "autocannon";
+import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const duration = Number(process.env.BENCH_SECONDS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const run = promisify(execFile);
+
+async function load(title, url, headers, seconds = duration) {
+  const result = await autocannon({ title, url, method: "POST", headers, connections, duration: seconds });
+  const non2xx = result.non2xx + result.errors + result.timeouts;
+  return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, non2xx };
+}
+
+async function post(url, body, headers) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const service = await startWranglerDev();
+const bare = await startWranglerDev({ config: "bench/bare/wrangler.toml" });
+try {
+  const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], { env: { ...process.env, ZEITVAULT_URL: service.url } });
+  const token = stdout.trim();
+  const counter = await post(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+
+  // With the service's D1 tables gone, any D1 query on the hot path would turn into a 500.
+  await run("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", service.state, "--command",
+    "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;"], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+
+  const warm = { connections, duration: 3 };
+  await autocannon({ url: `${bare.url}/c/bench`, method: "POST", ...warm });
+  await load("warm-up", `${service.url}/v1/counters/${counter.id}/increment`, { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token }, 3);
+
+  // Alternate the two targets for a few rounds and keep the median of each: this machine is shared with the load generator.
+  const paidHeaders = { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token };
+  const bareRuns = [];
+  const paidRuns = [];
+  for (let round = 0; round < rounds; round++) {
+    bareRuns.push(await load("bare DO counter", `${bare.url}/c/bench`, {}));
+    paidRuns.push(await load("paid increment", `${service.url}/v1/counters/${counter.id}/increment`, paidHeaders));
+  }
+  const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+  const baseline = median(bareRuns);
+  const paid = median(paidRuns);
+  const failures = paidRuns.reduce((n, r) => n + r.non2xx, 0);
+  const paidTotal = paidRuns.reduce((n, r) => n + r.total, 0);
+  // Reading the balance settles every hold, so the spend is exact.
+  const balance = await (await fetch(`${service.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${token}` } })).json();
+  const increments = Math.round((balance.spent_usd - 0.001) / 0.0001);
+  // The counter's own value is the number of increments that happened (autocannon stops waiting for the last in-flight ones).
+  const exported = await (await fetch(`${service.url}/v1/resources/${counter.id}/export`, { headers: { authorization: `Bearer ${counter.management_token}` } })).json();
+
+  const rows = [baseline, paid].map((r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} |`);
+  console.log(`\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`);
+  console.log("| target | req/s | p50 ms | p99 ms | requests | non-2xx |\n|---|---|---|---|---|---|\n" + rows.join("\n"));
+  console.log(`\nratio paid/bare: ${((paid.rps / baseline.rps) * 100).toFixed(1)}%`);
+  console.log(`D1 queries on the hot path: 0 (D1 tables dropped before the run; ${failures} non-2xx of ${paidTotal})`);
+  console.log(`charged exactly once: ${increments} increments charged, counter value ${exported.data.value} (warm-up included)`);
+} finally {
+  await service.stop();
+  await bare.stop();
+}

@@ -1,0 +1,205 @@
+/**
+ * The resource's side of holds (see AccountObject): a float of prepaid money
+ * per paying credit token, spent locally. Each charge is written in the same
+ * SQLite transaction as the operation it pays for, so work and payment commit
+ * or roll back together; finished holds are settled with their account in one
+ * call. A hold is taken when none covers a call, and settled when it runs out,
+ * a few seconds after it was taken, when the account asks, or when the
+ * resource ends. Open holds are mirrored in memory: the hot path is one INSERT.
+ */
+import type { Env } from "../../src/env";
+import { AppError, unwrap } from "../../src/http/errors";
+import { digestsEqual } from "../../src/auth/ids";
+import type { CreditCredential } from "../../src/auth/credentials";
+import { accountStub } from "../../src/stubs";
+import type { Settlement } from "../AccountObject";
+
+/** A hold covers this many calls at the price asked for... */
+const HOLD_CALLS = 100;
+/** ...but reserves at most this much (µUSD) beyond one call. */
+const HOLD_MAX_MICRO = 500_000;
+/** An unfinished hold is settled this long after it was taken, so balances and ledgers catch up quickly. */
+const FLUSH_AFTER_MS = 5_000;
+/** When an account cannot be reached, settlement is retried this much later. */
+const RETRY_AFTER_MS = 30_000;
+
+export const BILLING_TABLES = [
+  `CREATE TABLE billing_holds (
+    hold_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    closed INTEGER NOT NULL DEFAULT 0,
+    flush_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  )`,
+  `CREATE TABLE billing_charges (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    hold_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    operation TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    request_id TEXT NOT NULL
+  )`,
+];
+
+type HoldRow = {
+  hold_id: string;
+  account_id: string;
+  token_id: string;
+  token_hash: string;
+  amount: number;
+  closed: number;
+  flush_at: number;
+  expires_at: number;
+};
+
+/** A hold as kept in memory: its row plus what its charges add up to. */
+export type Hold = HoldRow & { used: number };
+
+type Batch = { accountId: string; settlements: Settlement[] };
+
+export class Billing {
+  /** One hold request in flight per token and price; concurrent calls wait for it instead of asking again. */
+  private readonly inflight = new Map<string, { hash: string; done: Promise<void> }>();
+  private holdsOf: Map<string, Hold> | undefined;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly env: Env,
+    private readonly resourceId: string,
+    /** Called inside the transaction that forgets settled holds, with what they captured. */
+    private readonly onSettled: (captured: number) => void,
+  ) {}
+
+  /** An open hold of this token that covers `price`, or null. A wrong secret for a known token is refused here. */
+  usable(payer: CreditCredential, price: number, now: number): Hold | null {
+    let best: Hold | null = null;
+    for (const hold of this.holds().values()) {
+      if (hold.token_id !== payer.tokenId || hold.closed || hold.expires_at <= now) continue;
+      if (!digestsEqual(hold.token_hash, payer.tokenHash)) throw new AppError("unauthorized", "The credit token is not known.");
+      if (hold.amount - hold.used >= price && (!best || hold.amount - hold.used > best.amount - best.used)) best = hold;
+    }
+    return best;
+  }
+
+  /** Records one charge against a hold. Call inside the transaction of the work it pays for, then `debited` once it committed. */
+  debit(hold: Hold, operation: string, requestId: string, at: number, amount: number): void {
+    this.sql.exec("INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)", hold.hold_id, at, operation, amount, requestId);
+  }
+
+  debited(hold: Hold, amount: number): void {
+    hold.used += amount;
+  }
+
+  /** Charged through holds but not settled yet. */
+  unsettled(): number {
+    let total = 0;
+    for (const hold of this.holds().values()) total += hold.used;
+    return total;
+  }
+
+  /** Makes sure a hold for this token covers `price`, asking the account once however many calls are waiting. */
+  async acquire(payer: CreditCredential, price: number): Promise<void> {
+    const key = `${payer.tokenId}:${price}`;
+    const running = this.inflight.get(key);
+    if (running) {
+      // The same token shares the outcome (a 402 applies to all); another secret must not see it, and asks again.
+      if (digestsEqual(running.hash, payer.tokenHash)) return running.done;
+      return running.done.catch(() => undefined);
+    }
+    const done = this.requestHold(payer, price).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, { hash: payer.tokenHash, done });
+    return done;
+  }
+
+  /** Settles holds with their accounts: the due ones, or all of them. */
+  async flush(which: "due" | "all", now = Date.now()): Promise<void> {
+    const batches = this.close(which === "all" ? () => true : (h) => h.flush_at <= now);
+    await Promise.all(
+      batches.map(async (batch) => {
+        try {
+          await accountStub(this.env, batch.accountId).settle({ settlements: batch.settlements });
+          this.forget(batch.settlements);
+        } catch (err) {
+          for (const s of batch.settlements) {
+            const hold = this.holds().get(s.holdId);
+            if (hold) hold.flush_at = now + RETRY_AFTER_MS;
+            this.sql.exec("UPDATE billing_holds SET flush_at = ? WHERE hold_id = ?", now + RETRY_AFTER_MS, s.holdId);
+          }
+          if (which === "all") throw err;
+          console.error(`settlement of holds of ${this.resourceId} failed; retrying later`, err);
+        }
+      }),
+    );
+  }
+
+  /** When the next settlement is due, for the resource's alarm. */
+  nextFlushAt(): number | null {
+    let next: number | null = null;
+    for (const hold of this.holds().values()) next = next === null ? hold.flush_at : Math.min(next, hold.flush_at);
+    return next;
+  }
+
+  private holds(): Map<string, Hold> {
+    if (!this.holdsOf) {
+      const rows = this.sql.exec<Hold>(
+        "SELECT h.*, coalesce((SELECT sum(amount) FROM billing_charges c WHERE c.hold_id = h.hold_id), 0) AS used FROM billing_holds h",
+      );
+      this.holdsOf = new Map(rows.toArray().map((h) => [h.hold_id, h]));
+    }
+    return this.holdsOf;
+  }
+
+  private async requestHold(payer: CreditCredential, price: number): Promise<void> {
+    // This token's holds here are spent or too small for this price: settle them in the same round trip.
+    const settlements = this.close((h) => h.token_id === payer.tokenId).flatMap((b) => b.settlements);
+    const want = Math.max(price, Math.min(price * HOLD_CALLS, HOLD_MAX_MICRO));
+    const result = await accountStub(this.env, payer.accountId).hold({ ...payer, resourceId: this.resourceId, price, want, settlements });
+    this.forget(settlements); // the account applied them before anything else, whatever the answer
+    const grant = unwrap(result);
+    const hold: Hold = {
+      hold_id: grant.holdId, account_id: payer.accountId, token_id: payer.tokenId, token_hash: payer.tokenHash,
+      amount: grant.amount, closed: 0, flush_at: Date.now() + FLUSH_AFTER_MS, expires_at: grant.expiresAt, used: 0,
+    };
+    this.sql.exec(
+      "INSERT INTO billing_holds (hold_id, account_id, token_id, token_hash, amount, flush_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      hold.hold_id, hold.account_id, hold.token_id, hold.token_hash, hold.amount, hold.flush_at, hold.expires_at,
+    );
+    this.holds().set(hold.hold_id, hold);
+  }
+
+  /** Closes matching holds to new charges and returns them with their charges, grouped by account. */
+  private close(match: (hold: Hold) => boolean): Batch[] {
+    const byAccount = new Map<string, Batch>();
+    for (const hold of this.holds().values()) {
+      if (!match(hold)) continue;
+      if (!hold.closed) {
+        hold.closed = 1;
+        this.sql.exec("UPDATE billing_holds SET closed = 1 WHERE hold_id = ?", hold.hold_id);
+      }
+      const charges = this.sql
+        .exec<{ at: number; operation: string; amount: number; request_id: string }>("SELECT at, operation, amount, request_id FROM billing_charges WHERE hold_id = ? ORDER BY seq", hold.hold_id)
+        .toArray()
+        .map((c) => ({ at: c.at, operation: c.operation, amount: c.amount, requestId: c.request_id }));
+      const batch = byAccount.get(hold.account_id) ?? { accountId: hold.account_id, settlements: [] };
+      batch.settlements.push({ holdId: hold.hold_id, charges });
+      byAccount.set(hold.account_id, batch);
+    }
+    return [...byAccount.values()];
+  }
+
+  private forget(settlements: Settlement[]): void {
+    let captured = 0;
+    for (const s of settlements) {
+      const hold = this.holds().get(s.holdId);
+      if (!hold) continue;
+      captured += hold.used;
+      this.sql.exec("DELETE FROM billing_charges WHERE hold_id = ?", s.holdId);
+      this.sql.exec("DELETE FROM billing_holds WHERE hold_id = ?", s.holdId);
+      this.holds().delete(s.holdId);
+    }
+    this.onSettled(captured);
+  }
+}

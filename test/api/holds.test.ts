@@ -1,0 +1,71 @@
+/**
+ * Data-plane calls are charged against holds (a float reserved at the account
+ * and spent inside the resource). These show that money is never lost, stuck
+ * or counted twice on the way.
+ */
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { decodeBase62, encodeBase62 } from "../../src/auth/base62";
+import { checksum } from "../../src/auth/tokens";
+import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+
+async function ledgerCharges(tokenId: string): Promise<{ operation: string; amount: number }[]> {
+  const stub = env.ACCOUNTS.get(env.ACCOUNTS.idFromName(tokenId.split(".")[0]!));
+  return runInDurableObject(stub, (_o, state) =>
+    state.storage.sql.exec<{ operation: string; amount: number }>("SELECT operation, amount FROM ledger WHERE type = 'charge' ORDER BY seq").toArray(),
+  );
+}
+
+const increment = (id: string, mgmt: string, token: string) => call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, token) });
+
+describe("holds", () => {
+  it("an idle hold is settled by the resource's alarm: ledger rows appear without anyone asking", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
+    for (let i = 0; i < 3; i++) expect((await increment(id, mgmt, token)).status).toBe(200);
+    expect((await ledgerCharges(tokenId)).map((r) => r.operation)).toEqual(["counters.create"]);
+
+    const stub = env.RESOURCES.get(env.RESOURCES.idFromName(id));
+    await runInDurableObject(stub, (_o, state) => void state.storage.sql.exec("UPDATE billing_holds SET flush_at = 0"));
+    await evictDurableObject(stub);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+    const rows = await ledgerCharges(tokenId);
+    expect(rows.map((r) => r.operation)).toEqual(["counters.create", "counters.increment", "counters.increment", "counters.increment"]);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 0.0003, 6);
+  });
+
+  it("money held by one resource is brought back when another call needs it", async () => {
+    const { token } = await buyCredits(0.25);
+    const big = await createResource("counters", token, { ttl_seconds: 240 * 86400 }); // $0.24, $0.01 left
+    expect((await increment(big.id, big.mgmt, token)).status).toBe(200); // holds the remaining $0.01
+    const small = await call("POST", "/v1/counters", { body: { ttl_seconds: 86400 }, headers: { authorization: `Bearer ${token}` } });
+    expect(small.status, await small.clone().text()).toBe(201); // $0.001, reclaimed from the hold
+    const balance = await balanceOf(token);
+    expect(balance.spent_usd).toBeCloseTo(0.24 + 0.0001 + 0.001, 6);
+    expect(balance.balance_usd).toBeCloseTo(0.0089, 6);
+  });
+
+  it("cancelling settles the resource's holds first", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
+    await increment(id, mgmt, token);
+    const cancelled = await json(await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+    expect(cancelled.charged_usd).toBeCloseTo(0.0011, 6);
+    expect((await ledgerCharges(tokenId)).map((r) => r.operation)).toEqual(["counters.create", "counters.increment"]);
+    expect((await balanceOf(token)).balance_usd).toBeCloseTo(1 - 0.0011, 6);
+  });
+
+  it("a wrong secret for a token that holds money here is refused and charges nothing", async () => {
+    const { token } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, {});
+    expect((await increment(id, mgmt, token)).status).toBe(200);
+    // Same account and token id, another secret, a valid checksum: only the hash comparison can refuse it.
+    const payload = decodeBase62(token.slice(3, -6), 56)!;
+    payload.set(crypto.getRandomValues(new Uint8Array(32)), 24);
+    const body = `zv_${encodeBase62(payload)}`;
+    const res = await increment(id, mgmt, body + checksum(body));
+    expect(res.status).toBe(401);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.03 + 0.0001, 6);
+  });
+});
