@@ -13,8 +13,8 @@ const SECRET_BYTES = 32;
 const SUB_BYTES = 8;
 const CHECKSUM_LENGTH = 6;
 
-export const CREDIT_PREFIX = "zv_";
-export const MANAGEMENT_PREFIX = "zvm_";
+const CREDIT_PREFIX = "zv_";
+const MANAGEMENT_PREFIX = "zvm_";
 
 export interface CreditTokenParts {
   /** Root account: names the AccountObject. */

@@ -99,7 +99,7 @@ export function validationError(error: ZodError, prefix = ""): AppError {
   return new AppError("validation_failed", detail, { errors });
 }
 
-export function problemBody(err: AppError, c: Context<AppEnv>): Record<string, unknown> {
+function problemBody(err: AppError, c: Context<AppEnv>): Record<string, unknown> {
   const [status, title] = ERROR_CODES[err.code];
   return {
     ...err.options.extra,

@@ -6,7 +6,7 @@
 import { formatUnits, parseUnits } from "viem";
 import { z } from "@hono/zod-openapi";
 
-export const USDC_DECIMALS = 6;
+const USDC_DECIMALS = 6;
 
 /** Decimal text of a JSON number, or null if it has more than six decimals. */
 function decimalText(value: number): string | null {

@@ -34,7 +34,7 @@ export interface PaidWork<T> {
 
 const PAYMENT_CODES = new Set(["payment_required", "insufficient_balance", "cap_exceeded", "payment_invalid"]);
 
-export function paymentTerms(c: Context<AppEnv>, call: PaidCall): PaymentTerms {
+function paymentTerms(c: Context<AppEnv>, call: PaidCall): PaymentTerms {
   return { priceMicro: call.priceMicro, resourceUrl: c.req.url, description: call.description, chain: chainConfig(c.env) };
 }
 

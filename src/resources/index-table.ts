@@ -2,7 +2,7 @@
 import type { MetaRow } from "../../durable-objects/resource/meta";
 
 /** Ended resources stay readable (state only) this long, then 404. */
-export const TOMBSTONE_MS = 30 * 86400 * 1000;
+const TOMBSTONE_MS = 30 * 86400 * 1000;
 
 export interface IndexRow {
   id: string;

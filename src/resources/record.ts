@@ -7,7 +7,7 @@ import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";
 import { findResourceIndex } from "./index-table";
 
-export function baseUrl(c: Context<AppEnv>): string {
+function baseUrl(c: Context<AppEnv>): string {
   return c.env.BASE_URL || new URL(c.req.url).origin;
 }
 

@@ -28,7 +28,7 @@ export interface Settler {
 
 const SETTLE_TIMEOUT_MS = 30_000;
 
-export const transferWithAuthorizationAbi = [
+const transferWithAuthorizationAbi = [
   {
     type: "function",
     name: "transferWithAuthorization",

@@ -37,7 +37,7 @@ const paymentHeader = z.discriminatedUnion("x402Version", [
   }),
 ]);
 
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
     { name: "to", type: "address" },
