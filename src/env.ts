@@ -8,7 +8,10 @@ export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   RESOURCES: DurableObjectNamespace<ResourceObject>;
   DELIVERIES: Queue;
+  /** Per-credential limit (paid and management calls). */
   RATE_LIMITER: RateLimit;
+  /** Per-client-IP limit (every call, and the only one for anonymous calls). */
+  IP_RATE_LIMITER: RateLimit;
 
   SERVICE_NAME: string;
   ENVIRONMENT: string;
@@ -29,6 +32,17 @@ export interface Env {
   /** Secret: private key of the account that submits transferWithAuthorization in `direct` mode. */
   RELAYER_PRIVATE_KEY?: string;
   CREDIT_TOKEN_DAYS: string;
+  /** The RATE_LIMITER / IP_RATE_LIMITER settings, repeated for the RateLimit-* headers (a binding cannot be asked). */
+  RATE_LIMIT_PER_MINUTE: string;
+  IP_RATE_LIMIT_PER_MINUTE: string;
+  /** Anonymous free tier: calls per client IP per day without any credential (0: every paid call needs payment). */
+  FREE_CALLS_PER_DAY: string;
+  /** Secret: bearer token of the operator endpoints (`/v1/admin/...`). Unset: those endpoints answer 404. */
+  ADMIN_TOKEN?: string;
+  /** Secret: RS256 private key (JWK JSON, with `kid`) signing access tokens, receipts and attestations. */
+  OAUTH_PRIVATE_JWK?: string;
+  /** Secret: the next signing key during a rotation; published in the JWKS before it signs anything. */
+  OAUTH_NEXT_PRIVATE_JWK?: string;
   MIN_PURCHASE_USD: string;
   MAX_PURCHASE_USD: string;
 }
