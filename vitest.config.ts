@@ -6,12 +6,17 @@
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { exportJWK, generateKeyPair } from "jose";
 import type { EvmPeerInfo } from "./test/peers/evm-setup";
 
 const migrations = await readD1Migrations("./migrations");
 
 /** A fixed test payee, so tests can sign payments without reading the config back. */
 export const TEST_PAY_TO = "0x2222222222222222222222222222222222222222";
+
+/** A fresh signing key per run, configured as in production (tests also read it to forge tokens). */
+const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+const OAUTH_PRIVATE_JWK = JSON.stringify({ ...(await exportJWK(privateKey)), kid: "test-key-1" });
 
 const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({
   test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, ...extra },
@@ -25,7 +30,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO } },
+            miniflare: { bindings: { TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token" } },
           }),
         ],
       },
@@ -42,6 +47,7 @@ export default defineConfig({
                   TEST_EVM: evm,
                   X402_SETTLEMENT: "direct",
                   X402_PAY_TO: TEST_PAY_TO,
+                  OAUTH_PRIVATE_JWK,
                   X402_ASSET: evm.token,
                   X402_CHAIN_ID: String(evm.chainId),
                   RPC_URL: evm.rpcUrl,

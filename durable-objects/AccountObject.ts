@@ -195,16 +195,22 @@ export class AccountObject extends DurableObject<Env> {
     });
   }
 
-  /** Ledger rows of the token and its descendants within [since, until), with every hold settled first. */
-  ledger(input: Credential & { since: number; until: number }): Promise<Result<LedgerRow[]>> {
+  /** Checks a credit token (for the OAuth token endpoint): its id, hash and lifetime. */
+  authenticate(input: Credential): Promise<Result<{ tokenId: string }>> {
+    return capture(() => ({ tokenId: this.store.authenticate(input)[0]!.token_id }));
+  }
+
+  /** Ledger rows of the token and its descendants within [since, until), and its balance, with every hold settled first. */
+  statement(input: Credential & { since: number; until: number }): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>> {
     return capture(async () => {
       this.store.authenticate(input);
       await this.reclaim();
       const ids = this.store.descendantsOf(input.tokenId);
-      return this.sql
+      const rows = this.sql
         .exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND at < ? ORDER BY seq", input.since, input.until)
         .toArray()
         .filter((row) => ids.has(row.token_id));
+      return { rows, view: this.store.view(input.tokenId) };
     });
   }
 

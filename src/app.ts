@@ -9,6 +9,8 @@ import { requestId } from "./http/request-id";
 import { registerKindRoutes } from "./resources/kind-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
+import { registerReceiptRoutes } from "./money/receipts";
+import { registerOAuthRoutes } from "./auth/oauth-routes";
 import { registerOpenApi } from "./openapi/document";
 
 const MAX_JSON_BYTES = 1024 * 1024;
@@ -32,6 +34,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use("/v1/*", bodyLimit({ maxSize: MAX_JSON_BYTES, onError: () => { throw new AppError("payload_too_large", `JSON bodies are limited to ${MAX_JSON_BYTES} bytes.`); } }));
 
   registerMoneyRoutes(app);
+  registerReceiptRoutes(app);
+  registerOAuthRoutes(app);
   registerLifecycleRoutes(app);
   registerKindRoutes(app);
   registerOpenApi(app);

@@ -41,7 +41,8 @@ export type HoldRow = {
 
 export interface Credential {
   tokenId: string;
-  tokenHash: string;
+  /** Null when the worker verified an access token issued for this token instead of its secret. */
+  tokenHash: string | null;
 }
 
 export interface BalanceView {
@@ -81,7 +82,8 @@ export class AccountStore {
 
   authenticate(cred: Credential, now = Date.now()): TokenRow[] {
     const token = this.token(cred.tokenId);
-    if (!token || !digestsEqual(token.token_hash, cred.tokenHash)) throw new AppError("unauthorized", "The credit token is not known.");
+    const proven = cred.tokenHash === null || (token !== undefined && digestsEqual(token.token_hash, cred.tokenHash));
+    if (!token || !proven) throw new AppError("unauthorized", "The credit token is not known.");
     const chain = this.chainOf(token);
     const dead = chain.find((t) => t.expires_at <= now);
     if (dead) throw new AppError("unauthorized", `The credit token ${dead === token ? "has" : "'s parent has"} expired.`);

@@ -78,7 +78,12 @@ export class Billing {
     let best: Hold | null = null;
     for (const hold of this.holds().values()) {
       if (hold.token_id !== payer.tokenId || hold.closed || hold.expires_at <= now) continue;
-      if (!digestsEqual(hold.token_hash, payer.tokenHash)) throw new AppError("unauthorized", "The credit token is not known.");
+      // An access token was verified by the worker; a secret must match the one the account checked (a hold
+      // taken through an access token has no hash to compare, so a secret must go through the account).
+      if (payer.tokenHash !== null) {
+        if (!hold.token_hash) continue;
+        if (!digestsEqual(hold.token_hash, payer.tokenHash)) throw new AppError("unauthorized", "The credit token is not known.");
+      }
       if (hold.amount - hold.used >= price && (!best || hold.amount - hold.used > best.amount - best.used)) best = hold;
     }
     return best;
@@ -106,11 +111,11 @@ export class Billing {
     const running = this.inflight.get(key);
     if (running) {
       // The same token shares the outcome (a 402 applies to all); another secret must not see it, and asks again.
-      if (digestsEqual(running.hash, payer.tokenHash)) return running.done;
+      if (digestsEqual(running.hash, payer.tokenHash ?? "")) return running.done;
       return running.done.catch(() => undefined);
     }
     const done = this.requestHold(payer, price).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, { hash: payer.tokenHash, done });
+    this.inflight.set(key, { hash: payer.tokenHash ?? "", done });
     return done;
   }
 
@@ -160,7 +165,7 @@ export class Billing {
     this.forget(settlements); // the account applied them before anything else, whatever the answer
     const grant = unwrap(result);
     const hold: Hold = {
-      hold_id: grant.holdId, account_id: payer.accountId, token_id: payer.tokenId, token_hash: payer.tokenHash,
+      hold_id: grant.holdId, account_id: payer.accountId, token_id: payer.tokenId, token_hash: payer.tokenHash ?? "",
       amount: grant.amount, closed: 0, flush_at: Date.now() + FLUSH_AFTER_MS, expires_at: grant.expiresAt, used: 0,
     };
     this.sql.exec(

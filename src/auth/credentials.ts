@@ -3,11 +3,14 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { AppError } from "../http/errors";
 import { hashToken, parseCreditToken, parseManagementToken } from "./tokens";
+import { looksLikeJwt, verifyAccessToken } from "./access-tokens";
+import { serviceUrls } from "../http/urls";
 
 export interface CreditCredential {
   accountId: string;
   tokenId: string;
-  tokenHash: string;
+  /** SHA-256 of the presented credit token; null when a verified access token stood in for it. */
+  tokenHash: string | null;
 }
 
 export interface ManagementCredential {
@@ -23,9 +26,14 @@ export function bearer(c: Context<AppEnv>): string | null {
   return match[1];
 }
 
-export function creditCredential(token: string): CreditCredential {
+/** A credit token, or an OAuth access token standing for one (it charges that credit token). */
+export async function creditCredential(c: Context<AppEnv>, token: string): Promise<CreditCredential> {
+  if (looksLikeJwt(token)) {
+    const tokenId = await verifyAccessToken(c.env, serviceUrls(c), token);
+    return { accountId: tokenId.split(".")[0]!, tokenId, tokenHash: null };
+  }
   const parts = parseCreditToken(token);
-  if (!parts) throw new AppError("unauthorized", "This is not a valid credit token (zv_…): check for a typo.");
+  if (!parts) throw new AppError("unauthorized", "This is not a valid credit token (zv_…) or access token: check for a typo.");
   return { ...parts, tokenHash: hashToken(token) };
 }
 

@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../env";
+import { serviceUrls } from "./urls";
 
 export const ERROR_CODES = {
   invalid_request: [400, "Invalid request"],
@@ -119,7 +120,7 @@ export function problemResponse(err: AppError, c: Context<AppEnv>): Response {
   headers.set("Cache-Control", "no-store");
   if (err.status === 401 && !headers.has("WWW-Authenticate")) {
     // RFC 9728: point the client at the protected-resource metadata.
-    const authUrl = c.env.AUTH_URL || new URL(c.req.url).origin;
+    const { authUrl } = serviceUrls(c);
     headers.set("WWW-Authenticate", `Bearer resource_metadata="${authUrl}/.well-known/oauth-protected-resource"`);
   }
   return new Response(JSON.stringify(problemBody(err, c)), { status: err.status, headers });

@@ -44,21 +44,14 @@ function withTerms(err: unknown, terms: PaymentTerms): unknown {
   return err;
 }
 
-function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): CreditCredential | null {
-  if (from === "bearer") {
-    const token = bearer(c);
-    return token ? creditCredential(token) : null;
-  }
-  if (from === "x-credit-token") {
-    const token = c.req.header("X-CREDIT-TOKEN");
-    return token ? creditCredential(token.trim()) : null;
-  }
-  return null;
+async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): Promise<CreditCredential | null> {
+  const token = from === "bearer" ? bearer(c) : from === "x-credit-token" ? (c.req.header("X-CREDIT-TOKEN")?.trim() ?? null) : null;
+  return token ? creditCredential(c, token) : null;
 }
 
 export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>): Promise<T> {
   const terms = paymentTerms(c, call);
-  const credit = creditFromRequest(c, call.creditFrom);
+  const credit = await creditFromRequest(c, call.creditFrom);
   if (credit) {
     try {
       return await work.run({ type: "credit", ...credit }, credit.tokenId);

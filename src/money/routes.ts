@@ -48,7 +48,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 async function requireCredit(c: Context<AppEnv>): Promise<CreditCredential> {
   const token = bearer(c);
   if (!token) throw new AppError("unauthorized", "Send a credit token (zv_…) as the bearer credential.");
-  return creditCredential(token);
+  return creditCredential(c, token);
 }
 
 function balanceBody(v: BalanceView) {
@@ -88,7 +88,7 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       const call = { priceMicro: amount, operation: "credits.purchase", description: `Buy $${microToUsd(amount)} of credits`, creditFrom: null };
       const existing = bearer(c);
       if (existing) {
-        const cred = creditCredential(existing);
+        const cred = await creditCredential(c, existing);
         const account = accountStub(c.env, cred.accountId);
         const ref = `topup:${requestId}`;
         const view = await runPaid(c, call, {

@@ -20,4 +20,5 @@ export const TAG_DESCRIPTIONS = [
   { name: "Manage", description: "Status, extend, export and cancel, with the management token." },
   { name: "Money", description: "Credits, balance, sub-tokens, prices." },
   { name: "Ask", description: "Free feedback and abuse reporting." },
+  { name: "OAuth", description: "Client credentials: an access token for a credit token." },
 ];

@@ -6,17 +6,14 @@ import { AppError, unwrap, type Result } from "../http/errors";
 import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";
 import { findResourceIndex } from "./index-table";
-
-function baseUrl(c: Context<AppEnv>): string {
-  return c.env.BASE_URL || new URL(c.req.url).origin;
-}
+import { serviceUrls } from "../http/urls";
 
 export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
   const { charged_micro, ...rest } = core;
   return {
     ...rest,
     charged_usd: microToUsd(charged_micro),
-    urls: { self: `${baseUrl(c)}/v1/resources/${core.id}`, public: null },
+    urls: { self: `${serviceUrls(c).baseUrl}/v1/resources/${core.id}`, public: null },
   };
 }
 

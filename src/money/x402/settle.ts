@@ -99,7 +99,8 @@ function directSettler(env: Env): Settler {
   return {
     async precheck(payment, terms) {
       try {
-        await reader.simulateContract(call(payment, terms));
+        // "pending": the transfer lands in the next block, whose timestamp is what validAfter/validBefore meet.
+        await reader.simulateContract({ ...call(payment, terms), blockTag: "pending" });
       } catch (err) {
         throw new AppError("payment_invalid", `The transfer would fail on chain: ${revertReason(err)}.`);
       }
