@@ -18,6 +18,16 @@ export const TEST_PAY_TO = "0x2222222222222222222222222222222222222222";
 const { privateKey } = await generateKeyPair("RS256", { extractable: true });
 const OAUTH_PRIVATE_JWK = JSON.stringify({ ...(await exportJWK(privateKey)), kid: "test-key-1" });
 
+/**
+ * Low-limit twins of RATE_LIMITER / IP_RATE_LIMITER. test/api/rate-limit.test.ts hands them to
+ * the worker in place of the real ones (its own env for its own requests), so the 429 comes
+ * after a handful of calls while every other test keeps the wrangler.toml limits.
+ */
+const TEST_RATE_LIMITS = {
+  TEST_RATE_LIMITER: { namespace_id: "9001", simple: { limit: 5, period: 60 as const } },
+  TEST_IP_RATE_LIMITER: { namespace_id: "9002", simple: { limit: 8, period: 60 as const } },
+};
+
 const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({
   test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, ...extra },
 });
@@ -28,10 +38,15 @@ export default defineConfig({
       {
         ...workerProject("api", ["test/api/**/*.test.ts"]),
         plugins: [
-          cloudflareTest({
+          cloudflareTest(() => ({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token" } },
-          }),
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token",
+              },
+              ratelimits: TEST_RATE_LIMITS,
+            },
+          })),
         ],
       },
       {

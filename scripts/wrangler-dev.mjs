@@ -4,7 +4,7 @@
  * server: the official x402 clients, the buy script, the benchmarks.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -25,15 +25,37 @@ export async function freePort() {
 }
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string }} [options]
+ * A copy of `config` with every [[ratelimits]] limit (and the RATE_LIMIT vars that repeat them)
+ * set to `perMinute`, beside the original so its relative paths still hold. A rate limit binding
+ * has no command-line override; load generators from one address need this.
+ * @returns {Promise<{ config: string, vars: Record<string, string> }>}
+ */
+async function withRateLimits(config, perMinute) {
+  const source = await readFile(config, "utf8");
+  const raised = source.replace(/(simple\s*=\s*\{\s*limit\s*=\s*)\d+/g, `$1${perMinute}`);
+  if (raised === source) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
+  const copy = path.join(path.dirname(config), `.wrangler-dev-${process.pid}-${Date.now()}.toml`);
+  await writeFile(copy, `# Temporary copy of ${path.basename(config)} with raised rate limits (scripts/wrangler-dev.mjs); deleted on stop.\n${raised}`);
+  return { config: copy, vars: { RATE_LIMIT_PER_MINUTE: String(perMinute), IP_RATE_LIMIT_PER_MINUTE: String(perMinute) } };
+}
+
+/**
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number }} [options]
  * @returns {Promise<{ url: string, state: string, stop(): Promise<void> }>}
  */
 export async function startWranglerDev(options = {}) {
   const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));
-  const config = options.config ?? "wrangler.toml";
-  await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet });
+  const raised = options.rateLimitPerMinute ? await withRateLimits(options.config ?? "wrangler.toml", options.rateLimitPerMinute) : null;
+  const config = raised?.config ?? options.config ?? "wrangler.toml";
+  const removeCopy = () => (raised ? rm(raised.config, { force: true }) : Promise.resolve());
+  try {
+    await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet });
+  } catch (err) {
+    await removeCopy();
+    throw err;
+  }
   const port = await freePort();
-  const vars = Object.entries(options.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const vars = Object.entries({ ...raised?.vars, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars], {
     env: quiet,
     stdio: ["ignore", "pipe", "pipe"],
@@ -48,6 +70,7 @@ export async function startWranglerDev(options = {}) {
       await new Promise((r) => child.once("exit", r));
     }
     await rm(state, { recursive: true, force: true });
+    await removeCopy();
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {

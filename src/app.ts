@@ -6,11 +6,17 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { AppError, onError, problemResponse, validationError, type ErrorCode } from "./http/errors";
 import { requestId } from "./http/request-id";
+import { rateLimit } from "./http/rate-limit";
+import { idempotency } from "./http/idempotency";
+import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
 import { registerReceiptRoutes } from "./money/receipts";
 import { registerOAuthRoutes } from "./auth/oauth-routes";
+import { registerAsk } from "./ask";
+import { registerSite } from "./site";
+import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
 
 const MAX_JSON_BYTES = 1024 * 1024;
@@ -28,16 +34,23 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   app.use("*", requestId);
   // Credentials travel in headers, never cookies, so any origin may call.
-  app.use("*", cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After"] }));
+  app.use("*", cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed"] }));
+  // Before any other work, so a refused caller costs as little as possible.
+  for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
 
   // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
   app.use("/v1/*", bodyLimit({ maxSize: MAX_JSON_BYTES, onError: () => { throw new AppError("payload_too_large", `JSON bodies are limited to ${MAX_JSON_BYTES} bytes.`); } }));
+  // API.md §3: Idempotency-Key honoured on every POST of the API proper.
+  for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
 
   registerMoneyRoutes(app);
   registerReceiptRoutes(app);
   registerOAuthRoutes(app);
   registerLifecycleRoutes(app);
   registerKindRoutes(app);
+  registerAsk(app);
+  registerSite(app);
+  registerMcpRoutes(app);
   registerOpenApi(app);
 
   app.notFound((c) => problemResponse(new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`), c));

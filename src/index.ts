@@ -1,8 +1,11 @@
-/** Worker entry: HTTP, the delivery queue consumer and the daily sweep; re-exports the Durable Objects. */
+/** Worker entry: HTTP, the delivery queue consumer and the daily sweeps; re-exports the Durable Objects. */
 import type { Env } from "./env";
 import { buildApp } from "./app";
 import { sweepTombstones } from "./resources/index-table";
 import { consumeDeliveries } from "./delivery/consumer";
+import { sweepIdempotencyKeys } from "./http/idempotency";
+import { sweepFreeCalls } from "./http/free-tier";
+import { sweepAskSalts } from "./ask";
 
 export { AccountObject } from "../durable-objects/AccountObject";
 export { ResourceObject } from "../durable-objects/ResourceObject";
@@ -13,6 +16,7 @@ export default {
   fetch: app.fetch,
   queue: consumeDeliveries,
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweepTombstones(env.DB, Date.now()));
+    const now = Date.now();
+    ctx.waitUntil(Promise.all([sweepTombstones(env.DB, now), sweepIdempotencyKeys(env.DB, now), sweepFreeCalls(env.DB, now), sweepAskSalts(env.DB, now)]));
   },
 } satisfies ExportedHandler<Env>;

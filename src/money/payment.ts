@@ -3,7 +3,8 @@
  * a credit token (charged inside the Durable Object doing the work, so a
  * refused call is never charged) or a per-call x402 payment (verified and
  * claimed before the work, settled after it, released if the work fails).
- * A call with neither gets 402 with the exact price of that call.
+ * A call with neither gets 402 with the exact price of that call, unless the
+ * anonymous free tier (http/free-tier.ts) covers it.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
@@ -13,6 +14,7 @@ import { chainConfig, encodeHeader, paymentError, type PaymentTerms } from "./x4
 import { verifyPayment } from "./x402/verify";
 import { settlerFor } from "./x402/settle";
 import { claimPayment, recordSettlement, releasePayment, type ClaimKey } from "./x402/claims";
+import { claimFreeCall } from "../http/free-tier";
 
 /** Who pays, as handed to a Durable Object: a credit token to charge, or already paid by x402. */
 export type Payer = ({ type: "credit" } & CreditCredential) | { type: "prepaid" };
@@ -60,7 +62,19 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
     }
   }
   const header = c.req.header("PAYMENT-SIGNATURE") ?? c.req.header("X-PAYMENT");
-  if (!header) throw paymentError("payment_required", `${call.description} costs ${call.priceMicro} µUSD: pay with x402 or a credit token.`, terms);
+  if (!header) {
+    // The anonymous free tier (API.md §10), off by default; never for a purchase, which would mint credit.
+    const free = call.creditFrom === null ? null : await claimFreeCall(c);
+    if (free) {
+      try {
+        return await work.run({ type: "prepaid" }, free.owner);
+      } catch (err) {
+        await free.release();
+        throw withTerms(err, terms);
+      }
+    }
+    throw paymentError("payment_required", `${call.description} costs ${call.priceMicro} µUSD: pay with x402 or a credit token.`, terms);
+  }
   return runWithX402(c, call, work, header, terms);
 }
 

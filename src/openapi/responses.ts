@@ -16,9 +16,8 @@ export function errorResponses(statuses: number[]) {
         content: problemContent(paymentRequired),
         headers: { "PAYMENT-REQUIRED": { description: "Base64 JSON: the x402 v2 PaymentRequired object.", schema: { type: "string" } } },
       };
-    } else if (status === 429) {
-      out[status] = { description, content: problemContent(problem), headers: { "Retry-After": { schema: { type: "integer" } } } };
     } else {
+      // 429's Retry-After, like the RateLimit-* headers of every response, is added once in document.ts.
       out[status] = { description, content: problemContent(problem) };
     }
   }

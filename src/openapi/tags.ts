@@ -21,4 +21,5 @@ export const TAG_DESCRIPTIONS = [
   { name: "Money", description: "Credits, balance, sub-tokens, prices." },
   { name: "Ask", description: "Free feedback and abuse reporting." },
   { name: "OAuth", description: "Client credentials: an access token for a credit token." },
+  { name: "MCP", description: "JSON-RPC tool endpoint for agents (API.md §13)." },
 ];

@@ -16,7 +16,14 @@ it("stores no plaintext token anywhere", async () => {
   await call("POST", `/v1/counters/${a.id}/increment`, { headers: managed(a.mgmt, sub.credit_token) });
   await call("POST", `/v1/resources/${b.id}/extend`, { body: { ttl_seconds: 86400 }, headers: managed(b.mgmt, token) });
   await call("DELETE", `/v1/resources/${b.id}`, { headers: managed(b.mgmt) });
-  const secrets = [token, sub.credit_token, a.mgmt, b.mgmt];
+  // Idempotent calls keep their first answer, tokens included, for replay: encrypted, never in clear.
+  const keyed = (key: string) => ({ authorization: `Bearer ${token}`, "Idempotency-Key": key });
+  const c = await json(await call("POST", "/v1/counters", { body: { label: "c" }, headers: keyed("create-c") }));
+  expect((await json(await call("POST", "/v1/counters", { body: { label: "c" }, headers: keyed("create-c") }))).management_token).toBe(c.management_token);
+  const keyedSub = await json(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.1, label: "k", days: 1 }, headers: keyed("mint-k") }));
+  const kept = await env.DB.prepare("SELECT COUNT(*) AS n FROM idempotency_keys WHERE response IS NOT NULL").first<{ n: number }>();
+  expect(kept?.n).toBe(2);
+  const secrets = [token, sub.credit_token, a.mgmt, b.mgmt, c.management_token, keyedSub.credit_token];
 
   const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{ name: string }>();
   let dump = "";

@@ -1,0 +1,40 @@
+/**
+ * Opaque list cursors (API.md §3): the position after the last item of a page,
+ * newest first. Keyset, not offset, so a page stays right while reports arrive.
+ */
+import { AppError } from "../http/errors";
+
+export interface Position {
+  createdAt: number;
+  id: string;
+}
+
+const toBase64Url = (text: string) => btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+export function encodeCursor(p: Position): string {
+  return toBase64Url(`${p.createdAt}.${p.id}`);
+}
+
+export function decodeCursor(cursor: string): Position {
+  let text = "";
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    // falls through to the refusal below
+  }
+  const match = /^(\d{1,15})\.([A-Za-z0-9_]{1,80})$/.exec(text);
+  if (!match?.[1] || !match[2]) {
+    throw new AppError("validation_failed", "cursor: not a cursor this list returned.", {
+      errors: [{ path: "cursor", message: "not a cursor this list returned" }],
+    });
+  }
+  return { createdAt: Number(match[1]), id: match[2] };
+}
+
+/** Splits the `limit + 1` rows a page query fetched into the page and the cursor of the next one. */
+export function paginate<T extends { created_at: number; id: string }>(rows: T[], limit: number): { page: T[]; next: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const next = rows.length > limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null;
+  return { page, next };
+}

@@ -1,0 +1,128 @@
+/**
+ * Idempotency-Key on every POST (API.md §3), as middleware in front of the routes: a
+ * retried request is answered from the first one's record and never reaches the handler,
+ * so a replayed create charges nothing and returns the same resource and token.
+ *
+ * - The key is scoped to the caller (caller-scope.ts) and claimed atomically in D1
+ *   before the handler runs: of many concurrent requests with one key, one runs.
+ * - Same key, same request (method, path, body) within 24 h: the first 2xx answer again
+ *   (status, body, the headers worth repeating), with `Idempotent-Replayed: true`.
+ * - Same key, another request: 422 `idempotency_mismatch`. Still running: 409
+ *   `idempotency_in_flight`.
+ * - Only a 2xx answer is kept. Every other answer did nothing and charged nothing
+ *   (API.md §9: a failed call is never charged), so the key is released: the client
+ *   may fix the cause (pay after a 402, correct a 422, wait out a 429 or a 5xx) and
+ *   retry with the same key. Event streams and bodies over 1 MiB are not kept either.
+ * Requests without the header pay nothing for this: no D1, no crypto.
+ */
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { AppError } from "./errors";
+import { callerScope } from "./caller-scope";
+import { randomId } from "../auth/ids";
+import {
+  claimKey, completeKey, deriveKeyMaterial, findKey, fromBase64, inFlight, mismatch, openResponse, releaseKey, sealResponse, toBase64,
+  type KeyMaterial, type StoredResponse,
+} from "./idempotency-store";
+
+export { sweepIdempotencyKeys } from "./idempotency-store";
+
+const IDEMPOTENCY_HEADER = "Idempotency-Key";
+export const MAX_KEY_LENGTH = 255;
+const MAX_STORED_BODY_BYTES = 1024 * 1024;
+/**
+ * The request body is buffered to fingerprint it. Every keyed route takes JSON or a form up
+ * to 1 MiB; a kind that streams larger bodies would have to fingerprint them as it streams.
+ */
+const MAX_KEYED_BODY_BYTES = 1024 * 1024;
+/** Headers that belong to the answer itself; X-Request-Id and RateLimit-* are fresh on every response. */
+const REPLAYED_HEADERS = ["content-type", "location", "cache-control", "payment-response", "x-payment-response"];
+/** Attempts at the claim when the row vanishes between the failed claim and the read (its holder released it). */
+const CLAIM_ATTEMPTS = 3;
+
+function readKey(c: Context<AppEnv>): string | null {
+  const key = c.req.header(IDEMPOTENCY_HEADER);
+  if (key === undefined) return null;
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new AppError("invalid_request", `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters (a UUID is a good choice).`, {
+      errors: [{ path: `header.${IDEMPOTENCY_HEADER}`, message: `must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters` }],
+    });
+  }
+  return key;
+}
+
+function replay(stored: StoredResponse): Response {
+  const headers = new Headers(stored.headers);
+  headers.set("Idempotent-Replayed", "true");
+  const body = stored.body ? fromBase64(stored.body) : null;
+  return new Response(body, { status: stored.status, headers });
+}
+
+async function readBody(c: Context<AppEnv>): Promise<Uint8Array> {
+  const tooLarge = () => new AppError("payload_too_large", `Requests with an ${IDEMPOTENCY_HEADER} are limited to ${MAX_KEYED_BODY_BYTES} bytes.`);
+  if (Number(c.req.header("Content-Length") ?? 0) > MAX_KEYED_BODY_BYTES) throw tooLarge();
+  const body = new Uint8Array(await c.req.arrayBuffer());
+  if (body.length > MAX_KEYED_BODY_BYTES) throw tooLarge();
+  return body;
+}
+
+/** The first answer as it will be replayed, or null when it is not to be kept. */
+async function keepable(res: Response): Promise<StoredResponse | null> {
+  if (res.status < 200 || res.status > 299) return null;
+  if (res.headers.get("content-type")?.startsWith("text/event-stream")) return null;
+  const body = new Uint8Array(await res.clone().arrayBuffer());
+  if (body.length > MAX_STORED_BODY_BYTES) return null;
+  const headers = REPLAYED_HEADERS.flatMap((name): [string, string][] => {
+    const value = res.headers.get(name);
+    return value === null ? [] : [[name, value]];
+  });
+  return { status: res.status, headers, body: toBase64(body) };
+}
+
+/** Holds the key for this request, or answers for it (replay, mismatch, in flight). */
+async function claimOrAnswer(db: D1Database, m: KeyMaterial, claim: string, now: number): Promise<Response | null> {
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    if (await claimKey(db, m, claim, now)) return null;
+    const row = await findKey(db, m.id);
+    if (!row) continue;
+    if (row.fingerprint !== m.fingerprint) throw mismatch();
+    if (row.state === "in_flight" || row.response === null) throw inFlight();
+    return replay(await openResponse(m, row.response));
+  }
+  throw inFlight();
+}
+
+/** Keeps the answer, or frees the key; a storage failure is logged, never turned into a failed call. */
+async function finish(c: Context<AppEnv>, m: KeyMaterial, claim: string, claimedAt: number, answered: boolean): Promise<void> {
+  const db = c.env.DB;
+  try {
+    const stored = answered && !c.error ? await keepable(c.res) : null;
+    if (stored) await completeKey(db, m, claim, await sealResponse(m, stored), claimedAt);
+    else await releaseKey(db, m, claim);
+  } catch (err) {
+    // The key stays locked until its in-flight lock lapses (5 min): a retry meanwhile gets 409, never a second run.
+    console.error(`[${c.get("requestId")}] idempotency record not saved`, err);
+  }
+}
+
+export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.method !== "POST") return next();
+  const key = readKey(c);
+  if (key === null) return next();
+  const url = new URL(c.req.url);
+  const body = await readBody(c);
+  const scope = await callerScope(c);
+  const m = await deriveKeyMaterial(scope.secret, key, { method: c.req.method, path: url.pathname + url.search, body });
+  const claim = randomId("clm_");
+  const now = Date.now();
+  const answer = await claimOrAnswer(c.env.DB, m, claim, now);
+  if (answer) return answer;
+  let answered = false;
+  try {
+    await next();
+    answered = true;
+  } finally {
+    await finish(c, m, claim, now, answered);
+  }
+});

@@ -1,0 +1,157 @@
+/**
+ * Runs one tool call as an internal request to its REST route, through the same
+ * Hono app, so validation, authentication, payment, idempotency and errors have
+ * one implementation. This module only translates: MCP arguments and credentials
+ * into a Request, and the Response into an MCP tool result.
+ */
+import type { Context, Hono } from "hono";
+import type { AppEnv } from "../env";
+import { AppError, problemResponse, validationError } from "../http/errors";
+import { bearer } from "../auth/credentials";
+import { encodeHeader } from "../money/x402/terms";
+import { countedAtEntry } from "../http/rate-limit";
+import type { Tool } from "./tools";
+
+/** What dispatch needs of the app: its fetch (taken as a parameter, so no module imports app.ts). */
+export type AppFetch = Pick<Hono<AppEnv>, "fetch">;
+
+export type PaymentPayload = Record<string, unknown>;
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** The client's own headers that matter to the route beyond credentials: the caller's IP (rate limits, Ask) and agent. */
+const FORWARDED = ["CF-Connecting-IP", "X-Forwarded-For", "User-Agent"];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function result(body: unknown, isError: boolean): ToolResult {
+  const out: ToolResult = { content: [{ type: "text", text: JSON.stringify(body) }] };
+  if (isRecord(body)) out.structuredContent = body;
+  if (isError) out.isError = true;
+  return out;
+}
+
+function decodeBase64Json(value: string): unknown {
+  const binary = atob(value.trim());
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { text };
+  }
+}
+
+/** An error found before any request is made, answered with the same problem body a route would give. */
+async function problemResult(err: AppError, c: Context<AppEnv>): Promise<ToolResult> {
+  return result(await problemResponse(err, c).json(), true);
+}
+
+function executionCtx(c: Context<AppEnv>): Context<AppEnv>["executionCtx"] | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined; // Hono throws when the runtime gave none (e.g. app.request in Node)
+  }
+}
+
+function buildUrl(c: Context<AppEnv>, tool: Tool, located: Record<string, unknown>, args: Record<string, unknown>): URL {
+  const path = tool.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(located[name])));
+  const url = new URL(path, c.req.url);
+  for (const key of tool.queryKeys) {
+    const value = args[key];
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      url.searchParams.append(key, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return url;
+}
+
+function requestBody(tool: Tool, args: Record<string, unknown>): string | undefined {
+  if (tool.body === "none") return undefined;
+  if (tool.body === "nested") return JSON.stringify(args.body ?? {});
+  const skip = new Set([...tool.pathParams, ...tool.queryKeys, "management_token"]);
+  return JSON.stringify(Object.fromEntries(Object.entries(args).filter(([k]) => !skip.has(k))));
+}
+
+/**
+ * Credentials of the internal request. The MCP bearer pays: as the bearer of a
+ * create, as X-CREDIT-TOKEN beside the management token otherwise. A payment
+ * in `_meta` is the caller's explicit choice for this call, so it replaces the
+ * credit credential rather than racing it.
+ */
+function credentialHeaders(c: Context<AppEnv>, tool: Tool, located: Record<string, unknown>, payment: PaymentPayload | undefined): Headers {
+  const headers = new Headers();
+  for (const name of FORWARDED) {
+    const value = c.req.header(name);
+    if (value) headers.set(name, value);
+  }
+  const credit = payment ? null : bearer(c);
+  if (tool.managed) {
+    headers.set("Authorization", `Bearer ${String(located.management_token)}`);
+    if (credit) headers.set("X-CREDIT-TOKEN", credit);
+  } else if (credit) {
+    headers.set("Authorization", `Bearer ${credit}`);
+  }
+  if (payment) {
+    // x402 v1 travels in X-PAYMENT, v2 in PAYMENT-SIGNATURE: both are base64 JSON of the payload.
+    headers.set(payment.x402Version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE", encodeHeader(payment));
+  } else {
+    for (const name of ["PAYMENT-SIGNATURE", "X-PAYMENT"]) {
+      const value = c.req.header(name);
+      if (value) headers.set(name, value);
+    }
+  }
+  return headers;
+}
+
+async function toToolResult(res: Response): Promise<ToolResult> {
+  const body = await readBody(res);
+  if (res.ok) {
+    const out = result(body, false);
+    const settlement = res.headers.get("PAYMENT-RESPONSE") ?? res.headers.get("X-PAYMENT-RESPONSE");
+    if (settlement) out._meta = { "x402/payment-response": decodeBase64Json(settlement) };
+    return out;
+  }
+  // x402 MCP transport: a payment refusal carries the v2 PaymentRequired object, which the 402 has in its header.
+  const required = res.status === 402 ? res.headers.get("PAYMENT-REQUIRED") : null;
+  return result(required ? decodeBase64Json(required) : body, true);
+}
+
+export async function callTool(
+  app: AppFetch,
+  c: Context<AppEnv>,
+  tool: Tool,
+  args: Record<string, unknown>,
+  payment: PaymentPayload | undefined,
+): Promise<ToolResult> {
+  try {
+    let located: Record<string, unknown> = {};
+    if (tool.locator) {
+      const parsed = tool.locator.safeParse(args);
+      if (!parsed.success) return problemResult(validationError(parsed.error), c);
+      located = parsed.data;
+    }
+    const headers = credentialHeaders(c, tool, located, payment);
+    const body = requestBody(tool, args);
+    if (body !== undefined) headers.set("Content-Type", "application/json");
+    // The MCP request was rate-limited where it came in; the internal one is not counted again.
+    const request = countedAtEntry(new Request(buildUrl(c, tool, located, args), { method: tool.method, headers, body }));
+    return await toToolResult(await app.fetch(request, c.env, executionCtx(c)));
+  } catch (err) {
+    // A refusal of this call (e.g. a malformed Authorization header) is a tool error, like any REST refusal.
+    if (err instanceof AppError) return problemResult(err, c);
+    throw err;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The tool catalogue, generated: the names come from the registry of kinds
+ * (each tool is named after the operationId of the REST route it calls), and
+ * the input schemas are JSON Schema of the very zod schemas that route
+ * validates with, read from the app's route table. A tool therefore cannot
+ * drift from its REST route: same path, same validation, same price.
+ */
+import { z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { KINDS } from "../resources/registry";
+import { priceList, type PriceLine } from "../money/prices";
+import { toolDescription } from "./descriptions";
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+type ZodObject = z.ZodObject<z.ZodRawShape>;
+type JsonSchema = Record<string, unknown>;
+
+export interface ToolInputSchema {
+  type: "object";
+  properties: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: ToolInputSchema;
+  method: Method;
+  /** Path template of the REST route, `{param}` style. */
+  path: string;
+  /** Checked here before the path is built (an id like ".." must never become a path segment). */
+  locator: ZodObject | null;
+  pathParams: string[];
+  queryKeys: string[];
+  /** "fields": the arguments are the JSON body; "nested": the body is `arguments.body` (a non-object body or a name clash). */
+  body: "none" | "fields" | "nested";
+  /** The management token authorizes; the MCP bearer credential pays (as X-CREDIT-TOKEN). */
+  managed: boolean;
+}
+
+export type Catalogue = Map<string, Tool>;
+
+const MANAGEMENT_TOKEN = "management_token";
+
+const managementToken = z
+  .string()
+  .regex(/^\S+$/, "a single token, without spaces")
+  .describe("The resource's management token (zvm_…), returned once when the resource was created.");
+
+const snake = (kind: string) => kind.replace(/-/g, "_");
+
+/** Tool names in listing order; each is also the operationId of its REST route. */
+function toolNames(): string[] {
+  return [
+    "list_prices",
+    "request_feature",
+    ...KINDS.map((k) => `create_${snake(k.kind)}`),
+    "get_resource", "extend_resource", "export_resource", "cancel_resource",
+    ...KINDS.flatMap((k) => k.ops.map((op) => `${snake(k.kind)}_${op.name}`)),
+  ];
+}
+
+function toJsonSchema(schema: z.ZodType): JsonSchema {
+  // io "input": a field with a default is optional to the caller, as in the REST body.
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+function asZod(schema: unknown, where: string): z.ZodType {
+  if (schema instanceof z.ZodType) return schema;
+  throw new Error(`${where}: the MCP catalogue needs a zod schema`);
+}
+
+function objectParts(schema: z.ZodType): { properties: Record<string, JsonSchema>; required: string[] } | null {
+  const json = toJsonSchema(schema);
+  if (json.type !== "object" || typeof json.properties !== "object" || json.properties === null) return null;
+  return { properties: json.properties as Record<string, JsonSchema>, required: Array.isArray(json.required) ? (json.required as string[]) : [] };
+}
+
+function bodySchema(route: RouteConfig): z.ZodType | null {
+  const content = route.request?.body?.content?.["application/json"];
+  if (!content || !("schema" in content) || content.schema === undefined) return null;
+  return asZod(content.schema, `${route.operationId} body`);
+}
+
+function isManaged(route: RouteConfig): boolean {
+  return (route.security ?? []).some((requirement) => "management" in requirement);
+}
+
+function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool {
+  const managed = isManaged(route);
+  const params = route.request?.params ? asZod(route.request.params, `${name} params`) : null;
+  if (params && !(params instanceof z.ZodObject)) throw new Error(`${name}: path parameters must be a zod object`);
+  const locator = managed ? (params ?? z.object({})).safeExtend({ [MANAGEMENT_TOKEN]: managementToken }) : params;
+  const located = locator ? objectParts(locator) : null;
+  const reserved = new Set(Object.keys(located?.properties ?? {}));
+
+  const properties: Record<string, JsonSchema> = { ...located?.properties };
+  const required = [...(located?.required ?? [])];
+  const add = (parts: { properties: Record<string, JsonSchema>; required: string[] }) => {
+    Object.assign(properties, parts.properties);
+    required.push(...parts.required);
+  };
+
+  const query = route.request?.query ? objectParts(asZod(route.request.query, `${name} query`)) : null;
+  if (query) {
+    const clash = Object.keys(query.properties).find((k) => reserved.has(k));
+    if (clash) throw new Error(`${name}: query field "${clash}" clashes with a path parameter or ${MANAGEMENT_TOKEN}`);
+    add(query);
+  }
+
+  let body: Tool["body"] = "none";
+  const schema = bodySchema(route);
+  if (schema) {
+    const fields = objectParts(schema);
+    if (fields && !Object.keys(fields.properties).some((k) => reserved.has(k))) {
+      body = "fields";
+      add(fields);
+    } else {
+      body = "nested";
+      properties.body = toJsonSchema(schema);
+      if (route.request?.body?.required) required.push("body");
+    }
+  }
+
+  return {
+    name,
+    description: toolDescription(route.summary ?? name, name, managed, prices),
+    inputSchema: { type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
+    method: route.method.toUpperCase() as Method,
+    path: route.path,
+    locator,
+    pathParams: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? ""),
+    queryKeys: Object.keys(query?.properties ?? {}),
+    body,
+    managed,
+  };
+}
+
+/** Builds the catalogue from the routes registered on `app`; a tool without its route is a bug, thrown here. */
+export function buildCatalogue(app: OpenAPIHono<AppEnv>): Catalogue {
+  const routes = new Map<string, RouteConfig>();
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type === "route" && def.route.operationId) routes.set(def.route.operationId, def.route);
+  }
+  const prices = priceList();
+  const catalogue: Catalogue = new Map();
+  for (const name of toolNames()) {
+    const route = routes.get(name);
+    if (!route) throw new Error(`MCP tool ${name}: no REST route has operationId ${name}`);
+    catalogue.set(name, buildTool(name, route, prices));
+  }
+  return catalogue;
+}
+
+/** The `tools/list` view of a tool. */
+export function listed(tool: Tool) {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}

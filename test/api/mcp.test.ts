@@ -1,0 +1,265 @@
+/**
+ * The MCP tool endpoint (API.md §13), driven by the official MCP client
+ * (@modelcontextprotocol/sdk, streamable HTTP) over SELF.fetch, and by raw
+ * JSON-RPC for the envelope cases a well-behaved client never sends.
+ */
+import { SELF } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { KINDS } from "../../src/resources/registry";
+import { ORIGIN, balanceOf, buyCredits, call, json, signPayment } from "../harness";
+
+type Body = Record<string, any>;
+
+async function connect(bearer?: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
+    fetch: (url, init) => SELF.fetch(url, init),
+    requestInit: bearer ? { headers: { Authorization: `Bearer ${bearer}` } } : undefined,
+  });
+  const client = new Client({ name: "zeitvault-tests", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function callTool(client: Client, name: string, args: Body = {}, meta?: Body) {
+  const result = await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) });
+  return result as { isError?: boolean; structuredContent?: Body; content: { type: string; text: string }[]; _meta?: Body };
+}
+
+async function rpc(body: unknown, init: RequestInit = {}): Promise<Response> {
+  return SELF.fetch(`${ORIGIN}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+/** A paid counter created through MCP with a credit bearer. */
+async function counterViaMcp(initial = 5) {
+  const { token } = await buyCredits(1);
+  const { client } = await connect(token);
+  const created = await callTool(client, "create_counters", { initial, ttl_seconds: 3600 });
+  expect(created.isError, created.content[0]?.text).toBeFalsy();
+  return { client, token, record: created.structuredContent as Body };
+}
+
+describe("MCP client over streamable HTTP", () => {
+  it("initializes with protocol 2024-11-05 and static tools", async () => {
+    const { client, transport } = await connect();
+    expect(transport.protocolVersion).toBe("2024-11-05");
+    expect(client.getServerVersion()).toEqual({ name: "zeitvault", version: "1.0.0" });
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    await client.ping();
+    await client.close();
+  });
+
+  it("lists the tools generated from the registry, without a credential", async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const name of ["list_prices", "request_feature", "create_counters", "counters_increment", "get_resource", "extend_resource", "export_resource", "cancel_resource"]) {
+      expect(names).toContain(name);
+    }
+    for (const kind of KINDS) for (const op of kind.ops) expect(names).toContain(`${kind.kind.replace(/-/g, "_")}_${op.name}`);
+
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    const create = byName.get("create_counters")!;
+    expect(Object.keys(create.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["initial", "min", "max", "ttl_seconds", "label", "notify_url"]));
+    expect(create.description).toContain("$0.001 per started day");
+    const increment = byName.get("counters_increment")!;
+    expect(increment.inputSchema.required).toEqual(expect.arrayContaining(["id", "management_token"]));
+    expect(increment.inputSchema.properties).toMatchObject({ by: { type: "integer", minimum: 1, default: 1 }, id: { type: "string" } });
+    expect(increment.description).toContain("$0.0001 per call");
+    expect(byName.get("extend_resource")!.inputSchema.required).toEqual(expect.arrayContaining(["id", "management_token", "ttl_seconds"]));
+    expect(byName.get("get_resource")!.description).toMatch(/free/i);
+    expect(byName.get("request_feature")!.inputSchema.properties).toHaveProperty("title");
+  });
+
+  it("calls list_prices for free", async () => {
+    const { client } = await connect();
+    const prices = await callTool(client, "list_prices");
+    expect(prices.isError).toBeFalsy();
+    expect(prices.structuredContent).toMatchObject({ currency: "USD" });
+    expect(prices.structuredContent!.operations).toContainEqual(expect.objectContaining({ operation: "counters.increment", price_usd: 0.0001 }));
+    expect(JSON.parse(prices.content[0]!.text)).toEqual(prices.structuredContent);
+  });
+
+  it("calls request_feature for free", async () => {
+    const { client } = await connect();
+    const sent = await callTool(client, "request_feature", { title: "Vaults with TTL per key", contact: "agent@example.com" });
+    expect(sent.isError, sent.content[0]?.text).toBeFalsy();
+    expect(sent.structuredContent).toMatchObject({ status: "received" });
+  });
+
+  it("creates a counter paid by the credit bearer", async () => {
+    const { token, record } = await counterViaMcp();
+    expect(record).toMatchObject({ kind: "counters", state: "active", usage: { value: 5 } });
+    expect(record.management_token).toMatch(/^zvm_/);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001, 6);
+  });
+
+  it("refuses an unpaid call with the x402 terms, then runs it paid with _meta x402/payment", async () => {
+    const { client } = await connect();
+    const refused = await callTool(client, "create_counters", { ttl_seconds: 3600 });
+    expect(refused.isError).toBe(true);
+    const terms = refused.structuredContent as Body;
+    expect(terms).toMatchObject({ x402Version: 2, accepts: [{ scheme: "exact", amount: "1000", network: "eip155:84532" }] });
+    expect(JSON.parse(refused.content[0]!.text)).toEqual(terms);
+
+    const { header, payer } = await signPayment({ priceMicro: Number(terms.accepts[0].amount), version: 2 });
+    const payload = JSON.parse(atob(header));
+    const paid = await callTool(client, "create_counters", { ttl_seconds: 3600, initial: 3 }, { "x402/payment": payload });
+    expect(paid.isError, paid.content[0]?.text).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({ kind: "counters", usage: { value: 3 } });
+    expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true, payer, network: "eip155:84532" });
+
+    // The same authorization again is a replay: refused as a tool error, nothing created twice.
+    const replay = await callTool(client, "create_counters", { ttl_seconds: 3600, initial: 3 }, { "x402/payment": payload });
+    expect(replay.isError).toBe(true);
+    expect(replay.structuredContent).toMatchObject({ status: 409, code: "payment_replayed" });
+  });
+
+  it("accepts an x402 v1 payload in _meta as well", async () => {
+    const { client } = await connect();
+    const { header, payer } = await signPayment({ priceMicro: 1000, version: 1 });
+    const paid = await callTool(client, "create_counters", { ttl_seconds: 3600 }, { "x402/payment": JSON.parse(atob(header)) });
+    expect(paid.isError, paid.content[0]?.text).toBeFalsy();
+    expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true, payer });
+  });
+
+  it("runs a data-plane tool with id and management_token, paid by the bearer", async () => {
+    const { client, token, record } = await counterViaMcp(5);
+    const spent = (await balanceOf(token)).spent_usd;
+    const inc = await callTool(client, "counters_increment", { id: record.id, management_token: record.management_token, by: 2 });
+    expect(inc.isError, inc.content[0]?.text).toBeFalsy();
+    expect(inc.structuredContent).toMatchObject({ value: 7 });
+    const read = await callTool(client, "counters_get", { id: record.id, management_token: record.management_token });
+    expect(read.structuredContent).toMatchObject({ value: 7 });
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(spent + 0.0002, 6);
+
+    // REST validation, unchanged: a zero step is 422 with the field path.
+    const bad = await callTool(client, "counters_increment", { id: record.id, management_token: record.management_token, by: 0 });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ status: 422, code: "validation_failed", errors: [{ path: "by" }] });
+  });
+
+  it("pays with an OAuth access token as the bearer, for creates and data-plane calls", async () => {
+    const { token } = await buyCredits(1);
+    const form = new URLSearchParams({ grant_type: "client_credentials", client_secret: token, scope: "zeitvault.write" });
+    const grant = await call("POST", "/oauth/token", { body: form.toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const { access_token } = await json(grant);
+    const { client } = await connect(access_token);
+    const created = await callTool(client, "create_counters", { ttl_seconds: 3600 });
+    expect(created.isError, created.content[0]?.text).toBeFalsy();
+    const { id, management_token } = created.structuredContent as Body;
+    const inc = await callTool(client, "counters_increment", { id, management_token });
+    expect(inc.isError, inc.content[0]?.text).toBeFalsy();
+    expect(inc.structuredContent).toMatchObject({ value: 1 });
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0011, 6);
+  });
+
+  it("manages a resource: status, extend, export, cancel", async () => {
+    const { client, record } = await counterViaMcp(1);
+    const mgmt = { id: record.id, management_token: record.management_token };
+    expect((await callTool(client, "get_resource", mgmt)).structuredContent).toMatchObject({ id: record.id, state: "active" });
+    const extended = await callTool(client, "extend_resource", { ...mgmt, ttl_seconds: 86400 });
+    expect(Date.parse(extended.structuredContent!.expires_at)).toBeGreaterThan(Date.parse(record.expires_at));
+    expect((await callTool(client, "export_resource", mgmt)).structuredContent).toMatchObject({ data: { value: 1 } });
+    expect((await callTool(client, "cancel_resource", mgmt)).structuredContent).toMatchObject({ state: "cancelled" });
+    const gone = await callTool(client, "get_resource", mgmt);
+    expect(gone).toMatchObject({ isError: true, structuredContent: { status: 410, code: "resource_cancelled" } });
+  });
+
+  it("refuses bad locators and tokens as tool errors, unknown tools as JSON-RPC errors", async () => {
+    const { client, record } = await counterViaMcp();
+    const traversal = await callTool(client, "get_resource", { id: "..", management_token: record.management_token });
+    expect(traversal.structuredContent).toMatchObject({ status: 422, errors: [{ path: "id" }] });
+    const missing = await callTool(client, "get_resource", { id: record.id });
+    expect(missing.structuredContent).toMatchObject({ status: 422, errors: [{ path: "management_token" }] });
+    const wrong = await callTool(client, "get_resource", { id: record.id, management_token: "zvm_nope" });
+    expect(wrong.structuredContent).toMatchObject({ status: 401, code: "unauthorized" });
+    const unpaid = await (await connect()).client.callTool({ name: "counters_increment", arguments: { id: record.id, management_token: record.management_token } });
+    expect(unpaid).toMatchObject({ isError: true, structuredContent: { x402Version: 2, accepts: [{ amount: "100" }] } });
+
+    const unknown = client.callTool({ name: "no_such_tool", arguments: {} });
+    await expect(unknown).rejects.toBeInstanceOf(McpError);
+    await expect(unknown).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+});
+
+describe("raw JSON-RPC on /mcp", () => {
+  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } };
+
+  it("answers initialize with 2024-11-05 whatever the client asks", async () => {
+    const res = await rpc(init);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(await res.json()).toMatchObject({
+      jsonrpc: "2.0", id: 1,
+      result: { protocolVersion: "2024-11-05", serverInfo: { name: "zeitvault", version: "1.0.0" }, capabilities: { tools: { listChanged: false } } },
+    });
+  });
+
+  it("answers a batch with an array, skipping notifications", async () => {
+    const res = await rpc([
+      init,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: "two", method: "tools/list" },
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+      { jsonrpc: "2.0", id: 4, method: "nope" },
+      42,
+    ]);
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as Body[];
+    expect(out.map((m) => m.id)).toEqual([1, "two", 3, 4, null]);
+    expect(out[1]!.result.tools.length).toBeGreaterThan(8);
+    expect(out[2]!.result).toEqual({});
+    expect(out[3]!.error.code).toBe(-32601);
+    expect(out[4]!.error.code).toBe(-32600);
+  });
+
+  it("answers notifications with 202 and no body", async () => {
+    const one = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(one.status).toBe(202);
+    expect(await one.text()).toBe("");
+    const batch = await rpc([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }]);
+    expect(batch.status).toBe(202);
+    expect(await batch.text()).toBe("");
+  });
+
+  it("answers GET and DELETE with 405 and Allow: POST", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await SELF.fetch(`${ORIGIN}/mcp`, { method, headers: { accept: "text/event-stream" } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      expect(await res.json()).toMatchObject({ code: "method_not_allowed" });
+    }
+  });
+
+  it("maps envelope errors to JSON-RPC codes", async () => {
+    const parse = await rpc("{not json");
+    expect(parse.status).toBe(200);
+    expect(await parse.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    expect(await (await rpc({ jsonrpc: "2.0", id: 7, method: "resources/list" })).json()).toMatchObject({ id: 7, error: { code: -32601 } });
+    expect(await (await rpc({ jsonrpc: "1.0", id: 8, method: "ping" })).json()).toMatchObject({ id: 8, error: { code: -32600 } });
+    expect(await (await rpc({ jsonrpc: "2.0", id: null, method: "ping" })).json()).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await (await rpc([])).json()).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await (await rpc({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { arguments: {} } })).json()).toMatchObject({ id: 9, error: { code: -32602 } });
+    const badMeta = { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "list_prices", _meta: { "x402/payment": "eyJ4NDAy" } } };
+    expect(await (await rpc(badMeta)).json()).toMatchObject({ id: 10, error: { code: -32602 } });
+  });
+
+  it("forwards an x402 header on the MCP request to the tool", async () => {
+    const { header, name } = await signPayment({ priceMicro: 1000, version: 2 });
+    const res = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_counters", arguments: { ttl_seconds: 60 } } }, {
+      headers: { "content-type": "application/json", [name]: header },
+    });
+    const body = (await res.json()) as Body;
+    expect(body.result.isError, JSON.stringify(body)).toBeUndefined();
+    expect(body.result.structuredContent.management_token).toMatch(/^zvm_/);
+    expect(body.result._meta["x402/payment-response"]).toMatchObject({ success: true });
+  });
+});

@@ -1,0 +1,48 @@
+/** The two human pages: `/` says what the service is and how to start, `/docs` renders the OpenAPI document. */
+import { describe, expect, it } from "vitest";
+import { landingPage } from "../../src/site/landing";
+import { call, json, ORIGIN } from "../harness";
+
+async function html(path: string): Promise<{ res: Response; text: string }> {
+  const res = await call("GET", path);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+  return { res, text: await res.text() };
+}
+
+describe("landing page", () => {
+  it("says what the service is, shows both ways to start and links the reference", async () => {
+    const { text } = await html("/");
+    expect(text).toMatch(/^<!doctype html>\s*<html lang="en">/);
+    for (const link of ['href="/docs"', 'href="/openapi.json"', 'href="/v1/prices"']) expect(text).toContain(link);
+    for (const fact of ["AI agents", "x402", "credit token", "management token", "TTL", "402"]) expect(text).toContain(fact);
+    expect(text).toContain(`curl -i -X POST ${ORIGIN}/v1/counters`);
+    expect(text).toContain("wrapFetchWithPayment");
+    expect(text).not.toMatch(/<script|<link rel="stylesheet"/); // readable with no external asset
+  });
+
+  it("escapes what it is configured with", async () => {
+    const text = await landingPage('<b>"x"</b>', "https://a.example/?q=<i>").text();
+    expect(text).not.toContain("<b>");
+    expect(text).not.toContain("<i>");
+    expect(text).toContain("&#60;b&#62;&#34;x&#34;&#60;/b&#62;");
+  });
+});
+
+describe("API reference page", () => {
+  it("renders /openapi.json with a pinned renderer and names the document without it", async () => {
+    const { res, text } = await html("/docs");
+    expect(text).toContain('<redoc spec-url="/openapi.json">');
+    expect(text).toContain(`${ORIGIN}/openapi.json`);
+    expect(text).toMatch(/<script type="module" src="https:\/\/cdn\.jsdelivr\.net\/npm\/redoc@\d+\.\d+\.\d+\/bundles\/redoc\.standalone\.js" integrity="sha384-[A-Za-z0-9+/=]+" crossorigin="anonymous">/);
+    expect(res.headers.get("content-security-policy")).toContain("script-src https://cdn.jsdelivr.net/npm/redoc@");
+    expect(text).toContain('href="/"');
+  });
+
+  it("keeps both pages out of the OpenAPI document", async () => {
+    const doc = await json(await call("GET", "/openapi.json"));
+    expect(doc.paths["/"]).toBeUndefined();
+    expect(doc.paths["/docs"]).toBeUndefined();
+  });
+});
