@@ -36,13 +36,15 @@ export default defineConfig({
   test: {
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"]),
+        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts"] }),
         plugins: [
-          cloudflareTest(() => ({
+          cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token",
+                // Deliveries go to the local receiver, and failed ones are retried at once instead of on the schedule.
+                TEST_RECEIVER_URL: inject<string>("receiverUrl"), ALLOW_PRIVATE_TARGETS: "true", DELIVERY_RETRY_SCALE: "0",
               },
               ratelimits: TEST_RATE_LIMITS,
             },

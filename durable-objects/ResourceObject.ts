@@ -7,43 +7,22 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
-import { AppError, capture, unwrap, type Result } from "../src/http/errors";
+import { AppError, capture, type Result } from "../src/http/errors";
 import { digestsEqual } from "../src/auth/ids";
-import { findKind } from "../src/resources/registry";
-import type { AnyKind, EngineStore } from "../src/resources/kind";
-import type { Payer } from "../src/money/payment";
+import { requireKind } from "../src/resources/registry";
+import type { EngineStore } from "../src/resources/kind";
 import type { Json } from "../src/json";
-import { accountStub } from "../src/stubs";
+import type { Payer } from "../src/money/payment";
+import { deletePrefix } from "../src/resources/r2";
 import { endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
+import type { CreateInput, OpInput } from "./resource/rpc-types";
+
+export type { CreateInput, OpInput };
 import { META_TABLE, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./resource/meta";
-import { BILLING_TABLES, Billing } from "./resource/billing";
+import { BILLING_TABLES, Billing, chargeNow, dryRun, refundCharge } from "./resource/billing";
+import { DELIVERY_TABLES, DeliveryLog, type DeliveryReport } from "./resource/deliveries";
+import { dueNotices, nextNoticeAt, noticesStillSent } from "./resource/lifecycle-notices";
 
-export interface CreateInput {
-  id: string;
-  kind: string;
-  owner: string;
-  mgmtHash: string;
-  label: string | null;
-  notifyUrl: string | null;
-  /** The kind's validated config, as JSON text (stored as is). */
-  configJson: string;
-  ttlSeconds: number;
-  priceMicro: number;
-  payer: Payer;
-  requestId: string;
-}
-
-export interface OpInput {
-  mgmtHash: string;
-  kind: string;
-  op: string;
-  input: Json;
-  priceMicro: number;
-  payer: Payer;
-  requestId: string;
-}
-
-const ROLLBACK = Symbol("rollback");
 /** Waits for a hold before giving up on a call (each wait is one account round trip). */
 const HOLD_ATTEMPTS = 4;
 
@@ -52,6 +31,7 @@ export class ResourceObject extends DurableObject<Env> {
   /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */
   private cached: MetaRow | null | undefined;
   private billingOf: Billing | undefined;
+  private deliveriesOf: DeliveryLog | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -61,20 +41,20 @@ export class ResourceObject extends DurableObject<Env> {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
       if (this.meta()) throw new AppError("conflict", "This resource already exists.");
-      const kind = this.kindOf(input.kind);
+      const kind = requireKind(input.kind);
       const now = Date.now();
       const meta: MetaRow = {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
         notify_url: input.notifyUrl, config: input.configJson, created_at: now,
-        expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro,
+        expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
       };
-      const chargeId = await this.charge(input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
+      const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
       try {
         this.ctx.storage.transactionSync(() => {
-          for (const ddl of [META_TABLE, ...BILLING_TABLES]) this.sql.exec(ddl);
+          for (const ddl of [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES]) this.sql.exec(ddl);
           this.sql.exec(
-            "INSERT INTO resource_meta VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            meta.id, meta.kind, meta.owner, meta.mgmt_hash, meta.label, meta.notify_url, meta.config, meta.created_at, meta.expires_at, meta.charged,
+            "INSERT INTO resource_meta VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            meta.id, meta.kind, meta.owner, meta.mgmt_hash, meta.label, meta.notify_url, meta.config, meta.created_at, meta.expires_at, meta.charged, meta.signing_secret,
           );
           kind.init(this.store(meta, now), JSON.parse(input.configJson));
         });
@@ -84,7 +64,7 @@ export class ResourceObject extends DurableObject<Env> {
       } catch (err) {
         this.cached = null;
         await this.ctx.storage.deleteAll();
-        await this.refund(input.payer, chargeId, input.requestId);
+        await refundCharge(this.env, input.payer, chargeId, input.requestId);
         throw err;
       }
       return this.record(meta, "active");
@@ -99,7 +79,7 @@ export class ResourceObject extends DurableObject<Env> {
   extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
     return capture(async () => {
       const meta = this.authorize(input.mgmtHash);
-      const kind = this.kindOf(meta.kind);
+      const kind = requireKind(meta.kind);
       const limit = Date.now() + kind.maxTtlSeconds * 1000;
       if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
         const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
@@ -107,14 +87,15 @@ export class ResourceObject extends DurableObject<Env> {
           errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
         });
       }
-      const chargeId = await this.charge(input.payer, input.priceMicro, `${meta.kind}.extend`, meta.id, input.requestId);
+      const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${meta.kind}.extend`, meta.id, input.requestId);
       const current = this.meta();
       if (!current) {
-        await this.refund(input.payer, chargeId, input.requestId);
+        await refundCharge(this.env, input.payer, chargeId, input.requestId);
         throw new AppError("not_found", "The resource ended while it was being extended.");
       }
-      const next = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
-      this.sql.exec("UPDATE resource_meta SET expires_at = ?, charged = ?", next.expires_at, next.charged);
+      const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
+      const next = { ...moved, notices_sent: noticesStillSent(moved, Date.now()) };
+      this.sql.exec("UPDATE resource_meta SET expires_at = ?, charged = ?, notices_sent = ?", next.expires_at, next.charged, next.notices_sent);
       this.cached = next;
       await this.armAlarm();
       await updateResourceExpiry(this.env.DB, meta.id, next.expires_at);
@@ -125,7 +106,7 @@ export class ResourceObject extends DurableObject<Env> {
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>> {
     return capture(() => {
       const meta = this.authorize(mgmtHash);
-      const kind = this.kindOf(meta.kind);
+      const kind = requireKind(meta.kind);
       return { resource: this.record(meta, "active"), data: kind.exportData(this.store(meta), JSON.parse(meta.config)) };
     });
   }
@@ -138,7 +119,7 @@ export class ResourceObject extends DurableObject<Env> {
     return capture(async () => {
       const meta = this.authorize(input.mgmtHash);
       if (meta.kind !== input.kind) throw new AppError("not_found", `${meta.id} is not a ${input.kind} resource.`);
-      const op = this.kindOf(meta.kind).ops.find((o) => o.name === input.op);
+      const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
       const price = input.priceMicro;
@@ -168,7 +149,7 @@ export class ResourceObject extends DurableObject<Env> {
           return out;
         }
         // No float for this token yet: a call the engine would refuse must not take one.
-        this.dryRun(run);
+        dryRun(this.ctx.storage, run);
         await this.billing().acquire(payer, price);
         await this.armAlarm();
         if (!this.meta()) throw new AppError("not_found", "The resource ended during the operation.");
@@ -194,7 +175,28 @@ export class ResourceObject extends DurableObject<Env> {
       return;
     }
     await this.billing().flush("due");
+    await this.sendDueNotices(meta);
     await this.armAlarm();
+  }
+
+  /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */
+  async recordDelivery(report: DeliveryReport): Promise<void> {
+    if (this.meta()) this.deliveries().record(report);
+  }
+
+  listDeliveries(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
+    return capture(() => {
+      this.authorize(input.mgmtHash);
+      return this.deliveries().list(input.limit, input.cursor);
+    });
+  }
+
+  retryDelivery(input: { mgmtHash: string; deliveryId: string }): Promise<Result<Json>> {
+    return capture(async () => {
+      const meta = this.authorize(input.mgmtHash);
+      if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
+      return this.deliveries().retry(input.deliveryId, meta.signing_secret);
+    });
   }
 
   // ---- internals ----
@@ -203,10 +205,13 @@ export class ResourceObject extends DurableObject<Env> {
   private async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
     await this.billing().flush("all");
     const record = this.record(this.meta() ?? meta, state);
+    const at = new Date().toISOString();
+    await this.emit(meta, state === "expired" ? "resource.expired" : "resource.cancelled", state === "expired" ? { expired_at: at } : { cancelled_at: at });
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, Date.now());
     this.cached = null;
     this.billingOf = undefined;
+    this.deliveriesOf = undefined;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return record;
@@ -215,7 +220,7 @@ export class ResourceObject extends DurableObject<Env> {
   private async armAlarm(): Promise<void> {
     const meta = this.meta();
     if (!meta) return;
-    await this.ctx.storage.setAlarm(Math.min(meta.expires_at, this.billing().nextFlushAt() ?? Infinity));
+    await this.ctx.storage.setAlarm(Math.min(meta.expires_at, this.billing().nextFlushAt() ?? Infinity, nextNoticeAt(meta) ?? Infinity));
   }
 
   private meta(): MetaRow | null {
@@ -223,6 +228,25 @@ export class ResourceObject extends DurableObject<Env> {
     const exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length > 0;
     this.cached = exists ? (this.sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null) : null;
     return this.cached;
+  }
+
+  private deliveries(): DeliveryLog {
+    this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id);
+    return this.deliveriesOf;
+  }
+
+  /** Sends a lifecycle event to notify_url, when the resource has one. */
+  private async emit(meta: MetaRow, type: string, data: Record<string, unknown>): Promise<void> {
+    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data);
+  }
+
+  private async sendDueNotices(meta: MetaRow): Promise<void> {
+    for (const notice of dueNotices(meta, Date.now())) {
+      await this.emit(meta, "resource.expiring", { expires_at: new Date(meta.expires_at).toISOString(), hours_left: notice.hours });
+      const sent = this.meta()!.notices_sent | notice.bit;
+      this.sql.exec("UPDATE resource_meta SET notices_sent = ?", sent);
+      this.cached = { ...this.cached!, notices_sent: sent };
+    }
   }
 
   private billing(): Billing {
@@ -242,53 +266,15 @@ export class ResourceObject extends DurableObject<Env> {
     return meta;
   }
 
-  private kindOf(name: string): AnyKind {
-    const kind = findKind(name);
-    if (!kind) throw new Error(`unknown kind ${name}`);
-    return kind;
-  }
-
   private store(meta: MetaRow, now = Date.now()): EngineStore {
     return { resourceId: meta.id, sql: this.sql, env: this.env, now, createdAt: meta.created_at };
   }
 
   private record(meta: MetaRow, state: ResourceState): RecordCore {
-    const kind = this.kindOf(meta.kind);
+    const kind = requireKind(meta.kind);
     const config = JSON.parse(meta.config) as unknown;
     const store = this.store(meta);
     const charged = meta.charged + this.billing().unsettled();
     return recordOf({ ...meta, charged }, kind, state, { usage: kind.usage(store, config), status: kind.status?.(store, config) ?? null });
-  }
-
-  private dryRun(work: () => unknown): void {
-    try {
-      this.ctx.storage.transactionSync(() => {
-        work();
-        throw ROLLBACK;
-      });
-    } catch (err) {
-      if (err !== ROLLBACK) throw err;
-    }
-  }
-
-  /** Creates and extends are charged directly: one amount, once. */
-  private async charge(payer: Payer, amount: number, operation: string, resourceId: string, requestId: string): Promise<number | null> {
-    if (payer.type === "prepaid" || amount === 0) return null;
-    const { accountId, tokenId, tokenHash } = payer;
-    return unwrap(await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount, operation, resourceId, requestId })).chargeId;
-  }
-
-  private async refund(payer: Payer, chargeId: number | null, requestId: string): Promise<void> {
-    if (payer.type !== "credit" || chargeId === null) return;
-    await accountStub(this.env, payer.accountId).refund({ chargeId, requestId });
-  }
-}
-
-async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
-  for (let cursor: string | undefined; ; ) {
-    const page = await bucket.list({ prefix, cursor, limit: 1000 });
-    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
-    if (!page.truncated) return;
-    cursor = page.cursor;
   }
 }

@@ -10,6 +10,7 @@ import { rateLimit } from "./http/rate-limit";
 import { idempotency } from "./http/idempotency";
 import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
+import { registerDeliveryRoutes } from "./resources/delivery-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
 import { registerReceiptRoutes } from "./money/receipts";
@@ -48,6 +49,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerOAuthRoutes(app);
   registerLifecycleRoutes(app);
   registerKindRoutes(app);
+  registerDeliveryRoutes(app);
   registerAsk(app);
   registerSite(app);
   registerMcpRoutes(app);

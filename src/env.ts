@@ -39,6 +39,12 @@ export interface Env {
   FREE_CALLS_PER_DAY: string;
   /** Secret: bearer token of the operator endpoints (`/v1/admin/...`). Unset: those endpoints answer 404. */
   ADMIN_TOKEN?: string;
+  /** Secret: 32 bytes, base64: AES-256-GCM key for secrets kept at rest (webhook signing secrets, …). */
+  DATA_ENCRYPTION_KEY?: string;
+  /** "true" lets outbound calls reach private and loopback addresses: local development and tests only. */
+  ALLOW_PRIVATE_TARGETS: string;
+  /** Multiplies the retry schedule of deliveries: "1" in production; tests use "0" to retry at once. */
+  DELIVERY_RETRY_SCALE: string;
   /** Secret: RS256 private key (JWK JSON, with `kid`) signing access tokens, receipts and attestations. */
   OAUTH_PRIVATE_JWK?: string;
   /** Secret: the next signing key during a rotation; published in the JWKS before it signs anything. */

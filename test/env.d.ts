@@ -8,6 +8,7 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
       TEST_EVM: EvmPeerInfo;
+      TEST_RECEIVER_URL: string;
     }
   }
 }

@@ -13,6 +13,7 @@ import { digestsEqual } from "../../src/auth/ids";
 import type { CreditCredential } from "../../src/auth/credentials";
 import { accountStub } from "../../src/stubs";
 import type { Settlement } from "../AccountObject";
+import type { Payer } from "../../src/money/payment";
 
 /** A hold covers this many calls at the price asked for... */
 const HOLD_CALLS = 100;
@@ -206,5 +207,32 @@ export class Billing {
       this.holds().delete(s.holdId);
     }
     this.onSettled(captured);
+  }
+}
+
+/** Creates and extends are charged directly: one amount, once, before the work. */
+export async function chargeNow(env: Env, payer: Payer, amount: number, operation: string, resourceId: string, requestId: string): Promise<number | null> {
+  if (payer.type === "prepaid" || amount === 0) return null;
+  const { accountId, tokenId, tokenHash } = payer;
+  return unwrap(await accountStub(env, accountId).charge({ tokenId, tokenHash, amount, operation, resourceId, requestId })).chargeId;
+}
+
+/** Gives back a direct charge whose work failed. */
+export async function refundCharge(env: Env, payer: Payer, chargeId: number | null, requestId: string): Promise<void> {
+  if (payer.type !== "credit" || chargeId === null) return;
+  await accountStub(env, payer.accountId).refund({ chargeId, requestId });
+}
+
+const ROLLBACK = Symbol("rollback");
+
+/** Runs `work` in a transaction that is always rolled back: would the engine accept this call? */
+export function dryRun(storage: DurableObjectStorage, work: () => unknown): void {
+  try {
+    storage.transactionSync(() => {
+      work();
+      throw ROLLBACK;
+    });
+  } catch (err) {
+    if (err !== ROLLBACK) throw err;
   }
 }

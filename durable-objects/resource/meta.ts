@@ -12,7 +12,11 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   config TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
-  charged INTEGER NOT NULL
+  charged INTEGER NOT NULL,
+  -- The whsec_ secret of outbound events, sealed (auth/sealing.ts); null without notify_url.
+  signing_secret TEXT,
+  -- Bits of the resource.expiring notices already sent (lifecycle-notices.ts).
+  notices_sent INTEGER NOT NULL DEFAULT 0
 )`;
 
 export type MetaRow = {
@@ -26,6 +30,8 @@ export type MetaRow = {
   created_at: number;
   expires_at: number;
   charged: number;
+  signing_secret: string | null;
+  notices_sent: number;
 };
 
 export type ResourceState = "active" | "expired" | "cancelled";

@@ -58,7 +58,10 @@ export const resourceRecord = z
   .openapi("ResourceRecord");
 
 export const createdResource = resourceRecord
-  .extend({ management_token: z.string().describe("zvm_… — returned once; the only way to manage this resource.") })
+  .extend({
+    management_token: z.string().describe("zvm_… — returned once; the only way to manage this resource."),
+    signing_secret: z.string().optional().describe("whsec_… — returned once when notify_url is set: verifies the Standard Webhooks signature of every event."),
+  })
   .openapi("CreatedResource");
 
 export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({

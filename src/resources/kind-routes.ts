@@ -13,6 +13,9 @@ import { unwrap, type Result } from "../http/errors";
 import { commonCreateFields, createdResource, resourceIdParam } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
+import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
+import { newSigningSecret } from "../delivery/signing";
+import { seal } from "../auth/sealing";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput } from "../../durable-objects/ResourceObject";
@@ -41,6 +44,10 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const { ttl_seconds, label, notify_url, ...config } = c.req.valid("json") as Record<string, unknown> & {
       ttl_seconds: number; label: string | null; notify_url: string | null;
     };
+    if (notify_url) checkEgressUrl(notify_url, allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS), "notify_url");
+    // Events to notify_url are signed with a secret of the resource's own, shown once, kept sealed.
+    const signingSecret = notify_url ? newSigningSecret() : null;
+    const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
     const id = mgmt.parts.resourceId;
@@ -48,12 +55,12 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
-        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
         return unwrap(await stub.create(input));
       },
       undo: async () => void (await stub.cancel(mgmt.hash)),
     });
-    return c.json({ ...publicRecord(c, core), management_token: mgmt.token }, 201);
+    return c.json({ ...publicRecord(c, core), management_token: mgmt.token, ...(signingSecret ? { signing_secret: signingSecret } : {}) }, 201);
   });
 }
 

@@ -9,3 +9,10 @@ const byName = new Map(KINDS.map((k) => [k.kind, k]));
 export function findKind(name: string): AnyKind | undefined {
   return byName.get(name);
 }
+
+/** For names that came from our own storage: an unknown one is a bug, not a client error. */
+export function requireKind(name: string): AnyKind {
+  const kind = byName.get(name);
+  if (!kind) throw new Error(`unknown kind ${name}`);
+  return kind;
+}

@@ -23,7 +23,9 @@ it("stores no plaintext token anywhere", async () => {
   const keyedSub = await json(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.1, label: "k", days: 1 }, headers: keyed("mint-k") }));
   const kept = await env.DB.prepare("SELECT COUNT(*) AS n FROM idempotency_keys WHERE response IS NOT NULL").first<{ n: number }>();
   expect(kept?.n).toBe(2);
-  const secrets = [token, sub.credit_token, a.mgmt, b.mgmt, c.management_token, keyedSub.credit_token];
+  // A webhook signing secret is kept sealed: the resource must read it back, but never in clear.
+  const hooked = await createResource("counters", token, { notify_url: `${env.TEST_RECEIVER_URL}/ok/secrets-scan` });
+  const secrets = [token, sub.credit_token, a.mgmt, b.mgmt, c.management_token, keyedSub.credit_token, hooked.mgmt, hooked.record.signing_secret];
 
   const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{ name: string }>();
   let dump = "";
@@ -37,6 +39,6 @@ it("stores no plaintext token anywhere", async () => {
   expect(dump).toContain("token_hash"); // the scan did read the credential tables
   for (const secret of secrets) {
     expect(dump).not.toContain(secret);
-    expect(dump).not.toContain(secret.slice(3, 40)); // nor the token body without its prefix
+    expect(dump).not.toContain(secret.slice(6, 40)); // nor its body without the prefix
   }
 });

@@ -1,0 +1,30 @@
+/** Arguments of the ResourceObject's RPC methods, shared with the worker routes that call them. */
+import type { Payer } from "../../src/money/payment";
+import type { Json } from "../../src/json";
+
+export interface CreateInput {
+  id: string;
+  kind: string;
+  owner: string;
+  mgmtHash: string;
+  label: string | null;
+  notifyUrl: string | null;
+  /** The whsec_ secret for notify_url, sealed; null without notify_url. */
+  sealedSecret: string | null;
+  /** The kind's validated config, as JSON text (stored as is). */
+  configJson: string;
+  ttlSeconds: number;
+  priceMicro: number;
+  payer: Payer;
+  requestId: string;
+}
+
+export interface OpInput {
+  mgmtHash: string;
+  kind: string;
+  op: string;
+  input: Json;
+  priceMicro: number;
+  payer: Payer;
+  requestId: string;
+}

@@ -1,0 +1,46 @@
+/**
+ * Encryption at rest for secrets the service must be able to read back
+ * (webhook signing secrets, later one-time secrets and channel credentials):
+ * AES-256-GCM under DATA_ENCRYPTION_KEY, a random 96-bit IV per value.
+ * Outside production a fixed development key stands in, so `npm run dev`
+ * needs no setup; production refuses to seal without the secret.
+ */
+import { sha256, stringToBytes } from "viem";
+import type { Env } from "../env";
+
+const VERSION = "v1";
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function keyMaterial(env: Env): Uint8Array {
+  if (env.DATA_ENCRYPTION_KEY) return Uint8Array.from(atob(env.DATA_ENCRYPTION_KEY), (c) => c.charCodeAt(0));
+  if (env.ENVIRONMENT === "production") throw new Error("DATA_ENCRYPTION_KEY is not configured");
+  return sha256(stringToBytes("zeitvault development key: never used in production"), "bytes");
+}
+
+function key(env: Env): Promise<CryptoKey> {
+  const id = env.DATA_ENCRYPTION_KEY ?? "dev";
+  let k = keys.get(id);
+  if (!k) {
+    const material = keyMaterial(env);
+    if (material.length !== 32) throw new Error("DATA_ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+    k = crypto.subtle.importKey("raw", material, "AES-GCM", false, ["encrypt", "decrypt"]);
+    keys.set(id, k);
+  }
+  return k;
+}
+
+const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+const unb64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+export async function seal(env: Env, plaintext: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await key(env), new TextEncoder().encode(plaintext));
+  return `${VERSION}.${b64(iv)}.${b64(new Uint8Array(ct))}`;
+}
+
+export async function unseal(env: Env, sealed: string): Promise<string> {
+  const [version, iv, ct] = sealed.split(".");
+  if (version !== VERSION || !iv || !ct) throw new Error("not a sealed value");
+  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv) }, await key(env), unb64(ct));
+  return new TextDecoder().decode(pt);
+}

@@ -1,0 +1,71 @@
+/**
+ * One delivery attempt: signed POST, 15 s timeout, redirects not followed (a
+ * redirect could point anywhere, past the egress guard), at most 4 KiB of the
+ * answer kept for the attempt log.
+ */
+import type { Env } from "../env";
+import { unseal } from "../auth/sealing";
+import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
+import { signatureHeaders } from "./signing";
+import type { WebhookMessage } from "./messages";
+
+const TIMEOUT_MS = 15_000;
+const EXCERPT_BYTES = 4096;
+
+export interface AttemptResult {
+  outcome: "delivered" | "failed" | "aborted";
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+}
+
+async function excerpt(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < EXCERPT_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  await reader.cancel().catch(() => undefined);
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(all.slice(0, EXCERPT_BYTES));
+}
+
+export async function attemptDelivery(env: Env, message: WebhookMessage): Promise<AttemptResult> {
+  const started = Date.now();
+  const done = (r: Omit<AttemptResult, "durationMs">): AttemptResult => ({ ...r, durationMs: Date.now() - started });
+  try {
+    const url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
+    const secret = await unseal(env, message.sealedSecret);
+    const res = await fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers: {
+        "content-type": "application/json",
+        "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`,
+        ...(await signatureHeaders(secret, message.deliveryId, message.body)),
+      },
+      body: message.body,
+    });
+    const text = await excerpt(res);
+    if (res.headers.get("webhook-delivery")?.toLowerCase() === "abort") {
+      return done({ outcome: "aborted", statusCode: res.status, error: "the receiver asked to stop (webhook-delivery: abort)", responseExcerpt: text });
+    }
+    const ok = res.status >= 200 && res.status < 300;
+    return done({ outcome: ok ? "delivered" : "failed", statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, responseExcerpt: text });
+  } catch (err) {
+    const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    return done({ outcome: "failed", statusCode: null, error: timeout ? "timed out after 15 s" : err instanceof Error ? err.message : String(err), responseExcerpt: null });
+  }
+}

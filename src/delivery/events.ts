@@ -1,0 +1,31 @@
+/**
+ * Outbound events: the envelope every webhook body shares (API.md §11) and the
+ * registry of event types, which the OpenAPI document lists under `webhooks`.
+ * Kinds add their own types to EVENT_TYPES beside the lifecycle ones.
+ */
+import { z } from "@hono/zod-openapi";
+
+export const lifecycleEvents = {
+  "resource.expiring": z.object({
+    expires_at: z.string(),
+    hours_left: z.union([z.literal(24), z.literal(1)]),
+  }).describe("Sent 24 hours and 1 hour before expires_at, to notify_url. Extend the resource to keep it."),
+  "resource.expired": z.object({ expired_at: z.string() }).describe("The resource reached expires_at; its data is deleted."),
+  "resource.cancelled": z.object({ cancelled_at: z.string() }).describe("The resource was cancelled; its data is deleted."),
+} as const;
+
+export const EVENT_TYPES: Record<string, z.ZodType> = { ...lifecycleEvents };
+
+export type EventType = keyof typeof lifecycleEvents;
+
+export interface EventEnvelope {
+  type: string;
+  id: string;
+  resource_id: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+export function envelope(type: string, resourceId: string, data: Record<string, unknown>): EventEnvelope {
+  return { type, id: `evt_${crypto.randomUUID().replace(/-/g, "")}`, resource_id: resourceId, created_at: new Date().toISOString(), data };
+}

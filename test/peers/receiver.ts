@@ -1,0 +1,53 @@
+/**
+ * A local webhook receiver for tests (runs in Node, reached by workerd on
+ * 127.0.0.1). It records every request with its headers and raw body; the
+ * path says how to answer:
+ *   /ok/<name>             200
+ *   /fail/<n>/<name>       500 for the first n requests, then 200
+ *   /abort/<name>          500 with `webhook-delivery: abort`
+ *   /down/<name>           500, always
+ * GET /_log/<name> returns what arrived for <name>.
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  status: number;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  return body;
+}
+
+export async function startReceiver(): Promise<{ url: string; stop(): Promise<void> }> {
+  const log = new Map<string, Received[]>();
+  const server = createServer(async (req, res) => {
+    const parts = (req.url ?? "/").split("?")[0]!.split("/").filter(Boolean);
+    if (req.method === "GET" && parts[0] === "_log") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(log.get(parts[1] ?? "") ?? []));
+      return;
+    }
+    const body = await readBody(req);
+    const name = parts[parts.length - 1] ?? "";
+    const seen = log.get(name) ?? [];
+    let status = 200;
+    const headers: Record<string, string> = { "content-type": "text/plain" };
+    if (parts[0] === "fail" && seen.length < Number(parts[1])) status = 500;
+    if (parts[0] === "down") status = 500;
+    if (parts[0] === "abort") {
+      status = 500;
+      headers["webhook-delivery"] = "abort";
+    }
+    const flat = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+    log.set(name, [...seen, { path: req.url ?? "", headers: flat, body, status }]);
+    res.writeHead(status, headers).end(status === 200 ? "ok" : "nope");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
