@@ -11,6 +11,7 @@ import { AppError, capture, type Result } from "../src/http/errors";
 import { digestsEqual } from "../src/auth/ids";
 import { requireKind } from "../src/resources/registry";
 import type { EngineStore } from "../src/resources/kind";
+import { engineStore, type Outbox } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { deletePrefix } from "../src/resources/r2";
@@ -19,9 +20,9 @@ import type { CreateInput, OpInput } from "./resource/rpc-types";
 
 export type { CreateInput, OpInput };
 import { META_TABLE, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./resource/meta";
-import { BILLING_TABLES, Billing, chargeNow, dryRun, refundCharge } from "./resource/billing";
+import { BILLING_TABLES, Billing, chargeNow, refundCharge } from "./resource/billing";
 import { DELIVERY_TABLES, DeliveryLog, type DeliveryReport } from "./resource/deliveries";
-import { dueNotices, nextNoticeAt, noticesStillSent } from "./resource/lifecycle-notices";
+import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./resource/lifecycle-notices";
 
 /** Waits for a hold before giving up on a call (each wait is one account round trip). */
 const HOLD_ATTEMPTS = 4;
@@ -32,6 +33,8 @@ export class ResourceObject extends DurableObject<Env> {
   private cached: MetaRow | null | undefined;
   private billingOf: Billing | undefined;
   private deliveriesOf: DeliveryLog | undefined;
+  /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
+  private ending: Exclude<ResourceState, "active"> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -89,7 +92,7 @@ export class ResourceObject extends DurableObject<Env> {
       }
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${meta.kind}.extend`, meta.id, input.requestId);
       const current = this.meta();
-      if (!current) {
+      if (!current || this.ending) {
         await refundCharge(this.env, input.payer, chargeId, input.requestId);
         throw new AppError("not_found", "The resource ended while it was being extended.");
       }
@@ -123,7 +126,8 @@ export class ResourceObject extends DurableObject<Env> {
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
       const price = input.priceMicro;
-      const run = () => op.run(this.store(meta), config, input.input);
+      const outbox: Outbox = [];
+      const run = () => op.run(this.store(meta, Date.now(), outbox), config, input.input);
       const payer = input.payer;
       if (payer.type === "prepaid" || price === 0) {
         // Paid by x402 in the worker (or free): the work, and the resource's charged total, in one transaction.
@@ -133,28 +137,17 @@ export class ResourceObject extends DurableObject<Env> {
           return value;
         });
         if (price) this.cached = { ...this.cached!, charged: this.cached!.charged + price };
+        await this.sendOutbox(meta, outbox);
         return out;
       }
 
-      for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
-        const hold = this.billing().usable(payer, price, Date.now());
-        if (hold) {
-          // The work and its charge commit together; a refused call rolls both back.
-          const out = this.ctx.storage.transactionSync(() => {
-            const value = run();
-            this.billing().debit(hold, `${meta.kind}.${op.name}`, input.requestId, Date.now(), price);
-            return value;
-          });
-          this.billing().debited(hold, price);
-          return out;
-        }
-        // No float for this token yet: a call the engine would refuse must not take one.
-        dryRun(this.ctx.storage, run);
-        await this.billing().acquire(payer, price);
+      const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, run, async () => {
+        outbox.length = 0; // the dry run before a hold sends nothing
         await this.armAlarm();
         if (!this.meta()) throw new AppError("not_found", "The resource ended during the operation.");
-      }
-      throw new AppError("conflict", "Too many concurrent payments with this credit token; retry the call.");
+      });
+      await this.sendOutbox(meta, outbox);
+      return out;
     });
   }
 
@@ -168,20 +161,35 @@ export class ResourceObject extends DurableObject<Env> {
 
   /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
   override async alarm(): Promise<void> {
-    const meta = this.meta();
-    if (!meta) return;
-    if (Date.now() >= meta.expires_at) {
-      await this.end(meta, "expired");
-      return;
+    try {
+      const meta = this.meta();
+      if (!meta) return;
+      if (Date.now() >= meta.expires_at) {
+        await this.end(meta, "expired");
+        return;
+      }
+      await this.billing().flush("due");
+      // Read again: an extend may have moved expires_at while settlement waited.
+      await this.sendDueNotices(this.meta()!);
+      await this.fireTimer(this.meta()!);
+      await this.armAlarm();
+    } catch (err) {
+      // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
+      console.error("resource alarm failed; trying again in a minute", err);
+      if (this.meta()) await this.ctx.storage.setAlarm(Date.now() + 60_000);
     }
-    await this.billing().flush("due");
-    await this.sendDueNotices(meta);
-    await this.armAlarm();
   }
 
   /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */
   async recordDelivery(report: DeliveryReport): Promise<void> {
-    if (this.meta()) this.deliveries().record(report);
+    const meta = this.meta();
+    if (!meta) return;
+    this.deliveries().record(report);
+    const kind = requireKind(meta.kind);
+    if (report.final && kind.onDeliveryFinished) {
+      const final = report.final;
+      this.ctx.storage.transactionSync(() => kind.onDeliveryFinished!(this.store(meta), JSON.parse(meta.config), report.deliveryId, final));
+    }
   }
 
   listDeliveries(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
@@ -203,15 +211,24 @@ export class ResourceObject extends DurableObject<Env> {
 
   /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
   private async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
-    await this.billing().flush("all");
+    this.ending = state;
+    try {
+      await this.billing().flush("all");
+    } catch (err) {
+      this.ending = null; // money not settled: keep the resource, so settlement can be retried
+      throw err;
+    }
     const record = this.record(this.meta() ?? meta, state);
     const at = new Date().toISOString();
-    await this.emit(meta, state === "expired" ? "resource.expired" : "resource.cancelled", state === "expired" ? { expired_at: at } : { cancelled_at: at });
+    // The event must not hold back the deletion it announces.
+    await this.emit(meta, state === "expired" ? "resource.expired" : "resource.cancelled", state === "expired" ? { expired_at: at } : { cancelled_at: at })
+      .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, Date.now());
     this.cached = null;
     this.billingOf = undefined;
     this.deliveriesOf = undefined;
+    this.ending = null;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return record;
@@ -220,7 +237,8 @@ export class ResourceObject extends DurableObject<Env> {
   private async armAlarm(): Promise<void> {
     const meta = this.meta();
     if (!meta) return;
-    await this.ctx.storage.setAlarm(Math.min(meta.expires_at, this.billing().nextFlushAt() ?? Infinity, nextNoticeAt(meta) ?? Infinity));
+    const timer = requireKind(meta.kind).timer?.nextDue(this.store(meta), JSON.parse(meta.config)) ?? Infinity;
+    await this.ctx.storage.setAlarm(Math.min(meta.expires_at, this.billing().nextFlushAt() ?? Infinity, nextNoticeAt(meta) ?? Infinity, timer));
   }
 
   private meta(): MetaRow | null {
@@ -240,13 +258,23 @@ export class ResourceObject extends DurableObject<Env> {
     if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data);
   }
 
+  /** The kind's own timer (a wakeup's moment, a schedule's next tick), when due. */
+  private async fireTimer(meta: MetaRow): Promise<void> {
+    const timer = requireKind(meta.kind).timer;
+    const config = JSON.parse(meta.config) as unknown;
+    const outbox: Outbox = [];
+    const store = this.store(meta, Date.now(), outbox);
+    const due = timer?.nextDue(store, config);
+    if (!timer || due === null || due === undefined || due > store.now) return;
+    this.ctx.storage.transactionSync(() => timer.fire(store, config));
+    await this.sendOutbox(meta, outbox);
+  }
+
   private async sendDueNotices(meta: MetaRow): Promise<void> {
-    for (const notice of dueNotices(meta, Date.now())) {
-      await this.emit(meta, "resource.expiring", { expires_at: new Date(meta.expires_at).toISOString(), hours_left: notice.hours });
-      const sent = this.meta()!.notices_sent | notice.bit;
-      this.sql.exec("UPDATE resource_meta SET notices_sent = ?", sent);
-      this.cached = { ...this.cached!, notices_sent: sent };
-    }
+    const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data));
+    if (sent === meta.notices_sent) return;
+    this.sql.exec("UPDATE resource_meta SET notices_sent = ?", sent);
+    this.cached = { ...this.cached!, notices_sent: sent };
   }
 
   private billing(): Billing {
@@ -262,12 +290,17 @@ export class ResourceObject extends DurableObject<Env> {
   private authorize(mgmtHash: string): MetaRow {
     const meta = this.meta();
     if (!meta) throw new AppError("not_found", "No such resource.");
+    if (this.ending) throw new AppError(this.ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${this.ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
     if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
     return meta;
   }
 
-  private store(meta: MetaRow, now = Date.now()): EngineStore {
-    return { resourceId: meta.id, sql: this.sql, env: this.env, now, createdAt: meta.created_at };
+  private store(meta: MetaRow, now = Date.now(), outbox?: Outbox): EngineStore {
+    return engineStore(meta, this.sql, this.env, now, outbox);
+  }
+
+  private async sendOutbox(meta: MetaRow, outbox: Outbox): Promise<void> {
+    for (const { id, request } of outbox) await this.deliveries().send(id, request, meta.signing_secret!);
   }
 
   private record(meta: MetaRow, state: ResourceState): RecordCore {

@@ -40,6 +40,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
 
   // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
+  app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_JSON_BYTES, onError: () => { throw new AppError("payload_too_large", `JSON bodies are limited to ${MAX_JSON_BYTES} bytes.`); } }));
   // API.md §3: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);

@@ -53,6 +53,14 @@ export interface Env {
   MAX_PURCHASE_USD: string;
 }
 
+/**
+ * Development conveniences (settlement "none", the fixed sealing key, a per-isolate signing key)
+ * exist only when ENVIRONMENT says so explicitly: a deploy that forgets to set it fails closed.
+ */
+export function isDevelopment(env: Pick<Env, "ENVIRONMENT">): boolean {
+  return env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test";
+}
+
 export interface Variables {
   requestId: string;
 }

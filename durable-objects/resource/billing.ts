@@ -21,6 +21,8 @@ const HOLD_CALLS = 100;
 const HOLD_MAX_MICRO = 500_000;
 /** An unfinished hold is settled this long after it was taken, so balances and ledgers catch up quickly. */
 const FLUSH_AFTER_MS = 5_000;
+/** How many times a call waits for a hold before giving up (each wait is one account round trip). */
+const HOLD_ATTEMPTS = 4;
 /** When an account cannot be reached, settlement is retried this much later. */
 const RETRY_AFTER_MS = 30_000;
 
@@ -75,7 +77,7 @@ export class Billing {
   ) {}
 
   /** An open hold of this token that covers `price`, or null. A wrong secret for a known token is refused here. */
-  usable(payer: CreditCredential, price: number, now: number): Hold | null {
+  private usable(payer: CreditCredential, price: number, now: number): Hold | null {
     let best: Hold | null = null;
     for (const hold of this.holds().values()) {
       if (hold.token_id !== payer.tokenId || hold.closed || hold.expires_at <= now) continue;
@@ -90,13 +92,32 @@ export class Billing {
     return best;
   }
 
-  /** Records one charge against a hold. Call inside the transaction of the work it pays for, then `debited` once it committed. */
-  debit(hold: Hold, operation: string, requestId: string, at: number, amount: number): void {
-    this.sql.exec("INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)", hold.hold_id, at, operation, amount, requestId);
-  }
-
-  debited(hold: Hold, amount: number): void {
-    hold.used += amount;
+  /**
+   * Runs `work` paid by `payer`: against a hold, with the charge written in the same transaction, so
+   * work and charge commit or roll back together. Without a hold for this token, the work is first
+   * dry-run (a call the engine would refuse must not take one), then a hold is taken; `onWait` runs
+   * after each wait for one.
+   */
+  async spend<T>(storage: DurableObjectStorage, payer: CreditCredential, price: number, charge: { operation: string; requestId: string }, work: () => T, onWait: () => Promise<void>): Promise<T> {
+    for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
+      const hold = this.usable(payer, price, Date.now());
+      if (hold) {
+        const out = storage.transactionSync(() => {
+          const value = work();
+          this.sql.exec(
+            "INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)",
+            hold.hold_id, Date.now(), charge.operation, price, charge.requestId,
+          );
+          return value;
+        });
+        hold.used += price; // the mirror follows only once the transaction committed
+        return out;
+      }
+      dryRun(storage, work);
+      await this.acquire(payer, price);
+      await onWait();
+    }
+    throw new AppError("conflict", "Too many concurrent payments with this credit token; retry the call.");
   }
 
   /** Charged through holds but not settled yet. */
@@ -107,7 +128,7 @@ export class Billing {
   }
 
   /** Makes sure a hold for this token covers `price`, asking the account once however many calls are waiting. */
-  async acquire(payer: CreditCredential, price: number): Promise<void> {
+  private async acquire(payer: CreditCredential, price: number): Promise<void> {
     const key = `${payer.tokenId}:${price}`;
     const running = this.inflight.get(key);
     if (running) {

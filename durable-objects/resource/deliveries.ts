@@ -10,6 +10,7 @@ import { envelope } from "../../src/delivery/events";
 import type { WebhookMessage } from "../../src/delivery/messages";
 import type { AttemptResult } from "../../src/delivery/attempt";
 import type { Json } from "../../src/json";
+import type { OutgoingRequest } from "../../src/resources/kind";
 
 export const DELIVERY_TABLES = [
   `CREATE TABLE deliveries (
@@ -17,7 +18,9 @@ export const DELIVERY_TABLES = [
     delivery_id TEXT NOT NULL UNIQUE,
     event_type TEXT NOT NULL,
     url TEXT NOT NULL,
-    body TEXT NOT NULL,
+    method TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body TEXT,
     status TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL,
@@ -49,7 +52,9 @@ type DeliveryRow = {
   delivery_id: string;
   event_type: string;
   url: string;
-  body: string;
+  method: string;
+  headers: string;
+  body: string | null;
   status: string;
   attempts: number;
   created_at: number;
@@ -75,39 +80,49 @@ export class DeliveryLog {
     private readonly resourceId: string,
   ) {}
 
-  /** Sends an event to `url`, signed with the sealed secret. */
+  /** Sends a lifecycle event to `url` (notify_url), signed with the sealed secret. */
   async emit(target: { url: string; sealedSecret: string }, type: string, data: Record<string, unknown>): Promise<string> {
     const event = envelope(type, this.resourceId, data);
-    const body = JSON.stringify(event);
+    const request = { url: target.url, method: "POST" as const, headers: { "content-type": "application/json" }, body: JSON.stringify(event), eventType: type };
+    await this.send(event.id, request, target.sealedSecret);
+    return event.id;
+  }
+
+  /** Logs and queues one outbound request under `deliveryId` (the Standard Webhooks `webhook-id`). */
+  async send(deliveryId: string, request: OutgoingRequest, sealedSecret: string): Promise<void> {
     const now = Date.now();
     this.sql.exec(
-      "INSERT INTO deliveries (delivery_id, event_type, url, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
-      event.id, type, target.url, body, now, now,
+      "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+      deliveryId, request.eventType, request.url, request.method, JSON.stringify(request.headers), request.body, now, now,
     );
-    await this.enqueue({ type: "webhook", resourceId: this.resourceId, deliveryId: event.id, url: target.url, body, sealedSecret: target.sealedSecret });
-    return event.id;
+    await this.enqueue(this.message(deliveryId, request, sealedSecret));
   }
 
   record(report: DeliveryReport): void {
     const row = this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", report.deliveryId).toArray()[0];
     if (!row) return;
     const a = report.attempt;
+    // Numbered here, not by the queue: a manual retry starts a new queue message, and the log keeps every attempt.
+    const number = row.attempts + 1;
     if (a) {
       this.sql.exec(
-        "INSERT OR REPLACE INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        report.deliveryId, a.number, a.at, a.outcome, a.statusCode, a.error, a.durationMs, a.responseExcerpt,
+        "INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        report.deliveryId, number, a.at, a.outcome, a.statusCode, a.error, a.durationMs, a.responseExcerpt,
       );
     }
     const status = report.final ?? "retrying";
-    this.sql.exec("UPDATE deliveries SET status = ?, attempts = max(attempts, ?), updated_at = ? WHERE delivery_id = ?", status, a?.number ?? 0, Date.now(), report.deliveryId);
+    this.sql.exec("UPDATE deliveries SET status = ?, attempts = ?, updated_at = ? WHERE delivery_id = ?", status, a ? number : row.attempts, Date.now(), report.deliveryId);
   }
 
   /** Sends a delivery again, now (after its retries ran out, or to replay it). */
   async retry(deliveryId: string, sealedSecret: string): Promise<Json> {
     const row = this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", deliveryId).toArray()[0];
     if (!row) throw new AppError("not_found", `No delivery ${deliveryId} on this resource.`);
+    // A delivery still on its schedule would then run twice at once.
+    if (row.status === "pending" || row.status === "retrying") throw new AppError("conflict", `Delivery ${deliveryId} is still being attempted (${row.status}).`);
     this.sql.exec("UPDATE deliveries SET status = 'pending', updated_at = ? WHERE delivery_id = ?", Date.now(), deliveryId);
-    await this.enqueue({ type: "webhook", resourceId: this.resourceId, deliveryId, url: row.url, body: row.body, sealedSecret });
+    const request = { url: row.url, method: row.method as OutgoingRequest["method"], headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, eventType: row.event_type };
+    await this.enqueue(this.message(deliveryId, request, sealedSecret));
     return this.view({ ...row, status: "pending" });
   }
 
@@ -124,9 +139,14 @@ export class DeliveryLog {
       .toArray()
       .map((a) => ({ ...a, at: iso(a.at) }));
     return {
-      id: row.delivery_id, event_type: row.event_type, url: row.url, status: row.status, attempts: row.attempts,
-      created_at: iso(row.created_at), updated_at: iso(row.updated_at), event: JSON.parse(row.body) as Json, attempt_log: attempts,
+      id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts,
+      created_at: iso(row.created_at), updated_at: iso(row.updated_at), body: row.body, attempt_log: attempts,
     };
+  }
+
+  private message(deliveryId: string, request: OutgoingRequest, sealedSecret: string): WebhookMessage {
+    const { url, method, headers, body } = request;
+    return { type: "webhook", resourceId: this.resourceId, deliveryId, url, method, headers, body, sealedSecret };
   }
 
   private async enqueue(message: WebhookMessage): Promise<void> {

@@ -34,3 +34,13 @@ export function dueNotices(meta: MetaRow, now: number): Notice[] {
 export function noticesStillSent(meta: MetaRow, now: number): number {
   return NOTICES.reduce((bits, n) => (meta.expires_at - n.hours * 3_600_000 > now ? bits & ~n.bit : bits), meta.notices_sent);
 }
+
+/** Sends the notices that are due through `emit`; returns the notices_sent bits afterwards. */
+export async function sendDueNotices(meta: MetaRow, now: number, emit: (type: string, data: Record<string, unknown>) => Promise<void>): Promise<number> {
+  let sent = meta.notices_sent;
+  for (const notice of dueNotices(meta, now)) {
+    await emit("resource.expiring", { expires_at: new Date(meta.expires_at).toISOString(), hours_left: notice.hours });
+    sent |= notice.bit;
+  }
+  return sent;
+}

@@ -41,12 +41,15 @@ function fail(c: Context<AppEnv>, error: OAuthErrorCode, description: string): R
 /** client_secret_post or client_secret_basic. */
 function clientCredentials(c: Context<AppEnv>, form: Record<string, string>): { id?: string; secret?: string } {
   const basic = /^Basic\s+(\S+)$/i.exec(c.req.header("Authorization") ?? "");
-  if (basic?.[1]) {
+  if (!basic?.[1]) return { id: form.client_id, secret: form.client_secret };
+  try {
     const decoded = atob(basic[1]);
     const colon = decoded.indexOf(":");
+    if (colon < 0) return {};
     return { id: decodeURIComponent(decoded.slice(0, colon)) || undefined, secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return {}; // malformed: no credentials, so invalid_client
   }
-  return { id: form.client_id, secret: form.client_secret };
 }
 
 async function readForm(c: Context<AppEnv>): Promise<Record<string, string> | null> {

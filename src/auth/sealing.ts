@@ -6,14 +6,14 @@
  * needs no setup; production refuses to seal without the secret.
  */
 import { sha256, stringToBytes } from "viem";
-import type { Env } from "../env";
+import { isDevelopment, type Env } from "../env";
 
 const VERSION = "v1";
 const keys = new Map<string, Promise<CryptoKey>>();
 
 function keyMaterial(env: Env): Uint8Array {
   if (env.DATA_ENCRYPTION_KEY) return Uint8Array.from(atob(env.DATA_ENCRYPTION_KEY), (c) => c.charCodeAt(0));
-  if (env.ENVIRONMENT === "production") throw new Error("DATA_ENCRYPTION_KEY is not configured");
+  if (!isDevelopment(env)) throw new Error("DATA_ENCRYPTION_KEY is not configured");
   return sha256(stringToBytes("zeitvault development key: never used in production"), "bytes");
 }
 

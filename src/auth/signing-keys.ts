@@ -7,7 +7,7 @@
  * `npm run dev` works without setup; production refuses to sign without one.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import type { Env } from "../env";
+import { isDevelopment, type Env } from "../env";
 
 export const SIGNING_ALG = "RS256";
 
@@ -54,7 +54,7 @@ async function generateDevKey(): Promise<SigningKey> {
 export async function signingKeys(env: Env): Promise<KeySet> {
   let current: SigningKey;
   if (env.OAUTH_PRIVATE_JWK) current = await load(env.OAUTH_PRIVATE_JWK);
-  else if (env.ENVIRONMENT === "production") throw new Error("OAUTH_PRIVATE_JWK is not configured");
+  else if (!isDevelopment(env)) throw new Error("OAUTH_PRIVATE_JWK is not configured");
   else current = await (devKey ??= generateDevKey());
   const next = env.OAUTH_NEXT_PRIVATE_JWK ? await load(env.OAUTH_NEXT_PRIVATE_JWK) : null;
   return { current, published: next && next.kid !== current.kid ? [current, next] : [current] };

@@ -48,15 +48,16 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
     const url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
     const secret = await unseal(env, message.sealedSecret);
     const res = await fetch(url, {
-      method: "POST",
+      method: message.method,
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),
       headers: {
-        "content-type": "application/json",
         "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`,
-        ...(await signatureHeaders(secret, message.deliveryId, message.body)),
+        ...message.headers,
+        // Last, so a configured header cannot forge the signature.
+        ...(await signatureHeaders(secret, message.deliveryId, message.body ?? "")),
       },
-      body: message.body,
+      body: message.method === "GET" ? undefined : message.body,
     });
     const text = await excerpt(res);
     if (res.headers.get("webhook-delivery")?.toLowerCase() === "abort") {

@@ -26,6 +26,9 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/** Ids of outbound requests: the event id, the Standard Webhooks `webhook-id`, the attempt log's key. */
+export const newDeliveryId = () => `evt_${crypto.randomUUID().replace(/-/g, "")}`;
+
 export function envelope(type: string, resourceId: string, data: Record<string, unknown>): EventEnvelope {
-  return { type, id: `evt_${crypto.randomUUID().replace(/-/g, "")}`, resource_id: resourceId, created_at: new Date().toISOString(), data };
+  return { type, id: newDeliveryId(), resource_id: resourceId, created_at: new Date().toISOString(), data };
 }

@@ -5,7 +5,9 @@ export interface WebhookMessage {
   /** Stable across retries: the Standard Webhooks `webhook-id`, and the event's `id`. */
   deliveryId: string;
   url: string;
-  body: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | null;
   /** The resource's `whsec_` secret, sealed (auth/sealing.ts). */
   sealedSecret: string;
 }

@@ -68,8 +68,14 @@ async function readBody(c: Context<AppEnv>): Promise<Uint8Array> {
 }
 
 /** The first answer as it will be replayed, or null when it is not to be kept. */
-async function keepable(res: Response): Promise<StoredResponse | null> {
-  if (res.status < 200 || res.status > 299) return null;
+/**
+ * A 2xx is kept for replay. So is a settlement that did not confirm in time (502 with the
+ * transaction hash): the payment may still land, so a retry must see that answer again and
+ * never run, and pay, a second time.
+ */
+async function keepable(res: Response, error: unknown): Promise<StoredResponse | null> {
+  const unconfirmed = error instanceof AppError && error.code === "settlement_failed" && error.options.extra?.transaction !== undefined;
+  if ((res.status < 200 || res.status > 299) && !unconfirmed) return null;
   if (res.headers.get("content-type")?.startsWith("text/event-stream")) return null;
   const body = new Uint8Array(await res.clone().arrayBuffer());
   if (body.length > MAX_STORED_BODY_BYTES) return null;
@@ -97,7 +103,7 @@ async function claimOrAnswer(db: D1Database, m: KeyMaterial, claim: string, now:
 async function finish(c: Context<AppEnv>, m: KeyMaterial, claim: string, claimedAt: number, answered: boolean): Promise<void> {
   const db = c.env.DB;
   try {
-    const stored = answered && !c.error ? await keepable(c.res) : null;
+    const stored = answered ? await keepable(c.res, c.error) : null;
     if (stored) await completeKey(db, m, claim, await sealResponse(m, stored), claimedAt);
     else await releaseKey(db, m, claim);
   } catch (err) {

@@ -8,7 +8,7 @@ import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env";
 import { AppError, problemResponse, validationError } from "../http/errors";
 import { bearer } from "../auth/credentials";
-import { encodeHeader } from "../money/x402/terms";
+import { decodeHeader as decodeBase64Json, encodeHeader } from "../money/x402/terms";
 import { countedAtEntry } from "../http/rate-limit";
 import type { Tool } from "./tools";
 
@@ -37,10 +37,6 @@ function result(body: unknown, isError: boolean): ToolResult {
   return out;
 }
 
-function decodeBase64Json(value: string): unknown {
-  const binary = atob(value.trim());
-  return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
-}
 
 async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();

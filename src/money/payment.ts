@@ -100,10 +100,15 @@ async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork
     c.header(payment.version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", encodeHeader(settlement));
     return value;
   } catch (err) {
-    await work.undo?.(value);
     const tx = err instanceof AppError ? err.options.extra?.transaction : undefined;
-    if (typeof tx === "string") await recordSettlement(db, key, tx, false);
-    else await releasePayment(db, key);
+    if (typeof tx === "string") {
+      // Submitted but not confirmed in time: it may still land, so the work stays (undoing it could take
+      // the payer's money for nothing) and the claim keeps the hash for reconciliation.
+      await recordSettlement(db, key, tx, false);
+    } else {
+      await work.undo?.(value);
+      await releasePayment(db, key);
+    }
     throw withTerms(err, terms);
   }
 }

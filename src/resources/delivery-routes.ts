@@ -24,11 +24,12 @@ const delivery = z
     id: z.string().describe("The event id, also sent as `webhook-id`."),
     event_type: z.string(),
     url: z.string(),
+    method: z.string(),
     status: z.enum(["pending", "retrying", "delivered", "aborted", "dead"]),
     attempts: z.int(),
     created_at: z.string(),
     updated_at: z.string(),
-    event: z.record(z.string(), z.unknown()),
+    body: z.string().nullable().describe("What was sent: for lifecycle events, the event's JSON."),
     attempt_log: z.array(attempt),
   })
   .openapi("Delivery");

@@ -45,8 +45,8 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
       ttl_seconds: number; label: string | null; notify_url: string | null;
     };
     if (notify_url) checkEgressUrl(notify_url, allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS), "notify_url");
-    // Events to notify_url are signed with a secret of the resource's own, shown once, kept sealed.
-    const signingSecret = notify_url ? newSigningSecret() : null;
+    // Events to notify_url, and a kind's own requests, are signed with the resource's secret: shown once, kept sealed.
+    const signingSecret = notify_url || kind.sendsRequests ? newSigningSecret() : null;
     const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();

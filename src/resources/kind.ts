@@ -9,6 +9,16 @@ import type { Json, JsonObject } from "../json";
 
 export type Family = "time" | "address" | "memory" | "place" | "watching" | "utilities";
 
+/** An HTTP request a kind sends out (a wakeup's call, a schedule's tick): signed and retried by the delivery pipeline. */
+export interface OutgoingRequest {
+  url: string;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  headers: Record<string, string>;
+  body: string | null;
+  /** What this request is, for the attempt log (e.g. "wakeup.fired"). */
+  eventType: string;
+}
+
 /** What an engine sees inside its ResourceObject. */
 export interface EngineStore {
   readonly resourceId: string;
@@ -18,6 +28,11 @@ export interface EngineStore {
   readonly now: number;
   /** When the resource was created, Unix ms. */
   readonly createdAt: number;
+  /**
+   * Queues an outbound request, sent once the engine's transaction has committed (so a
+   * refused or rolled-back operation sends nothing). Returns its delivery id.
+   */
+  send(request: OutgoingRequest): string;
 }
 
 /**
@@ -60,6 +75,15 @@ export interface KindDefinition<Config = unknown> {
   status?(store: EngineStore, config: Config): JsonObject;
   /** Everything the resource holds, for `GET /v1/resources/{id}/export`. */
   exportData(store: EngineStore, config: Config): Json;
+  /** Kinds that call out on their own get a signing secret at creation, with or without notify_url. */
+  sendsRequests?: boolean;
+  /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
+  timer?: {
+    nextDue(store: EngineStore, config: Config): number | null;
+    fire(store: EngineStore, config: Config): void;
+  };
+  /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
+  onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
 }
 
 /** A kind with its Config type erased, so kinds of different configs sit in one registry. */

@@ -103,6 +103,9 @@ describe("retries", () => {
     expect(retried.status).toBe(200);
     expect((await json(retried)).status).toBe("pending");
     await received(name, 9);
+    // The log keeps every attempt, numbered across the retry.
+    const again = await deliveriesOf(id, mgmt, (d) => d.attempts >= 9);
+    expect(again.attempt_log.map((a: { number: number }) => a.number).slice(0, 9)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it("`webhook-delivery: abort` stops the retries", async () => {
@@ -116,7 +119,7 @@ describe("retries", () => {
   it("follows the schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h", async () => {
     const message: WebhookMessage = {
       type: "webhook", resourceId: "r_0000000000000000000000", deliveryId: `evt_${"0".repeat(32)}`,
-      url: `${receiver}/down/${unique()}`, body: "{}", sealedSecret: await seal(env, newSigningSecret()),
+      url: `${receiver}/down/${unique()}`, method: "POST", headers: {}, body: "{}", sealedSecret: await seal(env, newSigningSecret()),
     };
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 7; attempt++) {
@@ -153,7 +156,7 @@ describe("egress guard", () => {
     const name = unique();
     const message: WebhookMessage = {
       type: "webhook", resourceId: "r_0000000000000000000000", deliveryId: `evt_${"1".repeat(32)}`,
-      url: `${receiver}/ok/${name}`, body: "{}", sealedSecret: await seal(env, newSigningSecret()),
+      url: `${receiver}/ok/${name}`, method: "POST", headers: {}, body: "{}", sealedSecret: await seal(env, newSigningSecret()),
     };
     const batch = createMessageBatch("zeitvault-deliveries", [{ id: "m", timestamp: new Date(), attempts: 1, body: message }]);
     const ctx = createExecutionContext();

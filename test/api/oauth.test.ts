@@ -72,6 +72,9 @@ describe("OAuth client credentials", () => {
     expect((await json(grant)).error).toBe("unsupported_grant_type");
     const notForm = await call("POST", "/oauth/token", { body: { grant_type: "client_credentials" } });
     expect((await json(notForm)).error).toBe("invalid_request");
+    const badBasic = await call("POST", "/oauth/token", { body: "grant_type=client_credentials", headers: { "content-type": "application/x-www-form-urlencoded", authorization: "Basic %%%" } });
+    expect(badBasic.status).toBe(401);
+    expect((await json(badBasic)).error).toBe("invalid_client");
   });
 
   it("refuses expired, unsigned, HS256-confused and foreign-issuer tokens", async () => {
@@ -99,6 +102,23 @@ describe("OAuth client credentials", () => {
       expect(res.headers.get("www-authenticate")).toContain("resource_metadata=");
     }
     expect((await balanceOf(token)).spent_usd).toBe(0.03);
+  });
+
+  it("a retry with a refreshed access token and the same Idempotency-Key replays instead of charging again", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const grant = async () => {
+      const { as, client, res } = await accessTokenFor(token, tokenId);
+      return oauth.processClientCredentialsResponse(as, client, res);
+    };
+    const first = await grant();
+    const second = await grant();
+    expect(second.access_token).not.toBe(first.access_token);
+    const create = (bearer: string) => call("POST", "/v1/counters", { body: { ttl_seconds: 86400 }, headers: { authorization: `Bearer ${bearer}`, "Idempotency-Key": "refresh-retry" } });
+    const a = await create(first.access_token);
+    const b = await create(second.access_token);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect((await json(b)).id).toBe((await json(a)).id);
+    expect((await balanceOf(token)).spent_usd).toBe(0.001);
   });
 
   it("publishes the next key during a rotation", async () => {

@@ -9,7 +9,7 @@
  */
 import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, http, parseSignature, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { Env } from "../../env";
+import { isDevelopment, type Env } from "../../env";
 import { AppError } from "../../http/errors";
 import { requirementsV1, requirementsV2, type PaymentTerms } from "./terms";
 import type { VerifiedPayment } from "./verify";
@@ -51,7 +51,7 @@ const transferWithAuthorizationAbi = [
 export function settlerFor(env: Env): Settler {
   switch (env.X402_SETTLEMENT) {
     case "none":
-      if (env.ENVIRONMENT === "production") throw new Error("X402_SETTLEMENT=none is refused when ENVIRONMENT=production");
+      if (!isDevelopment(env)) throw new Error("X402_SETTLEMENT=none is refused unless ENVIRONMENT is development or test");
       return noSettlement;
     case "direct":
       return directSettler(env);

@@ -68,6 +68,12 @@ export function requirementsV2(t: PaymentTerms) {
   };
 }
 
+/** Reads a base64 JSON header (x402 payment payloads and answers); throws on anything else. */
+export function decodeHeader(value: string): unknown {
+  const binary = atob(value.trim());
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
+}
+
 export function encodeHeader(value: unknown): string {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
   return btoa(String.fromCharCode(...bytes));

@@ -7,7 +7,7 @@
 import { getAddress, isAddressEqual, verifyTypedData, type Hex } from "viem";
 import { z } from "zod";
 import { AppError } from "../../http/errors";
-import type { PaymentTerms } from "./terms";
+import { decodeHeader, type PaymentTerms } from "./terms";
 
 /** Clock slack: the authorization must still be valid this long after we accept it. */
 const VALID_BEFORE_MARGIN_SECONDS = 6;
@@ -37,7 +37,7 @@ const paymentHeader = z.discriminatedUnion("x402Version", [
   }),
 ]);
 
-const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
     { name: "to", type: "address" },
@@ -64,8 +64,7 @@ const invalid = (reason: string) => new AppError("payment_invalid", reason);
 
 function decode(header: string): unknown {
   try {
-    const binary = atob(header.trim());
-    return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
+    return decodeHeader(header);
   } catch {
     throw invalid("The payment header is not base64-encoded JSON.");
   }
