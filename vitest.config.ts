@@ -25,6 +25,9 @@ const OAUTH_PRIVATE_JWK = JSON.stringify({ ...(await exportJWK(privateKey)), kid
  */
 const TEST_RATE_LIMITS = {
   TEST_RATE_LIMITER: { namespace_id: "9001", simple: { limit: 5, period: 60 as const } },
+  TEST_ASK_RATE_LIMITER: { namespace_id: "9003", simple: { limit: 3, period: 60 as const } },
+  // The suite's own Ask tests all come from one address: the production 10 a minute would trip them.
+  ASK_RATE_LIMITER: { namespace_id: "1003", simple: { limit: 1000, period: 60 as const } },
   TEST_IP_RATE_LIMITER: { namespace_id: "9002", simple: { limit: 8, period: 60 as const } },
 };
 

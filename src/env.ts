@@ -12,6 +12,8 @@ export interface Env {
   RATE_LIMITER: RateLimit;
   /** Per-client-IP limit (every call, and the only one for anonymous calls). */
   IP_RATE_LIMITER: RateLimit;
+  /** Per-client-IP limit of the free Ask writes (feature requests, abuse reports): they fill D1 for nothing. */
+  ASK_RATE_LIMITER: RateLimit;
 
   SERVICE_NAME: string;
   ENVIRONMENT: string;
@@ -35,6 +37,7 @@ export interface Env {
   /** The RATE_LIMITER / IP_RATE_LIMITER settings, repeated for the RateLimit-* headers (a binding cannot be asked). */
   RATE_LIMIT_PER_MINUTE: string;
   IP_RATE_LIMIT_PER_MINUTE: string;
+  ASK_RATE_LIMIT_PER_MINUTE: string;
   /** Anonymous free tier: calls per client IP per day without any credential (0: every paid call needs payment). */
   FREE_CALLS_PER_DAY: string;
   /** Secret: bearer token of the operator endpoints (`/v1/admin/...`). Unset: those endpoints answer 404. */

@@ -30,7 +30,7 @@ const PERIOD_SECONDS = 60;
 const MAX_TRACKED_KEYS = 50_000;
 
 interface Policy {
-  name: "credential" | "ip";
+  name: "credential" | "ip" | "ask";
   binding: RateLimit;
   limit: number;
   key: string;
@@ -68,10 +68,16 @@ function presentedCredential(c: Context<AppEnv>): string | null {
   return /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] ?? authorization;
 }
 
+/** Free writes anyone may make: a much tighter per-address limit, so they cannot fill the database. */
+const ASK_WRITES = new Set(["/v1/feature-requests", "/v1/abuse-reports"]);
+
 function policiesOf(c: Context<AppEnv>): Policy[] {
   const policies: Policy[] = [
     { name: "ip", binding: c.env.IP_RATE_LIMITER, limit: Number(c.env.IP_RATE_LIMIT_PER_MINUTE), key: `ip:${clientIp(c)}` },
   ];
+  if (c.req.method === "POST" && ASK_WRITES.has(new URL(c.req.url).pathname)) {
+    policies.push({ name: "ask", binding: c.env.ASK_RATE_LIMITER, limit: Number(c.env.ASK_RATE_LIMIT_PER_MINUTE), key: `ask:${clientIp(c)}` });
+  }
   const credential = presentedCredential(c);
   if (credential) {
     policies.push({ name: "credential", binding: c.env.RATE_LIMITER, limit: Number(c.env.RATE_LIMIT_PER_MINUTE), key: `cred:${sha256Hex(credential).slice(0, 32)}` });
@@ -135,7 +141,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const reset = secondsToReset(now);
   const refused = outcomes.find((o) => !o.allowed);
   if (refused) {
-    const who = refused.policy.name === "ip" ? "this client address" : "this credential";
+    const who = refused.policy.name === "credential" ? "this credential" : "this client address";
     throw new AppError("rate_limited", `Too many requests from ${who}: at most ${refused.policy.limit} a minute. Retry after ${reset} s.`, {
       headers: { ...headersOf(refused, reset), "Retry-After": String(reset) },
     });

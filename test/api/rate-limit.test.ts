@@ -15,7 +15,8 @@ import { ORIGIN, buyCredits, call, json } from "../harness";
 
 const CREDENTIAL_LIMIT = 5;
 const IP_LIMIT = 8;
-const lowLimits = env as unknown as { TEST_RATE_LIMITER: RateLimit; TEST_IP_RATE_LIMITER: RateLimit };
+const lowLimits = env as unknown as { TEST_RATE_LIMITER: RateLimit; TEST_IP_RATE_LIMITER: RateLimit; TEST_ASK_RATE_LIMITER: RateLimit };
+const ASK_LIMIT = 3;
 
 interface Send {
   ip: string;
@@ -29,6 +30,8 @@ async function send(method: string, path: string, o: Send): Promise<Response> {
     ...env,
     RATE_LIMITER: lowLimits.TEST_RATE_LIMITER,
     IP_RATE_LIMITER: lowLimits.TEST_IP_RATE_LIMITER,
+    ASK_RATE_LIMITER: lowLimits.TEST_ASK_RATE_LIMITER,
+    ASK_RATE_LIMIT_PER_MINUTE: String(ASK_LIMIT),
     RATE_LIMIT_PER_MINUTE: String(CREDENTIAL_LIMIT),
     IP_RATE_LIMIT_PER_MINUTE: String(IP_LIMIT),
     ...o.vars,
@@ -178,4 +181,14 @@ describe("anonymous free tier", () => {
     const res = await send("POST", "/v1/credits", { ip: freshIp(), vars: FREE, body: { amount_usd: 1 } });
     expect(res.status).toBe(402);
   });
+});
+
+it("free Ask writes have their own, tighter limit per address", async () => {
+  const ip = "203.0.113.77";
+  const ask = () => send("POST", "/v1/feature-requests", { ip, body: { title: "more kinds" } });
+  for (let i = 0; i < ASK_LIMIT; i++) expect((await ask()).status).toBe(201);
+  const refused = await ask();
+  expect(refused.status).toBe(429);
+  expect(refused.headers.get("retry-after")).toBeTruthy();
+  expect((await send("GET", "/v1/prices", { ip })).status).toBe(200); // the rest of the API is not affected
 });
