@@ -24,8 +24,6 @@ import { BILLING_TABLES, Billing, chargeNow, refundCharge } from "./resource/bil
 import { DELIVERY_TABLES, DeliveryLog, type DeliveryReport } from "./resource/deliveries";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./resource/lifecycle-notices";
 
-/** Waits for a hold before giving up on a call (each wait is one account round trip). */
-const HOLD_ATTEMPTS = 4;
 
 export class ResourceObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;

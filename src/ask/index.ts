@@ -5,7 +5,6 @@ import { registerAdminRoutes } from "./admin";
 import { registerAskRoutes } from "./routes";
 
 export { isPublicAddressDisabled } from "./public-addresses";
-export { recordFeatureRequest } from "./store";
 export { sweepAskSalts } from "./privacy";
 
 export function registerAsk(app: OpenAPIHono<AppEnv>): void {

@@ -3,9 +3,11 @@
  *
  * The IP becomes a SHA-256 with a random salt of the current UTC day, kept in D1
  * and deleted once the day is over. Within a day the operator can see that
- * reports came from one source (spam, brigading); afterwards nobody, the operator
- * included, can link a hash to an address (the IPv4 space is small enough to
- * brute-force while the salt exists, so the salt must not outlive its day).
+ * reports came from one source (spam, brigading); afterwards the live database
+ * cannot link a hash to an address (the IPv4 space is small enough to brute-force
+ * while the salt exists, so the salt must not outlive its day). D1's point-in-time
+ * recovery still holds a deleted salt for up to 30 days: only a restore of the
+ * database could link a report to an address within that time.
  */
 import { bytesToHex } from "viem";
 import { randomBytes, sha256Hex } from "../auth/ids";

@@ -26,6 +26,13 @@ export function bearer(c: Context<AppEnv>): string | null {
   return match[1];
 }
 
+/** The bearer credit credential a route cannot do without (balance, sub-tokens, receipts). */
+export async function requireCredit(c: Context<AppEnv>): Promise<CreditCredential> {
+  const token = bearer(c);
+  if (!token) throw new AppError("unauthorized", "Send a credit token (zv_…) or an access token as the bearer credential.");
+  return creditCredential(c, token);
+}
+
 /** A credit token, or an OAuth access token standing for one (it charges that credit token). */
 export async function creditCredential(c: Context<AppEnv>, token: string): Promise<CreditCredential> {
   if (looksLikeJwt(token)) {

@@ -5,6 +5,7 @@
  */
 import type { Env } from "../env";
 import { unseal } from "../auth/sealing";
+import { AppError } from "../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { signatureHeaders } from "./signing";
 import type { WebhookMessage } from "./messages";
@@ -44,9 +45,16 @@ async function excerpt(res: Response): Promise<string> {
 export async function attemptDelivery(env: Env, message: WebhookMessage): Promise<AttemptResult> {
   const started = Date.now();
   const done = (r: Omit<AttemptResult, "durationMs">): AttemptResult => ({ ...r, durationMs: Date.now() - started });
+  let url: URL;
+  let secret: string;
   try {
-    const url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
-    const secret = await unseal(env, message.sealedSecret);
+    url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
+    secret = await unseal(env, message.sealedSecret);
+  } catch (err) {
+    // Retrying cannot change a refused target or an unreadable secret: stop at once.
+    return done({ outcome: "aborted", statusCode: null, error: `not sent: ${err instanceof AppError ? err.detail : "the signing secret could not be read"}`, responseExcerpt: null });
+  }
+  try {
     const res = await fetch(url, {
       method: message.method,
       redirect: "manual",

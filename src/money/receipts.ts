@@ -7,7 +7,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { CompactSign } from "jose";
 import type { AppEnv } from "../env";
 import { AppError, unwrap } from "../http/errors";
-import { bearer, creditCredential } from "../auth/credentials";
+import { requireCredit } from "../auth/credentials";
 import { SIGNING_ALG, signingKeys } from "../auth/signing-keys";
 import { accountStub } from "../stubs";
 import { errorResponses, jsonResponse } from "../openapi/responses";
@@ -58,9 +58,7 @@ export function registerReceiptRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonResponse("The statement and its signature.", receipt), ...errorResponses([401, 422]) },
     }),
     async (c) => {
-      const token = bearer(c);
-      if (!token) throw new AppError("unauthorized", "Send a credit token (zv_…) or an access token as the bearer credential.");
-      const cred = await creditCredential(c, token);
+      const cred = await requireCredit(c);
       const { since, until } = c.req.valid("query");
       const from = since ? Date.parse(since) : 0;
       const to = until ? Date.parse(until) : Date.now();

@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { AppError, unwrap } from "../http/errors";
-import { bearer, creditCredential, type CreditCredential } from "../auth/credentials";
+import { bearer, creditCredential, requireCredit } from "../auth/credentials";
 import { issueCreditToken } from "../auth/tokens";
 import { accountStub } from "../stubs";
 import { microToUsd, usdAmount, usdToMicro } from "./amounts";
@@ -44,12 +44,6 @@ const prices = z
   .openapi("PriceList");
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-async function requireCredit(c: Context<AppEnv>): Promise<CreditCredential> {
-  const token = bearer(c);
-  if (!token) throw new AppError("unauthorized", "Send a credit token (zv_…) as the bearer credential.");
-  return creditCredential(c, token);
-}
 
 function balanceBody(v: BalanceView) {
   return {

@@ -36,7 +36,7 @@ const delivery = z
 
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(40).optional(),
+  cursor: z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional(),
 });
 
 const retryParams = resourceIdParam.extend({ delivery_id: z.string().regex(/^evt_[0-9a-f]{32}$/).openapi({ param: { name: "delivery_id", in: "path" } }) });

@@ -9,7 +9,7 @@ import { managementCredential } from "../auth/credentials";
 import { runPaid } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
 import { resourceStub } from "../stubs";
-import { unwrap, type Result } from "../http/errors";
+import { unwrap } from "../http/errors";
 import { commonCreateFields, createdResource, resourceIdParam } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";

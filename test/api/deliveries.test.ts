@@ -161,7 +161,9 @@ describe("egress guard", () => {
     const batch = createMessageBatch("zeitvault-deliveries", [{ id: "m", timestamp: new Date(), attempts: 1, body: message }]);
     const ctx = createExecutionContext();
     await worker.queue(batch, { ...env, ALLOW_PRIVATE_TARGETS: "false" }, ctx);
-    expect((await getQueueResult(batch, ctx)).retryMessages).toHaveLength(1);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toHaveLength(0); // a refused target is final: no retries
+    expect(result.explicitAcks).toEqual(["m"]);
     expect(await (await fetch(`${receiver}/_log/${name}`)).json()).toEqual([]);
   });
 });
