@@ -11,7 +11,7 @@ import { AppError, capture, type Result } from "../src/http/errors";
 import { digestsEqual } from "../src/auth/ids";
 import { requireKind } from "../src/resources/registry";
 import type { EngineStore } from "../src/resources/kind";
-import { engineStore, type Outbox } from "./resource/engine-store";
+import { dueTimer, engineStore, nextTimerAt, type Outbox } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { deletePrefix } from "../src/resources/r2";
@@ -135,7 +135,7 @@ export class ResourceObject extends DurableObject<Env> {
           return value;
         });
         if (price) this.cached = { ...this.cached!, charged: this.cached!.charged + price };
-        await this.sendOutbox(meta, outbox);
+        await this.afterWork(meta, outbox);
         return out;
       }
 
@@ -144,7 +144,7 @@ export class ResourceObject extends DurableObject<Env> {
         await this.armAlarm();
         if (!this.meta()) throw new AppError("not_found", "The resource ended during the operation.");
       });
-      await this.sendOutbox(meta, outbox);
+      await this.afterWork(meta, outbox);
       return out;
     });
   }
@@ -169,7 +169,12 @@ export class ResourceObject extends DurableObject<Env> {
       await this.billing().flush("due");
       // Read again: an extend may have moved expires_at while settlement waited.
       await this.sendDueNotices(this.meta()!);
-      await this.fireTimer(this.meta()!);
+      // The kind's own timer (a wakeup's moment, a schedule's next tick), when due.
+      const due = dueTimer(this.meta()!, this.sql, this.env, Date.now());
+      if (due) {
+        this.ctx.storage.transactionSync(due.run);
+        await this.sendOutbox(meta, due.outbox);
+      }
       await this.armAlarm();
     } catch (err) {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
@@ -183,11 +188,9 @@ export class ResourceObject extends DurableObject<Env> {
     const meta = this.meta();
     if (!meta) return;
     this.deliveries().record(report);
-    const kind = requireKind(meta.kind);
-    if (report.final && kind.onDeliveryFinished) {
-      const final = report.final;
-      this.ctx.storage.transactionSync(() => kind.onDeliveryFinished!(this.store(meta), JSON.parse(meta.config), report.deliveryId, final));
-    }
+    const finished = requireKind(meta.kind).onDeliveryFinished;
+    const final = report.final;
+    if (final && finished) this.ctx.storage.transactionSync(() => finished(this.store(meta), JSON.parse(meta.config), report.deliveryId, final));
   }
 
   listDeliveries(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
@@ -235,8 +238,8 @@ export class ResourceObject extends DurableObject<Env> {
   private async armAlarm(): Promise<void> {
     const meta = this.meta();
     if (!meta) return;
-    const timer = requireKind(meta.kind).timer?.nextDue(this.store(meta), JSON.parse(meta.config)) ?? Infinity;
-    await this.ctx.storage.setAlarm(Math.min(meta.expires_at, this.billing().nextFlushAt() ?? Infinity, nextNoticeAt(meta) ?? Infinity, timer));
+    const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.sql, this.env)];
+    await this.ctx.storage.setAlarm(Math.min(...next.map((t) => t ?? Infinity)));
   }
 
   private meta(): MetaRow | null {
@@ -254,18 +257,6 @@ export class ResourceObject extends DurableObject<Env> {
   /** Sends a lifecycle event to notify_url, when the resource has one. */
   private async emit(meta: MetaRow, type: string, data: Record<string, unknown>): Promise<void> {
     if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data);
-  }
-
-  /** The kind's own timer (a wakeup's moment, a schedule's next tick), when due. */
-  private async fireTimer(meta: MetaRow): Promise<void> {
-    const timer = requireKind(meta.kind).timer;
-    const config = JSON.parse(meta.config) as unknown;
-    const outbox: Outbox = [];
-    const store = this.store(meta, Date.now(), outbox);
-    const due = timer?.nextDue(store, config);
-    if (!timer || due === null || due === undefined || due > store.now) return;
-    this.ctx.storage.transactionSync(() => timer.fire(store, config));
-    await this.sendOutbox(meta, outbox);
   }
 
   private async sendDueNotices(meta: MetaRow): Promise<void> {
@@ -297,15 +288,17 @@ export class ResourceObject extends DurableObject<Env> {
     return engineStore(meta, this.sql, this.env, now, outbox);
   }
 
+  /** After committed work: send what it queued, and follow its timer if it moved one. */
+  private async afterWork(meta: MetaRow, outbox: Outbox): Promise<void> {
+    await this.sendOutbox(meta, outbox);
+    if (requireKind(meta.kind).timer) await this.armAlarm();
+  }
+
   private async sendOutbox(meta: MetaRow, outbox: Outbox): Promise<void> {
     for (const { id, request } of outbox) await this.deliveries().send(id, request, meta.signing_secret!);
   }
 
   private record(meta: MetaRow, state: ResourceState): RecordCore {
-    const kind = requireKind(meta.kind);
-    const config = JSON.parse(meta.config) as unknown;
-    const store = this.store(meta);
-    const charged = meta.charged + this.billing().unsettled();
-    return recordOf({ ...meta, charged }, kind, state, { usage: kind.usage(store, config), status: kind.status?.(store, config) ?? null });
+    return recordOf(meta, state, this.store(meta), this.billing().unsettled());
   }
 }

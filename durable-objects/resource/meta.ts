@@ -1,5 +1,6 @@
 /** The generic part of a ResourceObject's storage: one row describing the resource. */
-import type { AnyKind } from "../../src/resources/kind";
+import type { EngineStore } from "../../src/resources/kind";
+import { requireKind } from "../../src/resources/registry";
 import type { Json, JsonObject } from "../../src/json";
 
 export const META_TABLE = `CREATE TABLE resource_meta (
@@ -52,7 +53,10 @@ export interface RecordCore {
   status: JsonObject | null;
 }
 
-export function recordOf(meta: MetaRow, kind: AnyKind, state: ResourceState, extra: Pick<RecordCore, "usage" | "status">): RecordCore {
+/** The record as of now: `store` is the kind's view (for usage and status), `unsettled` what holds charged but did not settle yet. */
+export function recordOf(meta: MetaRow, state: ResourceState, store: EngineStore, unsettled: number): RecordCore {
+  const kind = requireKind(meta.kind);
+  const config = JSON.parse(meta.config) as unknown;
   return {
     id: meta.id,
     kind: meta.kind,
@@ -61,9 +65,10 @@ export function recordOf(meta: MetaRow, kind: AnyKind, state: ResourceState, ext
     label: meta.label,
     created_at: new Date(meta.created_at).toISOString(),
     expires_at: new Date(meta.expires_at).toISOString(),
-    charged_micro: meta.charged,
+    charged_micro: meta.charged + unsettled,
     notify_url: meta.notify_url,
-    config: JSON.parse(meta.config) as Json,
-    ...extra,
+    config: config as Json,
+    usage: kind.usage(store, config),
+    status: kind.status?.(store, config) ?? null,
   };
 }

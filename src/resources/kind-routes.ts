@@ -48,6 +48,8 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     // Events to notify_url, and a kind's own requests, are signed with the resource's secret: shown once, kept sealed.
     const signingSecret = notify_url || kind.sendsRequests ? newSigningSecret() : null;
     const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
+    const now = Date.now();
+    kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
     const id = mgmt.parts.resourceId;

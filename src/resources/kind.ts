@@ -26,8 +26,9 @@ export interface EngineStore {
   readonly env: Env;
   /** Current time in Unix ms (one reading per call, so an operation sees one instant). */
   readonly now: number;
-  /** When the resource was created, Unix ms. */
+  /** When the resource was created, and when it expires (as of now), Unix ms. */
   readonly createdAt: number;
+  readonly expiresAt: number;
   /**
    * Queues an outbound request, sent once the engine's transaction has committed (so a
    * refused or rolled-back operation sends nothing). Returns its delivery id.
@@ -67,6 +68,8 @@ export interface KindDefinition<Config = unknown> {
   defaultTtlSeconds: number;
   maxTtlSeconds: number;
   ops: OpDefinition<Config, unknown, Json>[];
+  /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */
+  checkCreate?(config: Config, expiresAt: number, now: number): void;
   /** Creates the kind's tables and first state. */
   init(store: EngineStore, config: Config): void;
   /** Counters shown in the record's `usage`. */

@@ -1,8 +1,9 @@
 /** The registry of kinds: adding a kind is one import and one line here. */
 import type { AnyKind } from "./kind";
 import { counters } from "../kinds/memory/counters";
+import { wakeups } from "../kinds/time/wakeups";
 
-export const KINDS: readonly AnyKind[] = [counters];
+export const KINDS: readonly AnyKind[] = [wakeups, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -6,7 +6,14 @@ export interface KindFixture {
   op: { method: string; path: string; body?: unknown };
 }
 
+import { env } from "cloudflare:test";
+
 export const FIXTURES: Record<string, KindFixture> = {
+  wakeups: {
+    valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-wakeups`, delay_seconds: 30, body: { hello: "agent" } },
+    invalid: { body: { url: "not a url", delay_seconds: 30 }, path: "url" },
+    op: { method: "GET", path: "" },
+  },
   counters: {
     valid: { initial: 5, min: 0, max: 100, label: "jobs" },
     invalid: { body: { initial: "five" }, path: "initial" },

@@ -1,0 +1,57 @@
+/** wakeups: one HTTP call at a set time, signed, retried, logged (QStash, Temporal timers). */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { AppError } from "../../../http/errors";
+import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./engine";
+import { noInput, rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";
+
+const OP_PRICE = 100; // µUSD
+const FIRE_PRICE = 1000; // an outbound call, retried up to 8 times
+
+/** The call must happen while the resource lives. */
+function withinLifetime(at: number, expiresAt: number): void {
+  if (at > expiresAt) {
+    throw new AppError("validation_failed", "The wakeup would fire after the resource expires: extend ttl_seconds or fire earlier.", {
+      errors: [{ path: "at", message: "is after expires_at" }],
+    });
+  }
+}
+
+export const wakeups = defineKind<WakeupConfig>({
+  kind: "wakeups",
+  family: "time",
+  title: "Wakeup",
+  summary: "One HTTP call at a set time (at or delay_seconds), signed with Standard Webhooks, retried, with an attempt log.",
+  createSchema: wakeupConfig,
+  dayPriceMicro: 500,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sendsRequests: true,
+  checkCreate: (config, expiresAt, now) => withinLifetime(fireAt(now, config), expiresAt),
+  init,
+  usage: (store) => ({ pending: nextDue(store) !== null }),
+  status: (store, config) => view(store, config),
+  exportData: (store, config) => view(store, config),
+  timer: { nextDue, fire: (store, config) => void fire(store, config) },
+  onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Status of the wakeup", priceMicro: OP_PRICE,
+      input: noInput, output: wakeupStatus,
+      run: (store, config: WakeupConfig) => view(store, config),
+    }),
+    defineOp({
+      name: "fire", method: "post", path: "/fire", summary: "Make the call now", priceMicro: FIRE_PRICE,
+      input: noInput, output: wakeupStatus, errors: [409],
+      run: (store, config: WakeupConfig) => fire(store, config),
+    }),
+    defineOp({
+      name: "reschedule", method: "post", path: "/reschedule", summary: "Set a new time (a finished wakeup is armed again)", priceMicro: OP_PRICE,
+      input: rescheduleInput, output: wakeupStatus, errors: [409],
+      run: (store, config: WakeupConfig, input) => {
+        const at = fireAt(store.now, input);
+        withinLifetime(at, store.expiresAt);
+        return reschedule(store, config, at);
+      },
+    }),
+  ],
+});

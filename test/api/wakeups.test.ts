@@ -1,0 +1,124 @@
+/**
+ * wakeups, per KINDS.md: `at` or `delay_seconds`; method, headers, JSON or text
+ * body; scheduled → delivered / failed; fire now; reschedule; attempt log.
+ * Time is driven: the fire time is moved and the alarm run, never waited for.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { buyCredits, call, createResource, json, managed } from "../harness";
+
+const receiver = env.TEST_RECEIVER_URL;
+const unique = () => crypto.randomUUID().slice(0, 8);
+const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+
+async function received(name: string, count: number) {
+  for (let i = 0; i < 100; i++) {
+    const log = (await (await fetch(`${receiver}/_log/${name}`)).json()) as { path: string; headers: Record<string, string>; body: string; status: number }[];
+    if (log.length >= count) return log;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
+}
+
+async function wakeup(body: Record<string, unknown>) {
+  const { token } = await buyCredits(1);
+  const created = await createResource("wakeups", token, body);
+  const get = async () => json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }));
+  const until = async (status: string) => {
+    for (let i = 0; i < 100; i++) {
+      const s = await get();
+      if (s.status === status) return s;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`wakeup never reached ${status}`);
+  };
+  return { ...created, token, get, until };
+}
+
+/** Moves the fire time to now and runs the resource's alarm, as the clock would. */
+async function makeDue(id: string) {
+  await runInDurableObject(stubOf(id), (_o, state) => void state.storage.sql.exec("UPDATE wakeup SET fire_at = ?", Date.now() - 1));
+  return runDurableObjectAlarm(stubOf(id));
+}
+
+describe("wakeups", () => {
+  it("fires the configured call at its time, signed, and ends delivered", async () => {
+    const name = unique();
+    const w = await wakeup({ url: `${receiver}/ok/${name}?x=1`, method: "PUT", headers: { "X-Agent": "a1" }, body: { job: 42 }, delay_seconds: 3600 });
+    expect(w.record.status).toMatchObject({ status: "scheduled", method: "PUT" });
+    expect(Date.parse(w.record.status.fire_at) - Date.parse(w.record.created_at)).toBe(3600_000);
+
+    expect(await runDurableObjectAlarm(stubOf(w.id))).toBe(true); // not due: nothing is sent
+    await makeDue(w.id);
+    const [hit] = await received(name, 1);
+    expect(hit!.path).toBe(`/ok/${name}?x=1`);
+    expect(hit!.headers["x-agent"]).toBe("a1");
+    expect(hit!.headers["content-type"]).toBe("application/json");
+    expect(new Webhook(w.record.signing_secret).verify(hit!.body, hit!.headers)).toEqual({ job: 42 });
+
+    const done = await w.until("delivered");
+    expect(done.fired_at).not.toBeNull();
+    const log = await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
+    expect(log.items[0]).toMatchObject({ id: done.delivery_id, event_type: "wakeup.fired", method: "PUT", status: "delivered", attempts: 1 });
+  });
+
+  it("sends a text body as text/plain, and fires now on demand", async () => {
+    const name = unique();
+    const w = await wakeup({ url: `${receiver}/ok/${name}`, body: "wake up", at: new Date(Date.now() + 86400_000).toISOString() });
+    const fired = await call("POST", `/v1/wakeups/${w.id}/fire`, { headers: managed(w.mgmt, w.token) });
+    expect(fired.status).toBe(200);
+    expect((await json(fired)).status).toBe("firing");
+    const [hit] = await received(name, 1);
+    expect(hit!.body).toBe("wake up");
+    expect(hit!.headers["content-type"]).toContain("text/plain");
+    await w.until("delivered");
+    // Delivered: the alarm no longer fires it.
+    await runDurableObjectAlarm(stubOf(w.id));
+    expect((await received(name, 1)).length).toBe(1);
+  });
+
+  it("ends failed when the receiver keeps failing", async () => {
+    const name = unique();
+    const w = await wakeup({ url: `${receiver}/down/${name}`, delay_seconds: 60 });
+    await makeDue(w.id);
+    await w.until("failed");
+    expect((await received(name, 8)).length).toBe(8);
+  });
+
+  it("reschedules, including a finished wakeup, within its lifetime", async () => {
+    const name = unique();
+    const w = await wakeup({ url: `${receiver}/ok/${name}`, delay_seconds: 600, ttl_seconds: 86400 });
+    const res = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 7200 }, headers: managed(w.mgmt, w.token) });
+    expect(res.status).toBe(200);
+    const moved = await json(res);
+    expect(Date.parse(moved.fire_at)).toBeGreaterThan(Date.now() + 7000_000);
+    // The old time passes without a call: the alarm follows the new one.
+    await runDurableObjectAlarm(stubOf(w.id));
+    expect(await (await fetch(`${receiver}/_log/${name}`)).json()).toEqual([]);
+    expect((await w.get()).status).toBe("scheduled");
+
+    const late = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 2 * 86400 }, headers: managed(w.mgmt, w.token) });
+    expect(late.status).toBe(422);
+    expect((await json(late)).errors[0].path).toBe("at");
+  });
+
+  it("refuses bad configurations before charging", async () => {
+    const { token } = await buyCredits(1);
+    const auth = { authorization: `Bearer ${token}` };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ url: `${receiver}/ok/x` }, "at"],
+      [{ url: `${receiver}/ok/x`, at: new Date().toISOString(), delay_seconds: 5 }, "at"],
+      [{ url: "file:///etc/passwd", delay_seconds: 5 }, "url"],
+      [{ url: `${receiver}/ok/x`, delay_seconds: 5, headers: { "webhook-signature": "v1,forged" } }, "headers"],
+      [{ url: `${receiver}/ok/x`, delay_seconds: 5, body: "x".repeat(70_000) }, "body"],
+      [{ url: `${receiver}/ok/x`, delay_seconds: 3 * 86400, ttl_seconds: 86400 }, "at"],
+    ];
+    for (const [body, path] of cases) {
+      const res = await call("POST", "/v1/wakeups", { body, headers: auth });
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
+  });
+});
