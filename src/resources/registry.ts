@@ -2,8 +2,9 @@
 import type { AnyKind } from "./kind";
 import { counters } from "../kinds/memory/counters";
 import { wakeups } from "../kinds/time/wakeups";
+import { schedules } from "../kinds/time/schedules";
 
-export const KINDS: readonly AnyKind[] = [wakeups, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

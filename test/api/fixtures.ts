@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  schedules: {
+    valid: { cron: "*/5 * * * *", timezone: "Europe/Berlin", url: `${env.TEST_RECEIVER_URL}/ok/contract-schedules` },
+    invalid: { body: { cron: "61 * * * *", url: `${env.TEST_RECEIVER_URL}/ok/x` }, path: "cron" },
+    op: { method: "GET", path: "/next" },
+  },
   wakeups: {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-wakeups`, delay_seconds: 30, body: { hello: "agent" } },
     invalid: { body: { url: "not a url", delay_seconds: 30 }, path: "url" },

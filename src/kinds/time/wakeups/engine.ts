@@ -6,6 +6,7 @@
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import type { WakeupConfig } from "./schema";
+import { outgoingRequest } from "../outbound";
 
 type Status = "scheduled" | "firing" | "delivered" | "failed";
 
@@ -44,11 +45,7 @@ export function view(store: EngineStore, config: WakeupConfig) {
 /** Sends the configured call now. */
 export function fire(store: EngineStore, config: WakeupConfig) {
   if (read(store).status === "firing") throw new AppError("conflict", "The wakeup's call is being delivered; wait for it to finish.");
-  const text = typeof config.body === "string";
-  const body = config.body === undefined ? null : text ? (config.body as string) : JSON.stringify(config.body);
-  const hasType = Object.keys(config.headers).some((k) => k.toLowerCase() === "content-type");
-  const headers = body !== null && !hasType ? { ...config.headers, "content-type": text ? "text/plain; charset=utf-8" : "application/json" } : config.headers;
-  const deliveryId = store.send({ url: config.url, method: config.method, headers, body, eventType: "wakeup.fired" });
+  const deliveryId = store.send(outgoingRequest(config, "wakeup.fired"));
   store.sql.exec("UPDATE wakeup SET status = 'firing', delivery_id = ?, fired_at = ?", deliveryId, store.now);
   return view(store, config);
 }

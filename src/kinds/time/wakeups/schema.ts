@@ -1,10 +1,6 @@
 /** Request and response shapes of wakeups: one HTTP call at a set time, signed and retried. */
 import { z } from "@hono/zod-openapi";
-
-/** Headers we set ourselves (signature, framing): a configured one must not replace them. */
-const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|webhook-id|webhook-timestamp|webhook-signature)$/i;
-/** Queue messages carry the request: its body stays well under their 128 KB. */
-export const MAX_BODY_BYTES = 64 * 1024;
+import { requestFields } from "../outbound";
 
 const when = {
   at: z.iso.datetime({ offset: true }).optional().describe("When to call (RFC 3339)."),
@@ -16,18 +12,7 @@ const TIME_MESSAGE = { message: "give exactly one of at and delay_seconds", path
 
 export const wakeupConfig = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).describe("The endpoint to call."),
-    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-    headers: z
-      .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(4096))
-      .default({})
-      .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
-      .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.test(k)), "host, framing and webhook-* headers are set by the service"),
-    body: z
-      .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
-      .optional()
-      .describe("A string is sent as text/plain, anything else as JSON (unless headers set a content-type).")
-      .refine((b) => b === undefined || new TextEncoder().encode(typeof b === "string" ? b : JSON.stringify(b)).length <= MAX_BODY_BYTES, `at most ${MAX_BODY_BYTES} bytes`),
+    ...requestFields,
     ...when,
   })
   .refine(exactlyOneTime, TIME_MESSAGE);

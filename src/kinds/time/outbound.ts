@@ -1,0 +1,41 @@
+/**
+ * The call a Time kind makes (a wakeup, a schedule's tick): the request fields
+ * its create body takes, and the OutgoingRequest built from them.
+ */
+import { z } from "@hono/zod-openapi";
+import type { OutgoingRequest } from "../../resources/kind";
+
+/** Headers we set ourselves (signature, framing): a configured one must not replace them. */
+const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|webhook-id|webhook-timestamp|webhook-signature)$/i;
+/** Queue messages carry the request: its body stays well under their 128 KB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export const requestFields = {
+  url: z.url({ protocol: /^https?$/ }).max(2048).describe("The endpoint to call."),
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(4096))
+    .default({})
+    .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
+    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.test(k)), "host, framing and webhook-* headers are set by the service"),
+  body: z
+    .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
+    .optional()
+    .describe("A string is sent as text/plain, anything else as JSON (unless headers set a content-type).")
+    .refine((b) => b === undefined || new TextEncoder().encode(typeof b === "string" ? b : JSON.stringify(b)).length <= MAX_BODY_BYTES, `at most ${MAX_BODY_BYTES} bytes`),
+};
+
+export interface RequestConfig {
+  url: string;
+  method: OutgoingRequest["method"];
+  headers: Record<string, string>;
+  body?: string | Record<string, unknown> | unknown[];
+}
+
+export function outgoingRequest(config: RequestConfig, eventType: string): OutgoingRequest {
+  const text = typeof config.body === "string";
+  const body = config.body === undefined ? null : typeof config.body === "string" ? config.body : JSON.stringify(config.body);
+  const hasType = Object.keys(config.headers).some((k) => k.toLowerCase() === "content-type");
+  const headers = body !== null && !hasType ? { ...config.headers, "content-type": text ? "text/plain; charset=utf-8" : "application/json" } : config.headers;
+  return { url: config.url, method: config.method, headers, body, eventType };
+}

@@ -1,0 +1,57 @@
+/** schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules). */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./engine";
+import { history, historyInput, noInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
+
+const OP_PRICE = 100; // µUSD
+const RUN_PRICE = 1000; // an outbound call, retried up to 8 times
+
+export const schedules = defineKind<ScheduleConfig>({
+  kind: "schedules",
+  family: "time",
+  title: "Schedule",
+  summary: "A recurring HTTP call on a 5-field cron in an IANA time zone: start/end, pause/resume, run now, preview, jitter, overlap policy, history.",
+  createSchema: scheduleConfig,
+  dayPriceMicro: 2000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sendsRequests: true,
+  init,
+  usage: (store, config) => ({ runs: view(store, config).runs }),
+  status: (store, config) => view(store, config),
+  exportData: (store, config) => ({ ...view(store, config), history: historyPage(store, 100, undefined).items }),
+  timer: { nextDue: timer.nextDue, fire: timer.fire },
+  onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Status of the schedule", priceMicro: OP_PRICE,
+      input: noInput, output: scheduleStatus,
+      run: (store, config: ScheduleConfig) => view(store, config),
+    }),
+    defineOp({
+      name: "next", method: "get", path: "/next", summary: "Preview the next fire times", priceMicro: OP_PRICE,
+      input: previewInput, output: preview,
+      run: (store, config: ScheduleConfig, input) => previewTimes(store, config, input.count),
+    }),
+    defineOp({
+      name: "history", method: "get", path: "/history", summary: "Past runs, newest first", priceMicro: OP_PRICE,
+      input: historyInput, output: history,
+      run: (store, _config: ScheduleConfig, input) => historyPage(store, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "pause", method: "post", path: "/pause", summary: "Pause: no calls until resumed", priceMicro: OP_PRICE,
+      input: noInput, output: scheduleStatus,
+      run: (store, config: ScheduleConfig) => setPaused(store, config, true),
+    }),
+    defineOp({
+      name: "resume", method: "post", path: "/resume", summary: "Resume from the next tick after now", priceMicro: OP_PRICE,
+      input: noInput, output: scheduleStatus,
+      run: (store, config: ScheduleConfig) => setPaused(store, config, false),
+    }),
+    defineOp({
+      name: "run", method: "post", path: "/run", summary: "Make one call now (the schedule itself is unchanged)", priceMicro: RUN_PRICE,
+      input: noInput, output: scheduleStatus,
+      run: (store, config: ScheduleConfig) => runNow(store, config),
+    }),
+  ],
+});

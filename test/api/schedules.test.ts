@@ -1,0 +1,116 @@
+/**
+ * schedules, per KINDS.md: 5-field cron + IANA timezone; start/end; pause/resume;
+ * run now; next?count=N preview; jitter; overlap skip/allow; history. Ticks are
+ * driven by moving the next fire time and running the alarm.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { buyCredits, call, createResource, json, managed } from "../harness";
+
+const receiver = env.TEST_RECEIVER_URL;
+const unique = () => crypto.randomUUID().slice(0, 8);
+const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+
+async function received(name: string, count: number) {
+  for (let i = 0; i < 100; i++) {
+    const log = (await (await fetch(`${receiver}/_log/${name}`)).json()) as { headers: Record<string, string>; body: string }[];
+    if (log.length >= count) return log;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
+}
+
+async function schedule(body: Record<string, unknown>) {
+  const { token } = await buyCredits(1);
+  const created = await createResource("schedules", token, body);
+  const op = async (method: string, path: string) => json(await call(method, `/v1/schedules/${created.id}${path}`, { headers: managed(created.mgmt, token) }));
+  /** The clock reaches the next tick: the alarm runs it. */
+  const tick = async () => {
+    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE schedule SET next_at = ?", Date.now() - 1));
+    await runDurableObjectAlarm(stubOf(created.id));
+  };
+  return { ...created, token, op, tick };
+}
+
+const hourIn = (zone: string, iso: string) => Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(new Date(iso)));
+
+describe("schedules", () => {
+  it("previews fire times in its time zone, across DST", async () => {
+    // Mondays at 9:00 in New York for 30 weeks: the UTC time moves when DST starts, the local one does not.
+    const s = await schedule({ cron: "0 9 * * 1", timezone: "America/New_York", url: `${receiver}/ok/${unique()}`, ttl_seconds: 240 * 86400 });
+    const { times } = await s.op("GET", "/next?count=30");
+    expect(times).toHaveLength(30);
+    for (const t of times) expect(hourIn("America/New_York", t.at)).toBe(9);
+    expect(times[0].local).toContain("09:00:00 America/New_York");
+    const utcHours = new Set(times.map((t: { at: string }) => new Date(t.at).getUTCHours()));
+    expect(utcHours).toEqual(new Set([13, 14]));
+  });
+
+  it("calls on each tick, signed, advances, and records history", async () => {
+    const name = unique();
+    const s = await schedule({ cron: "*/10 * * * *", url: `${receiver}/ok/${name}`, body: { tick: true } });
+    const before = await s.op("GET", "");
+    expect(before).toMatchObject({ paused: false, runs: 0 });
+    expect(new Date(before.next_run_at).getUTCMinutes() % 10).toBe(0);
+
+    await s.tick();
+    const [hit] = await received(name, 1);
+    expect(new Webhook(s.record.signing_secret).verify(hit!.body, hit!.headers)).toEqual({ tick: true });
+    const after = await s.op("GET", "");
+    expect(after.runs).toBe(1);
+    expect(Date.parse(after.next_run_at)).toBeGreaterThan(Date.now());
+
+    for (let i = 0; i < 50 && (await s.op("GET", "/history")).items[0].outcome !== "delivered"; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await s.op("GET", "/history")).items[0]).toMatchObject({ outcome: "delivered", manual: false });
+  });
+
+  it("pause stops the calls, resume starts again from now, run now calls at once", async () => {
+    const name = unique();
+    const s = await schedule({ cron: "* * * * *", url: `${receiver}/ok/${name}` });
+    expect((await s.op("POST", "/pause")).paused).toBe(true);
+    expect((await s.op("GET", "")).next_run_at).toBeNull();
+    await runDurableObjectAlarm(stubOf(s.id));
+    const resumed = await s.op("POST", "/resume");
+    expect(resumed.paused).toBe(false);
+    expect(Date.parse(resumed.next_run_at)).toBeGreaterThan(Date.now());
+    expect(await (await fetch(`${receiver}/_log/${name}`)).json()).toEqual([]);
+
+    expect((await s.op("POST", "/run")).runs).toBe(1);
+    await received(name, 1);
+    expect((await s.op("GET", "/history")).items[0].manual).toBe(true);
+  });
+
+  it("skips a tick while the previous call is still in flight (overlap: skip)", async () => {
+    const name = unique();
+    const s = await schedule({ cron: "* * * * *", url: `${receiver}/down/${name}`, overlap: "skip" });
+    await s.tick();
+    await s.tick(); // the first call is still being retried
+    const { items } = await s.op("GET", "/history");
+    expect(items.map((r: { outcome: string }) => r.outcome)).toEqual(["skipped", "sent"]);
+  });
+
+  it("spreads calls by up to jitter_seconds after each tick", async () => {
+    const s = await schedule({ cron: "*/10 * * * *", url: `${receiver}/ok/${unique()}`, jitter_seconds: 300 });
+    const next = Date.parse((await s.op("GET", "")).next_run_at);
+    expect(next % 600_000).toBeLessThan(300_000); // within 5 minutes after a 10-minute tick
+  });
+
+  it("refuses a bad cron, time zone or period with 422 and charges nothing", async () => {
+    const { token } = await buyCredits(1);
+    const auth = { authorization: `Bearer ${token}` };
+    const url = `${receiver}/ok/x`;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ cron: "0 0 9 * * *", url }, "cron"],
+      [{ cron: "not a cron", url }, "cron"],
+      [{ cron: "* * * * *", timezone: "Mars/Olympus_Mons", url }, "timezone"],
+      [{ cron: "* * * * *", url, start_at: "2027-01-02T00:00:00Z", end_at: "2027-01-01T00:00:00Z" }, "end_at"],
+    ];
+    for (const [body, path] of cases) {
+      const res = await call("POST", "/v1/schedules", { body, headers: auth });
+      expect(res.status).toBe(422);
+      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
+  });
+});
