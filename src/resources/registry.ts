@@ -3,8 +3,9 @@ import type { AnyKind } from "./kind";
 import { counters } from "../kinds/memory/counters";
 import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";
+import { delayed } from "../kinds/time/delayed";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  delayed: {
+    valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-delayed`, headers: { "X-Channel": "c1" } },
+    invalid: { body: { url: "gopher://example.com/" }, path: "url" },
+    op: { method: "POST", path: "/messages", body: { body: { n: 1 }, delay_seconds: 30 } },
+  },
   schedules: {
     valid: { cron: "*/5 * * * *", timezone: "Europe/Berlin", url: `${env.TEST_RECEIVER_URL}/ok/contract-schedules` },
     invalid: { body: { cron: "61 * * * *", url: `${env.TEST_RECEIVER_URL}/ok/x` }, path: "cron" },

@@ -1,0 +1,41 @@
+/** delayed: a channel to one target; messages posted with a delay or a time are delivered then (QStash publish). */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { cancel, exportAll, finished, init, list, pending, publish, timer } from "./engine";
+import { cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
+
+const OP_PRICE = 100; // µUSD
+const PUBLISH_PRICE = 500; // one outbound call later, retried up to 8 times
+
+export const delayed = defineKind<ChannelConfig>({
+  kind: "delayed",
+  family: "time",
+  title: "Delayed channel",
+  summary: "A channel to one target: post messages with delay_seconds or deliver_at and an optional dedup_id; list pending, cancel one.",
+  createSchema: channelConfig,
+  dayPriceMicro: 500,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sendsRequests: true,
+  init,
+  usage: (store) => ({ pending: pending(store) }),
+  exportData: (store) => ({ messages: exportAll(store) }),
+  timer,
+  onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
+  ops: [
+    defineOp({
+      name: "publish", method: "post", path: "/messages", summary: "Post a message to deliver later", priceMicro: PUBLISH_PRICE,
+      input: publishInput, output: message, errors: [409],
+      run: (store, _config: ChannelConfig, input) => publish(store, input),
+    }),
+    defineOp({
+      name: "messages", method: "get", path: "/messages", summary: "List messages (oldest first), optionally by status", priceMicro: OP_PRICE,
+      input: listInput, output: messagePage,
+      run: (store, _config: ChannelConfig, input) => list(store, input.status, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
+      input: cancelInput, output: message, errors: [409],
+      run: (store, _config: ChannelConfig, input) => cancel(store, input.message_id),
+    }),
+  ],
+});

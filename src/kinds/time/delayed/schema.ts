@@ -1,0 +1,49 @@
+/** Request and response shapes of delayed: a channel to one target, taking messages to deliver later. */
+import { z } from "@hono/zod-openapi";
+import { requestFields } from "../outbound";
+
+export const MAX_PENDING = 10_000;
+
+export const channelConfig = z.object({
+  url: requestFields.url,
+  method: requestFields.method,
+  headers: requestFields.headers.describe("Sent with every message (a message's own headers are added)."),
+});
+
+export type ChannelConfig = z.infer<typeof channelConfig>;
+
+const exactlyOneTime = (v: { deliver_at?: string; delay_seconds?: number }) => (v.deliver_at === undefined) !== (v.delay_seconds === undefined);
+
+export const publishInput = z
+  .object({
+    body: requestFields.body,
+    headers: requestFields.headers,
+    delay_seconds: z.int().min(0).max(366 * 86400).optional(),
+    deliver_at: z.iso.datetime({ offset: true }).optional(),
+    dedup_id: z.string().min(1).max(200).optional().describe("A second message with the same dedup_id is not queued again: the first one is returned."),
+  })
+  .refine(exactlyOneTime, { message: "give exactly one of deliver_at and delay_seconds", path: ["deliver_at"] });
+
+export const message = z
+  .object({
+    message_id: z.string(),
+    dedup_id: z.string().nullable(),
+    deliver_at: z.string(),
+    status: z.enum(["pending", "sent", "delivered", "failed", "cancelled"]),
+    delivery_id: z.string().nullable().describe("Its id in GET /v1/delayed/{id}/deliveries, once sent."),
+    created_at: z.string(),
+    deduplicated: z.boolean().optional().describe("true when an earlier message with this dedup_id was returned instead."),
+  })
+  .openapi("DelayedMessage");
+
+export const listInput = z.object({
+  status: z.enum(["pending", "sent", "delivered", "failed", "cancelled"]).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional(),
+});
+
+export const messagePage = z.object({ items: z.array(message), next_cursor: z.string().nullable() }).openapi("DelayedMessagePage");
+
+export const cancelInput = z.object({ message_id: z.string().regex(/^msg_[0-9a-f]{32}$/) });
+
+export const noInput = z.object({});

@@ -1,0 +1,89 @@
+/** delayed, per KINDS.md: messages with delay_seconds or deliver_at (≤ TTL), dedup_id, list pending, cancel one. */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { buyCredits, call, createResource, json, managed } from "../harness";
+
+const receiver = env.TEST_RECEIVER_URL;
+const unique = () => crypto.randomUUID().slice(0, 8);
+const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+
+async function received(name: string, count: number) {
+  for (let i = 0; i < 100; i++) {
+    const log = (await (await fetch(`${receiver}/_log/${name}`)).json()) as { headers: Record<string, string>; body: string }[];
+    if (log.length >= count) return log;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
+}
+
+async function channel(name: string, extra: Record<string, unknown> = {}) {
+  const { token } = await buyCredits(1);
+  const created = await createResource("delayed", token, { url: `${receiver}/ok/${name}`, headers: { "X-Channel": "c1" }, ...extra });
+  const op = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, `/v1/delayed/${created.id}${path}`, { body, headers: managed(created.mgmt, token) });
+    return { status: res.status, body: await json(res) };
+  };
+  /** Time passes: every message whose time is `ms` from now or earlier is due, and the alarm runs. */
+  const advance = async (ms: number) => {
+    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE delayed_messages SET deliver_at = deliver_at - ?", ms));
+    await runDurableObjectAlarm(stubOf(created.id));
+  };
+  return { ...created, op, advance };
+}
+
+describe("delayed", () => {
+  it("delivers each message at its time, in order, signed, with channel and message headers", async () => {
+    const name = unique();
+    const c = await channel(name);
+    const late = await c.op("POST", "/messages", { body: { n: 2 }, delay_seconds: 7200 });
+    const soon = await c.op("POST", "/messages", { body: "first", delay_seconds: 60, headers: { "X-Msg": "m1" } });
+    expect(soon.body).toMatchObject({ status: "pending", message_id: expect.stringMatching(/^msg_/) });
+
+    await c.advance(3600_000); // an hour: only the first is due
+    const [first] = await received(name, 1);
+    expect(first!.body).toBe("first");
+    expect(first!.headers).toMatchObject({ "x-channel": "c1", "x-msg": "m1" });
+    expect(first!.headers["content-type"]).toContain("text/plain");
+    expect(first!.headers["webhook-signature"]).toMatch(/^v1,/);
+    expect((await c.op("GET", "/messages?status=pending")).body.items.map((m: { message_id: string }) => m.message_id)).toEqual([late.body.message_id]);
+
+    await c.advance(7200_000);
+    const both = await received(name, 2);
+    expect(new Webhook(c.record.signing_secret).verify(both[1]!.body, both[1]!.headers)).toEqual({ n: 2 });
+    for (let i = 0; i < 50; i++) {
+      const { items } = (await c.op("GET", "/messages?status=delivered")).body;
+      if (items.length === 2) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("messages were not marked delivered");
+  });
+
+  it("deduplicates by dedup_id and cancels a pending message", async () => {
+    const name = unique();
+    const c = await channel(name);
+    const a = await c.op("POST", "/messages", { body: { a: 1 }, delay_seconds: 600, dedup_id: "order-7" });
+    const again = await c.op("POST", "/messages", { body: { a: 2 }, delay_seconds: 5, dedup_id: "order-7" });
+    expect(again.body).toMatchObject({ message_id: a.body.message_id, deduplicated: true });
+    const b = await c.op("POST", "/messages", { body: { b: 1 }, delay_seconds: 600 });
+    const cancelled = await c.op("POST", "/messages/cancel", { message_id: b.body.message_id });
+    expect(cancelled.body.status).toBe("cancelled");
+    expect((await c.op("POST", "/messages/cancel", { message_id: b.body.message_id })).status).toBe(409);
+
+    await c.advance(600_000);
+    const hits = await received(name, 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await received(name, 1)).length).toBe(1);
+    expect(JSON.parse(hits[0]!.body)).toEqual({ a: 1 });
+  });
+
+  it("refuses a message past the channel's lifetime, or with two times", async () => {
+    const c = await channel(unique(), { ttl_seconds: 86400 });
+    const late = await c.op("POST", "/messages", { body: {}, delay_seconds: 2 * 86400 });
+    expect(late.status).toBe(422);
+    expect(late.body.errors[0].path).toBe("deliver_at");
+    const both = await c.op("POST", "/messages", { body: {}, delay_seconds: 5, deliver_at: new Date().toISOString() });
+    expect(both.status).toBe(422);
+    expect((await c.op("GET", "/messages")).body.items).toEqual([]);
+  });
+});
