@@ -4,8 +4,9 @@ import { counters } from "../kinds/memory/counters";
 import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";
 import { delayed } from "../kinds/time/delayed";
+import { spread } from "../kinds/time/spread";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

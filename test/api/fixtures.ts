@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  spread: {
+    valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-spread`, period_seconds: 3600 },
+    invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, period_seconds: 5 }, path: "period_seconds" },
+    op: { method: "POST", path: "/members", body: { key: "worker-1" } },
+  },
   delayed: {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-delayed`, headers: { "X-Channel": "c1" } },
     invalid: { body: { url: "gopher://example.com/" }, path: "url" },

@@ -1,0 +1,45 @@
+/** spread: members that each fire once per period at a stable hashed offset (Jenkins H), spreading load. */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { add, count, init, list, previewFires, remove, timer } from "./engine";
+import { addInput, listInput, member, memberPage, preview, previewInput, removeInput, spreadConfig, type SpreadConfig } from "./schema";
+
+const OP_PRICE = 100; // µUSD
+
+export const spread = defineKind<SpreadConfig>({
+  kind: "spread",
+  family: "time",
+  title: "Spread",
+  summary: "Members added by key each fire once per period at a stable hashed offset, so N members spread over the period; list with slots, preview.",
+  createSchema: spreadConfig,
+  // Firings are many and unpriced one by one: the day rate covers them.
+  dayPriceMicro: 5000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sendsRequests: true,
+  init,
+  usage: (store) => ({ members: count(store) }),
+  exportData: (store) => list(store, 10_000, undefined),
+  timer,
+  ops: [
+    defineOp({
+      name: "add_member", method: "post", path: "/members", summary: "Add (or update) a member", priceMicro: OP_PRICE,
+      input: addInput, output: member, errors: [409],
+      run: (store, config: SpreadConfig, input) => add(store, config, input.key, input.body),
+    }),
+    defineOp({
+      name: "members", method: "get", path: "/members", summary: "Members with their slots", priceMicro: OP_PRICE,
+      input: listInput, output: memberPage,
+      run: (store, _config: SpreadConfig, input) => list(store, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "remove_member", method: "post", path: "/members/remove", summary: "Remove a member", priceMicro: OP_PRICE,
+      input: removeInput, output: member,
+      run: (store, _config: SpreadConfig, input) => remove(store, input.key),
+    }),
+    defineOp({
+      name: "next", method: "get", path: "/next", summary: "Preview the next firings", priceMicro: OP_PRICE,
+      input: previewInput, output: preview,
+      run: (store, config: SpreadConfig, input) => previewFires(store, config, input.count),
+    }),
+  ],
+});
