@@ -26,7 +26,7 @@ it("gives each key a stable slot, spreads keys over the period, and fires each o
   const added = [];
   for (const key of keys) added.push(await op("POST", "/members", { key }));
   const again = await op("POST", "/members", { key: "worker-3", body: { custom: true } });
-  expect(again.offset_seconds).toBe(added[3].offset_seconds); // the same key keeps its slot
+  expect(again.offset_seconds).toBe(added[3]!.offset_seconds); // the same key keeps its slot
   for (const m of added) {
     expect(m.offset_seconds).toBeGreaterThanOrEqual(0);
     expect(m.offset_seconds).toBeLessThan(3600);
