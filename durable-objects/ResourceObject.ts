@@ -17,13 +17,12 @@ import type { Payer } from "../src/money/payment";
 import { deletePrefix } from "../src/resources/r2";
 import { endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
 import type { CreateInput, OpInput } from "./resource/rpc-types";
-
-export type { CreateInput, OpInput };
 import { META_TABLE, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./resource/meta";
 import { BILLING_TABLES, Billing, chargeNow, refundCharge } from "./resource/billing";
 import { DELIVERY_TABLES, DeliveryLog, type DeliveryReport } from "./resource/deliveries";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./resource/lifecycle-notices";
 
+export type { CreateInput, OpInput };
 
 export class ResourceObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -95,12 +94,10 @@ export class ResourceObject extends DurableObject<Env> {
         throw new AppError("not_found", "The resource ended while it was being extended.");
       }
       const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
-      const next = { ...moved, notices_sent: noticesStillSent(moved, Date.now()) };
-      this.sql.exec("UPDATE resource_meta SET expires_at = ?, charged = ?, notices_sent = ?", next.expires_at, next.charged, next.notices_sent);
-      this.cached = next;
+      this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, Date.now()) });
       await this.armAlarm();
-      await updateResourceExpiry(this.env.DB, meta.id, next.expires_at);
-      return this.record(next, "active");
+      await updateResourceExpiry(this.env.DB, meta.id, moved.expires_at);
+      return this.record(this.meta()!, "active");
     });
   }
 
@@ -128,13 +125,9 @@ export class ResourceObject extends DurableObject<Env> {
       const run = () => op.run(this.store(meta, Date.now(), outbox), config, input.input);
       const payer = input.payer;
       if (payer.type === "prepaid" || price === 0) {
-        // Paid by x402 in the worker (or free): the work, and the resource's charged total, in one transaction.
-        const out = this.ctx.storage.transactionSync(() => {
-          const value = run();
-          if (price) this.sql.exec("UPDATE resource_meta SET charged = charged + ?", price);
-          return value;
-        });
-        if (price) this.cached = { ...this.cached!, charged: this.cached!.charged + price };
+        // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
+        const out = this.ctx.storage.transactionSync(run);
+        if (price) this.updateMeta({ charged: this.cached!.charged + price });
         await this.afterWork(meta, outbox);
         return out;
       }
@@ -242,6 +235,13 @@ export class ResourceObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Math.min(...next.map((t) => t ?? Infinity)));
   }
 
+  /** Writes meta columns and keeps the cached row in step. */
+  private updateMeta(changes: Partial<MetaRow>): void {
+    const columns = Object.keys(changes);
+    this.sql.exec(`UPDATE resource_meta SET ${columns.map((c) => `${c} = ?`).join(", ")}`, ...Object.values(changes));
+    this.cached = { ...this.cached!, ...changes };
+  }
+
   private meta(): MetaRow | null {
     if (this.cached !== undefined) return this.cached;
     const exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length > 0;
@@ -261,16 +261,12 @@ export class ResourceObject extends DurableObject<Env> {
 
   private async sendDueNotices(meta: MetaRow): Promise<void> {
     const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data));
-    if (sent === meta.notices_sent) return;
-    this.sql.exec("UPDATE resource_meta SET notices_sent = ?", sent);
-    this.cached = { ...this.cached!, notices_sent: sent };
+    if (sent !== meta.notices_sent) this.updateMeta({ notices_sent: sent });
   }
 
   private billing(): Billing {
     this.billingOf ??= new Billing(this.sql, this.env, this.meta()!.id, (captured) => {
-      if (!captured) return;
-      this.sql.exec("UPDATE resource_meta SET charged = charged + ?", captured);
-      this.cached = { ...this.cached!, charged: this.cached!.charged + captured };
+      if (captured) this.updateMeta({ charged: this.cached!.charged + captured });
     });
     return this.billingOf;
   }

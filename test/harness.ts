@@ -125,3 +125,20 @@ export async function shiftResourceTimes(id: string, times: { created_at?: numbe
   });
   await evictDurableObject(stub);
 }
+
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  status: number;
+}
+
+/** What the local webhook receiver got for `name` (test/peers/receiver.ts), once at least `count` arrived: deliveries cross a real queue, so poll, boundedly. */
+export async function received(name: string, count: number): Promise<Received[]> {
+  for (let i = 0; i < 100; i++) {
+    const log = (await (await fetch(`${env.TEST_RECEIVER_URL}/_log/${name}`)).json()) as Received[];
+    if (log.length >= count) return log;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
+}

@@ -2,20 +2,12 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed } from "../harness";
+import { buyCredits, call, createResource, json, managed, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
 const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
-async function received(name: string, count: number) {
-  for (let i = 0; i < 100; i++) {
-    const log = (await (await fetch(`${receiver}/_log/${name}`)).json()) as { headers: Record<string, string>; body: string }[];
-    if (log.length >= count) return log;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
-}
 
 async function channel(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);

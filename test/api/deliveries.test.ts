@@ -12,20 +12,11 @@ import { seal } from "../../src/auth/sealing";
 import { checkEgressUrl } from "../../src/delivery/egress-guard";
 import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
-import { buyCredits, call, createResource, json, managed, shiftResourceTimes } from "../harness";
+import { buyCredits, call, createResource, json, managed, shiftResourceTimes, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
 
-async function received(name: string, count: number): Promise<{ headers: Record<string, string>; body: string; status: number }[]> {
-  // Deliveries cross a real queue: poll the receiver, boundedly.
-  for (let i = 0; i < 100; i++) {
-    const log = (await (await fetch(`${receiver}/_log/${name}`)).json()) as { headers: Record<string, string>; body: string; status: number }[];
-    if (log.length >= count) return log;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
-}
 
 async function deliveriesOf(id: string, mgmt: string, until: (d: Record<string, any>) => boolean): Promise<Record<string, any>> {
   for (let i = 0; i < 100; i++) {

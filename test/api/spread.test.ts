@@ -2,19 +2,11 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed } from "../harness";
+import { buyCredits, call, createResource, json, managed, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
-async function received(name: string, count: number) {
-  for (let i = 0; i < 100; i++) {
-    const log = (await (await fetch(`${receiver}/_log/${name}`)).json()) as { headers: Record<string, string>; body: string }[];
-    if (log.length >= count) return log;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`receiver got fewer than ${count} requests for ${name}`);
-}
 
 it("gives each key a stable slot, spreads keys over the period, and fires each once per period", async () => {
   const name = crypto.randomUUID().slice(0, 8);
