@@ -17,9 +17,9 @@ async function schedule(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const created = await createResource("schedules", token, body);
   const op = async (method: string, path: string) => json(await call(method, `/v1/schedules/${created.id}${path}`, { headers: managed(created.mgmt, token) }));
-  /** The clock reaches the next tick: the alarm runs it. */
+  /** The clock reaches the next tick: the schedule's clock is set a day back, so a tick is due now, and the alarm runs. */
   const tick = async () => {
-    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE schedule SET next_at = ?", Date.now() - 1));
+    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE schedule SET since = ?", Date.now() - 86400_000));
     await runDurableObjectAlarm(stubOf(created.id));
   };
   return { ...created, token, op, tick };
@@ -86,6 +86,15 @@ describe("schedules", () => {
     const s = await schedule({ cron: "*/10 * * * *", url: `${receiver}/ok/${unique()}`, jitter_seconds: 300 });
     const next = Date.parse((await s.op("GET", "")).next_run_at);
     expect(next % 600_000).toBeLessThan(300_000); // within 5 minutes after a 10-minute tick
+  });
+
+  it("an extension brings back ticks that lay past the old expiry", async () => {
+    const s = await schedule({ cron: "0 0 1 1 *", url: `${receiver}/ok/${unique()}`, ttl_seconds: 86400 });
+    expect((await s.op("GET", "")).next_run_at).toBeNull();
+    const extended = await call("POST", `/v1/resources/${s.id}/extend`, { body: { ttl_seconds: 365 * 86400 }, headers: managed(s.mgmt, s.token) });
+    expect(extended.status).toBe(200);
+    const next = (await s.op("GET", "")).next_run_at;
+    expect(next).toMatch(/-01-01T00:00:00/);
   });
 
   it("refuses a bad cron, time zone or period with 422 and charges nothing", async () => {

@@ -1,15 +1,17 @@
 /**
- * A schedule's state: the next tick, pause, the call in flight, and a history
- * of runs. The resource's alarm fires each tick (timer); after a tick the next
- * one is computed from the cron in the schedule's time zone. Ticks missed while
- * nothing ran (an outage) are not replayed in a burst: the next is after now.
+ * A schedule's state: where its clock stands (the last tick it fired, or when
+ * it was resumed), pause, the call in flight, and a history of runs. The next
+ * tick is derived, never stored: the first cron time after that point, within
+ * the resource's life (so an extension brings back ticks past the old expiry).
+ * Its jitter is derived from the tick too, so it is stable between reads.
+ * Ticks missed while nothing ran (an outage) are not replayed in a burst.
  */
 import { Cron } from "croner";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
 import type { ScheduleConfig } from "./schema";
 
-type State = { paused: number; next_tick: number | null; next_at: number | null; in_flight: string | null; runs: number; last_fired_at: number | null };
+type State = { paused: number; since: number; in_flight: string | null; runs: number; last_fired_at: number | null };
 type RunRow = { seq: number; scheduled_for: number; fired_at: number | null; delivery_id: string | null; outcome: string; manual: number };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -18,33 +20,36 @@ function cronOf(config: ScheduleConfig): Cron {
   return new Cron(config.cron, { timezone: config.timezone, mode: "5-part", startAt: config.start_at, stopAt: config.end_at });
 }
 
-/** The first tick after `after` that falls within the resource's life, or null. */
-function tickAfter(store: EngineStore, config: ScheduleConfig, after: number): number | null {
-  const next = cronOf(config).nextRun(new Date(after))?.getTime() ?? null;
-  return next !== null && next < store.expiresAt ? next : null;
-}
-
-function plan(store: EngineStore, config: ScheduleConfig, after: number): void {
-  const tick = tickAfter(store, config, after);
-  const jitter = tick === null ? 0 : Math.floor(Math.random() * config.jitter_seconds * 1000);
-  store.sql.exec("UPDATE schedule SET next_tick = ?, next_at = ?", tick, tick === null ? null : tick + jitter);
-}
-
 function state(store: EngineStore): State {
-  return store.sql.exec<State>("SELECT paused, next_tick, next_at, in_flight, runs, last_fired_at FROM schedule").one();
+  return store.sql.exec<State>("SELECT paused, since, in_flight, runs, last_fired_at FROM schedule").one();
+}
+
+/** A stable pseudo-random delay for one tick: the same tick always gets the same jitter. */
+function jitterOf(store: EngineStore, config: ScheduleConfig, tick: number): number {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(`${store.resourceId}:${tick}`)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return config.jitter_seconds ? h % (config.jitter_seconds * 1000) : 0;
+}
+
+/** The next tick and when its call goes out, or null when paused or none is left in the resource's life. */
+function next(store: EngineStore, config: ScheduleConfig): { tick: number; at: number } | null {
+  const s = state(store);
+  if (s.paused) return null;
+  const tick = cronOf(config).nextRun(new Date(s.since))?.getTime() ?? null;
+  if (tick === null || tick >= store.expiresAt) return null;
+  return { tick, at: tick + jitterOf(store, config, tick) };
 }
 
 export function init(store: EngineStore, config: ScheduleConfig): void {
-  store.sql.exec("CREATE TABLE schedule (id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL, next_tick INTEGER, next_at INTEGER, in_flight TEXT, runs INTEGER NOT NULL, last_fired_at INTEGER)");
+  store.sql.exec("CREATE TABLE schedule (id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL, since INTEGER NOT NULL, in_flight TEXT, runs INTEGER NOT NULL, last_fired_at INTEGER)");
   store.sql.exec("CREATE TABLE schedule_runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, scheduled_for INTEGER NOT NULL, fired_at INTEGER, delivery_id TEXT, outcome TEXT NOT NULL, manual INTEGER NOT NULL)");
-  store.sql.exec("INSERT INTO schedule (id, paused, runs) VALUES (1, 0, 0)");
-  plan(store, config, store.createdAt);
+  store.sql.exec("INSERT INTO schedule (id, paused, since, runs) VALUES (1, 0, ?, 0)", store.createdAt);
 }
 
 export function view(store: EngineStore, config: ScheduleConfig) {
   const s = state(store);
   return {
-    cron: config.cron, timezone: config.timezone, paused: s.paused === 1, next_run_at: s.paused ? null : iso(s.next_at),
+    cron: config.cron, timezone: config.timezone, paused: s.paused === 1, next_run_at: iso(next(store, config)?.at ?? null),
     runs: s.runs, last_fired_at: iso(s.last_fired_at), in_flight: s.in_flight,
   };
 }
@@ -62,15 +67,13 @@ function run(store: EngineStore, config: ScheduleConfig, scheduledFor: number, m
 }
 
 export const timer = {
-  nextDue: (store: EngineStore): number | null => {
-    const s = state(store);
-    return s.paused ? null : s.next_at;
-  },
+  nextDue: (store: EngineStore, config: ScheduleConfig): number | null => next(store, config)?.at ?? null,
   fire: (store: EngineStore, config: ScheduleConfig): void => {
-    const tick = state(store).next_tick;
-    if (tick === null) return;
-    run(store, config, tick, false);
-    plan(store, config, Math.max(tick, store.now));
+    const due = next(store, config);
+    if (!due) return;
+    run(store, config, due.tick, false);
+    // The clock moves past this tick, or to now after an outage: missed ticks are not replayed.
+    store.sql.exec("UPDATE schedule SET since = ?", Math.max(due.tick, store.now));
   },
 };
 
@@ -80,8 +83,9 @@ export function runNow(store: EngineStore, config: ScheduleConfig) {
 }
 
 export function setPaused(store: EngineStore, config: ScheduleConfig, paused: boolean) {
-  store.sql.exec("UPDATE schedule SET paused = ?", paused ? 1 : 0);
-  if (!paused) plan(store, config, store.now); // resuming does not replay the ticks it slept through
+  // Resuming starts the clock at now: the ticks it slept through are not replayed.
+  if (paused) store.sql.exec("UPDATE schedule SET paused = 1");
+  else store.sql.exec("UPDATE schedule SET paused = 0, since = ?", store.now);
   return view(store, config);
 }
 

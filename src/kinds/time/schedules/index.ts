@@ -20,7 +20,7 @@ export const schedules = defineKind<ScheduleConfig>({
   usage: (store, config) => ({ runs: view(store, config).runs }),
   status: (store, config) => view(store, config),
   exportData: (store, config) => ({ ...view(store, config), history: historyPage(store, 100, undefined).items }),
-  timer: { nextDue: timer.nextDue, fire: timer.fire },
+  timer,
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
   ops: [
     defineOp({
