@@ -1,7 +1,7 @@
 /**
- * Outbound events: the envelope every webhook body shares (API.md §11) and the
- * registry of event types, which the OpenAPI document lists under `webhooks`.
- * Kinds add their own types to EVENT_TYPES beside the lifecycle ones.
+ * Outbound events: the envelope every lifecycle event shares (API.md §11) and
+ * their types, which the OpenAPI document lists under `webhooks` beside the
+ * requests kinds send on their own (KindDefinition.sends).
  */
 import { z } from "@hono/zod-openapi";
 
@@ -13,8 +13,6 @@ export const lifecycleEvents = {
   "resource.expired": z.object({ expired_at: z.string() }).describe("The resource reached expires_at; its data is deleted."),
   "resource.cancelled": z.object({ cancelled_at: z.string() }).describe("The resource was cancelled; its data is deleted."),
 } as const;
-
-export const EVENT_TYPES: Record<string, z.ZodType> = { ...lifecycleEvents };
 
 export type EventType = keyof typeof lifecycleEvents;
 

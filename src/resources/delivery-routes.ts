@@ -6,7 +6,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { managementCredential } from "../auth/credentials";
 import { resourceStub } from "../stubs";
-import { EVENT_TYPES } from "../delivery/events";
+import { lifecycleEvents } from "../delivery/events";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { MANAGED } from "../openapi/security";
 import { TAGS } from "../openapi/tags";
@@ -78,13 +78,18 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     );
   }
-  for (const [type, data] of Object.entries(EVENT_TYPES)) {
+  const webhook = (type: string, description: string | undefined, schema: z.ZodType) =>
     app.openAPIRegistry.registerWebhook({
-      method: "post", path: type, operationId: `event_${type.replace(/\W/g, "_")}`, summary: type, description: data.description,
+      method: "post", path: type, operationId: `event_${type.replace(/\W/g, "_")}`, summary: type, description,
       // Receivers authenticate us by the Standard Webhooks signature, not by an API credential.
       security: [],
-      request: { body: { content: { "application/json": { schema: envelope(type, data) } } } },
+      request: { body: { content: { "application/json": { schema } } } },
       responses: { 200: { description: "Any 2xx acknowledges the event; `webhook-delivery: abort` stops the retries." } },
     });
+  for (const [type, data] of Object.entries(lifecycleEvents)) webhook(type, `To notify_url. ${data.description ?? ""}`, envelope(type, data));
+  for (const kind of KINDS) {
+    for (const [type, what] of Object.entries(kind.sends ?? {})) {
+      webhook(type, `${what} Method, headers and body are the ones configured; signed with the resource's signing_secret.`, z.unknown());
+    }
   }
 }

@@ -46,7 +46,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     };
     if (notify_url) checkEgressUrl(notify_url, allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS), "notify_url");
     // Events to notify_url, and a kind's own requests, are signed with the resource's secret: shown once, kept sealed.
-    const signingSecret = notify_url || kind.sendsRequests ? newSigningSecret() : null;
+    const signingSecret = notify_url || kind.sends ? newSigningSecret() : null;
     const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
     const now = Date.now();
     kind.checkCreate?.(config, now + ttl_seconds * 1000, now);

@@ -43,6 +43,10 @@ describe("OpenAPI document", () => {
     for (const p of ["/v1/resources/{id}", "/v1/resources/{id}/extend", "/v1/resources/{id}/export", "/v1/credits", "/v1/credits/balance", "/v1/credits/subtokens", "/v1/prices"]) {
       expect(doc.paths[p], p).toBeDefined();
     }
+    // Every event type and every request a kind sends is listed under webhooks.
+    const webhooks = Object.keys(doc.webhooks ?? {});
+    expect(webhooks).toEqual(expect.arrayContaining(["resource.expiring", "resource.expired", "resource.cancelled"]));
+    for (const kind of KINDS) for (const type of Object.keys(kind.sends ?? {})) expect(webhooks).toContain(type);
     expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(["credit", "creditHeader", "management", "x402", "x402v2"]));
   });
 });

@@ -15,7 +15,7 @@ export const delayed = defineKind<ChannelConfig>({
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
-  sendsRequests: true,
+  sends: { "delayed.delivered": "A posted message, to the channel's target at its time." },
   init,
   usage: (store) => ({ pending: pending(store) }),
   exportData: (store) => ({ messages: exportAll(store) }),

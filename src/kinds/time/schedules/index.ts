@@ -15,7 +15,7 @@ export const schedules = defineKind<ScheduleConfig>({
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
-  sendsRequests: true,
+  sends: { "schedule.fired": "The schedule's configured call, on each tick or on run now." },
   init,
   usage: (store, config) => ({ runs: view(store, config).runs }),
   status: (store, config) => view(store, config),

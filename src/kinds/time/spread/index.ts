@@ -15,7 +15,7 @@ export const spread = defineKind<SpreadConfig>({
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
-  sendsRequests: true,
+  sends: { "spread.fired": "A member's call, once per period at its slot (body: the member's, or {\"key\": …})." },
   init,
   usage: (store) => ({ members: count(store) }),
   exportData: (store) => list(store, 10_000, undefined),

@@ -25,7 +25,7 @@ export const wakeups = defineKind<WakeupConfig>({
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
-  sendsRequests: true,
+  sends: { "wakeup.fired": "The wakeup's configured call, at its time or on fire now." },
   checkCreate: (config, expiresAt, now) => withinLifetime(fireAt(now, config), expiresAt),
   init,
   usage: (store) => ({ pending: nextDue(store) !== null }),
