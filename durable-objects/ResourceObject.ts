@@ -215,7 +215,7 @@ export class ResourceObject extends DurableObject<Env> {
     const record = this.record(this.meta() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.
-    await this.emit(meta, state === "expired" ? "resource.expired" : "resource.cancelled", state === "expired" ? { expired_at: at } : { cancelled_at: at })
+    await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, Date.now());
@@ -255,12 +255,12 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   /** Sends a lifecycle event to notify_url, when the resource has one. */
-  private async emit(meta: MetaRow, type: string, data: Record<string, unknown>): Promise<void> {
-    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data);
+  private async emit(meta: MetaRow, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<void> {
+    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data, uniqueBy);
   }
 
   private async sendDueNotices(meta: MetaRow): Promise<void> {
-    const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data));
+    const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
     if (sent !== meta.notices_sent) this.updateMeta({ notices_sent: sent });
   }
 

@@ -81,21 +81,21 @@ export class DeliveryLog {
   ) {}
 
   /** Sends a lifecycle event to `url` (notify_url), signed with the sealed secret. */
-  async emit(target: { url: string; sealedSecret: string }, type: string, data: Record<string, unknown>): Promise<string> {
-    const event = envelope(type, this.resourceId, data);
+  async emit(target: { url: string; sealedSecret: string }, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<string> {
+    const event = envelope(type, this.resourceId, data, uniqueBy);
     const request = { url: target.url, method: "POST" as const, headers: { "content-type": "application/json" }, body: JSON.stringify(event), eventType: type };
     await this.send(event.id, request, target.sealedSecret);
     return event.id;
   }
 
-  /** Logs and queues one outbound request under `deliveryId` (the Standard Webhooks `webhook-id`). */
+  /** Logs and queues one outbound request under `deliveryId` (the Standard Webhooks `webhook-id`); a known id is sent once. */
   async send(deliveryId: string, request: OutgoingRequest, sealedSecret: string): Promise<void> {
     const now = Date.now();
-    this.sql.exec(
-      "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+    const inserted = this.sql.exec(
+      "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING",
       deliveryId, request.eventType, request.url, request.method, JSON.stringify(request.headers), request.body, now, now,
-    );
-    await this.enqueue(this.message(deliveryId, request, sealedSecret));
+    ).rowsWritten;
+    if (inserted) await this.enqueue(this.message(deliveryId, request, sealedSecret));
   }
 
   record(report: DeliveryReport): void {

@@ -4,6 +4,7 @@
  * requests kinds send on their own (KindDefinition.sends).
  */
 import { z } from "@hono/zod-openapi";
+import { sha256Hex } from "../auth/ids";
 
 export const lifecycleEvents = {
   "resource.expiring": z.object({
@@ -27,6 +28,11 @@ export interface EventEnvelope {
 /** Ids of outbound requests: the event id, the Standard Webhooks `webhook-id`, the attempt log's key. */
 export const newDeliveryId = () => `evt_${crypto.randomUUID().replace(/-/g, "")}`;
 
-export function envelope(type: string, resourceId: string, data: Record<string, unknown>): EventEnvelope {
-  return { type, id: newDeliveryId(), resource_id: resourceId, created_at: new Date().toISOString(), data };
+/**
+ * An event's id is derived from what makes it unique (e.g. the resource, the type and the expiry it is
+ * about), so an alarm that runs again after a failure emits the same event, not a second one.
+ */
+export function envelope(type: string, resourceId: string, data: Record<string, unknown>, uniqueBy: string): EventEnvelope {
+  const id = `evt_${sha256Hex(`${resourceId}\n${type}\n${uniqueBy}`).slice(0, 32)}`;
+  return { type, id, resource_id: resourceId, created_at: new Date().toISOString(), data };
 }

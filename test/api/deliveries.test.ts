@@ -4,7 +4,7 @@
  * (at once here: DELIVERY_RETRY_SCALE=0) until the dead-letter queue; abort
  * stops them; the schedule and the egress guard hold when driven directly.
  */
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
@@ -59,6 +59,11 @@ describe("lifecycle events", () => {
     const event = new Webhook(record.signing_secret).verify(hit!.body, hit!.headers) as Record<string, any>;
     expect(event).toMatchObject({ type: "resource.expiring", data: { hours_left: 1 } });
     await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
+    // An alarm that runs again as if its first run had failed after sending: the same event id, sent once.
+    await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)), (_o, state) => void state.storage.sql.exec("UPDATE resource_meta SET notices_sent = 0"));
+    await evictDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
+    await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
+    expect((await json(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }))).items).toHaveLength(1);
     const log = await deliveriesOf(id, mgmt, (d) => d.status === "delivered");
     expect(log).toMatchObject({ event_type: "resource.expiring", attempts: 1, attempt_log: [{ number: 1, outcome: "delivered", status_code: 200 }] });
     expect((await received(name, 1)).length).toBe(1);
