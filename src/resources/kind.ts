@@ -81,7 +81,7 @@ export interface KindDefinition<Config = unknown> {
   /**
    * The requests a kind sends on its own, by event type (e.g. "wakeup.fired": what it is). Their bodies are
    * what the caller configured; they are signed like events, listed under the OpenAPI `webhooks`, and a kind
-   * that has any gets a signing secret at creation, with or without notify_url.
+   * with such requests gets a signing secret at creation, with or without notify_url.
    */
   sends?: Record<string, string>;
   /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
