@@ -11,6 +11,7 @@ import type { WebhookMessage } from "../../src/delivery/messages";
 import type { AttemptResult } from "../../src/delivery/attempt";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
+import { iso } from "../../src/time";
 
 export const DELIVERY_TABLES = [
   `CREATE TABLE deliveries (
@@ -71,7 +72,6 @@ type AttemptRow = {
   response_excerpt: string | null;
 };
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export class DeliveryLog {
   constructor(

@@ -11,6 +11,7 @@
  */
 import { bytesToHex } from "viem";
 import { randomBytes, sha256Hex } from "../auth/ids";
+import { utcDay } from "../time";
 
 const REDACTED = "[redacted credential]";
 
@@ -29,7 +30,6 @@ export function redactOptional(text: string | undefined): string | null {
   return text === undefined ? null : redactCredentials(text);
 }
 
-const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** The salted hash of a client IP, or null when the platform did not tell us the IP. */
 export async function clientHash(db: D1Database, ip: string | null, now: number): Promise<string | null> {

@@ -1,5 +1,6 @@
 /** Shapes of the Ask endpoints and their operator side; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
+import { pageLimit } from "../openapi/schemas";
 
 /** API.md §12: a public id is unguessable (≥ 128 bits); this is deliberately loose so any future encoding fits. */
 export const PUBLIC_ID_PATTERN = /^[0-9A-Za-z_-]{8,64}$/;
@@ -41,7 +42,7 @@ export const received = z
 // Operator side.
 
 export const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe("Items per page (1–100, default 20)."),
+  limit: pageLimit(),
   cursor: z.string().max(200).optional().describe("`next_cursor` of the previous page; absent for the first page (newest first)."),
 });
 

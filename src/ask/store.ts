@@ -7,6 +7,7 @@ import { randomId } from "../auth/ids";
 import { decodeCursor, paginate } from "./cursor";
 import { clientHash, redactCredentials, redactOptional } from "./privacy";
 import type { AbuseReason, FeatureRequestInput } from "./schema";
+import { iso } from "../time";
 
 export interface SubmissionMeta {
   /** The client address (CF-Connecting-IP, IPv6 as its /64); hashed before anything is written. */
@@ -31,7 +32,6 @@ export interface AbuseReportRecord {
   contact?: string;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function recordFeatureRequest(db: D1Database, input: FeatureRequestInput, meta: SubmissionMeta): Promise<Receipt> {
   const id = randomId("fr_");

@@ -9,6 +9,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
+import { utcDay } from "../time";
 import { clientIp } from "./client-ip";
 import { sha256Hex } from "../auth/ids";
 
@@ -19,7 +20,6 @@ export interface FreeCall {
   release(): Promise<void>;
 }
 
-const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** Claims one free call for this request's address, or null when the tier is off or used up for today. */
 export async function claimFreeCall(c: Context<AppEnv>): Promise<FreeCall | null> {

@@ -12,6 +12,7 @@ import { priceList } from "./prices";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { CREDIT, PURCHASE } from "../openapi/security";
 import type { BalanceView } from "../../durable-objects/AccountObject";
+import { iso } from "../time";
 
 const DAY_MS = 86400 * 1000;
 const MONEY = { tags: ["Money"] };
@@ -43,7 +44,6 @@ const prices = z
   })
   .openapi("PriceList");
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function balanceBody(v: BalanceView) {
   return {

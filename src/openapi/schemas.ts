@@ -73,3 +73,9 @@ export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({
 export const resourceIdParam = z.object({
   id: z.string().regex(/^r_[0-9A-Za-z]{22}$/).openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
 });
+
+/** Lists (API.md §3): `?limit=&cursor=` → `{ items, next_cursor }`. */
+export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).describe(`Items per page (1–100, default ${fallback}).`);
+
+/** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
+export const seqCursor = z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional();

@@ -12,7 +12,7 @@ import { MANAGED } from "../openapi/security";
 import { TAGS } from "../openapi/tags";
 import { KINDS } from "./registry";
 import { resourceAnswer } from "./record";
-import { resourceIdParam } from "../openapi/schemas";
+import { pageLimit, resourceIdParam, seqCursor } from "../openapi/schemas";
 
 const attempt = z.object({
   number: z.int(), at: z.string(), outcome: z.enum(["delivered", "failed", "aborted"]),
@@ -34,10 +34,7 @@ const delivery = z
   })
   .openapi("Delivery");
 
-const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional(),
-});
+const listQuery = z.object({ limit: pageLimit(), cursor: seqCursor });
 
 const retryParams = resourceIdParam.extend({ delivery_id: z.string().regex(/^evt_[0-9a-f]{32}$/).openapi({ param: { name: "delivery_id", in: "path" } }) });
 

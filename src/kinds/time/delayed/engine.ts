@@ -7,6 +7,7 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
 import { MAX_PENDING, type ChannelConfig } from "./schema";
+import { iso } from "../../../time";
 
 type Row = {
   seq: number; message_id: string; dedup_id: string | null; deliver_at: number; body: string | null;
@@ -17,7 +18,6 @@ type Published = { body?: string | Record<string, unknown> | unknown[]; headers:
 
 /** Sent per alarm run, so one run stays short; the alarm comes straight back for the rest. */
 const BATCH = 100;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function init(store: EngineStore): void {
   store.sql.exec(`CREATE TABLE delayed_messages (

@@ -1,6 +1,7 @@
 /** Request and response shapes of delayed: a channel to one target, taking messages to deliver later. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
+import { pageLimit, seqCursor } from "../../../openapi/schemas";
 
 export const MAX_PENDING = 10_000;
 
@@ -38,8 +39,8 @@ export const message = z
 
 export const listInput = z.object({
   status: z.enum(["pending", "sent", "delivered", "failed", "cancelled"]).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional(),
+  limit: pageLimit(),
+  cursor: seqCursor,
 });
 
 export const messagePage = z.object({ items: z.array(message), next_cursor: z.string().nullable() }).openapi("DelayedMessagePage");

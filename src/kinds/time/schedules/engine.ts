@@ -9,12 +9,13 @@
 import { Cron } from "croner";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
+import { iso } from "../../../time";
 import type { ScheduleConfig } from "./schema";
 
 type State = { paused: number; since: number; in_flight: string | null; runs: number; last_fired_at: number | null };
 type RunRow = { seq: number; scheduled_for: number; fired_at: number | null; delivery_id: string | null; outcome: string; manual: number };
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 function cronOf(config: ScheduleConfig): Cron {
   return new Cron(config.cron, { timezone: config.timezone, mode: "5-part", startAt: config.start_at, stopAt: config.end_at });
@@ -49,8 +50,8 @@ export function init(store: EngineStore, config: ScheduleConfig): void {
 export function view(store: EngineStore, config: ScheduleConfig) {
   const s = state(store);
   return {
-    cron: config.cron, timezone: config.timezone, paused: s.paused === 1, next_run_at: iso(next(store, config)?.at ?? null),
-    runs: s.runs, last_fired_at: iso(s.last_fired_at), in_flight: s.in_flight,
+    cron: config.cron, timezone: config.timezone, paused: s.paused === 1, next_run_at: isoOrNull(next(store, config)?.at ?? null),
+    runs: s.runs, last_fired_at: isoOrNull(s.last_fired_at), in_flight: s.in_flight,
   };
 }
 
@@ -102,7 +103,7 @@ export function historyPage(store: EngineStore, limit: number, cursor: string | 
   const page = rows.slice(0, limit);
   return {
     items: page.map((r) => ({
-      seq: r.seq, scheduled_for: iso(r.scheduled_for)!, fired_at: iso(r.fired_at), delivery_id: r.delivery_id,
+      seq: r.seq, scheduled_for: iso(r.scheduled_for), fired_at: isoOrNull(r.fired_at), delivery_id: r.delivery_id,
       outcome: r.outcome as "sent" | "skipped" | "delivered" | "failed", manual: r.manual === 1,
     })),
     next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null,

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { Cron } from "croner";
 import { requestFields } from "../outbound";
+import { pageLimit, seqCursor } from "../../../openapi/schemas";
 
 const rfc3339 = z.iso.datetime({ offset: true });
 
@@ -43,10 +44,7 @@ export const noInput = z.object({});
 
 export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(50).default(5) });
 
-export const historyInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional(),
-});
+export const historyInput = z.object({ limit: pageLimit(), cursor: seqCursor });
 
 export const scheduleStatus = z
   .object({

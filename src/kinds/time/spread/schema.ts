@@ -1,6 +1,7 @@
 /** Request and response shapes of spread: members that each fire once per period at a stable hashed offset. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
+import { pageLimit } from "../../../openapi/schemas";
 
 export const MAX_MEMBERS = 10_000;
 
@@ -32,7 +33,7 @@ export const member = z
   .openapi("SpreadMember");
 
 export const listInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: pageLimit(50),
   cursor: z.string().max(200).optional().describe("The last key of the previous page."),
 });
 
