@@ -5,39 +5,23 @@
  * (resource/billing.ts), in the same transaction as the work: a refused or
  * failed call never reaches the ledger.
  */
-import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../src/env";
 import { AppError, capture, type Result } from "../src/http/errors";
-import { digestsEqual } from "../src/auth/ids";
 import { requireKind } from "../src/resources/registry";
-import type { EngineStore } from "../src/resources/kind";
-import { dueTimer, engineStore, nextTimerAt, type Outbox } from "./resource/engine-store";
+import type { PublicAnswer } from "../src/resources/kind";
+import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
-import { deletePrefix } from "../src/resources/r2";
-import { endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { CreateInput, OpInput } from "./resource/rpc-types";
-import { META_TABLE, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./resource/meta";
-import { BILLING_TABLES, Billing, chargeNow, refundCharge } from "./resource/billing";
-import { DELIVERY_TABLES, DeliveryLog, type DeliveryReport } from "./resource/deliveries";
-import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./resource/lifecycle-notices";
+import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
+import type { CreateInput, OpInput, PublicInput } from "./resource/rpc-types";
+import { insertMeta, META_TABLE, type MetaRow, type RecordCore } from "./resource/meta";
+import { BILLING_TABLES, chargeNow, refundCharge } from "./resource/billing";
+import { DELIVERY_TABLES, type DeliveryReport } from "./resource/deliveries";
+import { noticesStillSent } from "./resource/lifecycle-notices";
+import { ResourceCore } from "./resource/core";
 
-export type { CreateInput, OpInput };
+export type { CreateInput, OpInput, PublicInput };
 
-export class ResourceObject extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
-  /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */
-  private cached: MetaRow | null | undefined;
-  private billingOf: Billing | undefined;
-  private deliveriesOf: DeliveryLog | undefined;
-  /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
-  private ending: Exclude<ResourceState, "active"> | null = null;
-
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.sql = ctx.storage.sql;
-  }
-
+export class ResourceObject extends ResourceCore {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
       if (this.meta()) throw new AppError("conflict", "This resource already exists.");
@@ -47,15 +31,13 @@ export class ResourceObject extends DurableObject<Env> {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
         notify_url: input.notifyUrl, config: input.configJson, created_at: now,
         expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
+        public_id: input.publicId,
       };
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
       try {
         this.ctx.storage.transactionSync(() => {
           for (const ddl of [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES]) this.sql.exec(ddl);
-          this.sql.exec(
-            "INSERT INTO resource_meta VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-            meta.id, meta.kind, meta.owner, meta.mgmt_hash, meta.label, meta.notify_url, meta.config, meta.created_at, meta.expires_at, meta.charged, meta.signing_secret,
-          );
+          insertMeta(this.sql, meta);
           kind.init(this.store(meta, now), JSON.parse(input.configJson));
         });
         this.cached = meta;
@@ -120,25 +102,38 @@ export class ResourceObject extends DurableObject<Env> {
       const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
-      const price = input.priceMicro;
-      const outbox: Outbox = [];
-      const run = () => op.run(this.store(meta, Date.now(), outbox), config, input.input);
-      const payer = input.payer;
-      if (payer.type === "prepaid" || price === 0) {
-        // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
-        const out = this.ctx.storage.transactionSync(run);
-        if (price) this.updateMeta({ charged: this.cached!.charged + price });
-        await this.afterWork(meta, outbox);
+      return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input)), op.discard, async (prepared) => {
+        const price = input.priceMicro;
+        const pending = afterCommit();
+        const run = () => op.run(this.store(meta, Date.now(), pending), config, input.input, prepared);
+        const payer = input.payer;
+        if (payer.type === "prepaid" || price === 0) {
+          // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
+          const out = this.ctx.storage.transactionSync(run);
+          if (price) this.updateMeta({ charged: this.cached!.charged + price });
+          await this.afterWork(meta, pending);
+          return out;
+        }
+        const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, run, async () => {
+          Object.assign(pending, afterCommit()); // the dry run before a hold sends and drops nothing
+          await this.armAlarm();
+          this.stillHere();
+        });
+        await this.afterWork(meta, pending);
         return out;
-      }
-
-      const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, run, async () => {
-        outbox.length = 0; // the dry run before a hold sends nothing
-        await this.armAlarm();
-        if (!this.meta()) throw new AppError("not_found", "The resource ended during the operation.");
       });
-      await this.afterWork(meta, outbox);
-      return out;
+    });
+  }
+
+  /** A request to the resource's public address: free, no credentials; the worker found this object from `publicId`. */
+  publicRequest(input: PublicInput): Promise<Result<PublicAnswer>> {
+    return capture(async () => {
+      const meta = this.meta();
+      const face = meta && requireKind(meta.kind).public;
+      if (!meta || !face || this.ending || meta.public_id !== input.publicId || Date.now() >= meta.expires_at) {
+        throw new AppError("not_found", "Nothing is served at this address.");
+      }
+      return this.commit(meta, (store) => face.handle(store, JSON.parse(meta.config), input.request));
     });
   }
 
@@ -162,12 +157,7 @@ export class ResourceObject extends DurableObject<Env> {
       await this.billing().flush("due");
       // Read again: an extend may have moved expires_at while settlement waited.
       await this.sendDueNotices(this.meta()!);
-      // The kind's own timer (a wakeup's moment, a schedule's next tick), when due.
-      const due = dueTimer(this.meta()!, this.sql, this.env, Date.now());
-      if (due) {
-        this.ctx.storage.transactionSync(due.run);
-        await this.sendOutbox(meta, due.outbox);
-      }
+      await this.fireDueTimer();
       await this.armAlarm();
     } catch (err) {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
@@ -183,7 +173,7 @@ export class ResourceObject extends DurableObject<Env> {
     this.deliveries().record(report);
     const finished = requireKind(meta.kind).onDeliveryFinished;
     const final = report.final;
-    if (final && finished) this.ctx.storage.transactionSync(() => finished(this.store(meta), JSON.parse(meta.config), report.deliveryId, final));
+    if (final && finished) await this.commit(meta, (store) => finished(store, JSON.parse(meta.config), report.deliveryId, final));
   }
 
   listDeliveries(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
@@ -199,102 +189,5 @@ export class ResourceObject extends DurableObject<Env> {
       if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
       return this.deliveries().retry(input.deliveryId, meta.signing_secret);
     });
-  }
-
-  // ---- internals ----
-
-  /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
-  private async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
-    this.ending = state;
-    try {
-      await this.billing().flush("all");
-    } catch (err) {
-      this.ending = null; // money not settled: keep the resource, so settlement can be retried
-      throw err;
-    }
-    const record = this.record(this.meta() ?? meta, state);
-    const at = new Date().toISOString();
-    // The event must not hold back the deletion it announces.
-    await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
-      .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
-    await deletePrefix(this.env.BUCKET, `${meta.id}/`);
-    await endResourceIndex(this.env.DB, meta.id, state, Date.now());
-    this.cached = null;
-    this.billingOf = undefined;
-    this.deliveriesOf = undefined;
-    this.ending = null;
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    return record;
-  }
-
-  private async armAlarm(): Promise<void> {
-    const meta = this.meta();
-    if (!meta) return;
-    const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.sql, this.env)];
-    await this.ctx.storage.setAlarm(Math.min(...next.map((t) => t ?? Infinity)));
-  }
-
-  /** Writes meta columns and keeps the cached row in step. */
-  private updateMeta(changes: Partial<MetaRow>): void {
-    const columns = Object.keys(changes);
-    this.sql.exec(`UPDATE resource_meta SET ${columns.map((c) => `${c} = ?`).join(", ")}`, ...Object.values(changes));
-    this.cached = { ...this.cached!, ...changes };
-  }
-
-  private meta(): MetaRow | null {
-    if (this.cached !== undefined) return this.cached;
-    const exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length > 0;
-    this.cached = exists ? (this.sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null) : null;
-    return this.cached;
-  }
-
-  private deliveries(): DeliveryLog {
-    this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id);
-    return this.deliveriesOf;
-  }
-
-  /** Sends a lifecycle event to notify_url, when the resource has one. */
-  private async emit(meta: MetaRow, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<void> {
-    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data, uniqueBy);
-  }
-
-  private async sendDueNotices(meta: MetaRow): Promise<void> {
-    const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
-    if (sent !== meta.notices_sent) this.updateMeta({ notices_sent: sent });
-  }
-
-  private billing(): Billing {
-    this.billingOf ??= new Billing(this.sql, this.env, this.meta()!.id, (captured) => {
-      if (captured) this.updateMeta({ charged: this.cached!.charged + captured });
-    });
-    return this.billingOf;
-  }
-
-  /** Not found here means never created or already ended: the worker then consults the D1 tombstone. */
-  private authorize(mgmtHash: string): MetaRow {
-    const meta = this.meta();
-    if (!meta) throw new AppError("not_found", "No such resource.");
-    if (this.ending) throw new AppError(this.ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${this.ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
-    if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
-    return meta;
-  }
-
-  private store(meta: MetaRow, now = Date.now(), outbox?: Outbox): EngineStore {
-    return engineStore(meta, this.sql, this.env, now, outbox);
-  }
-
-  /** After committed work: send what it queued, and follow its timer if it moved one. */
-  private async afterWork(meta: MetaRow, outbox: Outbox): Promise<void> {
-    await this.sendOutbox(meta, outbox);
-    if (requireKind(meta.kind).timer) await this.armAlarm();
-  }
-
-  private async sendOutbox(meta: MetaRow, outbox: Outbox): Promise<void> {
-    for (const { id, request } of outbox) await this.deliveries().send(id, request, meta.signing_secret!);
-  }
-
-  private record(meta: MetaRow, state: ResourceState): RecordCore {
-    return recordOf(meta, state, this.store(meta), this.billing().unsettled());
   }
 }

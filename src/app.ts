@@ -10,6 +10,7 @@ import { rateLimit } from "./http/rate-limit";
 import { idempotency } from "./http/idempotency";
 import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
+import { PUBLIC_BODY_LIMIT, registerPublicRoutes } from "./resources/public-routes";
 import { registerDeliveryRoutes } from "./resources/delivery-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
@@ -41,6 +42,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
 
   // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
+  app.use("/p/*", bodyLimit({ maxSize: PUBLIC_BODY_LIMIT, onError: () => { throw new AppError("payload_too_large", `Bodies sent to public addresses are limited to ${PUBLIC_BODY_LIMIT} bytes.`); } }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_JSON_BYTES, onError: () => { throw new AppError("payload_too_large", `JSON bodies are limited to ${MAX_JSON_BYTES} bytes.`); } }));
   // API.md §3: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
@@ -51,6 +53,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerLifecycleRoutes(app);
   registerKindRoutes(app);
   registerDeliveryRoutes(app);
+  registerPublicRoutes(app);
   registerAsk(app);
   registerSite(app);
   registerMcpRoutes(app);

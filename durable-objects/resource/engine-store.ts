@@ -1,14 +1,24 @@
-/** The EngineStore a kind's code receives inside its ResourceObject. */
+/** The EngineStore and PrepareContext a kind's code receives inside its ResourceObject. */
 import type { Env } from "../../src/env";
-import type { EngineStore, OutgoingRequest } from "../../src/resources/kind";
+import type { AnyKind, EngineStore, OutgoingRequest, PrepareContext } from "../../src/resources/kind";
 import { newDeliveryId } from "../../src/delivery/events";
 import { requireKind } from "../../src/resources/registry";
 import type { MetaRow } from "./meta";
 
-/** Requests an engine sent, waiting for its transaction to commit. */
-export type Outbox = { id: string; request: OutgoingRequest }[];
+/** What an engine's transaction asked for that may only happen once it has committed. */
+export interface AfterCommit {
+  sends: { id: string; request: OutgoingRequest }[];
+  /** R2 keys to delete. */
+  drops: string[];
+}
 
-export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: number, outbox?: Outbox): EngineStore {
+export const afterCommit = (): AfterCommit => ({ sends: [], drops: [] });
+
+export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: number, pending?: AfterCommit): EngineStore {
+  const need = (what: string): AfterCommit => {
+    if (!pending) throw new Error(`${meta.kind}: ${what} only from operations, public requests and timers`);
+    return pending;
+  };
   return {
     resourceId: meta.id,
     sql,
@@ -17,12 +27,21 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
     createdAt: meta.created_at,
     expiresAt: meta.expires_at,
     send: (request) => {
-      if (!outbox) throw new Error(`${meta.kind}: requests can only be sent from operations and timers`);
       const id = newDeliveryId();
-      outbox.push({ id, request });
+      need("requests can be sent").sends.push({ id, request });
       return id;
     },
+    dropObjects: (keys) => {
+      const prefix = `${meta.id}/`;
+      const outside = keys.find((k) => !k.startsWith(prefix));
+      if (outside) throw new Error(`${meta.kind}: ${outside} is not below ${prefix}`);
+      need("objects can be dropped").drops.push(...keys);
+    },
   };
+}
+
+export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env): PrepareContext {
+  return { resourceId: meta.id, env, sql, now: Date.now() };
 }
 
 /** When the kind's own timer is next due (null: it has none, or nothing is scheduled). */
@@ -30,14 +49,10 @@ export function nextTimerAt(meta: MetaRow, sql: SqlStorage, env: Env): number | 
   return requireKind(meta.kind).timer?.nextDue(engineStore(meta, sql, env, Date.now()), JSON.parse(meta.config)) ?? null;
 }
 
-/** The kind's timer work if it is due at `now`, with the outbox it fills; null when nothing is due. */
-export function dueTimer(meta: MetaRow, sql: SqlStorage, env: Env, now: number): { run(): void; outbox: Outbox } | null {
+/** The kind's timer when it is due at `now`, else null. */
+export function dueTimer(meta: MetaRow, sql: SqlStorage, env: Env, now: number): NonNullable<AnyKind["timer"]> | null {
   const timer = requireKind(meta.kind).timer;
   if (!timer) return null;
-  const config = JSON.parse(meta.config) as unknown;
-  const outbox: Outbox = [];
-  const store = engineStore(meta, sql, env, now, outbox);
-  const due = timer.nextDue(store, config);
-  if (due === null || due > now) return null;
-  return { run: () => timer.fire(store, config), outbox };
+  const due = timer.nextDue(engineStore(meta, sql, env, now), JSON.parse(meta.config));
+  return due !== null && due <= now ? timer : null;
 }

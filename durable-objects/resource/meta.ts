@@ -17,7 +17,9 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   -- The whsec_ secret of outbound events, sealed (auth/sealing.ts); null without notify_url.
   signing_secret TEXT,
   -- Bits of the resource.expiring notices already sent (lifecycle-notices.ts).
-  notices_sent INTEGER NOT NULL DEFAULT 0
+  notices_sent INTEGER NOT NULL DEFAULT 0,
+  -- The id of its public address /p/{public_id} (API.md §12); null for kinds without one.
+  public_id TEXT
 )`;
 
 export type MetaRow = {
@@ -33,7 +35,20 @@ export type MetaRow = {
   charged: number;
   signing_secret: string | null;
   notices_sent: number;
+  public_id: string | null;
 };
+
+const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id"] as const;
+
+export function insertMeta(sql: SqlStorage, meta: MetaRow): void {
+  sql.exec(`INSERT INTO resource_meta (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`, ...COLUMNS.map((c) => meta[c]));
+}
+
+/** The meta row, or null when this object holds no resource (never created, or ended and deleted). */
+export function readMeta(sql: SqlStorage): MetaRow | null {
+  const exists = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length > 0;
+  return exists ? (sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null) : null;
+}
 
 export type ResourceState = "active" | "expired" | "cancelled";
 
@@ -48,6 +63,7 @@ export interface RecordCore {
   expires_at: string;
   charged_micro: number;
   notify_url: string | null;
+  public_id: string | null;
   config: Json;
   usage: JsonObject;
   status: JsonObject | null;
@@ -67,6 +83,7 @@ export function recordOf(meta: MetaRow, state: ResourceState, store: EngineStore
     expires_at: new Date(meta.expires_at).toISOString(),
     charged_micro: meta.charged + unsettled,
     notify_url: meta.notify_url,
+    public_id: meta.public_id,
     config: config as Json,
     usage: kind.usage(store, config),
     status: kind.status?.(store, config) ?? null,

@@ -1,6 +1,7 @@
 /** Arguments of the ResourceObject's RPC methods, shared with the worker routes that call them. */
 import type { Payer } from "../../src/money/payment";
 import type { Json } from "../../src/json";
+import type { PublicRequest } from "../../src/resources/kind";
 
 export interface CreateInput {
   id: string;
@@ -11,6 +12,8 @@ export interface CreateInput {
   notifyUrl: string | null;
   /** The whsec_ secret for notify_url, sealed; null without notify_url. */
   sealedSecret: string | null;
+  /** Its public address id, for kinds with one (API.md §12). */
+  publicId: string | null;
   /** The kind's validated config, as JSON text (stored as is). */
   configJson: string;
   ttlSeconds: number;
@@ -27,4 +30,9 @@ export interface OpInput {
   priceMicro: number;
   payer: Payer;
   requestId: string;
+}
+
+export interface PublicInput {
+  publicId: string;
+  request: PublicRequest;
 }

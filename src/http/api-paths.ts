@@ -5,7 +5,7 @@
  * transport whose tool calls run through the /v1 routes, and a replayed
  * access token would be a stale one.
  */
-export const RATE_LIMITED_PATHS = ["/v1/*", "/mcp", "/oauth/*"];
+export const RATE_LIMITED_PATHS = ["/v1/*", "/mcp", "/oauth/*", "/p/*"];
 export const IDEMPOTENT_PATHS = ["/v1/*"];
 
 /** Whether an OpenAPI path falls under one of the Hono patterns above. */

@@ -20,6 +20,7 @@ export const TAG_DESCRIPTIONS = [
   { name: "Manage", description: "Status, extend, export and cancel, with the management token." },
   { name: "Money", description: "Credits, balance, sub-tokens, prices." },
   { name: "Ask", description: "Free feedback and abuse reporting." },
+  { name: "Public addresses", description: "A resource's public face at `/p/{public_id}`: no credentials, free (API.md §12)." },
   { name: "OAuth", description: "Client credentials: an access token for a credit token." },
   { name: "MCP", description: "JSON-RPC tool endpoint for agents (API.md §13)." },
 ];

@@ -17,8 +17,8 @@ export interface IndexRow {
 
 export async function insertResourceIndex(db: D1Database, m: MetaRow): Promise<void> {
   await db
-    .prepare("INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at) VALUES (?, ?, ?, 'active', ?, ?, ?, ?)")
-    .bind(m.id, m.kind, m.owner, m.label, m.mgmt_hash, m.created_at, m.expires_at)
+    .prepare("INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at, public_id) VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?)")
+    .bind(m.id, m.kind, m.owner, m.label, m.mgmt_hash, m.created_at, m.expires_at, m.public_id)
     .run();
 }
 
@@ -38,4 +38,21 @@ export async function findResourceIndex(db: D1Database, id: string): Promise<Ind
 export async function sweepTombstones(db: D1Database, now: number): Promise<void> {
   await db.prepare("DELETE FROM resources WHERE ended_at IS NOT NULL AND ended_at < ?").bind(now - TOMBSTONE_MS).run();
   await db.prepare("DELETE FROM payments WHERE valid_before < ? AND status = 'settled'").bind(now - TOMBSTONE_MS).run();
+}
+
+export interface PublicAddressTarget {
+  id: string;
+  state: IndexRow["state"];
+  disabled: number;
+}
+
+/** The resource behind a public address, and whether the operator disabled the address (API.md §12). */
+export async function findPublicAddress(db: D1Database, publicId: string): Promise<PublicAddressTarget | null> {
+  return db
+    .prepare(
+      `SELECT id, state, EXISTS (SELECT 1 FROM disabled_public_addresses d WHERE d.public_id = r.public_id) AS disabled
+       FROM resources r WHERE r.public_id = ?`,
+    )
+    .bind(publicId)
+    .first<PublicAddressTarget>();
 }

@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import type { AnyKind, OpDefinition } from "./kind";
 import { KINDS } from "./registry";
 import { issueManagementToken } from "../auth/tokens";
+import { randomId } from "../auth/ids";
 import { managementCredential } from "../auth/credentials";
 import { runPaid } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
@@ -52,12 +53,13 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
+    const publicId = kind.public ? randomId("") : null;
     const id = mgmt.parts.resourceId;
     const stub = resourceStub(c.env, id);
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
-        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, publicId, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
         return unwrap(await stub.create(input));
       },
       undo: async () => void (await stub.cancel(mgmt.hash)),

@@ -34,6 +34,40 @@ export interface EngineStore {
    * refused or rolled-back operation sends nothing). Returns its delivery id.
    */
   send(request: OutgoingRequest): string;
+  /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed. */
+  dropObjects(keys: string[]): void;
+}
+
+/**
+ * What a kind's asynchronous step sees (signing, fetching, writing R2): it runs in the
+ * resource's Durable Object after authorization and outside any transaction, before
+ * the synchronous step that records its result. A failure there charges nothing.
+ */
+export interface PrepareContext {
+  readonly resourceId: string;
+  readonly env: Env;
+  /** Unix ms when the step started. */
+  readonly now: number;
+  /** For reading the kind's tables only (e.g. the last snapshot's hash); writes belong to run/fire. */
+  readonly sql: SqlStorage;
+}
+
+/** A request to a resource's public address (API.md §12): no credentials, free, rate-limited per client address. */
+export interface PublicRequest {
+  method: string;
+  /** Below `/p/{public_id}`: "" for the address itself, else starting with "/". */
+  path: string;
+  query: Record<string, string>;
+  contentType: string | null;
+  /** The body as text (at most PUBLIC_BODY_LIMIT bytes), or null when there is none. */
+  body: string | null;
+}
+
+export interface PublicAnswer {
+  status: number;
+  /** JSON is sent as application/json, a string as text/plain. */
+  body: Json | string;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -41,7 +75,7 @@ export interface EngineStore {
  * inside a SQLite transaction of the resource's Durable Object, so it is atomic and
  * can be dry-run before charging (a refused operation is never charged).
  */
-export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json> {
+export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json, Prepared = undefined> {
   name: string;
   method: "get" | "post" | "put" | "delete";
   /** Suffix below `/v1/{kind}/{id}`; "" for the resource itself. */
@@ -53,7 +87,11 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   output: z.ZodType<Out>;
   /** Status codes other than 2xx this operation may answer (besides the common ones). */
   errors?: number[];
-  run(store: EngineStore, config: Config, input: In): Out;
+  /** Optional asynchronous step before `run` (see PrepareContext); its result reaches `run`. */
+  prepare?(ctx: PrepareContext, config: Config, input: In): Promise<Prepared>;
+  run(store: EngineStore, config: Config, input: In, prepared: Prepared): Out;
+  /** Undoes what `prepare` left behind (an R2 object) when the operation is refused after it. */
+  discard?(ctx: PrepareContext, prepared: Prepared): Promise<void>;
 }
 
 export interface KindDefinition<Config = unknown> {
@@ -67,7 +105,8 @@ export interface KindDefinition<Config = unknown> {
   dayPriceMicro: number;
   defaultTtlSeconds: number;
   maxTtlSeconds: number;
-  ops: OpDefinition<Config, unknown, Json>[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each op keeps its own input and prepared types
+  ops: OpDefinition<Config, any, Json, any>[];
   /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */
   checkCreate?(config: Config, expiresAt: number, now: number): void;
   /** Creates the kind's tables and first state. */
@@ -87,7 +126,19 @@ export interface KindDefinition<Config = unknown> {
   /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
   timer?: {
     nextDue(store: EngineStore, config: Config): number | null;
-    fire(store: EngineStore, config: Config): void;
+    /** Optional asynchronous step before `fire` (a snapshot's fetch); see PrepareContext. */
+    prepare?(ctx: PrepareContext, config: Config): Promise<unknown>;
+    fire(store: EngineStore, config: Config, prepared: unknown): void;
+    /** Undoes what `prepare` left behind when `fire` no longer applies (the timer moved meanwhile). */
+    discard?(ctx: PrepareContext, prepared: unknown): Promise<void>;
+  };
+  /**
+   * A public address `/p/{public_id}` (API.md §12): `paths` documents what it answers; `handle`
+   * runs synchronously in a transaction, like an operation, and may send requests.
+   */
+  public?: {
+    paths: { path: string; methods: ("get" | "head" | "post" | "put")[]; summary: string }[];
+    handle(store: EngineStore, config: Config, request: PublicRequest): PublicAnswer;
   };
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
@@ -97,7 +148,9 @@ export interface KindDefinition<Config = unknown> {
 export type AnyKind = KindDefinition<unknown>;
 
 /** Helps a kind module keep its types while declaring ops. */
-export function defineOp<Config, In, Out extends Json>(op: OpDefinition<Config, In, Out>): OpDefinition<Config, In, Out> {
+export function defineOp<Config, In, Out extends Json, Prepared = undefined>(
+  op: OpDefinition<Config, In, Out, Prepared>,
+): OpDefinition<Config, In, Out, Prepared> {
   return op;
 }
 

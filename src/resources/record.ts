@@ -7,13 +7,14 @@ import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";
 import { findResourceIndex } from "./index-table";
 import { serviceUrls } from "../http/urls";
+import { publicBaseUrl } from "../ask/public-addresses";
 
 export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
-  const { charged_micro, ...rest } = core;
+  const { charged_micro, public_id, ...rest } = core;
   return {
     ...rest,
     charged_usd: microToUsd(charged_micro),
-    urls: { self: `${serviceUrls(c).baseUrl}/v1/resources/${core.id}`, public: null },
+    urls: { self: `${serviceUrls(c).baseUrl}/v1/resources/${core.id}`, public: public_id ? `${publicBaseUrl(c)}/p/${public_id}` : null },
   };
 }
 

@@ -1,0 +1,178 @@
+/**
+ * The internals every ResourceObject RPC shares: the cached meta row, billing and
+ * delivery logs, authorization, the alarm, transactions with their after-commit
+ * work, and the end of a resource. ResourceObject.ts holds the RPC surface.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../src/env";
+import { AppError } from "../../src/http/errors";
+import { digestsEqual } from "../../src/auth/ids";
+import { requireKind } from "../../src/resources/registry";
+import type { EngineStore, PrepareContext } from "../../src/resources/kind";
+import { deletePrefix } from "../../src/resources/r2";
+import { endResourceIndex } from "../../src/resources/index-table";
+import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
+import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
+import { Billing } from "./billing";
+import { DeliveryLog } from "./deliveries";
+import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
+
+export class ResourceCore extends DurableObject<Env> {
+  protected readonly sql: SqlStorage;
+  /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */
+  protected cached: MetaRow | null | undefined;
+  protected billingOf: Billing | undefined;
+  protected deliveriesOf: DeliveryLog | undefined;
+  /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
+  protected ending: Exclude<ResourceState, "active"> | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+  }
+
+
+  /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
+  protected async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
+    this.ending = state;
+    try {
+      await this.billing().flush("all");
+    } catch (err) {
+      this.ending = null; // money not settled: keep the resource, so settlement can be retried
+      throw err;
+    }
+    const record = this.record(this.meta() ?? meta, state);
+    const at = new Date().toISOString();
+    // The event must not hold back the deletion it announces.
+    await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
+      .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
+    await deletePrefix(this.env.BUCKET, `${meta.id}/`);
+    await endResourceIndex(this.env.DB, meta.id, state, Date.now());
+    this.cached = null;
+    this.billingOf = undefined;
+    this.deliveriesOf = undefined;
+    this.ending = null;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    return record;
+  }
+
+  protected async armAlarm(): Promise<void> {
+    const meta = this.meta();
+    if (!meta) return;
+    const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.sql, this.env)];
+    await this.ctx.storage.setAlarm(Math.min(...next.map((t) => t ?? Infinity)));
+  }
+
+  /** Writes meta columns and keeps the cached row in step. */
+  protected updateMeta(changes: Partial<MetaRow>): void {
+    const columns = Object.keys(changes);
+    this.sql.exec(`UPDATE resource_meta SET ${columns.map((c) => `${c} = ?`).join(", ")}`, ...Object.values(changes));
+    this.cached = { ...this.cached!, ...changes };
+  }
+
+  protected meta(): MetaRow | null {
+    if (this.cached === undefined) this.cached = readMeta(this.sql);
+    return this.cached;
+  }
+
+  protected deliveries(): DeliveryLog {
+    this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id);
+    return this.deliveriesOf;
+  }
+
+  /** Sends a lifecycle event to notify_url, when the resource has one. */
+  protected async emit(meta: MetaRow, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<void> {
+    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data, uniqueBy);
+  }
+
+  protected async sendDueNotices(meta: MetaRow): Promise<void> {
+    const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
+    if (sent !== meta.notices_sent) this.updateMeta({ notices_sent: sent });
+  }
+
+  protected billing(): Billing {
+    this.billingOf ??= new Billing(this.sql, this.env, this.meta()!.id, (captured) => {
+      if (captured) this.updateMeta({ charged: this.cached!.charged + captured });
+    });
+    return this.billingOf;
+  }
+
+  /** Not found here means never created or already ended: the worker then consults the D1 tombstone. */
+  protected authorize(mgmtHash: string): MetaRow {
+    const meta = this.meta();
+    if (!meta) throw new AppError("not_found", "No such resource.");
+    if (this.ending) throw new AppError(this.ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${this.ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
+    if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
+    return meta;
+  }
+
+  protected store(meta: MetaRow, now = Date.now(), pending?: AfterCommit): EngineStore {
+    return engineStore(meta, this.sql, this.env, now, pending);
+  }
+
+  /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */
+  protected stillHere(): MetaRow {
+    const meta = this.meta();
+    if (!meta || this.ending) throw new AppError("not_found", "The resource ended during the operation.");
+    return meta;
+  }
+
+  /**
+   * Runs a kind's optional asynchronous step, then `work` with its result; when `work` fails
+   * (refused, unpaid, the resource ended meanwhile), `discard` undoes what the step left behind.
+   */
+  protected async prepared<P, T>(meta: MetaRow, prepare: ((ctx: PrepareContext) => Promise<P>) | undefined, discard: ((ctx: PrepareContext, p: P) => Promise<void>) | undefined, work: (prepared: P | undefined) => Promise<T>): Promise<T> {
+    if (!prepare) return work(undefined);
+    const ctx = prepareContext(meta, this.sql, this.env);
+    const value = await prepare(ctx);
+    try {
+      this.stillHere();
+      return await work(value);
+    } catch (err) {
+      await discard?.(ctx, value).catch((e) => console.error(`${meta.kind}: discarding prepared work failed`, e));
+      throw err;
+    }
+  }
+
+  /** Work in one transaction, then what it asked for once committed. */
+  protected async commit<T>(meta: MetaRow, work: (store: EngineStore) => T): Promise<T> {
+    const pending = afterCommit();
+    const out = this.ctx.storage.transactionSync(() => work(this.store(meta, Date.now(), pending)));
+    await this.afterWork(meta, pending);
+    return out;
+  }
+
+  /** The kind's own timer (a wakeup's moment, a schedule's tick), when due; its async step may fetch first. */
+  protected async fireDueTimer(): Promise<void> {
+    const meta = this.meta()!;
+    const timer = dueTimer(meta, this.sql, this.env, Date.now());
+    if (!timer) return;
+    const config = JSON.parse(meta.config) as unknown;
+    const ctx = prepareContext(meta, this.sql, this.env);
+    const prepared = await timer.prepare?.(ctx, config);
+    const current = this.meta();
+    try {
+      // Still due? The resource may have ended, or an operation moved the timer, while the step awaited.
+      if (current && !this.ending && dueTimer(current, this.sql, this.env, Date.now())) {
+        await this.commit(current, (store) => timer.fire(store, config, prepared));
+        return;
+      }
+    } catch (err) {
+      await timer.discard?.(ctx, prepared);
+      throw err;
+    }
+    await timer.discard?.(ctx, prepared);
+  }
+
+  /** After committed work: send what it queued, drop what it let go, and follow its timer if it moved one. */
+  protected async afterWork(meta: MetaRow, pending: AfterCommit): Promise<void> {
+    for (const { id, request } of pending.sends) await this.deliveries().send(id, request, meta.signing_secret!);
+    if (pending.drops.length) await this.env.BUCKET.delete(pending.drops);
+    if (requireKind(meta.kind).timer) await this.armAlarm();
+  }
+
+  protected record(meta: MetaRow, state: ResourceState): RecordCore {
+    return recordOf(meta, state, this.store(meta), this.billing().unsettled());
+  }
+}
