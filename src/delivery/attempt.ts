@@ -8,6 +8,7 @@ import { unseal } from "../auth/sealing";
 import { AppError } from "../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { signatureHeaders } from "./signing";
+import { readCapped } from "./fetch-guarded";
 import type { WebhookMessage } from "./messages";
 
 const TIMEOUT_MS = 15_000;
@@ -22,24 +23,7 @@ export interface AttemptResult {
 }
 
 async function excerpt(res: Response): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < EXCERPT_BYTES) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-  }
-  await reader.cancel().catch(() => undefined);
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return new TextDecoder().decode(all.slice(0, EXCERPT_BYTES));
+  return new TextDecoder().decode((await readCapped(res.body, EXCERPT_BYTES)).bytes);
 }
 
 export async function attemptDelivery(env: Env, message: WebhookMessage): Promise<AttemptResult> {

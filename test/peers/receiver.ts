@@ -6,6 +6,9 @@
  *   /fail/<n>/<name>       500 for the first n requests, then 200
  *   /abort/<name>          500 with `webhook-delivery: abort`
  *   /down/<name>           500, always
+ *   /slow/<ms>/<name>      200 after <ms> milliseconds
+ *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type)
+ *   /redirect/<name>       302 to /content/<name>
  * GET /_log/<name> returns what arrived for <name>.
  */
 import { createServer, type IncomingMessage } from "node:http";
@@ -26,10 +29,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startReceiver(): Promise<{ url: string; stop(): Promise<void> }> {
   const log = new Map<string, Received[]>();
+  const contents = new Map<string, { status: number; type: string; body: Buffer }>();
   const server = createServer(async (req, res) => {
     const parts = (req.url ?? "/").split("?")[0]!.split("/").filter(Boolean);
     if (req.method === "GET" && parts[0] === "_log") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(log.get(parts[1] ?? "") ?? []));
+      return;
+    }
+    if (req.method === "PUT" && parts[0] === "_content") {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      contents.set(parts[1] ?? "", { status: Number(req.headers["x-status"] ?? 200), type: req.headers["content-type"] ?? "application/octet-stream", body: Buffer.concat(chunks) });
+      res.writeHead(204).end();
       return;
     }
     const body = await readBody(req);
@@ -43,8 +54,18 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       status = 500;
       headers["webhook-delivery"] = "abort";
     }
+    if (parts[0] === "slow") await new Promise((resolve) => setTimeout(resolve, Number(parts[1])));
     const flat = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
     log.set(name, [...seen, { path: req.url ?? "", headers: flat, body, status }]);
+    const content = contents.get(name);
+    if (parts[0] === "content" && content) {
+      res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
+      return;
+    }
+    if (parts[0] === "redirect") {
+      res.writeHead(302, { location: `/content/${name}` }).end();
+      return;
+    }
     res.writeHead(status, headers).end(status === 200 ? "ok" : "nope");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
