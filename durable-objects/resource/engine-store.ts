@@ -4,6 +4,7 @@ import type { AnyKind, EngineStore, OutgoingRequest, PrepareContext } from "../.
 import { newDeliveryId } from "../../src/delivery/events";
 import { requireKind } from "../../src/resources/registry";
 import type { MetaRow } from "./meta";
+import { signedDownloadUrl } from "../../src/resources/downloads";
 
 /** What an engine's transaction asked for that may only happen once it has committed. */
 export interface AfterCommit {
@@ -37,11 +38,15 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
       if (outside) throw new Error(`${meta.kind}: ${outside} is not below ${prefix}`);
       need("objects can be dropped").drops.push(...keys);
     },
+    downloadUrl: (key) => {
+      if (!key.startsWith(`${meta.id}/`)) throw new Error(`${meta.kind}: ${key} is not below ${meta.id}/`);
+      return signedDownloadUrl(env, meta.base_url, key, meta.expires_at);
+    },
   };
 }
 
 export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env): PrepareContext {
-  return { resourceId: meta.id, env, sql, now: Date.now() };
+  return { resourceId: meta.id, env, sql, now: Date.now(), expiresAt: meta.expires_at };
 }
 
 /** When the kind's own timer is next due (null: it has none, or nothing is scheduled). */

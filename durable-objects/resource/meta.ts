@@ -19,7 +19,9 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   -- Bits of the resource.expiring notices already sent (lifecycle-notices.ts).
   notices_sent INTEGER NOT NULL DEFAULT 0,
   -- The id of its public address /p/{public_id} (API.md §12); null for kinds without one.
-  public_id TEXT
+  public_id TEXT,
+  -- The API's base URL as the resource was created, for the links it hands out (signed downloads).
+  base_url TEXT NOT NULL
 )`;
 
 export type MetaRow = {
@@ -36,9 +38,10 @@ export type MetaRow = {
   signing_secret: string | null;
   notices_sent: number;
   public_id: string | null;
+  base_url: string;
 };
 
-const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id"] as const;
+const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "base_url"] as const;
 
 export function insertMeta(sql: SqlStorage, meta: MetaRow): void {
   sql.exec(`INSERT INTO resource_meta (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`, ...COLUMNS.map((c) => meta[c]));

@@ -14,6 +14,8 @@ export interface CreateInput {
   sealedSecret: string | null;
   /** Its public address id, for kinds with one (API.md §12). */
   publicId: string | null;
+  /** The API's base URL (BASE_URL, or the request's origin), for links the resource hands out. */
+  baseUrl: string;
   /** The kind's validated config, as JSON text (stored as is). */
   configJson: string;
   ttlSeconds: number;

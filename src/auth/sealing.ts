@@ -6,6 +6,8 @@
  * needs no setup; production refuses to seal without the secret.
  */
 import { sha256, stringToBytes } from "viem";
+import { hmac } from "@noble/hashes/hmac";
+import { sha256 as sha256Noble } from "@noble/hashes/sha2";
 import { isDevelopment, type Env } from "../env";
 
 const VERSION = "v1";
@@ -15,6 +17,11 @@ function keyMaterial(env: Env): Uint8Array {
   if (env.DATA_ENCRYPTION_KEY) return Uint8Array.from(atob(env.DATA_ENCRYPTION_KEY), (c) => c.charCodeAt(0));
   if (!isDevelopment(env)) throw new Error("DATA_ENCRYPTION_KEY is not configured");
   return sha256(stringToBytes("zeitvault development key: never used in production"), "bytes");
+}
+
+/** A key for another purpose (e.g. signing download URLs), derived from the same secret so there is one to keep. */
+export function subkey(env: Env, purpose: string): Uint8Array {
+  return hmac(sha256Noble, keyMaterial(env), stringToBytes(`zeitvault subkey: ${purpose}`));
 }
 
 function key(env: Env): Promise<CryptoKey> {

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   resource_cancelled: [410, "Resource cancelled"],
   payload_too_large: [413, "Payload too large"],
   unsupported_media_type: [415, "Unsupported media type"],
+  range_not_satisfiable: [416, "Range not satisfiable"],
   validation_failed: [422, "Validation failed"],
   idempotency_mismatch: [422, "Idempotency key reused with another request"],
   rate_limited: [429, "Rate limited"],

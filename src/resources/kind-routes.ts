@@ -6,6 +6,7 @@ import type { AnyKind, OpDefinition } from "./kind";
 import { KINDS } from "./registry";
 import { issueManagementToken } from "../auth/tokens";
 import { randomId } from "../auth/ids";
+import { serviceUrls } from "../http/urls";
 import { managementCredential } from "../auth/credentials";
 import { runPaid } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
@@ -59,7 +60,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
-        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, publicId, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, publicId, baseUrl: serviceUrls(c).baseUrl, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
         return unwrap(await stub.create(input));
       },
       undo: async () => void (await stub.cancel(mgmt.hash)),

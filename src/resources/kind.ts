@@ -36,6 +36,11 @@ export interface EngineStore {
   send(request: OutgoingRequest): string;
   /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed. */
   dropObjects(keys: string[]): void;
+  /**
+   * A signed URL that downloads the R2 object `key` (below `${resourceId}/`) without credentials,
+   * valid until the resource ends (API.md §5: export gives large bodies this way). Range requests work.
+   */
+  downloadUrl(key: string): string;
 }
 
 /**
@@ -50,6 +55,8 @@ export interface PrepareContext {
   readonly now: number;
   /** For reading the kind's tables only (e.g. the last snapshot's hash); writes belong to run/fire. */
   readonly sql: SqlStorage;
+  /** When the resource expires, Unix ms (e.g. for R2 custom metadata). */
+  readonly expiresAt: number;
 }
 
 /** A request to a resource's public address (API.md §12): no credentials, free, rate-limited per client address. */

@@ -1,0 +1,88 @@
+/**
+ * Signed download links for R2 objects a resource holds (API.md §5: export hands
+ * out large bodies this way; kinds link their stored content). The link names the
+ * object and carries an HMAC over it and its expiry, so no credential travels and
+ * nothing is stored per link. Once the resource ends its R2 prefix is deleted, so
+ * an unexpired link then answers 404.
+ */
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { hmac } from "@noble/hashes/hmac";
+import { sha256 } from "@noble/hashes/sha2";
+import { bytesToHex, stringToBytes } from "viem";
+import type { AppEnv, Env } from "../env";
+import { subkey } from "../auth/sealing";
+import { digestsEqual } from "../auth/ids";
+import { AppError } from "../http/errors";
+import { errorResponses } from "../openapi/responses";
+
+const PREFIX = "/v1/downloads/";
+const keyCache = new Map<string, Uint8Array>();
+
+function signature(env: Env, key: string, expires: number): string {
+  const id = env.DATA_ENCRYPTION_KEY ?? "dev";
+  let k = keyCache.get(id);
+  if (!k) keyCache.set(id, (k = subkey(env, "download links")));
+  return bytesToHex(hmac(sha256, k, stringToBytes(`${key}\n${expires}`))).slice(2);
+}
+
+/** `{baseUrl}/v1/downloads/{key}?expires=…&sig=…`, valid until `expiresAt` (Unix ms; the link carries seconds). */
+export function signedDownloadUrl(env: Env, baseUrl: string, key: string, expiresAt: number): string {
+  const expires = Math.ceil(expiresAt / 1000);
+  const path = key.split("/").map(encodeURIComponent).join("/");
+  return `${baseUrl}${PREFIX}${path}?expires=${expires}&sig=${signature(env, key, expires)}`;
+}
+
+const query = z.object({
+  expires: z.coerce.number().int().describe("Unix seconds after which the link is refused."),
+  sig: z.string().regex(/^[0-9a-f]{64}$/).describe("HMAC of the object key and `expires`."),
+});
+
+/** `Range: bytes=a-b` → R2's range; anything else (several ranges, junk) → the whole object, as RFC 9110 allows. */
+function rangeOf(header: string | undefined): R2Range | undefined {
+  const m = header && /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return undefined;
+  if (m[1] === "") return { suffix: Number(m[2]) };
+  const offset = Number(m[1]);
+  return m[2] === "" ? { offset } : { offset, length: Number(m[2]) - offset + 1 };
+}
+
+export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.register("DownloadQuery", query);
+  app.openAPIRegistry.registerPath({
+    method: "get", path: `${PREFIX}{key}`, tags: ["Manage"], operationId: "download", security: [],
+    summary: "Download stored content by signed link (free)",
+    description: "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is honoured (206). 404 once the resource has ended.",
+    request: { params: z.object({ key: z.string().openapi({ param: { name: "key", in: "path" } }) }), query },
+    responses: { 200: { description: "The bytes, with their Content-Type, ETag and Content-Length." }, 206: { description: "The requested range." }, ...errorResponses([403, 404, 416]) },
+  });
+  app.on(["GET", "HEAD"], `${PREFIX}*`, async (c) => {
+    const url = new URL(c.req.url);
+    const key = url.pathname.slice(PREFIX.length).split("/").map(decodeURIComponent).join("/");
+    const parsed = query.safeParse(Object.fromEntries(url.searchParams));
+    if (!parsed.success || !digestsEqual(parsed.data.sig, signature(c.env, key, parsed.data.expires))) {
+      throw new AppError("forbidden", "This download link is not valid.");
+    }
+    if (parsed.data.expires * 1000 < Date.now()) throw new AppError("forbidden", "This download link has expired.");
+    const range = rangeOf(c.req.header("range"));
+    const object = c.req.method === "HEAD"
+      ? await c.env.BUCKET.head(key)
+      : await c.env.BUCKET.get(key, range ? { range } : {}).catch((err: unknown) => {
+          // R2 refuses a range past the end; anything else is a real failure.
+          if (range) throw new AppError("range_not_satisfiable", "The requested range is outside the object.");
+          throw err;
+        });
+    if (!object) throw new AppError("not_found", "Nothing is stored under this link any more.");
+    const headers = new Headers({ etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60" });
+    object.writeHttpMetadata(headers);
+    const body = "body" in object ? (object as R2ObjectBody).body : null;
+    if (range && body && object.range && "offset" in object.range) {
+      const offset = object.range.offset ?? 0;
+      const length = object.range.length ?? object.size - offset;
+      headers.set("content-range", `bytes ${offset}-${offset + length - 1}/${object.size}`);
+      headers.set("content-length", String(length));
+      return new Response(body, { status: 206, headers });
+    }
+    headers.set("content-length", String(object.size));
+    return new Response(body, { status: 200, headers });
+  });
+}
