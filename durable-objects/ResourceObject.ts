@@ -8,7 +8,7 @@
 import { AppError, capture, type Result } from "../src/http/errors";
 import { requireKind } from "../src/resources/registry";
 import type { PublicAnswer } from "../src/resources/kind";
-import { afterCommit } from "./resource/engine-store";
+import { afterCommit, prepareContext } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
@@ -38,7 +38,7 @@ export class ResourceObject extends ResourceCore {
         this.ctx.storage.transactionSync(() => {
           for (const ddl of [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES]) this.sql.exec(ddl);
           insertMeta(this.sql, meta);
-          kind.init(this.store(meta, now), JSON.parse(input.configJson));
+          kind.init(this.store(meta, now), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
         this.cached = meta;
         await insertResourceIndex(this.env.DB, meta);
@@ -102,6 +102,7 @@ export class ResourceObject extends ResourceCore {
       const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
+      if (op.ready) await this.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
       return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
@@ -133,7 +134,11 @@ export class ResourceObject extends ResourceCore {
       if (!meta || !face || this.ending || meta.public_id !== input.publicId || Date.now() >= meta.expires_at) {
         throw new AppError("not_found", "Nothing is served at this address.");
       }
-      return this.commit(meta, (store) => face.handle(store, JSON.parse(meta.config), input.request));
+      const config = JSON.parse(meta.config) as unknown;
+      const answer = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), undefined, (prepared) =>
+        this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
+      );
+      return face.finish ? face.finish(prepareContext(meta, this.sql, this.env), answer) : answer;
     });
   }
 

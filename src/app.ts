@@ -11,6 +11,7 @@ import { idempotency } from "./http/idempotency";
 import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
 import { registerTsaRoutes } from "./kinds/time/notary/certificate-route";
+import { apiBodyLimit } from "./http/body-limits";
 import { registerDownloadRoutes } from "./resources/downloads";
 import { PUBLIC_BODY_LIMIT, registerPublicRoutes } from "./resources/public-routes";
 import { registerDeliveryRoutes } from "./resources/delivery-routes";
@@ -23,7 +24,6 @@ import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
 
-const MAX_JSON_BYTES = 1024 * 1024;
 
 const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }> = {
   413: { code: "payload_too_large" },
@@ -45,7 +45,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
   app.use("/p/*", bodyLimit({ maxSize: PUBLIC_BODY_LIMIT, onError: () => { throw new AppError("payload_too_large", `Bodies sent to public addresses are limited to ${PUBLIC_BODY_LIMIT} bytes.`); } }));
-  app.use("/v1/*", bodyLimit({ maxSize: MAX_JSON_BYTES, onError: () => { throw new AppError("payload_too_large", `JSON bodies are limited to ${MAX_JSON_BYTES} bytes.`); } }));
+  app.use("/v1/*", apiBodyLimit);
   // API.md §3: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
 

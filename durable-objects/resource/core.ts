@@ -135,6 +135,24 @@ export class ResourceCore extends DurableObject<Env> {
     }
   }
 
+  /** Long-polls waiting for a change: woken after any committed work here, each re-checks its condition. */
+  private waiters = new Set<() => void>();
+
+  /** Waits until `ready` holds or `seconds` pass (API.md §3 caps long-polls at 30 s). */
+  protected async waitUntil(meta: MetaRow, ready: (store: EngineStore) => boolean, seconds: number): Promise<void> {
+    const deadline = Date.now() + Math.min(seconds, 30) * 1000;
+    while (!ready(this.store(meta)) && Date.now() < deadline) {
+      let wake!: () => void;
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      this.waiters.add(wake);
+      const timer = setTimeout(wake, deadline - Date.now());
+      await woken;
+      clearTimeout(timer);
+      this.waiters.delete(wake);
+      meta = this.stillHere();
+    }
+  }
+
   /** Work in one transaction, then what it asked for once committed. */
   protected async commit<T>(meta: MetaRow, work: (store: EngineStore) => T): Promise<T> {
     const pending = afterCommit();
@@ -170,6 +188,7 @@ export class ResourceCore extends DurableObject<Env> {
     for (const { id, request } of pending.sends) await this.deliveries().send(id, request, meta.signing_secret!);
     if (pending.drops.length) await this.env.BUCKET.delete(pending.drops);
     if (requireKind(meta.kind).timer) await this.armAlarm();
+    for (const wake of this.waiters) wake();
   }
 
   protected record(meta: MetaRow, state: ResourceState): RecordCore {

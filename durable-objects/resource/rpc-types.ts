@@ -18,6 +18,8 @@ export interface CreateInput {
   baseUrl: string;
   /** The kind's validated config, as JSON text (stored as is). */
   configJson: string;
+  /** What the kind's sealCreate set aside for init (JSON text; "null" without). */
+  sealedJson: string;
   ttlSeconds: number;
   priceMicro: number;
   payer: Payer;

@@ -52,6 +52,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
     const now = Date.now();
     kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
+    const { config: shown, sealed } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
     const publicId = kind.public ? randomId("") : null;
@@ -60,7 +61,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
-        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, publicId, baseUrl: serviceUrls(c).baseUrl, configJson: JSON.stringify(config), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, publicId, baseUrl: serviceUrls(c).baseUrl, configJson: JSON.stringify(shown), sealedJson: JSON.stringify(sealed), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
         return unwrap(await stub.create(input));
       },
       undo: async () => void (await stub.cancel(mgmt.hash)),
@@ -79,10 +80,12 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
     summary: op.summary,
     description: `Costs $${op.priceMicro / 1e6} per call. Authorize with the management token; pay with \`X-CREDIT-TOKEN\` or x402.`,
     security: MANAGED_PAID,
-    request: hasBody
-      ? { params: resourceIdParam, body: { required: false, content: { "application/json": { schema: op.input } } } }
-      : { params: resourceIdParam, query: op.input as z.ZodObject },
-    responses: { 200: jsonResponse("OK", op.output), ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? [])]) },
+    request: {
+      params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,
+      ...(op.headers ? { headers: op.headers } : {}),
+      ...(hasBody ? { body: { required: false, content: { "application/json": { schema: op.input } } } } : { query: op.input as z.ZodObject }),
+    },
+    responses: { 200: jsonResponse("OK", op.output), ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? []), ...(op.maxBodyBytes ? [413] : [])]) },
   });
   app.openapi(route, async (c: Context<AppEnv>) => {
     const { id } = resourceIdParam.parse(c.req.param());
@@ -93,16 +96,21 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
       run: async (payer) =>
         resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input: input as Json, priceMicro: op.priceMicro, payer, requestId: c.get("requestId") })),
     });
+    for (const [name, header] of Object.entries(op.responseHeaders?.(value as Json) ?? {})) c.header(name, header);
     return c.json(value as object, 200);
   });
 }
 
-/** The validated input: zod-openapi has already checked it; parsing again applies defaults to an absent body. */
+/**
+ * The validated input: zod-openapi has already checked each part; parsing the body again applies
+ * defaults to an absent one. Path parameters and headers join it under their own names.
+ */
 async function opInput(c: Context<AppEnv>, op: OpDefinition, hasBody: boolean): Promise<unknown> {
-  const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
-  if (!hasBody) return req.valid("query");
-  const body = (req.valid("json") as unknown) ?? {};
-  return op.input.parse(body);
+  const req = c.req as unknown as { valid(target: "json" | "query" | "param" | "header"): Record<string, unknown> };
+  const main = hasBody ? (op.input.parse((req.valid("json") as unknown) ?? {}) as Record<string, unknown>) : req.valid("query");
+  const { id: _id, ...params } = op.params ? req.valid("param") : {};
+  const headers = op.headers ? req.valid("header") : {};
+  return { ...main, ...params, ...headers };
 }
 
 export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {

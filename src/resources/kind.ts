@@ -85,12 +85,25 @@ export interface PublicAnswer {
 export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json, Prepared = undefined> {
   name: string;
   method: "get" | "post" | "put" | "delete";
-  /** Suffix below `/v1/{kind}/{id}`; "" for the resource itself. */
+  /** Suffix below `/v1/{kind}/{id}`; "" for the resource itself. May name parameters, e.g. "/keys/{key}". */
   path: string;
   summary: string;
   priceMicro: number;
-  /** Request body (POST/PUT) or query (GET/DELETE). */
+  /** Request body (POST/PUT) or query (GET/DELETE); the parameters of `path` and `headers` are merged into it. */
   input: z.ZodType<In>;
+  /** The parameters `path` names (e.g. `{ key }`), each a string schema. */
+  params?: z.ZodObject;
+  /** Request headers the operation reads, by lower-case name (e.g. "if-match"). */
+  headers?: z.ZodObject;
+  /** A larger request body than the API's 1 MiB (API.md §3), for operations that need it. */
+  maxBodyBytes?: number;
+  /** Response headers derived from the output (e.g. an ETag). */
+  responseHeaders?(out: Out): Record<string, string>;
+  /**
+   * A long-poll (API.md §3: `wait_seconds` ≤ 30 in the input): while `ready` is false the call
+   * waits, up to that long, for other work on the resource to change it, then runs either way.
+   */
+  ready?(store: EngineStore, config: Config, input: In): boolean;
   output: z.ZodType<Out>;
   /** Status codes other than 2xx this operation may answer (besides the common ones). */
   errors?: number[];
@@ -116,8 +129,13 @@ export interface KindDefinition<Config = unknown> {
   ops: OpDefinition<Config, any, Json, any>[];
   /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */
   checkCreate?(config: Config, expiresAt: number, now: number): void;
-  /** Creates the kind's tables and first state. */
-  init(store: EngineStore, config: Config): void;
+  /**
+   * Takes what must not be stored or echoed as given (a secret's value, a passphrase) out of the
+   * create body, before payment: `config` is what the record shows, `sealed` reaches `init` only.
+   */
+  sealCreate?(env: Env, config: Config): Promise<{ config: Config; sealed: Json }>;
+  /** Creates the kind's tables and first state (`sealed`: what sealCreate set aside, else null). */
+  init(store: EngineStore, config: Config, sealed: Json): void;
   /** Counters shown in the record's `usage`. */
   usage(store: EngineStore, config: Config): JsonObject;
   /** Kind-specific progress shown as the record's `status`. */
@@ -145,7 +163,11 @@ export interface KindDefinition<Config = unknown> {
    */
   public?: {
     paths: { path: string; methods: ("get" | "head" | "post" | "put")[]; summary: string }[];
-    handle(store: EngineStore, config: Config, request: PublicRequest): PublicAnswer;
+    /** Optional asynchronous step before `handle` (checking a passphrase); see PrepareContext. */
+    prepare?(ctx: PrepareContext, config: Config, request: PublicRequest): Promise<unknown>;
+    handle(store: EngineStore, config: Config, request: PublicRequest, prepared: unknown): PublicAnswer;
+    /** Optional asynchronous step on the committed answer (decrypting what `handle` released). */
+    finish?(ctx: PrepareContext, answer: PublicAnswer): Promise<PublicAnswer>;
   };
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;

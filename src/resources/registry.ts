@@ -5,8 +5,9 @@ import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";
 import { delayed } from "../kinds/time/delayed";
 import { spread } from "../kinds/time/spread";
+import { drips } from "../kinds/time/drips";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  drips: {
+    valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-drips`, rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },
+    invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, rate: { count: 0, period_seconds: 60 } }, path: "rate.count" },
+    op: { method: "POST", path: "/messages", body: { body: { n: 1 } } },
+  },
   spread: {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-spread`, period_seconds: 3600 },
     invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, period_seconds: 5 }, path: "period_seconds" },
