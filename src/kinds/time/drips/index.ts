@@ -1,0 +1,97 @@
+/**
+ * drips: a queue released to one target at a rate (sliding window) with bounded
+ * parallelism; pause, resume, release now, backlog listing (QStash flow control,
+ * Inngest throttle). Each message is paid when enqueued; its release, retries
+ * and attempt log are covered by that price.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./messages";
+import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./flow";
+import {
+  MAX_BATCH, batchInput, batchResult, dripConfig, dripStatus, enqueueInput, limitsInput, listInput, message, messageDetail, messageInput, messagePage,
+  noInput, purgeResult, releaseInput, releaseResult, type DripConfig,
+} from "./schema";
+
+const OP_PRICE = 100; // µUSD
+/** One outbound call later, retried up to 8 times (as a delayed message). */
+const ENQUEUE_PRICE = 500;
+/** A full batch at 200 per message; from 40 messages on it costs less than enqueueing them one by one. */
+const BATCH_PRICE = 20_000;
+
+export const drips = defineKind<DripConfig>({
+  kind: "drips",
+  family: "time",
+  title: "Drip queue",
+  summary: "Enqueue many messages; they are released to one target at `rate` (count per period, sliding window) with at most max_parallel in flight; pause, resume, release now, backlog listing.",
+  createSchema: dripConfig,
+  dayPriceMicro: 500,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sends: { "drip.released": "A queued message, to the drip's target when the rate and max_parallel let it go." },
+  init,
+  usage: (store) => usage(store),
+  status: (store) => statusView(store),
+  exportData: (store) => ({ status: statusView(store), messages: exportAll(store) }),
+  timer,
+  onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
+  ops: [
+    // First of the /messages ops: the contract fixture's paid call.
+    defineOp({
+      name: "enqueue", method: "post", path: "/messages", summary: "Queue one message", priceMicro: ENQUEUE_PRICE,
+      input: enqueueInput, output: message, errors: [413],
+      run: (store, config: DripConfig, input) => enqueue(store, config, [input]).items[0]!,
+    }),
+    defineOp({
+      name: "enqueue_batch", method: "post", path: "/messages/batch",
+      summary: `Queue up to ${MAX_BATCH} messages in order, all or none (one price for the batch)`, priceMicro: BATCH_PRICE,
+      input: batchInput, output: batchResult, errors: [413],
+      run: (store, config: DripConfig, input) => enqueue(store, config, input.messages),
+    }),
+    defineOp({
+      name: "messages", method: "get", path: "/messages", summary: "The backlog and history, oldest first, optionally by status", priceMicro: OP_PRICE,
+      input: listInput, output: messagePage,
+      run: (store, _config: DripConfig, input) => list(store, input.status, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "message", method: "get", path: "/message", summary: "One message, with its body and headers", priceMicro: OP_PRICE,
+      input: messageInput, output: messageDetail, errors: [404],
+      run: (store, _config: DripConfig, input) => detail(byId(store, input.message_id)),
+    }),
+    defineOp({
+      name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
+      input: messageInput, output: message, errors: [404, 409],
+      run: (store, _config: DripConfig, input) => cancel(store, input.message_id),
+    }),
+    defineOp({
+      name: "purge", method: "post", path: "/messages/purge", summary: "Cancel every pending message", priceMicro: OP_PRICE,
+      input: noInput, output: purgeResult,
+      run: (store) => purge(store),
+    }),
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Pause, counts, the pace in force and the next release", priceMicro: OP_PRICE,
+      input: noInput, output: dripStatus,
+      run: (store) => statusView(store),
+    }),
+    defineOp({
+      name: "pause", method: "post", path: "/pause", summary: "Stop releasing (deliveries in flight go on)", priceMicro: OP_PRICE,
+      input: noInput, output: dripStatus,
+      run: (store) => setPaused(store, true),
+    }),
+    defineOp({
+      name: "resume", method: "post", path: "/resume", summary: "Release again, at the rate", priceMicro: OP_PRICE,
+      input: noInput, output: dripStatus,
+      run: (store) => setPaused(store, false),
+    }),
+    defineOp({
+      name: "release", method: "post", path: "/release",
+      summary: "Release now the oldest pending messages (or one by id), past pause, rate and max_parallel", priceMicro: OP_PRICE,
+      input: releaseInput, output: releaseResult, errors: [404, 409],
+      run: (store, config: DripConfig, input) => releaseNow(store, config, input),
+    }),
+    defineOp({
+      name: "set_limits", method: "post", path: "/limits", summary: "Change the rate or max_parallel in force", priceMicro: OP_PRICE,
+      input: limitsInput, output: dripStatus,
+      run: (store, _config: DripConfig, input) => setLimits(store, input),
+    }),
+  ],
+});
