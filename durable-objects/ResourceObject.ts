@@ -95,7 +95,8 @@ export class ResourceObject extends ResourceCore {
     return capture(async () => this.end(this.authorize(mgmtHash), "cancelled"));
   }
 
-  op(input: OpInput): Promise<Result<Json>> {
+  /** `body`: the raw request bytes of a rawBody operation, streamed through. */
+  op(input: OpInput, body: ReadableStream<Uint8Array> | null = null): Promise<Result<Json>> {
     return capture(async () => {
       const meta = this.authorize(input.mgmtHash);
       if (meta.kind !== input.kind) throw new AppError("not_found", `${meta.id} is not a ${input.kind} resource.`);
@@ -103,7 +104,7 @@ export class ResourceObject extends ResourceCore {
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
       if (op.ready) await this.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
-      return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input)), op.discard, async (prepared) => {
+      return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
         const run = () => op.run(this.store(meta, Date.now(), pending), config, input.input, prepared);

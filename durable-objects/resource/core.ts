@@ -46,6 +46,7 @@ export class ResourceCore extends DurableObject<Env> {
     // The event must not hold back the deletion it announces.
     await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
+    await requireKind(meta.kind).end?.(prepareContext(meta, this.sql, this.env), JSON.parse(meta.config));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, Date.now());
     this.cached = null;

@@ -12,6 +12,7 @@ import type { AttemptResult } from "../../src/delivery/attempt";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
 import { iso } from "../../src/time";
+import { seal, unseal } from "../../src/auth/sealing";
 
 export const DELIVERY_TABLES = [
   `CREATE TABLE deliveries (
@@ -22,6 +23,8 @@ export const DELIVERY_TABLES = [
     method TEXT NOT NULL,
     headers TEXT NOT NULL,
     body TEXT,
+    -- 1: the body is sealed (auth/sealing.ts), a secret the log must not show.
+    sealed INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL,
@@ -56,6 +59,7 @@ type DeliveryRow = {
   method: string;
   headers: string;
   body: string | null;
+  sealed: number;
   status: string;
   attempts: number;
   created_at: number;
@@ -91,9 +95,10 @@ export class DeliveryLog {
   /** Logs and queues one outbound request under `deliveryId` (the Standard Webhooks `webhook-id`); a known id is sent once. */
   async send(deliveryId: string, request: OutgoingRequest, sealedSecret: string): Promise<void> {
     const now = Date.now();
+    const kept = request.sensitive && request.body !== null ? await seal(this.env, request.body) : request.body;
     const inserted = this.sql.exec(
-      "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING",
-      deliveryId, request.eventType, request.url, request.method, JSON.stringify(request.headers), request.body, now, now,
+      "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, sealed, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING",
+      deliveryId, request.eventType, request.url, request.method, JSON.stringify(request.headers), kept, request.sensitive ? 1 : 0, now, now,
     ).rowsWritten;
     if (inserted) await this.enqueue(this.message(deliveryId, request, sealedSecret));
   }
@@ -121,7 +126,8 @@ export class DeliveryLog {
     // A delivery still on its schedule would then run twice at once.
     if (row.status === "pending" || row.status === "retrying") throw new AppError("conflict", `Delivery ${deliveryId} is still being attempted (${row.status}).`);
     this.sql.exec("UPDATE deliveries SET status = 'pending', updated_at = ? WHERE delivery_id = ?", Date.now(), deliveryId);
-    const request = { url: row.url, method: row.method as OutgoingRequest["method"], headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, eventType: row.event_type };
+    const body = row.sealed && row.body !== null ? await unseal(this.env, row.body) : row.body;
+    const request = { url: row.url, method: row.method as OutgoingRequest["method"], headers: JSON.parse(row.headers) as Record<string, string>, body, eventType: row.event_type };
     await this.enqueue(this.message(deliveryId, request, sealedSecret));
     return this.view({ ...row, status: "pending" });
   }
@@ -140,7 +146,7 @@ export class DeliveryLog {
       .map((a) => ({ ...a, at: iso(a.at) }));
     return {
       id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts,
-      created_at: iso(row.created_at), updated_at: iso(row.updated_at), body: row.body, attempt_log: attempts,
+      created_at: iso(row.created_at), updated_at: iso(row.updated_at), body: row.sealed ? null : row.body, body_withheld: row.sealed === 1, attempt_log: attempts,
     };
   }
 

@@ -27,8 +27,9 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
     now,
     createdAt: meta.created_at,
     expiresAt: meta.expires_at,
+    notifyUrl: meta.notify_url,
     send: (request) => {
-      const id = newDeliveryId();
+      const id = request.id ?? newDeliveryId();
       need("requests can be sent").sends.push({ id, request });
       return id;
     },
@@ -46,7 +47,7 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
 }
 
 export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env): PrepareContext {
-  return { resourceId: meta.id, env, sql, now: Date.now(), expiresAt: meta.expires_at };
+  return { resourceId: meta.id, env, sql, now: Date.now(), expiresAt: meta.expires_at, baseUrl: meta.base_url };
 }
 
 /** When the kind's own timer is next due (null: it has none, or nothing is scheduled). */

@@ -54,6 +54,10 @@ export async function digestHex(bytes: Uint8Array): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+const withoutCredentials = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+
 /**
  * Fetches `raw` with GET (or `init.method`), answering whatever status the target gave.
  * Throws 422 for a refused URL (field `field`), 502 `upstream_failed` for a network
@@ -67,19 +71,23 @@ export async function fetchGuarded(
   const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
   let url = checkEgressUrl(raw, allowPrivate, init.field ?? "url");
   const deadline = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  let headers: Record<string, string> = { "user-agent": `${env.SERVICE_NAME}-fetch/1.0`, ...init.headers };
   try {
     for (let hop = 0; ; hop++) {
       const res = await fetch(url, {
         method: init.method ?? "GET",
         redirect: "manual",
         signal: deadline,
-        headers: { "user-agent": `${env.SERVICE_NAME}-fetch/1.0`, ...init.headers },
+        headers,
       });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         await res.body?.cancel();
         if (hop >= MAX_REDIRECTS) throw new AppError("upstream_failed", `${raw}: more than ${MAX_REDIRECTS} redirects.`);
-        url = checkEgressUrl(new URL(location, url).href, allowPrivate, init.field ?? "url");
+        const next = checkEgressUrl(new URL(location, url).href, allowPrivate, init.field ?? "url");
+        // As browsers do: credentials meant for one origin are not handed to another.
+        if (next.origin !== url.origin) headers = withoutCredentials(headers);
+        url = next;
         continue;
       }
       const { bytes, truncated } = await readCapped(res.body, init.maxBytes);

@@ -29,7 +29,8 @@ const delivery = z
     attempts: z.int(),
     created_at: z.string(),
     updated_at: z.string(),
-    body: z.string().nullable().describe("What was sent: for lifecycle events, the event's JSON."),
+    body: z.string().nullable().describe("What was sent: for lifecycle events, the event's JSON; null when withheld."),
+    body_withheld: z.boolean().describe("The body is a secret (a dead-man switch's released payload): kept sealed, never shown."),
     attempt_log: z.array(attempt),
   })
   .openapi("Delivery");

@@ -9,6 +9,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex, stringToBytes } from "viem";
+import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { subkey } from "../auth/sealing";
 import { digestsEqual } from "../auth/ids";
@@ -46,6 +47,42 @@ function rangeOf(header: string | undefined): R2Range | undefined {
   return m[2] === "" ? { offset } : { offset, length: Number(m[2]) - offset + 1 };
 }
 
+/**
+ * Streams the R2 object `key` (never held whole), with its Content-Type, ETag and length;
+ * `Range: bytes=a-b` answers 206. The one way stored bytes leave the service.
+ */
+export async function serveObject(c: Context<AppEnv>, key: string, extra: Record<string, string> = {}): Promise<Response> {
+  const range = rangeOf(c.req.header("range"));
+  const object =
+    c.req.method === "HEAD"
+      ? await c.env.BUCKET.head(key)
+      : await c.env.BUCKET.get(key, range ? { range } : {}).catch((err: unknown) => {
+          // R2 refuses a range past the end; anything else is a real failure.
+          if (range) throw new AppError("range_not_satisfiable", "The requested range is outside the object.");
+          throw err;
+        });
+  if (!object) throw new AppError("not_found", "Nothing is stored here any more.");
+  // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
+  const headers = new Headers({
+    etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60",
+    "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
+  });
+  object.writeHttpMetadata(headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  const body = "body" in object ? (object as R2ObjectBody).body : null;
+  if (range && body && object.range) {
+    // R2 echoes the range as asked: a suffix, or an offset with an optional length.
+    const r = object.range as { offset?: number; length?: number; suffix?: number };
+    const offset = r.suffix !== undefined ? Math.max(0, object.size - r.suffix) : (r.offset ?? 0);
+    const length = r.suffix !== undefined ? object.size - offset : (r.length ?? object.size - offset);
+    headers.set("content-range", `bytes ${offset}-${offset + length - 1}/${object.size}`);
+    headers.set("content-length", String(length));
+    return new Response(body, { status: 206, headers });
+  }
+  headers.set("content-length", String(object.size));
+  return new Response(body, { status: 200, headers });
+}
+
 export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.register("DownloadQuery", query);
   app.openAPIRegistry.registerPath({
@@ -63,26 +100,6 @@ export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
       throw new AppError("forbidden", "This download link is not valid.");
     }
     if (parsed.data.expires * 1000 < Date.now()) throw new AppError("forbidden", "This download link has expired.");
-    const range = rangeOf(c.req.header("range"));
-    const object = c.req.method === "HEAD"
-      ? await c.env.BUCKET.head(key)
-      : await c.env.BUCKET.get(key, range ? { range } : {}).catch((err: unknown) => {
-          // R2 refuses a range past the end; anything else is a real failure.
-          if (range) throw new AppError("range_not_satisfiable", "The requested range is outside the object.");
-          throw err;
-        });
-    if (!object) throw new AppError("not_found", "Nothing is stored under this link any more.");
-    const headers = new Headers({ etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60" });
-    object.writeHttpMetadata(headers);
-    const body = "body" in object ? (object as R2ObjectBody).body : null;
-    if (range && body && object.range && "offset" in object.range) {
-      const offset = object.range.offset ?? 0;
-      const length = object.range.length ?? object.size - offset;
-      headers.set("content-range", `bytes ${offset}-${offset + length - 1}/${object.size}`);
-      headers.set("content-length", String(length));
-      return new Response(body, { status: 206, headers });
-    }
-    headers.set("content-length", String(object.size));
-    return new Response(body, { status: 200, headers });
+    return serveObject(c, key);
   });
 }

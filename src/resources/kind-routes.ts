@@ -11,7 +11,8 @@ import { managementCredential } from "../auth/credentials";
 import { runPaid } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
 import { resourceStub } from "../stubs";
-import { unwrap } from "../http/errors";
+import { AppError, unwrap } from "../http/errors";
+import { serveObject } from "./downloads";
 import { commonCreateFields, createdResource, resourceIdParam } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
@@ -46,7 +47,11 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const { ttl_seconds, label, notify_url, ...config } = c.req.valid("json") as Record<string, unknown> & {
       ttl_seconds: number; label: string | null; notify_url: string | null;
     };
-    if (notify_url) checkEgressUrl(notify_url, allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS), "notify_url");
+    const allowPrivate = allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS);
+    if (notify_url) checkEgressUrl(notify_url, allowPrivate, "notify_url");
+    for (const field of kind.targetFields ?? []) {
+      if (typeof config[field] === "string") checkEgressUrl(config[field], allowPrivate, field);
+    }
     // Events to notify_url, and a kind's own requests, are signed with the resource's secret: shown once, kept sealed.
     const signingSecret = notify_url || kind.sends ? newSigningSecret() : null;
     const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
@@ -55,7 +60,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const { config: shown, sealed } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
-    const publicId = kind.public ? randomId("") : null;
+    const publicId = kind.public && (kind.public.enabled?.(config) ?? true) ? randomId("") : null;
     const id = mgmt.parts.resourceId;
     const stub = resourceStub(c.env, id);
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
@@ -70,8 +75,10 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
   });
 }
 
+const BINARY = { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } };
+
 function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): void {
-  const hasBody = op.method === "post" || op.method === "put";
+  const hasBody = (op.method === "post" || op.method === "put") && !op.rawBody;
   const route = createRoute({
     method: op.method,
     path: `/v1/${kind.kind}/{id}${op.path}`,
@@ -84,21 +91,29 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
       params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,
       ...(op.headers ? { headers: op.headers } : {}),
       ...(hasBody ? { body: { required: false, content: { "application/json": { schema: op.input } } } } : { query: op.input as z.ZodObject }),
+      ...(op.rawBody ? { body: { required: true, description: `The bytes, up to ${op.maxBodyBytes} (Content-Length required).`, content: BINARY } } : {}),
     },
-    responses: { 200: jsonResponse("OK", op.output), ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? []), ...(op.maxBodyBytes ? [413] : [])]) },
+    responses: {
+      200: op.servesObject ? { description: "The stored bytes (206 for a Range).", content: BINARY } : jsonResponse("OK", op.output),
+      ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? []), ...(op.maxBodyBytes ? [413] : [])]) },
   });
-  app.openapi(route, async (c: Context<AppEnv>) => {
+  // The route's responses depend on the op (JSON or bytes), beyond what the typed handler can follow.
+  const handler = async (c: Context<AppEnv>): Promise<Response> => {
     const { id } = resourceIdParam.parse(c.req.param());
     const input = await opInput(c, op, hasBody);
     const cred = managementCredential(c, id);
+    const body = op.rawBody ? rawBody(c) : null;
     const stub = resourceStub(c.env, id);
     const value = await runPaid(c, { priceMicro: op.priceMicro, operation: `${kind.kind}.${op.name}`, description: `${kind.kind} ${op.name}`, creditFrom: "x-credit-token" }, {
       run: async (payer) =>
-        resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input: input as Json, priceMicro: op.priceMicro, payer, requestId: c.get("requestId") })),
+        resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input: input as Json, priceMicro: op.priceMicro, payer, requestId: c.get("requestId") }, body)),
     });
-    for (const [name, header] of Object.entries(op.responseHeaders?.(value as Json) ?? {})) c.header(name, header);
+    const headers = op.responseHeaders?.(value as Json) ?? {};
+    if (op.servesObject) return serveObject(c, (value as { object_key: string }).object_key, headers);
+    for (const [name, header] of Object.entries(headers)) c.header(name, header);
     return c.json(value as object, 200);
-  });
+  };
+  app.openapi(route, handler as never);
 }
 
 /**
@@ -110,7 +125,16 @@ async function opInput(c: Context<AppEnv>, op: OpDefinition, hasBody: boolean): 
   const main = hasBody ? (op.input.parse((req.valid("json") as unknown) ?? {}) as Record<string, unknown>) : req.valid("query");
   const { id: _id, ...params } = op.params ? req.valid("param") : {};
   const headers = op.headers ? req.valid("header") : {};
-  return { ...main, ...params, ...headers };
+  const raw = op.rawBody ? { content_type: c.req.header("content-type") ?? "application/octet-stream", content_length: Number(c.req.header("content-length")) } : {};
+  return { ...main, ...params, ...headers, ...raw };
+}
+
+/** A rawBody operation's bytes, streamed on to the resource; the size must be declared (and the body limit checked it). */
+function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
+  const length = c.req.header("content-length");
+  if (!length || !/^\d+$/.test(length)) throw new AppError("invalid_request", "Send Content-Length with the bytes (chunked uploads are not accepted).");
+  if (!c.req.raw.body) throw new AppError("invalid_request", "The request has no body.");
+  return c.req.raw.body;
 }
 
 export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -17,6 +17,10 @@ export interface OutgoingRequest {
   body: string | null;
   /** What this request is, for the attempt log (e.g. "wakeup.fired"). */
   eventType: string;
+  /** Its `webhook-id` (e.g. the id inside an event's envelope); by default a new one. A known id is sent once. */
+  id?: string;
+  /** The body is a secret (a released payload): the attempt log keeps it sealed and never shows it. */
+  sensitive?: boolean;
 }
 
 /** What an engine sees inside its ResourceObject. */
@@ -29,6 +33,8 @@ export interface EngineStore {
   /** When the resource was created, and when it expires (as of now), Unix ms. */
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** Where lifecycle events go (the create's notify_url), for kinds that send their own events there too. */
+  readonly notifyUrl: string | null;
   /**
    * Queues an outbound request, sent once the engine's transaction has committed (so a
    * refused or rolled-back operation sends nothing). Returns its delivery id.
@@ -57,6 +63,8 @@ export interface PrepareContext {
   readonly sql: SqlStorage;
   /** When the resource expires, Unix ms (e.g. for R2 custom metadata). */
   readonly expiresAt: number;
+  /** The API's base URL as the resource was created (an issuer, a link). */
+  readonly baseUrl: string;
 }
 
 /** A request to a resource's public address (API.md §12): no credentials, free, rate-limited per client address. */
@@ -74,6 +82,8 @@ export interface PublicAnswer {
   status: number;
   /** JSON is sent as application/json, a string as text/plain. */
   body: Json | string;
+  /** Instead of `body`: a stored R2 object (below the resource's prefix) to stream back, Range honoured. */
+  objectKey?: string;
   headers?: Record<string, string>;
 }
 
@@ -97,6 +107,17 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   headers?: z.ZodObject;
   /** A larger request body than the API's 1 MiB (API.md §3), for operations that need it. */
   maxBodyBytes?: number;
+  /**
+   * The body is raw bytes of any type, up to `maxBodyBytes`, not JSON: it reaches `prepare` as a
+   * stream (never held whole), and the input (then from the query) gains `content_type` and
+   * `content_length` from the headers; Content-Length is required.
+   */
+  rawBody?: boolean;
+  /**
+   * The output names a stored R2 object (`object_key`, below the resource's prefix) that the route
+   * streams back, Range honoured, instead of answering JSON; the output's other fields are not sent.
+   */
+  servesObject?: boolean;
   /** Response headers derived from the output (e.g. an ETag). */
   responseHeaders?(out: Out): Record<string, string>;
   /**
@@ -107,8 +128,8 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   output: z.ZodType<Out>;
   /** Status codes other than 2xx this operation may answer (besides the common ones). */
   errors?: number[];
-  /** Optional asynchronous step before `run` (see PrepareContext); its result reaches `run`. */
-  prepare?(ctx: PrepareContext, config: Config, input: In): Promise<Prepared>;
+  /** Optional asynchronous step before `run` (see PrepareContext); its result reaches `run`. `body`: see rawBody. */
+  prepare?(ctx: PrepareContext, config: Config, input: In, body: ReadableStream<Uint8Array> | null): Promise<Prepared>;
   run(store: EngineStore, config: Config, input: In, prepared: Prepared): Out;
   /** Undoes what `prepare` left behind (an R2 object) when the operation is refused after it. */
   discard?(ctx: PrepareContext, prepared: Prepared): Promise<void>;
@@ -127,6 +148,8 @@ export interface KindDefinition<Config = unknown> {
   maxTtlSeconds: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each op keeps its own input and prepared types
   ops: OpDefinition<Config, any, Json, any>[];
+  /** Config fields holding URLs the service will call: the egress guard checks them at create (422 naming the field). */
+  targetFields?: string[];
   /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */
   checkCreate?(config: Config, expiresAt: number, now: number): void;
   /**
@@ -162,6 +185,8 @@ export interface KindDefinition<Config = unknown> {
    * runs synchronously in a transaction, like an operation, and may send requests.
    */
   public?: {
+    /** Whether a resource with this config has an address at all (default: always). */
+    enabled?(config: Config): boolean;
     paths: { path: string; methods: ("get" | "head" | "post" | "put")[]; summary: string }[];
     /** Optional asynchronous step before `handle` (checking a passphrase); see PrepareContext. */
     prepare?(ctx: PrepareContext, config: Config, request: PublicRequest): Promise<unknown>;
@@ -169,6 +194,11 @@ export interface KindDefinition<Config = unknown> {
     /** Optional asynchronous step on the committed answer (decrypting what `handle` released). */
     finish?(ctx: PrepareContext, answer: PublicAnswer): Promise<PublicAnswer>;
   };
+  /**
+   * Releases what lives outside the resource's storage and R2 prefix (an unfinished multipart
+   * upload) when it ends; the platform deletes the storage and the prefix itself.
+   */
+  end?(ctx: PrepareContext, config: Config): Promise<void>;
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
 }

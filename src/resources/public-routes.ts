@@ -15,6 +15,7 @@ import { findPublicAddress } from "./index-table";
 import { resourceStub } from "../stubs";
 import { PUBLIC_ID_PATTERN } from "../ask/schema";
 import { errorResponses } from "../openapi/responses";
+import { serveObject } from "./downloads";
 
 /** Bodies sent to public addresses are small events; more is refused with 413. */
 export const PUBLIC_BODY_LIMIT = 64 * 1024;
@@ -46,6 +47,7 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
   c.header("Cache-Control", "no-store");
   for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
   const status = answer.status as 200;
+  if (answer.objectKey) return serveObject(c, answer.objectKey, Object.fromEntries(c.res.headers));
   if (c.req.method === "HEAD") return c.body(null, status);
   return typeof answer.body === "string" ? c.text(answer.body, status) : c.json(answer.body as object, status);
 }

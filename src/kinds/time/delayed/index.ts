@@ -11,6 +11,7 @@ export const delayed = defineKind<ChannelConfig>({
   family: "time",
   title: "Delayed channel",
   summary: "A channel to one target: post messages with delay_seconds or deliver_at and an optional dedup_id; list pending, cancel one.",
+  targetFields: ["url"],
   createSchema: channelConfig,
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,

@@ -23,6 +23,7 @@ export const drips = defineKind<DripConfig>({
   family: "time",
   title: "Drip queue",
   summary: "Enqueue many messages; they are released to one target at `rate` (count per period, sliding window) with at most max_parallel in flight; pause, resume, release now, backlog listing.",
+  targetFields: ["url"],
   createSchema: dripConfig,
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,

@@ -11,6 +11,7 @@ export const schedules = defineKind<ScheduleConfig>({
   family: "time",
   title: "Schedule",
   summary: "A recurring HTTP call on a 5-field cron in an IANA time zone: start/end, pause/resume, run now, preview, jitter, overlap policy, history.",
+  targetFields: ["url"],
   createSchema: scheduleConfig,
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,

@@ -10,6 +10,7 @@ export const spread = defineKind<SpreadConfig>({
   family: "time",
   title: "Spread",
   summary: "Members added by key each fire once per period at a stable hashed offset, so N members spread over the period; list with slots, preview.",
+  targetFields: ["url"],
   createSchema: spreadConfig,
   // Firings are many and unpriced one by one: the day rate covers them.
   dayPriceMicro: 5000,

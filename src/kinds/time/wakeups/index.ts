@@ -21,6 +21,7 @@ export const wakeups = defineKind<WakeupConfig>({
   family: "time",
   title: "Wakeup",
   summary: "One HTTP call at a set time (at or delay_seconds), signed with Standard Webhooks, retried, with an attempt log.",
+  targetFields: ["url"],
   createSchema: wakeupConfig,
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
