@@ -39,13 +39,17 @@ export default defineConfig({
   test: {
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts"] }),
+        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts"] }),
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token",
+                // Likewise the notary's TSA key and certificate, made once per run (test/peers/tsa-setup.ts).
+                ...inject("tsaSecrets"),
+                // The notary's tokens are checked by the real `openssl ts -verify` (test/peers/openssl.ts).
+                TEST_OPENSSL_URL: inject<string>("opensslUrl"),
                 // Deliveries go to the local receiver, and failed ones are retried at once instead of on the schedule.
                 TEST_RECEIVER_URL: inject<string>("receiverUrl"), ALLOW_PRIVATE_TARGETS: "true", DELIVERY_RETRY_SCALE: "0",
               },
@@ -55,7 +59,7 @@ export default defineConfig({
         ],
       },
       {
-        ...workerProject("direct", ["test/direct/**/*.test.ts"], { globalSetup: ["./test/peers/evm-setup.ts"] }),
+        ...workerProject("direct", ["test/direct/**/*.test.ts"], { globalSetup: ["./test/peers/evm-setup.ts", "./test/peers/tsa-setup.ts"] }),
         plugins: [
           cloudflareTest(({ inject }) => {
             const evm = inject<EvmPeerInfo>("evm");
@@ -68,6 +72,7 @@ export default defineConfig({
                   X402_SETTLEMENT: "direct",
                   X402_PAY_TO: TEST_PAY_TO,
                   OAUTH_PRIVATE_JWK,
+                  ...inject("tsaSecrets"),
                   X402_ASSET: evm.token,
                   X402_CHAIN_ID: String(evm.chainId),
                   RPC_URL: evm.rpcUrl,

@@ -1,27 +1,82 @@
 #!/usr/bin/env node
-// Prints a fresh RS256 key pair for signing access tokens, receipts and attestations.
-//   npm run keys:generate                 print the private JWK (the secret) and its public half
-//   npm run keys:generate -- --dev-vars   also write it to .dev.vars for `npm run dev`
+// Prints fresh keys for the service's secrets.
+//   npm run keys:generate                 the RS256 private JWK signing access tokens, receipts and attestations
+//                                         (the secret, on stdout) and its public half (on stderr)
+//   npm run keys:generate -- --tsa        the notary's TSA key instead: an EC P-256 private JWK on stdout (TSA_PRIVATE_JWK)
+//                                         and its self-signed TSA certificate written to tsa-certificate.pem
+//                                         (TSA_CERT_PEM; `--cert-out FILE` to choose the file, `--name NAME` for its CN)
+//   npm run keys:generate -- --dev-vars   write both to .dev.vars for `npm run dev` (each only where not set yet)
 // Rotation: set the new key as OAUTH_NEXT_PRIVATE_JWK first (it is published in the JWKS), wait
 // longer than the verifiers' JWKS cache (and an access token's hour), then make it OAUTH_PRIVATE_JWK.
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
 
-const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
-const publicJwk = await exportJWK(publicKey);
-const kid = await calculateJwkThumbprint(publicJwk);
-const secret = JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" });
+const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] ?? fallback : fallback);
 
-if (process.argv.includes("--dev-vars")) {
-  const existing = await readFile(".dev.vars", "utf8").catch(() => "");
-  if (/^OAUTH_PRIVATE_JWK=/m.test(existing)) {
-    console.error(".dev.vars already has OAUTH_PRIVATE_JWK; left as it is.");
-  } else {
-    await appendFile(".dev.vars", `${existing && !existing.endsWith("\n") ? "\n" : ""}OAUTH_PRIVATE_JWK='${secret}'\n`);
-    console.error(`wrote OAUTH_PRIVATE_JWK (kid ${kid}) to .dev.vars`);
-  }
+async function oauthKey() {
+  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  return { kid, secret: JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" }), publicJwk: { ...publicJwk, kid, alg: "RS256", use: "sig" } };
+}
+
+/**
+ * The TSA certificate as src/kinds/time/notary/tsa-certificate.ts makes it (this script runs without a
+ * TypeScript loader): self-signed, ten years, extendedKeyUsage timeStamping marked critical, and no
+ * keyUsage, which `openssl ts -verify` would otherwise need without keyCertSign while its chain
+ * building needs keyCertSign to take the certificate as its own issuer.
+ */
+async function tsaKey(commonName) {
+  const { privateKey, publicKey } = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
+  const { kty, crv, x, y, d } = await crypto.subtle.exportKey("jwk", privateKey);
+  const cert = new pkijs.Certificate();
+  cert.version = 2;
+  const serial = crypto.getRandomValues(new Uint8Array(16));
+  serial[0] = (serial[0] & 0x3f) | 0x40; // positive, no leading zero
+  cert.serialNumber = new asn1js.Integer({ valueHex: serial.buffer });
+  for (const name of [cert.subject, cert.issuer]) name.typesAndValues.push(new pkijs.AttributeTypeAndValue({ type: "2.5.4.3", value: new asn1js.Utf8String({ value: commonName }) }));
+  const now = Date.now();
+  cert.notBefore = new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: new Date(now - 3600_000) });
+  cert.notAfter = new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: new Date(now + 3650 * 86400_000) });
+  cert.extensions = [new pkijs.Extension({ extnID: "2.5.29.37", critical: true, extnValue: new pkijs.ExtKeyUsage({ keyPurposes: ["1.3.6.1.5.5.7.3.8"] }).toSchema().toBER(false) })];
+  await cert.subjectPublicKeyInfo.importKey(publicKey);
+  await cert.sign(privateKey, "SHA-256");
+  const lines = Buffer.from(cert.toSchema(true).toBER(false)).toString("base64").match(/.{1,64}/g);
+  return { secret: JSON.stringify({ kty, crv, x, y, d }), pem: `-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n` };
+}
+
+const tsaName = `${option("--name", "zeitvault")} TSA`;
+
+if (args.includes("--dev-vars")) {
+  let existing = await readFile(".dev.vars", "utf8").catch(() => "");
+  const add = async (name, line, what) => {
+    if (new RegExp(`^${name}=`, "m").test(existing)) return console.error(`.dev.vars already has ${name}; left as it is.`);
+    const text = `${existing && !existing.endsWith("\n") ? "\n" : ""}${line}\n`;
+    await appendFile(".dev.vars", text);
+    existing += text;
+    console.error(`wrote ${name} (${what}) to .dev.vars`);
+  };
+  const oauth = await oauthKey();
+  await add("OAUTH_PRIVATE_JWK", `OAUTH_PRIVATE_JWK='${oauth.secret}'`, `kid ${oauth.kid}`);
+  const tsa = await tsaKey(tsaName);
+  await add("TSA_PRIVATE_JWK", `TSA_PRIVATE_JWK='${tsa.secret}'`, "EC P-256");
+  // One line: dotenv turns \n inside double quotes into line breaks.
+  await add("TSA_CERT_PEM", `TSA_CERT_PEM="${tsa.pem.replace(/\n/g, "\\n")}"`, tsaName);
+} else if (args.includes("--tsa")) {
+  const file = option("--cert-out", "tsa-certificate.pem");
+  const tsa = await tsaKey(tsaName);
+  await writeFile(file, tsa.pem);
+  console.error(`TSA certificate (${tsaName}, self-signed, timeStamping) written to ${file}.`);
+  console.error(`Set the line below as TSA_PRIVATE_JWK, and the certificate as TSA_CERT_PEM:`);
+  console.error(`  npx wrangler secret put TSA_PRIVATE_JWK  (paste it)`);
+  console.error(`  npx wrangler secret put TSA_CERT_PEM < ${file}\n`);
+  console.log(tsa.secret);
 } else {
+  const { kid, secret, publicJwk } = await oauthKey();
   console.error(`kid: ${kid}\nSet the line below as a secret:  npx wrangler secret put OAUTH_PRIVATE_JWK  (paste it)\n`);
   console.log(secret);
-  console.error(`\npublic JWK (as published at /.well-known/jwks.json):\n${JSON.stringify({ ...publicJwk, kid, alg: "RS256", use: "sig" })}`);
+  console.error(`\npublic JWK (as published at /.well-known/jwks.json):\n${JSON.stringify(publicJwk)}`);
 }

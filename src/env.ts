@@ -52,6 +52,12 @@ export interface Env {
   OAUTH_PRIVATE_JWK?: string;
   /** Secret: the next signing key during a rotation; published in the JWKS before it signs anything. */
   OAUTH_NEXT_PRIVATE_JWK?: string;
+  /** Secret: the notary's RFC 3161 TSA key (EC P-256 or RSA private JWK); with TSA_CERT_PEM. */
+  TSA_PRIVATE_JWK?: string;
+  /** Secret: the TSA certificate (PEM) for TSA_PRIVATE_JWK, with a critical extendedKeyUsage timeStamping; published at /v1/tsa/certificate.pem. */
+  TSA_CERT_PEM?: string;
+  /** The TSA policy OID put into every time stamp (default: the service's own, see README). */
+  TSA_POLICY_OID?: string;
   MIN_PURCHASE_USD: string;
   MAX_PURCHASE_USD: string;
 }

@@ -9,6 +9,7 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       TEST_EVM: EvmPeerInfo;
       TEST_RECEIVER_URL: string;
+      TEST_OPENSSL_URL: string;
     }
   }
 }

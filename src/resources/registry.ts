@@ -6,8 +6,9 @@ import { schedules } from "../kinds/time/schedules";
 import { delayed } from "../kinds/time/delayed";
 import { spread } from "../kinds/time/spread";
 import { drips } from "../kinds/time/drips";
+import { notary } from "../kinds/time/notary";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

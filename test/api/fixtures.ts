@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  notary: {
+    valid: { label: "contract notary" },
+    invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },
+    op: { method: "POST", path: "/stamps", body: { data: "contract" } },
+  },
   drips: {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-drips`, rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },
     invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, rate: { count: 0, period_seconds: 60 } }, path: "rate.count" },

@@ -1,0 +1,47 @@
+/** notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161, OpenTimestamps). */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { append, count, exportAll, find, init, list, lookup, sign, status, type Signed } from "./engine";
+import { findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig, type Stamp, type StampInput } from "./schema";
+
+const STAMP_PRICE = 1000; // µUSD: a signature, and about 1 KB kept for the resource's life
+const OP_PRICE = 100;
+
+export const notary = defineKind<NotaryConfig>({
+  kind: "notary",
+  family: "time",
+  title: "Notary",
+  summary:
+    "Stamps a SHA-256 (or data, hashed server-side) with an RFC 3161 time-stamp token that `openssl ts -verify` accepts against GET /v1/tsa/certificate.pem; every stamp is kept in a hash-chained log.",
+  createSchema: notaryConfig,
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  init,
+  usage: (store) => ({ stamps: count(store.sql) }),
+  status,
+  exportData: exportAll,
+  ops: [
+    defineOp<NotaryConfig, StampInput, Stamp, Signed>({
+      name: "stamp", method: "post", path: "/stamps", summary: "Time-stamp a SHA-256 or data (RFC 3161)", priceMicro: STAMP_PRICE,
+      input: stampInput, output: stamp, errors: [413],
+      // Signing awaits WebCrypto, so it runs before the transaction; run only numbers and chains it.
+      prepare: (ctx, _config, input) => sign(ctx, input),
+      run: (store, _config, _input, signed) => append(store, signed),
+    }),
+    defineOp({
+      name: "stamps", method: "get", path: "/stamps", summary: "The log, oldest first", priceMicro: OP_PRICE,
+      input: listInput, output: stampPage,
+      run: (store, _config: NotaryConfig, input) => list(store, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "get_stamp", method: "get", path: "/stamps/lookup", summary: "One stamp, by seq or serial", priceMicro: OP_PRICE,
+      input: lookupInput, output: stamp,
+      run: (store, _config: NotaryConfig, input) => lookup(store, input),
+    }),
+    defineOp({
+      name: "find_stamps", method: "get", path: "/stamps/find", summary: "Stamps of one SHA-256", priceMicro: OP_PRICE,
+      input: findInput, output: stampPage,
+      run: (store, _config: NotaryConfig, input) => find(store, input.sha256, input.limit, input.cursor),
+    }),
+  ],
+});
