@@ -7,8 +7,9 @@ import { delayed } from "../kinds/time/delayed";
 import { spread } from "../kinds/time/spread";
 import { drips } from "../kinds/time/drips";
 import { notary } from "../kinds/time/notary";
+import { attest } from "../kinds/time/attest";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

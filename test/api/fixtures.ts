@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  attest: {
+    valid: { receipt_headers: ["content-type", "etag"] },
+    invalid: { body: { max_bytes: 0 }, path: "max_bytes" },
+    op: { method: "POST", path: "/fetches", body: { url: `${env.TEST_RECEIVER_URL}/ok/contract-attest` } },
+  },
   notary: {
     valid: { label: "contract notary" },
     invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },

@@ -1,0 +1,36 @@
+/**
+ * The body inline in an answer: as a string when it is text an agent can read
+ * directly (a textual content type and valid UTF-8), else as base64, so the
+ * bytes survive JSON exactly and their SHA-256 can be checked either way.
+ */
+import { INLINE_MAX_BYTES } from "./schema";
+
+export type InlineContent = { encoding: "text" | "base64"; data: string } | null;
+
+const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json)|[^;]*\+(json|xml))/i;
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  // In chunks: spreading a large array into fromCharCode overflows the stack.
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** A declared charset other than UTF-8 would make the decoded string lie about the bytes. */
+function declaresOtherCharset(contentType: string): boolean {
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(contentType)?.[1];
+  return charset !== undefined && !/^utf-?8$/i.test(charset);
+}
+
+export function inlineContent(bytes: Uint8Array, contentType: string | null): InlineContent {
+  if (bytes.length > INLINE_MAX_BYTES) return null;
+  if (contentType && TEXTUAL.test(contentType.trim()) && !declaresOtherCharset(contentType)) {
+    try {
+      // fatal: invalid UTF-8 falls back to base64; ignoreBOM: a leading BOM stays in the string, so the bytes round-trip.
+      return { encoding: "text", data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
+    } catch {
+      // not UTF-8 after all
+    }
+  }
+  return { encoding: "base64", data: toBase64(bytes) };
+}
