@@ -8,8 +8,9 @@ import { spread } from "../kinds/time/spread";
 import { drips } from "../kinds/time/drips";
 import { notary } from "../kinds/time/notary";
 import { attest } from "../kinds/time/attest";
+import { snapshots } from "../kinds/time/snapshots";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

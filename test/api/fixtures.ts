@@ -9,6 +9,12 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  snapshots: {
+    // start_at far ahead: no fetch of its own races the contract's alarm runs (snapshots.test.ts covers fetching).
+    valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-snapshots`, interval_seconds: 3600, start_at: "2099-01-01T00:00:00Z" },
+    invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, interval_seconds: 30 }, path: "interval_seconds" },
+    op: { method: "GET", path: "" },
+  },
   attest: {
     valid: { receipt_headers: ["content-type", "etag"] },
     invalid: { body: { max_bytes: 0 }, path: "max_bytes" },

@@ -6,9 +6,10 @@
  * Its jitter is derived from the tick too, so it is stable between reads.
  * Ticks missed while nothing ran (an outage) are not replayed in a burst.
  */
-import { Cron } from "croner";
+import type { Cron } from "croner";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
+import { cronOf as cronClock } from "../cron";
 import { iso } from "../../../time";
 import type { ScheduleConfig } from "./schema";
 
@@ -18,7 +19,7 @@ type RunRow = { seq: number; scheduled_for: number; fired_at: number | null; del
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 function cronOf(config: ScheduleConfig): Cron {
-  return new Cron(config.cron, { timezone: config.timezone, mode: "5-part", startAt: config.start_at, stopAt: config.end_at });
+  return cronClock(config.cron, config.timezone, { startAt: config.start_at, stopAt: config.end_at });
 }
 
 function state(store: EngineStore): State {

@@ -1,19 +1,10 @@
 /** Request and response shapes of schedules: a recurring cron call, in the caller's time zone. */
 import { z } from "@hono/zod-openapi";
-import { Cron } from "croner";
 import { requestFields } from "../outbound";
+import { cronProblem, validTimeZone } from "../cron";
 import { pageLimit, seqCursor } from "../../../openapi/schemas";
 
 const rfc3339 = z.iso.datetime({ offset: true });
-
-function validTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const scheduleConfig = z
   .object({
@@ -30,11 +21,8 @@ export const scheduleConfig = z
       ctx.addIssue({ code: "custom", path: ["timezone"], message: "is not an IANA time zone" });
       return;
     }
-    try {
-      new Cron(c.cron, { timezone: c.timezone, mode: "5-part" });
-    } catch (err) {
-      ctx.addIssue({ code: "custom", path: ["cron"], message: err instanceof Error ? err.message.replace(/^CronPattern: /, "") : "is not a 5-field cron expression" });
-    }
+    const problem = cronProblem(c.cron, c.timezone);
+    if (problem) ctx.addIssue({ code: "custom", path: ["cron"], message: problem });
     if (c.start_at && c.end_at && Date.parse(c.end_at) <= Date.parse(c.start_at)) ctx.addIssue({ code: "custom", path: ["end_at"], message: "must be after start_at" });
   });
 

@@ -1,0 +1,30 @@
+/**
+ * Cron in an IANA time zone, for the Time kinds that tick on one (schedules,
+ * snapshots): five fields read by croner, so DST shifts the UTC times and never
+ * the local ones. One place validates an expression and builds its clock.
+ */
+import { Cron } from "croner";
+
+export function validTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why `cron` is not a usable 5-field expression in `timezone`, or null when it is. */
+export function cronProblem(cron: string, timezone: string): string | null {
+  try {
+    new Cron(cron, { timezone, mode: "5-part" });
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message.replace(/^CronPattern: /, "") : "is not a 5-field cron expression";
+  }
+}
+
+/** The expression's clock, optionally bounded (RFC 3339 times): `nextRun(after)` gives the next tick. */
+export function cronOf(cron: string, timezone: string, bounds: { startAt?: string; stopAt?: string } = {}): Cron {
+  return new Cron(cron, { timezone, mode: "5-part", startAt: bounds.startAt, stopAt: bounds.stopAt });
+}

@@ -1,0 +1,95 @@
+/**
+ * snapshots: a URL fetched on an interval or a cron, each answer kept in R2 with
+ * its status, headers, sha256 and size, flagged `changed` against the last good
+ * one, the newest keep_last kept, and an event on change (Internet Archive SPN2,
+ * changedetection.io). A CSS selector narrows what counts as a change; not
+ * offered: XPath and regex filters (a caller's regex can run away with the
+ * object's CPU), and diffs (the agent holds both versions through content_url).
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { discardSnapshot, readText, takeSnapshot, type Fetched } from "./fetch";
+import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./engine";
+import {
+  INLINE_MAX_BYTES, listInput, noInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent,
+  type ReadInput, type SnapshotConfig,
+} from "./schema";
+
+const OP_PRICE = 100; // µUSD
+/** A fetch of up to 10 MiB, its hash, and an R2 write when the content is new. */
+const TAKE_PRICE = 1000;
+
+export const snapshots = defineKind<SnapshotConfig>({
+  kind: "snapshots",
+  family: "time",
+  title: "URL snapshots",
+  summary: "A URL fetched every interval_seconds or on a cron; each answer kept with status, headers, sha256 and size, `changed` against the last good one, keep_last kept, an event on change; snapshot now, pause/resume.",
+  targetFields: ["url", "webhook_url"],
+  createSchema: snapshotConfig,
+  // Covers the most a resource can do in a day: 1440 fetches (one a minute), each new content an R2 write.
+  dayPriceMicro: 10_000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sends: {
+    "snapshot.changed": "Event to webhook_url (else notify_url): a snapshot's content differs from the previous good one. data: url, snapshot (with content_url), previous { seq, fetched_at, sha256, selected_text }.",
+    "snapshot.failed": "Event to webhook_url (else notify_url): a fetch failed (no answer, or not 2xx) after a good one or as the first; sent once per outage. data: url, snapshot, consecutive_failures.",
+  },
+  init: (store) => init(store),
+  usage: (store) => usage(store),
+  status: (store, config) => status(store, config),
+  exportData: (store, config) => ({ ...status(store, config), snapshots: allSnapshots(store) }),
+  timer: {
+    nextDue: timer.nextDue,
+    prepare: (ctx, config) => takeSnapshot(ctx, config),
+    fire: (store, config, prepared) => timer.fire(store, config, prepared as Fetched),
+    discard: (ctx, prepared) => discardSnapshot(ctx, prepared as Fetched),
+  },
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Status: schedule, next fetch, counters and the newest snapshot", priceMicro: OP_PRICE,
+      input: noInput, output: snapshotStatus,
+      run: (store, config: SnapshotConfig) => status(store, config),
+    }),
+    defineOp({
+      name: "list", method: "get", path: "/snapshots", summary: "Kept snapshots, newest first (optionally only changes)", priceMicro: OP_PRICE,
+      input: listInput, output: snapshotPage,
+      run: (store, _config: SnapshotConfig, input) => page(store, input.limit, input.cursor, input.changed_only),
+    }),
+    defineOp({
+      name: "take", method: "post", path: "/snapshots", summary: "Take a snapshot now (the schedule is unchanged); a failed fetch is recorded and returned", priceMicro: TAKE_PRICE,
+      input: noInput, output: snapshot,
+      prepare: (ctx, config: SnapshotConfig) => takeSnapshot(ctx, config),
+      run: (store, config: SnapshotConfig, _input, fetched: Fetched) => record(store, config, fetched, true),
+      discard: (ctx, fetched: Fetched) => discardSnapshot(ctx, fetched),
+    }),
+    defineOp({
+      name: "read", method: "get", path: "/snapshot", summary: `One snapshot (default the newest), with a text body up to ${INLINE_MAX_BYTES} bytes inline`, priceMicro: OP_PRICE,
+      input: readInput, output: snapshotWithContent, errors: [404],
+      // The body is in R2, which the synchronous step cannot read: this step does, and pins which snapshot it read.
+      prepare: async (ctx, _config: SnapshotConfig, input: ReadInput) => {
+        const row = rowOf(ctx.sql, input.seq);
+        const wanted = row?.object_key && input.include_content && (row.size ?? 0) <= INLINE_MAX_BYTES;
+        return { seq: row?.seq, content: wanted ? await readText(ctx, row.object_key!, row.content_type) : null };
+      },
+      run: (store, _config: SnapshotConfig, input, read: { seq: number | undefined; content: string | null }) => ({
+        ...view(store, requireRow(store, read.seq ?? input.seq)),
+        content: read.content,
+      }),
+    }),
+    defineOp({
+      name: "pause", method: "post", path: "/pause", summary: "Pause the schedule (snapshot now still works)", priceMicro: OP_PRICE,
+      input: noInput, output: snapshotStatus,
+      run: (store, config: SnapshotConfig) => {
+        setPaused(store, true);
+        return status(store, config);
+      },
+    }),
+    defineOp({
+      name: "resume", method: "post", path: "/resume", summary: "Resume: the next fetch is an interval (or the next tick) from now", priceMicro: OP_PRICE,
+      input: noInput, output: snapshotStatus,
+      run: (store, config: SnapshotConfig) => {
+        setPaused(store, false);
+        return status(store, config);
+      },
+    }),
+  ],
+});
