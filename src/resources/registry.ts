@@ -9,8 +9,10 @@ import { drips } from "../kinds/time/drips";
 import { notary } from "../kinds/time/notary";
 import { attest } from "../kinds/time/attest";
 import { snapshots } from "../kinds/time/snapshots";
+import { deadman } from "../kinds/time/deadman";
+import { debounce } from "../kinds/time/debounce";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -9,6 +9,16 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  debounce: {
+    valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-debounce`, quiet_seconds: 60 },
+    invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, quiet_seconds: 120, max_wait_seconds: 60 }, path: "max_wait_seconds" },
+    op: { method: "POST", path: "/events", body: { event: { n: 1 } } },
+  },
+  deadman: {
+    valid: { period_seconds: 3600, grace_seconds: 300, alert_url: `${env.TEST_RECEIVER_URL}/ok/contract-deadman` },
+    invalid: { body: { period_seconds: 10, alert_url: `${env.TEST_RECEIVER_URL}/ok/x` }, path: "period_seconds" },
+    op: { method: "POST", path: "/ping", body: {} },
+  },
   snapshots: {
     // start_at far ahead: no fetch of its own races the contract's alarm runs (snapshots.test.ts covers fetching).
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-snapshots`, interval_seconds: 3600, start_at: "2099-01-01T00:00:00Z" },

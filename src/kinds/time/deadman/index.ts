@@ -1,0 +1,109 @@
+/**
+ * deadman: a dead-man switch (healthchecks.io, Cronitor). A job pings the public
+ * address (free) or the ping operation every period; when pings stop, or failures
+ * pile up, the switch goes down, alerts, repeats the alert, and releases an optional
+ * sealed payload to a successor. The next success brings it back up, with a recovery event.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { allPings, initPings, listPings } from "./pings";
+import { clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease, type SealedPayload, type UnsealedPayload } from "./payload";
+import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./switch";
+import { handlePing, publicPaths } from "./public";
+import { deadmanConfig, deadmanStatus, noInput, payloadInput, payloadState, pingInput, pingPage, pingsInput, type DeadmanConfig } from "./schema";
+import { iso } from "../../../time";
+
+const OP_PRICE = 100; // µUSD
+/** Sealing now, and one outbound request (retried) when it is released. */
+const PAYLOAD_PRICE = 1000;
+
+export const deadman = defineKind<DeadmanConfig>({
+  kind: "deadman",
+  family: "time",
+  title: "Dead-man switch",
+  summary:
+    "A job pings a public URL (/start, /fail, /{exit_code}) every period_seconds; past grace_seconds a run is missed, and after alert_after_misses the switch goes down: " +
+    "alert (repeated every realert_seconds), recovery event on the next success, and an optional sealed payload released once to successor_url.",
+  targetFields: ["alert_url", "successor_url"],
+  createSchema: deadmanConfig,
+  // Pings at the public address and the alerts they cause are free: the day rate covers them.
+  dayPriceMicro: 2000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sends: {
+    "deadman.down": "To alert_url: the switch went down (data.repeat is true for the repeats every realert_seconds).",
+    "deadman.up": "To alert_url: the first success ping after it was down.",
+    "deadman.late": "To alert_url, with notify_late: a ping is overdue; the grace is running.",
+    "deadman.payload": "To successor_url: the sealed payload, unsealed, once, when the switch went down (data.payload).",
+  },
+  init: (store) => {
+    initSwitch(store);
+    initPings(store);
+    initPayload(store);
+  },
+  usage: (store) => {
+    const row = readSwitch(store.sql);
+    return { pings: row.pings, alerts: row.alerts_total };
+  },
+  status: (store, config) => statusView(store, config),
+  exportData: (store, config) => ({ status: statusView(store, config), pings: allPings(store) }),
+  timer: {
+    nextDue: (store, config) => (releaseDue(store) ? store.now : switchDue(store, config)),
+    prepare: (ctx, config) => {
+      const row = readSwitch(ctx.sql);
+      return unsealForRelease(ctx, row.state !== "down" && derive(row, config, ctx.now) === "down");
+    },
+    fire: (store, config, prepared) => {
+      settle(store, config);
+      realert(store, config);
+      const row = readSwitch(store.sql);
+      const about = { down_since: row.down_at === null ? null : iso(row.down_at), last_success_at: row.last_success_at === null ? null : iso(row.last_success_at) };
+      releasePayload(store, config, prepared as UnsealedPayload, about);
+    },
+  },
+  public: {
+    paths: publicPaths,
+    handle: (store, config, request) => handlePing(store, config, request),
+  },
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "State, last ping, next due time, misses and the payload's state", priceMicro: OP_PRICE,
+      input: noInput, output: deadmanStatus,
+      run: (store, config: DeadmanConfig) => statusView(store, config),
+    }),
+    defineOp({
+      name: "ping", method: "post", path: "/ping", summary: "Ping with the management token (the public address does the same for free)", priceMicro: OP_PRICE,
+      input: pingInput, output: deadmanStatus,
+      run: (store, config: DeadmanConfig, input) => {
+        const exitCode = input.exit_code ?? null;
+        const signal = exitCode === null ? (input.signal ?? "success") : exitCode === 0 ? "success" : "fail";
+        ping(store, config, { signal, exitCode, source: "api", method: "POST", body: input.message ?? null });
+        return statusView(store, config);
+      },
+    }),
+    defineOp({
+      name: "pings", method: "get", path: "/pings", summary: "The ping log, newest first", priceMicro: OP_PRICE,
+      input: pingsInput, output: pingPage,
+      run: (store, _config: DeadmanConfig, input) => listPings(store, input.limit, input.cursor),
+    }),
+    defineOp<DeadmanConfig, { payload: unknown }, ReturnType<typeof storePayload>, SealedPayload>({
+      name: "set_payload", method: "post", path: "/payload",
+      summary: "Seal a payload for successor_url, released once when the switch goes down (replaces the one held)", priceMicro: PAYLOAD_PRICE,
+      input: payloadInput, output: payloadState, errors: [409, 413],
+      prepare: (ctx, config, input) => sealPayload(ctx, config, input.payload),
+      run: (store, _config, _input, sealed) => storePayload(store, sealed),
+    }),
+    defineOp({
+      name: "clear_payload", method: "delete", path: "/payload", summary: "Drop the held payload unreleased", priceMicro: OP_PRICE,
+      input: noInput, output: payloadState,
+      run: (store) => clearPayload(store),
+    }),
+    defineOp({
+      name: "pause", method: "post", path: "/pause", summary: "Stop watching until the next ping (no lateness, no alerts)", priceMicro: OP_PRICE,
+      input: noInput, output: deadmanStatus,
+      run: (store, config: DeadmanConfig) => {
+        pause(store);
+        return statusView(store, config);
+      },
+    }),
+  ],
+});

@@ -1,0 +1,91 @@
+/**
+ * debounce: a quiet-period debouncer (Inngest debounce). Events come by the API or
+ * the public address, each into its key's window; a window fires once, as one
+ * debounce.fired request, after quiet_seconds without events and never later than
+ * max_wait_seconds after its first, carrying the last event or all of them.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
+import { allFired, finished, flush, initFiring, listFired, nextFireAt, timer } from "./firing";
+import { handleEvent, publicPaths } from "./public";
+import {
+  accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput, noInput, windowDetail as windowDetailSchema,
+  windowPage, type DebounceConfig,
+} from "./schema";
+import type { EngineStore } from "../../../resources/kind";
+
+const OP_PRICE = 100; // µUSD
+
+function statusView(store: EngineStore) {
+  const c = counts(store);
+  return { open_windows: openWindows(store), events_received: c.events, fired: c.fired, cancelled: c.cancelled, next_fire_at: nextFireAt(store) };
+}
+
+export const debounce = defineKind<DebounceConfig>({
+  kind: "debounce",
+  family: "time",
+  title: "Debouncer",
+  summary:
+    "Events posted by the API or to the public URL, grouped by optional key; each key's window fires once, quiet_seconds after its last event " +
+    "and never later than max_wait_seconds after its first, delivering the last event or all of them (mode).",
+  targetFields: ["url"],
+  createSchema: debounceConfig,
+  // Events at the public address and the firings are free one by one: the day rate covers them.
+  dayPriceMicro: 5000,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  sends: { "debounce.fired": "A window closed: data.event (mode last) or data.events (mode all), with its key, reason and counts." },
+  init: (store) => {
+    initWindows(store);
+    initFiring(store);
+  },
+  usage: (store) => {
+    const c = counts(store);
+    return { open_windows: openWindows(store), events: c.events, fired: c.fired };
+  },
+  status: (store) => statusView(store),
+  exportData: (store) => ({ status: statusView(store), windows: allWindows(store), fired: allFired(store) }),
+  timer,
+  onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
+  public: {
+    paths: publicPaths,
+    handle: (store, config, request) => handleEvent(store, config, request),
+  },
+  ops: [
+    defineOp({
+      name: "post_event", method: "post", path: "/events", summary: "Post an event into its key's window", priceMicro: OP_PRICE,
+      input: eventInput, output: accepted, errors: [413],
+      run: (store, config: DebounceConfig, input) => addEvent(store, config, { event: input.event ?? null, key: input.key, source: "api" }),
+    }),
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Counters and the next firing", priceMicro: OP_PRICE,
+      input: noInput, output: debounceStatus,
+      run: (store) => statusView(store),
+    }),
+    defineOp({
+      name: "windows", method: "get", path: "/windows", summary: "Open windows, oldest first", priceMicro: OP_PRICE,
+      input: listInput, output: windowPage,
+      run: (store, _config: DebounceConfig, input) => listWindows(store, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "window", method: "get", path: "/window", summary: "One open window with its events", priceMicro: OP_PRICE,
+      input: keyInput, output: windowDetailSchema, errors: [404],
+      run: (store, _config: DebounceConfig, input) => windowDetail(store, requireWindow(store, input.key ?? "")),
+    }),
+    defineOp({
+      name: "flush", method: "post", path: "/flush", summary: "Fire a window now (or all of them)", priceMicro: OP_PRICE,
+      input: manyInput, output: flushResult, errors: [404],
+      run: (store, config: DebounceConfig, input) => flush(store, config, input),
+    }),
+    defineOp({
+      name: "cancel", method: "post", path: "/windows/cancel", summary: "Close a window without firing it (or all of them)", priceMicro: OP_PRICE,
+      input: manyInput, output: cancelResult, errors: [404],
+      run: (store, _config: DebounceConfig, input) => cancelWindows(store, input),
+    }),
+    defineOp({
+      name: "fired", method: "get", path: "/fired", summary: "Past firings, newest first, with their delivery outcome", priceMicro: OP_PRICE,
+      input: listInput, output: firingPage,
+      run: (store, _config: DebounceConfig, input) => listFired(store, input.limit, input.cursor),
+    }),
+  ],
+});
