@@ -4,7 +4,6 @@ import type { AppEnv } from "../env";
 import { registerAdminRoutes } from "./admin";
 import { registerAskRoutes } from "./routes";
 
-export { isPublicAddressDisabled } from "./public-addresses";
 export { sweepAskSalts } from "./privacy";
 
 export function registerAsk(app: OpenAPIHono<AppEnv>): void {

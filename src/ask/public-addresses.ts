@@ -14,12 +14,6 @@ export interface PublicAddressRow {
   disabled_at: number;
 }
 
-/** Called by the public router (`/p/{public_id}/…`) before it serves anything. */
-export async function isPublicAddressDisabled(db: D1Database, publicId: string): Promise<boolean> {
-  const row = await db.prepare("SELECT 1 AS disabled FROM disabled_public_addresses WHERE public_id = ?").bind(publicId).first();
-  return row !== null;
-}
-
 export async function findDisabledPublicAddress(db: D1Database, publicId: string): Promise<PublicAddressRow | null> {
   return db.prepare("SELECT public_id, reason, disabled_at FROM disabled_public_addresses WHERE public_id = ?").bind(publicId).first<PublicAddressRow>();
 }
