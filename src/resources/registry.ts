@@ -11,8 +11,9 @@ import { attest } from "../kinds/time/attest";
 import { snapshots } from "../kinds/time/snapshots";
 import { deadman } from "../kinds/time/deadman";
 import { debounce } from "../kinds/time/debounce";
+import { blobs } from "../kinds/memory/blobs";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -9,6 +9,11 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  blobs: {
+    valid: { public: true, max_downloads: 3, filename: "report.pdf" },
+    invalid: { body: { max_downloads: 0 }, path: "max_downloads" },
+    op: { method: "GET", path: "" },
+  },
   debounce: {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-debounce`, quiet_seconds: 60 },
     invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, quiet_seconds: 120, max_wait_seconds: 60 }, path: "max_wait_seconds" },

@@ -1,0 +1,49 @@
+/** blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh). */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
+import { blobConfig, blobView, MAX_BLOB_BYTES, noInput, storedObject, uploadInput, type BlobConfig, type UploadInput } from "./schema";
+
+const OP_PRICE = 100; // µUSD
+
+export const blobs = defineKind<BlobConfig>({
+  kind: "blobs",
+  family: "memory",
+  title: "Blob",
+  summary: "Blob parking: up to 100 MB for up to 48 h, streamed to R2, sha256, optional public link with a download limit.",
+  createSchema: blobConfig,
+  dayPriceMicro: 5000,
+  defaultTtlSeconds: 24 * 3600,
+  maxTtlSeconds: 48 * 3600,
+  init,
+  usage,
+  exportData: (store, config) => view(store, config),
+  public: {
+    enabled: (config) => config.public,
+    paths: [{ path: "", methods: ["get", "head"], summary: "Download the blob (counts toward max_downloads; Range honoured)." }],
+    handle: publicDownload,
+  },
+  ops: [
+    defineOp<BlobConfig, UploadInput, ReturnType<typeof view>, Uploaded>({
+      name: "upload", method: "put", path: "/content", summary: `Upload the bytes (up to ${MAX_BLOB_BYTES}), replacing any earlier upload`,
+      priceMicro: 10_000, input: uploadInput as never, output: blobView, rawBody: true, maxBodyBytes: MAX_BLOB_BYTES, errors: [413],
+      prepare: upload,
+      run: (store, config, _input, up) => record(store, config, up),
+      discard,
+    }),
+    defineOp({
+      name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured)", priceMicro: 1000,
+      input: noInput, output: storedObject, servesObject: true,
+      run: (store) => stored(store),
+    }),
+    defineOp({
+      name: "get", method: "get", path: "", summary: "The blob's size, sha256, type and download count", priceMicro: OP_PRICE,
+      input: noInput, output: blobView,
+      run: (store, config: BlobConfig) => view(store, config),
+    }),
+    defineOp({
+      name: "delete", method: "delete", path: "/content", summary: "Delete the bytes now (the resource stays until it ends)", priceMicro: OP_PRICE,
+      input: noInput, output: blobView,
+      run: (store, config: BlobConfig) => remove(store, config),
+    }),
+  ],
+});
