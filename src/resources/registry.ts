@@ -12,8 +12,10 @@ import { snapshots } from "../kinds/time/snapshots";
 import { deadman } from "../kinds/time/deadman";
 import { debounce } from "../kinds/time/debounce";
 import { blobs } from "../kinds/memory/blobs";
+import { journals } from "../kinds/memory/journals";
+import { queues } from "../kinds/memory/queues";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, journals, queues, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -9,6 +9,16 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  queues: {
+    valid: { visibility_seconds: 60, max_receive_count: 3 },
+    invalid: { body: { visibility_seconds: 0 }, path: "visibility_seconds" },
+    op: { method: "POST", path: "/messages", body: { body: { job: 1 }, priority: 5 } },
+  },
+  journals: {
+    valid: { label: "contract journal" },
+    invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },
+    op: { method: "POST", path: "/entries", body: { type: "contract", data: { n: 1 } } },
+  },
   blobs: {
     valid: { public: true, max_downloads: 3, filename: "report.pdf" },
     invalid: { body: { max_downloads: 0 }, path: "max_downloads" },

@@ -1,0 +1,111 @@
+/**
+ * queues: a work queue with leases (SQS, Cloudflare Queues, beanstalkd): push with
+ * delay, dedup id and priority; lease N with a visibility timeout; ack, nack with
+ * delay, extend; dead letters after max_receive_count, listable and redrivable;
+ * long-poll leases; stats. The kind's timer promotes delayed messages and lapsed
+ * leases when they come due, which also wakes waiting long-polls.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { ack, ackMany, anyVisible, extend, lease, nack } from "./leases";
+import { deadLetters, exportAll, get, push, redrive, remove, stats } from "./messages";
+import { counts, init, nextVisibleAt, promote, total } from "./store";
+import {
+  MAX_BATCH, MAX_MESSAGE_BYTES, MAX_MESSAGES, MAX_QUEUE_BYTES, ackBatchInput, ackBatchResult, acked, batchInput, batchResult, deadListInput, deleted,
+  extendInput, extended, leaseInput, leaseParam, leaseResult, message, messagePage, messageParam, nackInput, nacked, noInput, pushInput, pushed,
+  queueConfig, queueStats, redriveInput, redriveResult, type QueueConfig,
+} from "./schema";
+
+const OP_PRICE = 100; // µUSD, $0.0001 per call
+/** A full batch at 10 µUSD per message: from 10 messages on, cheaper than one call each. */
+const BATCH_PRICE = 1000;
+
+/** Path parameters reach `run` merged into the input (kind-routes.ts), beside the body's fields. */
+const param = (input: unknown, name: "lease_id" | "message_id") => (input as Record<string, string>)[name]!;
+
+export const queues = defineKind<QueueConfig>({
+  kind: "queues",
+  family: "memory",
+  title: "Queue",
+  summary:
+    "Work queue with leases: push (delay, dedup id, priority); lease N with visibility_seconds and long-poll; ack, nack with delay, extend; " +
+    `dead letters after max_receive_count, listable and redrivable; stats. Up to ${MAX_MESSAGES} messages of at most ${MAX_MESSAGE_BYTES} bytes, ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids in all.`,
+  createSchema: queueConfig,
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  init,
+  usage: (store) => {
+    const c = counts(store.sql);
+    return { messages: total(c), dead: c.dead, bytes: c.bytes };
+  },
+  exportData: (store, config) => exportAll(store, config),
+  timer: {
+    nextDue: (store) => nextVisibleAt(store.sql),
+    // A large burst is promoted in slices: while some remain due, the alarm fires again at once.
+    fire: (store, config) => promote(store, config, 5000),
+  },
+  ops: [
+    // First of the /messages ops: the contract fixture's paid call.
+    defineOp({
+      name: "push", method: "post", path: "/messages", summary: "Push one message (delay, dedup id, priority)", priceMicro: OP_PRICE,
+      input: pushInput, output: pushed, errors: [413],
+      run: (store, config: QueueConfig, input) => push(store, config, [input], () => "body").items[0]!,
+    }),
+    defineOp({
+      name: "push_batch", method: "post", path: "/messages/batch", summary: `Push up to ${MAX_BATCH} messages, all or none (one price for the batch)`,
+      priceMicro: BATCH_PRICE, input: batchInput, output: batchResult, errors: [413],
+      run: (store, config: QueueConfig, input) => push(store, config, input.messages, (i) => `messages.${i}.body`),
+    }),
+    defineOp({
+      name: "lease", method: "post", path: "/leases", summary: "Lease up to max_messages visible messages, long-polling up to wait_seconds", priceMicro: OP_PRICE,
+      input: leaseInput, output: leaseResult,
+      ready: (store) => anyVisible(store),
+      run: (store, config: QueueConfig, input) => lease(store, config, input),
+    }),
+    defineOp({
+      name: "ack_batch", method: "post", path: "/leases/ack", summary: `Ack up to ${MAX_BATCH} leases (those no longer held are listed as lost)`,
+      priceMicro: BATCH_PRICE, input: ackBatchInput, output: ackBatchResult,
+      run: (store, _config: QueueConfig, input) => ackMany(store, input.lease_ids),
+    }),
+    defineOp({
+      name: "ack", method: "post", path: "/leases/{lease_id}/ack", summary: "Ack a lease: the message is done and deleted", priceMicro: OP_PRICE,
+      params: leaseParam, input: noInput, output: acked, errors: [409],
+      run: (store, _config: QueueConfig, input) => ack(store, param(input, "lease_id")),
+    }),
+    defineOp({
+      name: "nack", method: "post", path: "/leases/{lease_id}/nack", summary: "Give a leased message back, visible now or after delay_seconds (or dead)", priceMicro: OP_PRICE,
+      params: leaseParam, input: nackInput, output: nacked, errors: [409],
+      run: (store, config: QueueConfig, input) => nack(store, config, param(input, "lease_id"), input.delay_seconds),
+    }),
+    defineOp({
+      name: "extend", method: "post", path: "/leases/{lease_id}/extend", summary: "Keep a leased message hidden for visibility_seconds from now", priceMicro: OP_PRICE,
+      params: leaseParam, input: extendInput, output: extended, errors: [409],
+      run: (store, _config: QueueConfig, input) => extend(store, param(input, "lease_id"), input.visibility_seconds),
+    }),
+    defineOp({
+      name: "stats", method: "get", path: "/stats", summary: "Counts by state, bytes, age of the oldest message, next visibility change", priceMicro: OP_PRICE,
+      input: noInput, output: queueStats,
+      run: (store, config: QueueConfig) => stats(store, config),
+    }),
+    defineOp({
+      name: "message", method: "get", path: "/messages/{message_id}", summary: "One message, its state and body", priceMicro: OP_PRICE,
+      params: messageParam, input: noInput, output: message, errors: [404],
+      run: (store, config: QueueConfig, input) => get(store, config, param(input, "message_id")),
+    }),
+    defineOp({
+      name: "delete", method: "delete", path: "/messages/{message_id}", summary: "Delete a message in any state (its lease, if any, ends)", priceMicro: OP_PRICE,
+      params: messageParam, input: noInput, output: deleted, errors: [404],
+      run: (store, _config: QueueConfig, input) => remove(store, param(input, "message_id")),
+    }),
+    defineOp({
+      name: "dead_letters", method: "get", path: "/dead", summary: "Dead letters, oldest first", priceMicro: OP_PRICE,
+      input: deadListInput, output: messagePage,
+      run: (store, config: QueueConfig, input) => deadLetters(store, config, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "redrive", method: "post", path: "/dead/redrive", summary: "Make dead letters visible again (by id, or all)", priceMicro: OP_PRICE,
+      input: redriveInput, output: redriveResult,
+      run: (store, config: QueueConfig, input) => redrive(store, config, input),
+    }),
+  ],
+});

@@ -1,0 +1,43 @@
+/**
+ * Counts the SQLite rows a resource's operations read, so a test can show that an
+ * operation seeks an index instead of scanning: unlike a latency, the count does
+ * not depend on how busy the machine is. The Durable Object's `sql` is wrapped in
+ * place (tests and objects share an isolate under the vitest pool), for as long as
+ * that object instance lives.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+
+export interface RowsRead {
+  /** Rows read by the SQL statements `work` caused in the object. */
+  during(work: () => Promise<unknown>): Promise<number>;
+}
+
+export async function watchRowsRead(resourceId: string): Promise<RowsRead> {
+  const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+  const stub = env.RESOURCES.get(env.RESOURCES.idFromName(resourceId));
+  await runInDurableObject(stub, (obj) => {
+    const holder = obj as unknown as { sql: SqlStorage };
+    const sql = holder.sql;
+    holder.sql = new Proxy(sql, {
+      get(target, prop) {
+        if (prop === "exec") {
+          return (query: string, ...bindings: unknown[]) => {
+            const cursor = target.exec(query, ...bindings);
+            cursors.push(cursor);
+            return cursor;
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  });
+  return {
+    async during(work) {
+      cursors.length = 0;
+      await work();
+      // Cursors belong to the object's I/O context: they are read there.
+      return runInDurableObject(stub, () => cursors.reduce((sum, c) => sum + c.rowsRead, 0));
+    },
+  };
+}
