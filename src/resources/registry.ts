@@ -14,8 +14,10 @@ import { debounce } from "../kinds/time/debounce";
 import { blobs } from "../kinds/memory/blobs";
 import { journals } from "../kinds/memory/journals";
 import { queues } from "../kinds/memory/queues";
+import { vaults } from "../kinds/memory/vaults";
+import { secrets } from "../kinds/memory/secrets";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, journals, queues, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, journals, queues, vaults, secrets, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

@@ -9,6 +9,16 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  secrets: {
+    valid: { value: "contract secret", passphrase: "correct horse" },
+    invalid: { body: { value: "" }, path: "value" },
+    op: { method: "GET", path: "" },
+  },
+  vaults: {
+    valid: { label: "contract vault" },
+    invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },
+    op: { method: "GET", path: "/keys" },
+  },
   queues: {
     valid: { visibility_seconds: 60, max_receive_count: 3 },
     invalid: { body: { visibility_seconds: 0 }, path: "visibility_seconds" },

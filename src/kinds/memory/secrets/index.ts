@@ -1,0 +1,63 @@
+/**
+ * secrets: a one-time-read secret (OneTimeSecret, Vault response wrapping). The value is
+ * encrypted before it reaches storage (sealCreate: AES-GCM under the service key, and
+ * under a passphrase-derived key when there is a passphrase); the public address reveals
+ * it once, on POST, and destroys it in the same transaction. The owner sees only whether
+ * and when it was read (or burned), and may burn it early. The export is that status:
+ * never the value, which the service cannot give twice.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { sealSecret, sealedSecretSchema } from "./crypto";
+import { finishPublic, handlePublic, preparePublic, publicPaths } from "./public";
+import { burn, initSecret, secretStatusView, usageOf } from "./store";
+import { noInput, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
+
+const OP_PRICE = 100; // µUSD
+
+/** The create body (with the value) on the way in; what the record shows once sealCreate took the value out. */
+type Config = SecretCreate | SecretConfig;
+
+export const secrets = defineKind<Config>({
+  kind: "secrets",
+  family: "memory",
+  title: "One-time secret",
+  summary:
+    "A secret encrypted at rest (AES-GCM) behind a public URL that reveals it once, on POST, and destroys it; optional passphrase " +
+    "(PBKDF2, limited attempts); the status shows whether and when it was read; the owner can burn it early.",
+  createSchema: secretCreate,
+  // The reveal at the public address is free: the day rate covers it and the passphrase checks.
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 90 * 86400,
+  sealCreate: async (env, config) => {
+    if (!("value" in config)) throw new Error("secrets: sealCreate expects the create body");
+    const shown: SecretConfig = { passphrase_required: config.passphrase !== undefined, max_passphrase_attempts: config.max_passphrase_attempts };
+    const sealed = await sealSecret(env, config.value, config.passphrase, config.max_passphrase_attempts);
+    return { config: shown, sealed };
+  },
+  init: (store, _config, sealed) => initSecret(store, sealedSecretSchema.parse(sealed)),
+  usage: (store) => usageOf(store),
+  status: (store) => secretStatusView(store),
+  exportData: (store) => ({ secret: secretStatusView(store), value_exported: false }),
+  public: {
+    paths: publicPaths,
+    prepare: (ctx, _config, request) => preparePublic(ctx, request),
+    handle: (store, _config, request, prepared) => handlePublic(store, request, prepared as Parameters<typeof handlePublic>[2]),
+    finish: (ctx, answer) => finishPublic(ctx, answer),
+  },
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "Whether and when the secret was read (or burned); never its value", priceMicro: OP_PRICE,
+      input: noInput, output: secretStatus,
+      run: (store) => secretStatusView(store),
+    }),
+    defineOp({
+      name: "burn", method: "post", path: "/burn", summary: "Destroy the secret unread (no change once read or burned)", priceMicro: OP_PRICE,
+      input: noInput, output: secretStatus,
+      run: (store) => {
+        burn(store, "owner");
+        return secretStatusView(store);
+      },
+    }),
+  ],
+});

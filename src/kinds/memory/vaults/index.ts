@@ -1,0 +1,89 @@
+/**
+ * vaults: a key-value namespace (Workers KV, Redis). Values are any JSON up to 1.5 MiB,
+ * with optional metadata and a per-key TTL; every write gets a version (the ETag) for
+ * compare-and-set with If-Match / If-None-Match; prefix listing with a cursor; batches
+ * of writes that apply all or none. State lives in the resource's SQLite (store.ts).
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { applyBatch, deleteKey, getKey, putKey, type KeyPart } from "./keys";
+import { exportVault, getMany, listKeys } from "./listing";
+import { etag } from "./preconditions";
+import { initVault, nextExpiry, purgeExpired, totals } from "./store";
+import {
+  BATCH_BODY_BYTES, LIMITS, MAX_BATCH, PUT_BODY_BYTES, batchInput, batchResult, deleteInput, deleteResult, entry, getManyInput, getManyResult, keyParam,
+  listInput, listPage, noInput, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type PreconditionHeaders, type VaultConfig,
+} from "./schema";
+
+const READ_PRICE = 100; // µUSD
+const WRITE_PRICE = 200;
+const LIST_PRICE = 200;
+const GET_MANY_PRICE = 500;
+/** Up to MAX_BATCH writes: a fifth of their price one by one. */
+const BATCH_PRICE = 4000;
+
+/** The path's key and the precondition headers reach `run` merged into the input (kind-routes.ts). */
+const withKey = <T>(input: T) => input as T & KeyPart & PreconditionHeaders;
+const etagHeader = (out: { version: number }) => ({ ETag: etag(out.version) });
+
+export const vaults = defineKind<VaultConfig>({
+  kind: "vaults",
+  family: "memory",
+  title: "Vault",
+  summary:
+    "Key-value namespace: get/put/delete JSON values (up to 1.5 MiB) with metadata and a per-key TTL, compare-and-set by version " +
+    "(ETag, If-Match, If-None-Match: *), prefix listing with a cursor, and batches of writes that apply all or none.",
+  createSchema: vaultConfig,
+  // Holds up to 8 MiB: the day rate covers the storage, the operations their work.
+  dayPriceMicro: 2000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 366 * 86400,
+  init: (store) => initVault(store),
+  usage: (store) => {
+    const t = totals(store);
+    return { keys: t.keys, bytes: t.bytes };
+  },
+  exportData: (store) => exportVault(store),
+  // Expired keys are invisible at once; the alarm removes them at the earliest expiry (a chunk per run).
+  timer: { nextDue: (store) => nextExpiry(store), fire: (store) => void purgeExpired(store) },
+  ops: [
+    defineOp({
+      name: "info", method: "get", path: "", summary: "Keys, bytes, the write sequence and the limits", priceMicro: READ_PRICE,
+      input: noInput, output: vaultInfo,
+      run: (store) => ({ ...totals(store), limits: LIMITS }),
+    }),
+    defineOp({
+      name: "get", method: "get", path: "/keys/{key}", summary: "Read a key: value, metadata, version (also as ETag) and expiry", priceMicro: READ_PRICE,
+      params: keyParam, input: noInput, output: entry, errors: [404], responseHeaders: etagHeader,
+      run: (store, _config: VaultConfig, input) => getKey(store, withKey(input)),
+    }),
+    defineOp({
+      name: "put", method: "put", path: "/keys/{key}",
+      summary: "Write a key; with If-Match / If-None-Match: * (or if_version) only if its version is as expected, else 409",
+      priceMicro: WRITE_PRICE, params: keyParam, headers: preconditionHeaders, maxBodyBytes: PUT_BODY_BYTES,
+      input: putInput, output: putResult, errors: [409, 413], responseHeaders: etagHeader,
+      run: (store, _config: VaultConfig, input) => putKey(store, withKey(input)),
+    }),
+    defineOp({
+      name: "delete", method: "delete", path: "/keys/{key}", summary: "Delete a key; with If-Match (or if_version) only at that version, else 409",
+      priceMicro: READ_PRICE, params: keyParam, headers: preconditionHeaders,
+      input: deleteInput, output: deleteResult, errors: [409],
+      run: (store, _config: VaultConfig, input) => deleteKey(store, withKey(input)),
+    }),
+    defineOp({
+      name: "list", method: "get", path: "/keys", summary: "Keys in key order, by prefix, with a cursor; values on request", priceMicro: LIST_PRICE,
+      input: listInput, output: listPage,
+      run: (store, _config: VaultConfig, input) => listKeys(store, input),
+    }),
+    defineOp({
+      name: "get_many", method: "post", path: "/batch/get", summary: `Read up to ${MAX_BATCH} keys at once`, priceMicro: GET_MANY_PRICE,
+      input: getManyInput, output: getManyResult, errors: [413],
+      run: (store, _config: VaultConfig, input) => getMany(store, input.keys),
+    }),
+    defineOp({
+      name: "batch", method: "post", path: "/batch", summary: `Up to ${MAX_BATCH} puts and deletes with per-item if_version, all or none`,
+      priceMicro: BATCH_PRICE, maxBodyBytes: BATCH_BODY_BYTES,
+      input: batchInput, output: batchResult, errors: [409, 413],
+      run: (store, _config: VaultConfig, input) => applyBatch(store, input),
+    }),
+  ],
+});
