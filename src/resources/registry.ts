@@ -16,8 +16,10 @@ import { journals } from "../kinds/memory/journals";
 import { queues } from "../kinds/memory/queues";
 import { vaults } from "../kinds/memory/vaults";
 import { secrets } from "../kinds/memory/secrets";
+import { idempotency } from "../kinds/memory/idempotency";
+import { checkpoints } from "../kinds/memory/checkpoints";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, journals, queues, vaults, secrets, counters];
+export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, journals, queues, vaults, secrets, idempotency, checkpoints, counters];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

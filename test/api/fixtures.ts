@@ -9,6 +9,16 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
+  checkpoints: {
+    valid: { keep_last: 10 },
+    invalid: { body: { keep_last: 0 }, path: "keep_last" },
+    op: { method: "POST", path: "/checkpoints", body: { value: { step: 1 } } },
+  },
+  idempotency: {
+    valid: { window_seconds: 3600, lock_timeout_seconds: 60 },
+    invalid: { body: { window_seconds: 3600, lock_timeout_seconds: 7200 }, path: "lock_timeout_seconds" },
+    op: { method: "POST", path: "/claim", body: { key: "contract-key", fingerprint: "f1" } },
+  },
   secrets: {
     valid: { value: "contract secret", passphrase: "correct horse" },
     invalid: { body: { value: "" }, path: "value" },

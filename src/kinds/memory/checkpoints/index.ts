@@ -1,0 +1,79 @@
+/**
+ * checkpoints: a crash checkpoint store (LangGraph's checkpointer, Temporal's
+ * event history). An agent saves its state (JSON or bytes) to a thread after
+ * each step, with a per-thread monotonic seq and optional expected_seq (so two
+ * writers of one thread cannot both win), reads the latest after a crash, and
+ * forks by saving with a parent_id from another thread or an older checkpoint.
+ * keep_last bounds each thread's history.
+ */
+import type { z } from "@hono/zod-openapi";
+import { defineKind, defineOp } from "../../../resources/kind";
+import { deleteThread, exportAll, history, info, init, save, threads, usage, withValue, type PreparedSave } from "./engine";
+import { discardSave, prepareSave, readById, readLatest, type ReadCheckpoint } from "./values";
+import {
+  INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig, getInput, historyInput,
+  historyPage, latestInput, noInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput, type CheckpointsConfig, type SaveInput,
+} from "./schema";
+
+const OP_PRICE = 100; // µUSD, as a counter's operation
+/** A save may write up to 4 MiB to R2 and keeps it for the resource's life. */
+const SAVE_PRICE = 200;
+
+/** Path parameters reach `run` merged into the input, which the input's own type does not show. */
+const pathCheckpointId = (input: object): string => checkpointParam.parse(input).checkpoint_id;
+const pathThread = (input: object): string => threadParam.parse(input).thread;
+
+export const checkpoints = defineKind<CheckpointsConfig>({
+  kind: "checkpoints",
+  family: "memory",
+  title: "Checkpoints",
+  summary:
+    "Crash checkpoint store: save JSON or bytes to a thread with a monotonic seq and optional expected_seq (409 on a lost race); read the latest, one by id, " +
+    `or the history; keep_last per thread; parent_id forks into another thread. Checkpoints up to ${MAX_VALUE_BYTES} bytes (over ${INLINE_MAX_BYTES} kept in R2), ` +
+    `${MAX_CHECKPOINTS} per resource.`,
+  createSchema: checkpointsConfig,
+  dayPriceMicro: 2000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 365 * 86400,
+  init,
+  usage: (store) => usage(store),
+  exportData: (store) => exportAll(store),
+  ops: [
+    // First: the contract fixture's paid call.
+    defineOp<CheckpointsConfig, SaveInput, ReturnType<typeof info>, PreparedSave>({
+      name: "save", method: "post", path: "/checkpoints",
+      summary: "Save a checkpoint to a thread (seq = latest + 1); 409 with current_seq when expected_seq does not match", priceMicro: SAVE_PRICE,
+      input: saveInput, output: checkpointInfo, errors: [409, 413], maxBodyBytes: SAVE_BODY_BYTES,
+      prepare: (ctx, _config, input) => prepareSave(ctx, input),
+      run: (store, config, input, prepared) => save(store, config, input, prepared),
+      discard: (ctx, prepared) => discardSave(ctx, prepared),
+    }),
+    defineOp<CheckpointsConfig, z.infer<typeof latestInput>, ReturnType<typeof withValue>, ReadCheckpoint>({
+      name: "latest", method: "get", path: "/latest", summary: "The latest checkpoint of a thread, with its value", priceMicro: OP_PRICE,
+      input: latestInput, output: checkpoint, errors: [404],
+      prepare: (ctx, _config, input) => readLatest(ctx, input.thread, input.include_value),
+      run: (store, _config, _input, read) => withValue(store, read),
+    }),
+    defineOp<CheckpointsConfig, z.infer<typeof getInput>, ReturnType<typeof withValue>, ReadCheckpoint>({
+      name: "get", method: "get", path: "/checkpoints/{checkpoint_id}", summary: "One checkpoint by id, with its value", priceMicro: OP_PRICE,
+      input: getInput, params: checkpointParam, output: checkpoint, errors: [404],
+      prepare: (ctx, _config, input) => readById(ctx, pathCheckpointId(input), input.include_value),
+      run: (store, _config, _input, read) => withValue(store, read),
+    }),
+    defineOp({
+      name: "history", method: "get", path: "/history", summary: "A thread's checkpoints, newest first (metadata; read one by id for its value)", priceMicro: OP_PRICE,
+      input: historyInput, output: historyPage, errors: [404],
+      run: (store, _config: CheckpointsConfig, input) => history(store, input.thread, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "threads", method: "get", path: "/threads", summary: "The threads, oldest first, with their latest seq and where they forked from", priceMicro: OP_PRICE,
+      input: threadsInput, output: threadPage,
+      run: (store, _config: CheckpointsConfig, input) => threads(store, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "delete_thread", method: "delete", path: "/threads/{thread}", summary: "Delete a thread and all its checkpoints (its name may be reused, from seq 1)", priceMicro: OP_PRICE,
+      input: noInput, params: threadParam, output: threadDeleted, errors: [404],
+      run: (store, _config: CheckpointsConfig, input) => deleteThread(store, pathThread(input)),
+    }),
+  ],
+});

@@ -1,0 +1,71 @@
+/**
+ * idempotency: a replay firewall for an agent's own side effects (Stripe's
+ * idempotency keys, the IETF Idempotency-Key draft). Claim a key with a request
+ * fingerprint; the first claim gets `new` and a lock, concurrent ones 409
+ * `in_flight`, later ones `duplicate` with the stored result, and another request
+ * under the same key 422 `mismatch`. A crashed holder's lock lapses after its
+ * timeout, and the next claim with the same fingerprint takes the key over.
+ * Keys are forgotten `window_seconds` after their last claim or result.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { claim, complete, exportAll, get, init, list, release, remove, timer, usage } from "./keys";
+import {
+  MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam, keyView,
+  listInput, noInput, releaseInput, releaseResult, type IdempotencyConfig,
+} from "./schema";
+
+const OP_PRICE = 100; // µUSD, as a counter's operation
+
+/** The `{key}` path parameter, which the routes merge into the (otherwise empty) input; its type does not show it. */
+const pathKey = (input: object): string => keyParam.parse(input).key;
+
+export const idempotency = defineKind<IdempotencyConfig>({
+  kind: "idempotency",
+  family: "memory",
+  title: "Idempotency keys",
+  summary:
+    "Replay firewall: claim a key with a request fingerprint → `new` (with a lock token), 409 `in_flight`, `duplicate` (with the stored result) or 422 `mismatch`; " +
+    `store the result or release the lock; a lapsed lock lets the next identical claim through; keys are forgotten after window_seconds. Up to ${MAX_KEYS} keys, results up to ${MAX_RESULT_BYTES} bytes.`,
+  createSchema: idempotencyConfig,
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 30 * 86400,
+  maxTtlSeconds: 365 * 86400,
+  init,
+  usage: (store) => usage(store),
+  exportData: (store) => exportAll(store),
+  timer,
+  ops: [
+    // First: the contract fixture's paid call.
+    defineOp({
+      name: "claim", method: "post", path: "/claim",
+      summary: "Claim a key for a request: new (locked for you), duplicate (with the result), or 409 in_flight / 422 mismatch (not charged)", priceMicro: OP_PRICE,
+      input: claimInput, output: claimResult, errors: [409],
+      run: (store, config: IdempotencyConfig, input) => claim(store, config, input),
+    }),
+    defineOp({
+      name: "complete", method: "post", path: "/complete", summary: "Store the result of a claimed key (needs its lock token); later claims replay it", priceMicro: OP_PRICE,
+      input: completeInput, output: completeResult, errors: [404, 409, 413],
+      run: (store, config: IdempotencyConfig, input) => complete(store, config, input),
+    }),
+    defineOp({
+      name: "release", method: "post", path: "/release", summary: "Give up a claimed key without a result (the work failed): the key is forgotten and may be claimed anew", priceMicro: OP_PRICE,
+      input: releaseInput, output: releaseResult, errors: [404, 409],
+      run: (store, _config: IdempotencyConfig, input) => release(store, input),
+    }),
+    defineOp({
+      name: "keys", method: "get", path: "/keys", summary: "List live keys, oldest claim first, optionally by state (results left out)", priceMicro: OP_PRICE,
+      input: listInput, output: keyPage,
+      run: (store, _config: IdempotencyConfig, input) => list(store, input.state, input.limit, input.cursor),
+    }),
+    defineOp({
+      name: "get_key", method: "get", path: "/keys/{key}", summary: "A key's state, lock and times, with its result once stored", priceMicro: OP_PRICE,
+      input: noInput, params: keyParam, output: keyView, errors: [404],
+      run: (store, _config: IdempotencyConfig, input) => get(store, pathKey(input)),
+    }),
+    defineOp({
+      name: "delete_key", method: "delete", path: "/keys/{key}", summary: "Forget a key now, whatever its state (a holder's lock token stops working)", priceMicro: OP_PRICE,
+      input: noInput, params: keyParam, output: deleteResult, errors: [404],
+      run: (store, _config: IdempotencyConfig, input) => remove(store, pathKey(input)),
+    }),
+  ],
+});
