@@ -1,25 +1,29 @@
 /** The registry of kinds: adding a kind is one import and one line here. */
 import type { AnyKind } from "./kind";
-import { counters } from "../kinds/memory/counters";
 import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";
+import { deadman } from "../kinds/time/deadman";
 import { delayed } from "../kinds/time/delayed";
-import { spread } from "../kinds/time/spread";
 import { drips } from "../kinds/time/drips";
+import { snapshots } from "../kinds/time/snapshots";
+import { spread } from "../kinds/time/spread";
+import { debounce } from "../kinds/time/debounce";
 import { notary } from "../kinds/time/notary";
 import { attest } from "../kinds/time/attest";
-import { snapshots } from "../kinds/time/snapshots";
-import { deadman } from "../kinds/time/deadman";
-import { debounce } from "../kinds/time/debounce";
-import { blobs } from "../kinds/memory/blobs";
-import { journals } from "../kinds/memory/journals";
-import { queues } from "../kinds/memory/queues";
 import { vaults } from "../kinds/memory/vaults";
-import { secrets } from "../kinds/memory/secrets";
-import { idempotency } from "../kinds/memory/idempotency";
 import { checkpoints } from "../kinds/memory/checkpoints";
+import { journals } from "../kinds/memory/journals";
+import { secrets } from "../kinds/memory/secrets";
+import { blobs } from "../kinds/memory/blobs";
+import { idempotency } from "../kinds/memory/idempotency";
+import { queues } from "../kinds/memory/queues";
+import { counters } from "../kinds/memory/counters";
 
-export const KINDS: readonly AnyKind[] = [wakeups, schedules, delayed, spread, drips, notary, attest, snapshots, deadman, debounce, blobs, journals, queues, vaults, secrets, idempotency, checkpoints, counters];
+/** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
+export const KINDS: readonly AnyKind[] = [
+  wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
+  vaults, checkpoints, journals, secrets, blobs, idempotency, queues, counters,
+];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));
 

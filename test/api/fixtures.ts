@@ -9,15 +9,10 @@ export interface KindFixture {
 import { env } from "cloudflare:test";
 
 export const FIXTURES: Record<string, KindFixture> = {
-  checkpoints: {
-    valid: { keep_last: 10 },
-    invalid: { body: { keep_last: 0 }, path: "keep_last" },
-    op: { method: "POST", path: "/checkpoints", body: { value: { step: 1 } } },
-  },
-  idempotency: {
-    valid: { window_seconds: 3600, lock_timeout_seconds: 60 },
-    invalid: { body: { window_seconds: 3600, lock_timeout_seconds: 7200 }, path: "lock_timeout_seconds" },
-    op: { method: "POST", path: "/claim", body: { key: "contract-key", fingerprint: "f1" } },
+  blobs: {
+    valid: { public: true, max_downloads: 3, filename: "report.pdf" },
+    invalid: { body: { max_downloads: 0 }, path: "max_downloads" },
+    op: { method: "GET", path: "" },
   },
   secrets: {
     valid: { value: "contract secret", passphrase: "correct horse" },
@@ -29,30 +24,15 @@ export const FIXTURES: Record<string, KindFixture> = {
     invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },
     op: { method: "GET", path: "/keys" },
   },
-  queues: {
-    valid: { visibility_seconds: 60, max_receive_count: 3 },
-    invalid: { body: { visibility_seconds: 0 }, path: "visibility_seconds" },
-    op: { method: "POST", path: "/messages", body: { body: { job: 1 }, priority: 5 } },
-  },
-  journals: {
-    valid: { label: "contract journal" },
-    invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },
-    op: { method: "POST", path: "/entries", body: { type: "contract", data: { n: 1 } } },
-  },
-  blobs: {
-    valid: { public: true, max_downloads: 3, filename: "report.pdf" },
-    invalid: { body: { max_downloads: 0 }, path: "max_downloads" },
-    op: { method: "GET", path: "" },
+  deadman: {
+    valid: { period_seconds: 3600, grace_seconds: 300, alert_url: `${env.TEST_RECEIVER_URL}/ok/contract-deadman` },
+    invalid: { body: { period_seconds: 10, alert_url: `${env.TEST_RECEIVER_URL}/ok/x` }, path: "period_seconds" },
+    op: { method: "POST", path: "/ping", body: {} },
   },
   debounce: {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-debounce`, quiet_seconds: 60 },
     invalid: { body: { url: `${env.TEST_RECEIVER_URL}/ok/x`, quiet_seconds: 120, max_wait_seconds: 60 }, path: "max_wait_seconds" },
     op: { method: "POST", path: "/events", body: { event: { n: 1 } } },
-  },
-  deadman: {
-    valid: { period_seconds: 3600, grace_seconds: 300, alert_url: `${env.TEST_RECEIVER_URL}/ok/contract-deadman` },
-    invalid: { body: { period_seconds: 10, alert_url: `${env.TEST_RECEIVER_URL}/ok/x` }, path: "period_seconds" },
-    op: { method: "POST", path: "/ping", body: {} },
   },
   snapshots: {
     // start_at far ahead: no fetch of its own races the contract's alarm runs (snapshots.test.ts covers fetching).
@@ -94,6 +74,26 @@ export const FIXTURES: Record<string, KindFixture> = {
     valid: { url: `${env.TEST_RECEIVER_URL}/ok/contract-wakeups`, delay_seconds: 30, body: { hello: "agent" } },
     invalid: { body: { url: "not a url", delay_seconds: 30 }, path: "url" },
     op: { method: "GET", path: "" },
+  },
+  idempotency: {
+    valid: { window_seconds: 3600, lock_timeout_seconds: 60 },
+    invalid: { body: { window_seconds: 3600, lock_timeout_seconds: 7200 }, path: "lock_timeout_seconds" },
+    op: { method: "POST", path: "/claim", body: { key: "contract-key", fingerprint: "f1" } },
+  },
+  queues: {
+    valid: { visibility_seconds: 60, max_receive_count: 3 },
+    invalid: { body: { visibility_seconds: 0 }, path: "visibility_seconds" },
+    op: { method: "POST", path: "/messages", body: { body: { job: 1 }, priority: 5 } },
+  },
+  journals: {
+    valid: { label: "contract journal" },
+    invalid: { body: { ttl_seconds: 10 }, path: "ttl_seconds" },
+    op: { method: "POST", path: "/entries", body: { type: "contract", data: { n: 1 } } },
+  },
+  checkpoints: {
+    valid: { keep_last: 10 },
+    invalid: { body: { keep_last: 0 }, path: "keep_last" },
+    op: { method: "POST", path: "/checkpoints", body: { value: { step: 1 } } },
   },
   counters: {
     valid: { initial: 5, min: 0, max: 100, label: "jobs" },
