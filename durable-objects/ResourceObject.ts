@@ -73,7 +73,7 @@ export class ResourceObject extends ResourceCore {
       const current = this.meta();
       if (!current || this.ending) {
         await refundCharge(this.env, input.payer, chargeId, input.requestId);
-        throw new AppError("not_found", "The resource ended while it was being extended.");
+        throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
       }
       const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
       this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, Date.now()) });

@@ -38,7 +38,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   app.use("*", requestId);
   // Credentials travel in headers, never cookies, so any origin may call.
-  app.use("*", cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed"] }));
+  app.use("*", cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed", "ETag", "Content-Range", "Repr-Digest"] }));
   // Before any other work, so a refused caller costs as little as possible.
   for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
 

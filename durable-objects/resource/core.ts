@@ -102,7 +102,7 @@ export class ResourceCore extends DurableObject<Env> {
   /** Not found here means never created or already ended: the worker then consults the D1 tombstone. */
   protected authorize(mgmtHash: string): MetaRow {
     const meta = this.meta();
-    if (!meta) throw new AppError("not_found", "No such resource.");
+    if (!meta) throw new AppError("not_found", "No such resource.", { resourceMissing: true });
     if (this.ending) throw new AppError(this.ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${this.ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
     if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
     return meta;
@@ -115,7 +115,7 @@ export class ResourceCore extends DurableObject<Env> {
   /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */
   protected stillHere(): MetaRow {
     const meta = this.meta();
-    if (!meta || this.ending) throw new AppError("not_found", "The resource ended during the operation.");
+    if (!meta || this.ending) throw new AppError("not_found", "The resource ended during the operation.", { resourceMissing: true });
     return meta;
   }
 

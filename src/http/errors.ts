@@ -49,6 +49,8 @@ export interface ErrorData {
   /** Extra top-level members of the problem body (e.g. x402 terms). */
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** Not shown: the resource itself is not there (never created, or ended), so the D1 tombstone may say which. */
+  resourceMissing?: boolean;
 }
 
 export class AppError extends Error {

@@ -94,7 +94,12 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
       ...(op.rawBody ? { body: { required: true, description: `The bytes, up to ${op.maxBodyBytes} (Content-Length required).`, content: BINARY } } : {}),
     },
     responses: {
-      200: op.servesObject ? { description: "The stored bytes (206 for a Range).", content: BINARY } : jsonResponse("OK", op.output),
+      200: {
+        ...(op.servesObject ? { description: "The stored bytes (206 for a Range).", content: BINARY } : jsonResponse("OK", op.output)),
+        ...(op.responseHeaders
+          ? { headers: Object.fromEntries(Object.entries(op.responseHeaders.documented).map(([name, description]) => [name, { description, schema: { type: "string" as const } }])) }
+          : {}),
+      },
       ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? []), ...(op.maxBodyBytes ? [413] : [])]) },
   });
   // The route's responses depend on the op (JSON or bytes), beyond what the typed handler can follow.
@@ -108,7 +113,7 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
       run: async (payer) =>
         resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input: input as Json, priceMicro: op.priceMicro, payer, requestId: c.get("requestId") }, body)),
     });
-    const headers = op.responseHeaders?.(value as Json) ?? {};
+    const headers = op.responseHeaders?.of(value as Json) ?? {};
     if (op.servesObject) return serveObject(c, (value as { object_key: string }).object_key, headers);
     for (const [name, header] of Object.entries(headers)) c.header(name, header);
     return c.json(value as object, 200);

@@ -118,8 +118,8 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
    * streams back, Range honoured, instead of answering JSON; the output's other fields are not sent.
    */
   servesObject?: boolean;
-  /** Response headers derived from the output (e.g. an ETag). */
-  responseHeaders?(out: Out): Record<string, string>;
+  /** Response headers derived from the output (e.g. an ETag): what each means, for the OpenAPI document, and their values. */
+  responseHeaders?: { documented: Record<string, string>; of(out: Out): Record<string, string> };
   /**
    * A long-poll (API.md §3: `wait_seconds` ≤ 30 in the input): while `ready` is false the call
    * waits, up to that long, for other work on the resource to change it, then runs either way.

@@ -19,12 +19,13 @@ export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
 }
 
 /**
- * Unwraps a ResourceObject answer. Its "not found" means never created or
- * already ended; the D1 tombstone tells which, so an ended resource answers
- * 410 with its final state for 30 days (to its token holder) and 404 after.
+ * Unwraps a ResourceObject answer. When the resource itself is missing (never
+ * created or already ended) the D1 tombstone tells which, so an ended resource
+ * answers 410 with its final state for 30 days (to its token holder) and 404
+ * after. Other "not found"s (a vault key) cost no D1 read.
  */
 export async function resourceAnswer<T>(c: Context<AppEnv>, id: string, mgmtHash: string, result: Result<T>): Promise<T> {
-  if (result.ok || result.error.code !== "not_found") return unwrap(result);
+  if (result.ok || !result.error.resourceMissing) return unwrap(result);
   const row = await findResourceIndex(c.env.DB, id);
   if (!row || row.state === "active" || !digestsEqual(row.mgmt_hash, mgmtHash)) return unwrap(result);
   const code = row.state === "expired" ? "resource_expired" : "resource_cancelled";

@@ -23,7 +23,10 @@ const BATCH_PRICE = 4000;
 
 /** The path's key and the precondition headers reach `run` merged into the input (kind-routes.ts). */
 const withKey = <T>(input: T) => input as T & KeyPart & PreconditionHeaders;
-const etagHeader = (out: { version: number }) => ({ ETag: etag(out.version) });
+const etagHeader = {
+  documented: { ETag: "The key's version, quoted: send it back in If-Match for a compare-and-set." },
+  of: (out: { version: number }) => ({ ETag: etag(out.version) }),
+};
 
 export const vaults = defineKind<VaultConfig>({
   kind: "vaults",
