@@ -74,8 +74,18 @@ function buildUrl(c: Context<AppEnv>, tool: Tool, located: Record<string, unknow
   return url;
 }
 
+/** A raw upload's bytes from `content_base64`; refused as a tool error when they are not base64. */
+function uploadBytes(args: Record<string, unknown>): Uint8Array {
+  const text = typeof args.content_base64 === "string" ? args.content_base64 : "";
+  try {
+    return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+  } catch {
+    throw new AppError("validation_failed", "content_base64: is not base64", { errors: [{ path: "content_base64", message: "is not base64" }] });
+  }
+}
+
 function requestBody(tool: Tool, args: Record<string, unknown>): string | undefined {
-  if (tool.body === "none") return undefined;
+  if (tool.body === "none" || tool.body === "bytes") return undefined;
   if (tool.body === "nested") return JSON.stringify(args.body ?? {});
   const skip = new Set([...tool.pathParams, ...tool.queryKeys, "management_token"]);
   return JSON.stringify(Object.fromEntries(Object.entries(args).filter(([k]) => !skip.has(k))));
@@ -112,7 +122,24 @@ function credentialHeaders(c: Context<AppEnv>, tool: Tool, located: Record<strin
   return headers;
 }
 
-async function toToolResult(res: Response): Promise<ToolResult> {
+/** Stored bytes (a blob's content) come back base64-encoded, up to a size a tool result can carry. */
+const MAX_TOOL_BYTES = 1024 * 1024;
+
+async function bytesResult(res: Response): Promise<ToolResult> {
+  const size = Number(res.headers.get("content-length") ?? 0);
+  const content_type = res.headers.get("content-type") ?? "application/octet-stream";
+  if (size > MAX_TOOL_BYTES) {
+    await res.body?.cancel();
+    return result({ content_type, size, detail: `Larger than the ${MAX_TOOL_BYTES} bytes a tool result carries: read it over REST (Range works).` }, true);
+  }
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return result({ content_type, size: bytes.length, content_base64: btoa(binary) }, false);
+}
+
+async function toToolResult(res: Response, tool: Tool): Promise<ToolResult> {
+  if (res.ok && tool.returnsBytes) return bytesResult(res);
   const body = await readBody(res);
   if (res.ok) {
     const out = result(body, false);
@@ -140,11 +167,16 @@ export async function callTool(
       located = parsed.data;
     }
     const headers = credentialHeaders(c, tool, located, payment);
-    const body = requestBody(tool, args);
+    let body: string | Uint8Array | undefined = requestBody(tool, args);
     if (body !== undefined) headers.set("Content-Type", "application/json");
+    if (tool.body === "bytes") {
+      body = uploadBytes(args);
+      headers.set("Content-Type", typeof args.content_type === "string" ? args.content_type : "application/octet-stream");
+      headers.set("Content-Length", String(body.length));
+    }
     // The MCP request was rate-limited where it came in; the internal one is not counted again.
     const request = countedAtEntry(new Request(buildUrl(c, tool, located, args), { method: tool.method, headers, body }));
-    return await toToolResult(await app.fetch(request, c.env, executionCtx(c)));
+    return await toToolResult(await app.fetch(request, c.env, executionCtx(c)), tool);
   } catch (err) {
     // A refusal of this call (e.g. a malformed Authorization header) is a tool error, like any REST refusal.
     if (err instanceof AppError) return problemResult(err, c);

@@ -32,10 +32,15 @@ export interface Tool {
   locator: ZodObject | null;
   pathParams: string[];
   queryKeys: string[];
-  /** "fields": the arguments are the JSON body; "nested": the body is `arguments.body` (a non-object body or a name clash). */
-  body: "none" | "fields" | "nested";
+  /**
+   * "fields": the arguments are the JSON body; "nested": the body is `arguments.body` (a non-object body or a
+   * name clash); "bytes": a raw upload, sent from `content_base64` with `content_type`.
+   */
+  body: "none" | "fields" | "nested" | "bytes";
   /** The management token authorizes; the MCP bearer credential pays (as X-CREDIT-TOKEN). */
   managed: boolean;
+  /** The route answers stored bytes, not JSON: the result carries them base64-encoded. */
+  returnsBytes: boolean;
 }
 
 export type Catalogue = Map<string, Tool>;
@@ -111,7 +116,16 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
 
   let body: Tool["body"] = "none";
   const schema = bodySchema(route);
-  if (schema) {
+  if (route.request?.body?.content?.["application/octet-stream"]) {
+    body = "bytes";
+    add({
+      properties: {
+        content_base64: { type: "string", description: "The bytes, base64-encoded (tool calls carry up to 1 MiB; upload more over REST)." },
+        content_type: { type: "string", description: "Their media type (default application/octet-stream)." },
+      },
+      required: ["content_base64"],
+    });
+  } else if (schema) {
     const fields = objectParts(schema);
     if (fields && !Object.keys(fields.properties).some((k) => reserved.has(k))) {
       body = "fields";
@@ -134,6 +148,7 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
     queryKeys: Object.keys(query?.properties ?? {}),
     body,
     managed,
+    returnsBytes: Boolean((route.responses?.[200] as { content?: Record<string, unknown> } | undefined)?.content?.["application/octet-stream"]),
   };
 }
 

@@ -146,6 +146,22 @@ describe("MCP client over streamable HTTP", () => {
     expect(bad.structuredContent).toMatchObject({ status: 422, code: "validation_failed", errors: [{ path: "by" }] });
   });
 
+  it("uploads and downloads a blob's bytes as base64", async () => {
+    const { token } = await buyCredits(1);
+    const { client } = await connect(token);
+    const created = (await callTool(client, "create_blobs", { ttl_seconds: 3600 })).structuredContent as Body;
+    const auth = { id: created.id, management_token: created.management_token };
+    const bytes = Uint8Array.from([0, 1, 2, 250, 255, 10, 13]);
+    const up = await callTool(client, "blobs_upload", { ...auth, content_base64: btoa(String.fromCharCode(...bytes)), content_type: "application/x-test" });
+    expect(up.isError, up.content[0]?.text).toBeFalsy();
+    expect(up.structuredContent).toMatchObject({ size: 7, content_type: "application/x-test" });
+    const down = await callTool(client, "blobs_download", auth);
+    expect(down.structuredContent).toEqual({ content_type: "application/x-test", size: 7, content_base64: btoa(String.fromCharCode(...bytes)) });
+    const bad = await callTool(client, "blobs_upload", { ...auth, content_base64: "***" });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ status: 422, errors: [{ path: "content_base64" }] });
+  });
+
   it("pays with an OAuth access token as the bearer, for creates and data-plane calls", async () => {
     const { token } = await buyCredits(1);
     const form = new URLSearchParams({ grant_type: "client_credentials", client_secret: token, scope: "zeitvault.write" });
