@@ -84,7 +84,6 @@ export async function serveObject(c: Context<AppEnv>, key: string, extra: Record
 }
 
 export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.register("DownloadQuery", query);
   app.openAPIRegistry.registerPath({
     method: "get", path: `${PREFIX}{key}`, tags: ["Manage"], operationId: "download", security: [],
     summary: "Download stored content by signed link (free)",
