@@ -16,6 +16,8 @@ export interface PriceLine {
   unit: "call" | "day" | "mb";
   default_ttl_seconds: number | null;
   max_ttl_seconds: number | null;
+  /** On a create line: the kind's limits (what a larger request is refused for, with 413 or 422). */
+  limits?: Record<string, number>;
 }
 
 /** Price of `seconds` of life for a kind: its day rate per started day. */
@@ -28,7 +30,7 @@ export function priceList(): PriceLine[] {
     const ttl = { default_ttl_seconds: kind.defaultTtlSeconds, max_ttl_seconds: kind.maxTtlSeconds };
     const perDay = microToUsd(kind.dayPriceMicro);
     return [
-      { operation: `${kind.kind}.create`, method: "POST", path: `/v1/${kind.kind}`, price_usd: perDay, unit: "day", ...ttl },
+      { operation: `${kind.kind}.create`, method: "POST", path: `/v1/${kind.kind}`, price_usd: perDay, unit: "day", ...ttl, ...(kind.limits ? { limits: kind.limits } : {}) },
       { operation: `${kind.kind}.extend`, method: "POST", path: "/v1/resources/{id}/extend", price_usd: perDay, unit: "day", ...ttl },
       ...kind.ops.map((op) => ({
         operation: `${kind.kind}.${op.name}`,

@@ -40,6 +40,7 @@ const prices = z
     operations: z.array(z.object({
       operation: z.string(), method: z.string(), path: z.string(), price_usd: z.number(), unit: z.enum(["call", "day", "mb"]),
       default_ttl_seconds: z.int().nullable(), max_ttl_seconds: z.int().nullable(),
+      limits: z.record(z.string(), z.number()).optional().describe("On a create line: the kind's limits; beyond them a request is refused with 413 or 422."),
     })),
   })
   .openapi("PriceList");

@@ -146,6 +146,8 @@ export interface KindDefinition<Config = unknown> {
   dayPriceMicro: number;
   defaultTtlSeconds: number;
   maxTtlSeconds: number;
+  /** The kind's limits (bytes, counts, seconds), published in the price list beside its create line. */
+  limits?: Record<string, number>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each op keeps its own input and prepared types
   ops: OpDefinition<Config, any, Json, any>[];
   /** Config fields holding URLs the service will call: the egress guard checks them at create (422 naming the field). */

@@ -58,5 +58,8 @@ describe("credits", () => {
     const body = await json(res);
     const ops = body.operations.map((o: { operation: string }) => o.operation);
     expect(ops).toEqual(expect.arrayContaining(["counters.create", "counters.extend", "counters.increment"]));
+    // Limits stand beside the create line, from the same constants the kinds enforce.
+    const blobs = body.operations.find((o: { operation: string }) => o.operation === "blobs.create");
+    expect(blobs).toMatchObject({ max_ttl_seconds: 48 * 3600, limits: { max_bytes: 100_000_000 } });
   });
 });

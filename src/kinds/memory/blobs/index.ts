@@ -14,6 +14,7 @@ export const blobs = defineKind<BlobConfig>({
   dayPriceMicro: 5000,
   defaultTtlSeconds: 24 * 3600,
   maxTtlSeconds: 48 * 3600,
+  limits: { max_bytes: MAX_BLOB_BYTES },
   init,
   usage,
   exportData: (store, config) => view(store, config),

@@ -13,6 +13,7 @@ import { discardSave, prepareSave, readById, readLatest, type ReadCheckpoint } f
 import {
   INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig, getInput, historyInput,
   historyPage, latestInput, noInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput, type CheckpointsConfig, type SaveInput,
+  MAX_STORED_BYTES,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
@@ -35,6 +36,7 @@ export const checkpoints = defineKind<CheckpointsConfig>({
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,
+  limits: { max_value_bytes: MAX_VALUE_BYTES, inline_max_bytes: INLINE_MAX_BYTES, max_checkpoints: MAX_CHECKPOINTS, max_stored_bytes: MAX_STORED_BYTES },
   init,
   usage: (store) => usage(store),
   exportData: (store) => exportAll(store),

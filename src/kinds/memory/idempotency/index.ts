@@ -12,6 +12,7 @@ import { claim, complete, exportAll, get, init, list, release, remove, timer, us
 import {
   MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam, keyView,
   listInput, noInput, releaseInput, releaseResult, type IdempotencyConfig,
+  MAX_RESULTS_BYTES,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
@@ -30,6 +31,7 @@ export const idempotency = defineKind<IdempotencyConfig>({
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,
+  limits: { max_result_bytes: MAX_RESULT_BYTES, max_keys: MAX_KEYS, max_results_bytes: MAX_RESULTS_BYTES },
   init,
   usage: (store) => usage(store),
   exportData: (store) => exportAll(store),

@@ -29,6 +29,7 @@ export const journals = defineKind<JournalConfig>({
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_entries: MAX_ENTRIES, max_bytes: MAX_JOURNAL_BYTES, max_entry_bytes: MAX_ENTRY_BYTES, max_batch: MAX_BATCH },
   init,
   usage: (store) => {
     const h = head(store.sql);

@@ -13,6 +13,7 @@ import {
   MAX_BATCH, MAX_MESSAGE_BYTES, MAX_MESSAGES, MAX_QUEUE_BYTES, ackBatchInput, ackBatchResult, acked, batchInput, batchResult, deadListInput, deleted,
   extendInput, extended, leaseInput, leaseParam, leaseResult, message, messagePage, messageParam, nackInput, nacked, noInput, pushInput, pushed,
   queueConfig, queueStats, redriveInput, redriveResult, type QueueConfig,
+  MAX_VISIBILITY_SECONDS, MAX_DELAY_SECONDS,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
@@ -33,6 +34,7 @@ export const queues = defineKind<QueueConfig>({
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_messages: MAX_MESSAGES, max_bytes: MAX_QUEUE_BYTES, max_message_bytes: MAX_MESSAGE_BYTES, max_batch: MAX_BATCH, max_visibility_seconds: MAX_VISIBILITY_SECONDS, max_delay_seconds: MAX_DELAY_SECONDS },
   init,
   usage: (store) => {
     const c = counts(store.sql);

@@ -10,7 +10,7 @@ import { defineKind, defineOp } from "../../../resources/kind";
 import { sealSecret, sealedSecretSchema } from "./crypto";
 import { finishPublic, handlePublic, preparePublic, publicPaths } from "./public";
 import { burn, initSecret, secretStatusView, usageOf } from "./store";
-import { noInput, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
+import { MAX_VALUE_BYTES, MAX_ATTEMPTS, noInput, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
 
 const OP_PRICE = 100; // µUSD
 
@@ -29,6 +29,7 @@ export const secrets = defineKind<Config>({
   dayPriceMicro: 1000,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 90 * 86400,
+  limits: { max_value_bytes: MAX_VALUE_BYTES, max_passphrase_attempts: MAX_ATTEMPTS },
   sealCreate: async (env, config) => {
     if (!("value" in config)) throw new Error("secrets: sealCreate expects the create body");
     const shown: SecretConfig = { passphrase_required: config.passphrase !== undefined, max_passphrase_attempts: config.max_passphrase_attempts };

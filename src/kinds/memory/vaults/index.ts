@@ -12,6 +12,7 @@ import { initVault, nextExpiry, purgeExpired, totals } from "./store";
 import {
   BATCH_BODY_BYTES, LIMITS, MAX_BATCH, PUT_BODY_BYTES, batchInput, batchResult, deleteInput, deleteResult, entry, getManyInput, getManyResult, keyParam,
   listInput, listPage, noInput, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type PreconditionHeaders, type VaultConfig,
+  MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_METADATA_BYTES, MAX_KEYS, MAX_VAULT_BYTES,
 } from "./schema";
 
 const READ_PRICE = 100; // µUSD
@@ -40,6 +41,7 @@ export const vaults = defineKind<VaultConfig>({
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_key_bytes: MAX_KEY_BYTES, max_value_bytes: MAX_VALUE_BYTES, max_metadata_bytes: MAX_METADATA_BYTES, max_keys: MAX_KEYS, max_bytes: MAX_VAULT_BYTES, max_batch: MAX_BATCH },
   init: (store) => initVault(store),
   usage: (store) => {
     const t = totals(store);

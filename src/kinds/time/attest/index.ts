@@ -28,6 +28,7 @@ export const attest = defineKind<AttestConfig>({
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_body_bytes: MAX_BODY_BYTES, max_fetches: MAX_FETCHES, max_stored_bytes: MAX_STORED_BYTES },
   init,
   usage: (store) => stored(store.sql),
   exportData: (store) => exportAll(store),

@@ -9,7 +9,7 @@ import { allPings, initPings, listPings } from "./pings";
 import { clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease, type SealedPayload, type UnsealedPayload } from "./payload";
 import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./switch";
 import { handlePing, publicPaths } from "./public";
-import { deadmanConfig, deadmanStatus, noInput, payloadInput, payloadState, pingInput, pingPage, pingsInput, type DeadmanConfig } from "./schema";
+import { MAX_PERIOD_SECONDS, MAX_PINGS_KEPT, MAX_PAYLOAD_BYTES, deadmanConfig, deadmanStatus, noInput, payloadInput, payloadState, pingInput, pingPage, pingsInput, type DeadmanConfig } from "./schema";
 import { iso } from "../../../time";
 
 const OP_PRICE = 100; // µUSD
@@ -29,6 +29,7 @@ export const deadman = defineKind<DeadmanConfig>({
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_period_seconds: MAX_PERIOD_SECONDS, max_pings_kept: MAX_PINGS_KEPT, max_payload_bytes: MAX_PAYLOAD_BYTES },
   sends: {
     "deadman.down": "To alert_url: the switch went down (data.repeat is true for the repeats every realert_seconds).",
     "deadman.up": "To alert_url: the first success ping after it was down.",

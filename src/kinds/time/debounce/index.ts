@@ -11,6 +11,7 @@ import { handleEvent, publicPaths } from "./public";
 import {
   accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput, noInput, windowDetail as windowDetailSchema,
   windowPage, type DebounceConfig,
+  MAX_WAIT_SECONDS, MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW, MAX_OPEN_WINDOWS,
 } from "./schema";
 import type { EngineStore } from "../../../resources/kind";
 
@@ -34,6 +35,7 @@ export const debounce = defineKind<DebounceConfig>({
   dayPriceMicro: 5000,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_wait_seconds: MAX_WAIT_SECONDS, max_event_bytes: MAX_EVENT_BYTES, max_events_per_window: MAX_EVENTS_PER_WINDOW, max_open_windows: MAX_OPEN_WINDOWS },
   sends: { "debounce.fired": "A window closed: data.event (mode last) or data.events (mode all), with its key, reason and counts." },
   init: (store) => {
     initWindows(store);

@@ -1,7 +1,7 @@
 /** delayed: a channel to one target; messages posted with a delay or a time are delivered then (QStash publish). */
 import { defineKind, defineOp } from "../../../resources/kind";
 import { cancel, exportAll, finished, init, list, pending, publish, timer } from "./engine";
-import { cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
+import { MAX_PENDING, cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD
 const PUBLISH_PRICE = 500; // one outbound call later, retried up to 8 times
@@ -16,6 +16,7 @@ export const delayed = defineKind<ChannelConfig>({
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_pending: MAX_PENDING },
   sends: { "delayed.delivered": "A posted message, to the channel's target at its time." },
   init,
   usage: (store) => ({ pending: pending(store) }),

@@ -10,6 +10,7 @@ import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./fl
 import {
   MAX_BATCH, batchInput, batchResult, dripConfig, dripStatus, enqueueInput, limitsInput, listInput, message, messageDetail, messageInput, messagePage,
   noInput, purgeResult, releaseInput, releaseResult, type DripConfig,
+  MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_PARALLEL,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD
@@ -28,6 +29,7 @@ export const drips = defineKind<DripConfig>({
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_batch: MAX_BATCH, max_backlog: MAX_BACKLOG, max_backlog_bytes: MAX_BACKLOG_BYTES, max_parallel: MAX_PARALLEL },
   sends: { "drip.released": "A queued message, to the drip's target when the rate and max_parallel let it go." },
   init,
   usage: (store) => usage(store),

@@ -1,7 +1,7 @@
 /** notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161, OpenTimestamps). */
 import { defineKind, defineOp } from "../../../resources/kind";
 import { append, count, exportAll, find, init, list, lookup, sign, status, type Signed } from "./engine";
-import { findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig, type Stamp, type StampInput } from "./schema";
+import { MAX_STAMPS, MAX_DATA_BYTES, findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig, type Stamp, type StampInput } from "./schema";
 
 const STAMP_PRICE = 1000; // µUSD: a signature, and about 1 KB kept for the resource's life
 const OP_PRICE = 100;
@@ -16,6 +16,7 @@ export const notary = defineKind<NotaryConfig>({
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_stamps: MAX_STAMPS, max_data_bytes: MAX_DATA_BYTES },
   init,
   usage: (store) => ({ stamps: count(store.sql) }),
   status,

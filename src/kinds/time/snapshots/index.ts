@@ -12,6 +12,7 @@ import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status,
 import {
   INLINE_MAX_BYTES, listInput, noInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent,
   type ReadInput, type SnapshotConfig,
+  MAX_BODY_BYTES, MAX_KEEP_LAST,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD
@@ -29,6 +30,7 @@ export const snapshots = defineKind<SnapshotConfig>({
   dayPriceMicro: 10_000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_body_bytes: MAX_BODY_BYTES, max_keep_last: MAX_KEEP_LAST },
   sends: {
     "snapshot.changed": "Event to webhook_url (else notify_url): a snapshot's content differs from the previous good one. data: url, snapshot (with content_url), previous { seq, fetched_at, sha256, selected_text }.",
     "snapshot.failed": "Event to webhook_url (else notify_url): a fetch failed (no answer, or not 2xx) after a good one or as the first; sent once per outage. data: url, snapshot, consecutive_failures.",

@@ -1,7 +1,7 @@
 /** spread: members that each fire once per period at a stable hashed offset (Jenkins H), spreading load. */
 import { defineKind, defineOp } from "../../../resources/kind";
 import { add, count, init, list, previewFires, remove, timer } from "./engine";
-import { addInput, listInput, member, memberPage, preview, previewInput, removeInput, spreadConfig, type SpreadConfig } from "./schema";
+import { MAX_MEMBERS, addInput, listInput, member, memberPage, preview, previewInput, removeInput, spreadConfig, type SpreadConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD
 
@@ -16,6 +16,7 @@ export const spread = defineKind<SpreadConfig>({
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
+  limits: { max_members: MAX_MEMBERS },
   sends: { "spread.fired": "A member's call, once per period at its slot (body: the member's, or {\"key\": …})." },
   init,
   usage: (store) => ({ members: count(store) }),
