@@ -2,6 +2,7 @@
  * Opaque list cursors (API.md §3): the position after the last item of a page,
  * newest first. Keyset, not offset, so a page stays right while reports arrive.
  */
+import { fromBase64Url, toBase64Url } from "../bytes";
 import { AppError } from "../http/errors";
 
 export interface Position {
@@ -9,16 +10,14 @@ export interface Position {
   id: string;
 }
 
-const toBase64Url = (text: string) => btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
 export function encodeCursor(p: Position): string {
-  return toBase64Url(`${p.createdAt}.${p.id}`);
+  return toBase64Url(new TextEncoder().encode(`${p.createdAt}.${p.id}`));
 }
 
 export function decodeCursor(cursor: string): Position {
   let text = "";
   try {
-    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    text = new TextDecoder().decode(fromBase64Url(cursor)); // bytes that are not UTF-8 become U+FFFD, which the pattern refuses
   } catch {
     // falls through to the refusal below
   }

@@ -9,8 +9,8 @@
  * recovery still holds a deleted salt for up to 30 days: only a restore of the
  * database could link a report to an address within that time.
  */
-import { bytesToHex } from "viem";
 import { randomBytes, sha256Hex } from "../auth/ids";
+import { toHex } from "../bytes";
 import { utcDay } from "../time";
 
 const REDACTED = "[redacted credential]";
@@ -35,7 +35,7 @@ export function redactOptional(text: string | undefined): string | null {
 export async function clientHash(db: D1Database, ip: string | null, now: number): Promise<string | null> {
   if (!ip) return null;
   const day = utcDay(now);
-  const fresh = bytesToHex(randomBytes(32)).slice(2);
+  const fresh = toHex(randomBytes(32));
   // One round trip: create today's salt if it is the first use, drop older ones, read today's.
   const [, , read] = await db.batch([
     db.prepare("INSERT OR IGNORE INTO ask_salts (day, salt) VALUES (?, ?)").bind(day, fresh),

@@ -8,13 +8,14 @@
 import { sha256, stringToBytes } from "viem";
 import { hmac } from "@noble/hashes/hmac";
 import { sha256 as sha256Noble } from "@noble/hashes/sha2";
+import { fromBase64, toBase64 } from "../bytes";
 import { isDevelopment, type Env } from "../env";
 
 const VERSION = "v1";
 const keys = new Map<string, Promise<CryptoKey>>();
 
 function keyMaterial(env: Env): Uint8Array {
-  if (env.DATA_ENCRYPTION_KEY) return Uint8Array.from(atob(env.DATA_ENCRYPTION_KEY), (c) => c.charCodeAt(0));
+  if (env.DATA_ENCRYPTION_KEY) return fromBase64(env.DATA_ENCRYPTION_KEY);
   if (!isDevelopment(env)) throw new Error("DATA_ENCRYPTION_KEY is not configured");
   return sha256(stringToBytes("zeitvault development key: never used in production"), "bytes");
 }
@@ -36,18 +37,15 @@ function key(env: Env): Promise<CryptoKey> {
   return k;
 }
 
-const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const unb64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-
 export async function seal(env: Env, plaintext: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await key(env), new TextEncoder().encode(plaintext));
-  return `${VERSION}.${b64(iv)}.${b64(new Uint8Array(ct))}`;
+  return `${VERSION}.${toBase64(iv)}.${toBase64(new Uint8Array(ct))}`;
 }
 
 export async function unseal(env: Env, sealed: string): Promise<string> {
   const [version, iv, ct] = sealed.split(".");
   if (version !== VERSION || !iv || !ct) throw new Error("not a sealed value");
-  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv) }, await key(env), unb64(ct));
+  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, await key(env), fromBase64(ct));
   return new TextDecoder().decode(pt);
 }

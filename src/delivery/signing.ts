@@ -3,21 +3,17 @@
  * "{id}.{timestamp}.{body}">` keyed with the bytes of the resource's `whsec_`
  * secret, so any Standard Webhooks library verifies our deliveries.
  */
+import { fromBase64, toBase64 } from "../bytes";
+
 const SECRET_PREFIX = "whsec_";
 
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
 export function newSigningSecret(): string {
-  return SECRET_PREFIX + base64(crypto.getRandomValues(new Uint8Array(32)));
+  return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 export async function signatureHeaders(secret: string, id: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<Record<string, string>> {
-  const keyBytes = Uint8Array.from(atob(secret.slice(SECRET_PREFIX.length)), (c) => c.charCodeAt(0));
+  const keyBytes = fromBase64(secret.slice(SECRET_PREFIX.length));
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
-  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${base64(new Uint8Array(mac))}` };
+  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${toBase64(new Uint8Array(mac))}` };
 }

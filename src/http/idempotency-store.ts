@@ -10,6 +10,7 @@
  *   (and any other secret in it) is only readable by a caller presenting the same key and
  *   credential: a copy of D1 alone opens nothing.
  */
+import { fromBase64, toBase64, toHex } from "../bytes";
 import { AppError } from "./errors";
 
 const REPLAY_WINDOW_MS = 24 * 3600 * 1000;
@@ -38,18 +39,6 @@ interface KeyRow {
 const enc = new TextEncoder();
 const HKDF_SALT = enc.encode("zeitvault idempotency v1");
 
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-export function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
-}
-
 export async function deriveKeyMaterial(scopeSecret: string, idempotencyKey: string, request: { method: string; path: string; body: Uint8Array }): Promise<KeyMaterial> {
   const ikm = await crypto.subtle.importKey("raw", enc.encode(`${scopeSecret}\n${idempotencyKey}`), "HKDF", false, ["deriveBits"]);
   const bits = new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: new Uint8Array() }, ikm, 96 * 8));
@@ -59,8 +48,8 @@ export async function deriveKeyMaterial(scopeSecret: string, idempotencyKey: str
   const signed = new Uint8Array(head.length + request.body.length);
   signed.set(head);
   signed.set(request.body, head.length);
-  const fingerprint = hex(new Uint8Array(await crypto.subtle.sign("HMAC", macKey, signed)));
-  return { id: hex(bits.slice(0, 32)), fingerprint, aesKey };
+  const fingerprint = toHex(new Uint8Array(await crypto.subtle.sign("HMAC", macKey, signed)));
+  return { id: toHex(bits.slice(0, 32)), fingerprint, aesKey };
 }
 
 export async function sealResponse(m: KeyMaterial, response: StoredResponse): Promise<string> {

@@ -21,8 +21,9 @@ import type { AppEnv } from "../env";
 import { AppError } from "./errors";
 import { callerScope } from "./caller-scope";
 import { randomId } from "../auth/ids";
+import { fromBase64, toBase64 } from "../bytes";
 import {
-  claimKey, completeKey, deriveKeyMaterial, findKey, fromBase64, inFlight, mismatch, openResponse, releaseKey, sealResponse, toBase64,
+  claimKey, completeKey, deriveKeyMaterial, findKey, inFlight, mismatch, openResponse, releaseKey, sealResponse,
   type KeyMaterial, type StoredResponse,
 } from "./idempotency-store";
 

@@ -6,6 +6,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env";
+import { fromBase64, toBase64 } from "../bytes";
 import { AppError, problemResponse, validationError } from "../http/errors";
 import { bearer } from "../auth/credentials";
 import { decodeHeader as decodeBase64Json, encodeHeader } from "../money/x402/terms";
@@ -78,7 +79,7 @@ function buildUrl(c: Context<AppEnv>, tool: Tool, located: Record<string, unknow
 function uploadBytes(args: Record<string, unknown>): Uint8Array {
   const text = typeof args.content_base64 === "string" ? args.content_base64 : "";
   try {
-    return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+    return fromBase64(text);
   } catch {
     throw new AppError("validation_failed", "content_base64: is not base64", { errors: [{ path: "content_base64", message: "is not base64" }] });
   }
@@ -133,9 +134,7 @@ async function bytesResult(res: Response): Promise<ToolResult> {
     return result({ content_type, size, detail: `Larger than the ${MAX_TOOL_BYTES} bytes a tool result carries: read it over REST (Range works).` }, true);
   }
   const bytes = new Uint8Array(await res.arrayBuffer());
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return result({ content_type, size: bytes.length, content_base64: btoa(binary) }, false);
+  return result({ content_type, size: bytes.length, content_base64: toBase64(bytes) }, false);
 }
 
 async function toToolResult(res: Response, tool: Tool): Promise<ToolResult> {

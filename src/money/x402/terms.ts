@@ -3,6 +3,7 @@
  * versions: the v1 body (`accepts`) and the v2 `PAYMENT-REQUIRED` header.
  * Network, asset, EIP-712 domain and payTo all come from configuration.
  */
+import { fromBase64, toBase64 } from "../../bytes";
 import type { Env } from "../../env";
 import { AppError, type ErrorCode } from "../../http/errors";
 import { microToUsd } from "../amounts";
@@ -70,13 +71,11 @@ export function requirementsV2(t: PaymentTerms) {
 
 /** Reads a base64 JSON header (x402 payment payloads and answers); throws on anything else. */
 export function decodeHeader(value: string): unknown {
-  const binary = atob(value.trim());
-  return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
+  return JSON.parse(new TextDecoder().decode(fromBase64(value.trim())));
 }
 
 export function encodeHeader(value: unknown): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
-  return btoa(String.fromCharCode(...bytes));
+  return toBase64(new TextEncoder().encode(JSON.stringify(value)));
 }
 
 /**

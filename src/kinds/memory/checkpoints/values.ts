@@ -5,9 +5,10 @@
  * `discardSave`); a read fetches an R2-held value. Reads resolve their row here
  * too, so the value and its metadata come from the same moment.
  */
+import { digestHex } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { PrepareContext } from "../../../resources/kind";
-import { encodeValue, newCheckpointId, objectKey, sha256Hex } from "./content";
+import { encodeValue, newCheckpointId, objectKey } from "./content";
 import { checkSave, checkpointById, existingThread, latestOf, type CheckpointRow, type PreparedSave } from "./engine";
 import { INLINE_MAX_BYTES, MAX_VALUE_BYTES, type SaveInput } from "./schema";
 
@@ -21,7 +22,7 @@ export async function prepareSave(ctx: PrepareContext, input: SaveInput): Promis
   }
   checkSave(ctx.sql, input);
   const checkpointId = newCheckpointId();
-  const sha256 = await sha256Hex(bytes);
+  const sha256 = await digestHex(bytes);
   const base = { checkpointId, encoding, contentType, size: bytes.length, sha256 };
   if (bytes.length <= INLINE_MAX_BYTES) return { ...base, inline: bytes, key: null };
   const key = objectKey(ctx.resourceId, checkpointId);

@@ -11,13 +11,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { seal, unseal } from "../../../auth/sealing";
+import { fromBase64, toBase64 } from "../../../bytes";
 import type { Env } from "../../../env";
 
 export const PBKDF2_ITERATIONS = 100_000;
 const INNER = "p1";
-
-const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const unb64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 /** What is stored of a passphrase. */
 export type Verifier = z.infer<typeof verifierSchema>;
@@ -41,8 +39,8 @@ export async function derive(passphrase: string, salt: Uint8Array, iterations: n
 
 /** Whether `passphrase` is the one behind `v`; when it is, the key that opens the value. */
 export async function checkPassphrase(passphrase: string, v: Verifier): Promise<Uint8Array | null> {
-  const { verifier, valueKey } = await derive(passphrase, unb64(v.salt), v.iterations);
-  const stored = unb64(v.verifier);
+  const { verifier, valueKey } = await derive(passphrase, fromBase64(v.salt), v.iterations);
+  const stored = fromBase64(v.verifier);
   return stored.length === verifier.length && crypto.subtle.timingSafeEqual(stored, verifier) ? valueKey : null;
 }
 
@@ -53,13 +51,13 @@ async function aesKey(raw: Uint8Array): Promise<CryptoKey> {
 async function encryptInner(valueKey: Uint8Array, value: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(valueKey), new TextEncoder().encode(value));
-  return `${INNER}.${b64(iv)}.${b64(new Uint8Array(ct))}`;
+  return `${INNER}.${toBase64(iv)}.${toBase64(new Uint8Array(ct))}`;
 }
 
 async function decryptInner(valueKey: Uint8Array, inner: string): Promise<string> {
   const [version, iv, ct] = inner.split(".");
   if (version !== INNER || !iv || !ct) throw new Error("not a passphrase-encrypted value");
-  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv) }, await aesKey(valueKey), unb64(ct));
+  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, await aesKey(valueKey), fromBase64(ct));
   return new TextDecoder().decode(pt);
 }
 
@@ -72,7 +70,7 @@ export async function sealSecret(env: Env, value: string, passphrase: string | u
   return {
     sealed: await seal(env, await encryptInner(valueKey, value)),
     bytes,
-    passphrase: { salt: b64(salt), verifier: b64(verifier), iterations: PBKDF2_ITERATIONS },
+    passphrase: { salt: toBase64(salt), verifier: toBase64(verifier), iterations: PBKDF2_ITERATIONS },
     max_attempts: maxAttempts,
   };
 }
@@ -80,7 +78,7 @@ export async function sealSecret(env: Env, value: string, passphrase: string | u
 /** Opens a released value: the service seal, then the passphrase's layer when there is one. */
 export async function openSecret(env: Env, sealed: string, valueKey: string | null): Promise<string> {
   const opened = await unseal(env, sealed);
-  return valueKey === null ? opened : decryptInner(unb64(valueKey), opened);
+  return valueKey === null ? opened : decryptInner(fromBase64(valueKey), opened);
 }
 
-export const keyToText = b64;
+export const keyToText = toBase64;

@@ -4,6 +4,7 @@
  * order; a prefix becomes a range on the primary key, so a page costs the same at
  * 100,000 keys as at ten.
  */
+import { fromBase64Url, toBase64Url } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import { ALIVE, INFO_COLUMNS, entryOf, infoOf, readEntry, totals, type KeyRow } from "./store";
@@ -25,12 +26,11 @@ export function prefixEnd(prefix: string): string | null {
   return null;
 }
 
-const encodeCursor = (key: string) => btoa(String.fromCharCode(...new TextEncoder().encode(key))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const encodeCursor = (key: string) => toBase64Url(new TextEncoder().encode(key));
 
 function decodeCursor(cursor: string): string {
   try {
-    const bin = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(fromBase64Url(cursor));
   } catch {
     throw new AppError("validation_failed", "cursor: must be a next_cursor value from a previous page.", {
       errors: [{ path: "cursor", message: "must be a next_cursor value from a previous page" }],

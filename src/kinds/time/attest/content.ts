@@ -3,18 +3,12 @@
  * directly (a textual content type and valid UTF-8), else as base64, so the
  * bytes survive JSON exactly and their SHA-256 can be checked either way.
  */
+import { toBase64 } from "../../../bytes";
 import { INLINE_MAX_BYTES } from "./schema";
 
 export type InlineContent = { encoding: "text" | "base64"; data: string } | null;
 
 const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json)|[^;]*\+(json|xml))/i;
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  // In chunks: spreading a large array into fromCharCode overflows the stack.
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
 
 /** A declared charset other than UTF-8 would make the decoded string lie about the bytes. */
 function declaresOtherCharset(contentType: string): boolean {

@@ -6,7 +6,7 @@
  * words go into the OpenAPI document (CHAIN_RULE).
  */
 import { sha256 } from "viem";
-import { toHex } from "./bytes";
+import { toHex } from "../../../bytes";
 
 /** The `prev_chain` of the first entry. */
 export const GENESIS = "0".repeat(64);

@@ -8,7 +8,8 @@ import { sha256 } from "viem";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { iso } from "../../../time";
-import { arrayBuffer, fromBase64, fromHex, toBase64, toHex, unsignedInteger } from "./bytes";
+import { fromBase64, fromHex, toBase64, toHex } from "../../../bytes";
+import { arrayBuffer, unsignedInteger } from "./bytes";
 import { chainHash, CHAIN_RULE, GENESIS } from "./chain";
 import { timeStampResponse } from "./rfc3161";
 import { MAX_DATA_BYTES, MAX_STAMPS, type Stamp, type StampInput } from "./schema";
@@ -78,6 +79,9 @@ function subjectDigest(input: StampInput): string {
 /** Lowercase, without leading zeros: the number the token holds, written one way. */
 const normalNonce = (hex: string) => hex.toLowerCase().replace(/^0+(?=.)/, "");
 
+/** Its DER INTEGER contents; with leading zeros dropped the digits can be odd in number, and fromHex wants pairs. */
+const nonceInteger = (hex: string) => unsignedInteger(fromHex(hex.length % 2 ? `0${hex}` : hex));
+
 export async function sign(ctx: PrepareContext, input: StampInput): Promise<Signed> {
   checkRoom(ctx.sql); // before the signature: a full log costs no work
   const digest = subjectDigest(input);
@@ -85,7 +89,7 @@ export async function sign(ctx: PrepareContext, input: StampInput): Promise<Sign
   const serial = randomSerial();
   const policy = tsaPolicy(ctx.env);
   const tsr = await timeStampResponse(await tsaSigner(ctx.env), {
-    policy, sha256: fromHex(digest), serial, genTime: ctx.now, nonce: nonce === null ? null : unsignedInteger(fromHex(nonce)),
+    policy, sha256: fromHex(digest), serial, genTime: ctx.now, nonce: nonce === null ? null : nonceInteger(nonce),
   });
   return { serial: toHex(serial), sha256: digest, genTime: ctx.now, nonce, policy, tsr };
 }

@@ -8,7 +8,8 @@
  */
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { arrayBuffer, fromBase64, toBase64, unsignedInteger } from "./bytes";
+import { fromBase64, toBase64 } from "../../../bytes";
+import { arrayBuffer, unsignedInteger } from "./bytes";
 
 export const ID_KP_TIME_STAMPING = "1.3.6.1.5.5.7.3.8";
 const ID_CE_EXT_KEY_USAGE = "2.5.29.37";

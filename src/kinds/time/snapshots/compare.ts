@@ -6,7 +6,7 @@
  * The selector runs in HTMLRewriter, the runtime's streaming parser: no
  * caller-supplied regex or script ever runs here.
  */
-import { digestHex } from "../../../delivery/fetch-guarded";
+import { digestHex } from "../../../bytes";
 import type { SnapshotConfig } from "./schema";
 
 export const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|ld\+json)|[^;]*\+(json|xml))/i;
