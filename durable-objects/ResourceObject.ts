@@ -174,12 +174,7 @@ export class ResourceObject extends ResourceCore {
 
   /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */
   async recordDelivery(report: DeliveryReport): Promise<void> {
-    const meta = this.meta();
-    if (!meta) return;
-    this.deliveries().record(report);
-    const finished = requireKind(meta.kind).onDeliveryFinished;
-    const final = report.final;
-    if (final && finished) await this.commit(meta, (store) => finished(store, JSON.parse(meta.config), report.deliveryId, final));
+    await this.settleDelivery(report);
   }
 
   listDeliveries(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {

@@ -14,7 +14,7 @@ import { endResourceIndex } from "../../src/resources/index-table";
 import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import { Billing } from "./billing";
-import { DeliveryLog } from "./deliveries";
+import { DeliveryLog, type DeliveryReport } from "./deliveries";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 
 export class ResourceCore extends DurableObject<Env> {
@@ -185,11 +185,33 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   /** After committed work: send what it queued, drop what it let go, and follow its timer if it moved one. */
+  /**
+   * The work has committed (and been charged), so nothing here may fail the call: a request
+   * that cannot be queued is logged as dead (the kind hears so), a failed R2 delete leaves bytes
+   * the end of the resource deletes anyway.
+   */
   protected async afterWork(meta: MetaRow, pending: AfterCommit): Promise<void> {
-    for (const { id, request } of pending.sends) await this.deliveries().send(id, request, meta.signing_secret!);
-    if (pending.drops.length) await this.env.BUCKET.delete(pending.drops);
+    for (const { id, request } of pending.sends) {
+      try {
+        await this.deliveries().send(id, request, meta.signing_secret!);
+      } catch (err) {
+        const error = `not queued: ${err instanceof Error ? err.message : String(err)}`;
+        await this.settleDelivery({ deliveryId: id, attempt: { number: 0, at: Date.now(), outcome: "failed", statusCode: null, error, durationMs: 0, responseExcerpt: null }, final: "dead" });
+      }
+    }
+    if (pending.drops.length) await this.env.BUCKET.delete(pending.drops).catch((err) => console.error(`${meta.id}: R2 delete failed`, err));
     if (requireKind(meta.kind).timer) await this.armAlarm();
     for (const wake of this.waiters) wake();
+  }
+
+  /** An attempt (or the end) of a delivery, into the log; a final one is told to the kind. Nothing to do once the resource is gone. */
+  protected async settleDelivery(report: DeliveryReport): Promise<void> {
+    const meta = this.meta();
+    if (!meta) return;
+    this.deliveries().record(report);
+    const finished = requireKind(meta.kind).onDeliveryFinished;
+    const final = report.final;
+    if (final && finished) await this.commit(meta, (store) => finished(store, JSON.parse(meta.config), report.deliveryId, final));
   }
 
   protected record(meta: MetaRow, state: ResourceState): RecordCore {

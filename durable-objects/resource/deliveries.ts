@@ -12,7 +12,10 @@ import type { AttemptResult } from "../../src/delivery/attempt";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
 import { iso } from "../../src/time";
-import { seal, unseal } from "../../src/auth/sealing";
+import { seal } from "../../src/auth/sealing";
+
+/** Cloudflare Queues take messages up to 128 KB; the envelope's own fields need a little of that. */
+const MAX_MESSAGE_BYTES = 120 * 1024;
 
 export const DELIVERY_TABLES = [
   `CREATE TABLE deliveries (
@@ -100,7 +103,7 @@ export class DeliveryLog {
       "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, sealed, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING",
       deliveryId, request.eventType, request.url, request.method, JSON.stringify(request.headers), kept, request.sensitive ? 1 : 0, now, now,
     ).rowsWritten;
-    if (inserted) await this.enqueue(this.message(deliveryId, request, sealedSecret));
+    if (inserted) await this.enqueue(this.message(deliveryId, { ...request, body: kept }, request.sensitive === true, sealedSecret));
   }
 
   record(report: DeliveryReport): void {
@@ -126,9 +129,8 @@ export class DeliveryLog {
     // A delivery still on its schedule would then run twice at once.
     if (row.status === "pending" || row.status === "retrying") throw new AppError("conflict", `Delivery ${deliveryId} is still being attempted (${row.status}).`);
     this.sql.exec("UPDATE deliveries SET status = 'pending', updated_at = ? WHERE delivery_id = ?", Date.now(), deliveryId);
-    const body = row.sealed && row.body !== null ? await unseal(this.env, row.body) : row.body;
-    const request = { url: row.url, method: row.method as OutgoingRequest["method"], headers: JSON.parse(row.headers) as Record<string, string>, body, eventType: row.event_type };
-    await this.enqueue(this.message(deliveryId, request, sealedSecret));
+    const request = { url: row.url, method: row.method as OutgoingRequest["method"], headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, eventType: row.event_type };
+    await this.enqueue(this.message(deliveryId, request, row.sealed === 1, sealedSecret));
     return this.view({ ...row, status: "pending" });
   }
 
@@ -150,12 +152,16 @@ export class DeliveryLog {
     };
   }
 
-  private message(deliveryId: string, request: OutgoingRequest, sealedSecret: string): WebhookMessage {
+  /** A secret body travels sealed too: the queue and its dead-letter queue never hold it in clear. */
+  private message(deliveryId: string, request: OutgoingRequest, bodySealed: boolean, sealedSecret: string): WebhookMessage {
     const { url, method, headers, body } = request;
-    return { type: "webhook", resourceId: this.resourceId, deliveryId, url, method, headers, body, sealedSecret };
+    return { type: "webhook", resourceId: this.resourceId, deliveryId, url, method, headers, body, bodySealed, sealedSecret };
   }
 
+  /** Throws when the message cannot be queued (too large, or the queue refused it); the caller records it as dead. */
   private async enqueue(message: WebhookMessage): Promise<void> {
+    const size = new TextEncoder().encode(JSON.stringify(message)).length;
+    if (size > MAX_MESSAGE_BYTES) throw new Error(`the request is ${size} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES}`);
     await this.env.DELIVERIES.send(message, { contentType: "json" });
   }
 }

@@ -31,12 +31,14 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
   const done = (r: Omit<AttemptResult, "durationMs">): AttemptResult => ({ ...r, durationMs: Date.now() - started });
   let url: URL;
   let secret: string;
+  let body = message.body;
   try {
     url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
     secret = await unseal(env, message.sealedSecret);
+    if (message.bodySealed && body !== null) body = await unseal(env, body);
   } catch (err) {
     // Retrying cannot change a refused target or an unreadable secret: stop at once.
-    return done({ outcome: "aborted", statusCode: null, error: `not sent: ${err instanceof AppError ? err.detail : "the signing secret could not be read"}`, responseExcerpt: null });
+    return done({ outcome: "aborted", statusCode: null, error: `not sent: ${err instanceof AppError ? err.detail : "a sealed secret could not be read"}`, responseExcerpt: null });
   }
   try {
     const res = await fetch(url, {
@@ -47,9 +49,9 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
         "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`,
         ...message.headers,
         // Last, so a configured header cannot forge the signature.
-        ...(await signatureHeaders(secret, message.deliveryId, message.body ?? "")),
+        ...(await signatureHeaders(secret, message.deliveryId, body ?? "")),
       },
-      body: message.method === "GET" ? undefined : message.body,
+      body: message.method === "GET" ? undefined : body,
     });
     const text = await excerpt(res);
     if (res.headers.get("webhook-delivery")?.toLowerCase() === "abort") {

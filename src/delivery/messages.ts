@@ -8,6 +8,8 @@ export interface WebhookMessage {
   method: string;
   headers: Record<string, string>;
   body: string | null;
+  /** The body is sealed (a released secret): the consumer unseals it just before sending. */
+  bodySealed?: boolean;
   /** The resource's `whsec_` secret, sealed (auth/sealing.ts). */
   sealedSecret: string;
 }

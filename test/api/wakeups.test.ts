@@ -78,6 +78,17 @@ describe("wakeups", () => {
     expect((await received(name, 8)).length).toBe(8);
   });
 
+  it("ends failed, charged once and without an error, when its request is too large to queue", async () => {
+    // 32 headers of 4 KiB each pass validation but make a request larger than a queue message.
+    const headers = Object.fromEntries([...Array(32)].map((_, i) => [`X-Big-${i}`, "h".repeat(4096)]));
+    const w = await wakeup({ url: `${receiver}/ok/${unique()}`, headers, delay_seconds: 3600 });
+    const fired = await call("POST", `/v1/wakeups/${w.id}/fire`, { headers: managed(w.mgmt, w.token) });
+    expect(fired.status, await fired.clone().text()).toBe(200);
+    await w.until("failed");
+    const log = await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
+    expect(log.items[0]).toMatchObject({ status: "dead", attempt_log: [{ error: expect.stringMatching(/^not queued: /) }] });
+  });
+
   it("reschedules, including a finished wakeup, within its lifetime", async () => {
     const name = unique();
     const w = await wakeup({ url: `${receiver}/ok/${name}`, delay_seconds: 600, ttl_seconds: 86400 });
