@@ -1,9 +1,11 @@
 /**
  * A server-side fetch on a caller's behalf (a snapshot, an attested fetch, an
  * object's source_url): every hop through the egress guard, redirects followed
- * by hand so each target is checked, a timeout, and the body read up to a cap.
+ * by hand so each target is checked, a timeout, and the body read up to a cap
+ * (fetchGuarded) or handed back still streaming (fetchStreamGuarded).
  */
 import type { Env } from "../env";
+import { digestHex } from "../bytes";
 import { AppError } from "../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 
@@ -49,54 +51,97 @@ export async function readCapped(stream: ReadableStream<Uint8Array> | null, max:
   return { bytes, truncated };
 }
 
-export async function digestHex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
 const withoutCredentials = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+
+interface FetchInit {
+  method?: string;
+  headers?: Record<string, string>;
+  /** The input field the URL came from, named by a 422. */
+  field?: string;
+}
+
+/** 502 naming the hop that failed: a timeout says so, anything else passes its message on. */
+function upstreamError(url: URL, err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+  return new AppError("upstream_failed", `${url.href}: ${timeout ? `no complete answer within ${FETCH_TIMEOUT_MS / 1000} s` : err instanceof Error ? err.message : String(err)}.`);
+}
+
+/**
+ * The redirect walk both fetches share: every hop's URL through the egress guard (422 for a
+ * refused one), credentials dropped across origins, at most MAX_REDIRECTS hops. Answers the
+ * final response with its body unread; a network failure or `signal` firing is a 502.
+ */
+async function followGuarded(env: Env, raw: string, init: FetchInit, signal: AbortSignal): Promise<{ url: URL; res: Response }> {
+  const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
+  let url = checkEgressUrl(raw, allowPrivate, init.field ?? "url");
+  let headers: Record<string, string> = { "user-agent": `${env.SERVICE_NAME}-fetch/1.0`, ...init.headers };
+  try {
+    for (let hop = 0; ; hop++) {
+      const res = await fetch(url, { method: init.method ?? "GET", redirect: "manual", signal, headers });
+      const location = res.headers.get("location");
+      if (!(res.status >= 300 && res.status < 400 && location)) return { url, res };
+      await res.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw new AppError("upstream_failed", `${raw}: more than ${MAX_REDIRECTS} redirects.`);
+      const next = checkEgressUrl(new URL(location, url).href, allowPrivate, init.field ?? "url");
+      // As browsers do: credentials meant for one origin are not handed to another.
+      if (next.origin !== url.origin) headers = withoutCredentials(headers);
+      url = next;
+    }
+  } catch (err) {
+    throw upstreamError(url, err);
+  }
+}
 
 /**
  * Fetches `raw` with GET (or `init.method`), answering whatever status the target gave.
  * Throws 422 for a refused URL (field `field`), 502 `upstream_failed` for a network
  * error, a timeout, too many redirects, or a body over `maxBytes`.
  */
-export async function fetchGuarded(
-  env: Env,
-  raw: string,
-  init: { method?: string; headers?: Record<string, string>; maxBytes: number; field?: string },
-): Promise<FetchedBody> {
-  const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
-  let url = checkEgressUrl(raw, allowPrivate, init.field ?? "url");
-  const deadline = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  let headers: Record<string, string> = { "user-agent": `${env.SERVICE_NAME}-fetch/1.0`, ...init.headers };
+export async function fetchGuarded(env: Env, raw: string, init: FetchInit & { maxBytes: number }): Promise<FetchedBody> {
+  const { url, res } = await followGuarded(env, raw, init, AbortSignal.timeout(FETCH_TIMEOUT_MS));
+  let read: { bytes: Uint8Array; truncated: boolean };
   try {
-    for (let hop = 0; ; hop++) {
-      const res = await fetch(url, {
-        method: init.method ?? "GET",
-        redirect: "manual",
-        signal: deadline,
-        headers,
-      });
-      const location = res.headers.get("location");
-      if (res.status >= 300 && res.status < 400 && location) {
-        await res.body?.cancel();
-        if (hop >= MAX_REDIRECTS) throw new AppError("upstream_failed", `${raw}: more than ${MAX_REDIRECTS} redirects.`);
-        const next = checkEgressUrl(new URL(location, url).href, allowPrivate, init.field ?? "url");
-        // As browsers do: credentials meant for one origin are not handed to another.
-        if (next.origin !== url.origin) headers = withoutCredentials(headers);
-        url = next;
-        continue;
-      }
-      const { bytes, truncated } = await readCapped(res.body, init.maxBytes);
-      if (truncated) throw new AppError("upstream_failed", `${url.href}: the response is larger than ${init.maxBytes} bytes.`);
-      return { url: url.href, status: res.status, headers: Object.fromEntries(res.headers), body: bytes, sha256: await digestHex(bytes) };
-    }
+    read = await readCapped(res.body, init.maxBytes);
   } catch (err) {
-    if (err instanceof AppError) throw err;
-    const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    throw new AppError("upstream_failed", `${url.href}: ${timeout ? `no complete answer within ${FETCH_TIMEOUT_MS / 1000} s` : err instanceof Error ? err.message : String(err)}.`);
+    throw upstreamError(url, err);
   }
+  if (read.truncated) throw new AppError("upstream_failed", `${url.href}: the response is larger than ${init.maxBytes} bytes.`);
+  return { url: url.href, status: res.status, headers: Object.fromEntries(res.headers), body: read.bytes, sha256: await digestHex(read.bytes) };
+}
+
+/** A streamed body may pause this long between chunks before the fetch is given up. */
+export const STREAM_IDLE_MS = 30_000;
+
+/**
+ * The same guarded walk for a body too large to hold (an object's source_url): the final
+ * response comes back with its body still streaming. The answer must start within
+ * FETCH_TIMEOUT_MS; after that no overall deadline applies, but a body that stalls for
+ * STREAM_IDLE_MS errors its stream, so whoever reads it fails instead of waiting forever.
+ */
+export async function fetchStreamGuarded(env: Env, raw: string, init: FetchInit): Promise<{ url: string; res: Response }> {
+  const control = new AbortController();
+  const giveUp = () => control.abort(new DOMException("The source stalled.", "TimeoutError"));
+  let timer = setTimeout(giveUp, FETCH_TIMEOUT_MS);
+  const { url, res } = await followGuarded(env, raw, init, control.signal).catch((err: unknown) => {
+    clearTimeout(timer);
+    throw err;
+  });
+  clearTimeout(timer);
+  if (!res.body) return { url: url.href, res };
+  timer = setTimeout(giveUp, STREAM_IDLE_MS);
+  const watchdog = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      clearTimeout(timer);
+      timer = setTimeout(giveUp, STREAM_IDLE_MS);
+      controller.enqueue(chunk);
+    },
+    flush() {
+      clearTimeout(timer);
+    },
+  });
+  return { url: url.href, res: new Response(res.body.pipeThrough(watchdog), { status: res.status, statusText: res.statusText, headers: res.headers }) };
 }

@@ -1,4 +1,5 @@
 /** R2 helpers: a resource's bulk bytes live under the prefix `{resource id}/`. */
+import { toHex } from "../bytes";
 
 /** Deletes every object under `prefix`, a page at a time. */
 export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
@@ -16,11 +17,9 @@ export interface Stored {
   sha256: string;
 }
 
-/**
- * Streams `body` into R2 under `key`, hashing it on the way: the bytes are never held
- * whole. R2 needs the length up front; a body that ends short or runs long fails the put.
- */
-export async function putStream(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number, options: R2PutOptions = {}): Promise<Stored> {
+
+/** A pass-through stream that hashes what crosses it; `sha256` settles once the stream has closed. */
+export function hashingTap(): { tap: TransformStream<Uint8Array, Uint8Array>; sha256: () => Promise<string> } {
   const digest = new crypto.DigestStream("SHA-256");
   const hashing = digest.getWriter();
   const tap = new TransformStream<Uint8Array, Uint8Array>({
@@ -32,10 +31,27 @@ export async function putStream(bucket: R2Bucket, key: string, body: ReadableStr
       await hashing.close();
     },
   });
+  return { tap, sha256: async () => toHex(new Uint8Array(await digest.digest)) };
+}
+
+/**
+ * `body` hashed and held to exactly `length` bytes, as R2 needs the length of a streamed value up front
+ * (a put or a multipart part): a body that ends short or runs long errors `done` and the write.
+ */
+export function sizedAndHashed(body: ReadableStream<Uint8Array>, length: number): { stream: ReadableStream<Uint8Array>; done: Promise<void>; sha256: () => Promise<string> } {
+  const { tap, sha256 } = hashingTap();
   const sized = new FixedLengthStream(length);
-  const piped = body.pipeThrough(tap).pipeTo(sized.writable);
-  const [object] = await Promise.all([bucket.put(key, sized.readable, options), piped]);
+  const done = body.pipeThrough(tap).pipeTo(sized.writable);
+  return { stream: sized.readable, done, sha256 };
+}
+
+/**
+ * Streams `body` into R2 under `key`, hashing it on the way: the bytes are never held
+ * whole. R2 needs the length up front; a body that ends short or runs long fails the put.
+ */
+export async function putStream(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number, options: R2PutOptions = {}): Promise<Stored> {
+  const value = sizedAndHashed(body, length);
+  const [object] = await Promise.all([bucket.put(key, value.stream, options), value.done]);
   if (!object) throw new Error(`R2 refused ${key}`);
-  const hash = new Uint8Array(await digest.digest);
-  return { size: object.size, sha256: Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("") };
+  return { size: object.size, sha256: await value.sha256() };
 }

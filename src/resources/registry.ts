@@ -15,6 +15,7 @@ import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
 import { secrets } from "../kinds/memory/secrets";
 import { blobs } from "../kinds/memory/blobs";
+import { objects } from "../kinds/memory/objects";
 import { idempotency } from "../kinds/memory/idempotency";
 import { queues } from "../kinds/memory/queues";
 import { counters } from "../kinds/memory/counters";
@@ -22,7 +23,7 @@ import { counters } from "../kinds/memory/counters";
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
-  vaults, checkpoints, journals, secrets, blobs, idempotency, queues, counters,
+  vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));

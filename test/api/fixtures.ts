@@ -14,6 +14,11 @@ export const FIXTURES: Record<string, KindFixture> = {
     invalid: { body: { max_downloads: 0 }, path: "max_downloads" },
     op: { method: "GET", path: "" },
   },
+  objects: {
+    valid: { content_type: "application/zip", filename: "dataset.zip" },
+    invalid: { body: { filename: "a/b.zip" }, path: "filename" },
+    op: { method: "GET", path: "" },
+  },
   secrets: {
     valid: { value: "contract secret", passphrase: "correct horse" },
     invalid: { body: { value: "" }, path: "value" },

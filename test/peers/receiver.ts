@@ -9,9 +9,11 @@
  *   /slow/<ms>/<name>      200 after <ms> milliseconds
  *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type)
  *   /redirect/<name>       302 to /content/<name>
+ *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
+ *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
  * GET /_log/<name> returns what arrived for <name>.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface Received {
@@ -25,6 +27,17 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let body = "";
   for await (const chunk of req) body += chunk;
   return body;
+}
+
+/** Resolves once `res` can take more bytes, or its client has gone. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
 }
 
 export async function startReceiver(): Promise<{ url: string; stop(): Promise<void> }> {
@@ -60,6 +73,19 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     const content = contents.get(name);
     if (parts[0] === "content" && content) {
       res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
+      return;
+    }
+    if (parts[0] === "chunked" && content) {
+      res.writeHead(content.status, { "content-type": content.type });
+      for (let at = 0; at < content.body.length && !res.destroyed; at += 65536) {
+        // Wait for the socket to drain (or the client to hang up), so the body really streams.
+        if (!res.write(content.body.subarray(at, at + 65536))) await drainedOrClosed(res);
+      }
+      res.end();
+      return;
+    }
+    if (parts[0] === "location") {
+      res.writeHead(302, { location: new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? "/" }).end();
       return;
     }
     if (parts[0] === "redirect") {

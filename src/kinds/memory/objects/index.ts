@@ -1,0 +1,129 @@
+/**
+ * objects: one large object per resource (up to 2 GB, up to 7 days) in R2, arriving by a
+ * single PUT, an S3-style multipart upload (create, parts, complete, abort; resumable by
+ * listing the parts), or a source_url the service copies server-side; served with Range
+ * and its sha256.
+ *
+ * The source_url copy is a synchronous operation (no status to poll): the call answers once
+ * the object is in, with its size and sha256, and a failed copy is not charged. Workers and
+ * Durable Objects have no wall-clock limit while they wait on I/O, and a copy spends little
+ * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
+ */
+import { defineKind, defineOp } from "../../../resources/kind";
+import { discardLanded, exportAll, init, record, remove, stored, usage, view, type Landed } from "./engine";
+import { fetchSource, putUpload } from "./incoming";
+import { abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart, type Completed, type NewUpload, type UploadedPart } from "./multipart";
+import { checkPartFits } from "./layout";
+import { closeAborted, finishUpload, insertUpload, listParts, openUpload, partSizes, upsertPart, uploadOf, uploadView } from "./uploads";
+import {
+  MAX_OBJECT_BYTES, MAX_PART_NUMBER, MAX_REQUEST_BYTES, MIN_PART_BYTES, completeInput, createUploadInput, fetchInput, noInput, objectConfig, objectView,
+  partParam, partPage, partView, partsQuery, rangeHeader, storedObject, uploadParam, uploadView as uploadSchema,
+  type CompleteInput, type CreateUploadInput, type FetchInput, type ObjectConfig, type PartInput, type RawInput,
+} from "./schema";
+import { digestHeaders } from "./digest";
+
+const OP_PRICE = 100; // µUSD
+/** A streamed R2 write of up to 100 MB, hashed on the way. */
+const UPLOAD_PRICE = 10_000;
+/** A guarded server-side copy of up to 2 GB. */
+const FETCH_PRICE = 20_000;
+/** Assembling up to 2 GB in R2 and reading it all back for its sha256. */
+const COMPLETE_PRICE = 10_000;
+
+type Upload = { upload_id: string };
+
+export const objects = defineKind<ObjectConfig>({
+  kind: "objects",
+  family: "memory",
+  title: "Object",
+  summary:
+    `Large object: up to ${MAX_OBJECT_BYTES} bytes for up to 7 days in R2, by PUT (≤ ${MAX_REQUEST_BYTES}), multipart upload (create, parts, complete, abort, resume) ` +
+    "or a source_url fetched server-side; Range reads; sha256.",
+  createSchema: objectConfig,
+  dayPriceMicro: 20_000,
+  defaultTtlSeconds: 24 * 3600,
+  maxTtlSeconds: 7 * 86400,
+  limits: { max_bytes: MAX_OBJECT_BYTES, max_request_bytes: MAX_REQUEST_BYTES, min_part_bytes: MIN_PART_BYTES, max_part_number: MAX_PART_NUMBER },
+  init,
+  usage,
+  exportData: exportAll,
+  end: (ctx) => abortOpenUploads(ctx),
+  ops: [
+    defineOp({
+      name: "get", method: "get", path: "", summary: "The object's size, sha256, type and origin, and the open multipart upload", priceMicro: OP_PRICE,
+      input: noInput, output: objectView,
+      run: (store, config: ObjectConfig) => view(store, config),
+    }),
+    defineOp<ObjectConfig, RawInput, ReturnType<typeof view>, Landed>({
+      name: "upload", method: "put", path: "/content", summary: `Upload the bytes in one request (up to ${MAX_REQUEST_BYTES}; larger: multipart or fetch), replacing the object`,
+      priceMicro: UPLOAD_PRICE, input: noInput as never, output: objectView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [413],
+      prepare: putUpload,
+      run: (store, config, _input, landed) => record(store, config, landed),
+      discard: discardLanded,
+    }),
+    defineOp({
+      name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured; sha256 in Repr-Digest)", priceMicro: 1000,
+      input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416], responseHeaders: digestHeaders,
+      run: (store, _config: ObjectConfig, input: { range?: string }) => stored(store, input.range),
+    }),
+    defineOp({
+      name: "delete", method: "delete", path: "/content", summary: "Delete the bytes now (the resource stays until it ends)", priceMicro: OP_PRICE,
+      input: noInput, output: objectView,
+      run: (store, config: ObjectConfig) => remove(store, config),
+    }),
+    defineOp<ObjectConfig, FetchInput, ReturnType<typeof view>, Landed>({
+      name: "fetch", method: "post", path: "/fetch",
+      summary: "Copy source_url into the object server-side (streamed, every redirect hop checked); answers once it is in. A failed copy is not charged",
+      priceMicro: FETCH_PRICE, input: fetchInput, output: objectView, errors: [413, 502],
+      prepare: (ctx, config, input) => fetchSource(ctx, config, input),
+      run: (store, config, _input, landed) => record(store, config, landed),
+      discard: discardLanded,
+    }),
+    defineOp<ObjectConfig, CreateUploadInput, ReturnType<typeof uploadView>, NewUpload>({
+      name: "create_upload", method: "post", path: "/uploads", summary: "Start a multipart upload (one open at a time)", priceMicro: 1000,
+      input: createUploadInput, output: uploadSchema, errors: [409],
+      prepare: (ctx, config, input) => createUpload(ctx, config, input),
+      run: (store, _config, _input, created) => insertUpload(store, created),
+      discard: discardUpload,
+    }),
+    defineOp({
+      name: "get_upload", method: "get", path: "/uploads/{upload_id}", summary: "A multipart upload's state, parts and bytes so far", priceMicro: OP_PRICE,
+      params: uploadParam, input: noInput as never, output: uploadSchema, errors: [404],
+      run: (store, _config: ObjectConfig, input: Upload) => uploadView(store.sql, uploadOf(store.sql, input.upload_id)),
+    }),
+    defineOp({
+      name: "list_parts", method: "get", path: "/uploads/{upload_id}/parts", summary: "The parts uploaded so far, by part number (to resume an upload)", priceMicro: OP_PRICE,
+      params: uploadParam, input: partsQuery as never, output: partPage, errors: [404],
+      run: (store, _config: ObjectConfig, input: Upload & { limit: number; cursor?: string }) => listParts(store.sql, input.upload_id, input.limit, input.cursor),
+    }),
+    defineOp<ObjectConfig, PartInput, ReturnType<typeof upsertPart>, UploadedPart>({
+      name: "upload_part", method: "put", path: "/uploads/{upload_id}/parts/{part_number}",
+      summary: `Upload one part (up to ${MAX_REQUEST_BYTES}); every part but the last at least ${MIN_PART_BYTES} bytes and all the same size (R2's rule, checked on arrival: 422). Sending a part number again replaces it`,
+      priceMicro: 2000, params: partParam, input: noInput as never, output: partView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [404, 409, 413],
+      prepare: (ctx, _config, input, body) => uploadPart(ctx, input, body),
+      run: (store, _config, _input, part) => {
+        openUpload(store.sql, part.upload_id);
+        checkPartFits(partSizes(store.sql, part.upload_id), part);
+        return upsertPart(store, part.upload_id, part);
+      },
+    }),
+    defineOp<ObjectConfig, CompleteInput & Upload, ReturnType<typeof view>, Completed>({
+      name: "complete", method: "post", path: "/uploads/{upload_id}/complete",
+      summary: "Assemble the parts into the object (replacing any earlier one); its sha256 is computed now, by reading it back once",
+      priceMicro: COMPLETE_PRICE, params: uploadParam, input: completeInput as never, output: objectView, errors: [404, 409],
+      prepare: (ctx, _config, input) => completeUpload(ctx, input),
+      run: (store, config, _input, done) => {
+        openUpload(store.sql, done.uploadId);
+        finishUpload(store, done.uploadId, "completed");
+        return record(store, config, done);
+      },
+      discard: discardLanded,
+    }),
+    defineOp<ObjectConfig, Upload, ReturnType<typeof uploadView>, void>({
+      name: "abort", method: "delete", path: "/uploads/{upload_id}", summary: "Abort a multipart upload: R2 drops its parts", priceMicro: OP_PRICE,
+      params: uploadParam, input: noInput as never, output: uploadSchema, errors: [404, 409],
+      prepare: (ctx, _config, input) => abortUpload(ctx, input),
+      run: (store, _config, input) => closeAborted(store, input.upload_id),
+    }),
+  ],
+});
