@@ -1,0 +1,101 @@
+/**
+ * Helpers shared by the benchmark scripts: bounded concurrency, percentiles, buying credits
+ * from a local service, a frozen copy of the source for `wrangler dev`, and a note of what
+ * else is loading this (shared) machine.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdtemp, readFile, symlink } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+
+export const run = promisify(execFile);
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
+
+/** Runs fn(0..n-1) with at most `limit` calls in flight. */
+export async function pool(n, limit, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
+}
+
+/** Nearest-rank percentiles of a list of numbers. */
+export function percentiles(values) {
+  const sorted = Float64Array.from(values).sort();
+  const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
+  return { n: sorted.length, min: sorted[0] ?? NaN, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
+}
+
+/** Buys `dollars` of credits from the service at `url` with scripts/buy.mjs; returns the credit token. */
+export async function buyCredits(url, dollars) {
+  const { stdout } = await run("node", ["scripts/buy.mjs", String(dollars)], { env: { ...process.env, ZEITVAULT_URL: url } });
+  return stdout.trim();
+}
+
+/**
+ * A copy of the source (sharing node_modules) that nobody edits while a benchmark runs: `wrangler dev`
+ * reloads the worker whenever a watched file changes. `source`: "worktree" (as it is, untracked files
+ * included) or "head" (the last commit).
+ */
+export async function snapshotSource(source = "worktree") {
+  const dir = await mkdtemp(path.join(tmpdir(), "zeitvault-bench-src-"));
+  if (source === "head") {
+    await run("sh", ["-c", `git archive HEAD | tar -x -C '${dir}'`]);
+  } else {
+    const { stdout } = await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { maxBuffer: 64 << 20 });
+    for (const file of stdout.split("\0").filter((f) => f && existsSync(f))) await cp(file, path.join(dir, file));
+  }
+  await symlink(path.resolve("node_modules"), path.join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+/** CPU ticks (user + system) a process has used, or null once it is gone. */
+async function cpuTicks(pid) {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Other wrangler, workerd and vitest processes (not this script's own children) and how busy they
+ * are now: CPU used over `seconds`, in cores (1.0 = one core fully busy). Linux only.
+ */
+export async function otherActivity(seconds = 3) {
+  const { stdout } = await run("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 });
+  const all = stdout
+    .split("\n")
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter(Boolean)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const parent = new Map(all.map((p) => [p.pid, p.ppid]));
+  const ours = (pid) => {
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++) if (at === process.pid) return true;
+    return false;
+  };
+  const procs = all.filter((p) => /wrangler|workerd|vitest/.test(p.args) && !ours(p.pid));
+  const before = await Promise.all(procs.map((p) => cpuTicks(p.pid)));
+  await sleep(seconds * 1000);
+  const after = await Promise.all(procs.map((p) => cpuTicks(p.pid)));
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  const cores = procs.reduce((sum, _p, i) => sum + (before[i] !== null && after[i] !== null ? after[i] - before[i] : 0), 0) / ticksPerSecond / seconds;
+  const count = (re) => procs.filter((p) => re.test(p.args)).length;
+  const workerd = count(/bin\/workerd /);
+  const vitest = count(/vitest/);
+  return { workerd, vitest, cores, text: `${workerd} workerd and ${vitest} vitest processes of others, using ${cores.toFixed(2)} cores` };
+}
+
+/** Samples the 1-minute load average every 5 s until stopped. */
+export function loadSampler() {
+  const samples = [loadavg()[0]];
+  const timer = setInterval(() => samples.push(loadavg()[0]), 5000);
+  timer.unref();
+  return { samples, stop: () => clearInterval(timer) };
+}
