@@ -123,18 +123,18 @@ function credentialHeaders(c: Context<AppEnv>, tool: Tool, located: Record<strin
   return headers;
 }
 
-/** Stored bytes (a blob's content) come back base64-encoded, up to a size a tool result can carry. */
+/**
+ * Stored bytes (a blob's content) come back base64-encoded. The tool asks for at most the first
+ * MAX_TOOL_BYTES (a Range), so a larger object is answered, truncated and said so, not refused
+ * after it was paid for; the rest is read over REST.
+ */
 const MAX_TOOL_BYTES = 1024 * 1024;
 
 async function bytesResult(res: Response): Promise<ToolResult> {
-  const size = Number(res.headers.get("content-length") ?? 0);
-  const content_type = res.headers.get("content-type") ?? "application/octet-stream";
-  if (size > MAX_TOOL_BYTES) {
-    await res.body?.cancel();
-    return result({ content_type, size, detail: `Larger than the ${MAX_TOOL_BYTES} bytes a tool result carries: read it over REST (Range works).` }, true);
-  }
   const bytes = new Uint8Array(await res.arrayBuffer());
-  return result({ content_type, size: bytes.length, content_base64: toBase64(bytes) }, false);
+  const total = Number(/\/(\d+)$/.exec(res.headers.get("content-range") ?? "")?.[1] ?? bytes.length);
+  const content_type = res.headers.get("content-type") ?? "application/octet-stream";
+  return result({ content_type, size: total, content_base64: toBase64(bytes), truncated: bytes.length < total }, false);
 }
 
 async function toToolResult(res: Response, tool: Tool): Promise<ToolResult> {
@@ -168,6 +168,7 @@ export async function callTool(
     const headers = credentialHeaders(c, tool, located, payment);
     let body: string | Uint8Array | undefined = requestBody(tool, args);
     if (body !== undefined) headers.set("Content-Type", "application/json");
+    if (tool.returnsBytes) headers.set("Range", `bytes=0-${MAX_TOOL_BYTES - 1}`);
     if (tool.body === "bytes") {
       body = uploadBytes(args);
       headers.set("Content-Type", typeof args.content_type === "string" ? args.content_type : "application/octet-stream");

@@ -120,7 +120,7 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
     body = "bytes";
     add({
       properties: {
-        content_base64: { type: "string", description: "The bytes, base64-encoded (tool calls carry up to 1 MiB; upload more over REST)." },
+        content_base64: { type: "string", description: "The bytes, base64-encoded (a tool call carries up to 1 MiB; upload more over REST)." },
         content_type: { type: "string", description: "Their media type (default application/octet-stream)." },
       },
       required: ["content_base64"],

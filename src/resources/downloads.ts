@@ -5,7 +5,7 @@
  * nothing is stored per link. Once the resource ends its R2 prefix is deleted, so
  * an unexpired link then answers 404.
  */
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
 import { stringToBytes } from "viem";
@@ -38,6 +38,20 @@ const query = z.object({
   expires: z.coerce.number().int().describe("Unix seconds after which the link is refused."),
   sig: z.string().regex(/^[0-9a-f]{64}$/).describe("HMAC of the object key and `expires`."),
 });
+
+/** The Range header of an operation that serves stored bytes: read in its transaction, so an unsatisfiable one is refused before it is charged. */
+export const rangeHeader = z.object({
+  range: z.string().max(200).optional().describe("`bytes=a-b`, `bytes=a-` or `bytes=-n` (206); several ranges get the whole object (200)."),
+});
+
+/** Throws 416 (with `Content-Range: bytes *\/size`) for a range that selects none of `size` bytes. */
+export function checkRange(range: string | undefined, size: number): void {
+  const r = rangeOf(range);
+  if (!r) return;
+  if (("offset" in r && (r.offset ?? 0) >= size) || ("suffix" in r && r.suffix === 0)) {
+    throw new AppError("range_not_satisfiable", `The content has ${size} bytes; the range ${range} selects none of them.`, { headers: { "content-range": `bytes */${size}` } });
+  }
+}
 
 /** `Range: bytes=a-b` → R2's range; anything else (several ranges, junk) → the whole object, as RFC 9110 allows. */
 function rangeOf(header: string | undefined): R2Range | undefined {
@@ -94,7 +108,12 @@ export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.on(["GET", "HEAD"], `${PREFIX}*`, async (c) => {
     const url = new URL(c.req.url);
-    const key = url.pathname.slice(PREFIX.length).split("/").map(decodeURIComponent).join("/");
+    let key: string;
+    try {
+      key = url.pathname.slice(PREFIX.length).split("/").map(decodeURIComponent).join("/");
+    } catch {
+      throw new AppError("forbidden", "This download link is not valid."); // a malformed %-escape
+    }
     const parsed = query.safeParse(Object.fromEntries(url.searchParams));
     if (!parsed.success || !digestsEqual(parsed.data.sig, signature(c.env, key, parsed.data.expires))) {
       throw new AppError("forbidden", "This download link is not valid.");

@@ -65,6 +65,17 @@ describe("blobs", () => {
     expect([...new Uint8Array(await range.arrayBuffer())]).toEqual([...Array(10)].map((_, i) => (1000 + i) % 251));
   });
 
+  it("refuses a range past the end with 416 before charging", async () => {
+    const { id, mgmt } = await createResource("blobs", credit);
+    const bytes = new TextEncoder().encode("ten bytes!");
+    await upload(id, mgmt, new Blob([bytes]).stream(), bytes.length);
+    const before = (await balanceOf(credit)).balance_usd;
+    const res = await call("GET", `/v1/blobs/${id}/content`, { headers: { ...managed(mgmt, credit), range: "bytes=100-" } });
+    expect(res.status).toBe(416);
+    expect(res.headers.get("content-range")).toBe("bytes */10");
+    expect((await balanceOf(credit)).balance_usd).toBe(before);
+  });
+
   it("refuses 100 MB + 1 byte with 413, storing and charging nothing", async () => {
     const { id, mgmt } = await createResource("blobs", credit);
     const before = (await balanceOf(credit)).balance_usd;

@@ -156,7 +156,16 @@ describe("MCP client over streamable HTTP", () => {
     expect(up.isError, up.content[0]?.text).toBeFalsy();
     expect(up.structuredContent).toMatchObject({ size: 7, content_type: "application/x-test" });
     const down = await callTool(client, "blobs_download", auth);
-    expect(down.structuredContent).toEqual({ content_type: "application/x-test", size: 7, content_base64: btoa(String.fromCharCode(...bytes)) });
+    expect(down.structuredContent).toEqual({ content_type: "application/x-test", size: 7, content_base64: btoa(String.fromCharCode(...bytes)), truncated: false });
+    // Over 1 MiB (uploaded over REST): the tool answers the first MiB, truncated and said so.
+    const big = new Uint8Array(1024 * 1024 + 10).fill(7);
+    const put = await SELF.fetch(`${ORIGIN}/v1/blobs/${created.id}/content`, {
+      method: "PUT", body: big, headers: { authorization: `Bearer ${created.management_token}`, "x-credit-token": token, "content-type": "application/octet-stream" },
+    });
+    expect(put.status).toBe(200);
+    const partial = (await callTool(client, "blobs_download", auth)).structuredContent as Body;
+    expect(partial).toMatchObject({ size: big.length, truncated: true });
+    expect(atob(partial.content_base64).length).toBe(1024 * 1024);
     const bad = await callTool(client, "blobs_upload", { ...auth, content_base64: "***" });
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toMatchObject({ status: 422, errors: [{ path: "content_base64" }] });

@@ -6,6 +6,7 @@
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext, PublicAnswer, PublicRequest } from "../../../resources/kind";
 import { putStream, type Stored } from "../../../resources/r2";
+import { checkRange } from "../../../resources/downloads";
 import { iso } from "../../../time";
 import type { BlobConfig, BlobView, UploadInput } from "./schema";
 
@@ -70,10 +71,12 @@ export async function discard(ctx: PrepareContext, up: Uploaded): Promise<void> 
   await ctx.env.BUCKET.delete(up.key);
 }
 
-export function stored(store: EngineStore): { object_key: string } {
-  const key = row(store.sql).object_key;
-  if (!key) throw new AppError("not_found", "Nothing has been uploaded yet: PUT the bytes to …/content first.");
-  return { object_key: key };
+/** What the download serves; a Range that selects nothing is refused here, before it is charged. */
+export function stored(store: EngineStore, range: string | undefined): { object_key: string } {
+  const b = row(store.sql);
+  if (!b.object_key || b.size === null) throw new AppError("not_found", "Nothing has been uploaded yet: PUT the bytes to …/content first.");
+  checkRange(range, b.size);
+  return { object_key: b.object_key };
 }
 
 export function remove(store: EngineStore, config: BlobConfig): BlobView {

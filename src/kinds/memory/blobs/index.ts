@@ -1,4 +1,5 @@
 /** blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh). */
+import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
 import { blobConfig, blobView, MAX_BLOB_BYTES, noInput, storedObject, uploadInput, type BlobConfig, type UploadInput } from "./schema";
@@ -33,8 +34,8 @@ export const blobs = defineKind<BlobConfig>({
     }),
     defineOp({
       name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured)", priceMicro: 1000,
-      input: noInput, output: storedObject, servesObject: true,
-      run: (store) => stored(store),
+      input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416],
+      run: (store, _config: BlobConfig, input: { range?: string }) => stored(store, input.range),
     }),
     defineOp({
       name: "get", method: "get", path: "", summary: "The blob's size, sha256, type and download count", priceMicro: OP_PRICE,

@@ -4,6 +4,7 @@
  * current object only once all its bytes are in, so a failed attempt never damages
  * what was there. The object's row here says which key is current.
  */
+import { checkRange } from "../../../resources/downloads";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import type { Stored } from "../../../resources/r2";
@@ -100,11 +101,7 @@ export async function discardLanded(ctx: PrepareContext, landed: Landed): Promis
 export function stored(store: EngineStore, range: string | undefined): { object_key: string; sha256: string } {
   const o = row(store.sql);
   if (!o.object_key || o.size === null || o.sha256 === null) throw new AppError("not_found", "Nothing is stored yet: PUT the bytes to …/content, complete a multipart upload, or POST …/fetch.");
-  const start = range && /^bytes=(\d+)-\d*$/.exec(range.trim())?.[1];
-  const suffix = range && /^bytes=-(\d+)$/.exec(range.trim())?.[1];
-  if ((start && Number(start) >= o.size) || suffix === "0") {
-    throw new AppError("range_not_satisfiable", `The object has ${o.size} bytes; the range ${range} selects none of them.`, { headers: { "content-range": `bytes */${o.size}` } });
-  }
+  checkRange(range, o.size);
   return { object_key: o.object_key, sha256: o.sha256 };
 }
 

@@ -9,6 +9,7 @@
  * Durable Objects have no wall-clock limit while they wait on I/O, and a copy spends little
  * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
  */
+import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discardLanded, exportAll, init, record, remove, stored, usage, view, type Landed } from "./engine";
 import { fetchSource, putUpload } from "./incoming";
@@ -17,7 +18,7 @@ import { checkPartFits } from "./layout";
 import { closeAborted, finishUpload, insertUpload, listParts, openUpload, partSizes, upsertPart, uploadOf, uploadView } from "./uploads";
 import {
   MAX_OBJECT_BYTES, MAX_PART_NUMBER, MAX_REQUEST_BYTES, MIN_PART_BYTES, completeInput, createUploadInput, fetchInput, noInput, objectConfig, objectView,
-  partParam, partPage, partView, partsQuery, rangeHeader, storedObject, uploadParam, uploadView as uploadSchema,
+  partParam, partPage, partView, partsQuery, storedObject, uploadParam, uploadView as uploadSchema,
   type CompleteInput, type CreateUploadInput, type FetchInput, type ObjectConfig, type PartInput, type RawInput,
 } from "./schema";
 import { digestHeaders } from "./digest";

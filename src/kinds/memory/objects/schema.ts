@@ -39,8 +39,6 @@ export const partParam = z.object({
 });
 export type PartInput = RawInput & { upload_id: string; part_number: string };
 
-/** The Range header, read by the download so an unsatisfiable range is refused before it is charged. */
-export const rangeHeader = z.object({ range: z.string().max(200).optional().describe("`bytes=a-b`, `bytes=a-` or `bytes=-n` (206); several ranges get the whole object (200).") });
 
 /** What the download hands the route (never sent as JSON): the object to stream and its digest for the headers. */
 export const storedObject = z.object({ object_key: z.string(), sha256: z.string() });
