@@ -31,7 +31,7 @@ export class ResourceObject extends ResourceCore {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
         notify_url: input.notifyUrl, config: input.configJson, created_at: now,
         expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
-        public_id: input.publicId, base_url: input.baseUrl,
+        public_id: input.publicId, base_url: input.baseUrl, ended: null,
       };
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
       try {
@@ -71,7 +71,7 @@ export class ResourceObject extends ResourceCore {
       }
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${meta.kind}.extend`, meta.id, input.requestId);
       const current = this.meta();
-      if (!current || this.ending) {
+      if (!current || this.endingState(current)) {
         await refundCharge(this.env, input.payer, chargeId, input.requestId);
         throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
       }
@@ -132,7 +132,7 @@ export class ResourceObject extends ResourceCore {
     return capture(async () => {
       const meta = this.meta();
       const face = meta && requireKind(meta.kind).public;
-      if (!meta || !face || this.ending || meta.public_id !== input.publicId || Date.now() >= meta.expires_at) {
+      if (!meta || !face || this.endingState(meta) || meta.public_id !== input.publicId || Date.now() >= meta.expires_at) {
         throw new AppError("not_found", "Nothing is served at this address.");
       }
       const config = JSON.parse(meta.config) as unknown;
@@ -156,8 +156,8 @@ export class ResourceObject extends ResourceCore {
     try {
       const meta = this.meta();
       if (!meta) return;
-      if (Date.now() >= meta.expires_at) {
-        await this.end(meta, "expired");
+      if (meta.ended || Date.now() >= meta.expires_at) {
+        await this.end(meta, meta.ended ?? "expired"); // an end that failed part-way resumes here
         return;
       }
       await this.billing().flush("due");

@@ -41,6 +41,9 @@ export class ResourceCore extends DurableObject<Env> {
       this.ending = null; // money not settled: keep the resource, so settlement can be retried
       throw err;
     }
+    // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
+    if (!this.meta()?.ended) this.updateMeta({ ended: state });
+    await this.ctx.storage.setAlarm(Date.now() + 60_000);
     const record = this.record(this.meta() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.
@@ -100,10 +103,16 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   /** Not found here means never created or already ended: the worker then consults the D1 tombstone. */
+  /** Whether the resource is ending (in this call, or an end that failed part-way and awaits the alarm). */
+  protected endingState(meta: MetaRow): MetaRow["ended"] {
+    return this.ending ?? meta.ended;
+  }
+
   protected authorize(mgmtHash: string): MetaRow {
     const meta = this.meta();
     if (!meta) throw new AppError("not_found", "No such resource.", { resourceMissing: true });
-    if (this.ending) throw new AppError(this.ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${this.ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
+    const ending = this.endingState(meta);
+    if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
     if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
     return meta;
   }
@@ -115,7 +124,7 @@ export class ResourceCore extends DurableObject<Env> {
   /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */
   protected stillHere(): MetaRow {
     const meta = this.meta();
-    if (!meta || this.ending) throw new AppError("not_found", "The resource ended during the operation.", { resourceMissing: true });
+    if (!meta || this.endingState(meta)) throw new AppError("not_found", "The resource ended during the operation.", { resourceMissing: true });
     return meta;
   }
 
@@ -173,7 +182,7 @@ export class ResourceCore extends DurableObject<Env> {
     const current = this.meta();
     try {
       // Still due? The resource may have ended, or an operation moved the timer, while the step awaited.
-      if (current && !this.ending && dueTimer(current, this.sql, this.env, Date.now())) {
+      if (current && !this.endingState(current) && dueTimer(current, this.sql, this.env, Date.now())) {
         await this.commit(current, (store) => timer.fire(store, config, prepared));
         return;
       }

@@ -21,7 +21,10 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   -- The id of its public address /p/{public_id} (API.md §12); null for kinds without one.
   public_id TEXT,
   -- The API's base URL as the resource was created, for the links it hands out (signed downloads).
-  base_url TEXT NOT NULL
+  base_url TEXT NOT NULL,
+  -- Set once the end has begun (its money settled): 'expired' or 'cancelled'. A failed deletion
+  -- is resumed from here by the alarm, and the resource answers 410 meanwhile.
+  ended TEXT
 )`;
 
 export type MetaRow = {
@@ -39,9 +42,10 @@ export type MetaRow = {
   notices_sent: number;
   public_id: string | null;
   base_url: string;
+  ended: Exclude<ResourceState, "active"> | null;
 };
 
-const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "base_url"] as const;
+const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "base_url", "ended"] as const;
 
 export function insertMeta(sql: SqlStorage, meta: MetaRow): void {
   sql.exec(`INSERT INTO resource_meta (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`, ...COLUMNS.map((c) => meta[c]));

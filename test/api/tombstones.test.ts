@@ -1,5 +1,5 @@
 /** The 30-day tombstone: an ended resource answers 410 to its token holder, then 404 once the daily sweep has run. */
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { expect, it } from "vitest";
 import worker from "../../src/index";
 import { buyCredits, call, createResource, managed } from "../harness";
@@ -18,4 +18,24 @@ it("the daily sweep turns tombstones older than 30 days into 404", async () => {
 
   expect((await call("GET", `/v1/resources/${old.id}`, { headers: managed(old.mgmt) })).status).toBe(404);
   expect((await call("GET", `/v1/resources/${recent.id}`, { headers: managed(recent.mgmt) })).status).toBe(410);
+});
+
+it("an end that failed part-way answers 410 meanwhile and is finished by the alarm", async () => {
+  const { token } = await buyCredits(0.25);
+  const blob = await createResource("blobs", token, { ttl_seconds: 86400 });
+  const put = await call("PUT", `/v1/blobs/${blob.id}/content`, { body: "left behind by a failed cancel", headers: { ...managed(blob.mgmt, token), "content-type": "text/plain" } });
+  expect(put.status).toBe(200);
+  // As after a cancel whose deletion failed: settled and marked, data and index still there.
+  const stub = env.RESOURCES.get(env.RESOURCES.idFromName(blob.id));
+  await runInDurableObject(stub, (_o, state) => void state.storage.sql.exec("UPDATE resource_meta SET ended = 'cancelled'"));
+  await evictDurableObject(stub);
+  const meanwhile = await call("GET", `/v1/resources/${blob.id}`, { headers: managed(blob.mgmt) });
+  expect(meanwhile.status).toBe(410);
+  expect((await call("DELETE", `/v1/resources/${blob.id}`, { headers: managed(blob.mgmt) })).status).toBe(410);
+
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+  expect((await env.BUCKET.list({ prefix: `${blob.id}/` })).objects).toEqual([]);
+  expect(await env.DB.prepare("SELECT state FROM resources WHERE id = ?").bind(blob.id).first()).toEqual({ state: "cancelled" });
+  const tables = await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'").toArray());
+  expect(tables).toEqual([]);
 });
