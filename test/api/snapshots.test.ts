@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { ORIGIN, buyCredits, call, createResource, json, managed, received, serveContent } from "../harness";
 import { MAX_BODY_BYTES } from "../../src/kinds/time/snapshots/schema";
-import { discardSnapshot, objectKey, type Fetched } from "../../src/kinds/time/snapshots/fetch";
+import { discardSnapshot, type Fetched } from "../../src/kinds/time/snapshots/fetch";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -60,7 +60,7 @@ describe("snapshots", () => {
     expect(first).toMatchObject({ seq: 1, ok: true, status: 200, error: null, manual: false, changed: false, sha256: sha, size: 20, content_type: "text/html; charset=utf-8", final_url: url });
     expect(first!.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(first!.headers["content-length"]).toBe("20");
-    expect(await r2Keys(w.id)).toEqual([`${w.id}/snapshots/${sha}`]);
+    expect(await r2Keys(w.id)).toEqual([expect.stringMatching(new RegExp(`^${w.id}/snapshots/${sha}-`))]);
 
     const res = await download(first!.content_url);
     expect(res.status).toBe(200);
@@ -148,7 +148,9 @@ describe("snapshots", () => {
     }
     const kept = await w.items();
     expect(kept.map((s) => s.seq)).toEqual([4, 3]);
-    expect(await r2Keys(w.id)).toEqual([`${w.id}/snapshots/${await sha256Hex("v4")}`, `${w.id}/snapshots/${await sha256Hex("v3")}`].sort());
+    const keys = await r2Keys(w.id);
+    expect(keys).toHaveLength(2);
+    expect(keys.map((k) => k.split("/")[2]!.slice(0, 64)).sort()).toEqual([await sha256Hex("v3"), await sha256Hex("v4")].sort());
     expect((await download(kept[1]!.content_url)).status).toBe(200);
     const pruned = await call("GET", `/v1/snapshots/${w.id}/snapshot?seq=1`, { headers: managed(w.mgmt, w.token) });
     expect(pruned.status).toBe(404);
@@ -259,23 +261,24 @@ describe("snapshots", () => {
     expect((await download(link)).status).toBe(404);
   });
 
-  it("a fetch that is not recorded (paused or ended meanwhile) leaves no object behind, unless a snapshot holds it", async () => {
+  it("a fetch that is not recorded (paused or ended meanwhile) deletes what it wrote, never an object a snapshot holds", async () => {
     const url = await serveContent(unique(), "kept");
     const w = await watcher({ url });
     const [held] = await w.items();
-    const orphan = objectKey(w.id, "0".repeat(64));
+    const heldKey = (await r2Keys(w.id))[0]!;
+    const orphan = `${w.id}/snapshots/${"0".repeat(64)}-orphan`;
     await env.BUCKET.put(orphan, "fetched, never recorded");
-    const fetched = (key: string): Fetched => ({
+    const fetched = (key: string, wrote: boolean): Fetched => ({
       fetchedAt: Date.now(), durationMs: 1, status: 200, error: null, finalUrl: url, headers: {}, contentType: "text/plain",
-      size: 4, sha256: key.slice(-64), compareSha256: key.slice(-64), selectedText: null, key, wrote: true,
+      size: 4, sha256: held!.sha256, compareSha256: held!.sha256, selectedText: null, key, wrote,
     });
     // The step the alarm (or an operation) runs when its fetch no longer applies, with the object's own storage.
     await runInDurableObject(stubOf(w.id), async (_o, state) => {
       const ctx = { resourceId: w.id, env, sql: state.storage.sql, now: Date.now(), expiresAt: Date.now() + 3600_000, baseUrl: ORIGIN };
-      await discardSnapshot(ctx, fetched(orphan));
-      await discardSnapshot(ctx, fetched(objectKey(w.id, held!.sha256)));
+      await discardSnapshot(ctx, fetched(orphan, true)); // wrote its own object
+      await discardSnapshot(ctx, fetched(heldKey, false)); // reused the kept snapshot's object
     });
-    expect(await r2Keys(w.id)).toEqual([objectKey(w.id, held!.sha256)]);
+    expect(await r2Keys(w.id)).toEqual([heldKey]);
   });
 
   it("refuses bad schedules, limits and URLs at create with 422, and charges nothing", async () => {

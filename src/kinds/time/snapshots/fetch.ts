@@ -5,8 +5,11 @@
  * is a result to record, never a throw: a throw would make the alarm retry the
  * same tick every minute instead of recording the outage and moving on.
  *
- * Objects are content-addressed (`{id}/snapshots/{sha256}`), so an unchanged
- * page costs no R2 write and N identical snapshots hold one object.
+ * A fetch whose content a kept snapshot already holds reuses that object, so an
+ * unchanged page costs no R2 write and N identical snapshots hold one object.
+ * Content not held yet goes to a key of this fetch's own
+ * (`{id}/snapshots/{sha256}-{random}`): undoing a fetch then deletes only what it
+ * wrote itself, never an object a concurrent fetch of the same page recorded.
  */
 import type { PrepareContext } from "../../../resources/kind";
 import { AppError } from "../../../http/errors";
@@ -33,7 +36,12 @@ export interface Fetched {
   wrote: boolean;
 }
 
-export const objectKey = (resourceId: string, sha256: string) => `${resourceId}/snapshots/${sha256}`;
+const newObjectKey = (resourceId: string, sha256: string) => `${resourceId}/snapshots/${sha256}-${crypto.randomUUID()}`;
+
+/** The object of a kept snapshot with this content, if any. */
+function heldContent(sql: SqlStorage, sha256: string): string | null {
+  return sql.exec<{ object_key: string }>("SELECT object_key FROM snapshots WHERE sha256 = ? AND object_key IS NOT NULL LIMIT 1", sha256).toArray()[0]?.object_key ?? null;
+}
 
 /** Whether a kept snapshot points at `key`: then its object is in R2 and must stay. */
 export function held(sql: SqlStorage, key: string): boolean {
@@ -56,14 +64,15 @@ export async function takeSnapshot(ctx: PrepareContext, config: SnapshotConfig):
     throw err;
   }
   const contentType = answer.headers["content-type"] ?? null;
-  const key = objectKey(ctx.resourceId, answer.sha256);
-  // Reads only: a row holding this content means its object is there; the write, when needed, is idempotent.
-  let wrote: boolean;
+  // Reads only: a row holding this content means its object is there.
+  let existing: string | null;
   try {
-    wrote = !held(ctx.sql, key);
+    existing = heldContent(ctx.sql, answer.sha256);
   } catch {
     throw new AppError("not_found", "The resource ended during the fetch."); // its tables are gone
   }
+  const wrote = existing === null;
+  const key = existing ?? newObjectKey(ctx.resourceId, answer.sha256);
   if (wrote) {
     await ctx.env.BUCKET.put(key, answer.body, {
       // attachment: a stranger's page served from our origin must not render as one of our documents.
@@ -90,16 +99,9 @@ export async function takeSnapshot(ctx: PrepareContext, config: SnapshotConfig):
   };
 }
 
-/** Undoes a step whose result will not be recorded: its object goes, unless a recorded snapshot shares it. */
+/** Undoes a step whose result will not be recorded: the object it wrote (under its own key) goes. */
 export async function discardSnapshot(ctx: PrepareContext, fetched: Fetched): Promise<void> {
-  if (!fetched.key || !fetched.wrote) return;
-  let shared: boolean;
-  try {
-    shared = held(ctx.sql, fetched.key);
-  } catch {
-    shared = false; // the resource ended meanwhile: its tables are gone, and this object must go too
-  }
-  if (!shared) await ctx.env.BUCKET.delete(fetched.key);
+  if (fetched.key && fetched.wrote) await ctx.env.BUCKET.delete(fetched.key);
 }
 
 /** The stored body as text, for GET /snapshot: only text that decodes as UTF-8, and only small enough. */
