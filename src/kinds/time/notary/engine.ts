@@ -50,8 +50,9 @@ const view = (r: Row): Stamp => ({
   tsr: toBase64(new Uint8Array(r.tsr)), prev_chain: r.prev_chain, chain: r.chain,
 });
 
+/** Stamps are never deleted and seqs have no gaps, so the last seq is the count: one row read, not all of them. */
 export function count(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>("SELECT count(*) AS n FROM notary_stamps").one().n;
+  return sql.exec<{ seq: number }>("SELECT seq FROM notary_stamps ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0;
 }
 
 function head(sql: SqlStorage): Row | undefined {
