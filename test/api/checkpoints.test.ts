@@ -4,7 +4,7 @@
  */
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool } from "../harness";
 
 const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
@@ -257,14 +257,7 @@ describe("checkpoints", () => {
 
   it("works as MCP tools, the checkpoint_id path parameter included", async () => {
     const { token, id, mgmt } = await store();
-    const tool = async (name: string, args: Record<string, unknown>) => {
-      const res = await SELF.fetch(`${ORIGIN}/mcp`, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { id, management_token: mgmt, ...args } } }),
-      });
-      return (await json(res)).result as { isError?: boolean; structuredContent: Record<string, any> };
-    };
+    const tool = (name: string, args: Record<string, unknown>) => mcpTool(token, name, { id, management_token: mgmt, ...args });
     const saved = await tool("checkpoints_save", { thread: "t1", value: { step: 3 }, expected_seq: 0 });
     expect(saved.structuredContent).toMatchObject({ thread: "t1", seq: 1 });
     const got = await tool("checkpoints_get", { checkpoint_id: saved.structuredContent.checkpoint_id });

@@ -3,9 +3,9 @@
  * claim → new / in_flight (409) / duplicate / mismatch (422), store the result, lock timeout, window expiry.
  * Time is moved by editing the stored times, never waited for.
  */
-import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool } from "../harness";
 
 const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
@@ -226,14 +226,7 @@ describe("idempotency", () => {
 
   it("works as MCP tools, the key path parameter included", async () => {
     const { token, id, mgmt } = await firewall();
-    const tool = async (name: string, args: Record<string, unknown>) => {
-      const res = await SELF.fetch(`${ORIGIN}/mcp`, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { id, management_token: mgmt, ...args } } }),
-      });
-      return (await json(res)).result as { isError?: boolean; structuredContent: Record<string, any> };
-    };
+    const tool = (name: string, args: Record<string, unknown>) => mcpTool(token, name, { id, management_token: mgmt, ...args });
     const claimed = await tool("idempotency_claim", { key: "agent/7", fingerprint: "fp" });
     expect(claimed.structuredContent).toMatchObject({ outcome: "new", key: "agent/7" });
     const busy = await tool("idempotency_claim", { key: "agent/7", fingerprint: "fp" });

@@ -174,7 +174,7 @@ describe("vaults", () => {
   });
 
   it("lists by prefix in key order with cursor paging, values on request", async () => {
-    const { op, key } = await vault();
+    const { op } = await vault();
     const names = [
       ...Array.from({ length: 23 }, (_, i) => `users/${String(i).padStart(2, "0")}`),
       "users", "users0", "user", "usersé", "users/😀", "zzz", "a",
