@@ -44,7 +44,7 @@ export function publish(store: EngineStore, input: Published) {
   if (at > store.expiresAt) {
     throw new AppError("validation_failed", "The message would be delivered after the channel expires: extend it first.", { errors: [{ path: "deliver_at", message: "is after expires_at" }] });
   }
-  if (pending(store) >= MAX_PENDING) throw new AppError("conflict", `The channel already holds ${MAX_PENDING} pending messages.`);
+  if (pending(store) >= MAX_PENDING) throw new AppError("payload_too_large", `The channel already holds ${MAX_PENDING} pending messages, its limit.`);
   // Serialised now, with its content type, exactly as it will be sent.
   const { body, headers } = outgoingRequest({ url: "", method: "POST", headers: input.headers, body: input.body }, "");
   const id = `msg_${crypto.randomUUID().replace(/-/g, "")}`;

@@ -26,7 +26,7 @@ export const delayed = defineKind<ChannelConfig>({
   ops: [
     defineOp({
       name: "publish", method: "post", path: "/messages", summary: "Post a message to deliver later", priceMicro: PUBLISH_PRICE,
-      input: publishInput, output: message, errors: [409],
+      input: publishInput, output: message, errors: [413],
       run: (store, _config: ChannelConfig, input) => publish(store, input),
     }),
     defineOp({

@@ -39,7 +39,7 @@ export function count(store: EngineStore): number {
 
 export function add(store: EngineStore, config: SpreadConfig, key: string, body: unknown) {
   const existing = store.sql.exec<Row>("SELECT * FROM spread_members WHERE key = ?", key).toArray()[0];
-  if (!existing && count(store) >= MAX_MEMBERS) throw new AppError("conflict", `A spread holds at most ${MAX_MEMBERS} members.`);
+  if (!existing && count(store) >= MAX_MEMBERS) throw new AppError("payload_too_large", `A spread holds at most ${MAX_MEMBERS} members.`);
   const periodMs = config.period_seconds * 1000;
   const offsetMs = (hash(key) % config.period_seconds) * 1000;
   // Serialised now, with its content type, exactly as each firing will send it.

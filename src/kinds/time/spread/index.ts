@@ -25,7 +25,7 @@ export const spread = defineKind<SpreadConfig>({
   ops: [
     defineOp({
       name: "add_member", method: "post", path: "/members", summary: "Add (or update) a member", priceMicro: OP_PRICE,
-      input: addInput, output: member, errors: [409],
+      input: addInput, output: member, errors: [413],
       run: (store, config: SpreadConfig, input) => add(store, config, input.key, input.body),
     }),
     defineOp({
