@@ -79,3 +79,12 @@ export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(1
 
 /** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
 export const seqCursor = z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional();
+
+/** What a rawBody operation's input holds: no query of its own, and what the route adds from the headers. */
+export interface RawBodyInput {
+  content_type: string;
+  content_length: number;
+}
+
+/** The input schema of a rawBody operation (the route fills it from the headers; nothing is validated from a body). */
+export const rawBodyInput = z.object({}) as unknown as z.ZodType<RawBodyInput>;

@@ -92,7 +92,11 @@ export interface PublicAnswer {
  * inside a SQLite transaction of the resource's Durable Object, so it is atomic and
  * can be dry-run before charging (a refused operation is never charged).
  */
-export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json, Prepared = undefined> {
+/**
+ * `In` is the body or query; `Params` and `Headers` (inferred from `params` and `headers`) join it, so
+ * `run` sees one typed input.
+ */
+export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json, Prepared = undefined, Params = {}, Headers = {}> {
   name: string;
   method: "get" | "post" | "put" | "delete";
   /** Suffix below `/v1/{kind}/{id}`; "" for the resource itself. May name parameters, e.g. "/keys/{key}". */
@@ -102,9 +106,9 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   /** Request body (POST/PUT) or query (GET/DELETE); the parameters of `path` and `headers` are merged into it. */
   input: z.ZodType<In>;
   /** The parameters `path` names (e.g. `{ key }`), each a string schema. */
-  params?: z.ZodObject;
+  params?: z.ZodObject & z.ZodType<Params>;
   /** Request headers the operation reads, by lower-case name (e.g. "if-match"). */
-  headers?: z.ZodObject;
+  headers?: z.ZodObject & z.ZodType<Headers>;
   /** A larger request body than the API's 1 MiB (API.md §3), for operations that need it. */
   maxBodyBytes?: number;
   /**
@@ -124,13 +128,13 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
    * A long-poll (API.md §3: `wait_seconds` ≤ 30 in the input): while `ready` is false the call
    * waits, up to that long, for other work on the resource to change it, then runs either way.
    */
-  ready?(store: EngineStore, config: Config, input: In): boolean;
+  ready?(store: EngineStore, config: Config, input: In & Params & Headers): boolean;
   output: z.ZodType<Out>;
   /** Status codes other than 2xx this operation may answer (besides the common ones). */
   errors?: number[];
   /** Optional asynchronous step before `run` (see PrepareContext); its result reaches `run`. `body`: see rawBody. */
-  prepare?(ctx: PrepareContext, config: Config, input: In, body: ReadableStream<Uint8Array> | null): Promise<Prepared>;
-  run(store: EngineStore, config: Config, input: In, prepared: Prepared): Out;
+  prepare?(ctx: PrepareContext, config: Config, input: In & Params & Headers, body: ReadableStream<Uint8Array> | null): Promise<Prepared>;
+  run(store: EngineStore, config: Config, input: In & Params & Headers, prepared: Prepared): Out;
   /** Undoes what `prepare` left behind (an R2 object) when the operation is refused after it. */
   discard?(ctx: PrepareContext, prepared: Prepared): Promise<void>;
 }
@@ -148,8 +152,8 @@ export interface KindDefinition<Config = unknown> {
   maxTtlSeconds: number;
   /** The kind's limits (bytes, counts, seconds), published in the price list beside its create line. */
   limits?: Record<string, number>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each op keeps its own input and prepared types
-  ops: OpDefinition<Config, any, Json, any>[];
+  // `any`: each op keeps its own input, prepared, params and headers types.
+  ops: OpDefinition<Config, any, Json, any, any, any>[];
   /** Config fields holding URLs the service will call: the egress guard checks them at create (422 naming the field). */
   targetFields?: string[];
   /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */
@@ -208,10 +212,10 @@ export interface KindDefinition<Config = unknown> {
 /** A kind with its Config type erased, so kinds of different configs sit in one registry. */
 export type AnyKind = KindDefinition<unknown>;
 
-/** Helps a kind module keep its types while declaring ops. */
-export function defineOp<Config, In, Out extends Json, Prepared = undefined>(
-  op: OpDefinition<Config, In, Out, Prepared>,
-): OpDefinition<Config, In, Out, Prepared> {
+/** Helps a kind module keep its types while declaring ops; without params or headers (`{}`), nothing joins the input. */
+export function defineOp<Config, In, Out extends Json, Prepared = undefined, Params = {}, Headers = {}>(
+  op: OpDefinition<Config, In, Out, Prepared, Params, Headers>,
+): OpDefinition<Config, In, Out, Prepared, Params, Headers> {
   return op;
 }
 

@@ -8,7 +8,8 @@ import type { EngineStore, PrepareContext, PublicAnswer, PublicRequest } from ".
 import { putStream, type Stored } from "../../../resources/r2";
 import { checkRange } from "../../../resources/downloads";
 import { iso } from "../../../time";
-import type { BlobConfig, BlobView, UploadInput } from "./schema";
+import type { BlobConfig, BlobView } from "./schema";
+import type { RawBodyInput } from "../../../openapi/schemas";
 
 type BlobRow = { object_key: string | null; size: number | null; sha256: string | null; content_type: string | null; uploaded_at: number | null; public_downloads: number };
 
@@ -43,7 +44,7 @@ export interface Uploaded extends Stored {
 }
 
 /** Streams the body into a fresh key, hashing it; nothing is recorded yet (that is `record`, in the transaction). */
-export async function upload(ctx: PrepareContext, config: BlobConfig, input: UploadInput, body: ReadableStream<Uint8Array> | null): Promise<Uploaded> {
+export async function upload(ctx: PrepareContext, config: BlobConfig, input: RawBodyInput, body: ReadableStream<Uint8Array> | null): Promise<Uploaded> {
   if (!body) throw new AppError("invalid_request", "Send the blob's bytes as the request body.");
   const key = `${ctx.resourceId}/blob/${crypto.randomUUID()}`;
   const contentType = config.content_type ?? input.content_type;

@@ -2,7 +2,8 @@
 import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
-import { blobConfig, blobView, MAX_BLOB_BYTES, noInput, storedObject, uploadInput, type BlobConfig, type UploadInput } from "./schema";
+import { blobConfig, blobView, MAX_BLOB_BYTES, noInput, storedObject, type BlobConfig } from "./schema";
+import { rawBodyInput, type RawBodyInput } from "../../../openapi/schemas";
 
 const OP_PRICE = 100; // µUSD
 
@@ -25,9 +26,9 @@ export const blobs = defineKind<BlobConfig>({
     handle: publicDownload,
   },
   ops: [
-    defineOp<BlobConfig, UploadInput, ReturnType<typeof view>, Uploaded>({
+    defineOp<BlobConfig, RawBodyInput, ReturnType<typeof view>, Uploaded>({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes (up to ${MAX_BLOB_BYTES}), replacing any earlier upload`,
-      priceMicro: 10_000, input: uploadInput as never, output: blobView, rawBody: true, maxBodyBytes: MAX_BLOB_BYTES, errors: [413],
+      priceMicro: 10_000, input: rawBodyInput, output: blobView, rawBody: true, maxBodyBytes: MAX_BLOB_BYTES, errors: [413],
       prepare: upload,
       run: (store, config, _input, up) => record(store, config, up),
       discard,

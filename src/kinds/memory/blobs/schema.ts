@@ -17,14 +17,8 @@ export const blobConfig = z.object({
 
 export type BlobConfig = z.infer<typeof blobConfig>;
 
-export const uploadInput = z.object({});
 export const noInput = z.object({});
 
-/** What the upload operation sees: the request's headers, added by the route (rawBody). */
-export interface UploadInput {
-  content_type: string;
-  content_length: number;
-}
 
 /** What a servesObject operation hands the route (never sent as JSON). */
 export const storedObject = z.object({ object_key: z.string() });

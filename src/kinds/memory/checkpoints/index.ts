@@ -20,10 +20,6 @@ const OP_PRICE = 100; // µUSD, as a counter's operation
 /** A save may write up to 4 MiB to R2 and keeps it for the resource's life. */
 const SAVE_PRICE = 200;
 
-/** Path parameters reach `run` merged into the input, which the input's own type does not show. */
-const pathCheckpointId = (input: object): string => checkpointParam.parse(input).checkpoint_id;
-const pathThread = (input: object): string => threadParam.parse(input).thread;
-
 export const checkpoints = defineKind<CheckpointsConfig>({
   kind: "checkpoints",
   family: "memory",
@@ -56,10 +52,10 @@ export const checkpoints = defineKind<CheckpointsConfig>({
       prepare: (ctx, _config, input) => readLatest(ctx, input.thread, input.include_value),
       run: (store, _config, _input, read) => withValue(store, read),
     }),
-    defineOp<CheckpointsConfig, z.infer<typeof getInput>, ReturnType<typeof withValue>, ReadCheckpoint>({
+    defineOp<CheckpointsConfig, z.infer<typeof getInput>, ReturnType<typeof withValue>, ReadCheckpoint, z.infer<typeof checkpointParam>>({
       name: "get", method: "get", path: "/checkpoints/{checkpoint_id}", summary: "One checkpoint by id, with its value", priceMicro: OP_PRICE,
       input: getInput, params: checkpointParam, output: checkpoint, errors: [404],
-      prepare: (ctx, _config, input) => readById(ctx, pathCheckpointId(input), input.include_value),
+      prepare: (ctx, _config, input) => readById(ctx, input.checkpoint_id, input.include_value),
       run: (store, _config, _input, read) => withValue(store, read),
     }),
     defineOp({
@@ -75,7 +71,7 @@ export const checkpoints = defineKind<CheckpointsConfig>({
     defineOp({
       name: "delete_thread", method: "delete", path: "/threads/{thread}", summary: "Delete a thread and all its checkpoints (its name may be reused, from seq 1)", priceMicro: OP_PRICE,
       input: noInput, params: threadParam, output: threadDeleted, errors: [404],
-      run: (store, _config: CheckpointsConfig, input) => deleteThread(store, pathThread(input)),
+      run: (store, _config: CheckpointsConfig, input) => deleteThread(store, input.thread),
     }),
   ],
 });

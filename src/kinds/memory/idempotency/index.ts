@@ -17,9 +17,6 @@ import {
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
 
-/** The `{key}` path parameter, which the routes merge into the (otherwise empty) input; its type does not show it. */
-const pathKey = (input: object): string => keyParam.parse(input).key;
-
 export const idempotency = defineKind<IdempotencyConfig>({
   kind: "idempotency",
   family: "memory",
@@ -62,12 +59,12 @@ export const idempotency = defineKind<IdempotencyConfig>({
     defineOp({
       name: "get_key", method: "get", path: "/keys/{key}", summary: "A key's state, lock and times, with its result once stored", priceMicro: OP_PRICE,
       input: noInput, params: keyParam, output: keyView, errors: [404],
-      run: (store, _config: IdempotencyConfig, input) => get(store, pathKey(input)),
+      run: (store, _config: IdempotencyConfig, input) => get(store, input.key),
     }),
     defineOp({
       name: "delete_key", method: "delete", path: "/keys/{key}", summary: "Forget a key now, whatever its state (a holder's lock token stops working)", priceMicro: OP_PRICE,
       input: noInput, params: keyParam, output: deleteResult, errors: [404],
-      run: (store, _config: IdempotencyConfig, input) => remove(store, pathKey(input)),
+      run: (store, _config: IdempotencyConfig, input) => remove(store, input.key),
     }),
   ],
 });

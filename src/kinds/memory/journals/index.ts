@@ -57,7 +57,7 @@ export const journals = defineKind<JournalConfig>({
     defineOp({
       name: "entry", method: "get", path: "/entries/{seq}", summary: "One entry by seq", priceMicro: OP_PRICE,
       params: entryInput, input: noInput, output: entry, errors: [404],
-      run: (store, _config: JournalConfig, input) => one(store, Number((input as { seq?: string }).seq)),
+      run: (store, _config: JournalConfig, input) => one(store, Number(input.seq)),
     }),
     defineOp({
       name: "tail", method: "get", path: "/tail", summary: "Entries after after_seq, long-polling up to wait_seconds for the next append", priceMicro: OP_PRICE,

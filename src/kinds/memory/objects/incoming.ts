@@ -11,10 +11,11 @@ import type { PrepareContext } from "../../../resources/kind";
 import { fetchStreamGuarded } from "../../../delivery/fetch-guarded";
 import { hashingTap, putStream, type Stored } from "../../../resources/r2";
 import { httpMetadata, newObjectKey, stillThere, type Landed } from "./engine";
-import { STREAM_PART_BYTES, type FetchInput, type ObjectConfig, type RawInput } from "./schema";
+import { STREAM_PART_BYTES, type FetchInput, type ObjectConfig } from "./schema";
+import type { RawBodyInput } from "../../../openapi/schemas";
 
 /** A single PUT: like a blob's upload, up to the request limit. */
-export async function putUpload(ctx: PrepareContext, config: ObjectConfig, input: RawInput, body: ReadableStream<Uint8Array> | null): Promise<Landed> {
+export async function putUpload(ctx: PrepareContext, config: ObjectConfig, input: RawBodyInput, body: ReadableStream<Uint8Array> | null): Promise<Landed> {
   if (!body) throw new AppError("invalid_request", "Send the object's bytes as the request body.");
   const key = newObjectKey(ctx.resourceId);
   const contentType = input.content_type.slice(0, 255);

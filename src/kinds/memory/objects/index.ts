@@ -9,6 +9,8 @@
  * Durable Objects have no wall-clock limit while they wait on I/O, and a copy spends little
  * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
  */
+import type { z } from "@hono/zod-openapi";
+import { rawBodyInput, type RawBodyInput } from "../../../openapi/schemas";
 import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discardLanded, exportAll, init, record, remove, stored, usage, view, type Landed } from "./engine";
@@ -19,7 +21,7 @@ import { closeAborted, finishUpload, insertUpload, listParts, openUpload, partSi
 import {
   MAX_OBJECT_BYTES, MAX_PART_NUMBER, MAX_REQUEST_BYTES, MIN_PART_BYTES, completeInput, createUploadInput, fetchInput, noInput, objectConfig, objectView,
   partParam, partPage, partView, partsQuery, storedObject, uploadParam, uploadView as uploadSchema,
-  type CompleteInput, type CreateUploadInput, type FetchInput, type ObjectConfig, type PartInput, type RawInput,
+  type CompleteInput, type CreateUploadInput, type FetchInput, type ObjectConfig,
 } from "./schema";
 import { digestHeaders } from "./digest";
 
@@ -55,9 +57,9 @@ export const objects = defineKind<ObjectConfig>({
       input: noInput, output: objectView,
       run: (store, config: ObjectConfig) => view(store, config),
     }),
-    defineOp<ObjectConfig, RawInput, ReturnType<typeof view>, Landed>({
+    defineOp<ObjectConfig, RawBodyInput, ReturnType<typeof view>, Landed>({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes in one request (up to ${MAX_REQUEST_BYTES}; larger: multipart or fetch), replacing the object`,
-      priceMicro: UPLOAD_PRICE, input: noInput as never, output: objectView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [413],
+      priceMicro: UPLOAD_PRICE, input: rawBodyInput, output: objectView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [413],
       prepare: putUpload,
       run: (store, config, _input, landed) => record(store, config, landed),
       discard: discardLanded,
@@ -89,18 +91,18 @@ export const objects = defineKind<ObjectConfig>({
     }),
     defineOp({
       name: "get_upload", method: "get", path: "/uploads/{upload_id}", summary: "A multipart upload's state, parts and bytes so far", priceMicro: OP_PRICE,
-      params: uploadParam, input: noInput as never, output: uploadSchema, errors: [404],
-      run: (store, _config: ObjectConfig, input: Upload) => uploadView(store.sql, uploadOf(store.sql, input.upload_id)),
+      params: uploadParam, input: noInput, output: uploadSchema, errors: [404],
+      run: (store, _config: ObjectConfig, input) => uploadView(store.sql, uploadOf(store.sql, input.upload_id)),
     }),
     defineOp({
       name: "list_parts", method: "get", path: "/uploads/{upload_id}/parts", summary: "The parts uploaded so far, by part number (to resume an upload)", priceMicro: OP_PRICE,
-      params: uploadParam, input: partsQuery as never, output: partPage, errors: [404],
-      run: (store, _config: ObjectConfig, input: Upload & { limit: number; cursor?: string }) => listParts(store.sql, input.upload_id, input.limit, input.cursor),
+      params: uploadParam, input: partsQuery, output: partPage, errors: [404],
+      run: (store, _config: ObjectConfig, input) => listParts(store.sql, input.upload_id, input.limit, input.cursor),
     }),
-    defineOp<ObjectConfig, PartInput, ReturnType<typeof upsertPart>, UploadedPart>({
+    defineOp<ObjectConfig, RawBodyInput, ReturnType<typeof upsertPart>, UploadedPart, z.infer<typeof partParam>>({
       name: "upload_part", method: "put", path: "/uploads/{upload_id}/parts/{part_number}",
       summary: `Upload one part (up to ${MAX_REQUEST_BYTES}); every part but the last at least ${MIN_PART_BYTES} bytes and all the same size (R2's rule, checked on arrival: 422). Sending a part number again replaces it`,
-      priceMicro: 2000, params: partParam, input: noInput as never, output: partView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [404, 409, 413],
+      priceMicro: 2000, params: partParam, input: rawBodyInput, output: partView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [404, 409, 413],
       prepare: (ctx, _config, input, body) => uploadPart(ctx, input, body),
       run: (store, _config, _input, part) => {
         openUpload(store.sql, part.upload_id);
@@ -108,10 +110,10 @@ export const objects = defineKind<ObjectConfig>({
         return upsertPart(store, part.upload_id, part);
       },
     }),
-    defineOp<ObjectConfig, CompleteInput & Upload, ReturnType<typeof view>, Completed>({
+    defineOp<ObjectConfig, CompleteInput, ReturnType<typeof view>, Completed, Upload>({
       name: "complete", method: "post", path: "/uploads/{upload_id}/complete",
       summary: "Assemble the parts into the object (replacing any earlier one); its sha256 is computed now, by reading it back once",
-      priceMicro: COMPLETE_PRICE, params: uploadParam, input: completeInput as never, output: objectView, errors: [404, 409],
+      priceMicro: COMPLETE_PRICE, params: uploadParam, input: completeInput, output: objectView, errors: [404, 409],
       prepare: (ctx, _config, input) => completeUpload(ctx, input),
       run: (store, config, _input, done) => {
         openUpload(store.sql, done.uploadId);
@@ -120,9 +122,9 @@ export const objects = defineKind<ObjectConfig>({
       },
       discard: discardLanded,
     }),
-    defineOp<ObjectConfig, Upload, ReturnType<typeof uploadView>, void>({
+    defineOp<ObjectConfig, z.infer<typeof noInput>, ReturnType<typeof uploadView>, void, Upload>({
       name: "abort", method: "delete", path: "/uploads/{upload_id}", summary: "Abort a multipart upload: R2 drops its parts", priceMicro: OP_PRICE,
-      params: uploadParam, input: noInput as never, output: uploadSchema, errors: [404, 409],
+      params: uploadParam, input: noInput, output: uploadSchema, errors: [404, 409],
       prepare: (ctx, _config, input) => abortUpload(ctx, input),
       run: (store, _config, input) => closeAborted(store, input.upload_id),
     }),

@@ -1,4 +1,5 @@
 /** Request and response shapes of objects, and their limits; the same schemas validate, type and document. */
+import type { RawBodyInput } from "../../../openapi/schemas";
 import { z } from "@hono/zod-openapi";
 import { pageLimit, seqCursor } from "../../../openapi/schemas";
 
@@ -25,11 +26,6 @@ export type ObjectConfig = z.infer<typeof objectConfig>;
 
 export const noInput = z.object({});
 
-/** What a rawBody operation sees: the request's headers, added by the route. */
-export interface RawInput {
-  content_type: string;
-  content_length: number;
-}
 
 export const uploadIdField = z.string().regex(/^up_[0-9a-f]{32}$/, "must be an upload_id as returned by POST …/uploads");
 export const uploadParam = z.object({ upload_id: uploadIdField });
@@ -37,7 +33,7 @@ export const partParam = z.object({
   upload_id: uploadIdField,
   part_number: z.string().regex(/^[1-9]\d{0,4}$/, `must be a part number from 1 to ${MAX_PART_NUMBER}`).describe(`1 to ${MAX_PART_NUMBER}.`),
 });
-export type PartInput = RawInput & { upload_id: string; part_number: string };
+export type PartInput = RawBodyInput & { upload_id: string; part_number: string };
 
 
 /** What the download hands the route (never sent as JSON): the object to stream and its digest for the headers. */

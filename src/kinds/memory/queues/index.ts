@@ -20,9 +20,6 @@ const OP_PRICE = 100; // µUSD, $0.0001 per call
 /** A full batch at 10 µUSD per message: from 10 messages on, cheaper than one call each. */
 const BATCH_PRICE = 1000;
 
-/** Path parameters reach `run` merged into the input (kind-routes.ts), beside the body's fields. */
-const param = (input: unknown, name: "lease_id" | "message_id") => (input as Record<string, string>)[name]!;
-
 export const queues = defineKind<QueueConfig>({
   kind: "queues",
   family: "memory",
@@ -72,17 +69,17 @@ export const queues = defineKind<QueueConfig>({
     defineOp({
       name: "ack", method: "post", path: "/leases/{lease_id}/ack", summary: "Ack a lease: the message is done and deleted", priceMicro: OP_PRICE,
       params: leaseParam, input: noInput, output: acked, errors: [409],
-      run: (store, _config: QueueConfig, input) => ack(store, param(input, "lease_id")),
+      run: (store, _config: QueueConfig, input) => ack(store, input.lease_id),
     }),
     defineOp({
       name: "nack", method: "post", path: "/leases/{lease_id}/nack", summary: "Give a leased message back, visible now or after delay_seconds (or dead)", priceMicro: OP_PRICE,
       params: leaseParam, input: nackInput, output: nacked, errors: [409],
-      run: (store, config: QueueConfig, input) => nack(store, config, param(input, "lease_id"), input.delay_seconds),
+      run: (store, config: QueueConfig, input) => nack(store, config, input.lease_id, input.delay_seconds),
     }),
     defineOp({
       name: "extend", method: "post", path: "/leases/{lease_id}/extend", summary: "Keep a leased message hidden for visibility_seconds from now", priceMicro: OP_PRICE,
       params: leaseParam, input: extendInput, output: extended, errors: [409],
-      run: (store, _config: QueueConfig, input) => extend(store, param(input, "lease_id"), input.visibility_seconds),
+      run: (store, _config: QueueConfig, input) => extend(store, input.lease_id, input.visibility_seconds),
     }),
     defineOp({
       name: "stats", method: "get", path: "/stats", summary: "Counts by state, bytes, age of the oldest message, next visibility change", priceMicro: OP_PRICE,
@@ -92,12 +89,12 @@ export const queues = defineKind<QueueConfig>({
     defineOp({
       name: "message", method: "get", path: "/messages/{message_id}", summary: "One message, its state and body", priceMicro: OP_PRICE,
       params: messageParam, input: noInput, output: message, errors: [404],
-      run: (store, config: QueueConfig, input) => get(store, config, param(input, "message_id")),
+      run: (store, config: QueueConfig, input) => get(store, config, input.message_id),
     }),
     defineOp({
       name: "delete", method: "delete", path: "/messages/{message_id}", summary: "Delete a message in any state (its lease, if any, ends)", priceMicro: OP_PRICE,
       params: messageParam, input: noInput, output: deleted, errors: [404],
-      run: (store, _config: QueueConfig, input) => remove(store, param(input, "message_id")),
+      run: (store, _config: QueueConfig, input) => remove(store, input.message_id),
     }),
     defineOp({
       name: "dead_letters", method: "get", path: "/dead", summary: "Dead letters, oldest first", priceMicro: OP_PRICE,

@@ -5,13 +5,13 @@
  * of writes that apply all or none. State lives in the resource's SQLite (store.ts).
  */
 import { defineKind, defineOp } from "../../../resources/kind";
-import { applyBatch, deleteKey, getKey, putKey, type KeyPart } from "./keys";
+import { applyBatch, deleteKey, getKey, putKey } from "./keys";
 import { exportVault, getMany, listKeys } from "./listing";
 import { etag } from "./preconditions";
 import { initVault, nextExpiry, purgeExpired, totals } from "./store";
 import {
   BATCH_BODY_BYTES, LIMITS, MAX_BATCH, PUT_BODY_BYTES, batchInput, batchResult, deleteInput, deleteResult, entry, getManyInput, getManyResult, keyParam,
-  listInput, listPage, noInput, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type PreconditionHeaders, type VaultConfig,
+  listInput, listPage, noInput, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type VaultConfig,
   MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_METADATA_BYTES, MAX_KEYS, MAX_VAULT_BYTES,
 } from "./schema";
 
@@ -22,8 +22,6 @@ const GET_MANY_PRICE = 500;
 /** Up to MAX_BATCH writes: a fifth of their price one by one. */
 const BATCH_PRICE = 4000;
 
-/** The path's key and the precondition headers reach `run` merged into the input (kind-routes.ts). */
-const withKey = <T>(input: T) => input as T & KeyPart & PreconditionHeaders;
 const etagHeader = {
   documented: { ETag: "The key's version, quoted: send it back in If-Match for a compare-and-set." },
   of: (out: { version: number }) => ({ ETag: etag(out.version) }),
@@ -59,20 +57,20 @@ export const vaults = defineKind<VaultConfig>({
     defineOp({
       name: "get", method: "get", path: "/keys/{key}", summary: "Read a key: value, metadata, version (also as ETag) and expiry", priceMicro: READ_PRICE,
       params: keyParam, input: noInput, output: entry, errors: [404], responseHeaders: etagHeader,
-      run: (store, _config: VaultConfig, input) => getKey(store, withKey(input)),
+      run: (store, _config: VaultConfig, input) => getKey(store, input),
     }),
     defineOp({
       name: "put", method: "put", path: "/keys/{key}",
       summary: "Write a key; with If-Match / If-None-Match: * (or if_version) only if its version is as expected, else 409",
       priceMicro: WRITE_PRICE, params: keyParam, headers: preconditionHeaders, maxBodyBytes: PUT_BODY_BYTES,
       input: putInput, output: putResult, errors: [409, 413], responseHeaders: etagHeader,
-      run: (store, _config: VaultConfig, input) => putKey(store, withKey(input)),
+      run: (store, _config: VaultConfig, input) => putKey(store, input),
     }),
     defineOp({
       name: "delete", method: "delete", path: "/keys/{key}", summary: "Delete a key; with If-Match (or if_version) only at that version, else 409",
       priceMicro: READ_PRICE, params: keyParam, headers: preconditionHeaders,
       input: deleteInput, output: deleteResult, errors: [409],
-      run: (store, _config: VaultConfig, input) => deleteKey(store, withKey(input)),
+      run: (store, _config: VaultConfig, input) => deleteKey(store, input),
     }),
     defineOp({
       name: "list", method: "get", path: "/keys", summary: "Keys in key order, by prefix, with a cursor; values on request", priceMicro: LIST_PRICE,
