@@ -87,7 +87,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const [type, data] of Object.entries(lifecycleEvents)) webhook(type, `To notify_url. ${data.description ?? ""}`, envelope(type, data));
   for (const kind of KINDS) {
     for (const [type, what] of Object.entries(kind.sends ?? {})) {
-      webhook(type, `${what} Method, headers and body are the ones configured; signed with the resource's signing_secret.`, z.unknown());
+      webhook(type, `${what} Signed with the resource's signing_secret (Standard Webhooks). A configured call (a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope { type, id, resource_id, created_at, data }.`, z.unknown());
     }
   }
 }
