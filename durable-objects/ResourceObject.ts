@@ -104,6 +104,8 @@ export class ResourceObject extends ResourceCore {
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
       if (op.ready) await this.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
+      // A call that cannot be paid is refused before its prepare step does work it would then have to undo.
+      if (op.prepare && input.priceMicro && input.payer.type !== "prepaid") await this.billing().reserve(input.payer, input.priceMicro);
       return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();

@@ -93,6 +93,14 @@ export class Billing {
   }
 
   /**
+   * Makes sure a hold covers `price` before slow work that would be wasted if the call then could not
+   * be paid (an operation's prepare step: a fetch, an upload, a multipart complete). Refuses (402) now.
+   */
+  async reserve(payer: CreditCredential, price: number): Promise<void> {
+    if (!this.usable(payer, price, Date.now())) await this.acquire(payer, price);
+  }
+
+  /**
    * Runs `work` paid by `payer`: against a hold, with the charge written in the same transaction, so
    * work and charge commit or roll back together. Without a hold for this token, the work is first
    * dry-run (a call the engine would refuse must not take one), then a hold is taken; `onWait` runs

@@ -153,16 +153,18 @@ it("refuses what the egress guard refuses (422), and a failed fetch (502) is not
   expect(await r2Keys(capped.id)).toEqual([]);
 });
 
-it("a fetch whose payment is refused after the fetch (a sub-token's cap) is not charged and its bytes are discarded", async () => {
+it("a fetch that cannot be paid (a sub-token's cap) is refused before fetching: nothing charged, fetched or stored", async () => {
   const a = await setup();
   const sub = await json(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.001, label: "tight", days: 1 }, headers: { authorization: `Bearer ${a.token}` } }));
-  const url = await serveContent(name(), "worth keeping");
+  const target = name();
+  const url = await serveContent(target, "worth keeping");
   const res = await call("POST", `/v1/attest/${a.id}/fetches`, { body: { url }, headers: managed(a.mgmt, sub.credit_token) });
   expect(res.status).toBe(402);
   expect((await json(res)).code).toBe("cap_exceeded");
   expect(await r2Keys(a.id)).toEqual([]);
   expect((await balanceOf(a.token)).spent_usd).toBeCloseTo(DAY_USD, 6);
   expect((await json(await a.op("GET", "/fetches"))).items).toEqual([]);
+  expect(await (await fetch(`${env.TEST_RECEIVER_URL}/_log/${target}`)).json()).toEqual([]);
 });
 
 it("enforces the per-resource limits before charging: 422 at 1000 fetches, 413 past the byte quota", async () => {
