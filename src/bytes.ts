@@ -49,3 +49,8 @@ export const fromBase64Url = (text: string): Uint8Array => fromBase64(text.repla
 export async function digestHex(bytes: Uint8Array): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
+
+const encoder = new TextEncoder();
+
+/** A string's size as limits count it: UTF-8 bytes. */
+export const utf8Length = (text: string): number => encoder.encode(text).length;

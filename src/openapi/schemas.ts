@@ -1,5 +1,6 @@
 /** Shared schemas of the public API: the resource record, problems, x402 terms. Registered once as OpenAPI components. */
 import { z } from "@hono/zod-openapi";
+import type { Json } from "../json";
 
 export const problem = z
   .object({
@@ -88,3 +89,12 @@ export interface RawBodyInput {
 
 /** The input schema of a rawBody operation (the route fills it from the headers; nothing is validated from a body). */
 export const rawBodyInput = z.object({}) as unknown as z.ZodType<RawBodyInput>;
+
+/** The input of an operation that takes no body or query. */
+export const noInput = z.object({});
+
+/** Any JSON value (an entry, a message, a stored result): zod checks nothing, the JSON parser already did. */
+export const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
+
+/** A page of a list (API.md §3): `{ items, next_cursor }`. */
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });

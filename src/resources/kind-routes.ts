@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { AnyKind, OpDefinition } from "./kind";
+import type { AnyKind, AnyOp } from "./kind";
 import { KINDS } from "./registry";
 import { issueManagementToken } from "../auth/tokens";
 import { randomId } from "../auth/ids";
@@ -77,7 +77,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
 
 const BINARY = { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } };
 
-function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): void {
+function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
   const hasBody = (op.method === "post" || op.method === "put") && !op.rawBody;
   const route = createRoute({
     method: op.method,
@@ -125,7 +125,7 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: OpDefinition): 
  * The validated input: zod-openapi has already checked each part; parsing the body again applies
  * defaults to an absent one. Path parameters and headers join it under their own names.
  */
-async function opInput(c: Context<AppEnv>, op: OpDefinition, hasBody: boolean): Promise<unknown> {
+async function opInput(c: Context<AppEnv>, op: AnyOp, hasBody: boolean): Promise<unknown> {
   const req = c.req as unknown as { valid(target: "json" | "query" | "param" | "header"): Record<string, unknown> };
   const main = hasBody ? (op.input.parse((req.valid("json") as unknown) ?? {}) as Record<string, unknown>) : req.valid("query");
   const { id: _id, ...params } = op.params ? req.valid("param") : {};

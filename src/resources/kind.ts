@@ -139,6 +139,9 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   discard?(ctx: PrepareContext, prepared: Prepared): Promise<void>;
 }
 
+/** An op with its own types erased, as a kind's list holds it. */
+export type AnyOp<Config = unknown> = OpDefinition<Config, unknown, Json, unknown, unknown, unknown>;
+
 export interface KindDefinition<Config = unknown> {
   kind: string;
   family: Family;
@@ -152,8 +155,8 @@ export interface KindDefinition<Config = unknown> {
   maxTtlSeconds: number;
   /** The kind's limits (bytes, counts, seconds), published in the price list beside its create line. */
   limits?: Record<string, number>;
-  // `any`: each op keeps its own input, prepared, params and headers types.
-  ops: OpDefinition<Config, any, Json, any, any, any>[];
+  /** Erased to unknown here (each op keeps its own types where it is declared; its methods take them bivariantly). */
+  ops: AnyOp<Config>[];
   /** Config fields holding URLs the service will call: the egress guard checks them at create (422 naming the field). */
   targetFields?: string[];
   /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */

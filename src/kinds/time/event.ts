@@ -23,8 +23,6 @@ export function sendEvent(store: EngineStore, target: EventTarget, type: string,
   return store.send({ id: event.id, url: target.url, method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(event), eventType: type, sensitive });
 }
 
-/** UTF-8 size of a string. */
-export const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
 /** The first `max` bytes of `text`, cut at a character boundary. */
 export function excerpt(text: string, max: number): string {

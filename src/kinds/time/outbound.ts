@@ -2,6 +2,7 @@
  * The call a Time kind makes (a wakeup, a schedule's tick): the request fields
  * its create body takes, and the OutgoingRequest built from them.
  */
+import { utf8Length } from "../../bytes";
 import { z } from "@hono/zod-openapi";
 import type { OutgoingRequest } from "../../resources/kind";
 
@@ -22,7 +23,7 @@ export const requestFields = {
     .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
     .optional()
     .describe("A string is sent as text/plain, anything else as JSON (unless headers set a content-type).")
-    .refine((b) => b === undefined || new TextEncoder().encode(typeof b === "string" ? b : JSON.stringify(b)).length <= MAX_BODY_BYTES, `at most ${MAX_BODY_BYTES} bytes`),
+    .refine((b) => b === undefined || utf8Length(typeof b === "string" ? b : JSON.stringify(b)) <= MAX_BODY_BYTES, `at most ${MAX_BODY_BYTES} bytes`),
 };
 
 export interface RequestConfig {

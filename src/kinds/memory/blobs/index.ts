@@ -2,8 +2,8 @@
 import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
-import { blobConfig, blobView, MAX_BLOB_BYTES, noInput, storedObject, type BlobConfig } from "./schema";
-import { rawBodyInput, type RawBodyInput } from "../../../openapi/schemas";
+import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
+import { rawBodyInput, type RawBodyInput, noInput } from "../../../openapi/schemas";
 
 const OP_PRICE = 100; // µUSD
 

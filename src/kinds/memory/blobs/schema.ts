@@ -17,9 +17,6 @@ export const blobConfig = z.object({
 
 export type BlobConfig = z.infer<typeof blobConfig>;
 
-export const noInput = z.object({});
-
-
 /** What a servesObject operation hands the route (never sent as JSON). */
 export const storedObject = z.object({ object_key: z.string() });
 

@@ -6,14 +6,15 @@
  * forks by saving with a parent_id from another thread or an older checkpoint.
  * keep_last bounds each thread's history.
  */
+import { noInput } from "../../../openapi/schemas";
 import type { z } from "@hono/zod-openapi";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { deleteThread, exportAll, history, info, init, save, threads, usage, withValue, type PreparedSave } from "./engine";
 import { discardSave, prepareSave, readById, readLatest, type ReadCheckpoint } from "./values";
 import {
-  INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig, getInput, historyInput,
-  historyPage, latestInput, noInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput, type CheckpointsConfig, type SaveInput,
-  MAX_STORED_BYTES,
+  INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig,
+  getInput, historyInput, historyPage, latestInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput,
+  type CheckpointsConfig, type SaveInput, MAX_STORED_BYTES,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation

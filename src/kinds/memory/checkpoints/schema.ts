@@ -5,8 +5,7 @@
  * sit in another thread, which is how a run forks. Limits are published here.
  */
 import { z } from "@hono/zod-openapi";
-import type { Json } from "../../../json";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schemas";
 
 /** Largest checkpoint: its JSON text (UTF-8) or its bytes. */
 export const MAX_VALUE_BYTES = 4 * 1024 * 1024;
@@ -42,9 +41,6 @@ export const threadField = z
   .describe("A thread: one line of checkpoints with its own sequence (a run, a conversation, a branch).");
 
 export const checkpointIdField = z.string().regex(/^cp_[0-9a-f]{32}$/, "must be a checkpoint_id (cp_ and 32 hex digits)");
-
-/** Any JSON value: its size is checked by the service, which serializes it anyway. */
-const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
 
 export const saveInput = z
   .object({
@@ -91,8 +87,6 @@ export const threadsInput = z.object({ limit: pageLimit(), cursor: seqCursor });
 
 export const threadParam = z.object({ thread: threadField });
 
-export const noInput = z.object({});
-
 const infoFields = {
   checkpoint_id: z.string(),
   thread: z.string(),
@@ -122,7 +116,7 @@ export const checkpoint = z
   })
   .openapi("Checkpoint");
 
-export const historyPage = z.object({ items: z.array(checkpointInfo), next_cursor: z.string().nullable() }).openapi("CheckpointHistoryPage");
+export const historyPage = pageOf(checkpointInfo).openapi("CheckpointHistoryPage");
 
 export const threadView = z
   .object({
@@ -136,6 +130,6 @@ export const threadView = z
   })
   .openapi("CheckpointThread");
 
-export const threadPage = z.object({ items: z.array(threadView), next_cursor: z.string().nullable() }).openapi("CheckpointThreadPage");
+export const threadPage = pageOf(threadView).openapi("CheckpointThreadPage");
 
 export const threadDeleted = z.object({ thread: z.string(), deleted: z.int().describe("Checkpoints deleted.") }).openapi("CheckpointThreadDeleted");

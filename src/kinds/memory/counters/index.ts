@@ -1,8 +1,9 @@
 /** counters: atomic counters with bounds and reset windows (Redis INCR, semaphores, budgets). */
+import { noInput } from "../../../openapi/schemas";
 import { AppError } from "../../../http/errors";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { current, init, view, write } from "./engine";
-import { compareAndSetInput, counterConfig, counterValue, noInput, setInput, stepInput, type CounterConfig } from "./schema";
+import { compareAndSetInput, counterConfig, counterValue, setInput, stepInput, type CounterConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per operation
 

@@ -41,5 +41,3 @@ export const compareAndSetInput = z.object({
   expected: z.int().describe("The value the counter must hold for the write to happen."),
   value: z.int(),
 });
-
-export const noInput = z.object({});

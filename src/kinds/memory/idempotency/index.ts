@@ -7,12 +7,12 @@
  * timeout, and the next claim with the same fingerprint takes the key over.
  * Keys are forgotten `window_seconds` after their last claim or result.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { claim, complete, exportAll, get, init, list, release, remove, timer, usage } from "./keys";
 import {
-  MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam, keyView,
-  listInput, noInput, releaseInput, releaseResult, type IdempotencyConfig,
-  MAX_RESULTS_BYTES,
+  MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam,
+  keyView, listInput, releaseInput, releaseResult, type IdempotencyConfig, MAX_RESULTS_BYTES,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation

@@ -9,6 +9,7 @@
  * instant every operation reads it as absent, and the kind's timer deletes the
  * row (an operation that meets it deletes it too, when that operation commits).
  */
+import { utf8Length } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import { iso } from "../../../time";
 import type { Json } from "../../../json";
@@ -152,7 +153,7 @@ export function complete(store: EngineStore, config: IdempotencyConfig, input: {
     if (row.result === text) return view(row, store.now, true);
     throw new AppError("conflict", `Key ${JSON.stringify(input.key)} already holds a different result.`);
   }
-  const bytes = new TextEncoder().encode(text).length;
+  const bytes = utf8Length(text);
   if (bytes > MAX_RESULT_BYTES) throw new AppError("payload_too_large", `A result may have at most ${MAX_RESULT_BYTES} bytes of JSON; this one has ${bytes}.`);
   const held = store.sql.exec<{ n: number }>("SELECT coalesce(sum(result_bytes), 0) AS n FROM idem_keys WHERE expires_at > ?", store.now).one().n;
   if (held + bytes > MAX_RESULTS_BYTES) {

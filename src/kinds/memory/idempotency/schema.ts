@@ -4,8 +4,7 @@
  * Idempotency-Key draft). The limits are published here, in the descriptions.
  */
 import { z } from "@hono/zod-openapi";
-import type { Json } from "../../../json";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schemas";
 
 /** Largest stored result (its JSON text, UTF-8). */
 export const MAX_RESULT_BYTES = 64 * 1024;
@@ -55,9 +54,6 @@ export const claimInput = z.object({
   lock_seconds: z.int().min(1).max(MAX_LOCK_SECONDS).optional().describe("This claim's lock timeout instead of the resource's lock_timeout_seconds (at most window_seconds)."),
 });
 
-/** Any JSON value; its size is checked against MAX_RESULT_BYTES by the engine, which serializes it anyway. */
-const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
-
 export const completeInput = z
   .object({
     key: keyField,
@@ -78,8 +74,6 @@ export const listInput = z.object({
   limit: pageLimit(),
   cursor: seqCursor,
 });
-
-export const noInput = z.object({});
 
 export const claimResult = z
   .discriminatedUnion("outcome", [
@@ -120,7 +114,7 @@ export const keyView = z
   })
   .openapi("IdempotencyKeyRecord");
 
-export const keyPage = z.object({ items: z.array(keyView), next_cursor: z.string().nullable() }).openapi("IdempotencyKeyRecordPage");
+export const keyPage = pageOf(keyView).openapi("IdempotencyKeyRecordPage");
 
 export const completeResult = keyView;
 

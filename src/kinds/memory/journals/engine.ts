@@ -5,6 +5,7 @@
  * one state row, so an append reads nothing else. Entry data is stored as its
  * canonical JSON: what is hashed is exactly what is stored and returned.
  */
+import { utf8Length } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { Json } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
@@ -26,7 +27,6 @@ export function head(sql: SqlStorage): HeadRow {
   return sql.exec<HeadRow>("SELECT head_seq, head_hash, head_time, bytes FROM journal_state").one();
 }
 
-const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
 /** The canonical text of each entry's data, refusing what cannot be canonicalised (422) or is too large (413). */
 function canonicalise(inputs: EntryInput[], pathOf: (i: number) => string): { text: string; bytes: number }[] {

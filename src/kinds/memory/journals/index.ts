@@ -3,12 +3,13 @@
  * server-assigned seq and time, optimistic appends (`expected_seq`), range reads,
  * a long-poll tail, a hash chain over the entries and a signed head.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { append, exportAll, hasAfter, info, init, one, read, tail, head } from "./engine";
 import { signHead } from "./head";
 import {
   MAX_BATCH, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, appendInput, appended, batchInput, batchResult, entry, entryInput, entryPage,
-  journalConfig, journalInfo, noInput, readInput, signedHead, tailInput, tailPage, type JournalConfig, type SignedHead,
+  journalConfig, journalInfo, readInput, signedHead, tailInput, tailPage, type JournalConfig, type SignedHead,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call

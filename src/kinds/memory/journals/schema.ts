@@ -4,6 +4,7 @@
  * head's payload are documented field by field, since verifiers outside this
  * service depend on them.
  */
+import { jsonValue } from "../../../openapi/schemas";
 import { z } from "@hono/zod-openapi";
 import type { Json } from "../../../json";
 import { GENESIS, HASH_RULE } from "./chain";
@@ -28,8 +29,6 @@ export const HEAD_TYP = "journal-head+json";
 
 export const journalConfig = z.object({});
 export type JournalConfig = z.infer<typeof journalConfig>;
-
-const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
 
 const entryType = z
   .string()
@@ -86,8 +85,6 @@ export const tailInput = z.object({
 export type TailInput = z.infer<typeof tailInput>;
 
 export const entryInput = z.object({ seq: z.string().regex(/^[1-9]\d{0,14}$/, "must be a seq (1 or more)") });
-
-export const noInput = z.object({});
 
 const hashField = z.string().describe(`This entry's link in the hash chain: ${HASH_RULE}`);
 const prevHashField = z.string().describe(`The previous entry's hash (${GENESIS.slice(0, 8)}…, 64 zeros, for entry 1).`);

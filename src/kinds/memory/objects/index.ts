@@ -10,18 +10,21 @@
  * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
  */
 import type { z } from "@hono/zod-openapi";
-import { rawBodyInput, type RawBodyInput } from "../../../openapi/schemas";
+import { rawBodyInput, type RawBodyInput, noInput } from "../../../openapi/schemas";
 import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discardLanded, exportAll, init, record, remove, stored, usage, view, type Landed } from "./engine";
 import { fetchSource, putUpload } from "./incoming";
-import { abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart, type Completed, type NewUpload, type UploadedPart } from "./multipart";
+import {
+  abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart, type Completed, type NewUpload,
+  type UploadedPart,
+} from "./multipart";
 import { checkPartFits } from "./layout";
 import { closeAborted, finishUpload, insertUpload, listParts, openUpload, partSizes, upsertPart, uploadOf, uploadView } from "./uploads";
 import {
-  MAX_OBJECT_BYTES, MAX_PART_NUMBER, MAX_REQUEST_BYTES, MIN_PART_BYTES, completeInput, createUploadInput, fetchInput, noInput, objectConfig, objectView,
-  partParam, partPage, partView, partsQuery, storedObject, uploadParam, uploadView as uploadSchema,
-  type CompleteInput, type CreateUploadInput, type FetchInput, type ObjectConfig,
+  MAX_OBJECT_BYTES, MAX_PART_NUMBER, MAX_REQUEST_BYTES, MIN_PART_BYTES, completeInput, createUploadInput, fetchInput, objectConfig,
+  objectView, partParam, partPage, partView, partsQuery, storedObject, uploadParam, uploadView as uploadSchema, type CompleteInput,
+  type CreateUploadInput, type FetchInput, type ObjectConfig,
 } from "./schema";
 import { digestHeaders } from "./digest";
 

@@ -1,7 +1,7 @@
 /** Request and response shapes of objects, and their limits; the same schemas validate, type and document. */
 import type { RawBodyInput } from "../../../openapi/schemas";
 import { z } from "@hono/zod-openapi";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** seed-spec: 2 GB (decimal, as the spec writes MiB where it means binary units). */
 export const MAX_OBJECT_BYTES = 2_000_000_000;
@@ -24,9 +24,6 @@ export const objectConfig = z.object({
 
 export type ObjectConfig = z.infer<typeof objectConfig>;
 
-export const noInput = z.object({});
-
-
 export const uploadIdField = z.string().regex(/^up_[0-9a-f]{32}$/, "must be an upload_id as returned by POST …/uploads");
 export const uploadParam = z.object({ upload_id: uploadIdField });
 export const partParam = z.object({
@@ -34,7 +31,6 @@ export const partParam = z.object({
   part_number: z.string().regex(/^[1-9]\d{0,4}$/, `must be a part number from 1 to ${MAX_PART_NUMBER}`).describe(`1 to ${MAX_PART_NUMBER}.`),
 });
 export type PartInput = RawBodyInput & { upload_id: string; part_number: string };
-
 
 /** What the download hands the route (never sent as JSON): the object to stream and its digest for the headers. */
 export const storedObject = z.object({ object_key: z.string(), sha256: z.string() });
@@ -80,7 +76,7 @@ export const partView = z
   .openapi("ObjectPart");
 export type PartView = z.infer<typeof partView>;
 
-export const partPage = z.object({ items: z.array(partView), next_cursor: z.string().nullable() }).openapi("ObjectPartPage");
+export const partPage = pageOf(partView).openapi("ObjectPartPage");
 
 export const uploadView = z
   .object({

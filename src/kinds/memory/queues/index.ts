@@ -5,15 +5,16 @@
  * long-poll leases; stats. The kind's timer promotes delayed messages and lapsed
  * leases when they come due, which also wakes waiting long-polls.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { ack, ackMany, anyVisible, extend, lease, nack } from "./leases";
 import { deadLetters, exportAll, get, push, redrive, remove, stats } from "./messages";
 import { counts, init, nextVisibleAt, promote, total } from "./store";
 import {
-  MAX_BATCH, MAX_MESSAGE_BYTES, MAX_MESSAGES, MAX_QUEUE_BYTES, ackBatchInput, ackBatchResult, acked, batchInput, batchResult, deadListInput, deleted,
-  extendInput, extended, leaseInput, leaseParam, leaseResult, message, messagePage, messageParam, nackInput, nacked, noInput, pushInput, pushed,
-  queueConfig, queueStats, redriveInput, redriveResult, type QueueConfig,
-  MAX_VISIBILITY_SECONDS, MAX_DELAY_SECONDS,
+  MAX_BATCH, MAX_MESSAGE_BYTES, MAX_MESSAGES, MAX_QUEUE_BYTES, ackBatchInput, ackBatchResult, acked, batchInput, batchResult,
+  deadListInput, deleted, extendInput, extended, leaseInput, leaseParam, leaseResult, message, messagePage, messageParam, nackInput,
+  nacked, pushInput, pushed, queueConfig, queueStats, redriveInput, redriveResult, type QueueConfig, MAX_VISIBILITY_SECONDS,
+  MAX_DELAY_SECONDS,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call

@@ -4,8 +4,7 @@
  * (leased) or dead; the same schemas validate, type and document.
  */
 import { z } from "@hono/zod-openapi";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
-import type { Json } from "../../../json";
+import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schemas";
 
 /**
  * Messages one queue holds in every state (dead ones included), and bytes of their bodies (JSON) and dedup ids:
@@ -46,8 +45,6 @@ export const queueConfig = z.object({
     .describe("A push whose dedup_id was pushed within this many seconds is not queued again (default 300)."),
 });
 export type QueueConfig = z.infer<typeof queueConfig>;
-
-const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
 
 const messageFields = {
   body: jsonValue.describe(`Required. The message: any JSON value (null included), at most ${MAX_MESSAGE_BYTES} bytes as JSON (else 413).`),
@@ -102,8 +99,6 @@ export const redriveInput = z
     all: z.boolean().optional().describe(`Or: every dead letter, oldest first, up to 1000 per call (\`remaining\` says how many are left).`),
   })
   .refine((v) => (v.message_ids === undefined) !== (v.all === undefined || v.all === false), { message: "give message_ids or all: true", path: ["message_ids"] });
-
-export const noInput = z.object({});
 
 const at = z.string().describe("RFC 3339 UTC.");
 
@@ -162,7 +157,7 @@ export const nacked = z
 
 export const extended = z.object({ message_id: z.string(), lease_id: z.string(), lease_expires_at: at }).openapi("QueueExtended");
 
-export const messagePage = z.object({ items: z.array(message), next_cursor: z.string().nullable() }).openapi("QueueMessagePage");
+export const messagePage = pageOf(message).openapi("QueueMessagePage");
 
 export const redriveResult = z
   .object({

@@ -6,11 +6,12 @@
  * and when it was read (or burned), and may burn it early. The export is that status:
  * never the value, which the service cannot give twice.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { sealSecret, sealedSecretSchema } from "./crypto";
 import { finishPublic, handlePublic, preparePublic, publicPaths } from "./public";
 import { burn, initSecret, secretStatusView, usageOf } from "./store";
-import { MAX_VALUE_BYTES, MAX_ATTEMPTS, noInput, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
+import { MAX_VALUE_BYTES, MAX_ATTEMPTS, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
 
 const OP_PRICE = 100; // µUSD
 

@@ -1,4 +1,5 @@
 /** Request and response shapes of one-time secrets; the same schemas validate, type and document. */
+import { utf8Length } from "../../../bytes";
 import { z } from "@hono/zod-openapi";
 
 /** The secret's text, in UTF-8 bytes (binary: send it base64-encoded). */
@@ -6,13 +7,12 @@ export const MAX_VALUE_BYTES = 64 * 1024;
 export const MAX_PASSPHRASE_LENGTH = 1024;
 export const MAX_ATTEMPTS = 20;
 
-const utf8Bytes = (s: string) => new TextEncoder().encode(s).byteLength;
 
 export const secretCreate = z.object({
   value: z
     .string()
     .min(1)
-    .refine((v) => utf8Bytes(v) <= MAX_VALUE_BYTES, `must be at most ${MAX_VALUE_BYTES} bytes of UTF-8`)
+    .refine((v) => utf8Length(v) <= MAX_VALUE_BYTES, `must be at most ${MAX_VALUE_BYTES} bytes of UTF-8`)
     .describe(`The secret, 1 to ${MAX_VALUE_BYTES} bytes of text. Encrypted at once; never shown again except, once, at the public address.`),
   passphrase: z
     .string()
@@ -47,5 +47,3 @@ export const secretStatus = z
   })
   .openapi("SecretStatus");
 export type SecretStatus = z.infer<typeof secretStatus>;
-
-export const noInput = z.object({});

@@ -1,12 +1,9 @@
 /** Sizes as the limits count them: UTF-8 bytes, and JSON in its compact form. */
 import type { Json } from "../../../json";
-
-const encoder = new TextEncoder();
-
-export const byteLength = (text: string): number => encoder.encode(text).byteLength;
+import { utf8Length } from "../../../bytes";
 
 /** A JSON value's compact text and its size. */
 export function serialized(value: Json): { text: string; bytes: number } {
   const text = JSON.stringify(value);
-  return { text, bytes: byteLength(text) };
+  return { text, bytes: utf8Length(text) };
 }

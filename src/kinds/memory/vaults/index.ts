@@ -4,14 +4,15 @@
  * compare-and-set with If-Match / If-None-Match; prefix listing with a cursor; batches
  * of writes that apply all or none. State lives in the resource's SQLite (store.ts).
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { applyBatch, deleteKey, getKey, putKey } from "./keys";
 import { exportVault, getMany, listKeys } from "./listing";
 import { etag } from "./preconditions";
 import { initVault, nextExpiry, purgeExpired, totals } from "./store";
 import {
-  BATCH_BODY_BYTES, LIMITS, MAX_BATCH, PUT_BODY_BYTES, batchInput, batchResult, deleteInput, deleteResult, entry, getManyInput, getManyResult, keyParam,
-  listInput, listPage, noInput, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type VaultConfig,
+  BATCH_BODY_BYTES, LIMITS, MAX_BATCH, PUT_BODY_BYTES, batchInput, batchResult, deleteInput, deleteResult, entry, getManyInput,
+  getManyResult, keyParam, listInput, listPage, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type VaultConfig,
   MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_METADATA_BYTES, MAX_KEYS, MAX_VAULT_BYTES,
 } from "./schema";
 

@@ -1,7 +1,7 @@
 /** Request and response shapes of vaults, and the limits they enforce; the same schemas validate, type and document. */
+import { jsonValue } from "../../../openapi/schemas";
 import { z } from "@hono/zod-openapi";
-import type { Json } from "../../../json";
-import { byteLength } from "./bytes";
+import { utf8Length } from "../../../bytes";
 
 /** A key's UTF-8 length, as Workers KV allows. */
 export const MAX_KEY_BYTES = 512;
@@ -38,16 +38,13 @@ export const LIMITS = {
 export const vaultConfig = z.object({});
 export type VaultConfig = z.infer<typeof vaultConfig>;
 
-/** Any JSON value (kept as given; sizes are checked on its compact serialization). */
-const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
-
 /** Lone surrogates have no UTF-8 form, so such a key could not be stored or listed faithfully. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const keyField = z
   .string()
   .min(1)
-  .refine((k) => byteLength(k) <= MAX_KEY_BYTES, `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`)
+  .refine((k) => utf8Length(k) <= MAX_KEY_BYTES, `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`)
   .refine((k) => k !== "." && k !== "..", "must not be . or .. (a URL would lose them)")
   .refine((k) => !LONE_SURROGATE.test(k), "must be well-formed Unicode")
   .describe(`Any string of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 except . and ..; in a path, percent-encode it (a / as %2F).`);
@@ -94,8 +91,6 @@ export type PutInput = z.infer<typeof putInput>;
 
 export const deleteInput = z.object({ if_version: z.coerce.number().pipe(ifVersion).optional() });
 export type DeleteInput = z.infer<typeof deleteInput>;
-
-export const noInput = z.object({});
 
 export const listInput = z.object({
   prefix: z.string().max(MAX_KEY_BYTES).optional().describe("Only keys starting with this."),

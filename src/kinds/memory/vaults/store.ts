@@ -16,7 +16,8 @@ import { AppError } from "../../../http/errors";
 import type { Json, JsonObject } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
 import { iso } from "../../../time";
-import { byteLength, serialized } from "./bytes";
+import { serialized } from "./bytes";
+import { utf8Length } from "../../../bytes";
 import { MAX_KEYS, MAX_METADATA_BYTES, MAX_VALUE_BYTES, MAX_VAULT_BYTES, type Entry, type EntryInfo } from "./schema";
 
 export type KeyRow = {
@@ -93,7 +94,7 @@ export function prepareWrite(store: EngineStore, w: Write, at?: string) {
     key: w.key,
     value: value.text,
     metadata: metadata?.text ?? null,
-    bytes: byteLength(w.key) + value.bytes + (metadata?.bytes ?? 0),
+    bytes: utf8Length(w.key) + value.bytes + (metadata?.bytes ?? 0),
     expires_at: w.ttl_seconds ? store.now + w.ttl_seconds * 1000 : null,
   };
 }

@@ -5,7 +5,7 @@
  * outside this service depend on it.
  */
 import { z } from "@hono/zod-openapi";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** Largest body kept per fetch; a larger answer is a 502 and not charged. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -130,6 +130,6 @@ export const fetchRecord = z
 
 export const attestedFetch = fetchRecord.extend({ content: inlineContent }).openapi("AttestedFetch");
 
-export const fetchPage = z.object({ items: z.array(fetchRecord), next_cursor: z.string().nullable() }).openapi("AttestedFetchPage", {
+export const fetchPage = pageOf(fetchRecord).openapi("AttestedFetchPage", {
   description: "Fetches, oldest first, without their content.",
 });

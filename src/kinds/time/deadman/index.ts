@@ -4,12 +4,19 @@
  * pile up, the switch goes down, alerts, repeats the alert, and releases an optional
  * sealed payload to a successor. The next success brings it back up, with a recovery event.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { allPings, initPings, listPings } from "./pings";
-import { clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease, type SealedPayload, type UnsealedPayload } from "./payload";
+import {
+  clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease, type SealedPayload,
+  type UnsealedPayload,
+} from "./payload";
 import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./switch";
 import { handlePing, publicPaths } from "./public";
-import { MAX_PERIOD_SECONDS, MAX_PINGS_KEPT, MAX_PAYLOAD_BYTES, deadmanConfig, deadmanStatus, noInput, payloadInput, payloadState, pingInput, pingPage, pingsInput, type DeadmanConfig } from "./schema";
+import {
+  MAX_PERIOD_SECONDS, MAX_PINGS_KEPT, MAX_PAYLOAD_BYTES, deadmanConfig, deadmanStatus, payloadInput, payloadState, pingInput, pingPage,
+  pingsInput, type DeadmanConfig,
+} from "./schema";
 import { iso } from "../../../time";
 
 const OP_PRICE = 100; // µUSD

@@ -10,7 +10,8 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { seal, unseal } from "../../../auth/sealing";
 import { iso } from "../../../time";
-import { byteLength, sendEvent } from "../event";
+import { sendEvent } from "../event";
+import { utf8Length } from "../../../bytes";
 import { MAX_PAYLOAD_BYTES, type DeadmanConfig } from "./schema";
 
 type PayloadRow = {
@@ -43,7 +44,7 @@ export function payloadView(store: EngineStore) {
 export async function sealPayload(ctx: PrepareContext, config: DeadmanConfig, payload: unknown): Promise<SealedPayload> {
   if (!config.successor_url) throw new AppError("conflict", "This switch has no successor_url to release a payload to; create one with it.");
   const text = JSON.stringify(payload);
-  const bytes = byteLength(text);
+  const bytes = utf8Length(text);
   if (bytes > MAX_PAYLOAD_BYTES) throw new AppError("payload_too_large", `The payload is ${bytes} bytes as JSON; at most ${MAX_PAYLOAD_BYTES} are kept.`);
   return { sealed: await seal(ctx.env, text), bytes };
 }

@@ -1,7 +1,8 @@
 /** The ping log of a dead-man switch: the last MAX_PINGS_KEPT pings, newest first when listed. */
 import type { EngineStore } from "../../../resources/kind";
 import { iso } from "../../../time";
-import { byteLength, excerpt } from "../event";
+import { excerpt } from "../event";
+import { utf8Length } from "../../../bytes";
 import { MAX_PINGS_KEPT, PING_EXCERPT_BYTES, type Signal } from "./schema";
 
 type PingRow = {
@@ -27,7 +28,7 @@ export function logPing(store: EngineStore, p: PingEntry): void {
   const body = p.body === null ? null : excerpt(p.body, PING_EXCERPT_BYTES);
   store.sql.exec(
     "INSERT INTO deadman_pings (at, signal, exit_code, source, method, body, body_bytes, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    store.now, p.signal, p.exitCode, p.source, p.method, body, p.body === null ? 0 : byteLength(p.body), p.durationMs,
+    store.now, p.signal, p.exitCode, p.source, p.method, body, p.body === null ? 0 : utf8Length(p.body), p.durationMs,
   );
   // Sequence numbers have no gaps, so everything at or below (newest - MAX) is beyond the log's length.
   store.sql.exec("DELETE FROM deadman_pings WHERE seq <= (SELECT max(seq) FROM deadman_pings) - ?", MAX_PINGS_KEPT);

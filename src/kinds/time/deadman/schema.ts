@@ -1,7 +1,7 @@
 /** Request and response shapes of deadman: a dead-man switch pinged by a job, alerting when the pings stop. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 export const MIN_PERIOD_SECONDS = 60;
 export const MAX_PERIOD_SECONDS = 31 * 86400;
@@ -65,8 +65,6 @@ export const payloadInput = z.object({
 
 export const pingsInput = z.object({ limit: pageLimit(), cursor: seqCursor });
 
-export const noInput = z.object({});
-
 const isoOrNull = z.string().nullable();
 const textOrNull = z.string().nullable();
 
@@ -113,4 +111,4 @@ export const ping = z
   })
   .openapi("DeadmanPing");
 
-export const pingPage = z.object({ items: z.array(ping), next_cursor: z.string().nullable() }).openapi("DeadmanPingPage");
+export const pingPage = pageOf(ping).openapi("DeadmanPingPage");

@@ -4,14 +4,15 @@
  * debounce.fired request, after quiet_seconds without events and never later than
  * max_wait_seconds after its first, carrying the last event or all of them.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
 import { allFired, finished, flush, initFiring, listFired, nextFireAt, timer } from "./firing";
 import { handleEvent, publicPaths } from "./public";
 import {
-  accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput, noInput, windowDetail as windowDetailSchema,
-  windowPage, type DebounceConfig,
-  MAX_WAIT_SECONDS, MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW, MAX_OPEN_WINDOWS,
+  accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput,
+  windowDetail as windowDetailSchema, windowPage, type DebounceConfig, MAX_WAIT_SECONDS, MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW,
+  MAX_OPEN_WINDOWS,
 } from "./schema";
 import type { EngineStore } from "../../../resources/kind";
 

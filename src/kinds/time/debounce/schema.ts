@@ -1,8 +1,7 @@
 /** Request and response shapes of debounce: events gathered per key, sent once the key has been quiet. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
-import type { Json } from "../../../json";
+import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schemas";
 
 export const MAX_WAIT_SECONDS = 7 * 86400;
 /** One event, as JSON text; a larger one is refused with 413. */
@@ -44,9 +43,6 @@ export type DebounceConfig = z.infer<typeof debounceConfig>;
 
 const keyField = z.string().min(1).max(MAX_KEY_LENGTH);
 
-/** Any JSON value (documented as such; kept as given). */
-export const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
-
 export const eventInput = z.object({
   event: jsonValue.optional().describe(`The event, any JSON value up to ${MAX_EVENT_BYTES} bytes (absent: null).`),
   key: keyField.optional().describe("The window it belongs to; absent: read at key_path, else the unkeyed window."),
@@ -62,8 +58,6 @@ export const manyInput = z
   .refine((v) => !(v.all && v.key !== undefined), { message: "give key or all, not both", path: ["all"] });
 
 export const listInput = z.object({ limit: pageLimit(), cursor: seqCursor });
-
-export const noInput = z.object({});
 
 export const window = z
   .object({
@@ -85,7 +79,7 @@ export const windowDetail = window
   })
   .openapi("DebounceWindowDetail");
 
-export const windowPage = z.object({ items: z.array(window), next_cursor: z.string().nullable() }).openapi("DebounceWindowPage");
+export const windowPage = pageOf(window).openapi("DebounceWindowPage");
 
 export const firing = z
   .object({
@@ -102,7 +96,7 @@ export const firing = z
   })
   .openapi("DebounceFiring");
 
-export const firingPage = z.object({ items: z.array(firing), next_cursor: z.string().nullable() }).openapi("DebounceFiringPage");
+export const firingPage = pageOf(firing).openapi("DebounceFiringPage");
 
 export const flushResult = z.object({ fired: z.array(firing) }).openapi("DebounceFlushResult");
 export const cancelResult = z.object({ cancelled: z.array(window) }).openapi("DebounceCancelResult");

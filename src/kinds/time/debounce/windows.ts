@@ -9,7 +9,7 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import type { Json } from "../../../json";
 import { iso } from "../../../time";
-import { byteLength } from "../event";
+import { utf8Length } from "../../../bytes";
 import { MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW, MAX_KEY_LENGTH, MAX_OPEN_WINDOWS, MAX_WINDOW_BYTES, type DebounceConfig } from "./schema";
 
 export type WindowRow = {
@@ -90,7 +90,7 @@ function openWindow(store: EngineStore, config: DebounceConfig, key: string): Wi
 /** Adds an event to its key's window (opening it), moves the window's firing time, and trims what it keeps. */
 export function addEvent(store: EngineStore, config: DebounceConfig, incoming: IncomingEvent) {
   const body = JSON.stringify(incoming.event);
-  const bytes = byteLength(body);
+  const bytes = utf8Length(body);
   if (bytes > MAX_EVENT_BYTES) throw new AppError("payload_too_large", `The event is ${bytes} bytes as JSON; at most ${MAX_EVENT_BYTES} are taken.`);
   const key = incoming.key ?? keyAtPath(config, incoming.event) ?? "";
   if (key.length > MAX_KEY_LENGTH) throw new AppError("validation_failed", `Keys are at most ${MAX_KEY_LENGTH} characters.`, { errors: [{ path: "key", message: `at most ${MAX_KEY_LENGTH} characters` }] });

@@ -1,7 +1,7 @@
 /** Request and response shapes of delayed: a channel to one target, taking messages to deliver later. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 export const MAX_PENDING = 10_000;
 
@@ -43,8 +43,6 @@ export const listInput = z.object({
   cursor: seqCursor,
 });
 
-export const messagePage = z.object({ items: z.array(message), next_cursor: z.string().nullable() }).openapi("DelayedMessagePage");
+export const messagePage = pageOf(message).openapi("DelayedMessagePage");
 
 export const cancelInput = z.object({ message_id: z.string().regex(/^msg_[0-9a-f]{32}$/) });
-
-export const noInput = z.object({});

@@ -4,13 +4,13 @@
  * Inngest throttle). Each message is paid when enqueued; its release, retries
  * and attempt log are covered by that price.
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./messages";
 import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./flow";
 import {
-  MAX_BATCH, batchInput, batchResult, dripConfig, dripStatus, enqueueInput, limitsInput, listInput, message, messageDetail, messageInput, messagePage,
-  noInput, purgeResult, releaseInput, releaseResult, type DripConfig,
-  MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_PARALLEL,
+  MAX_BATCH, batchInput, batchResult, dripConfig, dripStatus, enqueueInput, limitsInput, listInput, message, messageDetail, messageInput,
+  messagePage, purgeResult, releaseInput, releaseResult, type DripConfig, MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_PARALLEL,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD

@@ -6,6 +6,7 @@
  * Finished messages are kept for listing and export up to MAX_KEPT(_BYTES);
  * the oldest are forgotten beyond that.
  */
+import { utf8Length } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import { iso } from "../../../time";
@@ -133,7 +134,7 @@ export function enqueue(store: EngineStore, config: DripConfig, inputs: EnqueueI
     }
     const request = outgoingRequest({ url: config.url, method: config.method, headers: { ...lower(config.headers), ...lower(input.headers) }, body: input.body }, "");
     const headers = JSON.stringify(request.headers);
-    const bytes = new TextEncoder().encode(request.body ?? "").length + new TextEncoder().encode(headers).length;
+    const bytes = utf8Length(request.body ?? "") + utf8Length(headers);
     checkRoom(store, bytes, inputs.length);
     const id = `msg_${crypto.randomUUID().replace(/-/g, "")}`;
     const seq = store.sql

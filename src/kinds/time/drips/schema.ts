@@ -1,7 +1,7 @@
 /** Request and response shapes of drips: a queue released to one target at a rate, with bounded parallelism. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** Messages per batch call (the whole JSON body is limited to 1 MiB as well). */
 export const MAX_BATCH = 100;
@@ -90,7 +90,7 @@ export const batchResult = z
 
 export const listInput = z.object({ status: z.enum(STATUSES).optional(), limit: pageLimit(), cursor: seqCursor });
 
-export const messagePage = z.object({ items: z.array(message), next_cursor: z.string().nullable() }).openapi("DripMessagePage");
+export const messagePage = pageOf(message).openapi("DripMessagePage");
 
 export const messageInput = z.object({ message_id: messageIdField });
 
@@ -124,5 +124,3 @@ export const dripStatus = z
     next_release_at: z.string().nullable().describe("When the next message goes out; null when nothing is pending, paused, or every slot is in flight."),
   })
   .openapi("DripStatus");
-
-export const noInput = z.object({});

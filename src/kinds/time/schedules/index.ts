@@ -1,7 +1,8 @@
 /** schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules). */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./engine";
-import { history, historyInput, noInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
+import { history, historyInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD
 const RUN_PRICE = 1000; // an outbound call, retried up to 8 times

@@ -28,8 +28,6 @@ export const scheduleConfig = z
 
 export type ScheduleConfig = z.infer<typeof scheduleConfig>;
 
-export const noInput = z.object({});
-
 export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(50).default(5) });
 
 export const historyInput = z.object({ limit: pageLimit(), cursor: seqCursor });

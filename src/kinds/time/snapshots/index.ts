@@ -6,13 +6,13 @@
  * offered: XPath and regex filters (a caller's regex can run away with the
  * object's CPU), and diffs (the agent holds both versions through content_url).
  */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { discardSnapshot, readText, takeSnapshot, type Fetched } from "./fetch";
 import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./engine";
 import {
-  INLINE_MAX_BYTES, listInput, noInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent,
-  type ReadInput, type SnapshotConfig,
-  MAX_BODY_BYTES, MAX_KEEP_LAST,
+  INLINE_MAX_BYTES, listInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent, type ReadInput,
+  type SnapshotConfig, MAX_BODY_BYTES, MAX_KEEP_LAST,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { cronProblem, validTimeZone } from "../cron";
 import { SELECTED_TEXT_MAX, selectorProblem } from "./compare";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** Fetching more often than once a minute is polling, not snapshotting; the day price assumes at most 1440 fetches. */
 export const MIN_INTERVAL_SECONDS = 60;
@@ -25,7 +25,6 @@ const RESERVED_REQUEST_HEADERS = /^(host|content-length|transfer-encoding|connec
 
 const rfc3339 = z.iso.datetime({ offset: true });
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, "must be an HTTP header name");
-
 
 export const snapshotConfig = z
   .object({
@@ -64,8 +63,6 @@ export const snapshotConfig = z
   });
 
 export type SnapshotConfig = z.infer<typeof snapshotConfig>;
-
-export const noInput = z.object({});
 
 const flag = (fallback: "true" | "false", description: string) =>
   z.enum(["true", "false"]).default(fallback).transform((v) => v === "true").describe(description);
@@ -109,7 +106,7 @@ export const snapshotWithContent = snapshot
   .extend({ content: z.string().nullable().describe("The body as text, when asked for, textual, valid UTF-8 and small enough; else null (use content_url).") })
   .openapi("SnapshotWithContent");
 
-export const snapshotPage = z.object({ items: z.array(snapshot), next_cursor: z.string().nullable() }).openapi("SnapshotPage");
+export const snapshotPage = pageOf(snapshot).openapi("SnapshotPage");
 
 export const snapshotStatus = z
   .object({

@@ -1,7 +1,7 @@
 /** Request and response shapes of spread: members that each fire once per period at a stable hashed offset. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit } from "../../../openapi/schemas";
+import { pageLimit, pageOf } from "../../../openapi/schemas";
 
 export const MAX_MEMBERS = 10_000;
 
@@ -37,7 +37,7 @@ export const listInput = z.object({
   cursor: z.string().max(200).optional().describe("The last key of the previous page."),
 });
 
-export const memberPage = z.object({ items: z.array(member), next_cursor: z.string().nullable() }).openapi("SpreadMemberPage");
+export const memberPage = pageOf(member).openapi("SpreadMemberPage");
 
 export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(100).default(10) });
 

@@ -1,8 +1,9 @@
 /** wakeups: one HTTP call at a set time, signed, retried, logged (QStash, Temporal timers). */
+import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { AppError } from "../../../http/errors";
 import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./engine";
-import { noInput, rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";
+import { rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD
 const FIRE_PRICE = 1000; // an outbound call, retried up to 8 times

@@ -21,8 +21,6 @@ export type WakeupConfig = z.infer<typeof wakeupConfig>;
 
 export const rescheduleInput = z.object(when).refine(exactlyOneTime, TIME_MESSAGE);
 
-export const noInput = z.object({});
-
 export const wakeupStatus = z
   .object({
     status: z.enum(["scheduled", "firing", "delivered", "failed"]).describe("scheduled → firing → delivered, or failed once the retries ran out or the receiver aborted."),
