@@ -114,12 +114,20 @@ export const managed = (mgmt: string, credit?: string): Record<string, string> =
   ...(credit ? { "x-credit-token": credit } : {}),
 });
 
+/** The Durable Object of resource `id`, for driving its alarm or looking into its storage. */
+export const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+
+/** What R2 holds under resource `id`'s prefix, in key order. */
+export async function r2Keys(id: string): Promise<string[]> {
+  return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
+}
+
 /**
  * Moves a resource's times (instead of waiting for them) and restarts its object,
  * which reads its meta once per lifetime, as after any eviction.
  */
 export async function shiftResourceTimes(id: string, times: { created_at?: number; expires_at?: number }): Promise<void> {
-  const stub = env.RESOURCES.get(env.RESOURCES.idFromName(id));
+  const stub = stubOf(id);
   await runInDurableObject(stub, (_obj, state) => {
     for (const [column, value] of Object.entries(times)) state.storage.sql.exec(`UPDATE resource_meta SET ${column} = ?`, value);
   });

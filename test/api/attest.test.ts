@@ -5,7 +5,7 @@
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, type JWK } from "jose";
 import { expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, serveContent } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, serveContent, r2Keys } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const FETCH_USD = 0.002;
@@ -27,7 +27,6 @@ async function setup(body: Record<string, unknown> = {}) {
   return { token, ...r, op };
 }
 
-const r2Keys = async (id: string) => (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
 const name = () => crypto.randomUUID().slice(0, 8);
 
 /** The stored bytes, through the signed link, as an agent without credentials would get them. */

@@ -1,7 +1,7 @@
 /** blobs: 100 MB streamed in and out with matching sha256, the size limit, the public link and its download limit. */
-import { SELF, env } from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, r2Keys } from "../harness";
 import { MAX_BLOB_BYTES } from "../../src/kinds/memory/blobs/schema";
 
 const CHUNK = 1 << 20;
@@ -37,10 +37,6 @@ function upload(id: string, mgmt: string, body: ReadableStream<Uint8Array>, leng
     method: "PUT", body: sized.readable,
     headers: { ...managed(mgmt, credit), "content-type": type, "content-length": String(length) },
   });
-}
-
-async function r2Keys(id: string): Promise<string[]> {
-  return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
 }
 
 describe("blobs", () => {

@@ -2,11 +2,9 @@
  * checkpoints, per KINDS.md: save JSON or bytes with a monotonic seq and expected_seq; latest,
  * by id, history; keep-last-N; forks by parent id; values of more than 1 MiB round-trip exactly.
  */
-import { SELF, env, runInDurableObject } from "cloudflare:test";
+import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool } from "../harness";
-
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, stubOf, r2Keys } from "../harness";
 
 async function store(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -40,10 +38,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-async function r2Keys(id: string): Promise<string[]> {
-  return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
 }
 
 describe("checkpoints", () => {

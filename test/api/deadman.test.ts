@@ -7,11 +7,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received, type Received } from "../harness";
+import { buyCredits, call, createResource, json, managed, received, type Received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 

@@ -6,11 +6,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, received } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const logOf = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as { body: string; headers: Record<string, string> }[];
 

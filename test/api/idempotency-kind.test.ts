@@ -3,11 +3,9 @@
  * claim → new / in_flight (409) / duplicate / mismatch (422), store the result, lock timeout, window expiry.
  * Time is moved by editing the stored times, never waited for.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool } from "../harness";
-
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, stubOf } from "../harness";
 
 async function firewall(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);

@@ -6,10 +6,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, createResource, json, managed, shiftResourceTimes } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, shiftResourceTimes, stubOf, r2Keys } from "../harness";
 import { FIXTURES } from "./fixtures";
-
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
 async function storageIsEmpty(id: string): Promise<boolean> {
   return runInDurableObject(stubOf(id), async (_obj, state) => {
@@ -26,10 +24,6 @@ async function settledAlarm(id: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the alarm of ${id} stayed due`);
-}
-
-async function r2Keys(id: string): Promise<string[]> {
-  return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
 }
 
 it("every kind in the registry has a contract fixture", () => {

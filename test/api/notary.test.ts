@@ -7,7 +7,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
 import { notary } from "../../src/kinds/time/notary";
 import { MAX_STAMPS } from "../../src/kinds/time/notary/schema";
 import { DEFAULT_POLICY_OID, generateTsaSecrets, tsaPolicy, tsaSigner } from "../../src/kinds/time/notary/tsa-signer";
@@ -15,7 +15,6 @@ import type { Env } from "../../src/env";
 import type { OpensslAnswer } from "../peers/openssl";
 
 const priceOf = (op: string) => notary.ops.find((o) => o.name === op)!.priceMicro;
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
 const hex = (bytes: ArrayBuffer | Uint8Array) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));

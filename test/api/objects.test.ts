@@ -5,7 +5,7 @@
  */
 import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, received, serveContent, shiftResourceTimes } from "../harness";
+import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, received, serveContent, shiftResourceTimes, r2Keys } from "../harness";
 import { MAX_OBJECT_BYTES, MAX_REQUEST_BYTES, MIN_PART_BYTES, STREAM_PART_BYTES } from "../../src/kinds/memory/objects/schema";
 import { checkPartFits } from "../../src/kinds/memory/objects/layout";
 
@@ -27,10 +27,6 @@ async function sha256Of(stream: ReadableStream<Uint8Array>): Promise<string> {
   const digest = new crypto.DigestStream("SHA-256");
   await stream.pipeTo(digest);
   return hex(await digest.digest);
-}
-
-async function r2Keys(id: string): Promise<string[]> {
-  return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);
 }
 
 /** One resource with its management token, and calls against it paid by the shared credit. */

@@ -4,9 +4,9 @@
  * redriven; long-poll leases; stats. Time is moved by editing the stored
  * visible_at inside the Durable Object, never by waiting minutes.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
 import { watchRowsRead } from "./rows-read";
 
 type Op = (method: string, path: string, payload?: unknown) => Promise<{ status: number; body: any }>;
@@ -20,8 +20,6 @@ async function queue(config: Record<string, unknown> = {}, usd = 1) {
   };
   return { token, id, mgmt, op };
 }
-
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 
 /** Moves stored times back by `ms` (as if that much time had passed) for messages in these states. */
 async function elapse(id: string, ms: number, states: string[] = ["in_flight", "delayed"]): Promise<void> {

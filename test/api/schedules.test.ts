@@ -6,12 +6,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received } from "../harness";
+import { buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
-
 
 async function schedule(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);

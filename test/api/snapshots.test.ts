@@ -8,21 +8,18 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { ORIGIN, buyCredits, call, createResource, json, managed, received, serveContent } from "../harness";
+import { ORIGIN, buyCredits, call, createResource, json, managed, received, serveContent, stubOf, r2Keys } from "../harness";
 import { MAX_BODY_BYTES } from "../../src/kinds/time/snapshots/schema";
 import { discardSnapshot, type Fetched } from "../../src/kinds/time/snapshots/fetch";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function sha256Hex(data: string | Uint8Array): Promise<string> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
-
-const r2Keys = async (id: string) => (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key).sort();
 
 /** A signed link of ours, fetched through the worker. */
 const download = (url: string) => call("GET", url.slice(ORIGIN.length));

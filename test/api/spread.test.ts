@@ -2,11 +2,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received } from "../harness";
+import { buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
-
 
 it("gives each key a stable slot, spreads keys over the period, and fires each once per period", async () => {
   const name = crypto.randomUUID().slice(0, 8);

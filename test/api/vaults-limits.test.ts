@@ -1,9 +1,7 @@
 /** vaults at their limits: 100,000 keys and 8 MiB, and an export of all of it within what one RPC carries. */
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed } from "../harness";
-
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+import { buyCredits, call, createResource, json, managed, stubOf } from "../harness";
 
 async function vault() {
   const { token } = await buyCredits(5);

@@ -1,9 +1,7 @@
 /** vaults, per KINDS.md: get/put/delete, per-key TTL, prefix listing with a cursor, metadata, compare-and-set, batch, 1 MiB values. */
-import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { SELF, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
-
-const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
 
 async function vault() {
   const { token } = await buyCredits(5);
