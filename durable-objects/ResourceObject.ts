@@ -14,12 +14,21 @@ import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
 import type { CreateInput, OpInput, PublicInput } from "./resource/rpc-types";
 import { insertMeta, META_TABLE, type MetaRow, type RecordCore } from "./resource/meta";
-import { BILLING_TABLES, chargeNow, refundCharge } from "./resource/billing";
+import { BILLING_TABLES, chargeNow, dryRun, refundCharge } from "./resource/billing";
 import { DELIVERY_TABLES, type DeliveryReport } from "./resource/deliveries";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
 
 export type { CreateInput, OpInput, PublicInput };
+
+/** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
+function expected(out: Json, expect: OpInput["expect"]): Json {
+  if (!expect) return out;
+  const got = out as Record<string, Json>;
+  const moved = Object.keys(expect).find((k) => got?.[k] !== expect[k]);
+  if (moved) throw new AppError("conflict", "The content changed during the call (it was replaced or deleted); nothing was charged. Retry.", { extra: { changed: moved } });
+  return out;
+}
 
 export class ResourceObject extends ResourceCore {
   create(input: CreateInput): Promise<Result<RecordCore>> {
@@ -103,13 +112,17 @@ export class ResourceObject extends ResourceCore {
       const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
+      if (input.peek) {
+        if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
+        return dryRun(this.ctx.storage, () => op.run(this.store(meta, Date.now(), afterCommit()), config, input.input, undefined));
+      }
       if (op.ready) await this.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
       // A call that cannot be paid is refused before its prepare step does work it would then have to undo.
       if (op.prepare && input.priceMicro && input.payer.type !== "prepaid") await this.billing().reserve(input.payer, input.priceMicro);
       return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
-        const run = () => op.run(this.store(meta, Date.now(), pending), config, input.input, prepared);
+        const run = () => expected(op.run(this.store(meta, Date.now(), pending), config, input.input, prepared), input.expect);
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {
           // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.

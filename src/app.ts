@@ -11,7 +11,7 @@ import { idempotency } from "./http/idempotency";
 import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
 import { registerTsaRoutes } from "./kinds/time/notary/certificate-route";
-import { apiBodyLimit } from "./http/body-limits";
+import { apiBodyLimit, jsonDepthLimit } from "./http/body-limits";
 import { registerDownloadRoutes } from "./resources/downloads";
 import { PUBLIC_BODY_LIMIT, registerPublicRoutes } from "./resources/public-routes";
 import { registerDeliveryRoutes } from "./resources/delivery-routes";
@@ -46,6 +46,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
   app.use("/p/*", bodyLimit({ maxSize: PUBLIC_BODY_LIMIT, onError: () => { throw new AppError("payload_too_large", `Bodies sent to public addresses are limited to ${PUBLIC_BODY_LIMIT} bytes.`); } }));
   app.use("/v1/*", apiBodyLimit);
+  app.use("/v1/*", jsonDepthLimit);
   // API.md §3: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
 

@@ -254,14 +254,16 @@ export async function refundCharge(env: Env, payer: Payer, chargeId: number | nu
 
 const ROLLBACK = Symbol("rollback");
 
-/** Runs `work` in a transaction that is always rolled back: would the engine accept this call? */
-export function dryRun(storage: DurableObjectStorage, work: () => unknown): void {
+/** Runs `work` in a transaction that is always rolled back: would the engine accept this call, and what would it answer? */
+export function dryRun<T>(storage: DurableObjectStorage, work: () => T): T {
+  let value: T | undefined;
   try {
     storage.transactionSync(() => {
-      work();
+      value = work();
       throw ROLLBACK;
     });
   } catch (err) {
     if (err !== ROLLBACK) throw err;
   }
+  return value as T;
 }

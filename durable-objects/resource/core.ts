@@ -65,7 +65,8 @@ export class ResourceCore extends DurableObject<Env> {
     const meta = this.meta();
     if (!meta) return;
     const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.sql, this.env)];
-    await this.ctx.storage.setAlarm(Math.min(...next.map((t) => t ?? Infinity)));
+    // Anything already due fires now: the runtime refuses an alarm at or before the epoch.
+    await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...next.map((t) => t ?? Infinity))));
   }
 
   /** Writes meta columns and keeps the cached row in step. */
@@ -209,7 +210,8 @@ export class ResourceCore extends DurableObject<Env> {
       }
     }
     if (pending.drops.length) await this.env.BUCKET.delete(pending.drops).catch((err) => console.error(`${meta.id}: R2 delete failed`, err));
-    if (requireKind(meta.kind).timer) await this.armAlarm();
+    // The alarm already set (at the latest, expiry) runs the timer late rather than never.
+    if (requireKind(meta.kind).timer) await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not re-armed`, err));
     for (const wake of this.waiters) wake();
   }
 

@@ -1,6 +1,6 @@
 /** Arguments of the ResourceObject's RPC methods, shared with the worker routes that call them. */
 import type { Payer } from "../../src/money/payment";
-import type { Json } from "../../src/json";
+import type { Json, JsonObject } from "../../src/json";
 import type { PublicRequest } from "../../src/resources/kind";
 
 export interface CreateInput {
@@ -34,6 +34,10 @@ export interface OpInput {
   priceMicro: number;
   payer: Payer;
   requestId: string;
+  /** Only answer what the operation would give, charging and changing nothing (a download looks up its object first). */
+  peek?: boolean;
+  /** The operation must answer these fields with these values, else it is refused (409) and rolled back, uncharged. */
+  expect?: JsonObject;
 }
 
 export interface PublicInput {

@@ -20,6 +20,7 @@ export const featureRequestBody = z
       .optional()
       .describe("The kind this request concerns, existing or wished for (the path segment, e.g. `vaults`)."),
   })
+  .strict()
   .openapi("FeatureRequest");
 
 export const abuseReportBody = z
@@ -29,6 +30,7 @@ export const abuseReportBody = z
     details: z.string().max(10_000).optional().describe("What is wrong with the content; evidence helps."),
     contact: z.string().max(200).optional().describe("How the operator may reach you (optional; anonymous is fine)."),
   })
+  .strict()
   .openapi("AbuseReport");
 
 export const received = z
@@ -87,6 +89,7 @@ export const publicIdParam = z.object({
 
 export const disableBody = z
   .object({ reason: z.string().trim().min(1).max(500).describe("Why it is disabled (kept for the record, shown to no one else).") })
+  .strict()
   .openapi("DisablePublicAddress");
 
 export const publicAddressState = z

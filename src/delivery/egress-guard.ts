@@ -9,7 +9,8 @@
  */
 import { AppError } from "../http/errors";
 
-const BLOCKED_NAMES = [/^localhost$/i, /\.localhost$/i, /\.internal$/i, /\.local$/i, /^metadata\.google\.internal$/i];
+/** Names that only ever mean this host or a private network (RFC 6761, RFC 6762, RFC 8375), and cloud metadata. */
+const BLOCKED_NAMES = [/^localhost$/, /\.localhost$/, /(^|\.)internal$/, /\.local$/, /\.home\.arpa$/, /^metadata$/];
 
 /** IPv4 ranges as [first octets prefix, mask bits]. */
 const BLOCKED_V4: [number[], number][] = [
@@ -46,6 +47,15 @@ function blockedV6(address: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
 }
 
+/**
+ * The host as the checks compare it. The URL parser has already lower-cased it, mapped it through
+ * IDNA (so full-width letters and dots, `ｌｏｃａｌｈｏｓｔ。`, arrive as ASCII) and read IPv4 in every
+ * spelling; what is left is the root label: `localhost.` is `localhost`, and so is `localhost..`.
+ */
+function normalHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
+}
+
 /** Returns the parsed URL, or throws 422 naming `field`. */
 export function checkEgressUrl(raw: string, allowPrivate: boolean, field = "url"): URL {
   const refuse = (why: string) =>
@@ -59,7 +69,7 @@ export function checkEgressUrl(raw: string, allowPrivate: boolean, field = "url"
   if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse(`the ${url.protocol} scheme is not allowed; use http or https`);
   if (url.username || url.password) throw refuse("must not carry credentials; send them in headers");
   if (allowPrivate) return url;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const host = normalHost(url.hostname);
   if (host.includes(":") ? blockedV6(host) : blockedV4(host) || BLOCKED_NAMES.some((re) => re.test(host))) {
     throw refuse(`${host} is a private, loopback, link-local or metadata address`);
   }

@@ -1,32 +1,56 @@
 /**
- * API.md §3: JSON bodies up to 1 MiB, unless an operation declares more
- * (`maxBodyBytes`, e.g. a vault value of a full MiB inside its JSON). One
- * middleware for all of /v1, choosing the limit by the route the request is for.
+ * What a /v1 body may be. API.md §3: JSON bodies up to 1 MiB, unless an operation
+ * declares more (`maxBodyBytes`, e.g. a vault value of a full MiB inside its JSON);
+ * one middleware chooses the limit by the route the request is for. And a JSON
+ * body nests at most MAX_JSON_DEPTH levels below each field (json-depth.ts).
  */
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { AppError } from "./errors";
 import { KINDS } from "../resources/registry";
+import { deeperThan, MAX_JSON_DEPTH } from "../json";
+import { tooDeep } from "./json-depth";
 
 export const MAX_JSON_BYTES = 1024 * 1024;
 
 const limiter = (maxSize: number) =>
   bodyLimit({ maxSize, onError: () => { throw new AppError("payload_too_large", `The body of this request is limited to ${maxSize} bytes.`); } });
 
-/** [method, path pattern, limit] of every operation allowed more than the default. */
+/** Every operation allowed more than the default: its method, path pattern and limit, and whether its body is raw bytes. */
 const LARGER = KINDS.flatMap((kind) =>
   kind.ops
     .filter((op) => op.maxBodyBytes)
     .map((op) => {
       const pattern = `/v1/${kind.kind}/{id}${op.path}`.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+");
-      return { method: op.method.toUpperCase(), re: new RegExp(`^${pattern}$`), limit: limiter(op.maxBodyBytes!) };
+      return { method: op.method.toUpperCase(), re: new RegExp(`^${pattern}$`), limit: limiter(op.maxBodyBytes!), raw: Boolean(op.rawBody) };
     }),
 );
 const standard = limiter(MAX_JSON_BYTES);
 
-export const apiBodyLimit = createMiddleware<AppEnv>(async (c, next) => {
+const larger = (c: Context<AppEnv>) => {
   const path = new URL(c.req.url).pathname;
-  const larger = LARGER.find((l) => l.method === c.req.method && l.re.test(path));
-  return (larger?.limit ?? standard)(c, next);
+  return LARGER.find((l) => l.method === c.req.method && l.re.test(path));
+};
+
+/** Whether the request is an upload of raw bytes (streamed through, never read as JSON). */
+export const isRawUpload = (c: Context<AppEnv>) => larger(c)?.raw ?? false;
+
+export const apiBodyLimit = createMiddleware<AppEnv>(async (c, next) => (larger(c)?.limit ?? standard)(c, next));
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+/** For /v1: a JSON body's fields may each nest MAX_JSON_DEPTH levels (the body itself is one more). */
+export const jsonDepthLimit = createMiddleware<AppEnv>(async (c, next) => {
+  if ((c.req.method === "POST" || c.req.method === "PUT" || c.req.method === "PATCH") && !isRawUpload(c)) {
+    if (JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+      // Hono keeps the parsed body, so the validator after this reads it again for free; a body that
+      // does not parse is left to the validator's 400.
+      const body = await c.req.json().catch(() => undefined);
+      const deep = body === undefined ? null : deeperThan(body, MAX_JSON_DEPTH + 1);
+      if (deep) throw tooDeep(deep);
+    }
+  }
+  return next();
 });

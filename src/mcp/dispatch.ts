@@ -11,6 +11,7 @@ import { AppError, problemResponse, validationError } from "../http/errors";
 import { bearer } from "../auth/credentials";
 import { decodeHeader as decodeBase64Json, encodeHeader } from "../money/x402/terms";
 import { countedAtEntry } from "../http/rate-limit";
+import { isMediaType } from "../http/header-fields";
 import type { Tool } from "./tools";
 
 /** What dispatch needs of the app: its fetch (taken as a parameter, so no module imports app.ts). */
@@ -83,6 +84,13 @@ function uploadBytes(args: Record<string, unknown>): Uint8Array {
   } catch {
     throw new AppError("validation_failed", "content_base64: is not base64", { errors: [{ path: "content_base64", message: "is not base64" }] });
   }
+}
+
+/** The upload's media type; checked here, as the REST route checks its header, since a bad one cannot even be set as a header. */
+function uploadType(args: Record<string, unknown>): string {
+  if (args.content_type === undefined) return "application/octet-stream";
+  if (typeof args.content_type === "string" && isMediaType(args.content_type)) return args.content_type;
+  throw new AppError("validation_failed", "content_type: must be a media type like text/plain", { errors: [{ path: "content_type", message: "must be a media type like text/plain (RFC 9110)" }] });
 }
 
 function requestBody(tool: Tool, args: Record<string, unknown>): string | undefined {
@@ -171,7 +179,7 @@ export async function callTool(
     if (tool.returnsBytes) headers.set("Range", `bytes=0-${MAX_TOOL_BYTES - 1}`);
     if (tool.body === "bytes") {
       body = uploadBytes(args);
-      headers.set("Content-Type", typeof args.content_type === "string" ? args.content_type : "application/octet-stream");
+      headers.set("Content-Type", uploadType(args));
       headers.set("Content-Length", String(body.length));
     }
     // The MCP request was rate-limited where it came in; the internal one is not counted again.

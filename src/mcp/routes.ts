@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import { AppError } from "../http/errors";
+import { deeperThan, MAX_JSON_DEPTH } from "../json";
 import { errorResponses } from "../openapi/responses";
 import type { AppFetch } from "./dispatch";
 import { classify, RPC_ERRORS, RpcFault, rpcError, rpcRequest, rpcResponse, rpcResult, type RpcResponse } from "./jsonrpc";
@@ -21,6 +22,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * this bounds both how long it holds the worker and how far it stretches a limit.
  */
 const MAX_BATCH = 20;
+/** Levels above a tool argument's value: batch, message, params, arguments, the argument object itself. */
+const ENVELOPE_DEPTH = 5;
 
 async function answer(ctx: MethodContext, raw: unknown): Promise<RpcResponse | null> {
   const msg = classify(raw);
@@ -43,6 +46,11 @@ async function handle(ctx: MethodContext, c: Context<AppEnv>): Promise<Response>
     parsed = JSON.parse(await c.req.text());
   } catch {
     return c.json(rpcError(null, RPC_ERRORS.parse_error, "Parse error: the body is not JSON."), 200);
+  }
+  // A tool's arguments are checked field by field by the route they reach; this bounds the envelope
+  // (batch, message, params, arguments) before anything serialises it again.
+  if (deeperThan(parsed, MAX_JSON_DEPTH + ENVELOPE_DEPTH)) {
+    return c.json(rpcError(null, RPC_ERRORS.invalid_request, `Invalid request: the message nests deeper than ${MAX_JSON_DEPTH} levels below a tool argument.`), 200);
   }
   if (!Array.isArray(parsed)) {
     const one = await answer(ctx, parsed);

@@ -10,6 +10,7 @@ import { microToUsd, usdAmount, usdToMicro } from "./amounts";
 import { runPaid } from "./payment";
 import { priceList } from "./prices";
 import { errorResponses, jsonResponse } from "../openapi/responses";
+import { singleLine } from "../openapi/schemas";
 import { CREDIT, PURCHASE } from "../openapi/security";
 import type { BalanceView } from "../../durable-objects/AccountObject";
 import { iso } from "../time";
@@ -17,7 +18,7 @@ import { iso } from "../time";
 const DAY_MS = 86400 * 1000;
 const MONEY = { tags: ["Money"] };
 
-const purchaseBody = z.object({ amount_usd: usdAmount.describe("Dollars to buy; at least MIN_PURCHASE_USD (0.25).") }).openapi("CreditPurchase");
+const purchaseBody = z.object({ amount_usd: usdAmount.describe("Dollars to buy; at least MIN_PURCHASE_USD (0.25).") }).strict().openapi("CreditPurchase");
 const purchased = z
   .object({ credit_token: z.string().describe("zv_… — shown this once."), token_id: z.string(), balance_usd: z.number(), expires_at: z.string() })
   .openapi("CreditToken");
@@ -29,7 +30,8 @@ const balance = z
   })
   .openapi("CreditBalance");
 const subtokenBody = z
-  .object({ cap_usd: usdAmount, label: z.string().max(200).nullable().default(null), days: z.int().min(1).max(3650) })
+  .object({ cap_usd: usdAmount, label: singleLine(200).nullable().default(null), days: z.int().min(1).max(3650) })
+  .strict()
   .openapi("SubtokenRequest");
 const subtoken = z
   .object({ credit_token: z.string(), token_id: z.string(), cap_usd: z.number(), label: z.string().nullable(), expires_at: z.string(), parent_token_id: z.string() })

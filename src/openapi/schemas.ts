@@ -65,15 +65,21 @@ export const createdResource = resourceRecord
   })
   .openapi("CreatedResource");
 
+/** A name or label: one line of text, without control characters. */
+export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must be one line of text without control characters");
+
 export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({
   ttl_seconds: z.int().min(60).max(maxTtl).default(defaultTtl).describe(`Lifetime in seconds (default ${defaultTtl}, at most ${maxTtl}).`),
-  label: z.string().max(200).nullable().default(null),
+  label: singleLine(200).nullable().default(null).describe("Your name for the resource (one line, at most 200 characters)."),
   notify_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null).describe("Receives lifecycle events."),
 });
 
 export const resourceIdParam = z.object({
   id: z.string().regex(/^r_[0-9A-Za-z]{22}$/).openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
 });
+
+/** A time a caller gives (API.md §3: RFC 3339), with its offset (`Z` or `+02:00`). */
+export const rfc3339 = z.iso.datetime({ offset: true });
 
 /** Lists (API.md §3): `?limit=&cursor=` → `{ items, next_cursor }`. */
 export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).describe(`Items per page (1–100, default ${fallback}).`);
@@ -98,3 +104,46 @@ export const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Js
 
 /** A page of a list (API.md §3): `{ items, next_cursor }`. */
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+
+/**
+ * Cross-field rules that JSON Schema can state: each is the zod refinement that enforces it plus
+ * the same rule as schema metadata, so the OpenAPI document and the MCP input schemas say it too
+ * (a client generated from either gets the request right the first time). Routes that extend or
+ * tighten a schema carry the metadata over (`withMetaOf`).
+ */
+type Fields = Record<string, unknown>;
+const given = (v: Fields, fields: readonly string[]) => fields.filter((f) => v[f] !== undefined).length;
+
+/** Exactly one of `fields` must be given. */
+export function exactlyOneOf<T extends z.ZodObject>(schema: T, fields: readonly string[]): T {
+  return schema
+    .refine((v) => given(v as Fields, fields) === 1, { message: `give exactly one of ${fields.join(", ")}`, path: [fields[0]!] })
+    .meta({ oneOf: fields.map((f) => ({ required: [f] })) }) as T;
+}
+
+/** At most one of `fields` may be given. */
+export function atMostOneOf<T extends z.ZodObject>(schema: T, fields: readonly [string, string]): T {
+  return schema
+    .refine((v) => given(v as Fields, fields) <= 1, { message: `give ${fields.join(" or ")}, not both`, path: [fields[1]] })
+    .meta({ not: { required: [...fields] } }) as T;
+}
+
+/** At least one of `fields` must be given. */
+export function atLeastOneOf<T extends z.ZodObject>(schema: T, fields: readonly string[]): T {
+  return schema
+    .refine((v) => given(v as Fields, fields) >= 1, { message: `give ${fields.join(", ")} or several of them`, path: [fields[0]!] })
+    .meta({ anyOf: fields.map((f) => ({ required: [f] })) }) as T;
+}
+
+/** `field` may only be given together with `needs`. */
+export function onlyWith<T extends z.ZodObject>(schema: T, field: string, needs: string): T {
+  return schema
+    .refine((v) => (v as Fields)[field] === undefined || (v as Fields)[needs] !== undefined, { message: `only together with ${needs}`, path: [field] })
+    .meta({ dependentRequired: { [field]: [needs] } }) as T;
+}
+
+/** `to` with the JSON Schema metadata of `from` (the cross-field rules above), which a new schema made from it loses. */
+export function withMetaOf<T extends z.ZodType>(from: z.ZodType, to: T): T {
+  const meta = z.globalRegistry.get(from);
+  return meta ? (to.meta(meta) as T) : to;
+}

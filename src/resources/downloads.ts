@@ -16,6 +16,7 @@ import { toHex } from "../bytes";
 import { digestsEqual } from "../auth/ids";
 import { AppError } from "../http/errors";
 import { errorResponses } from "../openapi/responses";
+import { isHeaderValue, isMediaType } from "../http/header-fields";
 
 const PREFIX = "/v1/downloads/";
 const keyCache = new Map<string, Uint8Array>();
@@ -62,11 +63,18 @@ function rangeOf(header: string | undefined): R2Range | undefined {
   return m[2] === "" ? { offset } : { offset, length: Number(m[2]) - offset + 1 };
 }
 
+/** An R2 object opened for serving: its body (null for HEAD) and the range it was read with. */
+export interface OpenedObject {
+  object: R2Object | R2ObjectBody;
+  range: R2Range | undefined;
+}
+
 /**
- * Streams the R2 object `key` (never held whole), with its Content-Type, ETag and length;
- * `Range: bytes=a-b` answers 206. The one way stored bytes leave the service.
+ * Opens the R2 object `key` for this request (HEAD: its metadata only; `Range: bytes=a-b`: that
+ * part). Throws 404 when it is gone and 416 for a range past its end, so a caller that opens
+ * before it charges never charges for bytes it cannot send.
  */
-export async function serveObject(c: Context<AppEnv>, key: string, extra: Record<string, string> = {}): Promise<Response> {
+export async function openObject(c: Context<AppEnv>, key: string): Promise<OpenedObject> {
   const range = rangeOf(c.req.header("range"));
   const object =
     c.req.method === "HEAD"
@@ -77,12 +85,38 @@ export async function serveObject(c: Context<AppEnv>, key: string, extra: Record
           throw err;
         });
   if (!object) throw new AppError("not_found", "Nothing is stored here any more.");
+  return { object, range };
+}
+
+/** Gives up an opened object that will not be sent. */
+export async function closeObject(opened: OpenedObject): Promise<void> {
+  if ("body" in opened.object) await (opened.object as R2ObjectBody).body.cancel().catch(() => undefined);
+}
+
+/**
+ * Content-Type and Content-Disposition as stored, when they can be sent: values stored before the
+ * create and upload checks existed (a NUL in a type) must not make every download fail.
+ */
+function storedHeaders(meta: R2HTTPMetadata | undefined): Record<string, string> {
+  const type = meta?.contentType;
+  const disposition = meta?.contentDisposition;
+  return {
+    "content-type": type && isMediaType(type) ? type : "application/octet-stream",
+    ...(disposition && isHeaderValue(disposition) ? { "content-disposition": disposition } : {}),
+  };
+}
+
+/**
+ * Streams an opened object (never held whole), with its Content-Type, ETag and length; a range
+ * answers 206. The one way stored bytes leave the service.
+ */
+export function objectResponse({ object, range }: OpenedObject, extra: Record<string, string> = {}): Response {
   // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
   const headers = new Headers({
     etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60",
     "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
+    ...storedHeaders(object.httpMetadata),
   });
-  object.writeHttpMetadata(headers);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   const body = "body" in object ? (object as R2ObjectBody).body : null;
   if (range && body && object.range) {
@@ -96,6 +130,10 @@ export async function serveObject(c: Context<AppEnv>, key: string, extra: Record
   }
   headers.set("content-length", String(object.size));
   return new Response(body, { status: 200, headers });
+}
+
+export async function serveObject(c: Context<AppEnv>, key: string, extra: Record<string, string> = {}): Promise<Response> {
+  return objectResponse(await openObject(c, key), extra);
 }
 
 export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -8,12 +8,13 @@ import { issueManagementToken } from "../auth/tokens";
 import { randomId } from "../auth/ids";
 import { serviceUrls } from "../http/urls";
 import { managementCredential } from "../auth/credentials";
-import { runPaid } from "../money/payment";
+import { runPaid, type PaidCall, type Payer } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
 import { resourceStub } from "../stubs";
 import { AppError, unwrap } from "../http/errors";
-import { serveObject } from "./downloads";
-import { commonCreateFields, createdResource, resourceIdParam } from "../openapi/schemas";
+import { closeObject, objectResponse, openObject } from "./downloads";
+import { isMediaType } from "../http/header-fields";
+import { commonCreateFields, createdResource, resourceIdParam, withMetaOf } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
@@ -21,7 +22,7 @@ import { newSigningSecret } from "../delivery/signing";
 import { seal } from "../auth/sealing";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
-import type { CreateInput } from "../../durable-objects/ResourceObject";
+import type { CreateInput, OpInput } from "../../durable-objects/ResourceObject";
 import type { RecordCore } from "../../durable-objects/resource/meta";
 import { MANAGED_PAID, PAID } from "../openapi/security";
 
@@ -29,7 +30,7 @@ import { MANAGED_PAID, PAID } from "../openapi/security";
 function createBody(kind: AnyKind) {
   const schema = kind.createSchema;
   if (!(schema instanceof z.ZodObject)) throw new Error(`${kind.kind}.createSchema must be a zod object`);
-  return schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).openapi(`Create${kind.title.replace(/\W/g, "")}`);
+  return withMetaOf(schema, schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).strict()).openapi(`Create${kind.title.replace(/\W/g, "")}`);
 }
 
 function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
@@ -75,6 +76,11 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
   });
 }
 
+/** An unknown field is refused (422), not ignored: a misspelt option must not silently fall back to its default. */
+function strict(schema: z.ZodType): z.ZodType {
+  return schema instanceof z.ZodObject ? withMetaOf(schema, schema.strict()) : schema;
+}
+
 const BINARY = { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } };
 
 function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
@@ -90,7 +96,7 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     request: {
       params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,
       ...(op.headers ? { headers: op.headers } : {}),
-      ...(hasBody ? { body: { required: false, content: { "application/json": { schema: op.input } } } } : { query: op.input as z.ZodObject }),
+      ...(hasBody ? { body: { required: false, content: { "application/json": { schema: strict(op.input) } } } } : { query: strict(op.input) as z.ZodObject }),
       ...(op.rawBody ? { body: { required: true, description: `The bytes, up to ${op.maxBodyBytes} (Content-Length required).`, content: BINARY } } : {}),
     },
     responses: {
@@ -105,20 +111,43 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
   // The route's responses depend on the op (JSON or bytes), beyond what the typed handler can follow.
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     const { id } = resourceIdParam.parse(c.req.param());
-    const input = await opInput(c, op, hasBody);
+    const input = (await opInput(c, op, hasBody)) as Json;
     const cred = managementCredential(c, id);
     const body = op.rawBody ? rawBody(c) : null;
     const stub = resourceStub(c.env, id);
-    const value = await runPaid(c, { priceMicro: op.priceMicro, operation: `${kind.kind}.${op.name}`, description: `${kind.kind} ${op.name}`, creditFrom: "x-credit-token" }, {
-      run: async (payer) =>
-        resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input: input as Json, priceMicro: op.priceMicro, payer, requestId: c.get("requestId") }, body)),
-    });
-    const headers = op.responseHeaders?.of(value as Json) ?? {};
-    if (op.servesObject) return serveObject(c, (value as { object_key: string }).object_key, headers);
-    for (const [name, header] of Object.entries(headers)) c.header(name, header);
+    const paid: PaidCall = { priceMicro: op.priceMicro, operation: `${kind.kind}.${op.name}`, description: `${kind.kind} ${op.name}`, creditFrom: "x-credit-token" };
+    const opCall = async (payer: Payer, extra: Pick<OpInput, "peek" | "expect"> = {}) =>
+      resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input, priceMicro: op.priceMicro, payer, requestId: c.get("requestId"), ...extra }, body));
+    if (op.servesObject) return paidDownload(c, paid, opCall, (value) => op.responseHeaders?.of(value) ?? {});
+    const value = await runPaid(c, paid, { run: (payer) => opCall(payer) });
+    for (const [name, header] of Object.entries(op.responseHeaders?.of(value) ?? {})) c.header(name, header);
     return c.json(value as object, 200);
   };
   app.openapi(route, handler as never);
+}
+
+/** Attempts at a download whose content is replaced between the look-up and the charged call. */
+const DOWNLOAD_ATTEMPTS = 3;
+
+/**
+ * A paid download is charged only once its bytes are open: the operation is first peeked (free) for
+ * the object it names, the object is opened (404 or 416 here charge nothing), and only then is the
+ * call paid, on the condition that it still names that object (else it rolls back, uncharged, and
+ * the download starts again). The bytes stream from R2 straight to the caller.
+ */
+async function paidDownload(c: Context<AppEnv>, paid: PaidCall, opCall: (payer: Payer, extra?: Pick<OpInput, "peek" | "expect">) => Promise<Json>, headersOf: (value: Json) => Record<string, string>): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const { object_key } = (await opCall({ type: "prepaid" }, { peek: true })) as { object_key: string };
+    const opened = await openObject(c, object_key);
+    try {
+      const value = await runPaid(c, paid, { run: (payer) => opCall(payer, { expect: { object_key } }) });
+      return objectResponse(opened, headersOf(value));
+    } catch (err) {
+      await closeObject(opened);
+      const changed = err instanceof AppError && err.code === "conflict" && err.options.extra?.changed !== undefined;
+      if (!changed || attempt >= DOWNLOAD_ATTEMPTS) throw err;
+    }
+  }
 }
 
 /**
@@ -130,15 +159,26 @@ async function opInput(c: Context<AppEnv>, op: AnyOp, hasBody: boolean): Promise
   const main = hasBody ? (op.input.parse((req.valid("json") as unknown) ?? {}) as Record<string, unknown>) : req.valid("query");
   const { id: _id, ...params } = op.params ? req.valid("param") : {};
   const headers = op.headers ? req.valid("header") : {};
-  const raw = op.rawBody ? { content_type: c.req.header("content-type") ?? "application/octet-stream", content_length: Number(c.req.header("content-length")) } : {};
+  const raw = op.rawBody ? { content_type: rawContentType(c), content_length: Number(c.req.header("content-length")) } : {};
   return { ...main, ...params, ...headers, ...raw };
+}
+
+/** The type of uploaded bytes: stored and served again as a header, so it must be a well-formed media type. */
+function rawContentType(c: Context<AppEnv>): string {
+  const type = c.req.header("content-type");
+  if (type === undefined) return "application/octet-stream";
+  if (!isMediaType(type)) {
+    throw new AppError("validation_failed", "Content-Type must be a media type like text/plain (RFC 9110).", { errors: [{ path: "header.content-type", message: "is not a media type" }] });
+  }
+  return type;
 }
 
 /** A rawBody operation's bytes, streamed on to the resource; the size must be declared (and the body limit checked it). */
 function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
   const length = c.req.header("content-length");
   if (!length || !/^\d+$/.test(length)) throw new AppError("invalid_request", "Send Content-Length with the bytes (chunked uploads are not accepted).");
-  if (!c.req.raw.body) throw new AppError("invalid_request", "The request has no body.");
+  // An empty body may come as no body at all; the resource stores it as an empty value.
+  if (!c.req.raw.body) return new Blob([]).stream();
   return c.req.raw.body;
 }
 

@@ -88,6 +88,27 @@ export interface PublicAnswer {
 }
 
 /**
+ * A call of an operation that succeeds on a resource made from its kind's `example`: published
+ * in the OpenAPI document and by describe_kind, and run as written by the examples test.
+ */
+export interface OpExample {
+  /** The parameters the operation's path names (e.g. `{ key: "config" }`). */
+  params?: Record<string, string>;
+  /** The JSON body (POST, PUT) or the query (GET, DELETE). */
+  input?: JsonObject;
+  /** Request headers the operation reads, by lower-case name. */
+  headers?: Record<string, string>;
+  /** For a rawBody operation: the bytes, as text. */
+  bytes?: string;
+  /**
+   * Operations whose examples must run first, in this order, for this one to succeed (a lease to ack,
+   * an upload to complete). Ids the service issued to them (fields named `*_id` or `*_token`) take the
+   * place of the same-named values here.
+   */
+  after?: string[];
+}
+
+/**
  * A data-plane operation at `/v1/{kind}/{id}{path}`. `run` executes synchronously
  * inside a SQLite transaction of the resource's Durable Object, so it is atomic and
  * can be dry-run before charging (a refused operation is never charged).
@@ -130,6 +151,8 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
    */
   ready?(store: EngineStore, config: Config, input: In & Params & Headers): boolean;
   output: z.ZodType<Out>;
+  /** A call that succeeds (required when the operation takes any input or path parameter). */
+  example?: OpExample;
   /** Status codes other than 2xx this operation may answer (besides the common ones). */
   errors?: number[];
   /** Optional asynchronous step before `run` (see PrepareContext); its result reaches `run`. `body`: see rawBody. */
@@ -149,6 +172,8 @@ export interface KindDefinition<Config = unknown> {
   summary: string;
   /** Kind-specific create fields; the common ones (ttl_seconds, label, notify_url) are added by the registry. */
   createSchema: z.ZodType<Config>;
+  /** A create body that succeeds as it stands (URLs at example.com), published and run by the examples test. */
+  example: JsonObject;
   /** Price of one day of life; create and extend charge it per started day. */
   dayPriceMicro: number;
   defaultTtlSeconds: number;

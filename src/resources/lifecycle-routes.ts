@@ -17,6 +17,7 @@ const GONE = [401, 403, 404, 410];
 
 const extendBody = z
   .object({ ttl_seconds: z.int().min(60).describe("Seconds to add to expires_at; charged at the kind's day rate per started day.") })
+  .strict()
   .openapi("ExtendRequest");
 
 const exportBody = z

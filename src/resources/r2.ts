@@ -1,5 +1,5 @@
 /** R2 helpers: a resource's bulk bytes live under the prefix `{resource id}/`. */
-import { toHex } from "../bytes";
+import { digestHex, toHex } from "../bytes";
 
 /** Deletes every object under `prefix`, a page at a time. */
 export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
@@ -50,6 +50,13 @@ export function sizedAndHashed(body: ReadableStream<Uint8Array>, length: number)
  * whole. R2 needs the length up front; a body that ends short or runs long fails the put.
  */
 export async function putStream(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number, options: R2PutOptions = {}): Promise<Stored> {
+  if (length === 0) {
+    // An empty value is stored as such: a zero-length stream would leave the put waiting for bytes that never come.
+    await body.cancel().catch(() => undefined);
+    const object = await bucket.put(key, new Uint8Array(0), options);
+    if (!object) throw new Error(`R2 refused ${key}`);
+    return { size: 0, sha256: await digestHex(new Uint8Array(0)) };
+  }
   const value = sizedAndHashed(body, length);
   const [object] = await Promise.all([bucket.put(key, value.stream, options), value.done]);
   if (!object) throw new Error(`R2 refused ${key}`);

@@ -136,7 +136,10 @@ describe("retries", () => {
 });
 
 describe("egress guard", () => {
-  const refused = ["http://10.0.0.1/x", "http://127.0.0.1:8080/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", "file:///etc/passwd", "gopher://example.com/", "http://localhost/", "http://2130706433/", "http://0x7f.0.0.1/", "http://[::ffff:127.0.0.1]/", "http://192.168.1.1/", "http://172.16.0.1/", "http://100.64.0.1/", "http://user:pw@example.com/"];
+  const refused = ["http://10.0.0.1/x", "http://127.0.0.1:8080/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", "file:///etc/passwd", "gopher://example.com/", "http://localhost/", "http://2130706433/", "http://0x7f.0.0.1/", "http://[::ffff:127.0.0.1]/", "http://192.168.1.1/", "http://172.16.0.1/", "http://100.64.0.1/", "http://user:pw@example.com/",
+    // Host spellings: the root label, case, IDNA full-width forms, an IPv4 literal with a trailing dot.
+    "http://localhost./", "http://LOCALHOST../", "http://metadata.google.internal./", "http://Metadata.Google.Internal/", "http://metadata/computeMetadata/v1/",
+    "http://ｌｏｃａｌｈｏｓｔ/", "http://localhost。/", "http://127.0.0.1./", "http://api.localhost./", "http://printer.local./", "http://nas.home.arpa/", "http://internal./"];
 
   it.each(refused)("refuses %s when private targets are off", (url) => {
     expect(() => checkEgressUrl(url, false)).toThrow();

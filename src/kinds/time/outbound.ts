@@ -5,20 +5,17 @@
 import { utf8Length } from "../../bytes";
 import { z } from "@hono/zod-openapi";
 import type { OutgoingRequest } from "../../resources/kind";
+import { headerFields } from "../../http/header-fields";
 
 /** Headers we set ourselves (signature, framing): a configured one must not replace them. */
-const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|webhook-id|webhook-timestamp|webhook-signature)$/i;
+const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-id|webhook-timestamp|webhook-signature)$/i;
 /** Queue messages carry the request: its body stays well under their 128 KB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export const requestFields = {
   url: z.url({ protocol: /^https?$/ }).max(2048).describe("The endpoint to call."),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-  headers: z
-    .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(4096))
-    .default({})
-    .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
-    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.test(k)), "host, framing and webhook-* headers are set by the service"),
+  headers: headerFields(RESERVED_HEADERS, "host, framing and webhook-* headers are set by the service"),
   body: z
     .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
     .optional()

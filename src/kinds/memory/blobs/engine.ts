@@ -8,6 +8,7 @@ import type { EngineStore, PrepareContext, PublicAnswer, PublicRequest } from ".
 import { putStream, type Stored } from "../../../resources/r2";
 import { checkRange } from "../../../resources/downloads";
 import { iso } from "../../../time";
+import { attachmentDisposition } from "../../../http/header-fields";
 import type { BlobConfig, BlobView } from "./schema";
 import type { RawBodyInput } from "../../../openapi/schemas";
 
@@ -48,7 +49,7 @@ export async function upload(ctx: PrepareContext, config: BlobConfig, input: Raw
   if (!body) throw new AppError("invalid_request", "Send the blob's bytes as the request body.");
   const key = `${ctx.resourceId}/blob/${crypto.randomUUID()}`;
   const contentType = config.content_type ?? input.content_type;
-  const disposition = config.filename ? `attachment; filename="${config.filename}"` : "attachment";
+  const disposition = attachmentDisposition(config.filename);
   try {
     const stored = await putStream(ctx.env.BUCKET, key, body, input.content_length, { httpMetadata: { contentType, contentDisposition: disposition } });
     return { ...stored, key, contentType };

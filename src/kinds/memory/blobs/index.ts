@@ -13,6 +13,7 @@ export const blobs = defineKind<BlobConfig>({
   title: "Blob",
   summary: "Blob parking: up to 100 MB for up to 48 h, streamed to R2, sha256, optional public link with a download limit.",
   createSchema: blobConfig,
+  example: { content_type: "application/pdf", filename: "report.pdf", public: true, max_downloads: 3 },
   dayPriceMicro: 5000,
   defaultTtlSeconds: 24 * 3600,
   maxTtlSeconds: 48 * 3600,

@@ -1,15 +1,14 @@
 /** Request and response shapes of blobs; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
+import { fileName, mediaType } from "../../../http/header-fields";
 
 /** seed-spec: 100 MB (decimal, as the spec writes MiB where it means binary units). */
 export const MAX_BLOB_BYTES = 100_000_000;
 
-const contentType = z.string().max(255).regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;.*)?$/, "must be a media type like text/plain");
-
 export const blobConfig = z.object({
-  content_type: contentType.optional().describe("Served as this type; default: the upload's Content-Type."),
-  filename: z.string().min(1).max(255).regex(/^[^\\/\u0000-\u001f"]+$/, "a plain file name").optional()
-    .describe("Offered as the download's file name (Content-Disposition)."),
+  content_type: mediaType.optional().describe("Served as this type; default: the upload's Content-Type."),
+  filename: fileName.optional()
+    .describe("Offered as the download's file name (Content-Disposition; any Unicode name, sent as RFC 8187 `filename*`)."),
   public: z.boolean().default(false).describe("Give the blob a public download link (`urls.public`), no credential needed."),
   max_downloads: z.int().min(1).max(100_000).optional()
     .describe("With `public`: the link stops working after this many downloads (each GET counts; HEAD does not)."),

@@ -30,6 +30,7 @@ export const checkpoints = defineKind<CheckpointsConfig>({
     `or the history; keep_last per thread; parent_id forks into another thread. Checkpoints up to ${MAX_VALUE_BYTES} bytes (over ${INLINE_MAX_BYTES} kept in R2), ` +
     `${MAX_CHECKPOINTS} per resource.`,
   createSchema: checkpointsConfig,
+  example: { keep_last: 10 },
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,

@@ -13,6 +13,7 @@ export const counters = defineKind<CounterConfig>({
   title: "Counter",
   summary: "Atomic counter: increment, decrement, set, compare-and-set, optional bounds and reset window.",
   createSchema: counterConfig,
+  example: { initial: 0, min: 0, max: 100, label: "jobs in flight" },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,

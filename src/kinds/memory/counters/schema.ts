@@ -3,9 +3,9 @@ import { z } from "@hono/zod-openapi";
 
 const int = () => z.int().describe("A safe integer (|n| ≤ 2^53 − 1).");
 
-export const counterConfig = z
+const counterConfigFields = z
   .object({
-    initial: int().default(0).describe("Starting value, and the value each reset window starts from."),
+    initial: int().optional().describe("Starting value, and the value each reset window starts from. Default 0, or the nearest bound when 0 is outside min..max."),
     min: int().optional().describe("Lowest allowed value: an operation that would go below it is refused with 409."),
     max: int().optional().describe("Highest allowed value: an operation that would go above it is refused with 409."),
     reset_every_seconds: z
@@ -16,10 +16,14 @@ export const counterConfig = z
       .describe("Reset to `initial` at every multiple of this period after creation (rate windows, daily budgets)."),
   })
   .refine((c) => c.min === undefined || c.max === undefined || c.min <= c.max, { message: "min must not exceed max", path: ["min"] })
-  .refine((c) => c.min === undefined || c.initial >= c.min, { message: "initial is below min", path: ["initial"] })
-  .refine((c) => c.max === undefined || c.initial <= c.max, { message: "initial is above max", path: ["initial"] });
+  .refine((c) => c.min === undefined || c.initial === undefined || c.initial >= c.min, { message: "initial is below min", path: ["initial"] })
+  .refine((c) => c.max === undefined || c.initial === undefined || c.initial <= c.max, { message: "initial is above max", path: ["initial"] })
+  // The default follows the bounds, so `{ "min": 1 }` alone is a valid counter starting at 1.
+  .overwrite((c) => ({ ...c, initial: c.initial ?? Math.min(Math.max(0, c.min ?? 0), c.max ?? Infinity) }));
 
-export type CounterConfig = z.infer<typeof counterConfig>;
+export type CounterConfig = z.infer<typeof counterConfigFields> & { initial: number };
+/** Typed with `initial` present, as the overwrite step guarantees. */
+export const counterConfig = counterConfigFields as unknown as z.ZodType<CounterConfig>;
 
 export const counterValue = z
   .object({

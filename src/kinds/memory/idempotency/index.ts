@@ -25,6 +25,7 @@ export const idempotency = defineKind<IdempotencyConfig>({
     "Replay firewall: claim a key with a request fingerprint → `new` (with a lock token), 409 `in_flight`, `duplicate` (with the stored result) or 422 `mismatch`; " +
     `store the result or release the lock; a lapsed lock lets the next identical claim through; keys are forgotten after window_seconds. Up to ${MAX_KEYS} keys, results up to ${MAX_RESULT_BYTES} bytes.`,
   createSchema: idempotencyConfig,
+  example: { window_seconds: 3600, lock_timeout_seconds: 60 },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,

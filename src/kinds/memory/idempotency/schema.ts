@@ -14,8 +14,9 @@ export const MAX_KEYS = 10_000;
 export const MAX_RESULTS_BYTES = 16 * 1024 * 1024;
 export const MAX_WINDOW_SECONDS = 30 * 86400;
 export const MAX_LOCK_SECONDS = 86400;
+const DEFAULT_LOCK_SECONDS = 300;
 
-export const idempotencyConfig = z
+const idempotencyConfigFields = z
   .object({
     window_seconds: z
       .int()
@@ -27,12 +28,16 @@ export const idempotencyConfig = z
       .int()
       .min(1)
       .max(MAX_LOCK_SECONDS)
-      .default(300)
-      .describe("How long a claim's lock holds unless the claim names its own `lock_seconds`: a holder that neither stores a result nor releases by then (it crashed) lets the next claim with the same fingerprint through."),
+      .optional()
+      .describe(`How long a claim's lock holds unless the claim names its own \`lock_seconds\`: a holder that neither stores a result nor releases by then (it crashed) lets the next claim with the same fingerprint through. At most window_seconds; default ${DEFAULT_LOCK_SECONDS} s, or window_seconds when that is shorter.`),
   })
-  .refine((c) => c.lock_timeout_seconds <= c.window_seconds, { message: "must not exceed window_seconds", path: ["lock_timeout_seconds"] });
+  .refine((c) => c.lock_timeout_seconds === undefined || c.lock_timeout_seconds <= c.window_seconds, { message: "must not exceed window_seconds", path: ["lock_timeout_seconds"] })
+  // The default follows the window it must fit in, so leaving it out never makes a request invalid.
+  .overwrite((c) => ({ ...c, lock_timeout_seconds: c.lock_timeout_seconds ?? Math.min(DEFAULT_LOCK_SECONDS, c.window_seconds) }));
 
-export type IdempotencyConfig = z.infer<typeof idempotencyConfig>;
+export type IdempotencyConfig = z.infer<typeof idempotencyConfigFields> & { lock_timeout_seconds: number };
+/** Typed with `lock_timeout_seconds` present, as the overwrite step guarantees. */
+export const idempotencyConfig = idempotencyConfigFields as unknown as z.ZodType<IdempotencyConfig>;
 
 export const keyField = z
   .string()

@@ -27,6 +27,7 @@ export const journals = defineKind<JournalConfig>({
     "entries hash-chained with SHA-256 (the rule is under JournalEntry.hash) and a head signed as a JWS verifiable against /.well-known/jwks.json. " +
     `Up to ${MAX_ENTRIES} entries of at most ${MAX_ENTRY_BYTES} bytes, ${MAX_JOURNAL_BYTES} bytes of data and types in all.`,
   createSchema: journalConfig,
+  example: { label: "agent decisions" },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -9,6 +9,7 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import type { Stored } from "../../../resources/r2";
 import { iso } from "../../../time";
+import { attachmentDisposition } from "../../../http/header-fields";
 import { createUploadTables, openUploadView, partView, partsOf, uploadBytes } from "./uploads";
 import type { ObjectConfig, ObjectView } from "./schema";
 
@@ -49,7 +50,7 @@ export const newObjectKey = (resourceId: string, name: string = crypto.randomUUI
 
 /** How the object is served: its type, and the file name offered. */
 export function httpMetadata(config: ObjectConfig, contentType: string): R2HTTPMetadata {
-  return { contentType: config.content_type ?? contentType, contentDisposition: config.filename ? `attachment; filename="${config.filename}"` : "attachment" };
+  return { contentType: config.content_type ?? contentType, contentDisposition: attachmentDisposition(config.filename) };
 }
 
 export function view(store: EngineStore, _config?: ObjectConfig): ObjectView {

@@ -13,12 +13,13 @@ import { hashingTap, putStream, type Stored } from "../../../resources/r2";
 import { httpMetadata, newObjectKey, stillThere, type Landed } from "./engine";
 import { STREAM_PART_BYTES, type FetchInput, type ObjectConfig } from "./schema";
 import type { RawBodyInput } from "../../../openapi/schemas";
+import { isMediaType } from "../../../http/header-fields";
 
 /** A single PUT: like a blob's upload, up to the request limit. */
 export async function putUpload(ctx: PrepareContext, config: ObjectConfig, input: RawBodyInput, body: ReadableStream<Uint8Array> | null): Promise<Landed> {
   if (!body) throw new AppError("invalid_request", "Send the object's bytes as the request body.");
   const key = newObjectKey(ctx.resourceId);
-  const contentType = input.content_type.slice(0, 255);
+  const contentType = input.content_type;
   try {
     const stored = await putStream(ctx.env.BUCKET, key, body, input.content_length, { httpMetadata: httpMetadata(config, contentType) });
     return { ...stored, key, contentType, origin: "upload", sourceUrl: null };
@@ -50,7 +51,9 @@ export async function fetchSource(ctx: PrepareContext, config: ObjectConfig, inp
     throw tooLarge(url, input.max_bytes);
   }
   const key = newObjectKey(ctx.resourceId);
-  const contentType = (res.headers.get("content-type") ?? "application/octet-stream").slice(0, 255);
+  // A source's type is kept only when it is well formed: it is served again as a header.
+  const sourceType = res.headers.get("content-type");
+  const contentType = sourceType && isMediaType(sourceType) ? sourceType : "application/octet-stream";
   const options = { httpMetadata: httpMetadata(config, contentType) };
   const body = res.body ?? new Blob([]).stream();
   try {

@@ -46,6 +46,7 @@ export const objects = defineKind<ObjectConfig>({
     `Large object: up to ${MAX_OBJECT_BYTES} bytes for up to 7 days in R2, by PUT (≤ ${MAX_REQUEST_BYTES}), multipart upload (create, parts, complete, abort, resume) ` +
     "or a source_url fetched server-side; Range reads; sha256.",
   createSchema: objectConfig,
+  example: { content_type: "application/zip", filename: "dataset.zip" },
   dayPriceMicro: 20_000,
   defaultTtlSeconds: 24 * 3600,
   maxTtlSeconds: 7 * 86400,

@@ -43,6 +43,9 @@ export type UploadedPart = Omit<PartRow, "uploaded_at"> & { upload_id: string };
  * the part only until the upload is completed (with the recorded parts) or aborted.
  */
 export async function uploadPart(ctx: PrepareContext, input: PartInput, body: ReadableStream<Uint8Array> | null): Promise<UploadedPart> {
+  if (input.content_length === 0) {
+    throw new AppError("validation_failed", "A part holds at least one byte (an empty object is a PUT of …/content with no body).", { errors: [{ path: "header.content-length", message: "must be at least 1 for a part" }] });
+  }
   if (!body) throw new AppError("invalid_request", "Send the part's bytes as the request body.");
   const up = openUpload(ctx.sql, input.upload_id);
   const partNumber = Number(input.part_number);

@@ -1,6 +1,7 @@
 /** Request and response shapes of objects, and their limits; the same schemas validate, type and document. */
 import type { RawBodyInput } from "../../../openapi/schemas";
 import { z } from "@hono/zod-openapi";
+import { CONNECTION_HEADERS, fileName, headerFields, mediaType } from "../../../http/header-fields";
 import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** seed-spec: 2 GB (decimal, as the spec writes MiB where it means binary units). */
@@ -14,12 +15,10 @@ export const MAX_PART_NUMBER = 10_000;
 /** A source without Content-Length is copied in parts of this size (one part is held in memory at a time). */
 export const STREAM_PART_BYTES = 8 * 1024 * 1024;
 
-const contentType = z.string().max(255).regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;.*)?$/, "must be a media type like text/plain");
-
 export const objectConfig = z.object({
-  content_type: contentType.optional().describe("Served as this type; default: the upload's Content-Type, the upload's `content_type`, or the source's."),
-  filename: z.string().min(1).max(255).regex(/^[^\\/\u0000-\u001f"]+$/, "a plain file name").optional()
-    .describe("Offered as the download's file name (Content-Disposition)."),
+  content_type: mediaType.optional().describe("Served as this type; default: the upload's Content-Type, the upload's `content_type`, or the source's."),
+  filename: fileName.optional()
+    .describe("Offered as the download's file name (Content-Disposition; any Unicode name, sent as RFC 8187 `filename*`)."),
 });
 
 export type ObjectConfig = z.infer<typeof objectConfig>;
@@ -35,16 +34,11 @@ export type PartInput = RawBodyInput & { upload_id: string; part_number: string 
 /** What the download hands the route (never sent as JSON): the object to stream and its digest for the headers. */
 export const storedObject = z.object({ object_key: z.string(), sha256: z.string() });
 
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, "must be an HTTP header name");
-/** Connection-level headers the fetch sets itself. */
-const RESERVED_REQUEST_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 
 export const fetchInput = z.object({
   source_url: z.url({ protocol: /^https?$/ }).max(2048)
     .describe("Where the bytes are: http or https to a public address; redirects are followed (at most 5), each hop checked by the egress guard."),
-  headers: z.record(headerName, z.string().max(4096)).default({})
-    .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
-    .refine((h) => !Object.keys(h).some((k) => RESERVED_REQUEST_HEADERS.test(k)), "host and connection-level headers are set by the service")
+  headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
     .describe("Request headers for the source (e.g. an authorization it needs); credential headers are dropped on a redirect to another origin. Not stored."),
   max_bytes: z.int().min(1).max(MAX_OBJECT_BYTES).default(MAX_OBJECT_BYTES)
     .describe(`Refuse (413) a source larger than this; default and at most ${MAX_OBJECT_BYTES}.`),
@@ -52,7 +46,7 @@ export const fetchInput = z.object({
 export type FetchInput = z.infer<typeof fetchInput>;
 
 export const createUploadInput = z.object({
-  content_type: contentType.default("application/octet-stream").describe("The object's type once completed (the resource's content_type wins)."),
+  content_type: mediaType.default("application/octet-stream").describe("The object's type once completed (the resource's content_type wins)."),
 });
 export type CreateUploadInput = z.infer<typeof createUploadInput>;
 

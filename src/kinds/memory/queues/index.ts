@@ -29,6 +29,7 @@ export const queues = defineKind<QueueConfig>({
     "Work queue with leases: push (delay, dedup id, priority); lease N with visibility_seconds and long-poll; ack, nack with delay, extend; " +
     `dead letters after max_receive_count, listable and redrivable; stats. Up to ${MAX_MESSAGES} messages of at most ${MAX_MESSAGE_BYTES} bytes, ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids in all.`,
   createSchema: queueConfig,
+  example: { visibility_seconds: 60, max_receive_count: 3 },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

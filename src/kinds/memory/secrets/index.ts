@@ -26,6 +26,7 @@ export const secrets = defineKind<Config>({
     "A secret encrypted at rest (AES-GCM) behind a public URL that reveals it once, on POST, and destroys it; optional passphrase " +
     "(PBKDF2, limited attempts); the status shows whether and when it was read; the owner can burn it early.",
   createSchema: secretCreate,
+  example: { value: "db-password: hunter2", passphrase: "correct horse battery staple" },
   // The reveal at the public address is free: the day rate covers it and the passphrase checks.
   dayPriceMicro: 1000,
   defaultTtlSeconds: 7 * 86400,

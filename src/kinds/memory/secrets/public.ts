@@ -12,6 +12,7 @@
  * stranger nothing; the owner sees what happened in the status.
  */
 import { AppError } from "../../../http/errors";
+import { parseCallerJson } from "../../../http/json-depth";
 import type { Json } from "../../../json";
 import type { EngineStore, PrepareContext, PublicAnswer, PublicRequest } from "../../../resources/kind";
 import { iso } from "../../../time";
@@ -39,12 +40,7 @@ function passphraseOf(request: PublicRequest): string | null {
   const type = (request.contentType ?? "").toLowerCase();
   if (type.startsWith("application/x-www-form-urlencoded")) return new URLSearchParams(request.body).get("passphrase");
   if (!/[/+]json\b/.test(type)) throw new AppError("unsupported_media_type", 'Send the passphrase as JSON ({"passphrase": "…"}) or as a form field.');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(request.body);
-  } catch {
-    throw new AppError("invalid_request", "The body is sent as JSON but does not parse.");
-  }
+  const parsed = parseCallerJson(request.body, "body");
   const p = (parsed as { passphrase?: unknown } | null)?.passphrase;
   return typeof p === "string" && p !== "" ? p : null;
 }

@@ -36,6 +36,7 @@ export const vaults = defineKind<VaultConfig>({
     "Key-value namespace: get/put/delete JSON values (up to 1.5 MiB) with metadata and a per-key TTL, compare-and-set by version " +
     "(ETag, If-Match, If-None-Match: *), prefix listing with a cursor, and batches of writes that apply all or none.",
   createSchema: vaultConfig,
+  example: { label: "agent memory" },
   // Holds up to 8 MiB: the day rate covers the storage, the operations their work.
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,

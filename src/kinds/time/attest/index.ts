@@ -25,6 +25,7 @@ export const attest = defineKind<AttestConfig>({
     "The service fetches a URL for you and returns the content with a signed receipt (compact JWS over url, final url, method, status, selected headers, body SHA-256, time) " +
     `verifiable against /.well-known/jwks.json; the bytes stay downloadable for the TTL. Up to ${MAX_FETCHES} fetches of at most ${MAX_BODY_BYTES} bytes, ${MAX_STORED_BYTES} bytes in all.`,
   createSchema: attestConfig,
+  example: { receipt_headers: ["content-type", "etag"] },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

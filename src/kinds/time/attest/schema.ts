@@ -5,6 +5,7 @@
  * outside this service depend on it.
  */
 import { z } from "@hono/zod-openapi";
+import { CONNECTION_HEADERS, headerFields, headerName } from "../../../http/header-fields";
 import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** Largest body kept per fetch; a larger answer is a 502 and not charged. */
@@ -22,15 +23,11 @@ export const RECEIPT_TYP = "fetch-receipt+json";
 /** Response headers a receipt records unless told otherwise: what says what the content is and when it was current. */
 export const DEFAULT_RECEIPT_HEADERS = ["content-type", "content-language", "date", "etag", "last-modified"];
 
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, "must be an HTTP header name");
-
 const receiptHeaders = z
   .array(z.union([headerName, z.literal("*")]))
   .max(32)
   .transform((names) => [...new Set(names.map((n) => n.toLowerCase()))]);
 
-/** Connection-level headers the fetch sets itself. */
-const RESERVED_REQUEST_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 
 export const attestConfig = z.object({
   receipt_headers: receiptHeaders
@@ -49,11 +46,7 @@ export type AttestConfig = z.infer<typeof attestConfig>;
 export const fetchInput = z.object({
   url: z.url({ protocol: /^https?$/ }).max(2048).describe("What to fetch: http or https to a public address; redirects are followed (at most 5), each hop checked."),
   method: z.enum(["GET", "HEAD"]).default("GET"),
-  headers: z
-    .record(headerName, z.string().max(4096))
-    .default({})
-    .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
-    .refine((h) => !Object.keys(h).some((k) => RESERVED_REQUEST_HEADERS.test(k)), "host and connection-level headers are set by the service")
+  headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
     .describe("Request headers to send (e.g. accept-language, or an authorization the page needs). Their names are in the receipt; their values are neither signed nor stored."),
   receipt_headers: receiptHeaders.optional().describe("Response headers this receipt records, instead of the resource's receipt_headers; `*` records all."),
   max_bytes: z.int().min(1).max(MAX_BODY_BYTES).optional().describe("Largest body accepted for this fetch, instead of the resource's max_bytes."),

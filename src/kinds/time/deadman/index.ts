@@ -32,6 +32,7 @@ export const deadman = defineKind<DeadmanConfig>({
     "alert (repeated every realert_seconds), recovery event on the next success, and an optional sealed payload released once to successor_url.",
   targetFields: ["alert_url", "successor_url"],
   createSchema: deadmanConfig,
+  example: { period_seconds: 3600, grace_seconds: 300, alert_url: "https://example.com/hooks/deadman" },
   // Pings at the public address and the alerts they cause are free: the day rate covers them.
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,

@@ -32,6 +32,7 @@ export const debounce = defineKind<DebounceConfig>({
     "and never later than max_wait_seconds after its first, delivering the last event or all of them (mode).",
   targetFields: ["url"],
   createSchema: debounceConfig,
+  example: { url: "https://example.com/hooks/debounce", quiet_seconds: 60 },
   // Events at the public address and the firings are free one by one: the day rate covers them.
   dayPriceMicro: 5000,
   defaultTtlSeconds: 7 * 86400,

@@ -5,6 +5,7 @@
  * else the event goes to the unkeyed window.
  */
 import { AppError } from "../../../http/errors";
+import { parseCallerJson } from "../../../http/json-depth";
 import type { Json } from "../../../json";
 import type { EngineStore, PublicAnswer, PublicRequest } from "../../../resources/kind";
 import type { DebounceConfig } from "./schema";
@@ -20,11 +21,7 @@ export const publicPaths = [
 function eventOf(request: PublicRequest): Json {
   if (request.body === null) return null;
   if (!/[/+]json\b/i.test(request.contentType ?? "")) return request.body;
-  try {
-    return JSON.parse(request.body) as Json;
-  } catch {
-    throw new AppError("invalid_request", "The body is sent as JSON but does not parse.");
-  }
+  return parseCallerJson(request.body, "event") as Json;
 }
 
 export function handleEvent(store: EngineStore, config: DebounceConfig, request: PublicRequest): PublicAnswer {

@@ -7,7 +7,7 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
 import { MAX_PENDING, type ChannelConfig } from "./schema";
-import { iso } from "../../../time";
+import { iso, notBefore } from "../../../time";
 
 type Row = {
   seq: number; message_id: string; dedup_id: string | null; deliver_at: number; body: string | null;
@@ -40,7 +40,7 @@ export function publish(store: EngineStore, input: Published) {
     const earlier = store.sql.exec<Row>("SELECT * FROM delayed_messages WHERE dedup_id = ?", input.dedup_id).toArray()[0];
     if (earlier) return view(earlier, true);
   }
-  const at = input.deliver_at !== undefined ? Date.parse(input.deliver_at) : store.now + (input.delay_seconds ?? 0) * 1000;
+  const at = input.deliver_at !== undefined ? notBefore(input.deliver_at, store.now) : store.now + (input.delay_seconds ?? 0) * 1000;
   if (at > store.expiresAt) {
     throw new AppError("validation_failed", "The message would be delivered after the channel expires: extend it first.", { errors: [{ path: "deliver_at", message: "is after expires_at" }] });
   }

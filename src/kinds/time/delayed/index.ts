@@ -13,6 +13,7 @@ export const delayed = defineKind<ChannelConfig>({
   summary: "A channel to one target: post messages with delay_seconds or deliver_at and an optional dedup_id; list pending, cancel one.",
   targetFields: ["url"],
   createSchema: channelConfig,
+  example: { url: "https://example.com/hooks/delayed", headers: { "X-Channel": "c1" } },
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -1,7 +1,7 @@
 /** Request and response shapes of delayed: a channel to one target, taking messages to deliver later. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
 
 export const MAX_PENDING = 10_000;
 
@@ -20,7 +20,7 @@ export const publishInput = z
     body: requestFields.body,
     headers: requestFields.headers,
     delay_seconds: z.int().min(0).max(366 * 86400).optional(),
-    deliver_at: z.iso.datetime({ offset: true }).optional(),
+    deliver_at: rfc3339.optional().describe("When to deliver (RFC 3339, before the channel expires); a time in the past means now."),
     dedup_id: z.string().min(1).max(200).optional().describe("A second message with the same dedup_id is not queued again: the first one is returned."),
   })
   .refine(exactlyOneTime, { message: "give exactly one of deliver_at and delay_seconds", path: ["deliver_at"] });

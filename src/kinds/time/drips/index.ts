@@ -26,6 +26,7 @@ export const drips = defineKind<DripConfig>({
   summary: "Enqueue many messages; they are released to one target at `rate` (count per period, sliding window) with at most max_parallel in flight; pause, resume, release now, backlog listing.",
   targetFields: ["url"],
   createSchema: dripConfig,
+  example: { url: "https://example.com/hooks/drip", rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,

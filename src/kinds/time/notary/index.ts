@@ -13,6 +13,7 @@ export const notary = defineKind<NotaryConfig>({
   summary:
     "Stamps a SHA-256 (or data, hashed server-side) with an RFC 3161 time-stamp token that `openssl ts -verify` accepts against GET /v1/tsa/certificate.pem; every stamp is kept in a hash-chained log.",
   createSchema: notaryConfig,
+  example: { label: "build provenance" },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -14,6 +14,7 @@ export const schedules = defineKind<ScheduleConfig>({
   summary: "A recurring HTTP call on a 5-field cron in an IANA time zone: start/end, pause/resume, run now, preview, jitter, overlap policy, history.",
   targetFields: ["url"],
   createSchema: scheduleConfig,
+  example: { cron: "*/5 * * * *", timezone: "Europe/Berlin", url: "https://example.com/hooks/tick" },
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

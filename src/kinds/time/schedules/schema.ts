@@ -2,9 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
 import { cronProblem, validTimeZone } from "../cron";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, rfc3339 } from "../../../openapi/schemas";
 
-const rfc3339 = z.iso.datetime({ offset: true });
 
 export const scheduleConfig = z
   .object({

@@ -26,6 +26,7 @@ export const snapshots = defineKind<SnapshotConfig>({
   summary: "A URL fetched every interval_seconds or on a cron; each answer kept with status, headers, sha256 and size, `changed` against the last good one, keep_last kept, an event on change; snapshot now, pause/resume.",
   targetFields: ["url", "webhook_url"],
   createSchema: snapshotConfig,
+  example: { url: "https://example.com/status", interval_seconds: 3600 },
   // Covers the most a resource can do in a day: 1440 fetches (one a minute), each new content an R2 write.
   dayPriceMicro: 10_000,
   defaultTtlSeconds: 30 * 86400,

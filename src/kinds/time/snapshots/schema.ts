@@ -5,9 +5,10 @@
  * OpenAPI descriptions, and enforced by the schemas (422) and the fetch.
  */
 import { z } from "@hono/zod-openapi";
+import { CONNECTION_HEADERS, headerFields } from "../../../http/header-fields";
 import { cronProblem, validTimeZone } from "../cron";
 import { SELECTED_TEXT_MAX, selectorProblem } from "./compare";
-import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
 
 /** Fetching more often than once a minute is polling, not snapshotting; the day price assumes at most 1440 fetches. */
 export const MIN_INTERVAL_SECONDS = 60;
@@ -20,20 +21,12 @@ export const INLINE_MAX_BYTES = 256 * 1024;
 /** Response headers each snapshot records: what the content is, and when and by whom it was current. */
 export const RECORDED_HEADERS = ["content-type", "content-language", "content-length", "etag", "last-modified", "cache-control", "expires", "age", "date", "server", "retry-after"];
 
-/** Set by the fetch itself (framing, routing): a caller's value would break or misroute it. */
-const RESERVED_REQUEST_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 
-const rfc3339 = z.iso.datetime({ offset: true });
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, "must be an HTTP header name");
 
 export const snapshotConfig = z
   .object({
     url: z.url({ protocol: /^https?$/ }).max(2048).describe("The page or file to snapshot: http or https to a public address; redirects are followed (at most 5), each hop checked."),
-    headers: z
-      .record(headerName, z.string().max(4096))
-      .default({})
-      .refine((h) => Object.keys(h).length <= 32, "at most 32 headers")
-      .refine((h) => !Object.keys(h).some((k) => RESERVED_REQUEST_HEADERS.test(k)), "host and connection-level headers are set by the service")
+    headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
       .describe("Request headers sent with every fetch (e.g. accept-language, user-agent, an authorization the page needs). They are part of `config` in the record."),
     interval_seconds: z.int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS).optional()
       .describe(`Fetch every this many seconds (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}). Give this or cron.`),

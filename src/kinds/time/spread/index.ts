@@ -12,6 +12,7 @@ export const spread = defineKind<SpreadConfig>({
   summary: "Members added by key each fire once per period at a stable hashed offset, so N members spread over the period; list with slots, preview.",
   targetFields: ["url"],
   createSchema: spreadConfig,
+  example: { url: "https://example.com/hooks/spread", period_seconds: 3600 },
   // Firings are many and unpriced one by one: the day rate covers them.
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,

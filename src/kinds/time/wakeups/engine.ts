@@ -4,6 +4,7 @@
  * the call and reports back how it ended.
  */
 import { AppError } from "../../../http/errors";
+import { notBefore } from "../../../time";
 import type { EngineStore } from "../../../resources/kind";
 import type { WakeupConfig } from "./schema";
 import { outgoingRequest } from "../outbound";
@@ -18,7 +19,7 @@ type Row = {
 };
 
 export function fireAt(now: number, when: { at?: string; delay_seconds?: number }): number {
-  return when.at !== undefined ? Date.parse(when.at) : now + (when.delay_seconds ?? 0) * 1000;
+  return when.at !== undefined ? notBefore(when.at, now) : now + (when.delay_seconds ?? 0) * 1000;
 }
 
 export function init(store: EngineStore, config: WakeupConfig): void {

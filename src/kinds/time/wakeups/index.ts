@@ -24,6 +24,7 @@ export const wakeups = defineKind<WakeupConfig>({
   summary: "One HTTP call at a set time (at or delay_seconds), signed with Standard Webhooks, retried, with an attempt log.",
   targetFields: ["url"],
   createSchema: wakeupConfig,
+  example: { url: "https://example.com/hooks/wakeup", delay_seconds: 3600, body: { task: "check-inbox" } },
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -1,9 +1,10 @@
 /** Request and response shapes of wakeups: one HTTP call at a set time, signed and retried. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
+import { rfc3339 } from "../../../openapi/schemas";
 
 const when = {
-  at: z.iso.datetime({ offset: true }).optional().describe("When to call (RFC 3339)."),
+  at: rfc3339.optional().describe("When to call (RFC 3339); a time in the past means now."),
   delay_seconds: z.int().min(0).max(366 * 86400).optional().describe("Or: how long from now."),
 };
 
