@@ -98,8 +98,8 @@ async function followGuarded(env: Env, raw: string, init: FetchInit, signal: Abo
 
 /**
  * Fetches `raw` with GET (or `init.method`), answering whatever status the target gave.
- * Throws 422 for a refused URL (field `field`), 502 `upstream_failed` for a network
- * error, a timeout, too many redirects, or a body over `maxBytes`.
+ * Throws 422 for a refused URL (field `field`), 413 for a body over `maxBytes`, and 502
+ * `upstream_failed` for a network error, a timeout or too many redirects.
  */
 export async function fetchGuarded(env: Env, raw: string, init: FetchInit & { maxBytes: number }): Promise<FetchedBody> {
   const { url, res } = await followGuarded(env, raw, init, AbortSignal.timeout(FETCH_TIMEOUT_MS));
@@ -109,7 +109,8 @@ export async function fetchGuarded(env: Env, raw: string, init: FetchInit & { ma
   } catch (err) {
     throw upstreamError(url, err);
   }
-  if (read.truncated) throw new AppError("upstream_failed", `${url.href}: the response is larger than ${init.maxBytes} bytes.`);
+  // The caller's own limit, not the upstream's failure: the same 413 a too-large request gets.
+  if (read.truncated) throw new AppError("payload_too_large", `${url.href}: the response is larger than ${init.maxBytes} bytes; nothing was kept.`);
   return { url: url.href, status: res.status, headers: Object.fromEntries(res.headers), body: read.bytes, sha256: await digestHex(read.bytes) };
 }
 

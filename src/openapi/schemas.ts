@@ -82,7 +82,7 @@ export const resourceIdParam = z.object({
 export const rfc3339 = z.iso.datetime({ offset: true });
 
 /** Lists (API.md §3): `?limit=&cursor=` → `{ items, next_cursor }`. */
-export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).describe(`Items per page (1–100, default ${fallback}).`);
+export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).openapi({ example: fallback }).describe(`Items per page (1–100, default ${fallback}).`);
 
 /** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
 export const seqCursor = z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional();
@@ -123,9 +123,11 @@ export function exactlyOneOf<T extends z.ZodObject>(schema: T, fields: readonly 
 
 /** At most one of `fields` may be given. */
 export function atMostOneOf<T extends z.ZodObject>(schema: T, fields: readonly [string, string]): T {
+  // The subschema names its properties too: a `required` with nothing defined beside it reads as a mistake to linters.
+  const both = { properties: Object.fromEntries(fields.map((f) => [f, {}])), required: [...fields] };
   return schema
     .refine((v) => given(v as Fields, fields) <= 1, { message: `give ${fields.join(" or ")}, not both`, path: [fields[1]] })
-    .meta({ not: { required: [...fields] } }) as T;
+    .meta({ not: both }) as T;
 }
 
 /** At least one of `fields` must be given. */

@@ -125,7 +125,7 @@ it("follows redirects and records the final URL; a target's 404 is attested and 
   expect((await balanceOf(a.token)).spent_usd).toBeCloseTo(DAY_USD + 2 * FETCH_USD, 6);
 });
 
-it("refuses what the egress guard refuses (422), and a failed fetch (502) is not charged and leaves nothing", async () => {
+it("refuses what the egress guard refuses (422), an answer over max_bytes (413) and a failed fetch (502), uncharged, leaving nothing", async () => {
   const a = await setup();
   const spent = (await balanceOf(a.token)).spent_usd;
   for (const url of ["ftp://example.com/file", "file:///etc/passwd", `http://user:pw@127.0.0.1:1/`]) {
@@ -141,10 +141,11 @@ it("refuses what the egress guard refuses (422), and a failed fetch (502) is not
 
   const big = await serveContent(name(), "x".repeat(100));
   const overCap = await a.op("POST", "/fetches", { url: big, max_bytes: 10 });
-  expect(overCap.status).toBe(502);
+  expect(overCap.status).toBe(413);
+  expect((await json(overCap)).code).toBe("payload_too_large");
 
   const capped = await setup({ max_bytes: 50 }); // the resource's own cap applies too
-  expect((await capped.op("POST", "/fetches", { url: big })).status).toBe(502);
+  expect((await capped.op("POST", "/fetches", { url: big })).status).toBe(413);
 
   expect((await balanceOf(a.token)).spent_usd).toBeCloseTo(spent, 6);
   expect((await balanceOf(capped.token)).spent_usd).toBeCloseTo(DAY_USD, 6);

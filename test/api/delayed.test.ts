@@ -71,7 +71,7 @@ describe("delayed", () => {
     const c = await channel(unique(), { ttl_seconds: 86400 });
     const late = await c.op("POST", "/messages", { body: {}, delay_seconds: 2 * 86400 });
     expect(late.status).toBe(422);
-    expect(late.body.errors[0].path).toBe("deliver_at");
+    expect(late.body.errors[0].path).toBe("delay_seconds"); // the field that set the time
     const both = await c.op("POST", "/messages", { body: {}, delay_seconds: 5, deliver_at: new Date().toISOString() });
     expect(both.status).toBe(422);
     expect((await c.op("GET", "/messages")).body.items).toEqual([]);

@@ -101,7 +101,7 @@ describe("wakeups", () => {
 
     const late = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 2 * 86400 }, headers: managed(w.mgmt, w.token) });
     expect(late.status).toBe(422);
-    expect((await json(late)).errors[0].path).toBe("at");
+    expect((await json(late)).errors[0].path).toBe("delay_seconds"); // the field that set the time
   });
 
   it("refuses bad configurations before charging", async () => {
@@ -113,7 +113,8 @@ describe("wakeups", () => {
       [{ url: "file:///etc/passwd", delay_seconds: 5 }, "url"],
       [{ url: `${receiver}/ok/x`, delay_seconds: 5, headers: { "webhook-signature": "v1,forged" } }, "headers"],
       [{ url: `${receiver}/ok/x`, delay_seconds: 5, body: "x".repeat(70_000) }, "body"],
-      [{ url: `${receiver}/ok/x`, delay_seconds: 3 * 86400, ttl_seconds: 86400 }, "at"],
+      [{ url: `${receiver}/ok/x`, delay_seconds: 3 * 86400, ttl_seconds: 86400 }, "delay_seconds"],
+      [{ url: `${receiver}/ok/x`, at: "2099-01-01T00:00:00Z", ttl_seconds: 86400 }, "at"],
     ];
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/wakeups", { body, headers: auth });

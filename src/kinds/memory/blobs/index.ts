@@ -30,13 +30,14 @@ export const blobs = defineKind<BlobConfig>({
     defineOp<BlobConfig, RawBodyInput, ReturnType<typeof view>, Uploaded>({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes (up to ${MAX_BLOB_BYTES}), replacing any earlier upload`,
       priceMicro: 10_000, input: rawBodyInput, output: blobView, rawBody: true, maxBodyBytes: MAX_BLOB_BYTES, errors: [413],
+      example: { headers: { "content-type": "application/pdf" }, bytes: "%PDF-1.7 (the report's bytes)" },
       prepare: upload,
       run: (store, config, _input, up) => record(store, config, up),
       discard,
     }),
     defineOp({
       name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured)", priceMicro: 1000,
-      input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416],
+      input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416], example: { headers: { range: "bytes=0-7" }, after: ["upload"] },
       run: (store, _config: BlobConfig, input: { range?: string }) => stored(store, input.range),
     }),
     defineOp({
@@ -46,7 +47,7 @@ export const blobs = defineKind<BlobConfig>({
     }),
     defineOp({
       name: "delete", method: "delete", path: "/content", summary: "Delete the bytes now (the resource stays until it ends)", priceMicro: OP_PRICE,
-      input: noInput, output: blobView,
+      input: noInput, output: blobView, example: { after: ["upload"] },
       run: (store, config: BlobConfig) => remove(store, config),
     }),
   ],

@@ -5,7 +5,8 @@
  * sit in another thread, which is how a run forks. Limits are published here.
  */
 import { z } from "@hono/zod-openapi";
-import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schemas";
+import { mediaType } from "../../../http/header-fields";
+import { pageLimit, seqCursor, jsonValue, pageOf, exactlyOneOf, onlyWith, singleLine } from "../../../openapi/schemas";
 
 /** Largest checkpoint: its JSON text (UTF-8) or its bytes. */
 export const MAX_VALUE_BYTES = 4 * 1024 * 1024;
@@ -42,12 +43,12 @@ export const threadField = z
 
 export const checkpointIdField = z.string().regex(/^cp_[0-9a-f]{32}$/, "must be a checkpoint_id (cp_ and 32 hex digits)");
 
-export const saveInput = z
-  .object({
+export const saveInput = onlyWith(exactlyOneOf(
+  z.object({
     thread: threadField.default("main"),
     value: jsonValue.optional().describe(`The state, as JSON (up to ${MAX_VALUE_BYTES} bytes serialized). Give value or bytes_base64.`),
     bytes_base64: z.base64().optional().describe(`Or the state as bytes, standard base64 (up to ${MAX_VALUE_BYTES} bytes decoded).`),
-    content_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+(;.{0,200})?$/, "must be a media type").optional().describe("Of bytes (default application/octet-stream); JSON is application/json."),
+    content_type: mediaType.optional().describe("Of bytes_base64 only (default application/octet-stream); JSON is application/json."),
     expected_seq: z
       .int()
       .min(0)
@@ -56,12 +57,12 @@ export const saveInput = z
     parent_id: checkpointIdField
       .optional()
       .describe("The checkpoint this one continues from (default: the thread's latest). Naming one in another thread, or an older one, forks."),
-    label: z.string().max(200).optional(),
+    label: singleLine(200).optional(),
     step: z.int().optional().describe("The agent's own step number (LangGraph's metadata.step)."),
-    tags: z.array(z.string().min(1).max(64)).max(MAX_TAGS).default([]),
-  })
-  .refine((v) => (v.value === undefined) !== (v.bytes_base64 === undefined), { message: "give exactly one of value and bytes_base64", path: ["value"] })
-  .refine((v) => v.content_type === undefined || v.bytes_base64 !== undefined, { message: "only for bytes_base64", path: ["content_type"] });
+    tags: z.array(singleLine(64).min(1)).max(MAX_TAGS).default([]),
+  }),
+  ["value", "bytes_base64"],
+), "content_type", "bytes_base64");
 
 export type SaveInput = z.infer<typeof saveInput>;
 

@@ -13,7 +13,7 @@ export const counters = defineKind<CounterConfig>({
   title: "Counter",
   summary: "Atomic counter: increment, decrement, set, compare-and-set, optional bounds and reset window.",
   createSchema: counterConfig,
-  example: { initial: 0, min: 0, max: 100, label: "jobs in flight" },
+  example: { initial: 0, min: 0, max: 100, label: "API calls this hour", reset_every_seconds: 3600 },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,
@@ -28,23 +28,23 @@ export const counters = defineKind<CounterConfig>({
     }),
     defineOp({
       name: "increment", method: "post", path: "/increment", summary: "Add to the counter", priceMicro: OP_PRICE,
-      input: stepInput, output: counterValue, errors: [409],
+      input: stepInput, output: counterValue, errors: [409], example: { input: { by: 2 } },
       run: (store, config: CounterConfig, input) => write(store, config, current(store, config) + input.by),
     }),
     defineOp({
       name: "decrement", method: "post", path: "/decrement", summary: "Subtract from the counter", priceMicro: OP_PRICE,
-      input: stepInput, output: counterValue, errors: [409],
+      input: stepInput, output: counterValue, errors: [409], example: { input: { by: 1 }, after: ["increment"] },
       run: (store, config: CounterConfig, input) => write(store, config, current(store, config) - input.by),
     }),
     defineOp({
       name: "set", method: "put", path: "", summary: "Set the counter", priceMicro: OP_PRICE,
-      input: setInput, output: counterValue, errors: [409],
+      input: setInput, output: counterValue, errors: [409], example: { input: { value: 42 } },
       run: (store, config: CounterConfig, input) => write(store, config, input.value),
     }),
     defineOp({
       name: "compare_and_set", method: "post", path: "/compare-and-set",
       summary: "Set the counter only if it holds the expected value", priceMicro: OP_PRICE,
-      input: compareAndSetInput, output: counterValue, errors: [409],
+      input: compareAndSetInput, output: counterValue, errors: [409], example: { input: { expected: 0, value: 10 } },
       run: (store, config: CounterConfig, input) => {
         const value = current(store, config);
         if (value !== input.expected) throw new AppError("conflict", `The counter holds ${value}, not ${input.expected}.`);

@@ -6,7 +6,7 @@ const int = () => z.int().describe("A safe integer (|n| ≤ 2^53 − 1).");
 const counterConfigFields = z
   .object({
     initial: int().optional().describe("Starting value, and the value each reset window starts from. Default 0, or the nearest bound when 0 is outside min..max."),
-    min: int().optional().describe("Lowest allowed value: an operation that would go below it is refused with 409."),
+    min: int().optional().describe("Lowest allowed value (at most max; initial must not be below it): an operation that would go below it is refused with 409."),
     max: int().optional().describe("Highest allowed value: an operation that would go above it is refused with 409."),
     reset_every_seconds: z
       .int()
@@ -39,9 +39,9 @@ export const stepInput = z.object({
   by: z.int().min(1).default(1).describe("How much to add or subtract."),
 });
 
-export const setInput = z.object({ value: z.int() });
+export const setInput = z.object({ value: z.int().describe("The new value, within min and max (else 409).") });
 
 export const compareAndSetInput = z.object({
   expected: z.int().describe("The value the counter must hold for the write to happen."),
-  value: z.int(),
+  value: z.int().describe("The new value, within min and max (else 409)."),
 });

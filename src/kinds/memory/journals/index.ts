@@ -27,7 +27,7 @@ export const journals = defineKind<JournalConfig>({
     "entries hash-chained with SHA-256 (the rule is under JournalEntry.hash) and a head signed as a JWS verifiable against /.well-known/jwks.json. " +
     `Up to ${MAX_ENTRIES} entries of at most ${MAX_ENTRY_BYTES} bytes, ${MAX_JOURNAL_BYTES} bytes of data and types in all.`,
   createSchema: journalConfig,
-  example: { label: "agent decisions" },
+  example: { label: "agent decision log", ttl_seconds: 2592000 },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
@@ -42,28 +42,29 @@ export const journals = defineKind<JournalConfig>({
     // First of the /entries ops: the contract fixture's paid call.
     defineOp({
       name: "append", method: "post", path: "/entries", summary: "Append one entry (optionally only onto expected_seq)", priceMicro: OP_PRICE,
-      input: appendInput, output: appended, errors: [409, 413],
+      input: appendInput, output: appended, errors: [409, 413], example: { input: { type: "decision", data: { chose: "plan-b", because: "plan-a timed out" }, expected_seq: 0 } },
       run: (store, _config: JournalConfig, input) => append(store, [input], input.expected_seq, () => "data").items[0]!,
     }),
     defineOp({
       name: "append_batch", method: "post", path: "/entries/batch",
       summary: `Append up to ${MAX_BATCH} entries in order, all or none (one price for the batch)`, priceMicro: BATCH_PRICE,
       input: batchInput, output: batchResult, errors: [409, 413],
+      example: { input: { entries: [{ type: "tool.called", data: { tool: "search", query: "zeitvault" } }, { type: "tool.result", data: { hits: 3 } }] } },
       run: (store, _config: JournalConfig, input) => append(store, input.entries, input.expected_seq, (i) => `entries.${i}.data`),
     }),
     defineOp({
       name: "read", method: "get", path: "/entries", summary: "A range of entries, forward or backward, with paging", priceMicro: OP_PRICE,
-      input: readInput, output: entryPage,
+      input: readInput, output: entryPage, example: { input: { from_seq: 1, direction: "forward", limit: 100 }, after: ["append"] },
       run: (store, _config: JournalConfig, input) => read(store, input),
     }),
     defineOp({
       name: "entry", method: "get", path: "/entries/{seq}", summary: "One entry by seq", priceMicro: OP_PRICE,
-      params: entryInput, input: noInput, output: entry, errors: [404],
+      params: entryInput, input: noInput, output: entry, errors: [404], example: { params: { seq: "1" }, after: ["append"] },
       run: (store, _config: JournalConfig, input) => one(store, Number(input.seq)),
     }),
     defineOp({
       name: "tail", method: "get", path: "/tail", summary: "Entries after after_seq, long-polling up to wait_seconds for the next append", priceMicro: OP_PRICE,
-      input: tailInput, output: tailPage,
+      input: tailInput, output: tailPage, example: { input: { after_seq: 0, limit: 100, wait_seconds: 0 }, after: ["append"] },
       ready: (store, _config: JournalConfig, input) => hasAfter(store, input),
       run: (store, _config: JournalConfig, input) => tail(store, input),
     }),

@@ -56,7 +56,7 @@ export type AppendInput = z.infer<typeof appendInput>;
 
 export const batchInput = z.object({
   entries: z
-    .array(z.object(entryFields).refine(hasData, { message: "data is required (null is a value)", path: ["data"] }))
+    .array(z.strictObject(entryFields).refine(hasData, { message: "data is required (null is a value)", path: ["data"] }))
     .min(1)
     .max(MAX_BATCH)
     .describe(`1 to ${MAX_BATCH} entries, appended in this order with consecutive seqs and one time, all or none.`),

@@ -64,6 +64,7 @@ export const objects = defineKind<ObjectConfig>({
     defineOp<ObjectConfig, RawBodyInput, ReturnType<typeof view>, Landed>({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes in one request (up to ${MAX_REQUEST_BYTES}; larger: multipart or fetch), replacing the object`,
       priceMicro: UPLOAD_PRICE, input: rawBodyInput, output: objectView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [413],
+      example: { headers: { "content-type": "text/csv" }, bytes: "date,visits\n2026-11-23,1204\n" },
       prepare: putUpload,
       run: (store, config, _input, landed) => record(store, config, landed),
       discard: discardLanded,
@@ -71,6 +72,7 @@ export const objects = defineKind<ObjectConfig>({
     defineOp({
       name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured; sha256 in Repr-Digest)", priceMicro: 1000,
       input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416], responseHeaders: digestHeaders,
+      example: { headers: { range: "bytes=0-9" }, after: ["upload"] },
       run: (store, _config: ObjectConfig, input: { range?: string }) => stored(store, input.range),
     }),
     defineOp({
@@ -82,31 +84,33 @@ export const objects = defineKind<ObjectConfig>({
       name: "fetch", method: "post", path: "/fetch",
       summary: "Copy source_url into the object server-side (streamed, every redirect hop checked); answers once it is in. A failed copy is not charged",
       priceMicro: FETCH_PRICE, input: fetchInput, output: objectView, errors: [413, 502],
+      example: { input: { source_url: "https://example.com/exports/visits.csv", headers: { authorization: "Bearer <the source's token>" }, max_bytes: 500000000 } },
       prepare: (ctx, config, input) => fetchSource(ctx, config, input),
       run: (store, config, _input, landed) => record(store, config, landed),
       discard: discardLanded,
     }),
     defineOp<ObjectConfig, CreateUploadInput, ReturnType<typeof uploadView>, NewUpload>({
       name: "create_upload", method: "post", path: "/uploads", summary: "Start a multipart upload (one open at a time)", priceMicro: 1000,
-      input: createUploadInput, output: uploadSchema, errors: [409],
+      input: createUploadInput, output: uploadSchema, errors: [409], example: { input: { content_type: "application/x-tar" } },
       prepare: (ctx, config, input) => createUpload(ctx, config, input),
       run: (store, _config, _input, created) => insertUpload(store, created),
       discard: discardUpload,
     }),
     defineOp({
       name: "get_upload", method: "get", path: "/uploads/{upload_id}", summary: "A multipart upload's state, parts and bytes so far", priceMicro: OP_PRICE,
-      params: uploadParam, input: noInput, output: uploadSchema, errors: [404],
+      params: uploadParam, input: noInput, output: uploadSchema, errors: [404], example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, after: ["create_upload"] },
       run: (store, _config: ObjectConfig, input) => uploadView(store.sql, uploadOf(store.sql, input.upload_id)),
     }),
     defineOp({
       name: "list_parts", method: "get", path: "/uploads/{upload_id}/parts", summary: "The parts uploaded so far, by part number (to resume an upload)", priceMicro: OP_PRICE,
-      params: uploadParam, input: partsQuery, output: partPage, errors: [404],
+      params: uploadParam, input: partsQuery, output: partPage, errors: [404], example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, input: { limit: 100 }, after: ["create_upload", "upload_part"] },
       run: (store, _config: ObjectConfig, input) => listParts(store.sql, input.upload_id, input.limit, input.cursor),
     }),
     defineOp<ObjectConfig, RawBodyInput, ReturnType<typeof upsertPart>, UploadedPart, z.infer<typeof partParam>>({
       name: "upload_part", method: "put", path: "/uploads/{upload_id}/parts/{part_number}",
       summary: `Upload one part (up to ${MAX_REQUEST_BYTES}); every part but the last at least ${MIN_PART_BYTES} bytes and all the same size (R2's rule, checked on arrival: 422). Sending a part number again replaces it`,
       priceMicro: 2000, params: partParam, input: rawBodyInput, output: partView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [404, 409, 413],
+      example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5", part_number: "1" }, bytes: "the last (here the only) part may be short", after: ["create_upload"] },
       prepare: (ctx, _config, input, body) => uploadPart(ctx, input, body),
       run: (store, _config, _input, part) => {
         openUpload(store.sql, part.upload_id);
@@ -118,6 +122,7 @@ export const objects = defineKind<ObjectConfig>({
       name: "complete", method: "post", path: "/uploads/{upload_id}/complete",
       summary: "Assemble the parts into the object (replacing any earlier one); its sha256 is computed now, by reading it back once",
       priceMicro: COMPLETE_PRICE, params: uploadParam, input: completeInput, output: objectView, errors: [404, 409],
+      example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, input: {}, after: ["create_upload", "upload_part"] },
       prepare: (ctx, _config, input) => completeUpload(ctx, input),
       run: (store, config, _input, done) => {
         openUpload(store.sql, done.uploadId);
@@ -128,7 +133,7 @@ export const objects = defineKind<ObjectConfig>({
     }),
     defineOp<ObjectConfig, z.infer<typeof noInput>, ReturnType<typeof uploadView>, void, Upload>({
       name: "abort", method: "delete", path: "/uploads/{upload_id}", summary: "Abort a multipart upload: R2 drops its parts", priceMicro: OP_PRICE,
-      params: uploadParam, input: noInput, output: uploadSchema, errors: [404, 409],
+      params: uploadParam, input: noInput, output: uploadSchema, errors: [404, 409], example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, after: ["create_upload"] },
       prepare: (ctx, _config, input) => abortUpload(ctx, input),
       run: (store, _config, input) => closeAborted(store, input.upload_id),
     }),

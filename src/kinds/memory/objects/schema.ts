@@ -51,7 +51,7 @@ export const createUploadInput = z.object({
 export type CreateUploadInput = z.infer<typeof createUploadInput>;
 
 export const completeInput = z.object({
-  parts: z.array(z.object({ part_number: z.int().min(1).max(MAX_PART_NUMBER), etag: z.string().min(1).max(200) })).min(1).max(MAX_PART_NUMBER).optional()
+  parts: z.array(z.strictObject({ part_number: z.int().min(1).max(MAX_PART_NUMBER), etag: z.string().min(1).max(200) })).min(1).max(MAX_PART_NUMBER).optional()
     .describe("The parts to assemble, as S3's CompleteMultipartUpload names them; default: every uploaded part, in part-number order."),
 });
 export type CompleteInput = z.infer<typeof completeInput>;

@@ -65,7 +65,7 @@ export const pushInput = z.object(messageFields).refine(hasBody, bodyRequired);
 export type PushInput = z.infer<typeof pushInput>;
 
 export const batchInput = z.object({
-  messages: z.array(z.object(messageFields).refine(hasBody, bodyRequired)).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} messages, all or none.`),
+  messages: z.array(z.strictObject(messageFields).refine(hasBody, bodyRequired)).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} messages, all or none.`),
 });
 
 export const leaseInput = z.object({
@@ -95,7 +95,7 @@ export const deadListInput = z.object({ limit: pageLimit(), cursor: seqCursor })
 
 export const redriveInput = z
   .object({
-    message_ids: z.array(messageIdField).min(1).max(MAX_BATCH).optional().describe("These dead letters."),
+    message_ids: z.array(messageIdField).min(1).max(MAX_BATCH).optional().describe("These dead letters. Give this or `all: true`."),
     all: z.boolean().optional().describe(`Or: every dead letter, oldest first, up to 1000 per call (\`remaining\` says how many are left).`),
   })
   .refine((v) => (v.message_ids === undefined) !== (v.all === undefined || v.all === false), { message: "give message_ids or all: true", path: ["message_ids"] });

@@ -26,7 +26,7 @@ export const secrets = defineKind<Config>({
     "A secret encrypted at rest (AES-GCM) behind a public URL that reveals it once, on POST, and destroys it; optional passphrase " +
     "(PBKDF2, limited attempts); the status shows whether and when it was read; the owner can burn it early.",
   createSchema: secretCreate,
-  example: { value: "db-password: hunter2", passphrase: "correct horse battery staple" },
+  example: { value: "postgres://app:s3cret@db.example.com:5432/app", passphrase: "correct horse battery staple", max_passphrase_attempts: 3, ttl_seconds: 86400 },
   // The reveal at the public address is free: the day rate covers it and the passphrase checks.
   dayPriceMicro: 1000,
   defaultTtlSeconds: 7 * 86400,

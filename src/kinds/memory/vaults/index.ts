@@ -59,6 +59,7 @@ export const vaults = defineKind<VaultConfig>({
     defineOp({
       name: "get", method: "get", path: "/keys/{key}", summary: "Read a key: value, metadata, version (also as ETag) and expiry", priceMicro: READ_PRICE,
       params: keyParam, input: noInput, output: entry, errors: [404], responseHeaders: etagHeader,
+      example: { params: { key: "agents/alice/profile" }, after: ["put"] },
       run: (store, _config: VaultConfig, input) => getKey(store, input),
     }),
     defineOp({
@@ -66,28 +67,30 @@ export const vaults = defineKind<VaultConfig>({
       summary: "Write a key; with If-Match / If-None-Match: * (or if_version) only if its version is as expected, else 409",
       priceMicro: WRITE_PRICE, params: keyParam, headers: preconditionHeaders, maxBodyBytes: PUT_BODY_BYTES,
       input: putInput, output: putResult, errors: [409, 413], responseHeaders: etagHeader,
+      example: { params: { key: "agents/alice/profile" }, input: { value: { name: "Alice", plan: "pro", last_run: "2026-11-24T09:00:00Z" }, metadata: { source: "crawler" }, ttl_seconds: 86400 } },
       run: (store, _config: VaultConfig, input) => putKey(store, input),
     }),
     defineOp({
       name: "delete", method: "delete", path: "/keys/{key}", summary: "Delete a key; with If-Match (or if_version) only at that version, else 409",
       priceMicro: READ_PRICE, params: keyParam, headers: preconditionHeaders,
-      input: deleteInput, output: deleteResult, errors: [409],
+      input: deleteInput, output: deleteResult, errors: [409], example: { params: { key: "agents/alice/profile" }, after: ["put"] },
       run: (store, _config: VaultConfig, input) => deleteKey(store, input),
     }),
     defineOp({
       name: "list", method: "get", path: "/keys", summary: "Keys in key order, by prefix, with a cursor; values on request", priceMicro: LIST_PRICE,
-      input: listInput, output: listPage,
+      input: listInput, output: listPage, example: { input: { prefix: "agents/", limit: 100, include_values: "false" } },
       run: (store, _config: VaultConfig, input) => listKeys(store, input),
     }),
     defineOp({
       name: "get_many", method: "post", path: "/batch/get", summary: `Read up to ${MAX_BATCH} keys at once`, priceMicro: GET_MANY_PRICE,
-      input: getManyInput, output: getManyResult, errors: [413],
+      input: getManyInput, output: getManyResult, errors: [413], example: { input: { keys: ["agents/alice/profile", "agents/bob/profile"] }, after: ["put"] },
       run: (store, _config: VaultConfig, input) => getMany(store, input.keys),
     }),
     defineOp({
       name: "batch", method: "post", path: "/batch", summary: `Up to ${MAX_BATCH} puts and deletes with per-item if_version, all or none`,
       priceMicro: BATCH_PRICE, maxBodyBytes: BATCH_BODY_BYTES,
       input: batchInput, output: batchResult, errors: [409, 413],
+      example: { input: { operations: [{ op: "put", key: "agents/bob/profile", value: { name: "Bob" }, if_version: 0 }, { op: "delete", key: "agents/carol/profile" }] } },
       run: (store, _config: VaultConfig, input) => applyBatch(store, input),
     }),
   ],

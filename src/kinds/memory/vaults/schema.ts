@@ -47,7 +47,8 @@ export const keyField = z
   .refine((k) => utf8Length(k) <= MAX_KEY_BYTES, `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`)
   .refine((k) => k !== "." && k !== "..", "must not be . or .. (a URL would lose them)")
   .refine((k) => !LONE_SURROGATE.test(k), "must be well-formed Unicode")
-  .describe(`Any string of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 except . and ..; in a path, percent-encode it (a / as %2F).`);
+  .refine((k) => !/[\u0000-\u001f\u007f-\u009f]/.test(k), "must not contain control characters")
+  .describe(`Any text of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 without control characters, except . and ..; in a path, percent-encode it (a / as %2F).`);
 
 export const keyParam = z.object({
   key: keyField.openapi({ param: { name: "key", in: "path" }, example: "agents/alice/profile" }),
@@ -89,7 +90,7 @@ const valuePresent = (w: { value?: unknown }) => w.value !== undefined;
 export const putInput = z.object(writeFields).refine(valuePresent, { message: "is required", path: ["value"] });
 export type PutInput = z.infer<typeof putInput>;
 
-export const deleteInput = z.object({ if_version: z.coerce.number().pipe(ifVersion).optional() });
+export const deleteInput = z.object({ if_version: z.coerce.number().pipe(ifVersion).optional().openapi({ example: 7 }) });
 export type DeleteInput = z.infer<typeof deleteInput>;
 
 export const listInput = z.object({
@@ -104,8 +105,8 @@ export const getManyInput = z.object({
   keys: z.array(keyField).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} keys; their values together at most ${GET_MANY_VALUE_BUDGET} bytes.`),
 });
 
-const batchPut = z.object({ op: z.literal("put"), key: keyField, ...writeFields }).refine(valuePresent, { message: "is required", path: ["value"] });
-const batchDelete = z.object({ op: z.literal("delete"), key: keyField, if_version: ifVersion.optional() });
+const batchPut = z.strictObject({ op: z.literal("put"), key: keyField, ...writeFields }).refine(valuePresent, { message: "is required", path: ["value"] });
+const batchDelete = z.strictObject({ op: z.literal("delete"), key: keyField, if_version: ifVersion.optional() });
 export const batchInput = z.object({
   operations: z
     .array(z.discriminatedUnion("op", [batchPut, batchDelete]))

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, headerFields, headerName } from "../../../http/header-fields";
 import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
-/** Largest body kept per fetch; a larger answer is a 502 and not charged. */
+/** Largest body kept per fetch; a larger answer is a 413 and not charged. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Fetches one resource keeps: its export (every receipt) stays well below a Durable Object RPC answer. */
 export const MAX_FETCHES = 1000;
@@ -38,7 +38,7 @@ export const attestConfig = z.object({
     .min(1)
     .max(MAX_BODY_BYTES)
     .default(MAX_BODY_BYTES)
-    .describe(`Largest body a fetch accepts unless it says otherwise (at most ${MAX_BODY_BYTES}); a larger answer is a 502, not charged.`),
+    .describe(`Largest body a fetch accepts unless it says otherwise (at most ${MAX_BODY_BYTES}); a larger answer is a 413, not charged.`),
 });
 
 export type AttestConfig = z.infer<typeof attestConfig>;

@@ -32,7 +32,7 @@ export const deadman = defineKind<DeadmanConfig>({
     "alert (repeated every realert_seconds), recovery event on the next success, and an optional sealed payload released once to successor_url.",
   targetFields: ["alert_url", "successor_url"],
   createSchema: deadmanConfig,
-  example: { period_seconds: 3600, grace_seconds: 300, alert_url: "https://example.com/hooks/deadman" },
+  example: { period_seconds: 3600, grace_seconds: 300, alert_after_misses: 2, alert_url: "https://example.com/hooks/deadman", successor_url: "https://example.com/hooks/successor", label: "nightly backup job" },
   // Pings at the public address and the alerts they cause are free: the day rate covers them.
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
@@ -81,7 +81,7 @@ export const deadman = defineKind<DeadmanConfig>({
     }),
     defineOp({
       name: "ping", method: "post", path: "/ping", summary: "Ping with the management token (the public address does the same for free)", priceMicro: OP_PRICE,
-      input: pingInput, output: deadmanStatus,
+      input: pingInput, output: deadmanStatus, example: { input: { exit_code: 0, message: "backup finished: 1,204 files" } },
       run: (store, config: DeadmanConfig, input) => {
         const exitCode = input.exit_code ?? null;
         const signal = exitCode === null ? (input.signal ?? "success") : exitCode === 0 ? "success" : "fail";
@@ -91,13 +91,13 @@ export const deadman = defineKind<DeadmanConfig>({
     }),
     defineOp({
       name: "pings", method: "get", path: "/pings", summary: "The ping log, newest first", priceMicro: OP_PRICE,
-      input: pingsInput, output: pingPage,
+      input: pingsInput, output: pingPage, example: { input: { limit: 20 } },
       run: (store, _config: DeadmanConfig, input) => listPings(store, input.limit, input.cursor),
     }),
     defineOp<DeadmanConfig, { payload: unknown }, ReturnType<typeof storePayload>, SealedPayload>({
       name: "set_payload", method: "post", path: "/payload",
       summary: "Seal a payload for successor_url, released once when the switch goes down (replaces the one held)", priceMicro: PAYLOAD_PRICE,
-      input: payloadInput, output: payloadState, errors: [409, 413],
+      input: payloadInput, output: payloadState, errors: [409, 413], example: { input: { payload: { note: "If I stop: the backups are in bucket b-7, key in vault r_…", contact: "ops@example.com" } } },
       prepare: (ctx, config, input) => sealPayload(ctx, config, input.payload),
       run: (store, _config, _input, sealed) => storePayload(store, sealed),
     }),

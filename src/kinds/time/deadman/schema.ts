@@ -1,7 +1,7 @@
 /** Request and response shapes of deadman: a dead-man switch pinged by a job, alerting when the pings stop. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf, atMostOneOf } from "../../../openapi/schemas";
 
 export const MIN_PERIOD_SECONDS = 60;
 export const MAX_PERIOD_SECONDS = 31 * 86400;
@@ -44,18 +44,19 @@ export const deadmanConfig = z.object({
   successor_url: requestFields.url
     .nullable()
     .default(null)
-    .describe("Receives the sealed payload (POST /payload), once, when the switch goes down."),
+    .describe("Receives the sealed payload (POST /payload), once, when the switch goes down. Without it, a payload is refused (409)."),
 });
 
 export type DeadmanConfig = z.infer<typeof deadmanConfig>;
 
-export const pingInput = z
-  .object({
-    signal: z.enum(SIGNALS).optional().describe("success (default), start (times the run), fail, or log (recorded only)."),
+export const pingInput = atMostOneOf(
+  z.object({
+    signal: z.enum(SIGNALS).optional().describe("success (default), start (times the run), fail, or log (recorded only). Not with exit_code."),
     exit_code: z.int().min(0).max(255).optional().describe("Instead of signal: 0 is success, anything else a failure."),
     message: z.string().max(10_000).optional().describe(`Kept in the ping log (its first ${PING_EXCERPT_BYTES} bytes).`),
-  })
-  .refine((p) => p.signal === undefined || p.exit_code === undefined, { message: "give signal or exit_code, not both", path: ["exit_code"] });
+  }),
+  ["signal", "exit_code"],
+);
 
 export const payloadInput = z.object({
   payload: z

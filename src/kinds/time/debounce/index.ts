@@ -32,7 +32,7 @@ export const debounce = defineKind<DebounceConfig>({
     "and never later than max_wait_seconds after its first, delivering the last event or all of them (mode).",
   targetFields: ["url"],
   createSchema: debounceConfig,
-  example: { url: "https://example.com/hooks/debounce", quiet_seconds: 60 },
+  example: { url: "https://example.com/hooks/rebuild", quiet_seconds: 60, max_wait_seconds: 600, mode: "all", key_path: "repo" },
   // Events at the public address and the firings are free one by one: the day rate covers them.
   dayPriceMicro: 5000,
   defaultTtlSeconds: 7 * 86400,
@@ -58,7 +58,7 @@ export const debounce = defineKind<DebounceConfig>({
   ops: [
     defineOp({
       name: "post_event", method: "post", path: "/events", summary: "Post an event into its key's window", priceMicro: OP_PRICE,
-      input: eventInput, output: accepted, errors: [413],
+      input: eventInput, output: accepted, errors: [413], example: { input: { key: "repo-42", event: { type: "push", sha: "9f2c1e7" } } },
       run: (store, config: DebounceConfig, input) => addEvent(store, config, { event: input.event ?? null, key: input.key, source: "api" }),
     }),
     defineOp({
@@ -68,27 +68,27 @@ export const debounce = defineKind<DebounceConfig>({
     }),
     defineOp({
       name: "windows", method: "get", path: "/windows", summary: "Open windows, oldest first", priceMicro: OP_PRICE,
-      input: listInput, output: windowPage,
+      input: listInput, output: windowPage, example: { input: { limit: 20 } },
       run: (store, _config: DebounceConfig, input) => listWindows(store, input.limit, input.cursor),
     }),
     defineOp({
       name: "window", method: "get", path: "/window", summary: "One open window with its events", priceMicro: OP_PRICE,
-      input: keyInput, output: windowDetailSchema, errors: [404],
+      input: keyInput, output: windowDetailSchema, errors: [404], example: { input: { key: "repo-42" }, after: ["post_event"] },
       run: (store, _config: DebounceConfig, input) => windowDetail(store, requireWindow(store, input.key ?? "")),
     }),
     defineOp({
       name: "flush", method: "post", path: "/flush", summary: "Fire a window now (or all of them)", priceMicro: OP_PRICE,
-      input: manyInput, output: flushResult, errors: [404],
+      input: manyInput, output: flushResult, errors: [404], example: { input: { key: "repo-42" }, after: ["post_event"] },
       run: (store, config: DebounceConfig, input) => flush(store, config, input),
     }),
     defineOp({
       name: "cancel", method: "post", path: "/windows/cancel", summary: "Close a window without firing it (or all of them)", priceMicro: OP_PRICE,
-      input: manyInput, output: cancelResult, errors: [404],
+      input: manyInput, output: cancelResult, errors: [404], example: { input: { all: true }, after: ["post_event"] },
       run: (store, _config: DebounceConfig, input) => cancelWindows(store, input),
     }),
     defineOp({
       name: "fired", method: "get", path: "/fired", summary: "Past firings, newest first, with their delivery outcome", priceMicro: OP_PRICE,
-      input: listInput, output: firingPage,
+      input: listInput, output: firingPage, example: { input: { limit: 20 } },
       run: (store, _config: DebounceConfig, input) => listFired(store, input.limit, input.cursor),
     }),
   ],

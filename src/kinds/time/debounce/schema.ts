@@ -28,7 +28,7 @@ export const debounceConfig = z
       .min(1)
       .max(MAX_WAIT_SECONDS)
       .default(MAX_WAIT_SECONDS)
-      .describe("…and never later than this after the window's first event, however steady the stream."),
+      .describe("…and never later than this after the window's first event, however steady the stream. At least quiet_seconds (default: the 7-day most)."),
     mode: z.enum(["last", "all"]).default("last").describe(`last: the firing carries the last event; all: every event of the window (the newest ${MAX_EVENTS_PER_WINDOW}, ${MAX_WINDOW_BYTES} bytes at most).`),
     key_path: z
       .string()
@@ -53,7 +53,7 @@ export const keyInput = z.object({ key: keyField.optional().describe("The window
 export const manyInput = z
   .object({
     key: keyField.optional().describe("The window's key; absent (without all): the unkeyed window."),
-    all: z.boolean().optional().describe("Every open window."),
+    all: z.boolean().optional().describe("Every open window (not with key)."),
   })
   .refine((v) => !(v.all && v.key !== undefined), { message: "give key or all, not both", path: ["all"] });
 

@@ -42,7 +42,9 @@ export function publish(store: EngineStore, input: Published) {
   }
   const at = input.deliver_at !== undefined ? notBefore(input.deliver_at, store.now) : store.now + (input.delay_seconds ?? 0) * 1000;
   if (at > store.expiresAt) {
-    throw new AppError("validation_failed", "The message would be delivered after the channel expires: extend it first.", { errors: [{ path: "deliver_at", message: "is after expires_at" }] });
+    throw new AppError("validation_failed", "The message would be delivered after the channel expires: extend it first.", {
+      errors: [{ path: input.deliver_at !== undefined ? "deliver_at" : "delay_seconds", message: "is after expires_at" }],
+    });
   }
   if (pending(store) >= MAX_PENDING) throw new AppError("payload_too_large", `The channel already holds ${MAX_PENDING} pending messages, its limit.`);
   // Serialised now, with its content type, exactly as it will be sent.

@@ -13,7 +13,7 @@ export const delayed = defineKind<ChannelConfig>({
   summary: "A channel to one target: post messages with delay_seconds or deliver_at and an optional dedup_id; list pending, cancel one.",
   targetFields: ["url"],
   createSchema: channelConfig,
-  example: { url: "https://example.com/hooks/delayed", headers: { "X-Channel": "c1" } },
+  example: { url: "https://example.com/hooks/reminders", method: "POST", headers: { "X-Channel": "reminders" } },
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
@@ -27,17 +27,17 @@ export const delayed = defineKind<ChannelConfig>({
   ops: [
     defineOp({
       name: "publish", method: "post", path: "/messages", summary: "Post a message to deliver later", priceMicro: PUBLISH_PRICE,
-      input: publishInput, output: message, errors: [413],
+      input: publishInput, output: message, errors: [413], example: { input: { body: { event: "trial.ending", user: "u_123" }, delay_seconds: 3600, dedup_id: "trial-ending-u_123" } },
       run: (store, _config: ChannelConfig, input) => publish(store, input),
     }),
     defineOp({
       name: "messages", method: "get", path: "/messages", summary: "List messages (oldest first), optionally by status", priceMicro: OP_PRICE,
-      input: listInput, output: messagePage,
+      input: listInput, output: messagePage, example: { input: { status: "pending", limit: 20 } },
       run: (store, _config: ChannelConfig, input) => list(store, input.status, input.limit, input.cursor),
     }),
     defineOp({
       name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
-      input: cancelInput, output: message, errors: [409],
+      input: cancelInput, output: message, errors: [409], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["publish"] },
       run: (store, _config: ChannelConfig, input) => cancel(store, input.message_id),
     }),
   ],

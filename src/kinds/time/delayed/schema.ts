@@ -1,7 +1,7 @@
 /** Request and response shapes of delayed: a channel to one target, taking messages to deliver later. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
+import { exactlyOneOf, pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
 
 export const MAX_PENDING = 10_000;
 
@@ -13,17 +13,16 @@ export const channelConfig = z.object({
 
 export type ChannelConfig = z.infer<typeof channelConfig>;
 
-const exactlyOneTime = (v: { deliver_at?: string; delay_seconds?: number }) => (v.deliver_at === undefined) !== (v.delay_seconds === undefined);
-
-export const publishInput = z
-  .object({
+export const publishInput = exactlyOneOf(
+  z.object({
     body: requestFields.body,
-    headers: requestFields.headers,
-    delay_seconds: z.int().min(0).max(366 * 86400).optional(),
+    headers: requestFields.headers.describe("Added to the channel's headers for this message."),
+    delay_seconds: z.int().min(0).max(366 * 86400).optional().describe("Deliver this many seconds from now (before the channel expires). Give this or deliver_at."),
     deliver_at: rfc3339.optional().describe("When to deliver (RFC 3339, before the channel expires); a time in the past means now."),
     dedup_id: z.string().min(1).max(200).optional().describe("A second message with the same dedup_id is not queued again: the first one is returned."),
-  })
-  .refine(exactlyOneTime, { message: "give exactly one of deliver_at and delay_seconds", path: ["deliver_at"] });
+  }),
+  ["deliver_at", "delay_seconds"],
+);
 
 export const message = z
   .object({
@@ -45,4 +44,4 @@ export const listInput = z.object({
 
 export const messagePage = pageOf(message).openapi("DelayedMessagePage");
 
-export const cancelInput = z.object({ message_id: z.string().regex(/^msg_[0-9a-f]{32}$/) });
+export const cancelInput = z.object({ message_id: z.string().regex(/^msg_[0-9a-f]{32}$/, "must be a message_id (msg_ and 32 hex digits)").describe("As publish returned it.") });

@@ -26,7 +26,7 @@ export const drips = defineKind<DripConfig>({
   summary: "Enqueue many messages; they are released to one target at `rate` (count per period, sliding window) with at most max_parallel in flight; pause, resume, release now, backlog listing.",
   targetFields: ["url"],
   createSchema: dripConfig,
-  example: { url: "https://example.com/hooks/drip", rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },
+  example: { url: "https://example.com/hooks/send-email", rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
@@ -42,28 +42,28 @@ export const drips = defineKind<DripConfig>({
     // First of the /messages ops: the contract fixture's paid call.
     defineOp({
       name: "enqueue", method: "post", path: "/messages", summary: "Queue one message", priceMicro: ENQUEUE_PRICE,
-      input: enqueueInput, output: message, errors: [413],
+      input: enqueueInput, output: message, errors: [413], example: { input: { body: { email: "ada@example.com", template: "welcome" }, dedup_id: "welcome-ada" } },
       run: (store, config: DripConfig, input) => enqueue(store, config, [input]).items[0]!,
     }),
     defineOp({
       name: "enqueue_batch", method: "post", path: "/messages/batch",
       summary: `Queue up to ${MAX_BATCH} messages in order, all or none (one price for the batch)`, priceMicro: BATCH_PRICE,
-      input: batchInput, output: batchResult, errors: [413],
+      input: batchInput, output: batchResult, errors: [413], example: { input: { messages: [{ body: { email: "ada@example.com" } }, { body: { email: "alan@example.com" } }] } },
       run: (store, config: DripConfig, input) => enqueue(store, config, input.messages),
     }),
     defineOp({
       name: "messages", method: "get", path: "/messages", summary: "The backlog and history, oldest first, optionally by status", priceMicro: OP_PRICE,
-      input: listInput, output: messagePage,
+      input: listInput, output: messagePage, example: { input: { status: "pending", limit: 20 } },
       run: (store, _config: DripConfig, input) => list(store, input.status, input.limit, input.cursor),
     }),
     defineOp({
       name: "message", method: "get", path: "/message", summary: "One message, with its body and headers", priceMicro: OP_PRICE,
-      input: messageInput, output: messageDetail, errors: [404],
+      input: messageInput, output: messageDetail, errors: [404], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["enqueue"] },
       run: (store, _config: DripConfig, input) => detail(byId(store, input.message_id)),
     }),
     defineOp({
       name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
-      input: messageInput, output: message, errors: [404, 409],
+      input: messageInput, output: message, errors: [404, 409], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["pause", "enqueue"] },
       run: (store, _config: DripConfig, input) => cancel(store, input.message_id),
     }),
     defineOp({
@@ -89,12 +89,12 @@ export const drips = defineKind<DripConfig>({
     defineOp({
       name: "release", method: "post", path: "/release",
       summary: "Release now the oldest pending messages (or one by id), past pause, rate and max_parallel", priceMicro: OP_PRICE,
-      input: releaseInput, output: releaseResult, errors: [404, 409],
+      input: releaseInput, output: releaseResult, errors: [404, 409], example: { input: { count: 1 }, after: ["pause", "enqueue"] },
       run: (store, config: DripConfig, input) => releaseNow(store, config, input),
     }),
     defineOp({
       name: "set_limits", method: "post", path: "/limits", summary: "Change the rate or max_parallel in force", priceMicro: OP_PRICE,
-      input: limitsInput, output: dripStatus,
+      input: limitsInput, output: dripStatus, example: { input: { rate: { count: 5, period_seconds: 60 }, max_parallel: 2 } },
       run: (store, _config: DripConfig, input) => setLimits(store, input),
     }),
   ],

@@ -1,7 +1,7 @@
 /** Request and response shapes of drips: a queue released to one target at a rate, with bounded parallelism. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
+import { atLeastOneOf, atMostOneOf, pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** Messages per batch call (the whole JSON body is limited to 1 MiB as well). */
 export const MAX_BATCH = 100;
@@ -20,7 +20,7 @@ export const STATUSES = ["pending", "in_flight", "delivered", "failed", "cancell
 export type MessageStatus = (typeof STATUSES)[number];
 
 const rate = z
-  .object({
+  .strictObject({
     count: z.int().min(1).max(MAX_RATE_COUNT).describe("Releases allowed per period."),
     period_seconds: z.int().min(1).max(MAX_PERIOD_SECONDS),
   })
@@ -61,10 +61,10 @@ export const enqueueInput = z.object(messageFields);
 export type EnqueueInput = z.infer<typeof enqueueInput>;
 
 export const batchInput = z.object({
-  messages: z.array(z.object(messageFields)).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} messages, queued in this order, all or none.`),
+  messages: z.array(z.strictObject(messageFields)).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} messages, queued in this order, all or none.`),
 });
 
-export const messageIdField = z.string().regex(/^msg_[0-9a-f]{32}$/);
+export const messageIdField = z.string().regex(/^msg_[0-9a-f]{32}$/, "must be a message_id (msg_ and 32 hex digits)");
 
 export const message = z
   .object({
@@ -94,18 +94,17 @@ export const messagePage = pageOf(message).openapi("DripMessagePage");
 
 export const messageInput = z.object({ message_id: messageIdField });
 
-export const releaseInput = z
-  .object({
+export const releaseInput = atMostOneOf(
+  z.object({
     count: z.int().min(1).max(MAX_BATCH).optional().describe("How many of the oldest pending messages (default 1)."),
     message_id: messageIdField.optional().describe("Or: this pending message, ahead of its turn."),
-  })
-  .refine((v) => v.count === undefined || v.message_id === undefined, { message: "give count or message_id, not both", path: ["message_id"] });
+  }),
+  ["count", "message_id"],
+);
 
 export const releaseResult = z.object({ released: z.array(message) }).openapi("DripReleaseResult");
 
-export const limitsInput = z
-  .object({ rate: rate.optional(), max_parallel: maxParallel.optional() })
-  .refine((v) => v.rate !== undefined || v.max_parallel !== undefined, { message: "give rate, max_parallel or both", path: ["rate"] });
+export const limitsInput = atLeastOneOf(z.object({ rate: rate.optional(), max_parallel: maxParallel.optional() }), ["rate", "max_parallel"]);
 
 export const purgeResult = z.object({ cancelled: z.int() }).openapi("DripPurgeResult");
 

@@ -13,7 +13,7 @@ export const notary = defineKind<NotaryConfig>({
   summary:
     "Stamps a SHA-256 (or data, hashed server-side) with an RFC 3161 time-stamp token that `openssl ts -verify` accepts against GET /v1/tsa/certificate.pem; every stamp is kept in a hash-chained log.",
   createSchema: notaryConfig,
-  example: { label: "build provenance" },
+  example: { label: "build provenance", ttl_seconds: 2592000 },
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
@@ -25,24 +25,24 @@ export const notary = defineKind<NotaryConfig>({
   ops: [
     defineOp<NotaryConfig, StampInput, Stamp, Signed>({
       name: "stamp", method: "post", path: "/stamps", summary: "Time-stamp a SHA-256 or data (RFC 3161)", priceMicro: STAMP_PRICE,
-      input: stampInput, output: stamp, errors: [413],
+      input: stampInput, output: stamp, errors: [413], example: { input: { sha256: "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9", nonce: "1f2e3d4c" } },
       // Signing awaits WebCrypto, so it runs before the transaction; run only numbers and chains it.
       prepare: (ctx, _config, input) => sign(ctx, input),
       run: (store, _config, _input, signed) => append(store, signed),
     }),
     defineOp({
       name: "stamps", method: "get", path: "/stamps", summary: "The log, oldest first", priceMicro: OP_PRICE,
-      input: listInput, output: stampPage,
+      input: listInput, output: stampPage, example: { input: { limit: 20 } },
       run: (store, _config: NotaryConfig, input) => list(store, input.limit, input.cursor),
     }),
     defineOp({
       name: "get_stamp", method: "get", path: "/stamps/lookup", summary: "One stamp, by seq or serial", priceMicro: OP_PRICE,
-      input: lookupInput, output: stamp,
+      input: lookupInput, output: stamp, example: { input: { seq: 1 }, after: ["stamp"] },
       run: (store, _config: NotaryConfig, input) => lookup(store, input),
     }),
     defineOp({
       name: "find_stamps", method: "get", path: "/stamps/find", summary: "Stamps of one SHA-256", priceMicro: OP_PRICE,
-      input: findInput, output: stampPage,
+      input: findInput, output: stampPage, example: { input: { sha256: "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9" }, after: ["stamp"] },
       run: (store, _config: NotaryConfig, input) => find(store, input.sha256, input.limit, input.cursor),
     }),
   ],

@@ -1,6 +1,6 @@
 /** Request and response shapes of notary: RFC 3161 time stamps kept in a hash-chained log. */
 import { z } from "@hono/zod-openapi";
-import { pageLimit, seqCursor } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, exactlyOneOf } from "../../../openapi/schemas";
 import { CHAIN_RULE } from "./chain";
 
 /** Stamps one resource keeps: its export (every stamp, tokens included) stays well below an RPC answer's size. */
@@ -15,11 +15,8 @@ export type NotaryConfig = z.infer<typeof notaryConfig>;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const sha256Field = z.string().regex(SHA256_HEX, "must be 64 hex digits (a SHA-256)");
 
-const oneSubject = (v: { sha256?: string; data?: string; data_base64?: string }) =>
-  [v.sha256, v.data, v.data_base64].filter((x) => x !== undefined).length === 1;
-
-export const stampInput = z
-  .object({
+export const stampInput = exactlyOneOf(
+  z.object({
     sha256: sha256Field.optional().describe("The SHA-256 to stamp, as 64 hex digits (what `sha256sum` prints)."),
     data: z.string().optional().describe(`Or: text, stamped as the SHA-256 of its UTF-8 bytes (at most ${MAX_DATA_BYTES} bytes, else 413).`),
     data_base64: z.base64().optional().describe(`Or: bytes as base64, stamped as the SHA-256 of the decoded bytes (at most ${MAX_DATA_BYTES} bytes, else 413).`),
@@ -28,8 +25,9 @@ export const stampInput = z
       .regex(/^[0-9a-fA-F]{1,32}$/, "must be 1 to 32 hex digits")
       .optional()
       .describe("A number of your choosing, in hex (up to 128 bits), put into the signed TSTInfo.nonce so the token provably answers this request."),
-  })
-  .refine(oneSubject, { message: "give exactly one of sha256, data and data_base64", path: ["sha256"] });
+  }),
+  ["sha256", "data", "data_base64"],
+);
 
 export type StampInput = z.infer<typeof stampInput>;
 
@@ -62,12 +60,13 @@ export const findInput = z.object({
   cursor: seqCursor,
 });
 
-export const lookupInput = z
-  .object({
-    seq: z.coerce.number().int().min(1).max(MAX_STAMPS).optional().describe("The stamp's position in the log."),
+export const lookupInput = exactlyOneOf(
+  z.object({
+    seq: z.coerce.number().int().min(1).max(MAX_STAMPS).optional().describe("The stamp's position in the log. Give this or serial."),
     serial: z.string().regex(/^[0-9a-fA-F]{1,40}$/, "must be hex").optional().describe("Or: its serial number (as in `serial`)."),
-  })
-  .refine((v) => (v.seq === undefined) !== (v.serial === undefined), { message: "give exactly one of seq and serial", path: ["seq"] });
+  }),
+  ["seq", "serial"],
+);
 
 export const stampPage = z
   .object({ items: z.array(stamp), next_cursor: z.string().nullable() })

@@ -14,7 +14,7 @@ export const schedules = defineKind<ScheduleConfig>({
   summary: "A recurring HTTP call on a 5-field cron in an IANA time zone: start/end, pause/resume, run now, preview, jitter, overlap policy, history.",
   targetFields: ["url"],
   createSchema: scheduleConfig,
-  example: { cron: "*/5 * * * *", timezone: "Europe/Berlin", url: "https://example.com/hooks/tick" },
+  example: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", url: "https://example.com/hooks/standup", body: { task: "daily-report" }, jitter_seconds: 30, overlap: "skip" },
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
@@ -32,13 +32,13 @@ export const schedules = defineKind<ScheduleConfig>({
       run: (store, config: ScheduleConfig) => view(store, config),
     }),
     defineOp({
-      name: "next", method: "get", path: "/next", summary: "Preview the next fire times", priceMicro: OP_PRICE,
-      input: previewInput, output: preview,
+      name: "next", method: "get", path: "/next", summary: "Preview the next fire times (up to count; none at or after the resource's expiry or end_at, so fewer near the end)", priceMicro: OP_PRICE,
+      input: previewInput, output: preview, example: { input: { count: 5 } },
       run: (store, config: ScheduleConfig, input) => previewTimes(store, config, input.count),
     }),
     defineOp({
       name: "history", method: "get", path: "/history", summary: "Past runs, newest first", priceMicro: OP_PRICE,
-      input: historyInput, output: history,
+      input: historyInput, output: history, example: { input: { limit: 20 } },
       run: (store, _config: ScheduleConfig, input) => historyPage(store, input.limit, input.cursor),
     }),
     defineOp({

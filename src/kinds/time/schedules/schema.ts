@@ -7,11 +7,11 @@ import { pageLimit, seqCursor, rfc3339 } from "../../../openapi/schemas";
 
 export const scheduleConfig = z
   .object({
-    cron: z.string().max(120).describe("Five fields: minute hour day-of-month month day-of-week (e.g. `*/15 9-17 * * 1-5`)."),
+    cron: z.string().max(120).describe("Five fields: minute hour day-of-month month day-of-week (e.g. `*/15 9-17 * * 1-5`), read in `timezone`; a 422 says why an expression is refused."),
     timezone: z.string().max(64).default("UTC").describe("IANA time zone the cron fields are read in (e.g. `Europe/Berlin`): DST is followed."),
     ...requestFields,
-    start_at: rfc3339.optional().describe("No call before this time."),
-    end_at: rfc3339.optional().describe("No call from this time on."),
+    start_at: rfc3339.optional().describe("No call before this time (RFC 3339; a time in the past changes nothing)."),
+    end_at: rfc3339.optional().describe("No call from this time on (RFC 3339, after start_at). The resource's expiry ends the calls too."),
     jitter_seconds: z.int().min(0).max(3600).default(0).describe("Each call is delayed by a random 0..jitter_seconds, to spread load."),
     overlap: z.enum(["skip", "allow"]).default("skip").describe("When a tick comes while the previous call is still being delivered: skip it (recorded in history) or send anyway."),
   })
@@ -27,7 +27,7 @@ export const scheduleConfig = z
 
 export type ScheduleConfig = z.infer<typeof scheduleConfig>;
 
-export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(50).default(5) });
+export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(50).default(5).describe("How many fire times (1–50, default 5).") });
 
 export const historyInput = z.object({ limit: pageLimit(), cursor: seqCursor });
 

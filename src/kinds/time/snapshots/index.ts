@@ -26,7 +26,7 @@ export const snapshots = defineKind<SnapshotConfig>({
   summary: "A URL fetched every interval_seconds or on a cron; each answer kept with status, headers, sha256 and size, `changed` against the last good one, keep_last kept, an event on change; snapshot now, pause/resume.",
   targetFields: ["url", "webhook_url"],
   createSchema: snapshotConfig,
-  example: { url: "https://example.com/status", interval_seconds: 3600 },
+  example: { url: "https://example.com/pricing", interval_seconds: 3600, selector: "#price", ignore_whitespace: true, keep_last: 10 },
   // Covers the most a resource can do in a day: 1440 fetches (one a minute), each new content an R2 write.
   dayPriceMicro: 10_000,
   defaultTtlSeconds: 30 * 86400,
@@ -54,7 +54,7 @@ export const snapshots = defineKind<SnapshotConfig>({
     }),
     defineOp({
       name: "list", method: "get", path: "/snapshots", summary: "Kept snapshots, newest first (optionally only changes)", priceMicro: OP_PRICE,
-      input: listInput, output: snapshotPage,
+      input: listInput, output: snapshotPage, example: { input: { changed_only: "true", limit: 20 } },
       run: (store, _config: SnapshotConfig, input) => page(store, input.limit, input.cursor, input.changed_only),
     }),
     defineOp({
@@ -66,7 +66,7 @@ export const snapshots = defineKind<SnapshotConfig>({
     }),
     defineOp({
       name: "read", method: "get", path: "/snapshot", summary: `One snapshot (default the newest), with a text body up to ${INLINE_MAX_BYTES} bytes inline`, priceMicro: OP_PRICE,
-      input: readInput, output: snapshotWithContent, errors: [404],
+      input: readInput, output: snapshotWithContent, errors: [404], example: { input: { include_content: "true" }, after: ["take"] },
       // The body is in R2, which the synchronous step cannot read: this step does, and pins which snapshot it read.
       prepare: async (ctx, _config: SnapshotConfig, input: ReadInput) => {
         const row = rowOf(ctx.sql, input.seq);

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, headerFields } from "../../../http/header-fields";
 import { cronProblem, validTimeZone } from "../cron";
 import { SELECTED_TEXT_MAX, selectorProblem } from "./compare";
-import { pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
+import { exactlyOneOf, pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
 
 /** Fetching more often than once a minute is polling, not snapshotting; the day price assumes at most 1440 fetches. */
 export const MIN_INTERVAL_SECONDS = 60;
@@ -23,16 +23,16 @@ export const RECORDED_HEADERS = ["content-type", "content-language", "content-le
 
 
 
-export const snapshotConfig = z
-  .object({
+export const snapshotConfig = exactlyOneOf(
+  z.object({
     url: z.url({ protocol: /^https?$/ }).max(2048).describe("The page or file to snapshot: http or https to a public address; redirects are followed (at most 5), each hop checked."),
     headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
       .describe("Request headers sent with every fetch (e.g. accept-language, user-agent, an authorization the page needs). They are part of `config` in the record."),
     interval_seconds: z.int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS).optional()
       .describe(`Fetch every this many seconds (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}). Give this or cron.`),
     cron: z.string().max(120).optional().describe("Or fetch on a 5-field cron (minute hour day-of-month month day-of-week), read in `timezone`."),
-    timezone: z.string().max(64).default("UTC").describe("IANA time zone of the cron fields (e.g. `Europe/Berlin`)."),
-    start_at: rfc3339.optional().describe("No scheduled fetch before this time. Default: the first snapshot, the baseline, is taken at once."),
+    timezone: z.string().max(64).default("UTC").describe("IANA time zone of the cron fields (e.g. `Europe/Berlin`); a 422 names an unknown one."),
+    start_at: rfc3339.optional().describe("No scheduled fetch before this time (a time in the past means now). Default: the first snapshot, the baseline, is taken at once. No fetch is scheduled at or after the resource's expiry."),
     keep_last: z.int().min(1).max(MAX_KEEP_LAST).default(20)
       .describe(`Snapshots kept (1–${MAX_KEEP_LAST}); older ones and their bytes are deleted. The newest good snapshot is always kept, as the baseline for \`changed\`.`),
     selector: z.string().min(1).max(200).optional()
@@ -41,11 +41,9 @@ export const snapshotConfig = z
       .describe("For text bodies (or the selected text), compare with runs of whitespace collapsed, so reformatting alone is not a change. `sha256` is always of the exact bytes."),
     webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional()
       .describe("Receives the signed `snapshot.changed` and `snapshot.failed` events. Default: notify_url; with neither, the agent polls."),
-  })
-  .superRefine((c, ctx) => {
-    if ((c.interval_seconds === undefined) === (c.cron === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["interval_seconds"], message: "give exactly one of interval_seconds and cron" });
-    }
+  }),
+  ["interval_seconds", "cron"],
+).superRefine((c, ctx) => {
     const selector = c.selector === undefined ? null : selectorProblem(c.selector);
     if (selector) ctx.addIssue({ code: "custom", path: ["selector"], message: selector });
     if (!validTimeZone(c.timezone)) ctx.addIssue({ code: "custom", path: ["timezone"], message: "is not an IANA time zone" });

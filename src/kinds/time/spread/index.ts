@@ -12,7 +12,7 @@ export const spread = defineKind<SpreadConfig>({
   summary: "Members added by key each fire once per period at a stable hashed offset, so N members spread over the period; list with slots, preview.",
   targetFields: ["url"],
   createSchema: spreadConfig,
-  example: { url: "https://example.com/hooks/spread", period_seconds: 3600 },
+  example: { url: "https://example.com/hooks/poll-feed", period_seconds: 3600 },
   // Firings are many and unpriced one by one: the day rate covers them.
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,
@@ -26,22 +26,22 @@ export const spread = defineKind<SpreadConfig>({
   ops: [
     defineOp({
       name: "add_member", method: "post", path: "/members", summary: "Add (or update) a member", priceMicro: OP_PRICE,
-      input: addInput, output: member, errors: [413],
+      input: addInput, output: member, errors: [413], example: { input: { key: "feed-42", body: { feed: "https://example.com/feeds/42.xml" } } },
       run: (store, config: SpreadConfig, input) => add(store, config, input.key, input.body),
     }),
     defineOp({
       name: "members", method: "get", path: "/members", summary: "Members with their slots", priceMicro: OP_PRICE,
-      input: listInput, output: memberPage,
+      input: listInput, output: memberPage, example: { input: { limit: 50 } },
       run: (store, _config: SpreadConfig, input) => list(store, input.limit, input.cursor),
     }),
     defineOp({
       name: "remove_member", method: "post", path: "/members/remove", summary: "Remove a member", priceMicro: OP_PRICE,
-      input: removeInput, output: member,
+      input: removeInput, output: member, example: { input: { key: "feed-42" }, after: ["add_member"] },
       run: (store, _config: SpreadConfig, input) => remove(store, input.key),
     }),
     defineOp({
-      name: "next", method: "get", path: "/next", summary: "Preview the next firings", priceMicro: OP_PRICE,
-      input: previewInput, output: preview,
+      name: "next", method: "get", path: "/next", summary: "Preview the next firings of all members, soonest first", priceMicro: OP_PRICE,
+      input: previewInput, output: preview, example: { input: { count: 10 } },
       run: (store, config: SpreadConfig, input) => previewFires(store, config, input.count),
     }),
   ],

@@ -21,7 +21,7 @@ export const addInput = z.object({
   body: requestFields.body.describe("Sent on each firing; default: {\"key\": …}."),
 });
 
-export const removeInput = z.object({ key: memberKey });
+export const removeInput = z.object({ key: memberKey.describe("The member to remove (404 when there is none).") });
 
 export const member = z
   .object({
@@ -39,6 +39,6 @@ export const listInput = z.object({
 
 export const memberPage = pageOf(member).openapi("SpreadMemberPage");
 
-export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(100).default(10) });
+export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(100).default(10).describe("How many firings (1–100, default 10).") });
 
 export const preview = z.object({ fires: z.array(z.object({ key: z.string(), at: z.string() })) }).openapi("SpreadPreview");

@@ -8,11 +8,11 @@ import { rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "
 const OP_PRICE = 100; // µUSD
 const FIRE_PRICE = 1000; // an outbound call, retried up to 8 times
 
-/** The call must happen while the resource lives. */
-function withinLifetime(at: number, expiresAt: number): void {
+/** The call must happen while the resource lives; the 422 names the field that set the time. */
+function withinLifetime(at: number, expiresAt: number, when: { at?: string }): void {
   if (at > expiresAt) {
     throw new AppError("validation_failed", "The wakeup would fire after the resource expires: extend ttl_seconds or fire earlier.", {
-      errors: [{ path: "at", message: "is after expires_at" }],
+      errors: [{ path: when.at === undefined ? "delay_seconds" : "at", message: "is after expires_at" }],
     });
   }
 }
@@ -24,12 +24,12 @@ export const wakeups = defineKind<WakeupConfig>({
   summary: "One HTTP call at a set time (at or delay_seconds), signed with Standard Webhooks, retried, with an attempt log.",
   targetFields: ["url"],
   createSchema: wakeupConfig,
-  example: { url: "https://example.com/hooks/wakeup", delay_seconds: 3600, body: { task: "check-inbox" } },
+  example: { url: "https://example.com/hooks/wakeup", method: "POST", headers: { "X-Agent-Run": "nightly-42" }, body: { task: "check-inbox" }, delay_seconds: 3600, label: "resume the crawl" },
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
   sends: { "wakeup.fired": "The wakeup's configured call, at its time or on fire now." },
-  checkCreate: (config, expiresAt, now) => withinLifetime(fireAt(now, config), expiresAt),
+  checkCreate: (config, expiresAt, now) => withinLifetime(fireAt(now, config), expiresAt, config),
   init,
   usage: (store) => ({ pending: nextDue(store) !== null }),
   status: (store, config) => view(store, config),
@@ -49,10 +49,10 @@ export const wakeups = defineKind<WakeupConfig>({
     }),
     defineOp({
       name: "reschedule", method: "post", path: "/reschedule", summary: "Set a new time (a finished wakeup is armed again)", priceMicro: OP_PRICE,
-      input: rescheduleInput, output: wakeupStatus, errors: [409],
+      input: rescheduleInput, output: wakeupStatus, errors: [409], example: { input: { delay_seconds: 7200 } },
       run: (store, config: WakeupConfig, input) => {
         const at = fireAt(store.now, input);
-        withinLifetime(at, store.expiresAt);
+        withinLifetime(at, store.expiresAt, input);
         return reschedule(store, config, at);
       },
     }),

@@ -1,26 +1,18 @@
 /** Request and response shapes of wakeups: one HTTP call at a set time, signed and retried. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../outbound";
-import { rfc3339 } from "../../../openapi/schemas";
+import { exactlyOneOf, rfc3339 } from "../../../openapi/schemas";
 
 const when = {
-  at: rfc3339.optional().describe("When to call (RFC 3339); a time in the past means now."),
-  delay_seconds: z.int().min(0).max(366 * 86400).optional().describe("Or: how long from now."),
+  at: rfc3339.optional().describe("When to call (RFC 3339), before the resource expires; a time in the past means now. Give this or delay_seconds."),
+  delay_seconds: z.int().min(0).max(366 * 86400).optional().describe("Or: how long from now, in seconds (before the resource expires)."),
 };
 
-const exactlyOneTime = (v: { at?: string; delay_seconds?: number }) => (v.at === undefined) !== (v.delay_seconds === undefined);
-const TIME_MESSAGE = { message: "give exactly one of at and delay_seconds", path: ["at"] };
-
-export const wakeupConfig = z
-  .object({
-    ...requestFields,
-    ...when,
-  })
-  .refine(exactlyOneTime, TIME_MESSAGE);
+export const wakeupConfig = exactlyOneOf(z.object({ ...requestFields, ...when }), ["at", "delay_seconds"]);
 
 export type WakeupConfig = z.infer<typeof wakeupConfig>;
 
-export const rescheduleInput = z.object(when).refine(exactlyOneTime, TIME_MESSAGE);
+export const rescheduleInput = exactlyOneOf(z.object(when), ["at", "delay_seconds"]);
 
 export const wakeupStatus = z
   .object({

@@ -1,0 +1,38 @@
+/**
+ * Every published example works as written: each kind is created from its create
+ * example alone (201), and every data-plane operation's example succeeds on a
+ * resource made that way (after the operations it names as needed first). The
+ * examples come from the registry, so a new kind is held to this the day it is added.
+ */
+import { describe, expect, it } from "vitest";
+import { KINDS } from "../../src/resources/registry";
+import { buyCredits, call, json } from "../harness";
+import { exampleRequest, localized, prepareExample, send } from "./examples";
+
+const credit = buyCredits(50).then((b) => b.token);
+
+async function fromExample(kind: string, example: Record<string, unknown>) {
+  const res = await call("POST", `/v1/${kind}`, { body: localized(example), headers: { authorization: `Bearer ${await credit}` } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const record = await json(res);
+  return { id: record.id as string, mgmt: record.management_token as string };
+}
+
+describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => {
+  it("is created from its published example alone", async () => {
+    await fromExample(kindName, kind.example);
+  });
+
+  const needsExample = kind.ops.filter((op) => !op.example && (op.params || Object.keys((op.input as { shape?: object }).shape ?? {}).length > 0));
+  it("every operation that takes input has an example", () => {
+    expect(needsExample.map((op) => op.name)).toEqual([]);
+  });
+
+  it.each(kind.ops.map((op) => [op.name, op] as const))("%s: its example succeeds", async (_name, op) => {
+    const { id, mgmt } = await fromExample(kindName, kind.example);
+    const example = await prepareExample(kind, op, id, mgmt, await credit);
+    const res = await send(exampleRequest(kind, op, id, example), mgmt, await credit);
+    expect(res.status, `${kindName}.${op.name}: ${await res.clone().text()}`).toBeLessThan(300);
+    await res.body?.cancel();
+  });
+});
