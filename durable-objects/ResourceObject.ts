@@ -107,8 +107,7 @@ export class ResourceObject extends ResourceCore {
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
   op(input: OpInput, body: ReadableStream<Uint8Array> | null = null): Promise<Result<Json>> {
     return capture(async () => {
-      const meta = this.authorize(input.mgmtHash);
-      if (meta.kind !== input.kind) throw new AppError("not_found", `${meta.id} is not a ${input.kind} resource.`);
+      const meta = this.authorizeKind(input.mgmtHash, input.kind);
       const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const config = JSON.parse(meta.config) as unknown;
@@ -192,16 +191,16 @@ export class ResourceObject extends ResourceCore {
     await this.settleDelivery(report);
   }
 
-  listDeliveries(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
+  listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
     return capture(() => {
-      this.authorize(input.mgmtHash);
+      this.authorizeKind(input.mgmtHash, input.kind);
       return this.deliveries().list(input.limit, input.cursor);
     });
   }
 
-  retryDelivery(input: { mgmtHash: string; deliveryId: string }): Promise<Result<Json>> {
+  retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>> {
     return capture(async () => {
-      const meta = this.authorize(input.mgmtHash);
+      const meta = this.authorizeKind(input.mgmtHash, input.kind);
       if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
       return this.deliveries().retry(input.deliveryId, meta.signing_secret);
     });

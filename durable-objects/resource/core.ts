@@ -118,6 +118,13 @@ export class ResourceCore extends DurableObject<Env> {
     return meta;
   }
 
+  /** As authorize, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found there. */
+  protected authorizeKind(mgmtHash: string, kind: string): MetaRow {
+    const meta = this.authorize(mgmtHash);
+    if (meta.kind !== kind) throw new AppError("not_found", `${meta.id} is not a ${kind} resource.`);
+    return meta;
+  }
+
   protected store(meta: MetaRow, now = Date.now(), pending?: AfterCommit): EngineStore {
     return engineStore(meta, this.sql, this.env, now, pending);
   }

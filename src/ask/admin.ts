@@ -97,7 +97,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "post", path: "/v1/admin/public-addresses/{public_id}/disable", operationId: "admin_disable_public_address", ...ADMIN,
       summary: "Operator: disable a public address",
       description: "From now on the address answers as if it did not exist. Idempotent: disabling again only updates the reason. Works before the address exists too.",
-      request: { params: publicIdParam, body: { required: true, content: { "application/json": { schema: disableBody } } } },
+      request: { params: publicIdParam, body: { required: true, content: { "application/json": { schema: disableBody, example: { reason: "Phishing page, reported twice and confirmed." } } } } },
       responses: { 200: jsonResponse("The address's state.", publicAddressState), ...errorResponses([...ADMIN_ERRORS, 413, 415]) },
     }),
     async (c) => {

@@ -84,7 +84,7 @@ export function registerOAuthRoutes(app: OpenAPIHono<AppEnv>): void {
     method: "post", path: "/oauth/token", tags: ["OAuth"], operationId: "oauth_token", security: [],
     summary: "Exchange a credit token for an access token (client credentials)",
     description: "An RS256 JWT (`typ: at+jwt`) valid 3600 s, verifiable against the JWKS. It is accepted wherever a credit token is, and charges that token.",
-    request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: tokenRequest } } } },
+    request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: tokenRequest, example: { grant_type: "client_credentials", client_secret: "zv_4k2R8h1Zq0Wm3n5T7v9x1y0a1b2c3d4e5f6g7h8i9j0kLmNoPq", scope: "zeitvault.write" } } } } },
     responses: {
       200: jsonResponse("The access token.", tokenResponse),
       400: jsonResponse("`invalid_request`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2).", oauthError),

@@ -14,12 +14,9 @@ function toolOf(operation: string): string {
 }
 
 function cost(tool: string, lines: PriceLine[]): string {
-  // extend_resource charges the day rate of whichever kind the resource is.
-  const perKind = tool === "extend_resource";
-  const each = lines.map((l) => {
-    const unit = l.unit === "day" ? "started day of life" : l.unit === "mb" ? "MB" : "call";
-    return `$${l.price_usd} per ${unit}${perKind ? ` for ${l.operation.split(".")[0]}` : ""}`;
-  });
+  // extend_resource charges the day rate of whichever kind the resource is: one line per kind would not fit a tool list.
+  if (tool === "extend_resource") return "Costs the kind's day rate per started day added (see list_prices or describe_kind)";
+  const each = lines.map((l) => `$${l.price_usd} per ${l.unit === "day" ? "started day of life" : l.unit === "mb" ? "MB" : "call"}`);
   return `Costs ${each.join(", ")}`;
 }
 

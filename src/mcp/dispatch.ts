@@ -32,7 +32,7 @@ const FORWARDED = ["CF-Connecting-IP", "X-Forwarded-For", "User-Agent"];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function result(body: unknown, isError: boolean): ToolResult {
+export function result(body: unknown, isError: boolean): ToolResult {
   const out: ToolResult = { content: [{ type: "text", text: JSON.stringify(body) }] };
   if (isRecord(body)) out.structuredContent = body;
   if (isError) out.isError = true;
@@ -51,7 +51,7 @@ async function readBody(res: Response): Promise<unknown> {
 }
 
 /** An error found before any request is made, answered with the same problem body a route would give. */
-async function problemResult(err: AppError, c: Context<AppEnv>): Promise<ToolResult> {
+export async function problemResult(err: AppError, c: Context<AppEnv>): Promise<ToolResult> {
   return result(await problemResponse(err, c).json(), true);
 }
 
@@ -165,6 +165,8 @@ export async function callTool(
   tool: Tool,
   args: Record<string, unknown>,
   payment: PaymentPayload | undefined,
+  /** Sent as Idempotency-Key (POST only), so a retried tool call runs once. */
+  idempotencyKey?: string,
 ): Promise<ToolResult> {
   try {
     let located: Record<string, unknown> = {};
@@ -177,6 +179,7 @@ export async function callTool(
     let body: string | Uint8Array | undefined = requestBody(tool, args);
     if (body !== undefined) headers.set("Content-Type", "application/json");
     if (tool.returnsBytes) headers.set("Range", `bytes=0-${MAX_TOOL_BYTES - 1}`);
+    if (idempotencyKey && tool.method === "POST") headers.set("Idempotency-Key", idempotencyKey);
     if (tool.body === "bytes") {
       body = uploadBytes(args);
       headers.set("Content-Type", uploadType(args));

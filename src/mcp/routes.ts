@@ -14,7 +14,8 @@ import { errorResponses } from "../openapi/responses";
 import type { AppFetch } from "./dispatch";
 import { classify, RPC_ERRORS, RpcFault, rpcError, rpcRequest, rpcResponse, rpcResult, type RpcResponse } from "./jsonrpc";
 import { runMethod, type MethodContext } from "./methods";
-import { buildCatalogue, type Catalogue } from "./tools";
+import { buildRouteTools, type Catalogue } from "./tools";
+import { selectedKinds, TOOLSET_NAMES } from "./toolsets";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -22,8 +23,11 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * this bounds both how long it holds the worker and how far it stretches a limit.
  */
 const MAX_BATCH = 20;
-/** Levels above a tool argument's value: batch, message, params, arguments, the argument object itself. */
-const ENVELOPE_DEPTH = 5;
+/**
+ * A message nesting deeper than this is refused before anything serialises it again; a shallower
+ * one reaches its route, which names the argument that nests past MAX_JSON_DEPTH (a tool error).
+ */
+const MAX_MESSAGE_DEPTH = 4 * MAX_JSON_DEPTH;
 
 async function answer(ctx: MethodContext, raw: unknown): Promise<RpcResponse | null> {
   const msg = classify(raw);
@@ -47,10 +51,8 @@ async function handle(ctx: MethodContext, c: Context<AppEnv>): Promise<Response>
   } catch {
     return c.json(rpcError(null, RPC_ERRORS.parse_error, "Parse error: the body is not JSON."), 200);
   }
-  // A tool's arguments are checked field by field by the route they reach; this bounds the envelope
-  // (batch, message, params, arguments) before anything serialises it again.
-  if (deeperThan(parsed, MAX_JSON_DEPTH + ENVELOPE_DEPTH)) {
-    return c.json(rpcError(null, RPC_ERRORS.invalid_request, `Invalid request: the message nests deeper than ${MAX_JSON_DEPTH} levels below a tool argument.`), 200);
+  if (deeperThan(parsed, MAX_MESSAGE_DEPTH)) {
+    return c.json(rpcError(null, RPC_ERRORS.invalid_request, `Invalid request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels (a tool argument may nest ${MAX_JSON_DEPTH}).`), 200);
   }
   if (!Array.isArray(parsed)) {
     const one = await answer(ctx, parsed);
@@ -73,12 +75,22 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
     summary: "JSON-RPC tool endpoint (MCP, streamable HTTP, protocol 2024-11-05)",
     description:
       "JSON-RPC 2.0, one message or a batch. Methods: `initialize`, `ping`, `tools/list` (free, no credential) and `tools/call`. " +
+      "`tools/list` shows a small generic surface that reaches every kind and fits every client's tool limit: `list_kinds`, " +
+      "`describe_kind`, `create_resource`, `call_operation`, the four resource tools, the money tools and `request_feature`; " +
+      "`?toolsets=` adds the typed tools of chosen families or kinds (any tool may be called by name whether listed or not). " +
       "Tools mirror the REST operations and are paid the same way: the bearer credential of this request, an x402 header, or " +
       "`params._meta[\"x402/payment\"]`; the settlement comes back in `result._meta[\"x402/payment-response\"]`. " +
       "A refused call is a tool result with `isError: true` (the problem, or the x402 PaymentRequired terms), not a JSON-RPC error. " +
       "GET and DELETE answer 405: there is no server-to-client stream and no session.",
     security: [{}, { credit: [] }, { x402: [] }, { x402v2: [] }],
-    request: { body: { required: true, content: { "application/json": { schema: z.union([rpcRequest, z.array(rpcRequest).min(1)]) } } } },
+    request: {
+      query: z.object({
+        toolsets: z.string().max(2000).optional().openapi({ example: "memory,wakeups" }).describe(
+          "Comma-separated families or kinds whose typed tools (`create_<kind>`, `<kind>_<operation>`) `tools/list` adds to the default generic ones, or `all`. " +
+          `Known: ${TOOLSET_NAMES.join(", ")}. An unknown name is a 400.`,
+        ),
+      }),
+      body: { required: true, content: { "application/json": { schema: z.union([rpcRequest, z.array(rpcRequest).min(1)]), example: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "describe_kind", arguments: { kind: "counters" } } } } } } },
     responses: {
       200: {
         description: "JSON-RPC answers: one, or an array for a batch. JSON-RPC errors (-32700 … -32603) are answered with 200 too.",
@@ -95,11 +107,11 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
   let catalogue: Catalogue | undefined;
   // Built on first use, so it sees every route whatever the order of registration.
-  const tools = () => (catalogue ??= buildCatalogue(app));
+  const tools = () => (catalogue ??= buildRouteTools(app));
   const fetcher: AppFetch = app;
 
   app.use("/mcp", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("payload_too_large", `Bodies are limited to ${MAX_BODY_BYTES} bytes.`); } }));
-  app.post("/mcp", (c) => handle({ app: fetcher, c, tools }, c));
+  app.post("/mcp", (c) => handle({ app: fetcher, c, tools, kinds: selectedKinds(c.req.query("toolsets")) }, c));
   app.all("/mcp", () => {
     throw new AppError("method_not_allowed", "The MCP endpoint answers POST only: no server-to-client stream, no session to end.", { headers: { Allow: "POST" } });
   });

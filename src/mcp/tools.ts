@@ -8,6 +8,7 @@
 import { z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { KINDS } from "../resources/registry";
+import type { AnyKind } from "../resources/kind";
 import { priceList, type PriceLine } from "../money/prices";
 import { toolDescription } from "./descriptions";
 
@@ -19,6 +20,8 @@ export interface ToolInputSchema {
   type: "object";
   properties: Record<string, JsonSchema>;
   required?: string[];
+  /** Cross-field rules of the route's schemas (oneOf, anyOf, not, dependentRequired), as JSON Schema states them. */
+  [rule: string]: unknown;
 }
 
 export interface Tool {
@@ -52,20 +55,21 @@ const managementToken = z
   .regex(/^\S+$/, "a single token, without spaces")
   .describe("The resource's management token (zvm_…), returned once when the resource was created.");
 
-const snake = (kind: string) => kind.replace(/-/g, "_");
+export const snake = (kind: string) => kind.replace(/-/g, "_");
 
-/** Tool names in listing order; each is also the operationId of its REST route. */
-function toolNames(): string[] {
-  return [
-    "list_prices",
-    "request_feature",
-    ...KINDS.map((k) => `create_${snake(k.kind)}`),
-    "get_resource", "extend_resource", "export_resource", "cancel_resource",
-    ...KINDS.flatMap((k) => k.ops.map((op) => `${snake(k.kind)}_${op.name}`)),
-  ];
+/** Route tools every connection lists: discovery of prices, the Ask, management and money. */
+export const CORE_ROUTE_TOOLS = [
+  "get_resource", "extend_resource", "export_resource", "cancel_resource", "list_deliveries", "retry_delivery",
+  "list_prices", "get_balance", "buy_credits", "create_subtoken", "get_receipts", "request_feature",
+];
+
+/** A kind's typed tools, in listing order: its create, then its operations. */
+export function kindToolNames(kind: AnyKind): string[] {
+  const slug = snake(kind.kind);
+  return [`create_${slug}`, ...kind.ops.map((op) => `${slug}_${op.name}`)];
 }
 
-function toJsonSchema(schema: z.ZodType): JsonSchema {
+export function toJsonSchema(schema: z.ZodType): JsonSchema {
   // io "input": a field with a default is optional to the caller, as in the REST body.
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   return rest;
@@ -76,10 +80,24 @@ function asZod(schema: unknown, where: string): z.ZodType {
   throw new Error(`${where}: the MCP catalogue needs a zod schema`);
 }
 
-function objectParts(schema: z.ZodType): { properties: Record<string, JsonSchema>; required: string[] } | null {
+interface ObjectParts {
+  properties: Record<string, JsonSchema>;
+  required: string[];
+  /** Cross-field rules on the object itself (see openapi/schemas.ts). */
+  rules?: JsonSchema;
+}
+
+const RULES = ["oneOf", "anyOf", "not", "dependentRequired"];
+
+function objectParts(schema: z.ZodType): ObjectParts | null {
   const json = toJsonSchema(schema);
   if (json.type !== "object" || typeof json.properties !== "object" || json.properties === null) return null;
-  return { properties: json.properties as Record<string, JsonSchema>, required: Array.isArray(json.required) ? (json.required as string[]) : [] };
+  const rules = Object.fromEntries(RULES.filter((r) => json[r] !== undefined).map((r) => [r, json[r]]));
+  return {
+    properties: json.properties as Record<string, JsonSchema>,
+    required: Array.isArray(json.required) ? (json.required as string[]) : [],
+    ...(Object.keys(rules).length ? { rules } : {}),
+  };
 }
 
 function bodySchema(route: RouteConfig): z.ZodType | null {
@@ -102,9 +120,11 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
 
   const properties: Record<string, JsonSchema> = { ...located?.properties };
   const required = [...(located?.required ?? [])];
-  const add = (parts: { properties: Record<string, JsonSchema>; required: string[] }) => {
+  const rules: JsonSchema[] = [];
+  const add = (parts: ObjectParts) => {
     Object.assign(properties, parts.properties);
     required.push(...parts.required);
+    if (parts.rules) rules.push(parts.rules);
   };
 
   const query = route.request?.query ? objectParts(asZod(route.request.query, `${name} query`)) : null;
@@ -140,7 +160,10 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
   return {
     name,
     description: toolDescription(route.summary ?? name, name, managed, prices),
-    inputSchema: { type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
+    inputSchema: {
+      type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}),
+      ...(rules.length > 1 ? { allOf: rules } : rules[0]),
+    },
     method: route.method.toUpperCase() as Method,
     path: route.path,
     locator,
@@ -152,15 +175,18 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
   };
 }
 
-/** Builds the catalogue from the routes registered on `app`; a tool without its route is a bug, thrown here. */
-export function buildCatalogue(app: OpenAPIHono<AppEnv>): Catalogue {
+/**
+ * Every tool that stands for a REST route, by name, built from the routes registered on `app`;
+ * a tool without its route is a bug, thrown here.
+ */
+export function buildRouteTools(app: OpenAPIHono<AppEnv>): Catalogue {
   const routes = new Map<string, RouteConfig>();
   for (const def of app.openAPIRegistry.definitions) {
     if (def.type === "route" && def.route.operationId) routes.set(def.route.operationId, def.route);
   }
   const prices = priceList();
   const catalogue: Catalogue = new Map();
-  for (const name of toolNames()) {
+  for (const name of [...CORE_ROUTE_TOOLS, ...KINDS.flatMap(kindToolNames)]) {
     const route = routes.get(name);
     if (!route) throw new Error(`MCP tool ${name}: no REST route has operationId ${name}`);
     catalogue.set(name, buildTool(name, route, prices));
@@ -169,6 +195,6 @@ export function buildCatalogue(app: OpenAPIHono<AppEnv>): Catalogue {
 }
 
 /** The `tools/list` view of a tool. */
-export function listed(tool: Tool) {
+export function listed(tool: Pick<Tool, "name" | "description" | "inputSchema">) {
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
 }

@@ -12,13 +12,12 @@ import { SIGNING_ALG, signingKeys } from "../auth/signing-keys";
 import { accountStub } from "../stubs";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { CREDIT } from "../openapi/security";
+import { rfc3339 } from "../openapi/schemas";
 import { microToUsd } from "./amounts";
 import type { LedgerRow } from "../../durable-objects/AccountObject";
 
-const rfc3339 = z.iso.datetime({ offset: true });
-
 const query = z.object({
-  since: rfc3339.optional().describe("Start of the period (inclusive); default: the beginning."),
+  since: rfc3339.optional().openapi({ example: "2026-11-01T00:00:00Z" }).describe("Start of the period (inclusive); default: the beginning."),
   until: rfc3339.optional().describe("End of the period (exclusive); default: now."),
 });
 

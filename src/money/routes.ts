@@ -75,7 +75,7 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Buy a prepaid credit token with x402, or top one up",
       description: "Pay exactly `amount_usd` with `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (v2). Without payment the 402 names the terms. With `Authorization: Bearer zv_…` as well, that token is topped up instead (200).",
       security: PURCHASE,
-      request: { body: { required: true, content: { "application/json": { schema: purchaseBody } } } },
+      request: { body: { required: true, content: { "application/json": { schema: purchaseBody, example: { amount_usd: 5 } } } } },
       responses: { 201: jsonResponse("A new credit token, shown once.", purchased), 200: jsonResponse("Topped up.", topUp), ...errorResponses([401, 402, 409, 422, 502]) },
     }),
     async (c) => {
@@ -132,7 +132,7 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Mint a spend-capped child token",
       description: "The child spends its root's balance, never beyond `cap_usd`, never past its parent's expiry. A sub-token may mint a smaller one.",
       security: CREDIT,
-      request: { body: { required: true, content: { "application/json": { schema: subtokenBody } } } },
+      request: { body: { required: true, content: { "application/json": { schema: subtokenBody, example: { cap_usd: 1, label: "nightly crawler", days: 7 } } } } },
       responses: { 201: jsonResponse("The sub-token, shown once.", subtoken), ...errorResponses([401, 422]) },
     }),
     async (c) => {

@@ -1,17 +1,27 @@
 /**
  * The OpenAPI 3.1 document, assembled from the routes' own zod schemas. What every API
  * operation shares because of middleware (rate limits, Idempotency-Key) is added once,
- * to the generated document, rather than repeated in each route.
+ * to the generated document, rather than repeated in each route; then the registry's
+ * examples go in, and what repeats moves to components (compact.ts). Served whole or
+ * sliced by kind (slice.ts), with /llms.txt as its index (llms.ts).
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ERROR_CODES } from "../http/errors";
 import { MAX_KEY_LENGTH } from "../http/idempotency";
 import { TAG_DESCRIPTIONS } from "./tags";
 import { covers, IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "../http/api-paths";
+import { FAMILIES, kindsNamed } from "../resources/registry";
+import { errorResponses } from "./responses";
+import { compact } from "./compact";
+import { withExamples } from "./examples";
+import { slice } from "./slice";
+import { llmsTxt } from "./llms";
 
 type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+/** The document as served, after the generator: plain JSON. */
+type Served = Record<string, any>;
 type Operation = NonNullable<NonNullable<NonNullable<Document["paths"]>[string]>["post"]>;
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
@@ -27,17 +37,17 @@ function problemResponse(status: number) {
   return { description: codes.join(", "), content: { "application/problem+json": { schema: ref("schemas", "Problem") } } };
 }
 
-/** Every API response carries the RateLimit-* headers, a 429 adds Retry-After; every POST takes an Idempotency-Key. */
-function addMiddlewareContract(op: Operation, method: (typeof METHODS)[number], idempotent: boolean): void {
+/**
+ * Every API response carries the RateLimit-* headers (said once in `info`, and shown on the 429 that
+ * adds Retry-After); every POST takes an Idempotency-Key (whose description tells of the
+ * `Idempotent-Replayed` header of a replay).
+ */
+function addMiddlewareContract(op: Operation, idempotent: boolean): void {
   const statuses = idempotent ? [400, 409, 422, 429] : [429];
   const responses = (op.responses ??= {});
   for (const status of statuses) responses[String(status)] ??= problemResponse(status);
-  for (const [status, response] of Object.entries(responses)) {
-    if ("$ref" in response) continue;
-    const replayed = idempotent && status.startsWith("2") ? { "Idempotent-Replayed": ref("headers", "Idempotent-Replayed") } : {};
-    const retry = status === "429" ? { "Retry-After": ref("headers", "Retry-After") } : {};
-    response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS, ...retry, ...replayed };
-  }
+  const limited = responses["429"];
+  if (limited && !("$ref" in limited)) limited.headers = { ...limited.headers, ...RATE_LIMIT_HEADERS, "Retry-After": ref("headers", "Retry-After") };
   if (idempotent) op.parameters = [...(op.parameters ?? []), ref("parameters", "IdempotencyKey")];
 }
 
@@ -46,7 +56,7 @@ function withMiddlewareContract(doc: Document): Document {
     if (!covers(RATE_LIMITED_PATHS, path)) continue;
     for (const method of METHODS) {
       const op = item[method];
-      if (op) addMiddlewareContract(op, method, method === "post" && covers(IDEMPOTENT_PATHS, path));
+      if (op) addMiddlewareContract(op, method === "post" && covers(IDEMPOTENT_PATHS, path));
     }
   }
   return doc;
@@ -60,15 +70,11 @@ function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegi
   ));
   registry.registerComponent("headers", "RateLimit-Reset", integer("Seconds until the current one-minute window ends."));
   registry.registerComponent("headers", "Retry-After", integer("Seconds to wait before retrying."));
-  registry.registerComponent("headers", "Idempotent-Replayed", {
-    description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.",
-    schema: { type: "string", enum: ["true"] },
-  });
   registry.registerComponent("parameters", "IdempotencyKey", {
     name: "Idempotency-Key", in: "header", required: false,
     description:
       "Makes the POST safe to retry: within 24 h, the same key with the same method, path and body (and the same credential, " +
-      "x402 payer or, without either, client address) replays the first 2xx answer with `Idempotent-Replayed: true` and " +
+      "x402 payer or, without either, client address) replays the first 2xx answer, with the header `Idempotent-Replayed: true`, and " +
       "charges nothing; another request with the key is 422 `idempotency_mismatch`; while the first runs, 409 " +
       "`idempotency_in_flight`. A failed call (4xx, 5xx) frees the key for a retry.",
     schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
@@ -95,16 +101,58 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
 
   registerMiddlewareComponents(registry);
 
-  const config = (c: Context<AppEnv>) => ({
+  const config = (server: string) => ({
     openapi: "3.1.0",
     info: {
-      title: c.env.SERVICE_NAME,
+      title: "",
       version: "1.0.0",
-      description: "Persistence for autonomous AI agents. Every resource has a TTL and a management token returned once. Pay per call with x402 or with a prepaid credit token.",
+      description:
+        "Persistence for autonomous AI agents. Every resource has a TTL and a management token returned once. Pay per call with x402 or with a prepaid credit token. " +
+        "Operations on a resource are authorized by its management token and paid with `X-CREDIT-TOKEN` or x402. " +
+        "Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; every error is `application/problem+json`. " +
+        "Outbound requests (under `webhooks`) are signed per Standard Webhooks with the resource's `signing_secret`: a configured call " +
+        "(a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope " +
+        "`{ type, id, resource_id, created_at, data }`. " +
+        "`?kinds=` gives a slice of this document for some kinds or families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; `/llms.txt` lists them.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: c.env.BASE_URL || new URL(c.req.url).origin }],
+    servers: [{ url: server }],
     tags: TAG_DESCRIPTIONS,
   });
-  app.get("/openapi.json", (c) => c.json(withMiddlewareContract(app.getOpenAPI31Document(config(c)))));
+  // Built once per server URL and isolate: the registry cannot change under a running worker.
+  const built = new Map<string, Served>();
+  const full = (c: Context<AppEnv>): Served => {
+    const server = c.env.BASE_URL || new URL(c.req.url).origin;
+    let doc = built.get(server);
+    if (!doc) built.set(server, (doc = compact(withExamples(withMiddlewareContract(app.getOpenAPI31Document(config(server)))))));
+    return { ...doc, info: { ...doc.info, title: c.env.SERVICE_NAME } };
+  };
+  registerReferenceRoutes(app, full);
+}
+
+function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, full: (c: Context<AppEnv>) => Served): void {
+  const kindsQuery = z.object({
+    kinds: z.string().max(2000).optional().openapi({ example: "counters,queues" })
+      .describe(`Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, a kind, or all): a valid document on its own, with the routes every resource shares.`),
+  });
+  app.openapi(
+    createRoute({
+      method: "get", path: "/openapi.json", tags: ["Reference"], operationId: "openapi_document", security: [],
+      summary: "This OpenAPI 3.1 document, whole or a slice of it (free)",
+      request: { query: kindsQuery },
+      responses: { 200: { description: "The document.", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...errorResponses([400]) },
+    }),
+    (c) => {
+      const { kinds } = c.req.valid("query");
+      return c.json(kinds === undefined ? full(c) : slice(full(c), kindsNamed(kinds, "kinds")), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "get", path: "/llms.txt", tags: ["Reference"], operationId: "llms_txt", security: [],
+      summary: "What this service is, how to pay, and a line per kind linking its slice of the document (llms.txt, free)",
+      responses: { 200: { description: "Markdown, per the llms.txt convention.", content: { "text/markdown": { schema: z.string() } } }, ...errorResponses([]) },
+    }),
+    (c) => c.body(llmsTxt(c), 200, { "content-type": "text/markdown; charset=utf-8" }),
+  );
 }

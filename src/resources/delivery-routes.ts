@@ -1,5 +1,5 @@
 /**
- * The attempt log of every resource's outbound events (`GET /v1/{kind}/{id}/deliveries`)
+ * The attempt log of every resource's outbound calls and events (`GET /v1/{kind}/{id}/deliveries`)
  * with a manual retry, and the event types in the OpenAPI document's `webhooks`.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
@@ -9,10 +9,9 @@ import { resourceStub } from "../stubs";
 import { lifecycleEvents } from "../delivery/events";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { MANAGED } from "../openapi/security";
-import { TAGS } from "../openapi/tags";
 import { KINDS } from "./registry";
 import { resourceAnswer } from "./record";
-import { pageLimit, resourceIdParam, seqCursor } from "../openapi/schemas";
+import { pageLimit, pageOf, resourceIdParam, seqCursor } from "../openapi/schemas";
 
 const attempt = z.object({
   number: z.int(), at: z.string(), outcome: z.enum(["delivered", "failed", "aborted"]),
@@ -35,47 +34,52 @@ const delivery = z
   })
   .openapi("Delivery");
 
+const deliveryPage = pageOf(delivery).openapi("DeliveryPage");
+
 const listQuery = z.object({ limit: pageLimit(), cursor: seqCursor });
 
-const retryParams = resourceIdParam.extend({ delivery_id: z.string().regex(/^evt_[0-9a-f]{32}$/).openapi({ param: { name: "delivery_id", in: "path" } }) });
+/** Every kind's log is at `/v1/{kind}/{id}/deliveries`: one route, documented once, for all of them. */
+const kindParam = z.object({
+  kind: z.enum(KINDS.map((k) => k.kind) as [string, ...string[]]).openapi({ param: { name: "kind", in: "path" }, example: "wakeups" }).describe("The resource's kind."),
+});
+const logParams = kindParam.extend(resourceIdParam.shape);
+const retryParams = logParams.extend({
+  delivery_id: z.string().regex(/^evt_[0-9a-f]{32}$/).openapi({ param: { name: "delivery_id", in: "path" }, example: "evt_8d1f0c6a2b3e4f5a6b7c8d9e0f1a2b3c" }),
+});
 
 const envelope = (type: string, data: z.ZodType) =>
   z.object({ type: z.literal(type), id: z.string(), resource_id: z.string(), created_at: z.string(), data });
 
 export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
-  for (const kind of KINDS) {
-    const tags = [TAGS[kind.family]];
-    const slug = kind.kind.replace(/-/g, "_");
-    app.openapi(
-      createRoute({
-        method: "get", path: `/v1/${kind.kind}/{id}/deliveries`, tags, operationId: `${slug}_deliveries`, security: MANAGED,
-        summary: "Outbound events of this resource and every delivery attempt (free)",
-        request: { params: resourceIdParam, query: listQuery },
-        responses: { 200: jsonResponse("Oldest first.", z.object({ items: z.array(delivery), next_cursor: z.string().nullable() })), ...errorResponses([401, 403, 404, 410, 422]) },
-      }),
-      async (c) => {
-        const { id } = c.req.valid("param");
-        const { limit, cursor } = c.req.valid("query");
-        const cred = managementCredential(c, id);
-        const page = await resourceAnswer(c, id, cred.tokenHash, await resourceStub(c.env, id).listDeliveries({ mgmtHash: cred.tokenHash, limit, cursor: cursor ?? null }));
-        return c.json(page as object, 200);
-      },
-    );
-    app.openapi(
-      createRoute({
-        method: "post", path: `/v1/${kind.kind}/{id}/deliveries/{delivery_id}/retry`, tags, operationId: `${slug}_retry_delivery`, security: MANAGED,
-        summary: "Send a delivery again now (free)",
-        request: { params: retryParams },
-        responses: { 200: jsonResponse("The delivery, pending again.", delivery), ...errorResponses([401, 403, 404, 410, 422]) },
-      }),
-      async (c) => {
-        const { id, delivery_id } = c.req.valid("param");
-        const cred = managementCredential(c, id);
-        const out = await resourceAnswer(c, id, cred.tokenHash, await resourceStub(c.env, id).retryDelivery({ mgmtHash: cred.tokenHash, deliveryId: delivery_id }));
-        return c.json(out as object, 200);
-      },
-    );
-  }
+  app.openapi(
+    createRoute({
+      method: "get", path: "/v1/{kind}/{id}/deliveries", tags: ["Manage"], operationId: "list_deliveries", security: MANAGED,
+      summary: "Outbound calls and events of a resource, each with every delivery attempt (free)",
+      request: { params: logParams, query: listQuery },
+      responses: { 200: jsonResponse("Oldest first.", deliveryPage), ...errorResponses([401, 403, 404, 410, 422]) },
+    }),
+    async (c) => {
+      const { kind, id } = c.req.valid("param");
+      const { limit, cursor } = c.req.valid("query");
+      const cred = managementCredential(c, id);
+      const page = await resourceAnswer(c, id, cred.tokenHash, await resourceStub(c.env, id).listDeliveries({ mgmtHash: cred.tokenHash, kind, limit, cursor: cursor ?? null }));
+      return c.json(page as object, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "post", path: "/v1/{kind}/{id}/deliveries/{delivery_id}/retry", tags: ["Manage"], operationId: "retry_delivery", security: MANAGED,
+      summary: "Send a delivery again now (free)",
+      request: { params: retryParams },
+      responses: { 200: jsonResponse("The delivery, pending again.", delivery), ...errorResponses([401, 403, 404, 410, 422]) },
+    }),
+    async (c) => {
+      const { kind, id, delivery_id } = c.req.valid("param");
+      const cred = managementCredential(c, id);
+      const out = await resourceAnswer(c, id, cred.tokenHash, await resourceStub(c.env, id).retryDelivery({ mgmtHash: cred.tokenHash, kind, deliveryId: delivery_id }));
+      return c.json(out as object, 200);
+    },
+  );
   const webhook = (type: string, description: string | undefined, schema: z.ZodType) =>
     app.openAPIRegistry.registerWebhook({
       method: "post", path: type, operationId: `event_${type.replace(/\W/g, "_")}`, summary: type, description,
@@ -87,7 +91,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const [type, data] of Object.entries(lifecycleEvents)) webhook(type, `To notify_url. ${data.description ?? ""}`, envelope(type, data));
   for (const kind of KINDS) {
     for (const [type, what] of Object.entries(kind.sends ?? {})) {
-      webhook(type, `${what} Signed with the resource's signing_secret (Standard Webhooks). A configured call (a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope { type, id, resource_id, created_at, data }.`, z.unknown());
+      webhook(type, `${what} Signed with the resource's signing_secret (Standard Webhooks).`, z.unknown());
     }
   }
 }

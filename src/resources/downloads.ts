@@ -36,7 +36,7 @@ export function signedDownloadUrl(env: Env, baseUrl: string, key: string, expire
 }
 
 const query = z.object({
-  expires: z.coerce.number().int().describe("Unix seconds after which the link is refused."),
+  expires: z.coerce.number().int().openapi({ example: 1795000000 }).describe("Unix seconds after which the link is refused."),
   sig: z.string().regex(/^[0-9a-f]{64}$/).describe("HMAC of the object key and `expires`."),
 });
 
@@ -141,7 +141,7 @@ export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
     method: "get", path: `${PREFIX}{key}`, tags: ["Manage"], operationId: "download", security: [],
     summary: "Download stored content by signed link (free)",
     description: "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is honoured (206). 404 once the resource has ended.",
-    request: { params: z.object({ key: z.string().openapi({ param: { name: "key", in: "path" } }) }), query },
+    request: { params: z.object({ key: z.string().openapi({ param: { name: "key", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y/blob/5f0c6a2b-3e4f-4a6b-8c8d-9e0f1a2b3c4d" }) }), query },
     responses: { 200: { description: "The bytes, with their Content-Type, ETag and Content-Length." }, 206: { description: "The requested range." }, ...errorResponses([403, 404, 416]) },
   });
   app.on(["GET", "HEAD"], `${PREFIX}*`, async (c) => {

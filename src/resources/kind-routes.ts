@@ -30,7 +30,8 @@ import { MANAGED_PAID, PAID } from "../openapi/security";
 function createBody(kind: AnyKind) {
   const schema = kind.createSchema;
   if (!(schema instanceof z.ZodObject)) throw new Error(`${kind.kind}.createSchema must be a zod object`);
-  return withMetaOf(schema, schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).strict()).openapi(`Create${kind.title.replace(/\W/g, "")}`);
+  const name = `Create${kind.kind.replace(/(^|-)(\w)/g, (_, _dash, ch: string) => ch.toUpperCase())}`;
+  return withMetaOf(schema, schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).strict().openapi(name));
 }
 
 function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
@@ -91,7 +92,7 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     tags: [TAGS[kind.family]],
     operationId: `${kind.kind.replace(/-/g, "_")}_${op.name}`,
     summary: op.summary,
-    description: `Costs $${op.priceMicro / 1e6} per call. Authorize with the management token; pay with \`X-CREDIT-TOKEN\` or x402.`,
+    description: `Costs $${op.priceMicro / 1e6} per call.`,
     security: MANAGED_PAID,
     request: {
       params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,

@@ -49,7 +49,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Extend the TTL by paying again", ...MANAGE,
       description: "Pay with `X-CREDIT-TOKEN` beside the management token, or with x402. Refused with 422 past the kind's maximum lifetime.",
       security: MANAGED_PAID,
-      request: { params: resourceIdParam, body: { required: true, content: { "application/json": { schema: extendBody } } } },
+      request: { params: resourceIdParam, body: { required: true, content: { "application/json": { schema: extendBody, example: { ttl_seconds: 86400 } } } } },
       responses: { 200: jsonResponse("The record with its new expires_at.", resourceRecord), ...errorResponses([...GONE, 402, 422]) },
     }),
     async (c) => {

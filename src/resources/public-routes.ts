@@ -62,8 +62,9 @@ function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
     "A resource's public face, at `urls.public` of its record. No credentials, free, rate limited per client address; bodies up to 64 KiB. A disabled or unknown address answers 404, an ended resource 410.",
     ...faces,
   ].join("\n\n");
-  const params = z.object({ public_id: z.string().regex(PUBLIC_ID_PATTERN).openapi({ param: { name: "public_id", in: "path" } }) });
-  for (const [path, extra] of [["/p/{public_id}", {}], ["/p/{public_id}/{path}", { path: z.string().openapi({ param: { name: "path", in: "path" } }) }]] as const) {
+  const params = z.object({ public_id: z.string().regex(PUBLIC_ID_PATTERN).openapi({ param: { name: "public_id", in: "path" }, example: "4k2R8h1Zq0Wm3n5T7v9x1y" }) });
+  const below = { path: z.string().openapi({ param: { name: "path", in: "path" }, example: "start" }) };
+  for (const [path, extra] of [["/p/{public_id}", {}], ["/p/{public_id}/{path}", below]] as const) {
     for (const method of ["get", "post"] as const) {
       app.openAPIRegistry.registerPath({
         method, path, tags: ["Public addresses"], operationId: `public_${method}${path.includes("{path}") ? "_path" : ""}`, security: [],

@@ -1,5 +1,6 @@
 /** The registry of kinds: adding a kind is one import and one line here. */
-import type { AnyKind } from "./kind";
+import type { AnyKind, Family } from "./kind";
+import { AppError } from "../http/errors";
 import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";
 import { deadman } from "../kinds/time/deadman";
@@ -37,4 +38,27 @@ export function requireKind(name: string): AnyKind {
   const kind = byName.get(name);
   if (!kind) throw new Error(`unknown kind ${name}`);
   return kind;
+}
+
+export const FAMILIES: Family[] = ["time", "address", "memory", "place", "watching", "utilities"];
+
+/**
+ * The kinds a comma-separated list names (`memory,wakeups`): families, kinds, or `all`, in registry
+ * order. An unknown name is a 400 naming `param` and listing the known ones.
+ */
+export function kindsNamed(list: string, param: string): AnyKind[] {
+  const chosen = new Set<AnyKind>();
+  for (const raw of list.split(",")) {
+    const name = raw.trim().toLowerCase();
+    if (name === "") continue;
+    const family = FAMILIES.includes(name as Family);
+    const kinds = name === "all" ? KINDS : KINDS.filter((k) => (family ? k.family === name : k.kind === name));
+    if (kinds.length === 0 && !family) {
+      throw new AppError("invalid_request", `Unknown ${param} entry "${name}": name families (${FAMILIES.join(", ")}), kinds (${KINDS.map((k) => k.kind).join(", ")}) or all.`, {
+        errors: [{ path: `query.${param}`, message: `unknown family or kind ${name}` }],
+      });
+    }
+    for (const kind of kinds) chosen.add(kind);
+  }
+  return KINDS.filter((k) => chosen.has(k));
 }

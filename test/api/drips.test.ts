@@ -274,7 +274,7 @@ describe("drips", () => {
     const doc = await json(await call("GET", "/openapi.json"));
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/drips", "/v1/drips/{id}/messages", "/v1/drips/{id}/messages/batch", "/v1/drips/{id}/limits"]));
     expect(Object.keys(doc.webhooks ?? {}).join(" ")).toContain("drip.released");
-    const tools = await json(await call("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }));
+    const tools = await json(await call("POST", "/mcp?toolsets=drips", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }));
     const names = tools.result.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(["create_drips", "drips_enqueue", "drips_enqueue_batch", "drips_release", "drips_set_limits"]));
   });

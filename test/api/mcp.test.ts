@@ -7,6 +7,7 @@ import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { ORIGIN, balanceOf, buyCredits, call, json, signPayment } from "../harness";
@@ -56,16 +57,43 @@ describe("MCP client over streamable HTTP", () => {
     await client.close();
   });
 
-  it("lists the tools generated from the registry, without a credential", async () => {
-    const { client } = await connect();
-    const { tools } = await client.listTools();
+  it("lists a small generic surface by default that fits every client, without a credential", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const text = await res.text();
+    // VS Code refuses more than 128 tools and Cursor shows its model the first 40: the default stays well inside both.
+    expect(new TextEncoder().encode(JSON.stringify(JSON.parse(text).result)).length).toBeLessThanOrEqual(32 * 1024);
+    const tools = JSON.parse(text).result.tools as Body[];
+    expect(tools.length).toBeLessThanOrEqual(40);
     const names = tools.map((t) => t.name);
-    for (const name of ["list_prices", "request_feature", "create_counters", "counters_increment", "get_resource", "extend_resource", "export_resource", "cancel_resource"]) {
-      expect(names).toContain(name);
-    }
-    for (const kind of KINDS) for (const op of kind.ops) expect(names).toContain(`${kind.kind.replace(/-/g, "_")}_${op.name}`);
+    expect(names).toEqual(expect.arrayContaining([
+      "list_prices", "request_feature", "list_kinds", "describe_kind", "create_resource", "call_operation",
+      "get_resource", "extend_resource", "export_resource", "cancel_resource", "get_balance", "buy_credits",
+    ]));
+    expect(names.filter((n) => n.startsWith("create_") && n !== "create_resource" && n !== "create_subtoken")).toEqual([]);
 
     const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get("describe_kind")!.inputSchema.properties.kind.enum).toEqual(KINDS.map((k) => k.kind));
+    expect(byName.get("call_operation")!.inputSchema.required).toEqual(expect.arrayContaining(["kind", "id", "management_token", "operation"]));
+    expect(byName.get("extend_resource")!.inputSchema.required).toEqual(expect.arrayContaining(["id", "management_token", "ttl_seconds"]));
+    expect(byName.get("get_resource")!.description).toMatch(/free/i);
+    expect(byName.get("request_feature")!.inputSchema.properties).toHaveProperty("title");
+  });
+
+  it("adds the typed tools of chosen toolsets: families, kinds or all", async () => {
+    const list = async (toolsets: string) => {
+      const res = await SELF.fetch(`${ORIGIN}/mcp?toolsets=${toolsets}`, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      return { status: res.status, body: (await res.json()) as Body };
+    };
+    const all = (await list("all")).body.result.tools as Body[];
+    const names = all.map((t) => t.name);
+    for (const kind of KINDS) {
+      const slug = kind.kind.replace(/-/g, "_");
+      expect(names).toContain(`create_${slug}`);
+      for (const op of kind.ops) expect(names).toContain(`${slug}_${op.name}`);
+    }
+    const byName = new Map(all.map((t) => [t.name, t]));
     const create = byName.get("create_counters")!;
     expect(Object.keys(create.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["initial", "min", "max", "ttl_seconds", "label", "notify_url"]));
     expect(create.description).toContain("$0.001 per started day");
@@ -73,9 +101,70 @@ describe("MCP client over streamable HTTP", () => {
     expect(increment.inputSchema.required).toEqual(expect.arrayContaining(["id", "management_token"]));
     expect(increment.inputSchema.properties).toMatchObject({ by: { type: "integer", minimum: 1, default: 1 }, id: { type: "string" } });
     expect(increment.description).toContain("$0.0001 per call");
-    expect(byName.get("extend_resource")!.inputSchema.required).toEqual(expect.arrayContaining(["id", "management_token", "ttl_seconds"]));
-    expect(byName.get("get_resource")!.description).toMatch(/free/i);
-    expect(byName.get("request_feature")!.inputSchema.properties).toHaveProperty("title");
+    // A cross-field rule of the route's schema travels with the tool.
+    expect(byName.get("create_wakeups")!.inputSchema.oneOf).toEqual([{ required: ["at"] }, { required: ["delay_seconds"] }]);
+
+    const some = ((await list("memory,wakeups")).body.result.tools as Body[]).map((t) => t.name);
+    expect(some).toEqual(expect.arrayContaining(["create_wakeups", "wakeups_fire", "create_vaults", "queues_lease", "create_counters"]));
+    expect(some).not.toContain("create_schedules");
+    expect(some).toContain("describe_kind");
+
+    const unknown = await list("memory,nonsense");
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ code: "invalid_request", errors: [{ path: "query.toolsets" }] });
+  });
+
+  it("reaches a kind through describe_kind, create_resource and call_operation alone, paid by the bearer", async () => {
+    const { token } = await buyCredits(1);
+    const { client } = await connect(token);
+    const kinds = (await callTool(client, "list_kinds")).structuredContent!.kinds as Body[];
+    expect(kinds.map((k) => k.kind)).toEqual(KINDS.map((k) => k.kind));
+    const described = (await callTool(client, "describe_kind", { kind: "queues" })).structuredContent!;
+    expect(described).toMatchObject({ kind: "queues", family: "memory", create: { example: expect.any(Object) } });
+    const push = (described.operations as Body[]).find((o) => o.name === "push")!;
+    expect(push).toMatchObject({ method: "POST", price_usd: expect.any(Number), example: { input: expect.any(Object) } });
+    expect(push.input_schema.properties).not.toHaveProperty("management_token");
+
+    const created = await callTool(client, "create_resource", { kind: "queues", input: { ...described.create.example, ttl_seconds: 3600 } });
+    expect(created.isError, created.content[0]?.text).toBeFalsy();
+    const { id, management_token } = created.structuredContent!;
+    const pushed = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "push", input: push.example.input });
+    expect(pushed.isError, pushed.content[0]?.text).toBeFalsy();
+    const leased = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "lease", input: { max_messages: 1 } });
+    expect(leased.structuredContent!.items).toHaveLength(1);
+    const stats = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "stats" });
+    expect(stats.isError, stats.content[0]?.text).toBeFalsy();
+
+    // Its own refusals, and the route's, are tool errors with the problem.
+    const wrongOp = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "increment" });
+    expect(wrongOp).toMatchObject({ isError: true, structuredContent: { status: 422, errors: [{ path: "operation" }] } });
+    const badInput = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "lease", input: { max_messages: 0 } });
+    expect(badInput).toMatchObject({ isError: true, structuredContent: { status: 422 } });
+    const badKind = await callTool(client, "describe_kind", { kind: "nope" });
+    expect(badKind).toMatchObject({ isError: true, structuredContent: { status: 422, errors: [{ path: "kind" }] } });
+  });
+
+  it("pays create_resource and call_operation with _meta x402/payment, and an idempotency_key makes a retry free", async () => {
+    const { client } = await connect();
+    const refused = await callTool(client, "create_resource", { kind: "counters", input: { ttl_seconds: 3600 } });
+    expect(refused.isError).toBe(true);
+    const terms = refused.structuredContent as Body;
+    const key = generatePrivateKey();
+    const pay = async (amount: string) => JSON.parse(atob((await signPayment({ key, priceMicro: Number(amount), version: 2 })).header));
+    const args = { kind: "counters", input: { ttl_seconds: 3600, initial: 4 }, idempotency_key: crypto.randomUUID() };
+    const created = await callTool(client, "create_resource", args, { "x402/payment": await pay(terms.accepts[0].amount) });
+    expect(created.isError, created.content[0]?.text).toBeFalsy();
+    expect(created._meta?.["x402/payment-response"]).toMatchObject({ success: true });
+    // A retry with the same key, paid by the same payer with a fresh authorization (a used one proves nothing), answers
+    // the first create: no second resource, and the new authorization is left unused.
+    const again = await callTool(client, "create_resource", args, { "x402/payment": await pay(terms.accepts[0].amount) });
+    expect(again.isError, again.content[0]?.text).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ id: created.structuredContent!.id });
+
+    const { id, management_token } = created.structuredContent!;
+    const inc = await callTool(client, "call_operation", { kind: "counters", id, management_token, operation: "increment", input: { by: 2 } }, { "x402/payment": await pay("100") });
+    expect(inc.isError, inc.content[0]?.text).toBeFalsy();
+    expect(inc.structuredContent).toMatchObject({ value: 6 });
   });
 
   it("calls list_prices for free", async () => {

@@ -233,7 +233,7 @@ describe("TSA keys and policy", () => {
   });
 
   it("lists the notary's operations as MCP tools", async () => {
-    const res = await call("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+    const res = await call("POST", "/mcp?toolsets=notary", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     const names = (await json(res)).result.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(["create_notary", "notary_stamp", "notary_stamps", "notary_get_stamp", "notary_find_stamps"]));
   });

@@ -1,0 +1,168 @@
+/**
+ * The generic tools: with these four an agent reaches every kind without loading
+ * every kind's schema up front. list_kinds and describe_kind read the registry
+ * (free, no credential); create_resource and call_operation run the kind's typed
+ * tool, so the REST route it stands for validates, charges and fails exactly as
+ * it would if called by name.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { FAMILIES, KINDS, findKind } from "../resources/registry";
+import type { AnyKind } from "../resources/kind";
+import { AppError, validationError } from "../http/errors";
+import { microToUsd } from "../money/amounts";
+import { callTool, problemResult, result, type AppFetch, type PaymentPayload, type ToolResult } from "./dispatch";
+import { snake, toJsonSchema, type Catalogue, type ToolInputSchema } from "./tools";
+
+export interface GenericContext {
+  app: AppFetch;
+  c: Context<AppEnv>;
+  tools: Catalogue;
+}
+
+export interface GenericTool {
+  name: string;
+  description: string;
+  inputSchema: ToolInputSchema;
+  run(ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult>;
+}
+
+const kindField = z.enum(KINDS.map((k) => k.kind) as [string, ...string[]]).describe("The kind, as list_kinds names it (e.g. `counters`).");
+const inputField = (what: string) => z.record(z.string(), z.unknown()).default({}).describe(what);
+const idempotencyKey = z
+  .string()
+  .regex(/^[\x20-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters")
+  .optional()
+  .describe("Makes a retry safe: the same key with the same input within 24 h returns the first answer and charges nothing again (a UUID is a good choice).");
+
+const listKindsInput = z.object({
+  family: z.enum(FAMILIES).optional().describe("Only the kinds of this family."),
+});
+const describeKindInput = z.object({ kind: kindField });
+const createInput = z.object({
+  kind: kindField,
+  input: inputField("The create body: the fields of describe_kind's `create.input_schema` (with `ttl_seconds`, `label` and `notify_url`)."),
+  idempotency_key: idempotencyKey,
+});
+const callInput = z.object({
+  kind: kindField,
+  id: z.string().regex(/^r_[0-9A-Za-z]{22}$/, "must be a resource id (r_…)").describe("The resource's id, from its create."),
+  management_token: z.string().regex(/^\S+$/, "a single token, without spaces").describe("The resource's management token (zvm_…), returned once by its create."),
+  operation: z.string().regex(/^[a-z][a-z_]{0,63}$/, "an operation name, as describe_kind lists them").describe("The operation, as describe_kind lists it (e.g. `increment`)."),
+  input: inputField("The operation's fields, body or query and path parameters together, as its `input_schema` in describe_kind shows; for an upload, `content_base64` and `content_type`."),
+  idempotency_key: idempotencyKey,
+});
+
+function parsed<T extends z.ZodType>(schema: T, args: Record<string, unknown>): z.infer<T> {
+  const out = schema.safeParse(args);
+  if (!out.success) throw validationError(out.error);
+  return out.data;
+}
+
+const perDay = (kind: AnyKind) => microToUsd(kind.dayPriceMicro);
+
+/** What call_operation takes apart from `input`: an operation's input is its tool's, without these. */
+const LOCATOR = ["kind", "id", "management_token"];
+
+function operationInput(schema: ToolInputSchema): ToolInputSchema {
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !LOCATOR.includes(name)));
+  const { required: all, ...rest } = schema;
+  const required = (all ?? []).filter((name) => !LOCATOR.includes(name));
+  return { ...rest, properties, ...(required.length ? { required } : {}) };
+}
+
+/** The delivery log of any kind's resource, reached through call_operation as two more operations. */
+const DELIVERY_TOOLS: Record<string, string> = { deliveries: "list_deliveries", retry_delivery: "retry_delivery" };
+
+function describeKind(kind: AnyKind, tools: Catalogue) {
+  const slug = snake(kind.kind);
+  const create = tools.get(`create_${slug}`)!;
+  const operations = kind.ops.map((op) => {
+    const tool = tools.get(`${slug}_${op.name}`)!;
+    const example = op.example && {
+      input: { ...op.example.params, ...op.example.input, ...(op.example.bytes !== undefined ? { content_base64: btoa(op.example.bytes), content_type: op.example.headers?.["content-type"] ?? "application/octet-stream" } : {}) },
+      ...(op.example.after ? { after: op.example.after } : {}),
+    };
+    return {
+      name: op.name, summary: op.summary, method: op.method.toUpperCase(), path: `/v1/${kind.kind}/{id}${op.path}`,
+      price_usd: microToUsd(op.priceMicro), input_schema: operationInput(tool.inputSchema), ...(example ? { example } : {}),
+      ...(op.servesObject ? { returns: "bytes: { content_type, size, content_base64, truncated } (the first MiB; the rest over REST)" } : {}),
+    };
+  });
+  return {
+    kind: kind.kind, family: kind.family, title: kind.title, summary: kind.summary,
+    price_per_day_usd: perDay(kind), default_ttl_seconds: kind.defaultTtlSeconds, max_ttl_seconds: kind.maxTtlSeconds,
+    limits: kind.limits ?? {},
+    create: { input_schema: create.inputSchema, example: kind.example, price: `$${perDay(kind)} per started day of ttl_seconds` },
+    operations: [
+      ...operations,
+      ...Object.entries(DELIVERY_TOOLS).map(([name, toolName]) => {
+        const tool = tools.get(toolName)!;
+        return { name, summary: tool.description, method: tool.method, path: tool.path.replace("{kind}", kind.kind), price_usd: 0, input_schema: operationInput(tool.inputSchema) };
+      }),
+    ],
+    ...(kind.sends ? { sends: kind.sends } : {}),
+    ...(kind.public ? { public_address: kind.public.paths.map((p) => ({ methods: p.methods.map((m) => m.toUpperCase()), path: `/p/{public_id}${p.path}`, summary: p.summary })) } : {}),
+    how: `Create with create_resource { kind: "${kind.kind}", input }; then call_operation { kind: "${kind.kind}", id, management_token, operation, input }. ` +
+      `Connect with ?toolsets=${kind.kind} for typed tools (create_${slug}, ${slug}_<operation>).`,
+  };
+}
+
+const free = (body: unknown) => Promise.resolve(result(body, false));
+
+export const GENERIC_TOOLS: GenericTool[] = [
+  {
+    name: "list_kinds",
+    description: "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
+    inputSchema: toJsonSchema(listKindsInput) as ToolInputSchema,
+    run: (_ctx, args) => {
+      const { family } = parsed(listKindsInput, args);
+      const kinds = KINDS.filter((k) => !family || k.family === family).map((k) => ({
+        kind: k.kind, family: k.family, title: k.title, summary: k.summary, price_per_day_usd: perDay(k),
+        default_ttl_seconds: k.defaultTtlSeconds, max_ttl_seconds: k.maxTtlSeconds, operations: k.ops.map((op) => op.name),
+      }));
+      return free({ kinds });
+    },
+  },
+  {
+    name: "describe_kind",
+    description: "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
+    inputSchema: toJsonSchema(describeKindInput) as ToolInputSchema,
+    run: (ctx, args) => free(describeKind(findKind(parsed(describeKindInput, args).kind)!, ctx.tools)),
+  },
+  {
+    name: "create_resource",
+    description: "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
+    inputSchema: toJsonSchema(createInput) as ToolInputSchema,
+    run: (ctx, args, payment) => {
+      const { kind, input, idempotency_key } = parsed(createInput, args);
+      return callTool(ctx.app, ctx.c, ctx.tools.get(`create_${snake(kind)}`)!, input, payment, idempotency_key);
+    },
+  },
+  {
+    name: "call_operation",
+    description: "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
+    inputSchema: toJsonSchema(callInput) as ToolInputSchema,
+    run: (ctx, args, payment) => {
+      const { kind, id, management_token, operation, input, idempotency_key } = parsed(callInput, args);
+      const known = [...findKind(kind)!.ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];
+      if (!known.includes(operation)) {
+        throw new AppError("validation_failed", `operation: ${kind} has no operation ${operation}; it has ${known.join(", ")}.`, { errors: [{ path: "operation", message: `must be one of ${known.join(", ")}` }] });
+      }
+      const delivery = DELIVERY_TOOLS[operation];
+      const tool = ctx.tools.get(delivery ?? `${snake(kind)}_${operation}`)!;
+      return callTool(ctx.app, ctx.c, tool, { ...input, ...(delivery ? { kind } : {}), id, management_token }, payment, idempotency_key);
+    },
+  },
+];
+
+/** Runs a generic tool; a refusal of its own arguments is a tool error, as any REST refusal is. */
+export async function runGeneric(tool: GenericTool, ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult> {
+  try {
+    return await tool.run(ctx, args, payment);
+  } catch (err) {
+    if (err instanceof AppError) return problemResult(err, ctx.c);
+    throw err;
+  }
+}

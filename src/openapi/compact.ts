@@ -1,0 +1,101 @@
+/**
+ * Keeps the OpenAPI document small enough for an agent or a generator to read.
+ * The generator writes every error response out in full under every operation
+ * (three quarters of the document, at 19 kinds); here each distinct response,
+ * and each parameter used by several operations, moves to `components` once and
+ * is referred to by `$ref`, and the security most operations share becomes the
+ * document's default.
+ */
+import { ERROR_CODES } from "../http/errors";
+
+type Json = Record<string, any>;
+type Document = Json & { paths?: Record<string, Json>; components?: Json };
+
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
+
+function* operations(doc: Document): Generator<Json> {
+  for (const item of Object.values(doc.paths ?? {})) for (const m of METHODS) if (item[m]) yield item[m];
+  for (const item of Object.values<Json>(doc.webhooks ?? {})) for (const m of METHODS) if (item[m]) yield item[m];
+}
+
+/** `not found` → `NotFound`: component names allow letters, digits, `.`, `-` and `_` only. */
+const pascal = (text: string) => text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep, ch: string) => ch.toUpperCase()).replace(/[^A-Za-z0-9]/g, "");
+
+/** The name a shared error response gets: its status's title (`Unauthorized`), then a counter for variants. */
+function responseName(status: string): string {
+  if (status === "4XX") return "ClientError";
+  if (status === "5XX") return "ServerError";
+  const entry = Object.values(ERROR_CODES).find(([s]) => String(s) === status);
+  return entry ? pascal(entry[1]) : `Status${status}`;
+}
+
+/** Puts `value` under components[section] (reusing an equal one already there) and answers its $ref. */
+function hoist(doc: Document, section: string, base: string, value: Json, seen: Map<string, string>): Json {
+  const key = JSON.stringify(value);
+  let name = seen.get(key);
+  if (!name) {
+    const taken = ((doc.components ??= {})[section] ??= {}) as Json;
+    name = base;
+    for (let n = 2; taken[name] !== undefined; n++) name = `${base}${n}`;
+    taken[name] = value;
+    seen.set(key, name);
+  }
+  return { $ref: `#/components/${section}/${name}` };
+}
+
+/**
+ * Statuses nearly every operation may answer, folded into one range response per operation (an
+ * operation lists on its own only the statuses that say something about it).
+ */
+const FOLDED: Record<string, { statuses: string[]; description: string }> = {
+  "4XX": {
+    statuses: ["400", "401", "403", "404", "410", "429"],
+    description:
+      "The client errors any operation may answer, as problem+json (those particular to this operation are listed on their own): " +
+      "`invalid_request` (400: malformed JSON, a bad header), `unauthorized` (401: a missing, malformed or unknown credential), " +
+      "`forbidden` (403), `not_found` (404), `resource_expired` or `resource_cancelled` (410: with the final record, for 30 days), " +
+      "`rate_limited` (429, with Retry-After).",
+  },
+  "5XX": { statuses: ["500"], description: "`internal_error` (500): logged with the request id, never charged." },
+};
+
+function fold(op: Json): void {
+  for (const [range, { statuses, description }] of Object.entries(FOLDED)) {
+    const present = statuses.filter((s) => op.responses?.[s]);
+    if (!present.length) continue;
+    const headers = Object.assign({}, ...present.map((s) => op.responses[s].headers ?? {}));
+    op.responses[range] = { ...op.responses[present[0]!], description, headers };
+    for (const s of present) delete op.responses[s];
+  }
+}
+
+export function compact(doc: Document): Document {
+  const responses = new Map<string, string>();
+  const paramCount = new Map<string, number>();
+  for (const op of operations(doc)) for (const p of op.parameters ?? []) if (!p.$ref) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
+  const params = new Map<string, string>();
+  const security = new Map<string, number>();
+
+  for (const op of operations(doc)) {
+    fold(op);
+    for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+      if (!response.$ref && /^[45]/.test(status)) op.responses[status] = hoist(doc, "responses", responseName(status), response, responses);
+    }
+    op.parameters = op.parameters?.map((p: Json) =>
+      !p.$ref && (paramCount.get(JSON.stringify(p)) ?? 0) > 1 ? hoist(doc, "parameters", pascal(`${p.name} ${p.in === "path" ? "" : p.in}`), p, params) : p,
+    );
+    if (op.security) security.set(JSON.stringify(op.security), (security.get(JSON.stringify(op.security)) ?? 0) + 1);
+  }
+
+  // The most common security requirement is the default; operations that have it say nothing, and one
+  // that said nothing (no credential) says so now, or it would inherit the default.
+  const [common] = [...security.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
+  if (common) {
+    doc.security = JSON.parse(common);
+    for (const op of operations(doc)) {
+      if (!op.security) op.security = [];
+      else if (JSON.stringify(op.security) === common) delete op.security;
+    }
+  }
+  return doc;
+}

@@ -1,0 +1,72 @@
+/**
+ * A slice of the OpenAPI document for some kinds (`/openapi.json?kinds=counters,queues`
+ * or a family): a valid document on its own, small enough to hand an agent or a
+ * generator whole. It keeps those kinds' routes, the routes every resource shares
+ * (status, extend, export, cancel, signed downloads), their events, and only the
+ * components all of that refers to.
+ */
+import type { AnyKind } from "../resources/kind";
+
+type Json = Record<string, any>;
+
+/** Routes every slice keeps: a resource cannot be managed, or its content fetched, without them. */
+const SHARED_PATHS = [
+  "/v1/resources/{id}", "/v1/resources/{id}/extend", "/v1/resources/{id}/export",
+  "/v1/{kind}/{id}/deliveries", "/v1/{kind}/{id}/deliveries/{delivery_id}/retry", "/v1/downloads/{key}",
+];
+/** The whole document's description, less what belongs to the whole (its slices, its webhooks). */
+const SLICE_DESCRIPTION =
+  "A slice of this service's OpenAPI document (`/openapi.json`; `/llms.txt` lists every kind). Operations on a resource are authorized " +
+  "by its management token and paid with `X-CREDIT-TOKEN` or x402. Every response carries `RateLimit-*` headers; every error is `application/problem+json`.";
+const LIFECYCLE_EVENTS = ["resource.expiring", "resource.expired", "resource.cancelled"];
+
+function refsIn(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, into);
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "$ref" && typeof v === "string") into.add(v);
+      else refsIn(v, into);
+    }
+  }
+}
+
+/** Every `#/components/…` reference reachable from `roots`, through the components themselves. */
+function reachable(doc: Json, roots: unknown[]): Set<string> {
+  const found = new Set<string>();
+  refsIn(roots, found);
+  const queue = [...found];
+  while (queue.length) {
+    const [, , section, name] = queue.pop()!.split("/");
+    const more = new Set<string>();
+    refsIn(doc.components?.[section!]?.[name!], more);
+    for (const ref of more) if (!found.has(ref)) (found.add(ref), queue.push(ref));
+  }
+  return found;
+}
+
+function securityNames(requirements: Json[] | undefined, into: Set<string>): void {
+  for (const r of requirements ?? []) for (const name of Object.keys(r)) into.add(name);
+}
+
+export function slice(full: Json, kinds: AnyKind[]): Json {
+  const doc = structuredClone(full);
+  const owns = (path: string) => SHARED_PATHS.includes(path) || kinds.some((k) => path === `/v1/${k.kind}` || path.startsWith(`/v1/${k.kind}/`));
+  doc.paths = Object.fromEntries(Object.entries<Json>(doc.paths ?? {}).filter(([path]) => owns(path)));
+  const events = new Set([...LIFECYCLE_EVENTS, ...kinds.flatMap((k) => Object.keys(k.sends ?? {}))]);
+  doc.webhooks = Object.fromEntries(Object.entries<Json>(doc.webhooks ?? {}).filter(([type]) => events.has(type)));
+
+  const refs = reachable(doc, [doc.paths, doc.webhooks]);
+  for (const [section, entries] of Object.entries<Json>(doc.components ?? {})) {
+    if (section === "securitySchemes") continue;
+    doc.components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)));
+  }
+  const schemes = new Set<string>();
+  securityNames(doc.security, schemes);
+  const ops = [...Object.values<Json>(doc.paths), ...Object.values<Json>(doc.webhooks)].flatMap((item) => Object.values<Json>(item));
+  for (const op of ops) securityNames(op.security, schemes);
+  doc.components.securitySchemes = Object.fromEntries(Object.entries<Json>(doc.components.securitySchemes ?? {}).filter(([name]) => schemes.has(name)));
+  const tags = new Set(ops.flatMap((op) => op.tags ?? []));
+  doc.tags = (doc.tags ?? []).filter((t: Json) => tags.has(t.name));
+  doc.info = { ...doc.info, title: `${doc.info.title}: ${kinds.map((k) => k.kind).join(", ")}`, description: SLICE_DESCRIPTION };
+  return doc;
+}
