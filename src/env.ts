@@ -8,6 +8,8 @@ export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   RESOURCES: DurableObjectNamespace<ResourceObject>;
   DELIVERIES: Queue;
+  /** The Worker's static assets (public/): the API reference's renderer, copied from npm by scripts/site-assets.mjs. */
+  ASSETS: Fetcher;
   /** Per-credential limit (paid and management calls). */
   RATE_LIMITER: RateLimit;
   /** Per-client-IP limit (every call, and the only one for anonymous calls). */

@@ -1,6 +1,7 @@
 /** The two human pages: `/` says what the service is and how to start, `/docs` renders the OpenAPI document. */
 import { describe, expect, it } from "vitest";
 import { landingPage } from "../../src/site/landing";
+import { REDOC_PATH } from "../../src/site/docs";
 import { call, json, ORIGIN } from "../harness";
 
 async function html(path: string): Promise<{ res: Response; text: string }> {
@@ -31,13 +32,23 @@ describe("landing page", () => {
 });
 
 describe("API reference page", () => {
-  it("renders /openapi.json with a pinned renderer and names the document without it", async () => {
+  it("loads its renderer from this origin only, and names the document without it", async () => {
     const { res, text } = await html("/docs");
-    expect(text).toContain('<redoc spec-url="/openapi.json">');
+    expect(text).toContain('<redoc spec-url="/openapi.json"');
     expect(text).toContain(`${ORIGIN}/openapi.json`);
-    expect(text).toMatch(/<script type="module" src="https:\/\/cdn\.jsdelivr\.net\/npm\/redoc@\d+\.\d+\.\d+\/bundles\/redoc\.standalone\.js" integrity="sha384-[A-Za-z0-9+/=]+" crossorigin="anonymous">/);
-    expect(res.headers.get("content-security-policy")).toContain("script-src https://cdn.jsdelivr.net/npm/redoc@");
+    expect(text).toContain(`<script src="${REDOC_PATH}"></script>`);
+    expect(text).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const csp = res.headers.get("content-security-policy")!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/https?:/);
     expect(text).toContain('href="/"');
+
+    const renderer = await call("GET", REDOC_PATH);
+    expect(renderer.status).toBe(200);
+    expect(renderer.headers.get("content-type")).toMatch(/javascript/);
+    expect(renderer.headers.get("cache-control")).toContain("immutable");
+    expect((await renderer.text()).length).toBeGreaterThan(100_000);
+    expect((await call("GET", "/vendor/nope.js")).status).toBe(404);
   });
 
   it("keeps both pages out of the OpenAPI document", async () => {
