@@ -113,7 +113,8 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
         "Outbound requests (under `webhooks`) are signed per Standard Webhooks with the resource's `signing_secret`: a configured call " +
         "(a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope " +
         "`{ type, id, resource_id, created_at, data }`. " +
-        "`?kinds=` gives a slice of this document for some kinds or families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; `/llms.txt` lists them.",
+        "`?kinds=` gives a slice of this document for some kinds or families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; `/llms.txt` lists them. " +
+        "`/docs` renders this document for people. Every request body and parameter carries an example that works as written.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: server }],

@@ -14,8 +14,8 @@ import { ORIGIN, balanceOf, buyCredits, call, json, signPayment } from "../harne
 
 type Body = Record<string, any>;
 
-async function connect(bearer?: string) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
+async function connect(bearer?: string, toolsets?: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp${toolsets ? `?toolsets=${toolsets}` : ""}`), {
     fetch: (url, init) => SELF.fetch(url, init),
     requestInit: bearer ? { headers: { Authorization: `Bearer ${bearer}` } } : undefined,
   });
@@ -58,12 +58,14 @@ describe("MCP client over streamable HTTP", () => {
   });
 
   it("lists a small generic surface by default that fits every client, without a credential", async () => {
-    const res = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-    const text = await res.text();
+    const { client } = await connect();
+    const listed = await client.listTools();
     // VS Code refuses more than 128 tools and Cursor shows its model the first 40: the default stays well inside both.
-    expect(new TextEncoder().encode(JSON.stringify(JSON.parse(text).result)).length).toBeLessThanOrEqual(32 * 1024);
-    const tools = JSON.parse(text).result.tools as Body[];
+    const tools = listed.tools as Body[];
     expect(tools.length).toBeLessThanOrEqual(40);
+    const onTheWire = await (await rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" })).text();
+    expect(new TextEncoder().encode(JSON.stringify(JSON.parse(onTheWire).result)).length).toBeLessThanOrEqual(32 * 1024);
+    expect(JSON.parse(onTheWire).result.tools).toEqual(JSON.parse(JSON.stringify(listed.tools)));
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining([
       "list_prices", "request_feature", "list_kinds", "describe_kind", "create_resource", "call_operation",
@@ -80,13 +82,8 @@ describe("MCP client over streamable HTTP", () => {
   });
 
   it("adds the typed tools of chosen toolsets: families, kinds or all", async () => {
-    const list = async (toolsets: string) => {
-      const res = await SELF.fetch(`${ORIGIN}/mcp?toolsets=${toolsets}`, {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-      });
-      return { status: res.status, body: (await res.json()) as Body };
-    };
-    const all = (await list("all")).body.result.tools as Body[];
+    const list = async (toolsets: string) => (await (await connect(undefined, toolsets)).client.listTools()).tools as Body[];
+    const all = await list("all");
     const names = all.map((t) => t.name);
     for (const kind of KINDS) {
       const slug = kind.kind.replace(/-/g, "_");
@@ -104,14 +101,23 @@ describe("MCP client over streamable HTTP", () => {
     // A cross-field rule of the route's schema travels with the tool.
     expect(byName.get("create_wakeups")!.inputSchema.oneOf).toEqual([{ required: ["at"] }, { required: ["delay_seconds"] }]);
 
-    const some = ((await list("memory,wakeups")).body.result.tools as Body[]).map((t) => t.name);
+    const some = (await list("memory,wakeups")).map((t) => t.name);
     expect(some).toEqual(expect.arrayContaining(["create_wakeups", "wakeups_fire", "create_vaults", "queues_lease", "create_counters"]));
     expect(some).not.toContain("create_schedules");
     expect(some).toContain("describe_kind");
+    // A typed tool of a toolset runs its route, as any tool does.
+    const { token } = await buyCredits(1);
+    const typed = await connect(token, "wakeups");
+    const created = await callTool(typed.client, "create_wakeups", { url: "https://example.com/hooks/x", delay_seconds: 600 });
+    expect(created.isError, created.content[0]?.text).toBeFalsy();
+    const both = await callTool(typed.client, "create_wakeups", { url: "https://example.com/hooks/x", delay_seconds: 600, at: "2030-01-01T00:00:00Z" });
+    expect(both).toMatchObject({ isError: true, structuredContent: { status: 422, errors: [{ path: "at" }] } });
 
-    const unknown = await list("memory,nonsense");
+    const unknown = await SELF.fetch(`${ORIGIN}/mcp?toolsets=memory,nonsense`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toMatchObject({ code: "invalid_request", errors: [{ path: "query.toolsets" }] });
+    expect(await unknown.json()).toMatchObject({ code: "invalid_request", errors: [{ path: "query.toolsets" }] });
   });
 
   it("reaches a kind through describe_kind, create_resource and call_operation alone, paid by the bearer", async () => {
