@@ -45,6 +45,8 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
+                // "test" unlocks the test clock (test/harness.ts advance); development conveniences stay on.
+                ENVIRONMENT: "test",
                 TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token",
                 // Likewise the notary's TSA key and certificate, made once per run (test/peers/tsa-setup.ts).
                 ...inject("tsaSecrets"),
@@ -67,6 +69,7 @@ export default defineConfig({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
                 bindings: {
+                  ENVIRONMENT: "test",
                   TEST_MIGRATIONS: migrations,
                   TEST_EVM: evm,
                   X402_SETTLEMENT: "direct",

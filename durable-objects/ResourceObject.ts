@@ -13,9 +13,11 @@ import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
 import type { CreateInput, OpInput, PublicInput } from "./resource/rpc-types";
-import { insertMeta, META_TABLE, type MetaRow, type RecordCore } from "./resource/meta";
-import { BILLING_TABLES, chargeNow, dryRun, refundCharge } from "./resource/billing";
-import { DELIVERY_TABLES, type DeliveryReport } from "./resource/deliveries";
+import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
+import { createTables, tableLists } from "./resource/migrations";
+import { advanceClockOffset } from "./resource/test-clock";
+import { chargeNow, dryRun, refundCharge } from "./resource/billing";
+import type { DeliveryReport } from "./resource/deliveries";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
 
@@ -35,7 +37,7 @@ export class ResourceObject extends ResourceCore {
     return capture(async () => {
       if (this.meta()) throw new AppError("conflict", "This resource already exists.");
       const kind = requireKind(input.kind);
-      const now = Date.now();
+      const now = this.now();
       const meta: MetaRow = {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
         notify_url: input.notifyUrl, config: input.configJson, created_at: now,
@@ -45,9 +47,9 @@ export class ResourceObject extends ResourceCore {
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
       try {
         this.ctx.storage.transactionSync(() => {
-          for (const ddl of [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES]) this.sql.exec(ddl);
+          createTables(this.sql, tableLists(kind));
           insertMeta(this.sql, meta);
-          kind.init(this.store(meta, now), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
+          kind.init?.(this.store(meta, now), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
         this.cached = meta;
         await insertResourceIndex(this.env.DB, meta);
@@ -71,7 +73,7 @@ export class ResourceObject extends ResourceCore {
     return capture(async () => {
       const meta = this.authorize(input.mgmtHash);
       const kind = requireKind(meta.kind);
-      const limit = Date.now() + kind.maxTtlSeconds * 1000;
+      const limit = this.now() + kind.maxTtlSeconds * 1000;
       if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
         const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
         throw new AppError("validation_failed", `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`, {
@@ -85,7 +87,7 @@ export class ResourceObject extends ResourceCore {
         throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
       }
       const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
-      this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, Date.now()) });
+      this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.now()) });
       await this.armAlarm();
       await updateResourceExpiry(this.env.DB, meta.id, moved.expires_at);
       return this.record(this.meta()!, "active");
@@ -96,7 +98,7 @@ export class ResourceObject extends ResourceCore {
     return capture(() => {
       const meta = this.authorize(mgmtHash);
       const kind = requireKind(meta.kind);
-      return { resource: this.record(meta, "active"), data: kind.exportData(this.store(meta), JSON.parse(meta.config)) };
+      return { resource: this.record(meta, "active"), data: kind.exportData(this.store(meta), this.config(meta)) };
     });
   }
 
@@ -110,10 +112,10 @@ export class ResourceObject extends ResourceCore {
       const meta = this.authorizeKind(input.mgmtHash, input.kind);
       const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
-      const config = JSON.parse(meta.config) as unknown;
+      const config = this.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
-        return dryRun(this.ctx.storage, () => op.run(this.store(meta, Date.now(), afterCommit()), config, input.input, undefined));
+        return dryRun(this.ctx.storage, () => op.run(this.store(meta, this.now(), afterCommit()), config, input.input, undefined));
       }
       if (op.ready) await this.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
       // A call that cannot be paid is refused before its prepare step does work it would then have to undo.
@@ -121,7 +123,7 @@ export class ResourceObject extends ResourceCore {
       return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
-        const run = () => expected(op.run(this.store(meta, Date.now(), pending), config, input.input, prepared), input.expect);
+        const run = () => expected(op.run(this.store(meta, this.now(), pending), config, input.input, prepared), input.expect);
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {
           // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
@@ -146,14 +148,14 @@ export class ResourceObject extends ResourceCore {
     return capture(async () => {
       const meta = this.meta();
       const face = meta && requireKind(meta.kind).public;
-      if (!meta || !face || this.endingState(meta) || meta.public_id !== input.publicId || Date.now() >= meta.expires_at) {
+      if (!meta || !face || this.endingState(meta) || meta.public_id !== input.publicId || this.now() >= meta.expires_at) {
         throw new AppError("not_found", "Nothing is served at this address.");
       }
-      const config = JSON.parse(meta.config) as unknown;
+      const config = this.config(meta);
       const answer = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), undefined, (prepared) =>
         this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
-      return face.finish ? face.finish(prepareContext(meta, this.sql, this.env), answer) : answer;
+      return face.finish ? face.finish(prepareContext(meta, this.sql, this.env, this.now()), answer) : answer;
     });
   }
 
@@ -170,7 +172,7 @@ export class ResourceObject extends ResourceCore {
     try {
       const meta = this.meta();
       if (!meta) return;
-      if (meta.ended || Date.now() >= meta.expires_at) {
+      if (meta.ended || this.now() >= meta.expires_at) {
         await this.end(meta, meta.ended ?? "expired"); // an end that failed part-way resumes here
         return;
       }
@@ -182,8 +184,20 @@ export class ResourceObject extends ResourceCore {
     } catch (err) {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
       console.error("resource alarm failed; trying again in a minute", err);
-      if (this.meta()) await this.ctx.storage.setAlarm(Date.now() + 60_000);
+      if (this.meta()) await this.alarmAt(this.now() + 60_000);
     }
+  }
+
+  /**
+   * Test only (ENVIRONMENT=test): moves this resource's clock `ms` ahead and answers its now. What
+   * is due by then runs here, before this answers, as the alarm would run it (`runDue` false leaves
+   * it to the alarm, armed for now); the alarm is never left in the past for the runtime to race.
+   */
+  async advanceClock(ms: number, runDue = true): Promise<number> {
+    this.clockOffset = advanceClockOffset(this.env, this.sql, ms);
+    for (let run = 0; runDue && run < 50 && (this.nextAlarmAt() ?? Infinity) <= this.now(); run++) await this.alarm();
+    await this.armAlarm();
+    return this.now();
   }
 
   /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */

@@ -1,5 +1,5 @@
 /** The one test harness: HTTP calls into the worker, x402 signing, and fixtures (buy credits, create a resource). */
-import { SELF, env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
@@ -123,15 +123,35 @@ export async function r2Keys(id: string): Promise<string[]> {
 }
 
 /**
- * Moves a resource's times (instead of waiting for them) and restarts its object,
- * which reads its meta once per lifetime, as after any eviction.
+ * Lets `ms` pass on resource `id`'s clock (the test clock: its object's time runs ahead, nothing is
+ * rewritten) and runs each of its alarms that is due by then, as the runtime would; with
+ * `{ alarms: false }` they are left for `runDueAlarms`, to look at the state before they ran.
  */
-export async function shiftResourceTimes(id: string, times: { created_at?: number; expires_at?: number }): Promise<void> {
+export async function advance(id: string, ms: number, options: { alarms?: boolean } = {}): Promise<void> {
+  await stubOf(id).advanceClock(Math.max(0, Math.ceil(ms)), options.alarms !== false);
+}
+
+/** Runs resource `id`'s alarm as long as it is due. */
+export async function runDueAlarms(id: string): Promise<void> {
   const stub = stubOf(id);
-  await runInDurableObject(stub, (_obj, state) => {
-    for (const [column, value] of Object.entries(times)) state.storage.sql.exec(`UPDATE resource_meta SET ${column} = ?`, value);
-  });
-  await evictDurableObject(stub);
+  for (let run = 0; run < 50; run++) {
+    const at = await runInDurableObject(stub, (_obj, state) => state.storage.getAlarm());
+    if (at === null || at > Date.now()) return;
+    await runDurableObjectAlarm(stub);
+  }
+  throw new Error(`the alarm of ${id} stayed due after 50 runs`);
+}
+
+/** Lets resource `id`'s clock reach its expiry: its alarm ends it. */
+export async function expire(id: string): Promise<void> {
+  const expiresAt = await runInDurableObject(stubOf(id), (_obj, state) => state.storage.sql.exec<{ expires_at: number }>("SELECT expires_at FROM resource_meta").one().expires_at);
+  await advanceTo(id, expiresAt);
+}
+
+/** Lets time pass on resource `id`'s clock until `at` (an RFC 3339 time or Unix ms), running its due alarms. */
+export async function advanceTo(id: string, at: string | number): Promise<void> {
+  const now = await stubOf(id).advanceClock(0);
+  await advance(id, (typeof at === "string" ? Date.parse(at) : at) - now);
 }
 
 export interface Received {

@@ -74,6 +74,8 @@ export class Billing {
     private readonly resourceId: string,
     /** Called inside the transaction that forgets settled holds, with what they captured. */
     private readonly onSettled: (captured: number) => void,
+    /** The resource's clock, which schedules settlements (a hold's own expiry is the account's, in real time). */
+    private readonly clock: () => number,
   ) {}
 
   /** An open hold of this token that covers `price`, or null. A wrong secret for a known token is refused here. */
@@ -150,7 +152,7 @@ export class Billing {
   }
 
   /** Settles holds with their accounts: the due ones, or all of them. */
-  async flush(which: "due" | "all", now = Date.now()): Promise<void> {
+  async flush(which: "due" | "all", now = this.clock()): Promise<void> {
     const batches = this.close(which === "all" ? () => true : (h) => h.flush_at <= now);
     await Promise.all(
       batches.map(async (batch) => {
@@ -196,7 +198,7 @@ export class Billing {
     const grant = unwrap(result);
     const hold: Hold = {
       hold_id: grant.holdId, account_id: payer.accountId, token_id: payer.tokenId, token_hash: payer.tokenHash ?? "",
-      amount: grant.amount, closed: 0, flush_at: Date.now() + FLUSH_AFTER_MS, expires_at: grant.expiresAt, used: 0,
+      amount: grant.amount, closed: 0, flush_at: this.clock() + FLUSH_AFTER_MS, expires_at: grant.expiresAt, used: 0,
     };
     this.sql.exec(
       "INSERT INTO billing_holds (hold_id, account_id, token_id, token_hash, amount, flush_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -16,6 +16,9 @@ import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState }
 import { Billing } from "./billing";
 import { DeliveryLog, type DeliveryReport } from "./deliveries";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
+import { migrateTables, tableLists } from "./migrations";
+import { readClockOffset } from "./test-clock";
+import type { JsonObject } from "../../src/json";
 
 export class ResourceCore extends DurableObject<Env> {
   protected readonly sql: SqlStorage;
@@ -29,6 +32,37 @@ export class ResourceCore extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    // Tables made by older code are brought up to date before anything is served.
+    void ctx.blockConcurrencyWhile(async () => {
+      this.migrate();
+      this.clockOffset = readClockOffset(this.sql);
+    });
+  }
+
+  /**
+   * How far this resource's clock runs ahead of the real one: 0, except in tests that move it
+   * (advanceClock, ENVIRONMENT=test only), so a test sees a day pass without waiting or rewriting tables.
+   */
+  protected clockOffset = 0;
+
+  /** The resource's now: every time it keeps (expiry, timers, notices) is read against this. */
+  protected now(): number {
+    return Date.now() + this.clockOffset;
+  }
+
+  /** Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or before the epoch). */
+  protected async alarmAt(resourceTime: number): Promise<void> {
+    await this.ctx.storage.setAlarm(Math.max(Date.now(), resourceTime - this.clockOffset));
+  }
+
+  /** Runs the migrations this resource has not run yet (see resource/migrations.ts). */
+  private migrate(): void {
+    const meta = this.meta();
+    if (!meta) return;
+    this.ctx.storage.transactionSync(() => {
+      const config = migrateTables(this.sql, tableLists(requireKind(meta.kind)), JSON.parse(meta.config) as JsonObject);
+      if (config) this.updateMeta({ config: JSON.stringify(config) });
+    });
   }
 
 
@@ -43,15 +77,15 @@ export class ResourceCore extends DurableObject<Env> {
     }
     // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
     if (!this.meta()?.ended) this.updateMeta({ ended: state });
-    await this.ctx.storage.setAlarm(Date.now() + 60_000);
+    await this.alarmAt(this.now() + 60_000);
     const record = this.record(this.meta() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.
     await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
-    await requireKind(meta.kind).end?.(prepareContext(meta, this.sql, this.env), JSON.parse(meta.config));
+    await requireKind(meta.kind).end?.(prepareContext(meta, this.sql, this.env, this.now()), this.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
-    await endResourceIndex(this.env.DB, meta.id, state, Date.now());
+    await endResourceIndex(this.env.DB, meta.id, state, this.now());
     this.cached = null;
     this.billingOf = undefined;
     this.deliveriesOf = undefined;
@@ -61,12 +95,17 @@ export class ResourceCore extends DurableObject<Env> {
     return record;
   }
 
-  protected async armAlarm(): Promise<void> {
+  /** When the alarm must next run, on the resource's clock: expiry, a settlement, a notice or the kind's timer. */
+  protected nextAlarmAt(): number | null {
     const meta = this.meta();
-    if (!meta) return;
-    const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.sql, this.env)];
-    // Anything already due fires now: the runtime refuses an alarm at or before the epoch.
-    await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...next.map((t) => t ?? Infinity))));
+    if (!meta) return null;
+    const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.config(meta), this.sql, this.env, this.now())];
+    return Math.min(...next.map((t) => t ?? Infinity));
+  }
+
+  protected async armAlarm(): Promise<void> {
+    const at = this.nextAlarmAt();
+    if (at !== null) await this.alarmAt(at);
   }
 
   /** Writes meta columns and keeps the cached row in step. */
@@ -81,6 +120,14 @@ export class ResourceCore extends DurableObject<Env> {
     return this.cached;
   }
 
+  /** The kind's config, parsed once per object lifetime (it changes only when a migration rewrites it). */
+  private parsedConfig: { text: string; value: unknown } | undefined;
+
+  protected config(meta: MetaRow): unknown {
+    if (this.parsedConfig?.text !== meta.config) this.parsedConfig = { text: meta.config, value: JSON.parse(meta.config) };
+    return this.parsedConfig.value;
+  }
+
   protected deliveries(): DeliveryLog {
     this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id);
     return this.deliveriesOf;
@@ -92,14 +139,14 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   protected async sendDueNotices(meta: MetaRow): Promise<void> {
-    const sent = await sendDueNotices(meta, Date.now(), (type, data) => this.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
+    const sent = await sendDueNotices(meta, this.now(), (type, data) => this.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
     if (sent !== meta.notices_sent) this.updateMeta({ notices_sent: sent });
   }
 
   protected billing(): Billing {
     this.billingOf ??= new Billing(this.sql, this.env, this.meta()!.id, (captured) => {
       if (captured) this.updateMeta({ charged: this.cached!.charged + captured });
-    });
+    }, () => this.now());
     return this.billingOf;
   }
 
@@ -125,7 +172,7 @@ export class ResourceCore extends DurableObject<Env> {
     return meta;
   }
 
-  protected store(meta: MetaRow, now = Date.now(), pending?: AfterCommit): EngineStore {
+  protected store(meta: MetaRow, now = this.now(), pending?: AfterCommit): EngineStore {
     return engineStore(meta, this.sql, this.env, now, pending);
   }
 
@@ -142,7 +189,7 @@ export class ResourceCore extends DurableObject<Env> {
    */
   protected async prepared<P, T>(meta: MetaRow, prepare: ((ctx: PrepareContext) => Promise<P>) | undefined, discard: ((ctx: PrepareContext, p: P) => Promise<void>) | undefined, work: (prepared: P | undefined) => Promise<T>): Promise<T> {
     if (!prepare) return work(undefined);
-    const ctx = prepareContext(meta, this.sql, this.env);
+    const ctx = prepareContext(meta, this.sql, this.env, this.now());
     const value = await prepare(ctx);
     try {
       this.stillHere();
@@ -174,7 +221,7 @@ export class ResourceCore extends DurableObject<Env> {
   /** Work in one transaction, then what it asked for once committed. */
   protected async commit<T>(meta: MetaRow, work: (store: EngineStore) => T): Promise<T> {
     const pending = afterCommit();
-    const out = this.ctx.storage.transactionSync(() => work(this.store(meta, Date.now(), pending)));
+    const out = this.ctx.storage.transactionSync(() => work(this.store(meta, this.now(), pending)));
     await this.afterWork(meta, pending);
     return out;
   }
@@ -182,15 +229,15 @@ export class ResourceCore extends DurableObject<Env> {
   /** The kind's own timer (a wakeup's moment, a schedule's tick), when due; its async step may fetch first. */
   protected async fireDueTimer(): Promise<void> {
     const meta = this.meta()!;
-    const timer = dueTimer(meta, this.sql, this.env, Date.now());
+    const config = this.config(meta);
+    const timer = dueTimer(meta, config, this.sql, this.env, this.now());
     if (!timer) return;
-    const config = JSON.parse(meta.config) as unknown;
-    const ctx = prepareContext(meta, this.sql, this.env);
+    const ctx = prepareContext(meta, this.sql, this.env, this.now());
     const prepared = await timer.prepare?.(ctx, config);
     const current = this.meta();
     try {
       // Still due? The resource may have ended, or an operation moved the timer, while the step awaited.
-      if (current && !this.endingState(current) && dueTimer(current, this.sql, this.env, Date.now())) {
+      if (current && !this.endingState(current) && dueTimer(current, config, this.sql, this.env, this.now())) {
         await this.commit(current, (store) => timer.fire(store, config, prepared));
         return;
       }
@@ -229,10 +276,10 @@ export class ResourceCore extends DurableObject<Env> {
     this.deliveries().record(report);
     const finished = requireKind(meta.kind).onDeliveryFinished;
     const final = report.final;
-    if (final && finished) await this.commit(meta, (store) => finished(store, JSON.parse(meta.config), report.deliveryId, final));
+    if (final && finished) await this.commit(meta, (store) => finished(store, this.config(meta), report.deliveryId, final));
   }
 
   protected record(meta: MetaRow, state: ResourceState): RecordCore {
-    return recordOf(meta, state, this.store(meta), this.billing().unsettled());
+    return recordOf(meta, this.config(meta), state, this.store(meta), this.billing().unsettled());
   }
 }

@@ -5,6 +5,7 @@
  * exported with it, deleted with it.
  */
 import type { Env } from "../../src/env";
+import { keysetPage } from "../../src/resources/pages";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
 import type { WebhookMessage } from "../../src/delivery/messages";
@@ -137,8 +138,7 @@ export class DeliveryLog {
   /** Oldest first; the cursor is the last row's sequence number. */
   list(limit: number, cursor: string | null): { items: Json[]; next_cursor: string | null } {
     const rows = this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0) || 0, limit + 1).toArray();
-    const page = rows.slice(0, limit);
-    return { items: page.map((r) => this.view(r)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+    return keysetPage(rows, limit, (r) => r.seq, (r) => this.view(r));
   }
 
   private view(row: DeliveryRow): Json {

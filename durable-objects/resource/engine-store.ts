@@ -46,19 +46,19 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
   };
 }
 
-export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env): PrepareContext {
-  return { resourceId: meta.id, env, sql, now: Date.now(), expiresAt: meta.expires_at, baseUrl: meta.base_url };
+export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env, now: number): PrepareContext {
+  return { resourceId: meta.id, env, sql, now, expiresAt: meta.expires_at, baseUrl: meta.base_url };
 }
 
 /** When the kind's own timer is next due (null: it has none, or nothing is scheduled). */
-export function nextTimerAt(meta: MetaRow, sql: SqlStorage, env: Env): number | null {
-  return requireKind(meta.kind).timer?.nextDue(engineStore(meta, sql, env, Date.now()), JSON.parse(meta.config)) ?? null;
+export function nextTimerAt(meta: MetaRow, config: unknown, sql: SqlStorage, env: Env, now: number): number | null {
+  return requireKind(meta.kind).timer?.nextDue(engineStore(meta, sql, env, now), config) ?? null;
 }
 
 /** The kind's timer when it is due at `now`, else null. */
-export function dueTimer(meta: MetaRow, sql: SqlStorage, env: Env, now: number): NonNullable<AnyKind["timer"]> | null {
+export function dueTimer(meta: MetaRow, config: unknown, sql: SqlStorage, env: Env, now: number): NonNullable<AnyKind["timer"]> | null {
   const timer = requireKind(meta.kind).timer;
   if (!timer) return null;
-  const due = timer.nextDue(engineStore(meta, sql, env, now), JSON.parse(meta.config));
+  const due = timer.nextDue(engineStore(meta, sql, env, now), config);
   return due !== null && due <= now ? timer : null;
 }

@@ -77,9 +77,8 @@ export interface RecordCore {
 }
 
 /** The record as of now: `store` is the kind's view (for usage and status), `unsettled` what holds charged but did not settle yet. */
-export function recordOf(meta: MetaRow, state: ResourceState, store: EngineStore, unsettled: number): RecordCore {
+export function recordOf(meta: MetaRow, config: unknown, state: ResourceState, store: EngineStore, unsettled: number): RecordCore {
   const kind = requireKind(meta.kind);
-  const config = JSON.parse(meta.config) as unknown;
   return {
     id: meta.id,
     kind: meta.kind,

@@ -29,11 +29,3 @@ export function decodeCursor(cursor: string): Position {
   }
   return { createdAt: Number(match[1]), id: match[2] };
 }
-
-/** Splits the `limit + 1` rows a page query fetched into the page and the cursor of the next one. */
-export function paginate<T extends { created_at: number; id: string }>(rows: T[], limit: number): { page: T[]; next: string | null } {
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const next = rows.length > limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null;
-  return { page, next };
-}

@@ -4,7 +4,8 @@
  * store the same thing: redacted text, a salted IP hash, never a credential.
  */
 import { randomId } from "../auth/ids";
-import { decodeCursor, paginate } from "./cursor";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { keysetPage, type Page } from "../resources/pages";
 import { clientHash, redactCredentials, redactOptional } from "./privacy";
 import type { AbuseReason, FeatureRequestInput } from "./schema";
 import { iso } from "../time";
@@ -64,36 +65,32 @@ interface AbuseReportRow {
 }
 
 /** Newest first; `cursor` is the `next_cursor` of the previous page. */
-async function pageRows<T extends { id: string; created_at: number }>(
-  db: D1Database, select: string, table: string, limit: number, cursor: string | undefined,
-): Promise<{ page: T[]; next: string | null }> {
+async function pageRows<T extends { id: string; created_at: number }, V>(
+  db: D1Database, select: string, table: string, limit: number, cursor: string | undefined, view: (row: T) => V,
+): Promise<Page<V>> {
   const after = cursor ? decodeCursor(cursor) : null;
   const where = after ? `WHERE (${table}.created_at, ${table}.id) < (?, ?)` : "";
   const order = `ORDER BY ${table}.created_at DESC, ${table}.id DESC LIMIT ?`;
   const stmt = db.prepare(`${select} ${where} ${order}`);
   const bound = after ? stmt.bind(after.createdAt, after.id, limit + 1) : stmt.bind(limit + 1);
   const { results } = await bound.all<T>();
-  return paginate(results, limit);
+  return keysetPage(results, limit, (r) => encodeCursor({ createdAt: r.created_at, id: r.id }), view);
 }
 
 export async function listFeatureRequests(db: D1Database, limit: number, cursor?: string) {
-  const { page, next } = await pageRows<FeatureRequestRow>(
+  return pageRows<FeatureRequestRow, unknown>(
     db, "SELECT id, title, body, contact, kind, client_hash, created_at FROM feature_requests", "feature_requests", limit, cursor,
+    (r) => ({ ...r, created_at: iso(r.created_at), status: "received" as const }),
   );
-  const items = page.map((r) => ({ ...r, created_at: iso(r.created_at), status: "received" as const }));
-  return { items, next_cursor: next };
 }
 
 export async function listAbuseReports(db: D1Database, limit: number, cursor?: string) {
-  const { page, next } = await pageRows<AbuseReportRow>(
+  return pageRows<AbuseReportRow, unknown>(
     db,
     `SELECT abuse_reports.id, url, abuse_reports.public_id, abuse_reports.reason, details, contact, client_hash, created_at,
        disabled_public_addresses.public_id IS NOT NULL AS disabled
      FROM abuse_reports LEFT JOIN disabled_public_addresses ON disabled_public_addresses.public_id = abuse_reports.public_id`,
     "abuse_reports", limit, cursor,
+    ({ disabled, ...r }) => ({ ...r, created_at: iso(r.created_at), status: "received" as const, public_address_disabled: disabled === 1 }),
   );
-  const items = page.map(({ disabled, ...r }) => ({
-    ...r, created_at: iso(r.created_at), status: "received" as const, public_address_disabled: disabled === 1,
-  }));
-  return { items, next_cursor: next };
 }

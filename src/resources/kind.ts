@@ -87,6 +87,16 @@ export interface PublicAnswer {
   headers?: Record<string, string>;
 }
 
+/** One step of a table layout's history (see `migrations`). */
+export interface Migration {
+  /** DDL and data moves, run in order in one transaction. */
+  sql?: string[];
+  /** What statements cannot say (a backfill computed in code). */
+  run?(sql: SqlStorage): void;
+  /** The stored config rewritten to the new shape (a field added with its default). */
+  config?(config: JsonObject): JsonObject;
+}
+
 /**
  * A call of an operation that succeeds on a resource made from its kind's `example`: published
  * in the OpenAPI document and by describe_kind, and run as written by the examples test.
@@ -191,8 +201,14 @@ export interface KindDefinition<Config = unknown> {
    * create body, before payment: `config` is what the record shows, `sealed` reaches `init` only.
    */
   sealCreate?(env: Env, config: Config): Promise<{ config: Config; sealed: Json }>;
-  /** Creates the kind's tables and first state (`sealed`: what sealCreate set aside, else null). */
-  init(store: EngineStore, config: Config, sealed: Json): void;
+  /**
+   * The kind's tables, as an ordered list of migrations: a new resource runs them all; one made
+   * earlier (resources live up to a year) runs, once, those it has not, before it serves anything.
+   * The first creates the tables; append a step to change them; never edit or remove one.
+   */
+  migrations: Migration[];
+  /** Writes the first rows into the new tables (`sealed`: what sealCreate set aside, else null). */
+  init?(store: EngineStore, config: Config, sealed: Json): void;
   /** Counters shown in the record's `usage`. */
   usage(store: EngineStore, config: Config): JsonObject;
   /** Kind-specific progress shown as the record's `status`. */

@@ -1,5 +1,6 @@
 /** Turns a Durable Object's record into the public one, and answers for resources that are gone. */
 import type { Context } from "hono";
+import { isoOrNull } from "../time";
 import type { AppEnv } from "../env";
 import type { RecordCore } from "../../durable-objects/resource/meta";
 import { AppError, unwrap, type Result } from "../http/errors";
@@ -35,7 +36,7 @@ export async function resourceAnswer<T>(c: Context<AppEnv>, id: string, mgmtHash
         id: row.id, kind: row.kind, state: row.state, label: row.label,
         created_at: new Date(row.created_at).toISOString(),
         expires_at: new Date(row.expires_at).toISOString(),
-        ended_at: row.ended_at === null ? null : new Date(row.ended_at).toISOString(),
+        ended_at: isoOrNull(row.ended_at),
       },
     },
   });

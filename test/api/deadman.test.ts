@@ -7,14 +7,13 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received, type Received, stubOf } from "../harness";
+import { advance, buyCredits, call, createResource, json, managed, received, type Received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-const TIME_COLUMNS = ["due_at", "last_ping_at", "last_success_at", "started_at", "down_at", "last_alert_at"];
 
 async function deadman(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -35,13 +34,8 @@ async function deadman(name: string, extra: Record<string, unknown> = {}) {
       return { status: res.status, body: await json(res) };
     },
     status: async () => (await json(await call("GET", `/v1/resources/${created.id}`, { headers: managed(created.mgmt) }))).status,
-    /** `ms` pass: every time the switch holds moves back by that much, and the alarm runs. */
-    advance: async (ms: number) => {
-      await runInDurableObject(stubOf(created.id), (_o, state) => {
-        state.storage.sql.exec(`UPDATE deadman SET ${TIME_COLUMNS.map((c) => `${c} = ${c} - ?`).join(", ")}`, ...TIME_COLUMNS.map(() => ms));
-      });
-      await runDurableObjectAlarm(stubOf(created.id));
-    },
+    /** `ms` pass on the resource's clock; the alarms due by then run. */
+    advance: (ms: number) => advance(created.id, ms),
     /** The events the receiver got for `path`, checked against the resource's signing secret. */
     events: async (path: string, count: number) => (await received(path, count)).map((r: Received) => webhook.verify(r.body, r.headers) as Record<string, any>),
   };

@@ -1,8 +1,8 @@
 /** delayed, per KINDS.md: messages with delay_seconds or deliver_at (≤ TTL), dedup_id, list pending, cancel one. */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { advance, buyCredits, call, createResource, json, managed, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -14,12 +14,7 @@ async function channel(name: string, extra: Record<string, unknown> = {}) {
     const res = await call(method, `/v1/delayed/${created.id}${path}`, { body, headers: managed(created.mgmt, token) });
     return { status: res.status, body: await json(res) };
   };
-  /** Time passes: every message whose time is `ms` from now or earlier is due, and the alarm runs. */
-  const advance = async (ms: number) => {
-    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE delayed_messages SET deliver_at = deliver_at - ?", ms));
-    await runDurableObjectAlarm(stubOf(created.id));
-  };
-  return { ...created, op, advance };
+  return { ...created, op, advance: (ms: number) => advance(created.id, ms) };
 }
 
 describe("delayed", () => {

@@ -12,7 +12,7 @@ import { seal } from "../../src/auth/sealing";
 import { checkEgressUrl } from "../../src/delivery/egress-guard";
 import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
-import { buyCredits, call, createResource, json, managed, shiftResourceTimes, received } from "../harness";
+import { advance, buyCredits, call, createResource, expire, json, managed, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -28,14 +28,12 @@ async function deliveriesOf(id: string, mgmt: string, until: (d: Record<string, 
   throw new Error("delivery did not reach the expected state");
 }
 
-/** A counter whose 1-hour expiry notice is due now: its alarm sends resource.expiring. */
+/** A counter living two hours whose clock reaches its 1-hour expiry notice: its alarm sends resource.expiring. */
 async function counterWithDueNotice(path: string) {
   const { token } = await buyCredits(1);
-  const created = await createResource("counters", token, { ttl_seconds: 3 * 86400, notify_url: `${receiver}${path}` });
+  const created = await createResource("counters", token, { ttl_seconds: 2 * 3600, notify_url: `${receiver}${path}` });
   expect(created.record.signing_secret).toMatch(/^whsec_/);
-  const now = Date.now();
-  await shiftResourceTimes(created.id, { created_at: now - 2 * 3600_000, expires_at: now + 1800_000 });
-  await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(created.id)));
+  await advance(created.id, 3600_000 + 60_000);
   return created;
 }
 
@@ -73,8 +71,7 @@ describe("lifecycle events", () => {
     const name = unique();
     const { token } = await buyCredits(1);
     const { id, record } = await createResource("counters", token, { ttl_seconds: 60, notify_url: `${receiver}/ok/${name}` });
-    await shiftResourceTimes(id, { expires_at: Date.now() - 1 });
-    await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
+    await expire(id);
     const [hit] = await received(name, 1);
     expect((new Webhook(record.signing_secret).verify(hit!.body, hit!.headers) as Record<string, any>).type).toBe("resource.expired");
   });

@@ -3,10 +3,10 @@
  * with at most max_parallel in flight; pause/resume; backlog listing. Time is driven by moving
  * the release window back and running the alarm; deliveries go to the real local receiver.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -23,11 +23,7 @@ async function drip(path: string, extra: Record<string, unknown> = {}) {
     return { status: res.status, body: await json(res) };
   };
   const alarm = () => runDurableObjectAlarm(stubOf(created.id));
-  /** `ms` pass for the rate window: every release so far moves that far into the past, and the alarm runs. */
-  const advance = async (ms: number) => {
-    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE drip_releases SET at = at - ?", ms));
-    await alarm();
-  };
+  const elapse = (ms: number) => advance(created.id, ms);
   const exported = async () => (await json(await call("GET", `/v1/resources/${created.id}/export`, { headers: managed(created.mgmt) }))).data.messages as Exported[];
   /** Polls until `done` holds for the status (deliveries cross a real queue). */
   const until = async (done: (s: Record<string, any>) => boolean, each?: (s: Record<string, any>) => void, tries = 100) => {
@@ -39,7 +35,7 @@ async function drip(path: string, extra: Record<string, unknown> = {}) {
     }
     throw new Error("drip did not reach the expected state");
   };
-  return { ...created, token, op, alarm, advance, exported, until };
+  return { ...created, token, op, alarm, elapse, exported, until };
 }
 
 const batchOf = (n: number, from = 0) => ({ messages: Array.from({ length: n }, (_, i) => ({ body: { n: from + i } })) });
@@ -81,7 +77,7 @@ describe("drips", () => {
     expect(wait).toBeGreaterThan(50_000);
     expect(wait).toBeLessThanOrEqual(60_000);
 
-    await d.advance(60_000);
+    await d.elapse(60_000);
     await received(name, 4);
     await sleep(300);
     expect(await logOf(name)).toHaveLength(4);

@@ -3,9 +3,9 @@
  * claim → new / in_flight (409) / duplicate / mismatch (422), store the result, lock timeout, window expiry.
  * Time is moved by editing the stored times, never waited for.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, stubOf } from "../harness";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, stubOf } from "../harness";
 
 async function firewall(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -16,13 +16,6 @@ async function firewall(body: Record<string, unknown> = {}) {
   };
   const claim = (key: string, fingerprint: string, extra: Record<string, unknown> = {}) => op("POST", "/claim", { key, fingerprint, ...extra });
   return { token, id, mgmt, record, op, claim };
-}
-
-/** Moves a key's stored times (Unix ms) instead of waiting for them. */
-async function setKeyTimes(id: string, key: string, times: { lock_expires_at?: number; expires_at?: number }) {
-  await runInDurableObject(stubOf(id), (_o, state) => {
-    for (const [column, value] of Object.entries(times)) state.storage.sql.exec(`UPDATE idem_keys SET ${column} = ? WHERE key = ?`, value, key);
-  });
 }
 
 async function storedKeys(id: string): Promise<string[]> {
@@ -79,8 +72,8 @@ describe("idempotency", () => {
     expect(Date.parse(first.body.lock_expires_at) - Date.now()).toBeGreaterThan(110_000);
     expect((await claim("job-7", "fp")).status).toBe(409);
 
-    // The holder crashed: its lock runs out (moved into the past instead of waiting two minutes).
-    await setKeyTimes(id, "job-7", { lock_expires_at: Date.now() - 1 });
+    // The holder crashed: its lock runs out.
+    await advance(id, 121_000);
     expect((await op("GET", "/keys/job-7")).body.state).toBe("lapsed");
     expect((await claim("job-7", "other-fp")).status).toBe(422); // still only for the same request
     const second = await claim("job-7", "fp");
@@ -98,7 +91,7 @@ describe("idempotency", () => {
   it("a lock lapsed but not taken over still accepts its holder's result", async () => {
     const { claim, op, id } = await firewall();
     const first = await claim("slow", "fp");
-    await setKeyTimes(id, "slow", { lock_expires_at: Date.now() - 1 });
+    await advance(id, 301_000); // the default lock timeout passes
     expect((await op("POST", "/complete", { key: "slow", lock_token: first.body.lock_token, result: null })).status).toBe(200);
     expect((await claim("slow", "fp")).body).toMatchObject({ outcome: "duplicate", result: null });
   });
@@ -129,19 +122,14 @@ describe("idempotency", () => {
     expect(Date.parse(a.body.expires_at) - Date.now()).toBeGreaterThan(3590_000);
     await op("POST", "/complete", { key: "a", lock_token: a.body.lock_token, result: 1 });
     await claim("b", "fp");
+    await advance(id, 1800_000);
     await claim("c", "fp");
 
-    // The window of a and b passes.
-    await setKeyTimes(id, "a", { expires_at: Date.now() - 1 });
-    await setKeyTimes(id, "b", { expires_at: Date.now() - 1 });
+    // The window of a and b passes; c's, claimed half an hour later, does not.
+    await advance(id, 1801_000);
     expect((await op("GET", "/keys/a")).status).toBe(404);
     expect((await op("GET", "/keys")).body.items.map((k: { key: string }) => k.key)).toEqual(["c"]);
-    // The successful list re-armed the alarm at the earliest expiry, now past: the timer deletes the rows for good.
-    // It may be running on its own already: run it as well, boundedly, until it is done.
-    for (let i = 0; i < 20 && (await storedKeys(id)).length > 1; i++) {
-      await runDurableObjectAlarm(stubOf(id));
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // The alarms that ran as the time passed deleted the rows for good.
     expect(await storedKeys(id)).toEqual(["c"]);
     // A forgotten key is claimable afresh, with any fingerprint.
     expect((await claim("a", "new-fp")).body).toMatchObject({ outcome: "new", attempt: 1 });

@@ -6,8 +6,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, createResource, json, managed, shiftResourceTimes, stubOf, r2Keys } from "../harness";
-import { FIXTURES } from "./fixtures";
+import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys } from "../harness";
+import { exampleRequest, localized } from "./examples";
+import type { AnyKind } from "../../src/resources/kind";
 
 async function storageIsEmpty(id: string): Promise<boolean> {
   return runInDurableObject(stubOf(id), async (_obj, state) => {
@@ -26,16 +27,26 @@ async function settledAlarm(id: string): Promise<void> {
   throw new Error(`the alarm of ${id} stayed due`);
 }
 
-it("every kind in the registry has a contract fixture", () => {
-  expect(Object.keys(FIXTURES).sort()).toEqual(KINDS.map((k) => k.kind).sort());
-});
+/** A paid operation whose example succeeds on a fresh resource on its own (no `after`): it writes data where it can. */
+function sampleOp(kind: AnyKind) {
+  const alone = kind.ops.filter((op) => op.priceMicro > 0 && !op.servesObject && !op.example?.after);
+  const op = alone.find((o) => o.method !== "get") ?? alone[0];
+  if (!op) throw new Error(`${kind.kind}: no paid operation runs on a fresh resource`);
+  return op;
+}
 
 describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => {
-  const fx = FIXTURES[kindName]!;
+  // The kind's published create example (its contract fixture lives with the kind) and a paid operation's.
+  const valid = localized(kind.example);
+  const sample = sampleOp(kind);
+  const callSample = (id: string, headers: Record<string, string>) => {
+    const req = exampleRequest(kind, sample, id);
+    return call(req.method, req.path, { body: req.body, headers: { ...req.headers, ...headers } });
+  };
 
   it("create → status → extend → export → cancel", async () => {
     const { token } = await buyCredits(1);
-    const { record, id, mgmt } = await createResource(kindName, token, { ...fx.valid, ttl_seconds: 86400 });
+    const { record, id, mgmt } = await createResource(kindName, token, { ...valid, ttl_seconds: 86400 });
     expect(record).toMatchObject({ kind: kindName, family: kind.family, state: "active", charged_usd: kind.dayPriceMicro / 1e6 });
     expect(mgmt).toMatch(/^zvm_/);
     expect(record.urls.self).toBe(`https://zeitvault.test/v1/resources/${id}`);
@@ -78,10 +89,10 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
   it("bad bodies → 422 naming the field, and nothing is charged", async () => {
     const { token } = await buyCredits(1);
     for (const [body, path] of [
-      [fx.invalid.body, fx.invalid.path],
-      [{ ...fx.valid, ttl_seconds: kind.maxTtlSeconds + 1 }, "ttl_seconds"],
-      [{ ...fx.valid, label: "x".repeat(201) }, "label"],
-      [{ ...fx.valid, notify_url: "ftp://example.com" }, "notify_url"],
+      [{ ...valid, ttl_seconds: 59 }, "ttl_seconds"],
+      [{ ...valid, ttl_seconds: kind.maxTtlSeconds + 1 }, "ttl_seconds"],
+      [{ ...valid, label: "x".repeat(201) }, "label"],
+      [{ ...valid, notify_url: "ftp://example.com" }, "notify_url"],
     ] as const) {
       const res = await call("POST", `/v1/${kindName}`, { body, headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(422);
@@ -97,10 +108,10 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
 
   it("wrong or missing tokens → 401/403 and no charge", async () => {
     const { token } = await buyCredits(1);
-    const a = await createResource(kindName, token, fx.valid);
-    const b = await createResource(kindName, token, fx.valid);
+    const a = await createResource(kindName, token, valid);
+    const b = await createResource(kindName, token, valid);
     const spent = (await balanceOf(token)).spent_usd;
-    const op = (headers: Record<string, string>) => call(fx.op.method, `/v1/${kindName}/${a.id}${fx.op.path}`, { body: fx.op.body, headers });
+    const op = (headers: Record<string, string>) => callSample(a.id, headers);
 
     expect((await op({ "x-credit-token": token })).status).toBe(401); // no management token
     expect((await op(managed(b.mgmt, token))).status).toBe(403); // another resource's token
@@ -108,10 +119,10 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     expect((await op(managed(forged, token))).status).toBe(401); // checksum fails
     expect((await call("GET", `/v1/resources/${a.id}`, { headers: managed(b.mgmt) })).status).toBe(403);
     expect((await call("DELETE", `/v1/resources/${a.id}`)).status).toBe(401);
-    expect((await call("POST", `/v1/${kindName}`, { body: fx.valid, headers: { authorization: "Bearer zv_nope" } })).status).toBe(401);
+    expect((await call("POST", `/v1/${kindName}`, { body: valid, headers: { authorization: "Bearer zv_nope" } })).status).toBe(401);
     const unpaid = await op(managed(a.mgmt));
     expect(unpaid.status).toBe(402);
-    expect((await json(unpaid)).accepts[0].maxAmountRequired).toBe(String(kind.ops[0] ? kind.ops.find((o) => o.path === fx.op.path)!.priceMicro : 0));
+    expect((await json(unpaid)).accepts[0].maxAmountRequired).toBe(String(sample.priceMicro));
     expect((await balanceOf(token)).spent_usd).toBe(spent);
 
     const ok = await op(managed(a.mgmt, token));
@@ -120,23 +131,22 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
 
   it("expires by its alarm: 410 afterwards and no data left", async () => {
     const { token } = await buyCredits(1);
-    const { id, mgmt } = await createResource(kindName, token, { ...fx.valid, ttl_seconds: 60 });
+    const { id, mgmt } = await createResource(kindName, token, valid);
     const stub = stubOf(id);
     // Some data first (an entry, a message, a stamp), so there is something to delete.
-    const before = await call(fx.op.method, `/v1/${kindName}/${id}${fx.op.path}`, { body: fx.op.body, headers: managed(mgmt, token) });
+    const before = await callSample(id, managed(mgmt, token));
     expect(before.status, await before.clone().text()).toBe(200);
     await settledAlarm(id); // work the op made due at once (a drip's release) runs by itself first
     // Not yet due: the alarm re-arms and nothing changes.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
 
-    await shiftResourceTimes(id, { expires_at: Date.now() - 1 });
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await expire(id);
 
     const res = await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) });
     expect(res.status).toBe(410);
     expect((await json(res)).code).toBe("resource_expired");
-    const op = await call(fx.op.method, `/v1/${kindName}/${id}${fx.op.path}`, { body: fx.op.body, headers: managed(mgmt, token) });
+    const op = await callSample(id, managed(mgmt, token));
     expect(op.status).toBe(410);
     expect(await storageIsEmpty(id)).toBe(true);
     expect(await r2Keys(id)).toEqual([]);

@@ -3,9 +3,9 @@
  * copies with and without Content-Length through the egress guard, Range reads, export, and
  * nothing left in R2 (listing or unfinished uploads) after abort, cancel or expiry.
  */
-import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, received, serveContent, shiftResourceTimes, r2Keys } from "../harness";
+import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, expire, received, serveContent, r2Keys } from "../harness";
 import { MAX_OBJECT_BYTES, MAX_REQUEST_BYTES, MIN_PART_BYTES, STREAM_PART_BYTES } from "../../src/kinds/memory/objects/schema";
 import { checkPartFits } from "../../src/kinds/memory/objects/layout";
 
@@ -160,8 +160,7 @@ describe("multipart upload", () => {
       if (end === "cancel") {
         expect((await call("DELETE", `/v1/resources/${o.id}`, { headers: managed(o.mgmt) })).status).toBe(200);
       } else {
-        await shiftResourceTimes(o.id, { expires_at: Date.now() - 1 });
-        expect(await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(o.id)))).toBe(true);
+        await expire(o.id);
         expect((await call("GET", `/v1/resources/${o.id}`, { headers: managed(o.mgmt) })).status).toBe(410);
       }
       expect(await r2Keys(o.id)).toEqual([]);

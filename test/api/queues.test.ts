@@ -6,7 +6,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
 import { watchRowsRead } from "./rows-read";
 
 type Op = (method: string, path: string, payload?: unknown) => Promise<{ status: number; body: any }>;
@@ -21,12 +21,6 @@ async function queue(config: Record<string, unknown> = {}, usd = 1) {
   return { token, id, mgmt, op };
 }
 
-/** Moves stored times back by `ms` (as if that much time had passed) for messages in these states. */
-async function elapse(id: string, ms: number, states: string[] = ["in_flight", "delayed"]): Promise<void> {
-  await runInDurableObject(stubOf(id), (_o, state) => {
-    state.storage.sql.exec(`UPDATE queue_messages SET visible_at = visible_at - ? WHERE state IN (${states.map(() => "?").join(", ")})`, ms, ...states);
-  });
-}
 
 const lease = (op: Op, body: Record<string, unknown> = {}) => op("POST", "/leases", body);
 const ids = (items: { message_id: string }[]) => items.map((m) => m.message_id);
@@ -98,7 +92,7 @@ describe("queues", () => {
     expect((await lease(q.op)).body.items).toEqual([]);
     expect((await q.op("GET", "/stats")).body).toMatchObject({ visible: 0, in_flight: 1 });
 
-    await elapse(q.id, 61_000);
+    await advance(q.id, 61_000);
     expect((await q.op("GET", `/messages/${first.message_id}`)).body.state).toBe("visible");
     const second = (await lease(q.op)).body.items[0];
     expect(second).toMatchObject({ message_id: first.message_id, receive_count: 2 });
@@ -131,13 +125,13 @@ describe("queues", () => {
     const ext = await q.op("POST", `/leases/${held.lease_id}/extend`, { visibility_seconds: 600 });
     expect(ext.status).toBe(200);
     expect(Date.parse(ext.body.lease_expires_at) - Date.now()).toBeGreaterThan(590_000);
-    await elapse(q.id, 61_000);
+    await advance(q.id, 61_000);
     expect((await lease(q.op)).body.items).toEqual([]); // still held
     const back = await q.op("POST", `/leases/${held.lease_id}/nack`, { delay_seconds: 30 });
     expect(back.body).toMatchObject({ message_id: held.message_id, state: "delayed" });
     expect((await lease(q.op)).body.items).toEqual([]);
     expect((await q.op("GET", "/stats")).body).toMatchObject({ delayed: 1, in_flight: 0 });
-    await elapse(q.id, 31_000);
+    await advance(q.id, 31_000);
     const again = (await lease(q.op)).body.items[0];
     expect(again.receive_count).toBe(2);
     expect((await q.op("POST", `/leases/${again.lease_id}/nack`)).body).toMatchObject({ state: "visible" });
@@ -167,10 +161,10 @@ describe("queues", () => {
     expect(l3).toMatchObject({ message_id, receive_count: 1 });
 
     // Lapsing leases count as receives too: the second lapse makes it dead again, found by the next call.
-    await elapse(q.id, 31_000);
+    await advance(q.id, 31_000);
     const l4 = (await lease(q.op)).body.items[0];
     expect(l4.receive_count).toBe(2);
-    await elapse(q.id, 31_000);
+    await advance(q.id, 31_000);
     expect((await q.op("GET", "/stats")).body).toMatchObject({ dead: 1, in_flight: 0 });
     expect((await q.op("POST", `/leases/${l4.lease_id}/ack`)).status).toBe(409);
 
@@ -196,7 +190,7 @@ describe("queues", () => {
     const got = (await lease(q.op, { max_messages: 2 })).body.items;
     await q.op("POST", "/leases/ack", { lease_ids: got.map((m: { lease_id: string }) => m.lease_id) });
     expect((await q.op("POST", "/messages", { body: "late", dedup_id: "order-1" })).body).toMatchObject({ duplicate: true, state: null });
-    await runInDurableObject(stubOf(q.id), (_o, state) => void state.storage.sql.exec("UPDATE queue_dedup SET expires_at = 0"));
+    await advance(q.id, 301_000); // past the dedup window (300 s)
     const fresh = await q.op("POST", "/messages", { body: "late", dedup_id: "order-1" });
     expect(fresh.body.duplicate).toBe(false);
     expect(fresh.body.message_id).not.toBe(a.body.message_id);
@@ -218,13 +212,14 @@ describe("queues", () => {
     const now = await q.op("POST", "/messages", { body: "now", delay_seconds: 0 });
     expect(now.body.state).toBe("visible");
     await q.op("POST", "/messages", { body: "soon", delay_seconds: 30, priority: 9 });
-    expect((await lease(q.op, { max_messages: 10 })).body.items.map((m: { body: string }) => m.body)).toEqual(["now"]);
+    // Held long enough that its lease outlasts the time the delayed ones take.
+    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m: { body: string }) => m.body)).toEqual(["now"]);
     const stats = (await q.op("GET", "/stats")).body;
     expect(stats).toMatchObject({ delayed: 2, in_flight: 1, visible: 0 });
     expect(Date.parse(stats.next_visible_at) - Date.now()).toBeGreaterThan(20_000);
-    await elapse(q.id, 31_000, ["delayed"]);
-    expect((await lease(q.op, { max_messages: 10 })).body.items.map((m: { body: string }) => m.body)).toEqual(["soon"]);
-    await elapse(q.id, 120_000, ["delayed"]);
+    await advance(q.id, 31_000);
+    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m: { body: string }) => m.body)).toEqual(["soon"]);
+    await advance(q.id, 120_000);
     expect((await lease(q.op, { max_messages: 10 })).body.items.map((m: { body: string }) => m.body)).toEqual(["default delay"]);
   });
 

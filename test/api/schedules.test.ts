@@ -3,10 +3,10 @@
  * run now; next?count=N preview; jitter; overlap skip/allow; history. Ticks are
  * driven by moving the next fire time and running the alarm.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { advanceTo, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -15,10 +15,10 @@ async function schedule(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const created = await createResource("schedules", token, body);
   const op = async (method: string, path: string) => json(await call(method, `/v1/schedules/${created.id}${path}`, { headers: managed(created.mgmt, token) }));
-  /** The clock reaches the next tick: the schedule's clock is set a day back, so a tick is due now, and the alarm runs. */
+  /** The resource's clock reaches the next tick; the alarm runs it. */
   const tick = async () => {
-    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE schedule SET since = ?", Date.now() - 86400_000));
-    await runDurableObjectAlarm(stubOf(created.id));
+    const { next_run_at } = await op("GET", "");
+    await advanceTo(created.id, next_run_at as string);
   };
   return { ...created, token, op, tick };
 }

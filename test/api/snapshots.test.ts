@@ -5,10 +5,10 @@
  * resource's own alarm right after create; later ones are driven by moving the
  * clock back and running the alarm. The local receiver serves the content.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { ORIGIN, buyCredits, call, createResource, json, managed, received, serveContent, stubOf, r2Keys } from "../harness";
+import { advance, advanceTo, ORIGIN, buyCredits, call, createResource, json, managed, received, serveContent, stubOf, r2Keys } from "../harness";
 import { MAX_BODY_BYTES } from "../../src/kinds/time/snapshots/schema";
 import { discardSnapshot, type Fetched } from "../../src/kinds/time/snapshots/fetch";
 
@@ -32,10 +32,11 @@ async function watcher(body: Record<string, unknown>, opts: { baseline?: boolean
     expect(res.status, await res.clone().text()).toBe(200);
     return json(res);
   };
-  /** The next scheduled fetch, now: the clock is set far back, so one is due, and the alarm runs. */
+  /** The resource's clock reaches the next scheduled fetch; the alarm runs it. */
   const tick = async () => {
-    await runInDurableObject(stubOf(created.id), (_o, state) => void state.storage.sql.exec("UPDATE snapshot_clock SET since = 1 WHERE since IS NOT NULL"));
-    expect(await runDurableObjectAlarm(stubOf(created.id))).toBe(true);
+    const next = (await op("GET", "")).next_snapshot_at as string;
+    expect(next).not.toBeNull();
+    await advanceTo(created.id, next);
   };
   const items = async () => (await op("GET", "/snapshots")).items as Record<string, any>[];
   const w = { ...created, token, op, tick, items };
@@ -206,8 +207,7 @@ describe("snapshots", () => {
     const w = await watcher({ url, interval_seconds: 600 });
     const paused = await w.op("POST", "/pause");
     expect(paused).toMatchObject({ paused: true, next_snapshot_at: null });
-    await runInDurableObject(stubOf(w.id), (_o, state) => void state.storage.sql.exec("UPDATE snapshot_clock SET since = 1"));
-    await runDurableObjectAlarm(stubOf(w.id));
+    await advance(w.id, 3 * 600_000); // three intervals pass, paused: no fetch
     expect((await w.op("GET", "")).fetches).toBe(1);
 
     await serveContent(name, "two");
@@ -215,7 +215,8 @@ describe("snapshots", () => {
     expect(taken).toMatchObject({ seq: 2, manual: true, ok: true, changed: true });
     const resumed = await w.op("POST", "/resume");
     expect(resumed.paused).toBe(false);
-    expect(Math.abs(Date.parse(resumed.next_snapshot_at) - (Date.now() + 600_000))).toBeLessThan(10_000);
+    // An interval from the resource's now (its clock is 30 minutes ahead after the paused half hour).
+    expect(Math.abs(Date.parse(resumed.next_snapshot_at) - (Date.now() + 3 * 600_000 + 600_000))).toBeLessThan(10_000);
   });
 
   it("on a cron, fetches on the ticks of its time zone after the baseline", async () => {

@@ -3,10 +3,10 @@
  * body; scheduled → delivered / failed; fire now; reschedule; attempt log.
  * Time is driven: the fire time is moved and the alarm run, never waited for.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -26,10 +26,10 @@ async function wakeup(body: Record<string, unknown>) {
   return { ...created, token, get, until };
 }
 
-/** Moves the fire time to now and runs the resource's alarm, as the clock would. */
-async function makeDue(id: string) {
-  await runInDurableObject(stubOf(id), (_o, state) => void state.storage.sql.exec("UPDATE wakeup SET fire_at = ?", Date.now() - 1));
-  return runDurableObjectAlarm(stubOf(id));
+/** Lets the resource's clock reach the wakeup's time; its alarm runs. */
+async function makeDue(id: string, mgmt: string) {
+  const record = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+  await advanceTo(id, record.status.fire_at);
 }
 
 describe("wakeups", () => {
@@ -40,7 +40,7 @@ describe("wakeups", () => {
     expect(Date.parse(w.record.status.fire_at) - Date.parse(w.record.created_at)).toBe(3600_000);
 
     expect(await runDurableObjectAlarm(stubOf(w.id))).toBe(true); // not due: nothing is sent
-    await makeDue(w.id);
+    await makeDue(w.id, w.mgmt);
     const [hit] = await received(name, 1);
     expect(hit!.path).toBe(`/ok/${name}?x=1`);
     expect(hit!.headers["x-agent"]).toBe("a1");
@@ -71,7 +71,7 @@ describe("wakeups", () => {
   it("ends failed when the receiver keeps failing", async () => {
     const name = unique();
     const w = await wakeup({ url: `${receiver}/down/${name}`, delay_seconds: 60 });
-    await makeDue(w.id);
+    await makeDue(w.id, w.mgmt);
     await w.until("failed");
     expect((await received(name, 8)).length).toBe(8);
   });
@@ -95,7 +95,7 @@ describe("wakeups", () => {
     const moved = await json(res);
     expect(Date.parse(moved.fire_at)).toBeGreaterThan(Date.now() + 7000_000);
     // The old time passes without a call: the alarm follows the new one.
-    await runDurableObjectAlarm(stubOf(w.id));
+    await advance(w.id, 600_000);
     expect(await (await fetch(`${receiver}/_log/${name}`)).json()).toEqual([]);
     expect((await w.get()).status).toBe("scheduled");
 

@@ -7,19 +7,23 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext, PublicAnswer, PublicRequest } from "../../../resources/kind";
 import { putStream, type Stored } from "../../../resources/r2";
 import { checkRange } from "../../../resources/downloads";
-import { iso } from "../../../time";
+import { isoOrNull } from "../../../time";
 import { attachmentDisposition } from "../../../http/header-fields";
 import type { BlobConfig, BlobView } from "./schema";
 import type { RawBodyInput } from "../../../openapi/schemas";
 
 type BlobRow = { object_key: string | null; size: number | null; sha256: string | null; content_type: string | null; uploaded_at: number | null; public_downloads: number };
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE blob (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE blob (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     object_key TEXT, size INTEGER, sha256 TEXT, content_type TEXT, uploaded_at INTEGER,
     public_downloads INTEGER NOT NULL DEFAULT 0
-  )`);
+  )`,
+];
+
+export function init(store: EngineStore): void {
   store.sql.exec("INSERT INTO blob (id) VALUES (1)");
 }
 
@@ -28,7 +32,7 @@ const row = (sql: SqlStorage) => sql.exec<BlobRow>("SELECT * FROM blob").one();
 export function view(store: EngineStore, config: BlobConfig): BlobView {
   const b = row(store.sql);
   return {
-    uploaded: b.object_key !== null, size: b.size, sha256: b.sha256, content_type: b.content_type, uploaded_at: b.uploaded_at === null ? null : iso(b.uploaded_at),
+    uploaded: b.object_key !== null, size: b.size, sha256: b.sha256, content_type: b.content_type, uploaded_at: isoOrNull(b.uploaded_at),
     public_downloads: b.public_downloads, max_downloads: config.max_downloads ?? null,
     content_url: b.object_key ? store.downloadUrl(b.object_key) : null,
   };

@@ -4,6 +4,7 @@ import { defineKind, defineOp } from "../../../resources/kind";
 import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
 import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
 import { rawBodyInput, type RawBodyInput, noInput } from "../../../openapi/schemas";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 
@@ -14,6 +15,7 @@ export const blobs = defineKind<BlobConfig>({
   summary: "Blob parking: up to 100 MB for up to 48 h, streamed to R2, sha256, optional public link with a download limit.",
   createSchema: blobConfig,
   example: { content_type: "application/pdf", filename: "report.pdf", public: true, max_downloads: 3 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 5000,
   defaultTtlSeconds: 24 * 3600,
   maxTtlSeconds: 48 * 3600,

@@ -6,6 +6,7 @@
  * limits commit together or not at all; pruned R2 objects go once it committed.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import { iso } from "../../../time";
 import type { EngineStore } from "../../../resources/kind";
 import { decodeValue, type Encoding } from "./content";
@@ -42,16 +43,17 @@ export interface PreparedSave {
   key: string | null;
 }
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE cp_threads (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE cp_threads (
     id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, last_seq INTEGER NOT NULL,
-    forked_from TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`);
-  store.sql.exec(`CREATE TABLE cp_checkpoints (
+    forked_from TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE TABLE cp_checkpoints (
     checkpoint_id TEXT PRIMARY KEY, thread_id INTEGER NOT NULL, seq INTEGER NOT NULL, parent_id TEXT,
     label TEXT, step INTEGER, tags TEXT NOT NULL, encoding TEXT NOT NULL, content_type TEXT NOT NULL,
     size INTEGER NOT NULL, sha256 TEXT NOT NULL, inline BLOB, object_key TEXT, created_at INTEGER NOT NULL,
-    UNIQUE (thread_id, seq))`);
-}
+    UNIQUE (thread_id, seq))`,
+];
 
 const SELECT_CHECKPOINT = "SELECT c.*, t.name AS thread FROM cp_checkpoints c JOIN cp_threads t ON t.id = c.thread_id";
 
@@ -167,8 +169,7 @@ export function history(store: EngineStore, name: string, limit: number, cursor:
   const rows = store.sql
     .exec<CheckpointRow>(`${SELECT_CHECKPOINT} WHERE c.thread_id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT ?`, thread.id, before, limit + 1)
     .toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((r) => info(store, r)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => info(store, r));
 }
 
 function threadView(sql: SqlStorage, t: ThreadRow) {
@@ -186,8 +187,7 @@ function threadView(sql: SqlStorage, t: ThreadRow) {
 
 export function threads(store: EngineStore, limit: number, cursor: string | undefined) {
   const rows = store.sql.exec<ThreadRow>("SELECT * FROM cp_threads WHERE id > ? ORDER BY id LIMIT ?", Number(cursor ?? 0), limit + 1).toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((t) => threadView(store.sql, t)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null };
+  return keysetPage(rows, limit, (r) => r.id, (t) => threadView(store.sql, t));
 }
 
 /** Forgets a thread and its checkpoints; its name may be used again, starting at seq 1. */

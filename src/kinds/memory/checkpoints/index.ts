@@ -9,13 +9,14 @@
 import { noInput } from "../../../openapi/schemas";
 import type { z } from "@hono/zod-openapi";
 import { defineKind, defineOp } from "../../../resources/kind";
-import { deleteThread, exportAll, history, info, init, save, threads, usage, withValue, type PreparedSave } from "./engine";
+import { deleteThread, exportAll, history, info, save, threads, usage, withValue, type PreparedSave } from "./engine";
 import { discardSave, prepareSave, readById, readLatest, type ReadCheckpoint } from "./values";
 import {
   INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig,
   getInput, historyInput, historyPage, latestInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput,
   type CheckpointsConfig, type SaveInput, MAX_STORED_BYTES,
 } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
 /** A save may write up to 4 MiB to R2 and keeps it for the resource's life. */
@@ -31,11 +32,11 @@ export const checkpoints = defineKind<CheckpointsConfig>({
     `${MAX_CHECKPOINTS} per resource.`,
   createSchema: checkpointsConfig,
   example: { keep_last: 10, label: "research agent state" },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,
   limits: { max_value_bytes: MAX_VALUE_BYTES, inline_max_bytes: INLINE_MAX_BYTES, max_checkpoints: MAX_CHECKPOINTS, max_stored_bytes: MAX_STORED_BYTES },
-  init,
   usage: (store) => usage(store),
   exportData: (store) => exportAll(store),
   ops: [

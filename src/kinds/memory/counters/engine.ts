@@ -13,8 +13,12 @@ type Row = {
   updated_at: number;
 }
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  "CREATE TABLE counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL, reset_window INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
+];
+
 export function init(store: EngineStore, config: CounterConfig): void {
-  store.sql.exec("CREATE TABLE counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL, reset_window INTEGER NOT NULL, updated_at INTEGER NOT NULL)");
   store.sql.exec("INSERT INTO counter (id, value, reset_window, updated_at) VALUES (1, ?, 0, ?)", config.initial, store.now);
 }
 

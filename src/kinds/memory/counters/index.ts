@@ -4,6 +4,7 @@ import { AppError } from "../../../http/errors";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { current, init, view, write } from "./engine";
 import { compareAndSetInput, counterConfig, counterValue, setInput, stepInput, type CounterConfig } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per operation
 
@@ -14,6 +15,7 @@ export const counters = defineKind<CounterConfig>({
   summary: "Atomic counter: increment, decrement, set, compare-and-set, optional bounds and reset window.",
   createSchema: counterConfig,
   example: { initial: 0, min: 0, max: 100, label: "API calls this hour", reset_every_seconds: 3600 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,

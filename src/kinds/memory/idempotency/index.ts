@@ -9,11 +9,12 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
-import { claim, complete, exportAll, get, init, list, release, remove, timer, usage } from "./keys";
+import { claim, complete, exportAll, get, list, release, remove, timer, usage } from "./keys";
 import {
   MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam,
   keyView, listInput, releaseInput, releaseResult, type IdempotencyConfig, MAX_RESULTS_BYTES,
 } from "./schema";
+import { TABLES } from "./keys";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
 
@@ -26,11 +27,11 @@ export const idempotency = defineKind<IdempotencyConfig>({
     `store the result or release the lock; a lapsed lock lets the next identical claim through; keys are forgotten after window_seconds. Up to ${MAX_KEYS} keys, results up to ${MAX_RESULT_BYTES} bytes.`,
   createSchema: idempotencyConfig,
   example: { window_seconds: 86400, lock_timeout_seconds: 300 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,
   limits: { max_result_bytes: MAX_RESULT_BYTES, max_keys: MAX_KEYS, max_results_bytes: MAX_RESULTS_BYTES },
-  init,
   usage: (store) => usage(store),
   exportData: (store) => exportAll(store),
   timer,

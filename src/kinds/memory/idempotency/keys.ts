@@ -10,8 +10,9 @@
  * row (an operation that meets it deletes it too, when that operation commits).
  */
 import { utf8Length } from "../../../bytes";
+import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import type { Json } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
 import { MAX_KEYS, MAX_RESULT_BYTES, MAX_RESULTS_BYTES, type IdempotencyConfig } from "./schema";
@@ -30,13 +31,14 @@ type Row = {
   expires_at: number;
 };
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE idem_keys (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE idem_keys (
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL,
     lock_token TEXT, attempts INTEGER NOT NULL, claimed_at INTEGER NOT NULL, lock_expires_at INTEGER,
-    result TEXT, result_bytes INTEGER NOT NULL DEFAULT 0, completed_at INTEGER, expires_at INTEGER NOT NULL)`);
-  store.sql.exec("CREATE INDEX idem_keys_expiry ON idem_keys (expires_at)");
-}
+    result TEXT, result_bytes INTEGER NOT NULL DEFAULT 0, completed_at INTEGER, expires_at INTEGER NOT NULL)`,
+  "CREATE INDEX idem_keys_expiry ON idem_keys (expires_at)",
+];
 
 const newLockToken = () => `lock_${crypto.randomUUID().replace(/-/g, "")}`;
 
@@ -67,8 +69,8 @@ export function view(row: Row, now: number, withResult = false) {
     fingerprint: row.fingerprint,
     attempts: row.attempts,
     claimed_at: iso(row.claimed_at),
-    lock_expires_at: row.lock_expires_at === null ? null : iso(row.lock_expires_at),
-    completed_at: row.completed_at === null ? null : iso(row.completed_at),
+    lock_expires_at: isoOrNull(row.lock_expires_at),
+    completed_at: isoOrNull(row.completed_at),
     expires_at: iso(row.expires_at),
     result_bytes: row.result_bytes,
     ...(withResult && row.result !== null ? { result: JSON.parse(row.result) as Json } : {}),
@@ -198,8 +200,7 @@ export function list(store: EngineStore, state: keyof typeof STATE_FILTER | unde
   const rows = store.sql
     .exec<Row>(`SELECT * FROM idem_keys WHERE expires_at > ?1 AND id > ?2 ${filter} ORDER BY id LIMIT ?3`, store.now, Number(cursor ?? 0), limit + 1)
     .toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((r) => view(r, store.now)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null };
+  return keysetPage(rows, limit, (r) => r.id, (r) => view(r, store.now));
 }
 
 export function usage(store: EngineStore) {

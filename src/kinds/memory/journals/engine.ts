@@ -9,17 +9,21 @@ import { utf8Length } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { Json } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { canonicalJson, entryHash, GENESIS, HASH_RULE } from "./chain";
 import { MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, MAX_PAGE_BYTES, type EntryInput, type ReadInput, type TailInput } from "./schema";
 
 export type HeadRow = { head_seq: number; head_hash: string; head_time: number | null; bytes: number };
 type EntryRow = { seq: number; time: number; type: string | null; data: string; hash: string; prev_hash: string | null };
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE journal_state (id INTEGER PRIMARY KEY CHECK (id = 1),
+    head_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, head_time INTEGER, bytes INTEGER NOT NULL)`,
+  "CREATE TABLE journal_entries (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, type TEXT, data TEXT NOT NULL, hash TEXT NOT NULL)",
+];
+
 export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE journal_state (id INTEGER PRIMARY KEY CHECK (id = 1),
-    head_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, head_time INTEGER, bytes INTEGER NOT NULL)`);
-  store.sql.exec("CREATE TABLE journal_entries (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, type TEXT, data TEXT NOT NULL, hash TEXT NOT NULL)");
   store.sql.exec("INSERT INTO journal_state (id, head_seq, head_hash, head_time, bytes) VALUES (1, 0, ?, NULL, 0)", GENESIS);
 }
 
@@ -133,7 +137,7 @@ export function one(store: EngineStore, seq: number) {
 
 export function info(store: EngineStore) {
   const h = head(store.sql);
-  return { head_seq: h.head_seq, head_hash: h.head_hash, head_time: h.head_time === null ? null : iso(h.head_time), bytes: h.bytes, hash_rule: HASH_RULE };
+  return { head_seq: h.head_seq, head_hash: h.head_hash, head_time: isoOrNull(h.head_time), bytes: h.bytes, hash_rule: HASH_RULE };
 }
 
 /** Everything, oldest first; `prev_hash` is left out (each is the hash before it), keeping the export small. */

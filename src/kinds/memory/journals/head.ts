@@ -9,7 +9,7 @@
 import { CompactSign } from "jose";
 import { SIGNING_ALG, signingKeys } from "../../../auth/signing-keys";
 import type { PrepareContext } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { head } from "./engine";
 import { HEAD_TYP, type HeadPayload, type SignedHead } from "./schema";
 
@@ -26,7 +26,7 @@ export async function signHead(ctx: PrepareContext): Promise<SignedHead> {
     resource_id: ctx.resourceId,
     seq: h.head_seq,
     hash: h.head_hash,
-    entry_time: h.head_time === null ? null : iso(h.head_time),
+    entry_time: isoOrNull(h.head_time),
     signed_at: iso(Date.now()),
   };
   const { current } = await signingKeys(ctx.env);

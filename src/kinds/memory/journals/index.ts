@@ -11,6 +11,7 @@ import {
   MAX_BATCH, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, appendInput, appended, batchInput, batchResult, entry, entryInput, entryPage,
   journalConfig, journalInfo, readInput, signedHead, tailInput, tailPage, type JournalConfig, type SignedHead,
 } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
 /** A full batch at 10 µUSD per entry: from 10 entries on, cheaper than appending them one by one. */
@@ -28,6 +29,7 @@ export const journals = defineKind<JournalConfig>({
     `Up to ${MAX_ENTRIES} entries of at most ${MAX_ENTRY_BYTES} bytes, ${MAX_JOURNAL_BYTES} bytes of data and types in all.`,
   createSchema: journalConfig,
   example: { label: "agent decision log", ttl_seconds: 2592000 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -8,9 +8,9 @@ import { checkRange } from "../../../resources/downloads";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import type { Stored } from "../../../resources/r2";
-import { iso } from "../../../time";
+import { isoOrNull } from "../../../time";
 import { attachmentDisposition } from "../../../http/header-fields";
-import { createUploadTables, openUploadView, partView, partsOf, uploadBytes } from "./uploads";
+import { openUploadView, partView, partsOf, uploadBytes } from "./uploads";
 import type { ObjectConfig, ObjectView } from "./schema";
 
 type ObjectRow = {
@@ -18,13 +18,16 @@ type ObjectRow = {
   stored_at: number | null; origin: ObjectView["origin"]; source_url: string | null;
 };
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE object_current (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE object_current (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     object_key TEXT, size INTEGER, sha256 TEXT, content_type TEXT, stored_at INTEGER, origin TEXT, source_url TEXT
-  )`);
+  )`,
+];
+
+export function init(store: EngineStore): void {
   store.sql.exec("INSERT INTO object_current (id) VALUES (1)");
-  createUploadTables(store.sql);
 }
 
 const row = (sql: SqlStorage) => sql.exec<ObjectRow>("SELECT * FROM object_current").one();
@@ -57,7 +60,7 @@ export function view(store: EngineStore, _config?: ObjectConfig): ObjectView {
   const o = row(store.sql);
   return {
     stored: o.object_key !== null, size: o.size, sha256: o.sha256, content_type: o.content_type,
-    stored_at: o.stored_at === null ? null : iso(o.stored_at), origin: o.origin, source_url: o.source_url,
+    stored_at: isoOrNull(o.stored_at), origin: o.origin, source_url: o.source_url,
     content_url: o.object_key ? store.downloadUrl(o.object_key) : null,
     open_upload: openUploadView(store.sql),
   };

@@ -27,6 +27,8 @@ import {
   type CreateUploadInput, type FetchInput, type ObjectConfig,
 } from "./schema";
 import { digestHeaders } from "./digest";
+import { TABLES as ENGINE_TABLES } from "./engine";
+import { TABLES as UPLOADS_TABLES } from "./uploads";
 
 const OP_PRICE = 100; // µUSD
 /** A streamed R2 write of up to 100 MB, hashed on the way. */
@@ -47,6 +49,7 @@ export const objects = defineKind<ObjectConfig>({
     "or a source_url fetched server-side; Range reads; sha256.",
   createSchema: objectConfig,
   example: { content_type: "application/zip", filename: "dataset.zip" },
+  migrations: [{ sql: [...ENGINE_TABLES, ...UPLOADS_TABLES] }],
   dayPriceMicro: 20_000,
   defaultTtlSeconds: 24 * 3600,
   maxTtlSeconds: 7 * 86400,

@@ -4,8 +4,9 @@
  * listing); these rows are what resume, complete and the end-of-life abort rely on.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { partSizeOf, type PartSize } from "./layout";
 import type { PartView, UploadView } from "./schema";
 
@@ -15,16 +16,17 @@ export type UploadRow = {
 };
 export type PartRow = { part_number: number; size: number; etag: string; sha256: string; uploaded_at: number };
 
-export function createUploadTables(sql: SqlStorage): void {
-  sql.exec(`CREATE TABLE object_uploads (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE object_uploads (
     upload_id TEXT PRIMARY KEY, r2_upload_id TEXT NOT NULL, object_key TEXT NOT NULL, content_type TEXT NOT NULL,
     state TEXT NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER
-  )`);
-  sql.exec(`CREATE TABLE object_parts (
+  )`,
+  `CREATE TABLE object_parts (
     upload_id TEXT NOT NULL, part_number INTEGER NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
     sha256 TEXT NOT NULL, uploaded_at INTEGER NOT NULL, PRIMARY KEY (upload_id, part_number)
-  )`);
-}
+  )`,
+];
 
 export const newUploadId = () => `up_${crypto.randomUUID().replace(/-/g, "")}`;
 
@@ -58,7 +60,7 @@ export function uploadView(sql: SqlStorage, up: UploadRow): UploadView {
   const sizes = partSizes(sql, up.upload_id);
   return {
     upload_id: up.upload_id, state: up.state, content_type: up.content_type, created_at: iso(up.created_at),
-    finished_at: up.finished_at === null ? null : iso(up.finished_at),
+    finished_at: isoOrNull(up.finished_at),
     parts: sizes.length, bytes: sizes.reduce((sum, p) => sum + p.size, 0), part_size: partSizeOf(sizes),
   };
 }
@@ -104,9 +106,7 @@ export function listParts(sql: SqlStorage, uploadId: string, limit: number, curs
     "SELECT part_number, size, etag, sha256, uploaded_at FROM object_parts WHERE upload_id = ? AND part_number > ? ORDER BY part_number LIMIT ?",
     uploadId, Number(cursor ?? 0), limit + 1,
   ).toArray();
-  const more = rows.length > limit;
-  const items = rows.slice(0, limit).map(partView);
-  return { items, next_cursor: more ? String(items[items.length - 1]!.part_number) : null };
+  return keysetPage(rows, limit, (r) => r.part_number, partView);
 }
 
 /** Records an abort (R2 has dropped the parts); aborting an aborted upload again changes nothing. */

@@ -16,6 +16,7 @@ import {
   nacked, pushInput, pushed, queueConfig, queueStats, redriveInput, redriveResult, type QueueConfig, MAX_VISIBILITY_SECONDS,
   MAX_DELAY_SECONDS,
 } from "./schema";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
 /** A full batch at 10 µUSD per message: from 10 messages on, cheaper than one call each. */
@@ -30,6 +31,7 @@ export const queues = defineKind<QueueConfig>({
     `dead letters after max_receive_count, listable and redrivable; stats. Up to ${MAX_MESSAGES} messages of at most ${MAX_MESSAGE_BYTES} bytes, ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids in all.`,
   createSchema: queueConfig,
   example: { visibility_seconds: 60, max_receive_count: 3, dedup_window_seconds: 600 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -3,8 +3,9 @@
  * one of the indexes of store.ts; nothing walks the queue.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { counts, nextVisibleAt, promote, tally, total, view, type MessageRow } from "./store";
 import { MAX_MESSAGE_BYTES, MAX_MESSAGES, MAX_QUEUE_BYTES, type PushInput, type QueueConfig } from "./schema";
 
@@ -93,8 +94,7 @@ export function deadLetters(store: EngineStore, config: QueueConfig, limit: numb
   const rows = store.sql
     .exec<MessageRow>("SELECT * FROM queue_messages WHERE state = 'dead' AND seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1)
     .toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((r) => view(r, config, store.now)), next_cursor: rows.length > limit ? String(page.at(-1)!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => view(r, config, store.now));
 }
 
 /** Dead letters become visible again, receive_count 0, keeping their place in push order. */
@@ -125,7 +125,7 @@ export function stats(store: EngineStore, config: QueueConfig) {
   return {
     visible: c.visible, in_flight: c.in_flight, delayed: c.delayed, dead: c.dead, messages: total(c), bytes: c.bytes,
     oldest_age_seconds: oldest ? Math.max(0, Math.floor((store.now - oldest.enqueued_at) / 1000)) : null,
-    next_visible_at: next === null ? null : iso(next),
+    next_visible_at: isoOrNull(next),
   };
 }
 

@@ -13,7 +13,7 @@
  */
 import type { Json } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import type { MessageState, QueueConfig } from "./schema";
 
 export type MessageRow = {
@@ -23,22 +23,26 @@ export type MessageRow = {
 
 export type Counts = Record<MessageState, number> & { bytes: number };
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE queue_state (id INTEGER PRIMARY KEY CHECK (id = 1), visible INTEGER NOT NULL DEFAULT 0,
+    delayed INTEGER NOT NULL DEFAULT 0, in_flight INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE queue_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
+    bytes INTEGER NOT NULL, priority INTEGER NOT NULL, dedup_id TEXT, state TEXT NOT NULL, visible_at INTEGER, lease_id TEXT,
+    receive_count INTEGER NOT NULL DEFAULT 0, enqueued_at INTEGER NOT NULL, dead_at INTEGER)`,
+  "CREATE INDEX queue_visible ON queue_messages (priority DESC, seq) WHERE state = 'visible'",
+  "CREATE INDEX queue_timed ON queue_messages (visible_at) WHERE state IN ('delayed', 'in_flight')",
+  "CREATE UNIQUE INDEX queue_leases ON queue_messages (lease_id) WHERE lease_id IS NOT NULL",
+  "CREATE INDEX queue_dead ON queue_messages (seq) WHERE state = 'dead'",
+  "CREATE INDEX queue_live ON queue_messages (seq) WHERE state <> 'dead'",
+  // Dedup ids outlive their messages (an acked message's id still deduplicates within the window).
+  "CREATE TABLE queue_dedup (dedup_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID",
+  "CREATE INDEX queue_dedup_expiry ON queue_dedup (expires_at)",
+];
+
 export function init(store: EngineStore): void {
   const sql = store.sql;
-  sql.exec(`CREATE TABLE queue_state (id INTEGER PRIMARY KEY CHECK (id = 1), visible INTEGER NOT NULL DEFAULT 0,
-    delayed INTEGER NOT NULL DEFAULT 0, in_flight INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0)`);
   sql.exec("INSERT INTO queue_state (id) VALUES (1)");
-  sql.exec(`CREATE TABLE queue_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
-    bytes INTEGER NOT NULL, priority INTEGER NOT NULL, dedup_id TEXT, state TEXT NOT NULL, visible_at INTEGER, lease_id TEXT,
-    receive_count INTEGER NOT NULL DEFAULT 0, enqueued_at INTEGER NOT NULL, dead_at INTEGER)`);
-  sql.exec("CREATE INDEX queue_visible ON queue_messages (priority DESC, seq) WHERE state = 'visible'");
-  sql.exec("CREATE INDEX queue_timed ON queue_messages (visible_at) WHERE state IN ('delayed', 'in_flight')");
-  sql.exec("CREATE UNIQUE INDEX queue_leases ON queue_messages (lease_id) WHERE lease_id IS NOT NULL");
-  sql.exec("CREATE INDEX queue_dead ON queue_messages (seq) WHERE state = 'dead'");
-  sql.exec("CREATE INDEX queue_live ON queue_messages (seq) WHERE state <> 'dead'");
-  // Dedup ids outlive their messages (an acked message's id still deduplicates within the window).
-  sql.exec("CREATE TABLE queue_dedup (dedup_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID");
-  sql.exec("CREATE INDEX queue_dedup_expiry ON queue_dedup (expires_at)");
 }
 
 export function counts(sql: SqlStorage): Counts {
@@ -109,7 +113,7 @@ export function view(row: MessageRow, config: QueueConfig, now: number) {
     state,
     receive_count: row.receive_count,
     enqueued_at: iso(row.enqueued_at),
-    visible_at: state === "dead" || row.visible_at === null ? null : iso(row.visible_at),
+    visible_at: state === "dead" ? null : isoOrNull(row.visible_at),
     dead_at: row.dead_at === null ? (state === "dead" ? iso(row.visible_at!) : null) : iso(row.dead_at),
   };
 }

@@ -12,6 +12,7 @@ import { sealSecret, sealedSecretSchema } from "./crypto";
 import { finishPublic, handlePublic, preparePublic, publicPaths } from "./public";
 import { burn, initSecret, secretStatusView, usageOf } from "./store";
 import { MAX_VALUE_BYTES, MAX_ATTEMPTS, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 
@@ -27,6 +28,7 @@ export const secrets = defineKind<Config>({
     "(PBKDF2, limited attempts); the status shows whether and when it was read; the owner can burn it early.",
   createSchema: secretCreate,
   example: { value: "postgres://app:s3cret@db.example.com:5432/app", passphrase: "correct horse battery staple", max_passphrase_attempts: 3, ttl_seconds: 86400 },
+  migrations: [{ sql: TABLES }],
   // The reveal at the public address is free: the day rate covers it and the passphrase checks.
   dayPriceMicro: 1000,
   defaultTtlSeconds: 7 * 86400,

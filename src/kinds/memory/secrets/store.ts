@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { isoOrNull } from "../../../time";
 import type { SealedSecret, Verifier } from "./crypto";
 import type { SecretStatus } from "./schema";
 
@@ -24,14 +24,18 @@ export type SecretRow = {
   burn_reason: "owner" | "passphrase_attempts" | null;
 };
 
-export function initSecret(store: EngineStore, s: SealedSecret): void {
-  store.sql.exec(`CREATE TABLE secret (id INTEGER PRIMARY KEY CHECK (id = 1),
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE secret (id INTEGER PRIMARY KEY CHECK (id = 1),
     -- The value, sealed (auth/sealing.ts) and, with a passphrase, encrypted under its key first; NULL once read or burned.
     sealed TEXT, bytes INTEGER NOT NULL,
     -- The passphrase's PBKDF2 salt and verifier (crypto.ts), never the passphrase; NULL once read or burned.
     has_passphrase INTEGER NOT NULL, salt TEXT, verifier TEXT, iterations INTEGER,
     max_attempts INTEGER NOT NULL, failed_attempts INTEGER NOT NULL DEFAULT 0,
-    read_at INTEGER, burned_at INTEGER, burn_reason TEXT)`);
+    read_at INTEGER, burned_at INTEGER, burn_reason TEXT)`,
+];
+
+export function initSecret(store: EngineStore, s: SealedSecret): void {
   const p = s.passphrase;
   store.sql.exec(
     "INSERT INTO secret (id, sealed, bytes, has_passphrase, salt, verifier, iterations, max_attempts) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
@@ -50,8 +54,8 @@ export function statusOf(row: SecretRow): SecretStatus {
   return {
     state: row.read_at !== null ? "read" : row.burned_at !== null ? "burned" : "unread",
     read: row.read_at !== null,
-    read_at: row.read_at === null ? null : iso(row.read_at),
-    burned_at: row.burned_at === null ? null : iso(row.burned_at),
+    read_at: isoOrNull(row.read_at),
+    burned_at: isoOrNull(row.burned_at),
     burn_reason: row.burn_reason,
     passphrase_required: row.has_passphrase === 1,
     failed_passphrase_attempts: row.failed_attempts,

@@ -15,6 +15,7 @@ import {
   getManyResult, keyParam, listInput, listPage, preconditionHeaders, putInput, putResult, vaultConfig, vaultInfo, type VaultConfig,
   MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_METADATA_BYTES, MAX_KEYS, MAX_VAULT_BYTES,
 } from "./schema";
+import { TABLES } from "./store";
 
 const READ_PRICE = 100; // µUSD
 const WRITE_PRICE = 200;
@@ -37,6 +38,7 @@ export const vaults = defineKind<VaultConfig>({
     "(ETag, If-Match, If-None-Match: *), prefix listing with a cursor, and batches of writes that apply all or none.",
   createSchema: vaultConfig,
   example: { label: "agent memory" },
+  migrations: [{ sql: TABLES }],
   // Holds up to 8 MiB: the day rate covers the storage, the operations their work.
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,

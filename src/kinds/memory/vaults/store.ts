@@ -15,7 +15,7 @@
 import { AppError } from "../../../http/errors";
 import type { Json, JsonObject } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { serialized } from "./bytes";
 import { utf8Length } from "../../../bytes";
 import { MAX_KEYS, MAX_METADATA_BYTES, MAX_VALUE_BYTES, MAX_VAULT_BYTES, type Entry, type EntryInfo } from "./schema";
@@ -33,11 +33,15 @@ export const INFO_COLUMNS = "key, version, bytes, metadata, updated_at, expires_
 /** The SQL test of a row being alive at `?` (now). */
 export const ALIVE = "(expires_at IS NULL OR expires_at > ?)";
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE vault_keys (key TEXT PRIMARY KEY, version INTEGER NOT NULL, bytes INTEGER NOT NULL,
+    metadata TEXT, updated_at INTEGER NOT NULL, expires_at INTEGER, value TEXT NOT NULL)`,
+  "CREATE INDEX vault_keys_expiry ON vault_keys (expires_at) WHERE expires_at IS NOT NULL",
+  "CREATE TABLE vault_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, keys INTEGER NOT NULL, bytes INTEGER NOT NULL)",
+];
+
 export function initVault(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE vault_keys (key TEXT PRIMARY KEY, version INTEGER NOT NULL, bytes INTEGER NOT NULL,
-    metadata TEXT, updated_at INTEGER NOT NULL, expires_at INTEGER, value TEXT NOT NULL)`);
-  store.sql.exec("CREATE INDEX vault_keys_expiry ON vault_keys (expires_at) WHERE expires_at IS NOT NULL");
-  store.sql.exec("CREATE TABLE vault_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, keys INTEGER NOT NULL, bytes INTEGER NOT NULL)");
   store.sql.exec("INSERT INTO vault_state (id, seq, keys, bytes) VALUES (1, 0, 0, 0)");
 }
 
@@ -49,7 +53,7 @@ export function infoOf(row: KeyRow): EntryInfo {
   return {
     key: row.key, version: row.version, bytes: row.bytes,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as JsonObject),
-    updated_at: iso(row.updated_at), expires_at: row.expires_at === null ? null : iso(row.expires_at),
+    updated_at: iso(row.updated_at), expires_at: isoOrNull(row.expires_at),
   };
 }
 
@@ -157,7 +161,7 @@ export function totals(store: EngineStore): { keys: number; bytes: number; versi
   const s = state(store);
   const dead = expiredTotals(store);
   const next = nextExpiry(store);
-  return { keys: s.keys - dead.n, bytes: s.bytes - dead.bytes, version: s.seq, next_expiry_at: next === null ? null : iso(next) };
+  return { keys: s.keys - dead.n, bytes: s.bytes - dead.bytes, version: s.seq, next_expiry_at: isoOrNull(next) };
 }
 
 /** The earliest expiry of any stored row (past ones included: the timer purges them). */

@@ -5,6 +5,7 @@
  * there again, since two fetches may have been prepared side by side.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
 import type { InlineContent } from "./content";
 import type { Fetched } from "./fetch";
@@ -15,11 +16,12 @@ type Row = { seq: number; fetch_id: string; jws: string; size: number; content_t
 
 export const objectKey = (resourceId: string, fetchId: string) => `${resourceId}/attest/${fetchId}`;
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE attest_fetches (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE attest_fetches (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, fetch_id TEXT NOT NULL UNIQUE, jws TEXT NOT NULL,
-    size INTEGER NOT NULL, content_type TEXT, created_at INTEGER NOT NULL)`);
-}
+    size INTEGER NOT NULL, content_type TEXT, created_at INTEGER NOT NULL)`,
+];
 
 export function stored(sql: SqlStorage): { fetches: number; bytes: number } {
   return sql.exec<{ fetches: number; bytes: number }>("SELECT count(*) AS fetches, coalesce(sum(size), 0) AS bytes FROM attest_fetches").one();
@@ -75,8 +77,7 @@ export function get(store: EngineStore, fetchId: string, content: InlineContent)
 
 export function list(store: EngineStore, limit: number, cursor: string | undefined) {
   const rows = store.sql.exec<Row>("SELECT * FROM attest_fetches WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1).toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((r) => view(store, r)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => view(store, r));
 }
 
 export function exportAll(store: EngineStore) {

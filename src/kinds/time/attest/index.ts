@@ -8,10 +8,11 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { defineKind, defineOp } from "../../../resources/kind";
-import { exportAll, get, init, list, record, stored } from "./engine";
+import { exportAll, get, list, record, stored } from "./engine";
 import { discardFetch, fetchAndKeep, readInline, type Fetched } from "./fetch";
 import type { InlineContent } from "./content";
 import { MAX_BODY_BYTES, MAX_FETCHES, MAX_STORED_BYTES, attestConfig, attestedFetch, fetchInput, fetchPage, getInput, listInput, type AttestConfig } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 /** A guarded fetch of up to 10 MiB, an RSA signature, and the bytes kept in R2 for the resource's life. */
@@ -26,11 +27,11 @@ export const attest = defineKind<AttestConfig>({
     `verifiable against /.well-known/jwks.json; the bytes stay downloadable for the TTL. Up to ${MAX_FETCHES} fetches of at most ${MAX_BODY_BYTES} bytes, ${MAX_STORED_BYTES} bytes in all.`,
   createSchema: attestConfig,
   example: { receipt_headers: ["content-type", "etag", "last-modified"], max_bytes: 1048576 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
   limits: { max_body_bytes: MAX_BODY_BYTES, max_fetches: MAX_FETCHES, max_stored_bytes: MAX_STORED_BYTES },
-  init,
   usage: (store) => stored(store.sql),
   exportData: (store) => exportAll(store),
   ops: [

@@ -6,7 +6,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
-import { allPings, initPings, listPings } from "./pings";
+import { allPings, listPings } from "./pings";
 import {
   clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease, type SealedPayload,
   type UnsealedPayload,
@@ -17,7 +17,10 @@ import {
   MAX_PERIOD_SECONDS, MAX_PINGS_KEPT, MAX_PAYLOAD_BYTES, deadmanConfig, deadmanStatus, payloadInput, payloadState, pingInput, pingPage,
   pingsInput, type DeadmanConfig,
 } from "./schema";
-import { iso } from "../../../time";
+import { isoOrNull } from "../../../time";
+import { TABLES as SWITCH_TABLES } from "./switch";
+import { TABLES as PINGS_TABLES } from "./pings";
+import { TABLES as PAYLOAD_TABLES } from "./payload";
 
 const OP_PRICE = 100; // µUSD
 /** Sealing now, and one outbound request (retried) when it is released. */
@@ -33,6 +36,7 @@ export const deadman = defineKind<DeadmanConfig>({
   targetFields: ["alert_url", "successor_url"],
   createSchema: deadmanConfig,
   example: { period_seconds: 3600, grace_seconds: 300, alert_after_misses: 2, alert_url: "https://example.com/hooks/deadman", successor_url: "https://example.com/hooks/successor", label: "nightly backup job" },
+  migrations: [{ sql: [...SWITCH_TABLES, ...PINGS_TABLES, ...PAYLOAD_TABLES] }],
   // Pings at the public address and the alerts they cause are free: the day rate covers them.
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
@@ -46,7 +50,6 @@ export const deadman = defineKind<DeadmanConfig>({
   },
   init: (store) => {
     initSwitch(store);
-    initPings(store);
     initPayload(store);
   },
   usage: (store) => {
@@ -65,7 +68,7 @@ export const deadman = defineKind<DeadmanConfig>({
       settle(store, config);
       realert(store, config);
       const row = readSwitch(store.sql);
-      const about = { down_since: row.down_at === null ? null : iso(row.down_at), last_success_at: row.last_success_at === null ? null : iso(row.last_success_at) };
+      const about = { down_since: isoOrNull(row.down_at), last_success_at: isoOrNull(row.last_success_at) };
       releasePayload(store, config, prepared as UnsealedPayload, about);
     },
   },

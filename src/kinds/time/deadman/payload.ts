@@ -9,7 +9,7 @@
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { seal, unseal } from "../../../auth/sealing";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../event";
 import { utf8Length } from "../../../bytes";
 import { MAX_PAYLOAD_BYTES, type DeadmanConfig } from "./schema";
@@ -23,9 +23,13 @@ export type SealedPayload = { sealed: string; bytes: number };
 /** What the timer's step unsealed (or why it could not), tied to the sealed value it read. */
 export type UnsealedPayload = { sealed: string; text: string } | { sealed: string; error: string } | undefined;
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE deadman_payload (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT, bytes INTEGER, set_at INTEGER,
+    due INTEGER NOT NULL DEFAULT 0, released_at INTEGER, delivery_id TEXT, error TEXT)`,
+];
+
 export function initPayload(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE deadman_payload (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT, bytes INTEGER, set_at INTEGER,
-    due INTEGER NOT NULL DEFAULT 0, released_at INTEGER, delivery_id TEXT, error TEXT)`);
   store.sql.exec("INSERT INTO deadman_payload (id) VALUES (1)");
 }
 
@@ -33,7 +37,7 @@ const read = (sql: SqlStorage) => sql.exec<PayloadRow>("SELECT * FROM deadman_pa
 
 export function payloadView(store: EngineStore) {
   const r = read(store.sql);
-  const at = (ms: number | null) => (ms === null ? null : iso(ms));
+  const at = (ms: number | null) => (isoOrNull(ms));
   return {
     held: r.sealed !== null, bytes: r.bytes, set_at: at(r.set_at), released_at: at(r.released_at),
     release_delivery_id: r.delivery_id, release_error: r.error,

@@ -1,5 +1,6 @@
 /** The ping log of a dead-man switch: the last MAX_PINGS_KEPT pings, newest first when listed. */
 import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../resources/pages";
 import { iso } from "../../../time";
 import { excerpt } from "../event";
 import { utf8Length } from "../../../bytes";
@@ -19,10 +20,11 @@ export interface PingEntry {
   durationMs: number | null;
 }
 
-export function initPings(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE deadman_pings (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, signal TEXT NOT NULL,
-    exit_code INTEGER, source TEXT NOT NULL, method TEXT NOT NULL, body TEXT, body_bytes INTEGER NOT NULL, duration_ms INTEGER)`);
-}
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE deadman_pings (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, signal TEXT NOT NULL,
+    exit_code INTEGER, source TEXT NOT NULL, method TEXT NOT NULL, body TEXT, body_bytes INTEGER NOT NULL, duration_ms INTEGER)`,
+];
 
 export function logPing(store: EngineStore, p: PingEntry): void {
   const body = p.body === null ? null : excerpt(p.body, PING_EXCERPT_BYTES);
@@ -43,8 +45,7 @@ const view = (r: PingRow) => ({
 export function listPings(store: EngineStore, limit: number, cursor: string | undefined) {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = store.sql.exec<PingRow>("SELECT * FROM deadman_pings WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map(view), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, view);
 }
 
 export function allPings(store: EngineStore) {

@@ -7,7 +7,7 @@
  * state derived from the clock moves away from it (by a ping or the timer).
  */
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../event";
 import { logPing } from "./pings";
 import { payloadView, tripPayload } from "./payload";
@@ -29,11 +29,15 @@ export interface Ping {
   body: string | null;
 }
 
-export function initSwitch(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE deadman (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, due_at INTEGER, misses INTEGER NOT NULL DEFAULT 0,
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE deadman (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, due_at INTEGER, misses INTEGER NOT NULL DEFAULT 0,
     last_ping_at INTEGER, last_signal TEXT, last_success_at INTEGER, started_at INTEGER, last_duration_ms INTEGER,
     down_at INTEGER, alerts INTEGER NOT NULL DEFAULT 0, last_alert_at INTEGER,
-    pings INTEGER NOT NULL DEFAULT 0, alerts_total INTEGER NOT NULL DEFAULT 0)`);
+    pings INTEGER NOT NULL DEFAULT 0, alerts_total INTEGER NOT NULL DEFAULT 0)`,
+];
+
+export function initSwitch(store: EngineStore): void {
   store.sql.exec("INSERT INTO deadman (id, state) VALUES (1, 'new')");
 }
 
@@ -69,7 +73,7 @@ export function derive(row: SwitchRow, config: DeadmanConfig, now: number): Swit
   return missesAt(row, config, now) > 0 || (row.due_at !== null && now >= row.due_at) ? "late" : "up";
 }
 
-const at = (ms: number | null) => (ms === null ? null : iso(ms));
+const at = (ms: number | null) => (isoOrNull(ms));
 
 const alertTarget = (config: DeadmanConfig) => ({ url: config.alert_url, headers: config.alert_headers });
 

@@ -5,8 +5,9 @@
  * debounce.fired request; the window then closes and the next event opens a new one.
  */
 import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../resources/pages";
 import type { Json } from "../../../json";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../event";
 import { MAX_FIRED_KEPT, type DebounceConfig } from "./schema";
 import { bump, dropWindow, eventsOf, keyOut, requireWindow, type WindowRow } from "./windows";
@@ -23,11 +24,12 @@ const BATCH = 50;
 /** Open windows fire this long before the resource expires, rather than vanish with it. */
 const BEFORE_EXPIRY_MS = 10_000;
 
-export function initFiring(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE debounce_fired (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, reason TEXT NOT NULL, opened_at INTEGER NOT NULL,
-    fired_at INTEGER NOT NULL, received INTEGER NOT NULL, sent INTEGER NOT NULL, delivery_id TEXT NOT NULL, outcome TEXT NOT NULL)`);
-  store.sql.exec("CREATE INDEX debounce_fired_delivery ON debounce_fired (delivery_id)");
-}
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE debounce_fired (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, reason TEXT NOT NULL, opened_at INTEGER NOT NULL,
+    fired_at INTEGER NOT NULL, received INTEGER NOT NULL, sent INTEGER NOT NULL, delivery_id TEXT NOT NULL, outcome TEXT NOT NULL)`,
+  "CREATE INDEX debounce_fired_delivery ON debounce_fired (delivery_id)",
+];
 
 const firingView = (r: FiredRow) => ({
   seq: r.seq, key: keyOut(r.key), reason: r.reason, opened_at: iso(r.opened_at), fired_at: iso(r.fired_at),
@@ -81,15 +83,14 @@ export function flush(store: EngineStore, config: DebounceConfig, input: { key?:
 
 export function nextFireAt(store: EngineStore): string | null {
   const at = timer.nextDue(store);
-  return at === null ? null : iso(at);
+  return isoOrNull(at);
 }
 
 /** Newest first; the cursor is the last row's sequence number. */
 export function listFired(store: EngineStore, limit: number, cursor: string | undefined) {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = store.sql.exec<FiredRow>("SELECT * FROM debounce_fired WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map(firingView), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, firingView);
 }
 
 export const allFired = (store: EngineStore) => store.sql.exec<FiredRow>("SELECT * FROM debounce_fired ORDER BY seq").toArray().map(firingView);

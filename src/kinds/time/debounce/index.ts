@@ -7,7 +7,7 @@
 import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
-import { allFired, finished, flush, initFiring, listFired, nextFireAt, timer } from "./firing";
+import { allFired, finished, flush, listFired, nextFireAt, timer } from "./firing";
 import { handleEvent, publicPaths } from "./public";
 import {
   accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput,
@@ -15,6 +15,8 @@ import {
   MAX_OPEN_WINDOWS,
 } from "./schema";
 import type { EngineStore } from "../../../resources/kind";
+import { TABLES as WINDOWS_TABLES } from "./windows";
+import { TABLES as FIRING_TABLES } from "./firing";
 
 const OP_PRICE = 100; // µUSD
 
@@ -33,6 +35,7 @@ export const debounce = defineKind<DebounceConfig>({
   targetFields: ["url"],
   createSchema: debounceConfig,
   example: { url: "https://example.com/hooks/rebuild", quiet_seconds: 60, max_wait_seconds: 600, mode: "all", key_path: "repo" },
+  migrations: [{ sql: [...WINDOWS_TABLES, ...FIRING_TABLES] }],
   // Events at the public address and the firings are free one by one: the day rate covers them.
   dayPriceMicro: 5000,
   defaultTtlSeconds: 7 * 86400,
@@ -41,7 +44,6 @@ export const debounce = defineKind<DebounceConfig>({
   sends: { "debounce.fired": "A window closed: data.event (mode last) or data.events (mode all), with its key, reason and counts." },
   init: (store) => {
     initWindows(store);
-    initFiring(store);
   },
   usage: (store) => {
     const c = counts(store);

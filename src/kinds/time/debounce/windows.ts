@@ -6,6 +6,7 @@
  * MAX_EVENTS_PER_WINDOW and MAX_WINDOW_BYTES, older ones dropped and counted.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
 import type { Json } from "../../../json";
 import { iso } from "../../../time";
@@ -26,15 +27,19 @@ export interface IncomingEvent {
   source: "api" | "public";
 }
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  "CREATE TABLE debounce_counts (id INTEGER PRIMARY KEY CHECK (id = 1), events INTEGER NOT NULL, fired INTEGER NOT NULL, cancelled INTEGER NOT NULL)",
+  `CREATE TABLE debounce_windows (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, opened_at INTEGER NOT NULL,
+    last_event_at INTEGER NOT NULL, due_at INTEGER NOT NULL, fire_by INTEGER NOT NULL, received INTEGER NOT NULL, kept INTEGER NOT NULL, bytes INTEGER NOT NULL)`,
+  "CREATE INDEX debounce_due ON debounce_windows (due_at)",
+  `CREATE TABLE debounce_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, window_seq INTEGER NOT NULL, received_at INTEGER NOT NULL,
+    source TEXT NOT NULL, body TEXT NOT NULL, bytes INTEGER NOT NULL)`,
+  "CREATE INDEX debounce_events_window ON debounce_events (window_seq, seq)",
+];
+
 export function initWindows(store: EngineStore): void {
-  store.sql.exec("CREATE TABLE debounce_counts (id INTEGER PRIMARY KEY CHECK (id = 1), events INTEGER NOT NULL, fired INTEGER NOT NULL, cancelled INTEGER NOT NULL)");
   store.sql.exec("INSERT INTO debounce_counts VALUES (1, 0, 0, 0)");
-  store.sql.exec(`CREATE TABLE debounce_windows (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, opened_at INTEGER NOT NULL,
-    last_event_at INTEGER NOT NULL, due_at INTEGER NOT NULL, fire_by INTEGER NOT NULL, received INTEGER NOT NULL, kept INTEGER NOT NULL, bytes INTEGER NOT NULL)`);
-  store.sql.exec("CREATE INDEX debounce_due ON debounce_windows (due_at)");
-  store.sql.exec(`CREATE TABLE debounce_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, window_seq INTEGER NOT NULL, received_at INTEGER NOT NULL,
-    source TEXT NOT NULL, body TEXT NOT NULL, bytes INTEGER NOT NULL)`);
-  store.sql.exec("CREATE INDEX debounce_events_window ON debounce_events (window_seq, seq)");
 }
 
 export type Counts = { events: number; fired: number; cancelled: number };
@@ -113,8 +118,7 @@ export function addEvent(store: EngineStore, config: DebounceConfig, incoming: I
 
 export function listWindows(store: EngineStore, limit: number, cursor: string | undefined) {
   const rows = store.sql.exec<WindowRow>("SELECT * FROM debounce_windows WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1).toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map(windowView), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, windowView);
 }
 
 export const allWindows = (store: EngineStore) => store.sql.exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq").toArray().map((w) => windowDetail(store, w));

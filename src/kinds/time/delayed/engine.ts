@@ -4,6 +4,7 @@
  * follows at once) through the delivery pipeline, which reports how each ended.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
 import { MAX_PENDING, type ChannelConfig } from "./schema";
@@ -19,12 +20,13 @@ type Published = { body?: string | Record<string, unknown> | unknown[]; headers:
 /** Sent per alarm run, so one run stays short; the alarm comes straight back for the rest. */
 const BATCH = 100;
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE delayed_messages (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE delayed_messages (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, dedup_id TEXT UNIQUE, deliver_at INTEGER NOT NULL,
-    body TEXT, headers TEXT NOT NULL, status TEXT NOT NULL, delivery_id TEXT, created_at INTEGER NOT NULL)`);
-  store.sql.exec("CREATE INDEX delayed_due ON delayed_messages (status, deliver_at)");
-}
+    body TEXT, headers TEXT NOT NULL, status TEXT NOT NULL, delivery_id TEXT, created_at INTEGER NOT NULL)`,
+  "CREATE INDEX delayed_due ON delayed_messages (status, deliver_at)",
+];
 
 function view(row: Row, deduplicated?: boolean) {
   return {
@@ -69,8 +71,7 @@ export function list(store: EngineStore, status: string | undefined, limit: numb
   const rows = store.sql
     .exec<Row>("SELECT * FROM delayed_messages WHERE seq > ? AND (? IS NULL OR status = ?) ORDER BY seq LIMIT ?", Number(cursor ?? 0), status ?? null, status ?? null, limit + 1)
     .toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((r) => view(r)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => view(r));
 }
 
 export function pending(store: EngineStore): number {

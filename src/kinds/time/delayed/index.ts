@@ -1,7 +1,8 @@
 /** delayed: a channel to one target; messages posted with a delay or a time are delivered then (QStash publish). */
 import { defineKind, defineOp } from "../../../resources/kind";
-import { cancel, exportAll, finished, init, list, pending, publish, timer } from "./engine";
+import { cancel, exportAll, finished, list, pending, publish, timer } from "./engine";
 import { MAX_PENDING, cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 const PUBLISH_PRICE = 500; // one outbound call later, retried up to 8 times
@@ -14,12 +15,12 @@ export const delayed = defineKind<ChannelConfig>({
   targetFields: ["url"],
   createSchema: channelConfig,
   example: { url: "https://example.com/hooks/reminders", method: "POST", headers: { "X-Channel": "reminders" } },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,
   limits: { max_pending: MAX_PENDING },
   sends: { "delayed.delivered": "A posted message, to the channel's target at its time." },
-  init,
   usage: (store) => ({ pending: pending(store) }),
   exportData: (store) => ({ messages: exportAll(store) }),
   timer,

@@ -9,7 +9,7 @@
  */
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { isoOrNull } from "../../../time";
 import { move, state, view, type MessageRow, type State } from "./messages";
 import { MAX_PERIOD_SECONDS, MAX_RATE_COUNT, type DripConfig } from "./schema";
 
@@ -108,7 +108,7 @@ export function statusView(store: EngineStore) {
   return {
     paused: s.paused === 1, pending: s.pending, in_flight: s.in_flight,
     rate: { count: s.rate_count, period_seconds: s.period_ms / 1000 }, max_parallel: s.max_parallel,
-    released_in_window: inWindow(store, s), held_by: h.held_by, next_release_at: h.next === null ? null : iso(h.next),
+    released_in_window: inWindow(store, s), held_by: h.held_by, next_release_at: isoOrNull(h.next),
   };
 }
 

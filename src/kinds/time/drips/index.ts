@@ -12,6 +12,7 @@ import {
   MAX_BATCH, batchInput, batchResult, dripConfig, dripStatus, enqueueInput, limitsInput, listInput, message, messageDetail, messageInput,
   messagePage, purgeResult, releaseInput, releaseResult, type DripConfig, MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_PARALLEL,
 } from "./schema";
+import { TABLES } from "./messages";
 
 const OP_PRICE = 100; // µUSD
 /** One outbound call later, retried up to 8 times (as a delayed message). */
@@ -27,6 +28,7 @@ export const drips = defineKind<DripConfig>({
   targetFields: ["url"],
   createSchema: dripConfig,
   example: { url: "https://example.com/hooks/send-email", rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -7,9 +7,10 @@
  * the oldest are forgotten beyond that.
  */
 import { utf8Length } from "../../../bytes";
+import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { outgoingRequest } from "../outbound";
 import { MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_KEPT, MAX_KEPT_BYTES, type DripConfig, type EnqueueInput, type MessageStatus } from "./schema";
 
@@ -26,23 +27,27 @@ export type State = {
 
 const FINISHED: readonly MessageStatus[] = ["delivered", "failed", "cancelled"];
 
-export function init(store: EngineStore, config: DripConfig): void {
-  store.sql.exec(`CREATE TABLE drip_state (id INTEGER PRIMARY KEY CHECK (id = 1),
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE drip_state (id INTEGER PRIMARY KEY CHECK (id = 1),
     paused INTEGER NOT NULL, rate_count INTEGER NOT NULL, period_ms INTEGER NOT NULL, max_parallel INTEGER NOT NULL,
     pending INTEGER NOT NULL DEFAULT 0, in_flight INTEGER NOT NULL DEFAULT 0, delivered INTEGER NOT NULL DEFAULT 0,
     failed INTEGER NOT NULL DEFAULT 0, cancelled INTEGER NOT NULL DEFAULT 0,
-    backlog_bytes INTEGER NOT NULL DEFAULT 0, kept INTEGER NOT NULL DEFAULT 0, kept_bytes INTEGER NOT NULL DEFAULT 0)`);
-  store.sql.exec(`CREATE TABLE drip_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, dedup_id TEXT,
+    backlog_bytes INTEGER NOT NULL DEFAULT 0, kept INTEGER NOT NULL DEFAULT 0, kept_bytes INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE drip_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, dedup_id TEXT,
     body TEXT, headers TEXT NOT NULL, bytes INTEGER NOT NULL, status TEXT NOT NULL, delivery_id TEXT,
-    created_at INTEGER NOT NULL, released_at INTEGER, finished_at INTEGER)`);
+    created_at INTEGER NOT NULL, released_at INTEGER, finished_at INTEGER)`,
   // A cancelled message gives its dedup_id back, so the same message can be queued anew.
-  store.sql.exec("CREATE UNIQUE INDEX drip_dedup ON drip_messages (dedup_id) WHERE dedup_id IS NOT NULL AND status <> 'cancelled'");
-  store.sql.exec("CREATE INDEX drip_by_status ON drip_messages (status, seq)");
-  store.sql.exec("CREATE INDEX drip_by_delivery ON drip_messages (delivery_id) WHERE delivery_id IS NOT NULL");
-  store.sql.exec("CREATE INDEX drip_finished ON drip_messages (seq) WHERE finished_at IS NOT NULL");
+  "CREATE UNIQUE INDEX drip_dedup ON drip_messages (dedup_id) WHERE dedup_id IS NOT NULL AND status <> 'cancelled'",
+  "CREATE INDEX drip_by_status ON drip_messages (status, seq)",
+  "CREATE INDEX drip_by_delivery ON drip_messages (delivery_id) WHERE delivery_id IS NOT NULL",
+  "CREATE INDEX drip_finished ON drip_messages (seq) WHERE finished_at IS NOT NULL",
   // The sliding window: when each recent release went out (rows older than the period are dropped).
-  store.sql.exec("CREATE TABLE drip_releases (at INTEGER NOT NULL)");
-  store.sql.exec("CREATE INDEX drip_releases_at ON drip_releases (at)");
+  "CREATE TABLE drip_releases (at INTEGER NOT NULL)",
+  "CREATE INDEX drip_releases_at ON drip_releases (at)",
+];
+
+export function init(store: EngineStore, config: DripConfig): void {
   store.sql.exec(
     "INSERT INTO drip_state (id, paused, rate_count, period_ms, max_parallel) VALUES (1, ?, ?, ?, ?)",
     config.paused ? 1 : 0, config.rate.count, config.rate.period_seconds * 1000, config.max_parallel,
@@ -97,7 +102,7 @@ function prune(store: EngineStore): void {
 }
 
 export function view(row: MessageRow, deduplicated?: boolean) {
-  const at = (ms: number | null) => (ms === null ? null : iso(ms));
+  const at = (ms: number | null) => (isoOrNull(ms));
   return {
     message_id: row.message_id, dedup_id: row.dedup_id, status: row.status, bytes: row.bytes, delivery_id: row.delivery_id,
     created_at: iso(row.created_at), released_at: at(row.released_at), finished_at: at(row.finished_at), ...(deduplicated ? { deduplicated } : {}),
@@ -167,8 +172,7 @@ export function list(store: EngineStore, status: MessageStatus | undefined, limi
   const rows = store.sql
     .exec<MessageRow>("SELECT * FROM drip_messages WHERE seq > ? AND (? IS NULL OR status = ?) ORDER BY seq LIMIT ?", Number(cursor ?? 0), status ?? null, status ?? null, limit + 1)
     .toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map((r) => view(r)), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => view(r));
 }
 
 export function cancel(store: EngineStore, messageId: string) {

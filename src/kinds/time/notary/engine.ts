@@ -5,6 +5,7 @@
  * transaction, so concurrent stamps still get gapless seqs and one unbroken chain.
  */
 import { sha256 } from "viem";
+import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { iso } from "../../../time";
@@ -38,12 +39,11 @@ export interface Signed {
   tsr: Uint8Array;
 }
 
-export function init(store: EngineStore): void {
-  store.sql.exec(
-    "CREATE TABLE notary_stamps (seq INTEGER PRIMARY KEY, serial TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, gen_time INTEGER NOT NULL, nonce TEXT, policy TEXT NOT NULL, tsr BLOB NOT NULL, prev_chain TEXT NOT NULL, chain TEXT NOT NULL)",
-  );
-  store.sql.exec("CREATE INDEX notary_by_digest ON notary_stamps (sha256, seq)");
-}
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  "CREATE TABLE notary_stamps (seq INTEGER PRIMARY KEY, serial TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, gen_time INTEGER NOT NULL, nonce TEXT, policy TEXT NOT NULL, tsr BLOB NOT NULL, prev_chain TEXT NOT NULL, chain TEXT NOT NULL)",
+  "CREATE INDEX notary_by_digest ON notary_stamps (sha256, seq)",
+];
 
 const view = (r: Row): Stamp => ({
   seq: r.seq, serial: r.serial, sha256: r.sha256, gen_time: iso(r.gen_time), nonce: r.nonce, policy: r.policy,
@@ -109,10 +109,7 @@ export function append(store: EngineStore, s: Signed): Stamp {
   return view(store.sql.exec<Row>("SELECT * FROM notary_stamps WHERE seq = ?", seq).one());
 }
 
-function page(rows: Row[], limit: number) {
-  const items = rows.slice(0, limit);
-  return { items: items.map(view), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
-}
+const page = (rows: Row[], limit: number) => keysetPage(rows, limit, (r) => r.seq, view);
 
 export function list(store: EngineStore, limit: number, cursor: string | undefined) {
   return page(store.sql.exec<Row>("SELECT * FROM notary_stamps WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1).toArray(), limit);

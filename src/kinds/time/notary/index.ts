@@ -1,7 +1,8 @@
 /** notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161, OpenTimestamps). */
 import { defineKind, defineOp } from "../../../resources/kind";
-import { append, count, exportAll, find, init, list, lookup, sign, status, type Signed } from "./engine";
+import { append, count, exportAll, find, list, lookup, sign, status, type Signed } from "./engine";
 import { MAX_STAMPS, MAX_DATA_BYTES, findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig, type Stamp, type StampInput } from "./schema";
+import { TABLES } from "./engine";
 
 const STAMP_PRICE = 1000; // µUSD: a signature, and about 1 KB kept for the resource's life
 const OP_PRICE = 100;
@@ -14,11 +15,11 @@ export const notary = defineKind<NotaryConfig>({
     "Stamps a SHA-256 (or data, hashed server-side) with an RFC 3161 time-stamp token that `openssl ts -verify` accepts against GET /v1/tsa/certificate.pem; every stamp is kept in a hash-chained log.",
   createSchema: notaryConfig,
   example: { label: "build provenance", ttl_seconds: 2592000 },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
   limits: { max_stamps: MAX_STAMPS, max_data_bytes: MAX_DATA_BYTES },
-  init,
   usage: (store) => ({ stamps: count(store.sql) }),
   status,
   exportData: exportAll,

@@ -7,16 +7,16 @@
  * Ticks missed while nothing ran (an outage) are not replayed in a burst.
  */
 import type { Cron } from "croner";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
 import { cronOf as cronClock } from "../cron";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import type { ScheduleConfig } from "./schema";
 
 type State = { paused: number; since: number; in_flight: string | null; runs: number; last_fired_at: number | null };
 type RunRow = { seq: number; scheduled_for: number; fired_at: number | null; delivery_id: string | null; outcome: string; manual: number };
 
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 function cronOf(config: ScheduleConfig): Cron {
   return cronClock(config.cron, config.timezone, { startAt: config.start_at, stopAt: config.end_at });
@@ -42,9 +42,13 @@ function next(store: EngineStore, config: ScheduleConfig): { tick: number; at: n
   return { tick, at: tick + jitterOf(store, config, tick) };
 }
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  "CREATE TABLE schedule (id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL, since INTEGER NOT NULL, in_flight TEXT, runs INTEGER NOT NULL, last_fired_at INTEGER)",
+  "CREATE TABLE schedule_runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, scheduled_for INTEGER NOT NULL, fired_at INTEGER, delivery_id TEXT, outcome TEXT NOT NULL, manual INTEGER NOT NULL)",
+];
+
 export function init(store: EngineStore, config: ScheduleConfig): void {
-  store.sql.exec("CREATE TABLE schedule (id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL, since INTEGER NOT NULL, in_flight TEXT, runs INTEGER NOT NULL, last_fired_at INTEGER)");
-  store.sql.exec("CREATE TABLE schedule_runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, scheduled_for INTEGER NOT NULL, fired_at INTEGER, delivery_id TEXT, outcome TEXT NOT NULL, manual INTEGER NOT NULL)");
   store.sql.exec("INSERT INTO schedule (id, paused, since, runs) VALUES (1, 0, ?, 0)", store.createdAt);
 }
 
@@ -101,14 +105,10 @@ export function historyPage(store: EngineStore, limit: number, cursor: string | 
   const rows = store.sql
     .exec<RunRow>("SELECT * FROM schedule_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER, limit + 1)
     .toArray();
-  const page = rows.slice(0, limit);
-  return {
-    items: page.map((r) => ({
-      seq: r.seq, scheduled_for: iso(r.scheduled_for), fired_at: isoOrNull(r.fired_at), delivery_id: r.delivery_id,
-      outcome: r.outcome as "sent" | "skipped" | "delivered" | "failed", manual: r.manual === 1,
-    })),
-    next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null,
-  };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => ({
+    seq: r.seq, scheduled_for: iso(r.scheduled_for), fired_at: isoOrNull(r.fired_at), delivery_id: r.delivery_id,
+    outcome: r.outcome as "sent" | "skipped" | "delivered" | "failed", manual: r.manual === 1,
+  }));
 }
 
 export function finished(store: EngineStore, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void {

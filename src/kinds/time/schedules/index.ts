@@ -3,6 +3,7 @@ import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./engine";
 import { history, historyInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 const RUN_PRICE = 1000; // an outbound call, retried up to 8 times
@@ -15,6 +16,7 @@ export const schedules = defineKind<ScheduleConfig>({
   targetFields: ["url"],
   createSchema: scheduleConfig,
   example: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", url: "https://example.com/hooks/standup", body: { task: "daily-report" }, jitter_seconds: 30, overlap: "skip" },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -10,8 +10,9 @@
  * when keep_last would prune it.
  */
 import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
-import { iso } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { cronOf } from "../cron";
 import { sendEvent } from "../event";
 import { held, type Fetched } from "./fetch";
@@ -25,17 +26,21 @@ export type Row = {
   object_key: string | null; changed: number; duration_ms: number;
 };
 
-export function init(store: EngineStore): void {
-  store.sql.exec(`CREATE TABLE snapshot_clock (
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  `CREATE TABLE snapshot_clock (
     id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL,
     -- When the schedule last fetched (or was resumed); null until the first, the baseline.
     since INTEGER,
-    fetches INTEGER NOT NULL, changes INTEGER NOT NULL, failures INTEGER NOT NULL, last_changed_at INTEGER)`);
-  store.sql.exec(`CREATE TABLE snapshots (
+    fetches INTEGER NOT NULL, changes INTEGER NOT NULL, failures INTEGER NOT NULL, last_changed_at INTEGER)`,
+  `CREATE TABLE snapshots (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, fetched_at INTEGER NOT NULL, manual INTEGER NOT NULL, ok INTEGER NOT NULL,
     status INTEGER, error TEXT, final_url TEXT, headers TEXT NOT NULL, content_type TEXT, size INTEGER,
-    sha256 TEXT, compare_sha256 TEXT, selected_text TEXT, object_key TEXT, changed INTEGER NOT NULL, duration_ms INTEGER NOT NULL)`);
-  store.sql.exec("CREATE INDEX snapshots_by_object ON snapshots (object_key)");
+    sha256 TEXT, compare_sha256 TEXT, selected_text TEXT, object_key TEXT, changed INTEGER NOT NULL, duration_ms INTEGER NOT NULL)`,
+  "CREATE INDEX snapshots_by_object ON snapshots (object_key)",
+];
+
+export function init(store: EngineStore): void {
   store.sql.exec("INSERT INTO snapshot_clock (id, paused, since, fetches, changes, failures) VALUES (1, 0, NULL, 0, 0, 0)");
 }
 
@@ -152,8 +157,7 @@ export function page(store: EngineStore, limit: number, cursor: string | undefin
   const rows = store.sql
     .exec<Row>(`SELECT * FROM snapshots WHERE seq < ? ${changedOnly ? "AND changed = 1" : ""} ORDER BY seq DESC LIMIT ?`, cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER, limit + 1)
     .toArray();
-  const items = rows.slice(0, limit);
-  return { items: items.map((r) => view(store, r)), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => view(store, r));
 }
 
 export function allSnapshots(store: EngineStore): SnapshotView[] {
@@ -166,10 +170,10 @@ export function status(store: EngineStore, config: SnapshotConfig) {
   const latest = rowOf(store.sql, undefined);
   return {
     url: config.url, interval_seconds: config.interval_seconds ?? null, cron: config.cron ?? null, timezone: config.timezone,
-    paused: c.paused === 1, next_snapshot_at: next === null ? null : iso(next), keep_last: config.keep_last,
+    paused: c.paused === 1, next_snapshot_at: isoOrNull(next), keep_last: config.keep_last,
     stored: store.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM snapshots").one().n,
     fetches: c.fetches, changes: c.changes, consecutive_failures: c.failures,
-    last_changed_at: c.last_changed_at === null ? null : iso(c.last_changed_at), latest: latest ? view(store, latest) : null,
+    last_changed_at: isoOrNull(c.last_changed_at), latest: latest ? view(store, latest) : null,
   };
 }
 

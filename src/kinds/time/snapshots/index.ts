@@ -14,6 +14,7 @@ import {
   INLINE_MAX_BYTES, listInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent, type ReadInput,
   type SnapshotConfig, MAX_BODY_BYTES, MAX_KEEP_LAST,
 } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 /** A fetch of up to 10 MiB, its hash, and an R2 write when the content is new. */
@@ -27,6 +28,7 @@ export const snapshots = defineKind<SnapshotConfig>({
   targetFields: ["url", "webhook_url"],
   createSchema: snapshotConfig,
   example: { url: "https://example.com/pricing", interval_seconds: 3600, selector: "#price", ignore_whitespace: true, keep_last: 10 },
+  migrations: [{ sql: TABLES }],
   // Covers the most a resource can do in a day: 1440 fetches (one a minute), each new content an R2 write.
   dayPriceMicro: 10_000,
   defaultTtlSeconds: 30 * 86400,

@@ -4,6 +4,7 @@
  * across restarts and N members land spread over the period.
  */
 import { AppError } from "../../../http/errors";
+import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
 import { outgoingRequest } from "../outbound";
 import { MAX_MEMBERS, type SpreadConfig } from "./schema";
@@ -26,10 +27,11 @@ function nextAt(now: number, periodMs: number, offsetMs: number): number {
   return base > now ? base : base + periodMs;
 }
 
-export function init(store: EngineStore): void {
-  store.sql.exec("CREATE TABLE spread_members (key TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL, next_at INTEGER NOT NULL, body TEXT, headers TEXT NOT NULL, fired INTEGER NOT NULL DEFAULT 0)");
-  store.sql.exec("CREATE INDEX spread_due ON spread_members (next_at)");
-}
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  "CREATE TABLE spread_members (key TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL, next_at INTEGER NOT NULL, body TEXT, headers TEXT NOT NULL, fired INTEGER NOT NULL DEFAULT 0)",
+  "CREATE INDEX spread_due ON spread_members (next_at)",
+];
 
 const view = (r: Row) => ({ key: r.key, offset_seconds: Math.floor(r.offset_ms / 1000), next_fire_at: new Date(r.next_at).toISOString(), fired: r.fired });
 
@@ -60,8 +62,7 @@ export function remove(store: EngineStore, key: string) {
 
 export function list(store: EngineStore, limit: number, cursor: string | undefined) {
   const rows = store.sql.exec<Row>("SELECT * FROM spread_members WHERE key > ? ORDER BY key LIMIT ?", cursor ?? "", limit + 1).toArray();
-  const page = rows.slice(0, limit);
-  return { items: page.map(view), next_cursor: rows.length > limit ? page[page.length - 1]!.key : null };
+  return keysetPage(rows, limit, (r) => r.key, view);
 }
 
 export function previewFires(store: EngineStore, config: SpreadConfig, n: number) {

@@ -1,7 +1,8 @@
 /** spread: members that each fire once per period at a stable hashed offset (Jenkins H), spreading load. */
 import { defineKind, defineOp } from "../../../resources/kind";
-import { add, count, init, list, previewFires, remove, timer } from "./engine";
+import { add, count, list, previewFires, remove, timer } from "./engine";
 import { MAX_MEMBERS, addInput, listInput, member, memberPage, preview, previewInput, removeInput, spreadConfig, type SpreadConfig } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 
@@ -13,13 +14,13 @@ export const spread = defineKind<SpreadConfig>({
   targetFields: ["url"],
   createSchema: spreadConfig,
   example: { url: "https://example.com/hooks/poll-feed", period_seconds: 3600 },
+  migrations: [{ sql: TABLES }],
   // Firings are many and unpriced one by one: the day rate covers them.
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
   limits: { max_members: MAX_MEMBERS },
   sends: { "spread.fired": "A member's call, once per period at its slot (body: the member's, or {\"key\": …})." },
-  init,
   usage: (store) => ({ members: count(store) }),
   exportData: (store) => list(store, 10_000, undefined),
   timer,

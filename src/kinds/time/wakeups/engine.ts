@@ -4,7 +4,7 @@
  * the call and reports back how it ended.
  */
 import { AppError } from "../../../http/errors";
-import { notBefore } from "../../../time";
+import { notBefore, isoOrNull } from "../../../time";
 import type { EngineStore } from "../../../resources/kind";
 import type { WakeupConfig } from "./schema";
 import { outgoingRequest } from "../outbound";
@@ -22,8 +22,12 @@ export function fireAt(now: number, when: { at?: string; delay_seconds?: number 
   return when.at !== undefined ? notBefore(when.at, now) : now + (when.delay_seconds ?? 0) * 1000;
 }
 
+/** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
+export const TABLES = [
+  "CREATE TABLE wakeup (id INTEGER PRIMARY KEY CHECK (id = 1), fire_at INTEGER NOT NULL, status TEXT NOT NULL, delivery_id TEXT, fired_at INTEGER)",
+];
+
 export function init(store: EngineStore, config: WakeupConfig): void {
-  store.sql.exec("CREATE TABLE wakeup (id INTEGER PRIMARY KEY CHECK (id = 1), fire_at INTEGER NOT NULL, status TEXT NOT NULL, delivery_id TEXT, fired_at INTEGER)");
   store.sql.exec("INSERT INTO wakeup (id, fire_at, status) VALUES (1, ?, 'scheduled')", fireAt(store.createdAt, config));
 }
 
@@ -36,7 +40,7 @@ export function view(store: EngineStore, config: WakeupConfig) {
   return {
     status: row.status,
     fire_at: new Date(row.fire_at).toISOString(),
-    fired_at: row.fired_at === null ? null : new Date(row.fired_at).toISOString(),
+    fired_at: isoOrNull(row.fired_at),
     delivery_id: row.delivery_id,
     url: config.url,
     method: config.method,

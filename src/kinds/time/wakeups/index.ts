@@ -4,6 +4,7 @@ import { defineKind, defineOp } from "../../../resources/kind";
 import { AppError } from "../../../http/errors";
 import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./engine";
 import { rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";
+import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 const FIRE_PRICE = 1000; // an outbound call, retried up to 8 times
@@ -25,6 +26,7 @@ export const wakeups = defineKind<WakeupConfig>({
   targetFields: ["url"],
   createSchema: wakeupConfig,
   example: { url: "https://example.com/hooks/wakeup", method: "POST", headers: { "X-Agent-Run": "nightly-42" }, body: { task: "check-inbox" }, delay_seconds: 3600, label: "resume the crawl" },
+  migrations: [{ sql: TABLES }],
   dayPriceMicro: 500,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -1,0 +1,67 @@
+/**
+ * Versioned table layouts inside a ResourceObject. A resource lives up to a year while the
+ * code under it changes, so the platform's tables and each kind's are an ordered list of
+ * migrations (the pattern cloudflare/agents uses for its scheduler's tables): a new resource
+ * runs them all; an existing one runs, once, the ones it has not, before it serves anything
+ * (the object's constructor holds requests back meanwhile). Each list only ever grows.
+ */
+import type { AnyKind, Migration } from "../../src/resources/kind";
+import type { JsonObject } from "../../src/json";
+import { META_TABLE } from "./meta";
+import { BILLING_TABLES } from "./billing";
+import { DELIVERY_TABLES } from "./deliveries";
+
+/** The platform's own tables in every resource: its meta row, its billing holds, its deliveries. */
+const PLATFORM_MIGRATIONS: Migration[] = [{ sql: [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES] }];
+
+/** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */
+export const tableLists = (kind: AnyKind): Record<string, Migration[]> => ({ platform: PLATFORM_MIGRATIONS, [kind.kind]: kind.migrations });
+
+const VERSIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)";
+
+function tableExists(sql: SqlStorage, name: string): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+}
+
+/**
+ * The stored versions. An object made before versions were kept has its tables as the first
+ * migration of each list made them: that is its version, 1.
+ */
+function storedVersions(sql: SqlStorage, owners: string[]): Map<string, number> {
+  if (!tableExists(sql, "schema_versions")) return new Map(owners.map((o) => [o, 1]));
+  return new Map(sql.exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions").toArray().map((r) => [r.owner, r.version]));
+}
+
+/** Runs what each list has beyond `from` (0 for a new resource) and records the versions; the stored config is rewritten by the steps that say how. */
+function apply(sql: SqlStorage, lists: Record<string, Migration[]>, from: Map<string, number>, config: JsonObject): { config: JsonObject; changed: boolean } {
+  sql.exec(VERSIONS_TABLE);
+  let changed = false;
+  for (const [owner, steps] of Object.entries(lists)) {
+    const done = from.get(owner) ?? 0;
+    for (const step of steps.slice(done)) {
+      for (const statement of step.sql ?? []) sql.exec(statement);
+      step.run?.(sql);
+      if (step.config) config = step.config(config);
+      changed = true;
+    }
+    sql.exec("INSERT INTO schema_versions (owner, version) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET version = excluded.version", owner, steps.length);
+  }
+  return { config, changed };
+}
+
+/** Creates the tables of a new resource: every migration of every list. */
+export function createTables(sql: SqlStorage, lists: Record<string, Migration[]>): void {
+  apply(sql, lists, new Map(), {});
+}
+
+/**
+ * Brings an existing resource's tables up to date (call inside a transaction). Answers the config
+ * rewritten by the migrations that say how, or null when nothing ran.
+ */
+export function migrateTables(sql: SqlStorage, lists: Record<string, Migration[]>, config: JsonObject): JsonObject | null {
+  const from = storedVersions(sql, Object.keys(lists));
+  const behind = Object.entries(lists).some(([owner, steps]) => (from.get(owner) ?? 0) < steps.length);
+  if (!behind && tableExists(sql, "schema_versions")) return null;
+  const out = apply(sql, lists, from, config);
+  return out.changed ? out.config : null;
+}
