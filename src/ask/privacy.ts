@@ -9,7 +9,8 @@
  * recovery still holds a deleted salt for up to 30 days: only a restore of the
  * database could link a report to an address within that time.
  */
-import { randomBytes, sha256Hex } from "../auth/ids";
+import { randomBytes } from "../auth/ids";
+import { sha256Hex } from "../bytes";
 import { toHex } from "../bytes";
 import { utcDay } from "../time";
 

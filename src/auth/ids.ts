@@ -1,5 +1,4 @@
 /** Random identifiers: 128 bits, base62, with a prefix that says what they name. */
-import { sha256, stringToBytes } from "viem";
 import { encodeBase62 } from "./base62";
 
 export const ID_BYTES = 16;
@@ -12,10 +11,6 @@ export function randomId(prefix: string): string {
   return prefix + encodeBase62(randomBytes(ID_BYTES));
 }
 
-/** Synchronous SHA-256 (noble, through viem): on the hot path it is several times cheaper than an awaited WebCrypto digest. */
-export function sha256Hex(text: string): string {
-  return sha256(stringToBytes(text)).slice(2);
-}
 
 /** Constant-time comparison of two equal-length hex digests. */
 export function digestsEqual(a: string, b: string): boolean {

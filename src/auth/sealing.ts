@@ -1,51 +1,45 @@
 /**
  * Encryption at rest for secrets the service must be able to read back
- * (webhook signing secrets, later one-time secrets and channel credentials):
- * AES-256-GCM under DATA_ENCRYPTION_KEY, a random 96-bit IV per value.
- * Outside production a fixed development key stands in, so `npm run dev`
- * needs no setup; production refuses to seal without the secret.
+ * (webhook signing secrets, one-time secrets, released payloads, channel
+ * credentials): AES-256-GCM under DATA_ENCRYPTION_KEY, a random 96-bit IV per
+ * value. Synchronous (@noble/ciphers, byte for byte what WebCrypto's AES-GCM
+ * makes), so a value can be sealed inside a Durable Object's transaction.
+ * Outside production a fixed development key stands in, so `npm run dev` needs
+ * no setup; production refuses to seal without the secret.
  */
-import { sha256, stringToBytes } from "viem";
+import { gcm } from "@noble/ciphers/aes";
 import { hmac } from "@noble/hashes/hmac";
-import { sha256 as sha256Noble } from "@noble/hashes/sha2";
-import { fromBase64, toBase64 } from "../bytes";
+import { sha256 } from "@noble/hashes/sha2";
+import { fromBase64, toBase64, utf8 } from "../bytes";
 import { isDevelopment, type Env } from "../env";
 
 const VERSION = "v1";
-const keys = new Map<string, Promise<CryptoKey>>();
+const DEVELOPMENT_KEY = sha256(utf8("zeitvault development key: never used in production"));
 
 function keyMaterial(env: Env): Uint8Array {
   if (env.DATA_ENCRYPTION_KEY) return fromBase64(env.DATA_ENCRYPTION_KEY);
   if (!isDevelopment(env)) throw new Error("DATA_ENCRYPTION_KEY is not configured");
-  return sha256(stringToBytes("zeitvault development key: never used in production"), "bytes");
+  return DEVELOPMENT_KEY;
 }
 
 /** A key for another purpose (e.g. signing download URLs), derived from the same secret so there is one to keep. */
 export function subkey(env: Env, purpose: string): Uint8Array {
-  return hmac(sha256Noble, keyMaterial(env), stringToBytes(`zeitvault subkey: ${purpose}`));
+  return hmac(sha256, keyMaterial(env), utf8(`zeitvault subkey: ${purpose}`));
 }
 
-function key(env: Env): Promise<CryptoKey> {
-  const id = env.DATA_ENCRYPTION_KEY ?? "dev";
-  let k = keys.get(id);
-  if (!k) {
-    const material = keyMaterial(env);
-    if (material.length !== 32) throw new Error("DATA_ENCRYPTION_KEY must be 32 bytes, base64-encoded");
-    k = crypto.subtle.importKey("raw", material, "AES-GCM", false, ["encrypt", "decrypt"]);
-    keys.set(id, k);
-  }
-  return k;
+function key(env: Env): Uint8Array {
+  const material = keyMaterial(env);
+  if (material.length !== 32) throw new Error("DATA_ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+  return material;
 }
 
-export async function seal(env: Env, plaintext: string): Promise<string> {
+export function seal(env: Env, plaintext: string): string {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await key(env), new TextEncoder().encode(plaintext));
-  return `${VERSION}.${toBase64(iv)}.${toBase64(new Uint8Array(ct))}`;
+  return `${VERSION}.${toBase64(iv)}.${toBase64(gcm(key(env), iv).encrypt(utf8(plaintext)))}`;
 }
 
-export async function unseal(env: Env, sealed: string): Promise<string> {
+export function unseal(env: Env, sealed: string): string {
   const [version, iv, ct] = sealed.split(".");
   if (version !== VERSION || !iv || !ct) throw new Error("not a sealed value");
-  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, await key(env), fromBase64(ct));
-  return new TextDecoder().decode(pt);
+  return new TextDecoder().decode(gcm(key(env), fromBase64(iv)).decrypt(fromBase64(ct)));
 }

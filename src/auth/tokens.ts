@@ -7,7 +7,8 @@
  * reject a mistyped or foreign token without a call. Only hashes are stored.
  */
 import { base62Length, decodeBase62, encodeBase62 } from "./base62";
-import { ID_BYTES, randomBytes, sha256Hex } from "./ids";
+import { ID_BYTES, randomBytes } from "./ids";
+import { sha256Hex } from "../bytes";
 
 const SECRET_BYTES = 32;
 const SUB_BYTES = 8;

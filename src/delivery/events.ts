@@ -4,7 +4,7 @@
  * requests kinds send on their own (KindDefinition.sends).
  */
 import { z } from "@hono/zod-openapi";
-import { sha256Hex } from "../auth/ids";
+import { sha256Hex } from "../bytes";
 
 export const lifecycleEvents = {
   "resource.expiring": z.object({

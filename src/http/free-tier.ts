@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { utcDay } from "../time";
 import { clientIp } from "./client-ip";
-import { sha256Hex } from "../auth/ids";
+import { sha256Hex } from "../bytes";
 
 export interface FreeCall {
   /** Owner recorded on what the call creates: stable per address, but a hash, not the address itself. */

@@ -23,7 +23,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { AppError } from "./errors";
 import { clientIp } from "./client-ip";
-import { sha256Hex } from "../auth/ids";
+import { sha256Hex } from "../bytes";
 
 const PERIOD_SECONDS = 60;
 /** Keys tracked per isolate and window; past this the counts of new keys are not kept (memory stays bounded). */

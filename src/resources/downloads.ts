@@ -8,11 +8,10 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
-import { stringToBytes } from "viem";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { subkey } from "../auth/sealing";
-import { toHex } from "../bytes";
+import { toHex, utf8 } from "../bytes";
 import { digestsEqual } from "../auth/ids";
 import { AppError } from "../http/errors";
 import { errorResponses } from "../openapi/responses";
@@ -25,7 +24,7 @@ function signature(env: Env, key: string, expires: number): string {
   const id = env.DATA_ENCRYPTION_KEY ?? "dev";
   let k = keyCache.get(id);
   if (!k) keyCache.set(id, (k = subkey(env, "download links")));
-  return toHex(hmac(sha256, k, stringToBytes(`${key}\n${expires}`)));
+  return toHex(hmac(sha256, k, utf8(`${key}\n${expires}`)));
 }
 
 /** `{baseUrl}/v1/downloads/{key}?expires=…&sig=…`, valid until `expiresAt` (Unix ms; the link carries seconds). */

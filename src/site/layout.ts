@@ -2,8 +2,7 @@
  * The frame of the two human pages (`/` and `/docs`): escaping, one stylesheet,
  * security headers. No external asset is needed to read either page.
  */
-import { sha256 } from "viem";
-import { toBase64 } from "../bytes";
+import { toBase64, sha256, utf8 } from "../bytes";
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -39,7 +38,7 @@ footer { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .7
 `;
 
 /** CSP source for the inline stylesheet: a hash, so no 'unsafe-inline' is needed. */
-export const STYLE_HASH = `'sha256-${toBase64(sha256(new TextEncoder().encode(STYLE), "bytes"))}'`;
+export const STYLE_HASH = `'sha256-${toBase64(sha256(utf8(STYLE)))}'`;
 
 export interface PageOptions {
   title: string;

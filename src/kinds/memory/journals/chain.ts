@@ -6,7 +6,7 @@
  * SHA-256 only, so any language can recompute it; HASH_RULE is the exact
  * wording published in the OpenAPI document and in the export.
  */
-import { sha256Hex } from "../../../auth/ids";
+import { sha256Hex } from "../../../bytes";
 import type { Json } from "../../../json";
 
 /** The `prev_hash` of entry 1, and the head hash of an empty journal. */

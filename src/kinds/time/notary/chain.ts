@@ -5,8 +5,7 @@
  * reordered. Plain text and SHA-256 only, so any language recomputes it; the same
  * words go into the OpenAPI document (CHAIN_RULE).
  */
-import { sha256 } from "viem";
-import { toHex } from "../../../bytes";
+import { toHex, sha256, sha256Hex } from "../../../bytes";
 
 /** The `prev_chain` of the first entry. */
 export const GENESIS = "0".repeat(64);
@@ -27,9 +26,9 @@ export const CHAIN_RULE =
 
 /** The bytes an entry's chain hash covers (see CHAIN_RULE). */
 export function chainText(prevChain: string, e: ChainedFields): string {
-  return [prevChain, String(e.seq), e.serial, e.sha256, e.gen_time, toHex(sha256(e.tsr, "bytes"))].join("\n");
+  return [prevChain, String(e.seq), e.serial, e.sha256, e.gen_time, toHex(sha256(e.tsr))].join("\n");
 }
 
 export function chainHash(prevChain: string, e: ChainedFields): string {
-  return toHex(sha256(new TextEncoder().encode(chainText(prevChain, e)), "bytes"));
+  return sha256Hex(chainText(prevChain, e));
 }

@@ -4,12 +4,11 @@
  * the synchronous run then numbers the stamp and links it into the chain inside the
  * transaction, so concurrent stamps still get gapless seqs and one unbroken chain.
  */
-import { sha256 } from "viem";
 import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { iso } from "../../../time";
-import { fromBase64, fromHex, toBase64, toHex } from "../../../bytes";
+import { fromBase64, fromHex, toBase64, toHex, sha256 } from "../../../bytes";
 import { arrayBuffer, unsignedInteger } from "./bytes";
 import { chainHash, CHAIN_RULE, GENESIS } from "./chain";
 import { timeStampResponse } from "./rfc3161";
@@ -74,7 +73,7 @@ function subjectDigest(input: StampInput): string {
   if (bytes.length > MAX_DATA_BYTES) {
     throw new AppError("payload_too_large", `data is limited to ${MAX_DATA_BYTES} bytes: hash larger files yourself and send sha256.`);
   }
-  return toHex(sha256(bytes, "bytes"));
+  return toHex(sha256(bytes));
 }
 
 /** Lowercase, without leading zeros: the number the token holds, written one way. */

@@ -7,8 +7,8 @@
  * the SignedData, so a verifier needs only it as a trust anchor.
  */
 import * as asn1js from "asn1js";
+import { sha256 } from "../../../bytes";
 import * as pkijs from "pkijs";
-import { sha256 } from "viem";
 import { arrayBuffer } from "./bytes";
 import type { TsaSigner } from "./tsa-signer";
 
@@ -87,7 +87,7 @@ export async function timeStampResponse(signer: TsaSigner, fields: StampFields):
         sid: new pkijs.IssuerAndSerialNumber({ issuer: signer.certificate.issuer, serialNumber: signer.certificate.serialNumber }),
         signedAttrs: signedAttributes([
           attribute(ID_AA_CONTENT_TYPE, new asn1js.ObjectIdentifier({ value: ID_CT_TSTINFO })),
-          attribute(ID_AA_MESSAGE_DIGEST, octets(sha256(content, "bytes"))),
+          attribute(ID_AA_MESSAGE_DIGEST, octets(sha256(content))),
           attribute(ID_AA_SIGNING_CERTIFICATE_V2, signingCertificateV2(signer)),
         ]),
       }),

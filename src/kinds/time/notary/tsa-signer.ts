@@ -7,7 +7,7 @@
  * only against the certificate that isolate published.
  */
 import type * as pkijs from "pkijs";
-import { sha256 } from "viem";
+import { sha256 } from "../../../bytes";
 import { isDevelopment, type Env } from "../../../env";
 import { derToPem, checkTsaCertificate, generateTsaJwk, importTsaKeys, parseCertificate, pemToDer, selfSignedTsaCertificate } from "./tsa-certificate";
 
@@ -33,7 +33,7 @@ async function load(secrets: TsaSecrets, checked: boolean): Promise<TsaSigner> {
   const certificateDer = pemToDer(secrets.TSA_CERT_PEM);
   const certificate = parseCertificate(certificateDer);
   if (checked) await checkTsaCertificate(certificate, keys.publicKey);
-  return { privateKey: keys.privateKey, certificate, certificateDer, certificatePem: derToPem(certificateDer), certificateHash: sha256(certificateDer, "bytes") };
+  return { privateKey: keys.privateKey, certificate, certificateDer, certificatePem: derToPem(certificateDer), certificateHash: sha256(certificateDer) };
 }
 
 /** A fresh key and self-signed TSA certificate, as the two secrets hold them (tests configure these). */
