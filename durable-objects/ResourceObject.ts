@@ -18,6 +18,7 @@ import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { chargeNow, dryRun, refundCharge } from "./resource/billing";
 import type { DeliveryReport } from "./resource/deliveries";
+import { checkedFaults, type DeliveryFaults } from "./resource/test-faults";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
 
@@ -169,6 +170,7 @@ export class ResourceObject extends ResourceCore {
 
   /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
   override async alarm(): Promise<void> {
+    this.alarmStarted();
     try {
       const meta = this.meta();
       if (!meta) return;
@@ -177,6 +179,7 @@ export class ResourceObject extends ResourceCore {
         return;
       }
       await this.billing().flush("due");
+      await this.finishOutbox(meta);
       // Read again: an extend may have moved expires_at while settlement waited.
       await this.sendDueNotices(this.meta()!);
       await this.fireDueTimer();
@@ -201,8 +204,14 @@ export class ResourceObject extends ResourceCore {
   }
 
   /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */
-  async recordDelivery(report: DeliveryReport): Promise<void> {
-    await this.settleDelivery(report);
+  /** Answers whether the reporting message should go on retrying. */
+  async recordDelivery(report: DeliveryReport): Promise<boolean> {
+    return this.settleDelivery(report);
+  }
+
+  /** Test only (ENVIRONMENT=test): faults in this resource's outbox (resource/test-faults.ts). */
+  injectDeliveryFaults(faults: DeliveryFaults): void {
+    Object.assign(this.faults, checkedFaults(this.env, faults));
   }
 
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
@@ -216,7 +225,9 @@ export class ResourceObject extends ResourceCore {
     return capture(async () => {
       const meta = this.authorizeKind(input.mgmtHash, input.kind);
       if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
-      return this.deliveries().retry(input.deliveryId, meta.signing_secret);
+      const { view, dead } = await this.deliveries().retry(input.deliveryId, meta.signing_secret);
+      for (const report of dead) await this.settleDelivery(report);
+      return view;
     });
   }
 }

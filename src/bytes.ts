@@ -64,3 +64,11 @@ export const sha256 = (bytes: Uint8Array): Uint8Array => nobleSha256(bytes);
 
 /** SHA-256 of a string's UTF-8 bytes (or of bytes), as lowercase hex. */
 export const sha256Hex = (data: string | Uint8Array): string => toHex(sha256(typeof data === "string" ? utf8(data) : data));
+
+/** The first `max` bytes of `text`, cut at a character boundary. */
+export function utf8Prefix(text: string, max: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= max) return text;
+  // A cut inside a multi-byte character decodes to U+FFFD: drop that partial tail.
+  return new TextDecoder().decode(bytes.slice(0, max)).replace(/\uFFFD$/, "");
+}

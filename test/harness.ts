@@ -158,6 +158,8 @@ export interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** The body's exact bytes, base64. */
+  raw: string;
   status: number;
 }
 

@@ -11,10 +11,13 @@ import { requireKind } from "../../src/resources/registry";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
 import { deletePrefix } from "../../src/resources/r2";
 import { endResourceIndex } from "../../src/resources/index-table";
-import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
+import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit, type Outbox } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import { Billing } from "./billing";
 import { DeliveryLog, type DeliveryReport } from "./deliveries";
+import { R2Drops } from "./r2-drops";
+import type { DeliveryFaults } from "./test-faults";
+import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
 import { readClockOffset } from "./test-clock";
@@ -26,6 +29,11 @@ export class ResourceCore extends DurableObject<Env> {
   protected cached: MetaRow | null | undefined;
   protected billingOf: Billing | undefined;
   protected deliveriesOf: DeliveryLog | undefined;
+  protected dropsOf: R2Drops | undefined;
+  /** Test-only faults in the outbox (injectDeliveryFaults, ENVIRONMENT=test). */
+  protected readonly faults: DeliveryFaults = {};
+  /** When the alarm is set for (real time), as far as this process knows; null: none, or not known. */
+  private armedAt: number | null = null;
   /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
   protected ending: Exclude<ResourceState, "active"> | null = null;
 
@@ -36,6 +44,7 @@ export class ResourceCore extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();
       this.clockOffset = readClockOffset(this.sql);
+      this.armedAt = await ctx.storage.getAlarm();
     });
   }
 
@@ -52,7 +61,25 @@ export class ResourceCore extends DurableObject<Env> {
 
   /** Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or before the epoch). */
   protected async alarmAt(resourceTime: number): Promise<void> {
-    await this.ctx.storage.setAlarm(Math.max(Date.now(), resourceTime - this.clockOffset));
+    this.armedAt = Math.max(Date.now(), resourceTime - this.clockOffset);
+    await this.ctx.storage.setAlarm(this.armedAt);
+  }
+
+  /** The runtime clears the alarm as it runs it. */
+  protected alarmStarted(): void {
+    this.armedAt = null;
+  }
+
+  /**
+   * Brings the alarm within the outbox's grace when work records a send or an R2 delete. Called
+   * inside the transaction and not awaited, so the alarm is written with the rows: a process that
+   * dies before carrying them out leaves them to the alarm.
+   */
+  private armSoon(): void {
+    const at = Date.now() + DISPATCH_GRACE_MS;
+    if (this.armedAt !== null && this.armedAt <= at) return;
+    this.armedAt = at;
+    this.ctx.storage.setAlarm(at).catch((err) => console.error("outbox alarm not set", err));
   }
 
   /** Runs the migrations this resource has not run yet (see resource/migrations.ts). */
@@ -89,7 +116,9 @@ export class ResourceCore extends DurableObject<Env> {
     this.cached = null;
     this.billingOf = undefined;
     this.deliveriesOf = undefined;
+    this.dropsOf = undefined;
     this.ending = null;
+    this.armedAt = null;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return record;
@@ -99,7 +128,10 @@ export class ResourceCore extends DurableObject<Env> {
   protected nextAlarmAt(): number | null {
     const meta = this.meta();
     if (!meta) return null;
-    const next = [meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), nextTimerAt(meta, this.config(meta), this.sql, this.env, this.now())];
+    const next = [
+      meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.deliveries().nextDueAt(), this.drops().nextDueAt(),
+      nextTimerAt(meta, this.config(meta), this.sql, this.env, this.now()),
+    ];
     return Math.min(...next.map((t) => t ?? Infinity));
   }
 
@@ -129,13 +161,45 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   protected deliveries(): DeliveryLog {
-    this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id);
+    const clock = { now: () => this.now(), offset: () => this.clockOffset };
+    this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id, clock, this.drops(), this.faults);
     return this.deliveriesOf;
+  }
+
+  protected drops(): R2Drops {
+    this.dropsOf ??= new R2Drops(this.sql, this.env.BUCKET, () => this.now());
+    return this.dropsOf;
+  }
+
+  /** Where a transaction's sends and R2 deletes are recorded, to be carried out after it commits. */
+  private outbox(pending: AfterCommit): Outbox {
+    return {
+      pending,
+      send: (id, request) => {
+        if (this.deliveries().stage(id, request)) pending.sends.push(id);
+        this.armSoon();
+      },
+      drop: (keys) => {
+        this.drops().stage(keys);
+        pending.drops.push(...keys);
+        this.armSoon();
+      },
+    };
   }
 
   /** Sends a lifecycle event to notify_url, when the resource has one. */
   protected async emit(meta: MetaRow, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<void> {
-    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit({ url: meta.notify_url, sealedSecret: meta.signing_secret }, type, data, uniqueBy);
+    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit(meta.notify_url, meta.signing_secret, type, data, uniqueBy);
+  }
+
+  /**
+   * The alarm's part of the outbox: sends what did not reach the queue or was not heard of,
+   * trims the log to its retention, makes the R2 deletes left over.
+   */
+  protected async finishOutbox(meta: MetaRow): Promise<void> {
+    if (meta.signing_secret) for (const report of await this.deliveries().dispatchDue(meta.signing_secret)) await this.settleDelivery(report);
+    this.ctx.storage.transactionSync(() => this.deliveries().prune());
+    await this.drops().flush();
   }
 
   protected async sendDueNotices(meta: MetaRow): Promise<void> {
@@ -173,7 +237,7 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   protected store(meta: MetaRow, now = this.now(), pending?: AfterCommit): EngineStore {
-    return engineStore(meta, this.sql, this.env, now, pending);
+    return engineStore(meta, this.sql, this.env, now, pending && this.outbox(pending));
   }
 
   /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */
@@ -248,35 +312,37 @@ export class ResourceCore extends DurableObject<Env> {
     await timer.discard?.(ctx, prepared);
   }
 
-  /** After committed work: send what it queued, drop what it let go, and follow its timer if it moved one. */
   /**
-   * The work has committed (and been charged), so nothing here may fail the call: a request
-   * that cannot be queued is logged as dead (the kind hears so), a failed R2 delete leaves bytes
-   * the end of the resource deletes anyway.
+   * After committed work: put what it sent on the queue, make the R2 deletes it recorded, and
+   * follow its timer if it moved one. The work has committed (and been charged), so nothing
+   * here may fail the call: what does not happen now stays in the outbox for the alarm, and
+   * a request that can never be queued is logged as dead (the kind hears so).
    */
   protected async afterWork(meta: MetaRow, pending: AfterCommit): Promise<void> {
-    for (const { id, request } of pending.sends) {
-      try {
-        await this.deliveries().send(id, request, meta.signing_secret!);
-      } catch (err) {
-        const error = `not queued: ${err instanceof Error ? err.message : String(err)}`;
-        await this.settleDelivery({ deliveryId: id, attempt: { number: 0, at: Date.now(), outcome: "failed", statusCode: null, error, durationMs: 0, responseExcerpt: null }, final: "dead" });
-      }
+    try {
+      if (pending.sends.length) for (const report of await this.deliveries().dispatch(pending.sends, meta.signing_secret!)) await this.settleDelivery(report);
+      if (pending.drops.length) await this.drops().flush(pending.drops);
+    } catch (err) {
+      console.error(`${meta.id}: outbox left to the alarm`, err);
     }
-    if (pending.drops.length) await this.env.BUCKET.delete(pending.drops).catch((err) => console.error(`${meta.id}: R2 delete failed`, err));
     // The alarm already set (at the latest, expiry) runs the timer late rather than never.
     if (requireKind(meta.kind).timer) await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not re-armed`, err));
     for (const wake of this.waiters) wake();
   }
 
-  /** An attempt (or the end) of a delivery, into the log; a final one is told to the kind. Nothing to do once the resource is gone. */
-  protected async settleDelivery(report: DeliveryReport): Promise<void> {
+  /**
+   * An attempt (or the end) of a delivery, into the log; a final one is told to the kind.
+   * Answers whether the reporting message should go on retrying; once the resource is gone its
+   * last events still go out, on the queue's schedule.
+   */
+  protected async settleDelivery(report: DeliveryReport): Promise<boolean> {
     const meta = this.meta();
-    if (!meta) return;
-    this.deliveries().record(report);
+    if (!meta) return true;
+    const goOn = this.deliveries().record(report);
     const finished = requireKind(meta.kind).onDeliveryFinished;
     const final = report.final;
     if (final && finished) await this.commit(meta, (store) => finished(store, this.config(meta), report.deliveryId, final));
+    return goOn;
   }
 
   protected record(meta: MetaRow, state: ResourceState): RecordCore {

@@ -1,22 +1,37 @@
 /**
- * The resource's outbound events and their attempt log. Emitting writes the
- * delivery row and puts a self-contained message on the DELIVERIES queue; the
- * consumer reports every attempt back here. The log is the resource's data:
- * exported with it, deleted with it.
+ * The resource's outbound requests: a transactional outbox and its attempt log.
+ *
+ * A send is a row written in the transaction of the work that makes it, so a rolled-back
+ * operation sends nothing and a committed one is never forgotten. Once the work commits the
+ * rows go on the DELIVERIES queue in batches; the consumer reports each attempt back here.
+ * Whatever did not reach the queue (the process died after the commit, the queue refused)
+ * or was not heard of in time (a lost message) is put on the queue again by the resource's
+ * alarm: at least once, and a repeat keeps its `webhook-id`.
+ *
+ * A body is text, kept in the row and carried by the message, or an R2 object below the
+ * resource's prefix (StoredBody), which every delivery naming it shares and which is
+ * deleted once none of them can be sent again. The log is the resource's data: exported
+ * with it, bounded by DELIVERY_RETENTION, deleted with it.
+ *
+ * Times: created_at, updated_at and settled_at are on the resource's clock (what the log
+ * shows); due_at (when the alarm must act) is on the resource's clock for a row that has
+ * to be put on the queue and on the real one while the queue has it, since how long a queue
+ * takes is real time whatever a test's clock says.
  */
 import type { Env } from "../../src/env";
 import { keysetPage } from "../../src/resources/pages";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
-import type { WebhookMessage } from "../../src/delivery/messages";
+import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
 import type { AttemptResult } from "../../src/delivery/attempt";
+import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
-import { iso } from "../../src/time";
+import { iso, isoOrNull } from "../../src/time";
 import { seal } from "../../src/auth/sealing";
-
-/** Cloudflare Queues take messages up to 128 KB; the envelope's own fields need a little of that. */
-const MAX_MESSAGE_BYTES = 120 * 1024;
+import { utf8Length } from "../../src/bytes";
+import type { R2Drops } from "./r2-drops";
+import { takeFault, type DeliveryFaults } from "./test-faults";
 
 export const DELIVERY_TABLES = [
   `CREATE TABLE deliveries (
@@ -47,12 +62,35 @@ export const DELIVERY_TABLES = [
   )`,
 ];
 
+/** Platform migration 2: the outbox (sends, refusals, due_at), stored bodies and retention (settled_at). */
+export const DELIVERY_OUTBOX_COLUMNS = [
+  "ALTER TABLE deliveries ADD COLUMN body_key TEXT",
+  // How many times the row went on the queue; the message carries its number.
+  "ALTER TABLE deliveries ADD COLUMN sends INTEGER NOT NULL DEFAULT 0",
+  // Refusals by the queue since the last send that went through.
+  "ALTER TABLE deliveries ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0",
+  // 1 while the queue has the row (due_at is then real time), 0 while it waits to go there.
+  "ALTER TABLE deliveries ADD COLUMN queued INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE deliveries ADD COLUMN due_at INTEGER",
+  "ALTER TABLE deliveries ADD COLUMN settled_at INTEGER",
+  // Rows older code queued went on the queue once; should nothing be heard of them for a day, they go again.
+  "UPDATE deliveries SET sends = 1, queued = 1, due_at = updated_at + 86400000 WHERE status IN ('pending', 'retrying')",
+  "UPDATE deliveries SET settled_at = updated_at WHERE status IN ('delivered', 'aborted', 'dead')",
+  "CREATE INDEX deliveries_due ON deliveries (due_at) WHERE due_at IS NOT NULL",
+  "CREATE INDEX deliveries_body ON deliveries (body_key) WHERE body_key IS NOT NULL",
+];
+
+/** What the consumer reports after an attempt, or the dead-letter queue at the end. */
 export interface DeliveryReport {
   deliveryId: string;
+  /** The message's send number (WebhookMessage.send); null for messages of older code. */
+  send: number | null;
   /** The attempt just made; null when the dead-letter queue reports the end. */
-  attempt: (AttemptResult & { number: number; at: number }) | null;
+  attempt: (AttemptResult & { at: number }) | null;
   /** Set when no more attempts follow. */
   final: "delivered" | "aborted" | "dead" | null;
+  /** When the queue tries again, for a failed attempt that is not final. */
+  retryInSeconds: number | null;
 }
 
 type DeliveryRow = {
@@ -63,11 +101,17 @@ type DeliveryRow = {
   method: string;
   headers: string;
   body: string | null;
+  body_key: string | null;
   sealed: number;
   status: string;
   attempts: number;
+  sends: number;
+  refusals: number;
+  queued: number;
+  due_at: number | null;
   created_at: number;
   updated_at: number;
+  settled_at: number | null;
 };
 
 type AttemptRow = {
@@ -80,59 +124,175 @@ type AttemptRow = {
   response_excerpt: string | null;
 };
 
+/** Statuses in which the delivery may still be sent (a dead one by a manual retry): its stored body stays. */
+const BODY_NEEDED = "('pending', 'retrying', 'dead')";
 
 export class DeliveryLog {
+  /** Rows being put on the queue by this process right now: the alarm leaves them alone. */
+  private readonly dispatching = new Set<string>();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly env: Env,
     private readonly resourceId: string,
+    /** The resource's clock, and how far it runs ahead of the real one (the test clock). */
+    private readonly clock: { now(): number; offset(): number },
+    private readonly drops: R2Drops,
+    private readonly faults: DeliveryFaults,
   ) {}
 
-  /** Sends a lifecycle event to `url` (notify_url), signed with the sealed secret. */
-  async emit(target: { url: string; sealedSecret: string }, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<string> {
-    const event = envelope(type, this.resourceId, data, uniqueBy);
-    const request = { url: target.url, method: "POST" as const, headers: { "content-type": "application/json" }, body: JSON.stringify(event), eventType: type };
-    await this.send(event.id, request, target.sealedSecret);
+  /**
+   * Records a request in the caller's transaction; true when it is new (a known id is sent once).
+   * Due after a grace, so the alarm sends it if the dispatch after the commit never happens.
+   */
+  stage(id: string, request: OutgoingRequest): boolean {
+    const now = this.clock.now();
+    const body = request.body;
+    const key = body !== null && typeof body === "object" ? body.key : null;
+    const text = typeof body === "string" ? (request.sensitive ? seal(this.env, body) : body) : null;
+    const inserted = this.sql.exec(
+      `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+      id, request.eventType, request.url, request.method, JSON.stringify(request.headers), text, key, request.sensitive ? 1 : 0, now, now, now + DISPATCH_GRACE_MS,
+    ).rowsWritten > 0;
+    if (!inserted && key) this.release([key]); // handed over for a send that was already made
+    // Every hundredth row trims the log, in the same transaction.
+    if (inserted && this.lastSeq() % 100 === 0) this.prune();
+    return inserted;
+  }
+
+  /** Records and sends a lifecycle event to `url` (notify_url), outside any kind's work. */
+  async emit(url: string, sealedSecret: string, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<string> {
+    const event = envelope(type, this.resourceId, data, uniqueBy, this.clock.now());
+    this.stage(event.id, { url, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event), eventType: type });
+    const dead = await this.dispatch([event.id], sealedSecret);
+    if (dead.length) throw new Error(dead[0]!.attempt?.error ?? "not queued");
     return event.id;
   }
 
-  /** Logs and queues one outbound request under `deliveryId` (the Standard Webhooks `webhook-id`); a known id is sent once. */
-  async send(deliveryId: string, request: OutgoingRequest, sealedSecret: string): Promise<void> {
-    const now = Date.now();
-    const kept = request.sensitive && request.body !== null ? await seal(this.env, request.body) : request.body;
-    const inserted = this.sql.exec(
-      "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, sealed, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING",
-      deliveryId, request.eventType, request.url, request.method, JSON.stringify(request.headers), kept, request.sensitive ? 1 : 0, now, now,
-    ).rowsWritten;
-    if (inserted) await this.enqueue(this.message(deliveryId, { ...request, body: kept }, request.sensitive === true, sealedSecret));
-  }
-
-  record(report: DeliveryReport): void {
-    const row = this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", report.deliveryId).toArray()[0];
-    if (!row) return;
-    const a = report.attempt;
-    // Numbered here, not by the queue: a manual retry starts a new queue message, and the log keeps every attempt.
-    const number = row.attempts + 1;
-    if (a) {
-      this.sql.exec(
-        "INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        report.deliveryId, number, a.at, a.outcome, a.statusCode, a.error, a.durationMs, a.responseExcerpt,
-      );
+  /**
+   * Puts these rows on the queue (after the commit that wrote them, or from the alarm), in
+   * batches. A refusal leaves a row for the alarm, later each time; answers the reports of the
+   * rows that died here (too large for a message, refused too often), for the caller to settle.
+   */
+  async dispatch(ids: string[], sealedSecret: string, fromAlarm = false): Promise<DeliveryReport[]> {
+    if (!fromAlarm && takeFault(this.faults, "skipDispatches")) return [];
+    const dead: DeliveryReport[] = [];
+    const ready: { message: WebhookMessage; bytes: number }[] = [];
+    for (const id of ids) {
+      if (this.dispatching.has(id)) continue;
+      const row = this.row(id);
+      if (!row || (row.status !== "pending" && row.status !== "retrying")) continue;
+      const message = this.message(row, sealedSecret);
+      const bytes = utf8Length(JSON.stringify(message));
+      if (bytes > MAX_MESSAGE_BYTES) {
+        dead.push(this.notQueued(id, `the request is ${bytes} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES} (send larger bodies stored)`));
+        continue;
+      }
+      this.dispatching.add(id);
+      ready.push({ message, bytes });
     }
-    const status = report.final ?? "retrying";
-    this.sql.exec("UPDATE deliveries SET status = ?, attempts = ?, updated_at = ? WHERE delivery_id = ?", status, a ? number : row.attempts, Date.now(), report.deliveryId);
+    try {
+      for (const batch of batches(ready)) {
+        try {
+          if (takeFault(this.faults, "refuseSends")) throw new Error("the queue refused the batch (injected)");
+          const lost = takeFault(this.faults, "loseSends");
+          if (!lost) await this.env.DELIVERIES.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })));
+          const heardBy = Date.now() + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
+          // A report may have come in while the batch was sent: a settled row stays settled, its later deadline stays.
+          for (const m of batch) {
+            this.sql.exec(
+              `UPDATE deliveries SET sends = MAX(sends, ?), refusals = 0,
+                 due_at = CASE WHEN settled_at IS NOT NULL THEN NULL WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END, queued = 1
+               WHERE delivery_id = ?`,
+              m.send, heardBy, heardBy, m.deliveryId,
+            );
+          }
+        } catch (err) {
+          const reason = err instanceof Error ? err.message : String(err);
+          for (const m of batch) {
+            const refusals = this.row(m.deliveryId)!.refusals + 1;
+            if (refusals >= MAX_REFUSALS) dead.push(this.notQueued(m.deliveryId, `the queue refused it ${refusals} times: ${reason}`));
+            else {
+              const wait = REQUEUE_DELAYS_SECONDS[refusals - 1]! * 1000 * Number(this.env.DELIVERY_RETRY_SCALE);
+              this.sql.exec("UPDATE deliveries SET refusals = ?, queued = 0, due_at = ? WHERE delivery_id = ?", refusals, this.clock.now() + wait, m.deliveryId);
+            }
+          }
+        }
+      }
+    } finally {
+      for (const { message } of ready) this.dispatching.delete(message.deliveryId);
+    }
+    return dead;
   }
 
-  /** Sends a delivery again, now (after its retries ran out, or to replay it). */
-  async retry(deliveryId: string, sealedSecret: string): Promise<Json> {
-    const row = this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", deliveryId).toArray()[0];
+  /** The alarm's part: sends again every row that is due (not on the queue, or not heard of in time). */
+  async dispatchDue(sealedSecret: string): Promise<DeliveryReport[]> {
+    const real = Date.now();
+    const ids = this.sql
+      .exec<{ delivery_id: string }>(
+        "SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR (queued = 1 AND due_at <= ?)) ORDER BY seq LIMIT 500",
+        this.clock.now(), real,
+      )
+      .toArray()
+      .map((r) => r.delivery_id);
+    return ids.length ? this.dispatch(ids, sealedSecret, true) : [];
+  }
+
+  /** When the alarm must next act for the outbox, on the resource's clock (null: nothing waits). */
+  nextDueAt(): number | null {
+    const q = (queued: number) => this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deliveries WHERE queued = ? AND due_at IS NOT NULL", queued).one().at;
+    const waiting = q(0);
+    const onQueue = q(1);
+    const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset()].filter((t): t is number => t !== null);
+    return times.length ? Math.min(...times) : null;
+  }
+
+  /**
+   * An attempt (or the end) into the log. Answers whether the reporting message should go on
+   * retrying: not once the delivery is settled, nor when it has been sent again since; a
+   * delivery this log no longer holds goes on (as one whose resource has ended does).
+   */
+  record(report: DeliveryReport): boolean {
+    const row = this.row(report.deliveryId);
+    if (!row) return true;
+    const stale = report.send !== null && report.send < row.sends;
+    const now = this.clock.now();
+    let attempts = row.attempts;
+    const a = report.attempt;
+    if (a) {
+      // Numbered here, not by the queue: a manual retry or a re-send starts a new message, and the log keeps every attempt.
+      attempts += 1;
+      this.sql.exec("INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", report.deliveryId, attempts, a.at, a.outcome, a.statusCode, a.error, a.durationMs, a.responseExcerpt);
+      this.sql.exec("DELETE FROM delivery_attempts WHERE delivery_id = ? AND number <= ?", report.deliveryId, attempts - DELIVERY_RETENTION.attempts_kept);
+      this.sql.exec("UPDATE deliveries SET attempts = ?, updated_at = ? WHERE delivery_id = ?", attempts, now, report.deliveryId);
+    }
+    const settled = row.settled_at !== null;
+    // An older message's failures, and its end in the dead-letter queue, change nothing: a newer one is under way.
+    if (settled || (stale && report.final !== "delivered" && report.final !== "aborted")) return false;
+    if (report.final) {
+      this.settle(row, report.final, now);
+      return false;
+    }
+    const heardBy = Date.now() + (report.retryInSeconds ?? 0) * 1000 + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
+    this.sql.exec("UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ? WHERE delivery_id = ?", heardBy, report.deliveryId);
+    return true;
+  }
+
+  /** Sends a settled delivery again, now (after its retries ran out, or to replay it). */
+  async retry(deliveryId: string, sealedSecret: string): Promise<{ view: Json; dead: DeliveryReport[] }> {
+    const row = this.row(deliveryId);
     if (!row) throw new AppError("not_found", `No delivery ${deliveryId} on this resource.`);
     // A delivery still on its schedule would then run twice at once.
     if (row.status === "pending" || row.status === "retrying") throw new AppError("conflict", `Delivery ${deliveryId} is still being attempted (${row.status}).`);
-    this.sql.exec("UPDATE deliveries SET status = 'pending', updated_at = ? WHERE delivery_id = ?", Date.now(), deliveryId);
-    const request = { url: row.url, method: row.method as OutgoingRequest["method"], headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, eventType: row.event_type };
-    await this.enqueue(this.message(deliveryId, request, row.sealed === 1, sealedSecret));
-    return this.view({ ...row, status: "pending" });
+    if (row.body_key && !(await this.env.BUCKET.head(row.body_key))) throw new AppError("conflict", `The body of delivery ${deliveryId} is no longer kept; it cannot be sent again.`);
+    const now = this.clock.now();
+    this.sql.exec(
+      "UPDATE deliveries SET status = 'pending', settled_at = NULL, refusals = 0, queued = 0, due_at = ?, updated_at = ? WHERE delivery_id = ?",
+      now + DISPATCH_GRACE_MS, now, deliveryId,
+    );
+    const dead = await this.dispatch([deliveryId], sealedSecret);
+    return { view: this.view(this.row(deliveryId)!), dead };
   }
 
   /** Oldest first; the cursor is the last row's sequence number. */
@@ -141,27 +301,60 @@ export class DeliveryLog {
     return keysetPage(rows, limit, (r) => r.seq, (r) => this.view(r));
   }
 
+  private row(id: string): DeliveryRow | undefined {
+    return this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", id).toArray()[0];
+  }
+
+  private lastSeq(): number {
+    return this.sql.exec<{ seq: number }>("SELECT last_insert_rowid() AS seq").one().seq;
+  }
+
+  private settle(row: DeliveryRow, final: "delivered" | "aborted" | "dead", now: number): void {
+    this.sql.exec("UPDATE deliveries SET status = ?, queued = 0, due_at = NULL, settled_at = ?, updated_at = ? WHERE delivery_id = ?", final, now, now, row.delivery_id);
+    if (row.body_key) this.release([row.body_key]);
+  }
+
+  /** A row that never reached the queue, and will not: logged as an attempt, and dead. */
+  private notQueued(id: string, reason: string): DeliveryReport {
+    return { deliveryId: id, send: null, attempt: { at: this.clock.now(), outcome: "failed", statusCode: null, error: `not queued: ${reason}`, durationMs: 0, responseExcerpt: null }, final: "dead", retryInSeconds: null };
+  }
+
+  /** Deletes (after the commit) the stored bodies no delivery can send again. */
+  private release(keys: string[]): void {
+    const unused = keys.filter((k) => !this.sql.exec(`SELECT 1 FROM deliveries WHERE body_key = ? AND status IN ${BODY_NEEDED} LIMIT 1`, k).toArray().length);
+    if (unused.length) this.drops.stage(unused);
+  }
+
+  /** Applies DELIVERY_RETENTION to settled deliveries and their attempts. */
+  prune(): void {
+    const { settled_kept, settled_days } = DELIVERY_RETENTION;
+    const oldest = this.clock.now() - settled_days * 86_400_000;
+    const nth = this.sql.exec<{ seq: number }>("SELECT seq FROM deliveries WHERE settled_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?", settled_kept).toArray()[0]?.seq ?? 0;
+    const where = "settled_at IS NOT NULL AND (seq <= ? OR settled_at < ?)";
+    const keys = this.sql.exec<{ body_key: string }>(`SELECT DISTINCT body_key FROM deliveries WHERE ${where} AND body_key IS NOT NULL`, nth, oldest).toArray().map((r) => r.body_key);
+    this.sql.exec(`DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT delivery_id FROM deliveries WHERE ${where})`, nth, oldest);
+    this.sql.exec(`DELETE FROM deliveries WHERE ${where}`, nth, oldest);
+    if (keys.length) this.release(keys);
+  }
+
   private view(row: DeliveryRow): Json {
     const attempts = this.sql
       .exec<AttemptRow>("SELECT number, at, outcome, status_code, error, duration_ms, response_excerpt FROM delivery_attempts WHERE delivery_id = ? ORDER BY number", row.delivery_id)
       .toArray()
       .map((a) => ({ ...a, at: iso(a.at) }));
     return {
-      id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts,
-      created_at: iso(row.created_at), updated_at: iso(row.updated_at), body: row.sealed ? null : row.body, body_withheld: row.sealed === 1, attempt_log: attempts,
+      id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts, sends: row.sends,
+      created_at: iso(row.created_at), updated_at: iso(row.updated_at), settled_at: isoOrNull(row.settled_at),
+      body: row.sealed || row.body_key ? null : row.body, body_withheld: row.sealed === 1, body_stored: row.body_key !== null, attempt_log: attempts,
     };
   }
 
   /** A secret body travels sealed too: the queue and its dead-letter queue never hold it in clear. */
-  private message(deliveryId: string, request: OutgoingRequest, bodySealed: boolean, sealedSecret: string): WebhookMessage {
-    const { url, method, headers, body } = request;
-    return { type: "webhook", resourceId: this.resourceId, deliveryId, url, method, headers, body, bodySealed, sealedSecret };
-  }
-
-  /** Throws when the message cannot be queued (too large, or the queue refused it); the caller records it as dead. */
-  private async enqueue(message: WebhookMessage): Promise<void> {
-    const size = new TextEncoder().encode(JSON.stringify(message)).length;
-    if (size > MAX_MESSAGE_BYTES) throw new Error(`the request is ${size} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES}`);
-    await this.env.DELIVERIES.send(message, { contentType: "json" });
+  private message(row: DeliveryRow, sealedSecret: string): WebhookMessage {
+    return {
+      type: "webhook", resourceId: this.resourceId, deliveryId: row.delivery_id, send: row.sends + 1,
+      url: row.url, method: row.method, headers: JSON.parse(row.headers) as Record<string, string>,
+      body: row.body, ...(row.body_key ? { bodyKey: row.body_key } : {}), bodySealed: row.sealed === 1, sealedSecret,
+    };
   }
 }

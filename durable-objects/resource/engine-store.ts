@@ -6,19 +6,32 @@ import { requireKind } from "../../src/resources/registry";
 import type { MetaRow } from "./meta";
 import { signedDownloadUrl } from "../../src/resources/downloads";
 
-/** What an engine's transaction asked for that may only happen once it has committed. */
+/**
+ * What an engine's transaction recorded that is carried out once it has committed: the
+ * deliveries it staged and the R2 keys it let go of (both already in the outbox tables, so
+ * the alarm finishes them if this process does not).
+ */
 export interface AfterCommit {
-  sends: { id: string; request: OutgoingRequest }[];
-  /** R2 keys to delete. */
+  sends: string[];
   drops: string[];
 }
 
 export const afterCommit = (): AfterCommit => ({ sends: [], drops: [] });
 
-export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: number, pending?: AfterCommit): EngineStore {
-  const need = (what: string): AfterCommit => {
-    if (!pending) throw new Error(`${meta.kind}: ${what} only from operations, public requests and timers`);
-    return pending;
+/** Where a transaction records its sends and R2 deletes (ResourceCore.outbox). */
+export interface Outbox {
+  pending: AfterCommit;
+  send(id: string, request: OutgoingRequest): void;
+  drop(keys: string[]): void;
+}
+
+export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: number, outbox?: Outbox): EngineStore {
+  const need = (what: string): Outbox => {
+    if (!outbox) throw new Error(`${meta.kind}: ${what} only from operations, public requests and timers`);
+    return outbox;
+  };
+  const below = (key: string) => {
+    if (!key.startsWith(`${meta.id}/`)) throw new Error(`${meta.kind}: ${key} is not below ${meta.id}/`);
   };
   return {
     resourceId: meta.id,
@@ -30,17 +43,17 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
     notifyUrl: meta.notify_url,
     send: (request) => {
       const id = request.id ?? newDeliveryId();
-      need("requests can be sent").sends.push({ id, request });
+      const body = request.body;
+      if (body !== null && typeof body === "object") below(body.key);
+      need("requests can be sent").send(id, request);
       return id;
     },
     dropObjects: (keys) => {
-      const prefix = `${meta.id}/`;
-      const outside = keys.find((k) => !k.startsWith(prefix));
-      if (outside) throw new Error(`${meta.kind}: ${outside} is not below ${prefix}`);
-      need("objects can be dropped").drops.push(...keys);
+      keys.forEach(below);
+      if (keys.length) need("objects can be dropped").drop(keys);
     },
     downloadUrl: (key) => {
-      if (!key.startsWith(`${meta.id}/`)) throw new Error(`${meta.kind}: ${key} is not below ${meta.id}/`);
+      below(key);
       return signedDownloadUrl(env, meta.base_url, key, meta.expires_at);
     },
   };

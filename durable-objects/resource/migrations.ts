@@ -9,10 +9,15 @@ import type { AnyKind, Migration } from "../../src/resources/kind";
 import type { JsonObject } from "../../src/json";
 import { META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing";
-import { DELIVERY_TABLES } from "./deliveries";
+import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_TABLES } from "./deliveries";
+import { R2_DROPS_TABLE } from "./r2-drops";
 
-/** The platform's own tables in every resource: its meta row, its billing holds, its deliveries. */
-const PLATFORM_MIGRATIONS: Migration[] = [{ sql: [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES] }];
+/** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes. */
+const PLATFORM_MIGRATIONS: Migration[] = [
+  { sql: [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES] },
+  // Deliveries become a transactional outbox with stored bodies and retention; R2 deletes are recorded before they are made.
+  { sql: [...DELIVERY_OUTBOX_COLUMNS, R2_DROPS_TABLE] },
+];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */
 export const tableLists = (kind: AnyKind): Record<string, Migration[]> => ({ platform: PLATFORM_MIGRATIONS, [kind.kind]: kind.migrations });

@@ -1,7 +1,8 @@
 /**
- * One delivery attempt: signed POST, 15 s timeout, redirects not followed (a
- * redirect could point anywhere, past the egress guard), at most 4 KiB of the
- * answer kept for the attempt log.
+ * One delivery attempt: signed, 15 s timeout, redirects not followed (a redirect
+ * could point anywhere, past the egress guard), at most 4 KiB of the answer kept
+ * for the attempt log. A stored body is read from R2 twice, once to sign its exact
+ * bytes and once to send them, so its size never has to fit in memory.
  */
 import type { Env } from "../env";
 import { unseal } from "../auth/sealing";
@@ -26,6 +27,21 @@ async function excerpt(res: Response): Promise<string> {
   return new TextDecoder().decode((await readCapped(res.body, EXCERPT_BYTES)).bytes);
 }
 
+/** A stored body's bytes, to sign and then to send (undefined: the object is gone). */
+async function storedBody(env: Env, key: string): Promise<{ signed: ReadableStream<Uint8Array>; sent(): Promise<ReadableStream<Uint8Array>> } | undefined> {
+  const first = await env.BUCKET.get(key);
+  if (!first) return undefined;
+  return {
+    signed: first.body,
+    async sent() {
+      // The same version that was signed: an object replaced meanwhile is refused (and retried).
+      const again = await env.BUCKET.get(key, { onlyIf: { etagMatches: first.etag } });
+      if (!again || !("body" in again)) throw new Error("the stored body changed or went away while it was being sent");
+      return again.body;
+    },
+  };
+}
+
 export async function attemptDelivery(env: Env, message: WebhookMessage): Promise<AttemptResult> {
   const started = Date.now();
   const done = (r: Omit<AttemptResult, "durationMs">): AttemptResult => ({ ...r, durationMs: Date.now() - started });
@@ -34,24 +50,26 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
   let body = message.body;
   try {
     url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
-    secret = await unseal(env, message.sealedSecret);
-    if (message.bodySealed && body !== null) body = await unseal(env, body);
+    secret = unseal(env, message.sealedSecret);
+    if (message.bodySealed && body !== null) body = unseal(env, body);
   } catch (err) {
     // Retrying cannot change a refused target or an unreadable secret: stop at once.
     return done({ outcome: "aborted", statusCode: null, error: `not sent: ${err instanceof AppError ? err.detail : "a sealed secret could not be read"}`, responseExcerpt: null });
   }
   try {
+    const stored = message.bodyKey ? await storedBody(env, message.bodyKey) : null;
+    if (stored === undefined) {
+      // Deleted with its resource (or pruned): nothing left that a retry could send.
+      return done({ outcome: "aborted", statusCode: null, error: "not sent: the stored body is no longer kept", responseExcerpt: null });
+    }
+    const signature = await signatureHeaders(secret, message.deliveryId, stored ? stored.signed : (body ?? ""));
     const res = await fetch(url, {
       method: message.method,
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),
-      headers: {
-        "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`,
-        ...message.headers,
-        // Last, so a configured header cannot forge the signature.
-        ...(await signatureHeaders(secret, message.deliveryId, body ?? "")),
-      },
-      body: message.method === "GET" ? undefined : body,
+      // Last, so a configured header cannot forge the signature.
+      headers: { "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`, ...message.headers, ...signature },
+      body: message.method === "GET" ? undefined : stored ? await stored.sent() : body,
     });
     const text = await excerpt(res);
     if (res.headers.get("webhook-delivery")?.toLowerCase() === "abort") {

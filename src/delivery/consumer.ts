@@ -3,7 +3,8 @@
  * attempt is retried by the queue itself, delayed per the schedule; after the
  * last retry the queue moves the message to the dead-letter queue, whose
  * consumer records it as dead. Every attempt is written to the sending
- * resource's log (when the resource still exists).
+ * resource's log (when the resource still exists), which answers whether this
+ * message should go on: a message the resource has since sent again stops.
  */
 import type { Env } from "../env";
 import { resourceStub } from "../stubs";
@@ -22,17 +23,19 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
         return;
       }
       const log = resourceStub(env, body.resourceId);
+      const send = body.send ?? null;
       if (dead) {
-        await log.recordDelivery({ deliveryId: body.deliveryId, attempt: null, final: "dead" }).catch(() => undefined);
+        await log.recordDelivery({ deliveryId: body.deliveryId, send, attempt: null, final: "dead", retryInSeconds: null }).catch(() => undefined);
         message.ack();
         return;
       }
       const result = await attemptDelivery(env, body);
-      const delay = result.outcome === "failed" ? Math.round((retryDelay(message.attempts) ?? 0) * Number(env.DELIVERY_RETRY_SCALE)) : null;
-      await log
-        .recordDelivery({ deliveryId: body.deliveryId, attempt: { number: message.attempts, at: Date.now(), ...result }, final: result.outcome === "failed" ? null : result.outcome })
-        .catch(() => undefined);
-      if (result.outcome === "failed") message.retry({ delaySeconds: delay ?? 0 });
+      const failed = result.outcome === "failed";
+      const delay = failed ? Math.round((retryDelay(message.attempts) ?? 0) * Number(env.DELIVERY_RETRY_SCALE)) : null;
+      const report = { deliveryId: body.deliveryId, send, attempt: { at: Date.now(), ...result }, final: result.outcome === "failed" ? null : result.outcome, retryInSeconds: delay };
+      // When the report cannot be written the message goes on: at least once.
+      const goOn = await log.recordDelivery(report).catch(() => true);
+      if (failed && goOn) message.retry({ delaySeconds: delay ?? 0 });
       else message.ack();
     }),
   );

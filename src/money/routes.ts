@@ -13,6 +13,7 @@ import { errorResponses, jsonResponse } from "../openapi/responses";
 import { singleLine } from "../openapi/schemas";
 import { CREDIT, PURCHASE } from "../openapi/security";
 import type { BalanceView } from "../../durable-objects/AccountObject";
+import { DELIVERY_RETENTION } from "../delivery/outbox-policy";
 import { iso } from "../time";
 
 const DAY_MS = 86400 * 1000;
@@ -44,6 +45,13 @@ const prices = z
       default_ttl_seconds: z.int().nullable(), max_ttl_seconds: z.int().nullable(),
       limits: z.record(z.string(), z.number()).optional().describe("On a create line: the kind's limits; beyond them a request is refused with 413 or 422."),
     })),
+    limits: z.object({
+      deliveries: z.object({
+        settled_kept: z.int().describe("Settled (delivered, aborted, dead) deliveries each resource's log keeps, newest first."),
+        settled_days: z.int().describe("Days a settled delivery stays in the log."),
+        attempts_kept: z.int().describe("Attempts each delivery keeps in its attempt log, newest first."),
+      }),
+    }).describe("Limits every resource shares."),
   })
   .openapi("PriceList");
 
@@ -154,6 +162,6 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       security: [],
       responses: { 200: jsonResponse("Every priced operation.", prices), ...errorResponses([]) },
     }),
-    (c) => c.json({ currency: "USD" as const, operations: priceList() }, 200),
+    (c) => c.json({ currency: "USD" as const, operations: priceList(), limits: { deliveries: DELIVERY_RETENTION } }, 200),
   );
 }

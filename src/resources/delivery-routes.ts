@@ -7,6 +7,7 @@ import type { AppEnv } from "../env";
 import { managementCredential } from "../auth/credentials";
 import { resourceStub } from "../stubs";
 import { lifecycleEvents } from "../delivery/events";
+import { DELIVERY_RETENTION } from "../delivery/outbox-policy";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { MANAGED } from "../openapi/security";
 import { KINDS } from "./registry";
@@ -25,12 +26,15 @@ const delivery = z
     url: z.string(),
     method: z.string(),
     status: z.enum(["pending", "retrying", "delivered", "aborted", "dead"]),
-    attempts: z.int(),
+    attempts: z.int().describe("Attempts made, across every send and retry."),
+    sends: z.int().describe("How many times the delivery was put on the queue: more than 1 after a manual retry, or when the service sent it again because the queue lost or refused it (at least once; the `webhook-id` stays)."),
     created_at: z.string(),
     updated_at: z.string(),
-    body: z.string().nullable().describe("What was sent: for lifecycle events, the event's JSON; null when withheld."),
+    settled_at: z.string().nullable().describe("When it was delivered, aborted or declared dead; settled deliveries leave the log after the retention in the price list's `deliveries` limits."),
+    body: z.string().nullable().describe("What was sent: for lifecycle events, the event's JSON; null when withheld or stored."),
     body_withheld: z.boolean().describe("The body is a secret (a dead-man switch's released payload): kept sealed, never shown."),
-    attempt_log: z.array(attempt),
+    body_stored: z.boolean().describe("The body is a stored object (a large or binary body), sent by reference and not shown here."),
+    attempt_log: z.array(attempt).describe(`The newest attempts (at most ${DELIVERY_RETENTION.attempts_kept}).`),
   })
   .openapi("Delivery");
 

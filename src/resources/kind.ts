@@ -9,12 +9,23 @@ import type { Json, JsonObject } from "../json";
 
 export type Family = "time" | "address" | "memory" | "place" | "watching" | "utilities";
 
+/**
+ * A body kept in R2 rather than in the delivery row and the queue message (anything past a
+ * few KiB, binary, up to the bucket's limits): an object below the resource's prefix that the
+ * kind wrote for this purpose and hands over with the send. Every delivery naming it shares
+ * the one object, which the pipeline deletes once none of them can be sent again.
+ */
+export interface StoredBody {
+  key: string;
+}
+
 /** An HTTP request a kind sends out (a wakeup's call, a schedule's tick): signed and retried by the delivery pipeline. */
 export interface OutgoingRequest {
   url: string;
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   headers: Record<string, string>;
-  body: string | null;
+  /** Text (at most MAX_INLINE_BODY_BYTES, src/delivery/outbound.ts) or an R2 object. */
+  body: string | StoredBody | null;
   /** What this request is, for the attempt log (e.g. "wakeup.fired"). */
   eventType: string;
   /** Its `webhook-id` (e.g. the id inside an event's envelope); by default a new one. A known id is sent once. */
@@ -36,11 +47,12 @@ export interface EngineStore {
   /** Where lifecycle events go (the create's notify_url), for kinds that send their own events there too. */
   readonly notifyUrl: string | null;
   /**
-   * Queues an outbound request, sent once the engine's transaction has committed (so a
-   * refused or rolled-back operation sends nothing). Returns its delivery id.
+   * Sends a request: recorded in the engine's transaction (a transactional outbox, so a
+   * rolled-back operation sends nothing and a committed one is sent even if the process
+   * dies next), put on the queue once it has committed. Returns its delivery id.
    */
   send(request: OutgoingRequest): string;
-  /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed. */
+  /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed; recorded with it, so the alarm finishes a delete the process did not. */
   dropObjects(keys: string[]): void;
   /**
    * A signed URL that downloads the R2 object `key` (below `${resourceId}/`) without credentials,

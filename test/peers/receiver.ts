@@ -11,7 +11,8 @@
  *   /redirect/<name>       302 to /content/<name>
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
- * GET /_log/<name> returns what arrived for <name>.
+ * GET /_log/<name> returns what arrived for <name>: each request's body as UTF-8 text and,
+ * byte-exact, as base64 (`raw`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,13 +21,15 @@ export interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** The body's exact bytes, base64. */
+  raw: string;
   status: number;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  return body;
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** Resolves once `res` can take more bytes, or its client has gone. */
@@ -69,7 +72,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     }
     if (parts[0] === "slow") await new Promise((resolve) => setTimeout(resolve, Number(parts[1])));
     const flat = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    log.set(name, [...seen, { path: req.url ?? "", headers: flat, body, status }]);
+    log.set(name, [...seen, { path: req.url ?? "", headers: flat, body: body.toString("utf8"), raw: body.toString("base64"), status }]);
     const content = contents.get(name);
     if (parts[0] === "content" && content) {
       res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);

@@ -10,7 +10,7 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { seal, unseal } from "../../../auth/sealing";
 import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../event";
+import { sendEvent } from "../../../delivery/events";
 import { utf8Length } from "../../../bytes";
 import { MAX_PAYLOAD_BYTES, type DeadmanConfig } from "./schema";
 

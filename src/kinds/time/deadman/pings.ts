@@ -2,7 +2,7 @@
 import type { EngineStore } from "../../../resources/kind";
 import { keysetPage } from "../../../resources/pages";
 import { iso } from "../../../time";
-import { excerpt } from "../event";
+import { utf8Prefix } from "../../../bytes";
 import { utf8Length } from "../../../bytes";
 import { MAX_PINGS_KEPT, PING_EXCERPT_BYTES, type Signal } from "./schema";
 
@@ -27,7 +27,7 @@ export const TABLES = [
 ];
 
 export function logPing(store: EngineStore, p: PingEntry): void {
-  const body = p.body === null ? null : excerpt(p.body, PING_EXCERPT_BYTES);
+  const body = p.body === null ? null : utf8Prefix(p.body, PING_EXCERPT_BYTES);
   store.sql.exec(
     "INSERT INTO deadman_pings (at, signal, exit_code, source, method, body, body_bytes, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     store.now, p.signal, p.exitCode, p.source, p.method, body, p.body === null ? 0 : utf8Length(p.body), p.durationMs,

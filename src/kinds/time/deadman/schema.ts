@@ -1,6 +1,6 @@
 /** Request and response shapes of deadman: a dead-man switch pinged by a job, alerting when the pings stop. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { pageLimit, seqCursor, pageOf, atMostOneOf } from "../../../openapi/schemas";
 
 export const MIN_PERIOD_SECONDS = 60;

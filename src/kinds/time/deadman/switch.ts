@@ -8,7 +8,7 @@
  */
 import type { EngineStore } from "../../../resources/kind";
 import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../event";
+import { sendEvent } from "../../../delivery/events";
 import { logPing } from "./pings";
 import { payloadView, tripPayload } from "./payload";
 import type { DeadmanConfig, Signal, SwitchState } from "./schema";

@@ -8,7 +8,7 @@ import type { EngineStore } from "../../../resources/kind";
 import { keysetPage } from "../../../resources/pages";
 import type { Json } from "../../../json";
 import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../event";
+import { sendEvent } from "../../../delivery/events";
 import { MAX_FIRED_KEPT, type DebounceConfig } from "./schema";
 import { bump, dropWindow, eventsOf, keyOut, requireWindow, type WindowRow } from "./windows";
 

@@ -1,6 +1,6 @@
 /** Request and response shapes of debounce: events gathered per key, sent once the key has been quiet. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schemas";
 
 export const MAX_WAIT_SECONDS = 7 * 86400;

@@ -6,7 +6,7 @@
 import { AppError } from "../../../http/errors";
 import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
-import { outgoingRequest } from "../outbound";
+import { outgoingRequest } from "../../../delivery/outbound";
 import { MAX_PENDING, type ChannelConfig } from "./schema";
 import { iso, notBefore } from "../../../time";
 

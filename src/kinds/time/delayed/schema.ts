@@ -1,6 +1,6 @@
 /** Request and response shapes of delayed: a channel to one target, taking messages to deliver later. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { exactlyOneOf, pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
 
 export const MAX_PENDING = 10_000;

@@ -11,7 +11,7 @@ import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import { iso, isoOrNull } from "../../../time";
-import { outgoingRequest } from "../outbound";
+import { outgoingRequest } from "../../../delivery/outbound";
 import { MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_KEPT, MAX_KEPT_BYTES, type DripConfig, type EnqueueInput, type MessageStatus } from "./schema";
 
 export type MessageRow = {

@@ -1,6 +1,6 @@
 /** Request and response shapes of drips: a queue released to one target at a rate, with bounded parallelism. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { atLeastOneOf, atMostOneOf, pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
 
 /** Messages per batch call (the whole JSON body is limited to 1 MiB as well). */

@@ -9,7 +9,7 @@
 import type { Cron } from "croner";
 import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
-import { outgoingRequest } from "../outbound";
+import { outgoingRequest } from "../../../delivery/outbound";
 import { cronOf as cronClock } from "../cron";
 import { iso, isoOrNull } from "../../../time";
 import type { ScheduleConfig } from "./schema";

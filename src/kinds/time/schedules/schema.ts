@@ -1,6 +1,6 @@
 /** Request and response shapes of schedules: a recurring cron call, in the caller's time zone. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { cronProblem, validTimeZone } from "../cron";
 import { pageLimit, seqCursor, rfc3339 } from "../../../openapi/schemas";
 

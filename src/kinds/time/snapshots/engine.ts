@@ -14,7 +14,7 @@ import { keysetPage } from "../../../resources/pages";
 import { AppError } from "../../../http/errors";
 import { iso, isoOrNull } from "../../../time";
 import { cronOf } from "../cron";
-import { sendEvent } from "../event";
+import { sendEvent } from "../../../delivery/events";
 import { held, type Fetched } from "./fetch";
 import type { SnapshotConfig, SnapshotView } from "./schema";
 

@@ -6,7 +6,7 @@
 import { AppError } from "../../../http/errors";
 import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
-import { outgoingRequest } from "../outbound";
+import { outgoingRequest } from "../../../delivery/outbound";
 import { MAX_MEMBERS, type SpreadConfig } from "./schema";
 
 type Row = { key: string; offset_ms: number; next_at: number; body: string | null; headers: string; fired: number };

@@ -1,6 +1,6 @@
 /** Request and response shapes of spread: members that each fire once per period at a stable hashed offset. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { pageLimit, pageOf } from "../../../openapi/schemas";
 
 export const MAX_MEMBERS = 10_000;

@@ -7,7 +7,7 @@ import { AppError } from "../../../http/errors";
 import { notBefore, isoOrNull } from "../../../time";
 import type { EngineStore } from "../../../resources/kind";
 import type { WakeupConfig } from "./schema";
-import { outgoingRequest } from "../outbound";
+import { outgoingRequest } from "../../../delivery/outbound";
 
 type Status = "scheduled" | "firing" | "delivered" | "failed";
 

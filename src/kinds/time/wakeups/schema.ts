@@ -1,6 +1,6 @@
 /** Request and response shapes of wakeups: one HTTP call at a set time, signed and retried. */
 import { z } from "@hono/zod-openapi";
-import { requestFields } from "../outbound";
+import { requestFields } from "../../../delivery/outbound";
 import { exactlyOneOf, rfc3339 } from "../../../openapi/schemas";
 
 const when = {

@@ -1,16 +1,17 @@
 /**
- * The call a Time kind makes (a wakeup, a schedule's tick): the request fields
- * its create body takes, and the OutgoingRequest built from them.
+ * A request a caller configures for a kind to make later (a wakeup, a schedule's
+ * tick, a drip): the fields its create body takes, and the OutgoingRequest built
+ * from them for store.send.
  */
-import { utf8Length } from "../../bytes";
+import { utf8Length } from "../bytes";
 import { z } from "@hono/zod-openapi";
-import type { OutgoingRequest } from "../../resources/kind";
-import { headerFields } from "../../http/header-fields";
+import type { OutgoingRequest } from "../resources/kind";
+import { headerFields } from "../http/header-fields";
 
 /** Headers we set ourselves (signature, framing): a configured one must not replace them. */
 const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-id|webhook-timestamp|webhook-signature)$/i;
-/** Queue messages carry the request: its body stays well under their 128 KB. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/** A text body rides in the delivery row and the queue message (128 KB at most, sealed bodies grow by a third): larger ones go by reference (StoredBody). */
+export const MAX_INLINE_BODY_BYTES = 64 * 1024;
 
 export const requestFields = {
   url: z.url({ protocol: /^https?$/ }).max(2048).describe("The endpoint to call."),
@@ -20,7 +21,7 @@ export const requestFields = {
     .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
     .optional()
     .describe("A string is sent as text/plain, anything else as JSON (unless headers set a content-type).")
-    .refine((b) => b === undefined || utf8Length(typeof b === "string" ? b : JSON.stringify(b)) <= MAX_BODY_BYTES, `at most ${MAX_BODY_BYTES} bytes`),
+    .refine((b) => b === undefined || utf8Length(typeof b === "string" ? b : JSON.stringify(b)) <= MAX_INLINE_BODY_BYTES, `at most ${MAX_INLINE_BODY_BYTES} bytes`),
 };
 
 export interface RequestConfig {
@@ -30,7 +31,7 @@ export interface RequestConfig {
   body?: string | Record<string, unknown> | unknown[];
 }
 
-export function outgoingRequest(config: RequestConfig, eventType: string): OutgoingRequest {
+export function outgoingRequest(config: RequestConfig, eventType: string): OutgoingRequest & { body: string | null } {
   const text = typeof config.body === "string";
   const body = config.body === undefined ? null : typeof config.body === "string" ? config.body : JSON.stringify(config.body);
   const hasType = Object.keys(config.headers).some((k) => k.toLowerCase() === "content-type");

@@ -1,0 +1,48 @@
+/**
+ * R2 deletes a commit obliges (a replaced object's old bytes, a settled delivery's body),
+ * recorded in the same transaction and made once it has committed. One the bucket refuses,
+ * or one a dying process never made, stays here until the alarm makes it, so bytes the
+ * resource let go of do not outlive it until its end. Keys are never written again after
+ * being dropped (kinds name new content with new keys), so a late delete is safe.
+ */
+import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
+
+export const R2_DROPS_TABLE = "CREATE TABLE r2_drops (key TEXT PRIMARY KEY, due_at INTEGER NOT NULL)";
+
+const RETRY_MS = 60_000;
+/** R2 deletes at most 1000 keys a call. */
+const PER_CALL = 1000;
+
+export class R2Drops {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly bucket: R2Bucket,
+    private readonly clock: () => number,
+  ) {}
+
+  /** In the caller's transaction. Due after a grace, so the alarm makes them if the caller cannot. */
+  stage(keys: string[]): void {
+    const due = this.clock() + DISPATCH_GRACE_MS;
+    for (const key of keys) this.sql.exec("INSERT INTO r2_drops (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, due);
+  }
+
+  /** Deletes `keys` (after their commit) or, with none given, every drop that is due (the alarm). */
+  async flush(keys?: string[]): Promise<void> {
+    const now = this.clock();
+    const todo = keys ?? this.sql.exec<{ key: string }>("SELECT key FROM r2_drops WHERE due_at <= ? LIMIT ?", now, PER_CALL).toArray().map((r) => r.key);
+    for (let i = 0; i < todo.length; i += PER_CALL) {
+      const chunk = todo.slice(i, i + PER_CALL);
+      try {
+        await this.bucket.delete(chunk);
+        for (const key of chunk) this.sql.exec("DELETE FROM r2_drops WHERE key = ?", key);
+      } catch (err) {
+        console.error("R2 delete failed; the alarm tries again", err);
+        for (const key of chunk) this.sql.exec("UPDATE r2_drops SET due_at = ? WHERE key = ?", now + RETRY_MS, key);
+      }
+    }
+  }
+
+  nextDueAt(): number | null {
+    return this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM r2_drops").one().at;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Test-only faults in a resource's delivery outbox (refused unless ENVIRONMENT is "test"),
+ * so tests show that what a commit obliges is still sent when the process dies after it, when
+ * the queue refuses, or when a queued message is lost. Held in the object's memory: an
+ * eviction clears them, as it would clear the process they simulate.
+ */
+import type { Env } from "../../src/env";
+
+export interface DeliveryFaults {
+  /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
+  skipDispatches?: number;
+  /** The queue refuses the next this-many sendBatch calls. */
+  refuseSends?: number;
+  /** The next this-many messages are accepted by the "queue" and never delivered. */
+  loseSends?: number;
+  /** Replaces REPORT_WINDOW_MS, so a lost message is re-sent without a 15-minute wait. */
+  reportWindowMs?: number;
+}
+
+export function checkedFaults(env: Env, faults: DeliveryFaults): DeliveryFaults {
+  if (env.ENVIRONMENT !== "test") throw new Error("Delivery faults can be injected only when ENVIRONMENT is test.");
+  return { ...faults };
+}
+
+/** Uses up one of a counted fault: true when it applies to this call. */
+export function takeFault(faults: DeliveryFaults, name: "skipDispatches" | "refuseSends" | "loseSends"): boolean {
+  const left = faults[name] ?? 0;
+  if (left <= 0) return false;
+  faults[name] = left - 1;
+  return true;
+}

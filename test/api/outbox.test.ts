@@ -1,0 +1,193 @@
+/**
+ * The deliveries outbox (durable-objects/resource/deliveries.ts): a send is recorded with
+ * the work that makes it and reaches its receiver even when the process dies after the
+ * commit, the queue refuses, or a queued message is lost (test-only faults, injected into
+ * the resource's object); a large binary body goes by reference, once for every destination,
+ * signed over its exact bytes, and is deleted once settled; the log is bounded.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS } from "../../src/delivery/outbox-policy";
+import type { DeliveryFaults } from "../../durable-objects/resource/test-faults";
+import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
+import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type Received } from "../harness";
+
+const receiver = env.TEST_RECEIVER_URL;
+const unique = () => crypto.randomUUID().slice(0, 8);
+
+/** A wakeup an hour out, calling the receiver at /ok/<name>, with `faults` injected before it fires. */
+async function wakeupWith(faults: DeliveryFaults) {
+  const name = unique();
+  const { token } = await buyCredits(1);
+  const created = await createResource("wakeups", token, { url: `${receiver}/ok/${name}`, body: { n: 1 }, delay_seconds: 3600 });
+  await stubOf(created.id).injectDeliveryFaults(faults);
+  const log = async () => (await json(await call("GET", `/v1/wakeups/${created.id}/deliveries`, { headers: managed(created.mgmt) }))).items[0];
+  const status = async () => (await json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }))).status;
+  return { ...created, name, log, status };
+}
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const v = await read();
+    if (ok(v)) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the state was never reached");
+}
+
+/** Nothing more arrives for `name` for a moment (the queue in tests delivers within milliseconds). */
+async function settledCount(name: string): Promise<number> {
+  await new Promise((r) => setTimeout(r, 500));
+  return ((await (await fetch(`${receiver}/_log/${name}`)).json()) as Received[]).length;
+}
+
+describe("outbox", () => {
+  it("a send the process never made after its commit is made by the alarm, once", async () => {
+    const w = await wakeupWith({ skipDispatches: 1 });
+    await advance(w.id, 3600_000);
+    // The wakeup fired and its delivery is recorded, but nothing reached the queue.
+    expect(await w.log()).toMatchObject({ status: "pending", sends: 0, attempts: 0 });
+    expect(await settledCount(w.name)).toBe(0);
+    const alarm = await runInDurableObject(stubOf(w.id), (_o, state) => state.storage.getAlarm());
+    expect(alarm).toBeLessThanOrEqual(Date.now() + DISPATCH_GRACE_MS);
+
+    await advance(w.id, DISPATCH_GRACE_MS);
+    const [hit] = await received(w.name, 1);
+    expect(new Webhook(w.record.signing_secret).verify(hit!.body, hit!.headers)).toEqual({ n: 1 });
+    expect(await eventually(w.log, (d) => d.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
+    expect(await w.status()).toBe("delivered");
+    expect(await settledCount(w.name)).toBe(1);
+  });
+
+  it("a queue that refuses the first sends is tried again with backoff until one goes through", async () => {
+    const w = await wakeupWith({ refuseSends: 3 });
+    await advance(w.id, 3600_000); // the dispatch after the commit, then the alarm's (backoff is scaled to 0 here)
+    await received(w.name, 1);
+    expect(await eventually(w.log, (d) => d.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
+    expect(await settledCount(w.name)).toBe(1);
+  });
+
+  it("a delivery the queue keeps refusing is dead, logged, and the kind hears so", async () => {
+    const w = await wakeupWith({ refuseSends: MAX_REFUSALS });
+    await advance(w.id, 3600_000);
+    const log = await eventually(w.log, (d) => d.status === "dead");
+    expect(log.attempt_log.at(-1).error).toMatch(/^not queued: the queue refused it 8 times/);
+    expect(await eventually(w.status, (s) => s === "failed")).toBe("failed");
+    expect(await settledCount(w.name)).toBe(0);
+  });
+
+  it("a message lost after the queue took it is sent again under the same webhook-id", async () => {
+    // Longer than the queue takes here (it batches for up to a second), far shorter than in production.
+    const w = await wakeupWith({ loseSends: 1, reportWindowMs: 3000 });
+    await advance(w.id, 3600_000);
+    const [hit] = await received(w.name, 1); // the alarm, 3 s of real time later
+    const log = await eventually(w.log, (d) => d.status === "delivered");
+    expect(log).toMatchObject({ sends: 2, attempts: 1 });
+    expect(hit!.headers["webhook-id"]).toBe(log.id);
+    expect(await settledCount(w.name)).toBe(1);
+  });
+});
+
+/** Random bytes, in 64 KiB draws (getRandomValues' limit). */
+function randomBytes(size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  for (let at = 0; at < size; at += 65536) crypto.getRandomValues(out.subarray(at, Math.min(size, at + 65536)));
+  return out;
+}
+
+/** Sends `body` (stored at `key`) from resource `id` to each url, from inside its object as a kind's work would. */
+async function sendStored(id: string, key: string, body: Uint8Array, urls: string[]): Promise<string[]> {
+  await env.BUCKET.put(key, body);
+  return runInDurableObject(stubOf(id), async (obj) => {
+    // The object's work path (protected: reached here as a kind's operation reaches it).
+    const o = obj as unknown as { meta(): unknown; commit<T>(meta: unknown, work: (store: import("../../src/resources/kind").EngineStore) => T): Promise<T> };
+    return o.commit(o.meta(), (store) =>
+      urls.map((url) => store.send({ url, method: "POST", headers: { "content-type": "application/octet-stream" }, body: { key }, eventType: "test.stored" })),
+    );
+  });
+}
+
+describe("stored bodies", () => {
+  it("a 10 MiB body fanned out to 3 receivers is stored once, arrives byte-exact and signed, and is deleted once delivered", async () => {
+    const { token } = await buyCredits(1);
+    const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
+    // Standard Webhooks libraries read the payload as UTF-8 text, so these random bytes are kept to
+    // 7 bits (NUL and control characters included) for the library's check; the next test takes every byte value.
+    const body = randomBytes(10 * 1024 * 1024).map((b) => b & 0x7f);
+    const key = `${w.id}/outbox/fanout`;
+    const names = [unique(), unique(), unique()];
+    const ids = await sendStored(w.id, key, body, names.map((n) => `${receiver}/ok/${n}`));
+    const digest = sha256Hex(body);
+    for (const [i, name] of names.entries()) {
+      const [hit] = await received(name, 1);
+      const bytes = fromBase64(hit!.raw);
+      expect(bytes.length).toBe(body.length);
+      expect(sha256Hex(bytes)).toBe(digest);
+      expect(hit!.headers["content-length"]).toBe(String(body.length));
+      expect(hit!.headers["webhook-id"]).toBe(ids[i]);
+      // The library's own signing (verify would go on to parse the body as JSON).
+      const signed = new Webhook(w.record.signing_secret).sign(ids[i]!, new Date(Number(hit!.headers["webhook-timestamp"]) * 1000), Buffer.from(bytes));
+      expect(hit!.headers["webhook-signature"]).toBe(signed);
+    }
+    const log = await eventually(
+      async () => (await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items,
+      (items: Record<string, any>[]) => items.length === 3 && items.every((d) => d.status === "delivered"),
+    );
+    expect(log[0]).toMatchObject({ body: null, body_stored: true });
+    // Settled everywhere: the one object is gone.
+    expect(await eventually(() => r2Keys(w.id), (keys) => !keys.includes(key))).not.toContain(key);
+  });
+
+  it("signs a body of every byte value over its exact bytes, and keeps a dead delivery's body for a retry", async () => {
+    const { token } = await buyCredits(1);
+    const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
+    const body = randomBytes(256 * 1024);
+    body.set(Array.from({ length: 256 }, (_, i) => i));
+    const key = `${w.id}/outbox/binary`;
+    const name = unique();
+    const [id] = await sendStored(w.id, key, body, [`${receiver}/fail/8/${name}`]);
+    const hits = await received(name, 8);
+    for (const hit of hits) expect(fromBase64(hit.raw)).toEqual(body);
+    // The signature per the spec: HMAC-SHA256 over "id.timestamp." and then the bytes themselves.
+    const h = hits[0]!.headers;
+    const secret = fromBase64(w.record.signing_secret.slice("whsec_".length));
+    const hmacKey = await crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const signed = new Uint8Array([...new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`), ...body]);
+    expect(h["webhook-signature"]).toBe(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, signed)))}`);
+
+    const logOf = async () => (await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items.find((d: { id: string }) => d.id === id);
+    await eventually(logOf, (d) => d.status === "dead");
+    expect(await r2Keys(w.id)).toContain(key); // dead: kept, so a retry can send it
+    const retried = await call("POST", `/v1/wakeups/${w.id}/deliveries/${id}/retry`, { headers: managed(w.mgmt) });
+    expect(retried.status).toBe(200);
+    await received(name, 9); // the receiver answers 200 from the 9th request on
+    expect(await eventually(logOf, (d) => d.status === "delivered")).toMatchObject({ sends: 2, attempts: 9 });
+    expect(await eventually(() => r2Keys(w.id), (keys) => !keys.includes(key))).not.toContain(key);
+  });
+
+  it("a stored body outside the resource's prefix is refused", async () => {
+    const { token } = await buyCredits(1);
+    const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
+    await expect(sendStored(w.id, "someone-else/body", new Uint8Array(1), [`${receiver}/ok/x`])).rejects.toThrow(/is not below/);
+  });
+});
+
+describe("retention", () => {
+  it("settled deliveries leave the log after the published days; the price list publishes the bounds", async () => {
+    const prices = await json(await call("GET", "/v1/prices"));
+    expect(prices.limits.deliveries).toEqual(DELIVERY_RETENTION);
+
+    const { token } = await buyCredits(1);
+    const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 3600, ttl_seconds: 90 * 86400 });
+    await advance(w.id, 3600_000);
+    const list = async () => (await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items;
+    await eventually(list, (items: Record<string, any>[]) => items[0]?.status === "delivered");
+    await advance(w.id, (DELIVERY_RETENTION.settled_days - 1) * 86_400_000);
+    await runDurableObjectAlarm(stubOf(w.id));
+    expect(await list()).toHaveLength(1);
+    await advance(w.id, 2 * 86_400_000);
+    await runDurableObjectAlarm(stubOf(w.id));
+    expect(await list()).toHaveLength(0);
+  });
+});
