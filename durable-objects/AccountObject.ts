@@ -16,49 +16,15 @@ import type { Env } from "../src/env";
 import { AppError, capture, unwrap, type Result } from "../src/http/errors";
 import { resourceStub } from "../src/stubs";
 import { ACCOUNT_SCHEMA } from "./account/schema";
-import { AccountStore, type BalanceView, type Credential, type LedgerRow, type TokenRow } from "./account/store";
+import { AccountStore } from "./account/store";
+import type { AccountApi, BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow } from "../src/rpc/account";
 
-export type { BalanceView, Credential, LedgerRow, TokenRow };
-
-export interface ChargeRequest extends Credential {
-  amount: number;
-  operation: string;
-  resourceId: string | null;
-  requestId: string;
-}
-
-export interface HoldCharge {
-  at: number;
-  operation: string;
-  amount: number;
-  requestId: string;
-}
-
-/** A hold's whole use, reported by its resource: the charges are captured, the rest released. */
-export interface Settlement {
-  holdId: string;
-  charges: HoldCharge[];
-}
-
-export interface HoldRequest extends Credential {
-  resourceId: string;
-  /** Price of the call that needs the hold: the grant is a whole multiple of it. */
-  price: number;
-  want: number;
-  /** Holds the resource is done with, settled first in the same round trip. */
-  settlements: Settlement[];
-}
-
-export interface HoldGrant {
-  holdId: string;
-  amount: number;
-  expiresAt: number;
-}
+export type { BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow };
 
 /** A hold nobody settled (its resource unreachable) is released after this. */
 const HOLD_LIFETIME_MS = 60 * 60 * 1000;
 
-export class AccountObject extends DurableObject<Env> {
+export class AccountObject extends DurableObject<Env> implements AccountApi {
   private readonly store: AccountStore;
   private readonly sql: SqlStorage;
 

@@ -12,17 +12,15 @@ import { afterCommit, prepareContext } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { CreateInput, OpInput, PublicInput } from "./resource/rpc-types";
+import type { CreateInput, DeliveryFaults, DeliveryReport, OpInput, PublicInput, ResourceApi } from "../src/rpc/resource";
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { chargeNow, dryRun, refundCharge } from "./resource/billing";
-import type { DeliveryReport } from "./resource/deliveries";
-import { checkedFaults, type DeliveryFaults } from "./resource/test-faults";
+import { checkedFaults } from "./resource/test-faults";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
 
-export type { CreateInput, OpInput, PublicInput };
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
 function expected(out: Json, expect: OpInput["expect"]): Json {
@@ -33,7 +31,7 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
   return out;
 }
 
-export class ResourceObject extends ResourceCore {
+export class ResourceObject extends ResourceCore implements ResourceApi {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
       if (this.meta()) throw new AppError("conflict", "This resource already exists.");

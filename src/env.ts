@@ -1,12 +1,13 @@
 /** Bindings and per-request variables shared by the worker, the Durable Objects and the tests. */
-import type { AccountObject } from "../durable-objects/AccountObject";
-import type { ResourceObject } from "../durable-objects/ResourceObject";
+import type { AccountApi } from "./rpc/account";
+import type { ResourceApi } from "./rpc/resource";
 
 export interface Env {
   DB: D1Database;
   BUCKET: R2Bucket;
-  ACCOUNTS: DurableObjectNamespace<AccountObject>;
-  RESOURCES: DurableObjectNamespace<ResourceObject>;
+  /** Typed with the objects' RPC surfaces (src/rpc/), which the classes implement: src/ never imports durable-objects/. */
+  ACCOUNTS: DurableObjectNamespace<AccountApi & Rpc.DurableObjectBranded>;
+  RESOURCES: DurableObjectNamespace<ResourceApi & Rpc.DurableObjectBranded>;
   DELIVERIES: Queue;
   /** The Worker's static assets (public/): the API reference's renderer, copied from npm by scripts/site-assets.mjs. */
   ASSETS: Fetcher;

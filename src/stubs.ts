@@ -1,16 +1,14 @@
 /**
  * The one place Durable Object stubs are resolved: tokens and ids name their object directly.
- * The stubs are typed with the objects' own public methods: every method already takes and
- * returns plain serializable data, so the RPC mapping would change nothing but compile time.
+ * The stubs are typed with the objects' RPC surfaces (src/rpc/), which the classes implement:
+ * every method takes and returns plain serializable data, so the RPC mapping would change
+ * nothing but compile time.
  */
 import type { Env } from "./env";
-import type { AccountObject } from "../durable-objects/AccountObject";
-import type { ResourceObject } from "../durable-objects/ResourceObject";
+import type { AccountApi } from "./rpc/account";
+import type { ResourceApi } from "./rpc/resource";
 
-type RpcMethods<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] };
-
-export type AccountApi = Omit<RpcMethods<AccountObject>, "fetch" | "alarm" | "webSocketMessage" | "webSocketClose" | "webSocketError">;
-export type ResourceApi = Omit<RpcMethods<ResourceObject>, "fetch" | "alarm" | "webSocketMessage" | "webSocketClose" | "webSocketError">;
+export type { AccountApi, ResourceApi };
 
 export function accountStub(env: Env, accountId: string): AccountApi {
   return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId)) as unknown as AccountApi;

@@ -1,4 +1,5 @@
 /** The one test harness: HTTP calls into the worker, x402 signing, and fixtures (buy credits, create a resource). */
+import type { ResourceObject } from "../durable-objects/ResourceObject";
 import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -115,7 +116,7 @@ export const managed = (mgmt: string, credit?: string): Record<string, string> =
 });
 
 /** The Durable Object of resource `id`, for driving its alarm or looking into its storage. */
-export const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id));
+export const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id)) as unknown as DurableObjectStub<ResourceObject>;
 
 /** What R2 holds under resource `id`'s prefix, in key order. */
 export async function r2Keys(id: string): Promise<string[]> {

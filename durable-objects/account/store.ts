@@ -5,30 +5,11 @@
  */
 import { AppError } from "../../src/http/errors";
 import { digestsEqual } from "../../src/auth/ids";
+import type { BalanceView, Credential, LedgerRow, TokenRow } from "../../src/rpc/account";
 
-export type TokenRow = {
-  token_id: string;
-  parent_id: string | null;
-  token_hash: string;
-  label: string | null;
-  cap: number | null;
-  spent: number;
-  held: number;
-  created_at: number;
-  expires_at: number;
-};
+export type { BalanceView, Credential, LedgerRow, TokenRow };
 
-export type LedgerRow = {
-  seq: number;
-  at: number;
-  token_id: string;
-  type: "purchase" | "topup" | "charge" | "refund";
-  operation: string;
-  resource_id: string | null;
-  amount: number;
-  request_id: string;
-  ref: string | null;
-};
+
 
 export type HoldRow = {
   hold_id: string;
@@ -39,23 +20,7 @@ export type HoldRow = {
   expires_at: number;
 };
 
-export interface Credential {
-  tokenId: string;
-  /** Null when the worker verified an access token issued for this token instead of its secret. */
-  tokenHash: string | null;
-}
 
-export interface BalanceView {
-  token_id: string;
-  type: "credit" | "subtoken";
-  balance: number;
-  spent: number;
-  cap: number | null;
-  cap_remaining: number | null;
-  expires_at: number;
-  parent_id: string | null;
-  label: string | null;
-}
 
 export class AccountStore {
   constructor(private readonly sql: SqlStorage) {}

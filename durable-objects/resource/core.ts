@@ -16,7 +16,7 @@ import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState }
 import { Billing } from "./billing";
 import { DeliveryLog, type DeliveryReport } from "./deliveries";
 import { R2Drops } from "./r2-drops";
-import type { DeliveryFaults } from "./test-faults";
+import type { DeliveryFaults } from "../../src/rpc/resource";
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";

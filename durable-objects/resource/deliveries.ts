@@ -23,7 +23,7 @@ import { keysetPage } from "../../src/resources/pages";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
 import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
-import type { AttemptResult } from "../../src/delivery/attempt";
+import type { DeliveryFaults, DeliveryReport } from "../../src/rpc/resource";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
@@ -31,7 +31,9 @@ import { iso, isoOrNull } from "../../src/time";
 import { seal } from "../../src/auth/sealing";
 import { utf8Length } from "../../src/bytes";
 import type { R2Drops } from "./r2-drops";
-import { takeFault, type DeliveryFaults } from "./test-faults";
+import { takeFault } from "./test-faults";
+
+export type { DeliveryReport };
 
 export const DELIVERY_TABLES = [
   `CREATE TABLE deliveries (
@@ -80,18 +82,6 @@ export const DELIVERY_OUTBOX_COLUMNS = [
   "CREATE INDEX deliveries_body ON deliveries (body_key) WHERE body_key IS NOT NULL",
 ];
 
-/** What the consumer reports after an attempt, or the dead-letter queue at the end. */
-export interface DeliveryReport {
-  deliveryId: string;
-  /** The message's send number (WebhookMessage.send); null for messages of older code. */
-  send: number | null;
-  /** The attempt just made; null when the dead-letter queue reports the end. */
-  attempt: (AttemptResult & { at: number }) | null;
-  /** Set when no more attempts follow. */
-  final: "delivered" | "aborted" | "dead" | null;
-  /** When the queue tries again, for a failed attempt that is not final. */
-  retryInSeconds: number | null;
-}
 
 type DeliveryRow = {
   seq: number;

@@ -1,7 +1,10 @@
 /** The generic part of a ResourceObject's storage: one row describing the resource. */
 import type { EngineStore } from "../../src/resources/kind";
 import { requireKind } from "../../src/resources/registry";
-import type { Json, JsonObject } from "../../src/json";
+import type { Json } from "../../src/json";
+import type { MetaRow, RecordCore, ResourceState } from "../../src/rpc/resource";
+
+export type { MetaRow, RecordCore, ResourceState };
 
 export const META_TABLE = `CREATE TABLE resource_meta (
   id TEXT PRIMARY KEY,
@@ -27,23 +30,6 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   ended TEXT
 )`;
 
-export type MetaRow = {
-  id: string;
-  kind: string;
-  owner: string;
-  mgmt_hash: string;
-  label: string | null;
-  notify_url: string | null;
-  config: string;
-  created_at: number;
-  expires_at: number;
-  charged: number;
-  signing_secret: string | null;
-  notices_sent: number;
-  public_id: string | null;
-  base_url: string;
-  ended: Exclude<ResourceState, "active"> | null;
-};
 
 const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "base_url", "ended"] as const;
 
@@ -57,24 +43,7 @@ export function readMeta(sql: SqlStorage): MetaRow | null {
   return exists ? (sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null) : null;
 }
 
-export type ResourceState = "active" | "expired" | "cancelled";
 
-/** The record of API.md §4 without `urls`, which the worker adds from the request's origin. */
-export interface RecordCore {
-  id: string;
-  kind: string;
-  family: string;
-  state: ResourceState;
-  label: string | null;
-  created_at: string;
-  expires_at: string;
-  charged_micro: number;
-  notify_url: string | null;
-  public_id: string | null;
-  config: Json;
-  usage: JsonObject;
-  status: JsonObject | null;
-}
 
 /** The record as of now: `store` is the kind's view (for usage and status), `unsettled` what holds charged but did not settle yet. */
 export function recordOf(meta: MetaRow, config: unknown, state: ResourceState, store: EngineStore, unsettled: number): RecordCore {

@@ -5,17 +5,8 @@
  * eviction clears them, as it would clear the process they simulate.
  */
 import type { Env } from "../../src/env";
+import type { DeliveryFaults } from "../../src/rpc/resource";
 
-export interface DeliveryFaults {
-  /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
-  skipDispatches?: number;
-  /** The queue refuses the next this-many sendBatch calls. */
-  refuseSends?: number;
-  /** The next this-many messages are accepted by the "queue" and never delivered. */
-  loseSends?: number;
-  /** Replaces REPORT_WINDOW_MS, so a lost message is re-sent without a 15-minute wait. */
-  reportWindowMs?: number;
-}
 
 export function checkedFaults(env: Env, faults: DeliveryFaults): DeliveryFaults {
   if (env.ENVIRONMENT !== "test") throw new Error("Delivery faults can be injected only when ENVIRONMENT is test.");

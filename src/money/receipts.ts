@@ -14,7 +14,7 @@ import { errorResponses, jsonResponse } from "../openapi/responses";
 import { CREDIT } from "../openapi/security";
 import { rfc3339 } from "../openapi/schemas";
 import { microToUsd } from "./amounts";
-import type { LedgerRow } from "../../durable-objects/AccountObject";
+import type { LedgerRow } from "../rpc/account";
 
 const query = z.object({
   since: rfc3339.optional().openapi({ example: "2026-11-01T00:00:00Z" }).describe("Start of the period (inclusive); default: the beginning."),

@@ -12,7 +12,7 @@ import { priceList } from "./prices";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { singleLine } from "../openapi/schemas";
 import { CREDIT, PURCHASE } from "../openapi/security";
-import type { BalanceView } from "../../durable-objects/AccountObject";
+import type { BalanceView } from "../rpc/account";
 import { DELIVERY_RETENTION } from "../delivery/outbox-policy";
 import { iso } from "../time";
 

@@ -1,5 +1,5 @@
 /** The D1 resource index: written when a resource is created, extended or ends; the tombstone afterwards. */
-import type { MetaRow } from "../../durable-objects/resource/meta";
+import type { MetaRow } from "../rpc/resource";
 
 /** Ended resources stay readable (state only) this long, then 404. */
 const TOMBSTONE_MS = 30 * 86400 * 1000;

@@ -22,8 +22,7 @@ import { newSigningSecret } from "../delivery/signing";
 import { seal } from "../auth/sealing";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
-import type { CreateInput, OpInput } from "../../durable-objects/ResourceObject";
-import type { RecordCore } from "../../durable-objects/resource/meta";
+import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
 import { MANAGED_PAID, PAID } from "../openapi/security";
 
 

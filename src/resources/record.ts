@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { isoOrNull } from "../time";
 import type { AppEnv } from "../env";
-import type { RecordCore } from "../../durable-objects/resource/meta";
+import type { RecordCore } from "../rpc/resource";
 import { AppError, unwrap, type Result } from "../http/errors";
 import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";

@@ -9,7 +9,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS } from "../../src/delivery/outbox-policy";
-import type { DeliveryFaults } from "../../durable-objects/resource/test-faults";
+import type { DeliveryFaults } from "../../src/rpc/resource";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
 import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type Received } from "../harness";
 

@@ -1,0 +1,98 @@
+/**
+ * The AccountObject's RPC surface, as the worker sees it: the methods and the data they
+ * take and give. Declared here, in src/, and implemented by durable-objects/AccountObject.ts,
+ * so the worker's code never imports the object's and the dependency graph runs one way.
+ */
+import type { Result } from "../http/errors";
+
+export type TokenRow = {
+  token_id: string;
+  parent_id: string | null;
+  token_hash: string;
+  label: string | null;
+  cap: number | null;
+  spent: number;
+  held: number;
+  created_at: number;
+  expires_at: number;
+};
+
+export type LedgerRow = {
+  seq: number;
+  at: number;
+  token_id: string;
+  type: "purchase" | "topup" | "charge" | "refund";
+  operation: string;
+  resource_id: string | null;
+  amount: number;
+  request_id: string;
+  ref: string | null;
+};
+
+export interface Credential {
+  tokenId: string;
+  /** Null when the worker verified an access token issued for this token instead of its secret. */
+  tokenHash: string | null;
+}
+
+export interface BalanceView {
+  token_id: string;
+  type: "credit" | "subtoken";
+  balance: number;
+  spent: number;
+  cap: number | null;
+  cap_remaining: number | null;
+  expires_at: number;
+  parent_id: string | null;
+  label: string | null;
+}
+
+export interface ChargeRequest extends Credential {
+  amount: number;
+  operation: string;
+  resourceId: string | null;
+  requestId: string;
+}
+
+export interface HoldCharge {
+  at: number;
+  operation: string;
+  amount: number;
+  requestId: string;
+}
+
+/** A hold's whole use, reported by its resource: the charges are captured, the rest released. */
+export interface Settlement {
+  holdId: string;
+  charges: HoldCharge[];
+}
+
+export interface HoldRequest extends Credential {
+  resourceId: string;
+  /** Price of the call that needs the hold: the grant is a whole multiple of it. */
+  price: number;
+  want: number;
+  /** Holds the resource is done with, settled first in the same round trip. */
+  settlements: Settlement[];
+}
+
+export interface HoldGrant {
+  holdId: string;
+  amount: number;
+  expiresAt: number;
+}
+
+export interface AccountApi {
+  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string }): Promise<Result<BalanceView>>;
+  void(): Promise<void>;
+  topUp(input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number }): Promise<Result<BalanceView>>;
+  revertTopUp(input: { ref: string }): Promise<void>;
+  balance(input: Credential): Promise<Result<BalanceView>>;
+  charge(input: ChargeRequest): Promise<Result<{ chargeId: number }>>;
+  refund(input: { chargeId: number; requestId: string }): Promise<void>;
+  hold(input: HoldRequest): Promise<Result<HoldGrant>>;
+  settle(input: { settlements: Settlement[] }): Promise<void>;
+  mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string }): Promise<Result<BalanceView>>;
+  authenticate(input: Credential): Promise<Result<{ tokenId: string }>>;
+  statement(input: Credential & { since: number; until: number }): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>>;
+}

@@ -1,0 +1,138 @@
+/**
+ * The ResourceObject's RPC surface, as the worker and the queue consumer see it: the methods
+ * and the data they take and give. Declared here, in src/, and implemented by
+ * durable-objects/ResourceObject.ts, so the worker's code never imports the object's.
+ */
+import type { Result } from "../http/errors";
+import type { Json, JsonObject } from "../json";
+import type { Payer } from "../money/payment";
+import type { PublicAnswer, PublicRequest } from "../resources/kind";
+import type { AttemptResult } from "../delivery/attempt";
+
+export type ResourceState = "active" | "expired" | "cancelled";
+
+/** The one row describing a resource inside its object (and, in part, its D1 index row). */
+export type MetaRow = {
+  id: string;
+  kind: string;
+  owner: string;
+  mgmt_hash: string;
+  label: string | null;
+  notify_url: string | null;
+  config: string;
+  created_at: number;
+  expires_at: number;
+  charged: number;
+  signing_secret: string | null;
+  notices_sent: number;
+  public_id: string | null;
+  base_url: string;
+  ended: Exclude<ResourceState, "active"> | null;
+};
+
+/** The record of API.md §4 without `urls`, which the worker adds from the request's origin. */
+export interface RecordCore {
+  id: string;
+  kind: string;
+  family: string;
+  state: ResourceState;
+  label: string | null;
+  created_at: string;
+  expires_at: string;
+  charged_micro: number;
+  notify_url: string | null;
+  public_id: string | null;
+  config: Json;
+  usage: JsonObject;
+  status: JsonObject | null;
+}
+
+export interface CreateInput {
+  id: string;
+  kind: string;
+  owner: string;
+  mgmtHash: string;
+  label: string | null;
+  notifyUrl: string | null;
+  /** The whsec_ secret for notify_url, sealed; null without notify_url. */
+  sealedSecret: string | null;
+  /** Its public address id, for kinds with one (API.md §12). */
+  publicId: string | null;
+  /** The API's base URL (BASE_URL, or the request's origin), for links the resource hands out. */
+  baseUrl: string;
+  /** The kind's validated config, as JSON text (stored as is). */
+  configJson: string;
+  /** What the kind's sealCreate set aside for init (JSON text; "null" without). */
+  sealedJson: string;
+  ttlSeconds: number;
+  priceMicro: number;
+  payer: Payer;
+  requestId: string;
+}
+
+export interface OpInput {
+  mgmtHash: string;
+  kind: string;
+  op: string;
+  input: Json;
+  priceMicro: number;
+  payer: Payer;
+  requestId: string;
+  /** Only answer what the operation would give, charging and changing nothing (a download looks up its object first). */
+  peek?: boolean;
+  /** The operation must answer these fields with these values, else it is refused (409) and rolled back, uncharged. */
+  expect?: JsonObject;
+}
+
+export interface PublicInput {
+  publicId: string;
+  request: PublicRequest;
+}
+
+/** What the queue consumer reports after an attempt, or the dead-letter queue at the end. */
+export interface DeliveryReport {
+  deliveryId: string;
+  /** The message's send number (WebhookMessage.send); null for messages of older code. */
+  send: number | null;
+  /** The attempt just made; null when the dead-letter queue reports the end. */
+  attempt: (AttemptResult & { at: number }) | null;
+  /** Set when no more attempts follow. */
+  final: "delivered" | "aborted" | "dead" | null;
+  /** When the queue tries again, for a failed attempt that is not final. */
+  retryInSeconds: number | null;
+}
+
+/** Test-only faults in a resource's delivery outbox (durable-objects/resource/test-faults.ts). */
+export interface DeliveryFaults {
+  /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
+  skipDispatches?: number;
+  /** The queue refuses the next this-many sendBatch calls. */
+  refuseSends?: number;
+  /** The next this-many messages are accepted by the "queue" and never delivered. */
+  loseSends?: number;
+  /** Replaces REPORT_WINDOW_MS, so a lost message is re-sent without a 15-minute wait. */
+  reportWindowMs?: number;
+}
+
+export interface ResourceApi {
+  create(input: CreateInput): Promise<Result<RecordCore>>;
+  status(mgmtHash: string): Promise<Result<RecordCore>>;
+  /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
+  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>>;
+  exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>>;
+  cancel(mgmtHash: string): Promise<Result<RecordCore>>;
+  /** `body`: the raw request bytes of a rawBody operation, streamed through. */
+  op(input: OpInput, body?: ReadableStream<Uint8Array> | null): Promise<Result<Json>>;
+  /** A request to the resource's public address: free, no credentials. */
+  publicRequest(input: PublicInput): Promise<Result<PublicAnswer>>;
+  /** The account asks for its held money back. */
+  flushBilling(): Promise<Result<null>>;
+  /** Answers whether the reporting message should go on retrying. */
+  recordDelivery(report: DeliveryReport): Promise<boolean>;
+  listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;
+  retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>>;
+  /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
+  advanceClock(ms: number, runDue?: boolean): Promise<number>;
+  /** Test only (ENVIRONMENT=test). */
+  injectDeliveryFaults(faults: DeliveryFaults): void;
+}
