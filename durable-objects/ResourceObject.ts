@@ -7,8 +7,9 @@
  */
 import { AppError, capture, type Result } from "../src/http/errors";
 import { requireKind } from "../src/resources/registry";
-import type { PublicAnswer } from "../src/resources/kind";
-import { afterCommit, prepareContext } from "./resource/engine-store";
+import type { PublicAnswer } from "../src/resources/public-face";
+import { digestsEqual } from "../src/auth/ids";
+import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
@@ -41,7 +42,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
         notify_url: input.notifyUrl, config: input.configJson, created_at: now,
         expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
-        public_id: input.publicId, base_url: input.baseUrl, ended: null,
+        public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
       };
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
       try {
@@ -142,19 +143,34 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
     });
   }
 
-  /** A request to the resource's public address: free, no credentials; the worker found this object from `publicId`. */
+  /**
+   * A request to the resource's public address: free, no credentials. The worker found this object
+   * from the public id and matched the kind's route; the whole id must be this resource's.
+   */
   publicRequest(input: PublicInput): Promise<Result<PublicAnswer>> {
     return capture(async () => {
       const meta = this.meta();
       const face = meta && requireKind(meta.kind).public;
-      if (!meta || !face || this.endingState(meta) || meta.public_id !== input.publicId || this.now() >= meta.expires_at) {
-        throw new AppError("not_found", "Nothing is served at this address.");
+      if (!meta || !face || !meta.public_id || !digestsEqual(meta.public_id, input.publicId) || meta.public_disabled) {
+        throw new AppError("not_found", "Nothing is served at this address.", { resourceMissing: !meta });
       }
+      const ending = this.endingState(meta) ?? (this.now() >= meta.expires_at ? "expired" : null);
+      if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`);
       const config = this.config(meta);
-      const answer = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), undefined, (prepared) =>
+      const handled = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), undefined, (prepared) =>
         this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
-      return face.finish ? face.finish(prepareContext(meta, this.sql, this.env, this.now()), answer) : answer;
+      return face.finish ? face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
+    });
+  }
+
+  /** The operator disabled (or enabled again) this resource's public address: mirrored here, so no hit reads D1. */
+  setPublicDisabled(input: { publicId: string; disabled: boolean }): Promise<Result<boolean>> {
+    return capture(() => {
+      const meta = this.meta();
+      if (!meta || meta.public_id !== input.publicId) return false;
+      this.updateMeta({ public_disabled: input.disabled ? 1 : 0 });
+      return true;
     });
   }
 

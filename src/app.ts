@@ -10,10 +10,9 @@ import { rateLimit } from "./http/rate-limit";
 import { idempotency } from "./http/idempotency";
 import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
-import { registerTsaRoutes } from "./kinds/time/notary/certificate-route";
 import { apiBodyLimit, jsonDepthLimit } from "./http/body-limits";
 import { registerDownloadRoutes } from "./resources/downloads";
-import { PUBLIC_BODY_LIMIT, registerPublicRoutes } from "./resources/public-routes";
+import { registerPublicRoutes } from "./resources/public-routes";
 import { registerDeliveryRoutes } from "./resources/delivery-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
@@ -44,7 +43,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
 
   // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
-  app.use("/p/*", bodyLimit({ maxSize: PUBLIC_BODY_LIMIT, onError: () => { throw new AppError("payload_too_large", `Bodies sent to public addresses are limited to ${PUBLIC_BODY_LIMIT} bytes.`); } }));
+  // Public addresses: each route of a kind's face declares its own limit (resources/public-routes.ts).
   app.use("/v1/*", apiBodyLimit);
   app.use("/v1/*", jsonDepthLimit);
   // API.md §3: Idempotency-Key honoured on every POST of the API proper.
@@ -55,7 +54,6 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerOAuthRoutes(app);
   registerLifecycleRoutes(app);
   registerKindRoutes(app);
-  registerTsaRoutes(app);
   registerDeliveryRoutes(app);
   registerPublicRoutes(app);
   registerDownloadRoutes(app);

@@ -90,6 +90,7 @@ export class ResourceCore extends DurableObject<Env> {
       const config = migrateTables(this.sql, tableLists(requireKind(meta.kind)), JSON.parse(meta.config) as JsonObject);
       if (config) this.updateMeta({ config: JSON.stringify(config) });
     });
+    this.cached = undefined; // read again: a migration may have added columns
   }
 
 
@@ -110,7 +111,7 @@ export class ResourceCore extends DurableObject<Env> {
     // The event must not hold back the deletion it announces.
     await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
-    await requireKind(meta.kind).end?.(prepareContext(meta, this.sql, this.env, this.now()), this.config(meta));
+    await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, this.now());
     this.cached = null;
@@ -240,6 +241,11 @@ export class ResourceCore extends DurableObject<Env> {
     return engineStore(meta, this.sql, this.env, now, pending && this.outbox(pending));
   }
 
+  /** What a kind's asynchronous step sees. */
+  protected prepareContext(meta: MetaRow): PrepareContext {
+    return prepareContext(meta, this.sql, this.env, this.now(), () => void this.stillHere());
+  }
+
   /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */
   protected stillHere(): MetaRow {
     const meta = this.meta();
@@ -253,7 +259,7 @@ export class ResourceCore extends DurableObject<Env> {
    */
   protected async prepared<P, T>(meta: MetaRow, prepare: ((ctx: PrepareContext) => Promise<P>) | undefined, discard: ((ctx: PrepareContext, p: P) => Promise<void>) | undefined, work: (prepared: P | undefined) => Promise<T>): Promise<T> {
     if (!prepare) return work(undefined);
-    const ctx = prepareContext(meta, this.sql, this.env, this.now());
+    const ctx = this.prepareContext(meta);
     const value = await prepare(ctx);
     try {
       this.stillHere();
@@ -296,7 +302,7 @@ export class ResourceCore extends DurableObject<Env> {
     const config = this.config(meta);
     const timer = dueTimer(meta, config, this.sql, this.env, this.now());
     if (!timer) return;
-    const ctx = prepareContext(meta, this.sql, this.env, this.now());
+    const ctx = this.prepareContext(meta);
     const prepared = await timer.prepare?.(ctx, config);
     const current = this.meta();
     try {

@@ -59,8 +59,8 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
   };
 }
 
-export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env, now: number): PrepareContext {
-  return { resourceId: meta.id, env, sql, now, expiresAt: meta.expires_at, baseUrl: meta.base_url };
+export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env, now: number, stillHere: () => void): PrepareContext {
+  return { resourceId: meta.id, env, sql, now, expiresAt: meta.expires_at, baseUrl: meta.base_url, stillHere };
 }
 
 /** When the kind's own timer is next due (null: it has none, or nothing is scheduled). */

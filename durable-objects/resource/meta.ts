@@ -31,7 +31,10 @@ export const META_TABLE = `CREATE TABLE resource_meta (
 )`;
 
 
-const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "base_url", "ended"] as const;
+const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "public_disabled", "base_url", "ended"] as const;
+
+/** Platform migration 3: the operator's switch of the public address, mirrored from D1. */
+export const META_PUBLIC_DISABLED = "ALTER TABLE resource_meta ADD COLUMN public_disabled INTEGER NOT NULL DEFAULT 0";
 
 export function insertMeta(sql: SqlStorage, meta: MetaRow): void {
   sql.exec(`INSERT INTO resource_meta (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`, ...COLUMNS.map((c) => meta[c]));

@@ -7,7 +7,7 @@
  */
 import type { AnyKind, Migration } from "../../src/resources/kind";
 import type { JsonObject } from "../../src/json";
-import { META_TABLE } from "./meta";
+import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing";
 import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_TABLES } from "./deliveries";
 import { R2_DROPS_TABLE } from "./r2-drops";
@@ -17,6 +17,8 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES] },
   // Deliveries become a transactional outbox with stored bodies and retention; R2 deletes are recorded before they are made.
   { sql: [...DELIVERY_OUTBOX_COLUMNS, R2_DROPS_TABLE] },
+  // Public addresses resolve without D1: the operator's disable list is mirrored into the resource.
+  { sql: [META_PUBLIC_DISABLED] },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */

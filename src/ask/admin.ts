@@ -15,7 +15,7 @@ import { parseCreditToken, parseManagementToken } from "../auth/tokens";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { abuseReportPage, disableBody, featureRequestPage, listQuery, publicAddressState, publicIdParam } from "./schema";
 import { listAbuseReports, listFeatureRequests } from "./store";
-import { disablePublicAddress, enablePublicAddress, findDisabledPublicAddress, publicBaseUrl, type PublicAddressRow } from "./public-addresses";
+import { disablePublicAddress, enablePublicAddress, findDisabledPublicAddress, mirrorDisabled, publicBaseUrl, type PublicAddressRow } from "../resources/public-addresses";
 
 const ADMIN = { tags: ["Ask"], security: [{ admin: [] }] };
 const ADMIN_ERRORS = [401, 403, 404, 422];
@@ -104,6 +104,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { public_id } = c.req.valid("param");
       const row = await disablePublicAddress(c.env.DB, public_id, c.req.valid("json").reason, Date.now());
+      await mirrorDisabled(c.env, public_id, true);
       return c.json(stateBody(c, public_id, row), 200);
     },
   );
@@ -119,6 +120,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { public_id } = c.req.valid("param");
       await enablePublicAddress(c.env.DB, public_id);
+      await mirrorDisabled(c.env, public_id, false);
       return c.json(stateBody(c, public_id, null), 200);
     },
   );

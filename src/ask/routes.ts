@@ -6,8 +6,8 @@ import { AppError } from "../http/errors";
 import { clientIp } from "../http/client-ip";
 import { serviceUrls } from "../http/urls";
 import { errorResponses, jsonResponse } from "../openapi/responses";
-import { publicBaseUrl, publicIdOf } from "./public-addresses";
-import { abuseReportBody, featureRequestBody, PUBLIC_ID_PATTERN, received } from "./schema";
+import { PUBLIC_ID_PATTERN, publicBaseUrl, publicIdOf } from "../resources/public-addresses";
+import { abuseReportBody, featureRequestBody, received } from "./schema";
 import { recordAbuseReport, recordFeatureRequest, type SubmissionMeta } from "./store";
 
 const ASK = { tags: ["Ask"], security: [] };

@@ -1,9 +1,7 @@
 /** Shapes of the Ask endpoints and their operator side; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
 import { pageLimit } from "../openapi/schemas";
-
-/** API.md §12: a public id is unguessable (≥ 128 bits); this is deliberately loose so any future encoding fits. */
-export const PUBLIC_ID_PATTERN = /^[0-9A-Za-z_-]{8,64}$/;
+import { PUBLIC_ID_PATTERN } from "../resources/public-addresses";
 
 export const ABUSE_REASONS = [
   "phishing", "malware", "spam", "fraud", "illegal", "child_safety", "copyright", "privacy", "harassment", "other",

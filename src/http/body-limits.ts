@@ -6,6 +6,7 @@
  */
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import { routePath } from "hono/route";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { AppError } from "./errors";
@@ -18,21 +19,22 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 const limiter = (maxSize: number) =>
   bodyLimit({ maxSize, onError: () => { throw new AppError("payload_too_large", `The body of this request is limited to ${maxSize} bytes.`); } });
 
-/** Every operation allowed more than the default: its method, path pattern and limit, and whether its body is raw bytes. */
-const LARGER = KINDS.flatMap((kind) =>
-  kind.ops
-    .filter((op) => op.maxBodyBytes)
-    .map((op) => {
-      const pattern = `/v1/${kind.kind}/{id}${op.path}`.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+");
-      return { method: op.method.toUpperCase(), re: new RegExp(`^${pattern}$`), limit: limiter(op.maxBodyBytes!), raw: Boolean(op.rawBody) };
-    }),
+/**
+ * Operations allowed more than the default, by the route the router matched (`POST /v1/vaults/:id/keys/:key`):
+ * the limit is declared on the operation, and found by the router's own match, not by matching paths again here.
+ */
+const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+const LARGER = new Map(
+  KINDS.flatMap((kind) =>
+    kind.ops
+      .filter((op) => op.maxBodyBytes)
+      .map((op) => [`${op.method.toUpperCase()} ${honoPath(`/v1/${kind.kind}/{id}${op.path}`)}`, { limit: limiter(op.maxBodyBytes!), raw: Boolean(op.rawBody) }] as const),
+  ),
 );
 const standard = limiter(MAX_JSON_BYTES);
 
-const larger = (c: Context<AppEnv>) => {
-  const path = new URL(c.req.url).pathname;
-  return LARGER.find((l) => l.method === c.req.method && l.re.test(path));
-};
+/** The route that will answer (the last one matched: the middlewares come first). */
+const larger = (c: Context<AppEnv>) => LARGER.get(`${c.req.method} ${routePath(c, -1)}`);
 
 /** Whether the request is an upload of raw bytes (streamed through, never read as JSON). */
 export const isRawUpload = (c: Context<AppEnv>) => larger(c)?.raw ?? false;

@@ -5,6 +5,7 @@
  * tool, so the REST route it stands for validates, charges and fails exactly as
  * it would if called by name.
  */
+import { DEFAULT_PUBLIC_BODY_BYTES, methodsOf } from "../resources/public-face";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
@@ -103,7 +104,7 @@ function describeKind(kind: AnyKind, tools: Catalogue) {
       }),
     ],
     ...(kind.sends ? { sends: kind.sends } : {}),
-    ...(kind.public ? { public_address: kind.public.paths.map((p) => ({ methods: p.methods.map((m) => m.toUpperCase()), path: `/p/{public_id}${p.path}`, summary: p.summary })) } : {}),
+    ...(kind.public ? { public_address: kind.public.routes.map((r) => ({ methods: methodsOf(r), path: `/p/{public_id}${r.path}`, summary: r.summary, max_body_bytes: r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES })) } : {}),
     how: `Create with create_resource { kind: "${kind.kind}", input }; then call_operation { kind: "${kind.kind}", id, management_token, operation, input }. ` +
       `Connect with ?toolsets=${kind.kind} for typed tools (create_${slug}, ${slug}_<operation>).`,
   };

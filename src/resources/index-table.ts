@@ -13,6 +13,7 @@ export interface IndexRow {
   created_at: number;
   expires_at: number;
   ended_at: number | null;
+  public_id: string | null;
 }
 
 export async function insertResourceIndex(db: D1Database, m: MetaRow): Promise<void> {
@@ -31,7 +32,7 @@ export async function endResourceIndex(db: D1Database, id: string, state: "expir
 }
 
 export async function findResourceIndex(db: D1Database, id: string): Promise<IndexRow | null> {
-  return db.prepare("SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at FROM resources WHERE id = ?").bind(id).first<IndexRow>();
+  return db.prepare("SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at, public_id FROM resources WHERE id = ?").bind(id).first<IndexRow>();
 }
 
 /** Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on. */
@@ -42,15 +43,16 @@ export async function sweepTombstones(db: D1Database, now: number): Promise<void
 
 export interface PublicAddressTarget {
   id: string;
+  kind: string;
   state: IndexRow["state"];
   disabled: number;
 }
 
-/** The resource behind a public address, and whether the operator disabled the address (API.md §12). */
+/** The resource behind a public address of the first layout (its id names nothing), and whether the operator disabled it. */
 export async function findPublicAddress(db: D1Database, publicId: string): Promise<PublicAddressTarget | null> {
   return db
     .prepare(
-      `SELECT id, state, EXISTS (SELECT 1 FROM disabled_public_addresses d WHERE d.public_id = r.public_id) AS disabled
+      `SELECT id, kind, state, EXISTS (SELECT 1 FROM disabled_public_addresses d WHERE d.public_id = r.public_id) AS disabled
        FROM resources r WHERE r.public_id = ?`,
     )
     .bind(publicId)

@@ -5,12 +5,12 @@ import type { AppEnv } from "../env";
 import type { AnyKind, AnyOp } from "./kind";
 import { KINDS } from "./registry";
 import { issueManagementToken } from "../auth/tokens";
-import { randomId } from "../auth/ids";
 import { serviceUrls } from "../http/urls";
 import { managementCredential } from "../auth/credentials";
 import { runPaid, type PaidCall, type Payer } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
 import { resourceStub } from "../stubs";
+import { newPublicId } from "./public-addresses";
 import { AppError, unwrap } from "../http/errors";
 import { closeObject, objectResponse, openObject } from "./downloads";
 import { isMediaType } from "../http/header-fields";
@@ -61,8 +61,8 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const { config: shown, sealed } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
-    const publicId = kind.public && (kind.public.enabled?.(config) ?? true) ? randomId("") : null;
     const id = mgmt.parts.resourceId;
+    const publicId = kind.public && (kind.public.enabled?.(config) ?? true) ? newPublicId(kind.kind, id) : null;
     const stub = resourceStub(c.env, id);
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
     const core = await runPaid<RecordCore>(c, call, {
@@ -186,5 +186,6 @@ export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const kind of KINDS) {
     registerCreate(app, kind);
     for (const op of kind.ops) registerOp(app, kind, op);
+    kind.routes?.(app);
   }
 }

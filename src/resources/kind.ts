@@ -4,8 +4,10 @@
  * the generic lifecycle tests are all generated from these definitions.
  */
 import type { z } from "@hono/zod-openapi";
-import type { Env } from "../env";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv, Env } from "../env";
 import type { Json, JsonObject } from "../json";
+import type { AnyPublicFace } from "./public-face";
 
 export type Family = "time" | "address" | "memory" | "place" | "watching" | "utilities";
 
@@ -77,26 +79,11 @@ export interface PrepareContext {
   readonly expiresAt: number;
   /** The API's base URL as the resource was created (an issuer, a link). */
   readonly baseUrl: string;
-}
-
-/** A request to a resource's public address (API.md §12): no credentials, free, rate-limited per client address. */
-export interface PublicRequest {
-  method: string;
-  /** Below `/p/{public_id}`: "" for the address itself, else starting with "/". */
-  path: string;
-  query: Record<string, string>;
-  contentType: string | null;
-  /** The body as text (at most PUBLIC_BODY_LIMIT bytes), or null when there is none. */
-  body: string | null;
-}
-
-export interface PublicAnswer {
-  status: number;
-  /** JSON is sent as application/json, a string as text/plain. */
-  body: Json | string;
-  /** Instead of `body`: a stored R2 object (below the resource's prefix) to stream back, Range honoured. */
-  objectKey?: string;
-  headers?: Record<string, string>;
+  /**
+   * Throws (404, nothing charged) when the resource ended while the step awaited: its tables are
+   * gone then. Call it before reading the kind's tables after an await, or before more costly work.
+   */
+  stillHere(): void;
 }
 
 /** One step of a table layout's history (see `migrations`). */
@@ -242,25 +229,18 @@ export interface KindDefinition<Config = unknown> {
     /** Undoes what `prepare` left behind when `fire` no longer applies (the timer moved meanwhile). */
     discard?(ctx: PrepareContext, prepared: unknown): Promise<void>;
   };
-  /**
-   * A public address `/p/{public_id}` (API.md §12): `paths` documents what it answers; `handle`
-   * runs synchronously in a transaction, like an operation, and may send requests.
-   */
-  public?: {
-    /** Whether a resource with this config has an address at all (default: always). */
-    enabled?(config: Config): boolean;
-    paths: { path: string; methods: ("get" | "head" | "post" | "put")[]; summary: string }[];
-    /** Optional asynchronous step before `handle` (checking a passphrase); see PrepareContext. */
-    prepare?(ctx: PrepareContext, config: Config, request: PublicRequest): Promise<unknown>;
-    handle(store: EngineStore, config: Config, request: PublicRequest, prepared: unknown): PublicAnswer;
-    /** Optional asynchronous step on the committed answer (decrypting what `handle` released). */
-    finish?(ctx: PrepareContext, answer: PublicAnswer): Promise<PublicAnswer>;
-  };
+  /** A public address `/p/{public_id}` (API.md §12): its routes and the steps answering them (resources/public-face.ts). */
+  public?: AnyPublicFace<Config>;
   /**
    * Releases what lives outside the resource's storage and R2 prefix (an unfinished multipart
    * upload) when it ends; the platform deletes the storage and the prefix itself.
    */
   end?(ctx: PrepareContext, config: Config): Promise<void>;
+  /**
+   * Routes of the service the kind needs beyond its resources' (the notary's TSA certificate at
+   * /v1/tsa/…): registered with the kind's own, documented by the schemas they are declared with.
+   */
+  routes?(app: OpenAPIHono<AppEnv>): void;
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
 }

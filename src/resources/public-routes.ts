@@ -1,76 +1,156 @@
 /**
- * The public address router (API.md §12): `/p/{public_id}` and the paths below it,
- * for kinds with a public face (a dead-man switch's pings, a debouncer's events).
- * No credentials and no charge: the resource's owner pays for its life, and callers
- * are held to the per-address rate limit. One D1 read finds the resource and
- * whether the operator disabled the address; the resource's Durable Object answers.
+ * The public address router (API.md §12): `/p/{public_id}` and the paths below it, for
+ * kinds with a public face (resources/public-face.ts). No credentials and no charge: the
+ * resource's owner pays for its life, and callers are held to the per-address rate limit.
+ *
+ * The public id names the kind and the resource's object (resources/public-addresses.ts),
+ * so the kind's route table answers 404, 405 and 413 here, before any object is woken, and
+ * a request that fits goes straight to its object: no D1 read on the hot path. Only an
+ * object that holds nothing sends us to D1, to tell an ended resource (410) from none (404).
  */
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { PublicAnswer, PublicRequest } from "./kind";
-import { KINDS } from "./registry";
+import { findKind, KINDS } from "./registry";
 import { AppError, unwrap } from "../http/errors";
-import { findPublicAddress } from "./index-table";
+import { findPublicAddress, findResourceIndex } from "./index-table";
 import { resourceStub } from "../stubs";
-import { PUBLIC_ID_PATTERN } from "../ask/schema";
+import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
-import { serveObject } from "./downloads";
+import { DEFAULT_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { publicResponse } from "./public-answer";
 
-/** Bodies sent to public addresses are small events; more is refused with 413. */
-export const PUBLIC_BODY_LIMIT = 64 * 1024;
-const METHODS = ["GET", "HEAD", "POST", "PUT"];
+const gone = () => new AppError("not_found", "Nothing is served at this address.");
 
-async function requestOf(c: Context<AppEnv>, publicId: string): Promise<PublicRequest> {
-  const url = new URL(c.req.url);
-  const path = url.pathname.slice(url.pathname.indexOf(publicId) + publicId.length).replace(/\/+$/, "");
-  const hasBody = c.req.method === "POST" || c.req.method === "PUT";
-  const body = hasBody ? await c.req.text() : "";
-  return {
-    method: c.req.method,
-    path,
-    query: Object.fromEntries(url.searchParams),
-    contentType: c.req.header("content-type") ?? null,
-    body: body === "" ? null : body,
-  };
+/** Hop-by-hop headers (RFC 9110 §7.6.1) are the connection's, not the request's: the kind never sees them. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+function endedError(state: "expired" | "cancelled"): AppError {
+  return state === "expired"
+    ? new AppError("resource_expired", "The resource behind this address has expired.")
+    : new AppError("resource_cancelled", "The resource behind this address was cancelled.");
+}
+
+/** The kind and object an id names: from the id itself, or (ids of the first layout) from D1. */
+async function resolve(c: Context<AppEnv>, publicId: string): Promise<{ kind: string; resourceId: string } | null> {
+  const parsed = parsePublicId(publicId);
+  if (parsed) return parsed;
+  const row = await findPublicAddress(c.env.DB, publicId);
+  if (!row || row.disabled) return null;
+  if (row.state !== "active") throw endedError(row.state);
+  return { kind: row.kind, resourceId: row.id };
+}
+
+function headersOf(raw: Headers): Record<string, string> {
+  const named = new Set((raw.get("connection") ?? "").split(",").map((h) => h.trim().toLowerCase()));
+  const out: Record<string, string> = {};
+  raw.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
+  });
+  return out;
+}
+
+/** The body, read whole up to the route's limit: beyond it 413, and nothing of it goes anywhere. */
+async function bodyOf(c: Context<AppEnv>, route: PublicRoute): Promise<Uint8Array | null> {
+  const limit = route.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
+  const tooLarge = () => new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`, { extra: { max_body_bytes: limit } });
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  if (declared > limit) throw tooLarge();
+  const stream = c.req.raw.body;
+  if (!stream) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  if (size === 0) return null;
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
 }
 
 async function servePublic(c: Context<AppEnv>): Promise<Response> {
   const publicId = c.req.param("public_id") ?? "";
-  const gone = () => new AppError("not_found", "Nothing is served at this address.");
   if (!PUBLIC_ID_PATTERN.test(publicId)) throw gone();
-  const target = await findPublicAddress(c.env.DB, publicId);
-  if (!target || target.disabled) throw gone();
-  if (target.state === "expired") throw new AppError("resource_expired", "The resource behind this address has expired.");
-  if (target.state === "cancelled") throw new AppError("resource_cancelled", "The resource behind this address was cancelled.");
-  const answer: PublicAnswer = unwrap(await resourceStub(c.env, target.id).publicRequest({ publicId, request: await requestOf(c, publicId) }));
-  c.header("Cache-Control", "no-store");
-  for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-  const status = answer.status as 200;
-  if (answer.objectKey) return serveObject(c, answer.objectKey, Object.fromEntries(c.res.headers));
-  if (c.req.method === "HEAD") return c.body(null, status);
-  return typeof answer.body === "string" ? c.text(answer.body, status) : c.json(answer.body as object, status);
+  const target = await resolve(c, publicId);
+  const face = target && findKind(target.kind)?.public;
+  if (!target || !face) throw gone();
+  try {
+    return await answer(c, publicId, target.resourceId, face);
+  } catch (err) {
+    // A face people open in a browser shows its own page for an error (an address used up, a refusal).
+    const shown = err instanceof AppError && face.errorAnswer?.({ method: c.req.method as PublicMethod, headers: headersOf(c.req.raw.headers) }, { status: err.status, detail: err.detail });
+    if (shown) return publicResponse(c, shown);
+    throw err;
+  }
+}
+
+async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, face: AnyPublicFace): Promise<Response> {
+  const url = new URL(c.req.url);
+  // The exact sub-path, as sent: percent-encoding and a trailing slash kept.
+  const path = url.pathname.slice(url.pathname.indexOf(publicId) + publicId.length);
+  const match = matchRoute(face.routes, c.req.method, path);
+  if ("error" in match) {
+    if (match.error === "not_found") throw new AppError("not_found", "This address serves nothing at that path.");
+    throw new AppError("method_not_allowed", `${c.req.method} is not answered here.`, { headers: { Allow: match.allow.join(", ") } });
+  }
+  const request: PublicRequest = {
+    method: c.req.method as PublicRequest["method"],
+    route: match.route.name,
+    params: match.params,
+    path,
+    query: [...url.searchParams],
+    headers: headersOf(c.req.raw.headers),
+    clientIp: c.req.header("cf-connecting-ip") ?? null,
+    receivedAt: Date.now(),
+    body: await bodyOf(c, match.route),
+  };
+  const result = await resourceStub(c.env, resourceId).publicRequest({ publicId, request });
+  if (!result.ok && result.error.resourceMissing) {
+    // The object holds nothing: an ended resource answers 410 (its tombstone says so), any other id 404.
+    const row = await findResourceIndex(c.env.DB, resourceId);
+    if (row && row.state !== "active" && row.public_id === publicId) throw endedError(row.state);
+  }
+  return publicResponse(c, unwrap(result));
 }
 
 /** Documents the addresses once, listing what each kind serves there (the paths are shared by all kinds). */
 function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
   const faces = KINDS.filter((k) => k.public).map((k) => {
-    const lines = k.public!.paths.map((p) => `  - \`${p.methods.map((m) => m.toUpperCase()).join("/")} /p/{public_id}${p.path}\`: ${p.summary}`);
-    return `- **${k.kind}**\n${lines.join("\n")}`;
+    const lines = k.public!.routes.map((r) => {
+      const limit = r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
+      const body = r.methods.some((m) => m !== "GET" && m !== "HEAD" && m !== "OPTIONS") ? ` (bodies up to ${limit} bytes)` : "";
+      return `  - \`${methodsOf(r).join("/")} /p/{public_id}${r.path}\`: ${r.summary}${body}`;
+    });
+    return `- **${k.kind}** (ids begin \`${k.kind}_\`)\n${lines.join("\n")}`;
   });
   const description = [
-    "A resource's public face, at `urls.public` of its record. No credentials, free, rate limited per client address; bodies up to 64 KiB. A disabled or unknown address answers 404, an ended resource 410.",
+    "A resource's public face, at `urls.public` of its record. No credentials, free, rate limited per client address. What each kind answers, and with which methods and body limits, is below; another path answers 404, another method 405 with `Allow`, a larger body 413. A disabled or unknown address answers 404, an ended resource 410. HTML pages come with a strict Content-Security-Policy, `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.",
     ...faces,
   ].join("\n\n");
-  const params = z.object({ public_id: z.string().regex(PUBLIC_ID_PATTERN).openapi({ param: { name: "public_id", in: "path" }, example: "4k2R8h1Zq0Wm3n5T7v9x1y" }) });
+  const params = z.object({ public_id: z.string().regex(PUBLIC_ID_PATTERN).openapi({ param: { name: "public_id", in: "path" }, example: "secrets_1HqF0mJ7yXcT3kR9sV2bN8pL4wZ6dG5aE0uC1iO7tYr" }) });
   const below = { path: z.string().openapi({ param: { name: "path", in: "path" }, example: "start" }) };
+  const used = new Set(KINDS.flatMap((k) => k.public?.routes.flatMap((r) => methodsOf(r)) ?? []));
   for (const [path, extra] of [["/p/{public_id}", {}], ["/p/{public_id}/{path}", below]] as const) {
-    for (const method of ["get", "post"] as const) {
+    for (const method of PUBLIC_METHODS.filter((m) => used.has(m))) {
+      const lower = method.toLowerCase() as "get";
       app.openAPIRegistry.registerPath({
-        method, path, tags: ["Public addresses"], operationId: `public_${method}${path.includes("{path}") ? "_path" : ""}`, security: [],
+        method: lower, path, tags: ["Public addresses"], operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`, security: [],
         summary: "A resource's public address", description,
         request: { params: params.extend(extra) },
-        responses: { 200: { description: "What the kind answers (JSON or text)." }, ...errorResponses([404, 410, 413, 429]) },
+        responses: { 200: { description: "What the kind answers: JSON, text, HTML, bytes or a redirect." }, ...errorResponses([404, 405, 410, 413, 429]) },
       });
     }
   }
@@ -78,5 +158,5 @@ function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
 
 export function registerPublicRoutes(app: OpenAPIHono<AppEnv>): void {
   documentPublicPaths(app);
-  app.on(METHODS, ["/p/:public_id", "/p/:public_id/*"], servePublic);
+  app.on([...PUBLIC_METHODS], ["/p/:public_id", "/p/:public_id/*"], servePublic);
 }

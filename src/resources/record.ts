@@ -8,7 +8,7 @@ import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";
 import { findResourceIndex } from "./index-table";
 import { serviceUrls } from "../http/urls";
-import { publicBaseUrl } from "../ask/public-addresses";
+import { publicBaseUrl } from "./public-addresses";
 
 export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
   const { charged_micro, public_id, ...rest } = core;

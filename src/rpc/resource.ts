@@ -6,7 +6,7 @@
 import type { Result } from "../http/errors";
 import type { Json, JsonObject } from "../json";
 import type { Payer } from "../money/payment";
-import type { PublicAnswer, PublicRequest } from "../resources/kind";
+import type { PublicAnswer, PublicRequest } from "../resources/public-face";
 import type { AttemptResult } from "../delivery/attempt";
 
 export type ResourceState = "active" | "expired" | "cancelled";
@@ -26,6 +26,8 @@ export type MetaRow = {
   signing_secret: string | null;
   notices_sent: number;
   public_id: string | null;
+  /** 1 while the operator has its public address disabled (mirrored from D1's list). */
+  public_disabled: number;
   base_url: string;
   ended: Exclude<ResourceState, "active"> | null;
 };
@@ -125,6 +127,8 @@ export interface ResourceApi {
   op(input: OpInput, body?: ReadableStream<Uint8Array> | null): Promise<Result<Json>>;
   /** A request to the resource's public address: free, no credentials. */
   publicRequest(input: PublicInput): Promise<Result<PublicAnswer>>;
+  /** The operator disabled (or enabled) the address `publicId`; answers whether this resource has it. */
+  setPublicDisabled(input: { publicId: string; disabled: boolean }): Promise<Result<boolean>>;
   /** The account asks for its held money back. */
   flushBilling(): Promise<Result<null>>;
   /** Answers whether the reporting message should go on retrying. */

@@ -49,22 +49,30 @@ export interface PageOptions {
   csp: string;
 }
 
-export function page(o: PageOptions): Response {
-  const html = `<!doctype html>
+/**
+ * The page as HTML text. `styleNonce` marks the stylesheet for a nonce-based policy (public
+ * faces: resources/public-answer.ts fills `{{nonce}}`); without it the policy names its hash.
+ */
+export function htmlDocument(o: Omit<PageOptions, "csp"> & { styleNonce?: string; noindex?: boolean }): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(o.title)}</title>
 <meta name="description" content="${escapeHtml(o.description)}">
-<link rel="icon" href="data:,">
-<style>${STYLE}</style>
+${o.noindex ? `<meta name="robots" content="noindex">\n` : ""}<link rel="icon" href="data:,">
+<style${o.styleNonce ? ` nonce="${o.styleNonce}"` : ""}>${STYLE}</style>
 ${o.head ?? ""}
 </head>
 <body>
 ${o.body}
 </body>
 </html>`;
+}
+
+export function page(o: PageOptions): Response {
+  const html = htmlDocument(o);
   return new Response(html, {
     headers: {
       "Content-Type": "text/html; charset=utf-8",

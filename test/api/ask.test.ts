@@ -7,8 +7,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import { sweepAskSalts } from "../../src/ask";
-import { publicIdOf } from "../../src/ask/public-addresses";
-import { PUBLIC_ID_PATTERN } from "../../src/ask/schema";
+import { publicIdOf, PUBLIC_ID_PATTERN } from "../../src/resources/public-addresses";
 import { issueCreditToken } from "../../src/auth/tokens";
 import { ORIGIN, call, json } from "../harness";
 

@@ -112,7 +112,7 @@ describe("blobs", () => {
 
   it("serves a public link without credentials until max_downloads, HEAD not counting", async () => {
     const { record, id, mgmt } = await createResource("blobs", credit, { public: true, max_downloads: 2, filename: "notes.txt" });
-    expect(record.urls.public).toMatch(/\/p\/[0-9A-Za-z]{20,}$/);
+    expect(record.urls.public).toMatch(/\/p\/blobs_[0-9A-Za-z]{43}$/);
     const bytes = new TextEncoder().encode("shared with a stranger");
     await upload(id, mgmt, new Blob([bytes]).stream(), bytes.length, "text/plain");
     const path = new URL(record.urls.public).pathname;

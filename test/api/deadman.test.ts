@@ -60,7 +60,7 @@ describe("deadman", () => {
   it("goes new → up → late → down (one alert) → re-alert → up with a recovery event", async () => {
     const name = unique();
     const d = await deadman(name, { notify_late: true, realert_seconds: 7200 });
-    expect(d.record.urls.public).toMatch(/\/p\/[0-9A-Za-z]{20,}$/);
+    expect(d.record.urls.public).toMatch(/\/p\/deadman_[0-9A-Za-z]{43}$/);
     expect(d.record.status).toMatchObject({ state: "new", next_due_at: null, misses: 0 });
     expect(await runDurableObjectAlarm(stubOf(d.id))).toBe(true); // new: nothing is watched yet
     expect(await settledCount(name)).toBe(0);

@@ -40,7 +40,7 @@ describe("secrets", () => {
     const s = await secret({ value, label: "launch" });
     expect(s.record.config).toEqual({ passphrase_required: false, max_passphrase_attempts: 5 });
     expect(JSON.stringify(s.record)).not.toContain(value);
-    expect(s.record.urls.public).toMatch(/\/p\/[0-9A-Za-z]{22}$/);
+    expect(s.record.urls.public).toMatch(/\/p\/secrets_[0-9A-Za-z]{43}$/);
     expect(s.record.status).toMatchObject({ state: "unread", read: false, read_at: null });
 
     // Link previews fetch with GET: it says what is there and consumes nothing.

@@ -272,7 +272,7 @@ describe("snapshots", () => {
     });
     // The step the alarm (or an operation) runs when its fetch no longer applies, with the object's own storage.
     await runInDurableObject(stubOf(w.id), async (_o, state) => {
-      const ctx = { resourceId: w.id, env, sql: state.storage.sql, now: Date.now(), expiresAt: Date.now() + 3600_000, baseUrl: ORIGIN };
+      const ctx = { resourceId: w.id, env, sql: state.storage.sql, now: Date.now(), expiresAt: Date.now() + 3600_000, baseUrl: ORIGIN, stillHere: () => undefined };
       await discardSnapshot(ctx, fetched(orphan, true)); // wrote its own object
       await discardSnapshot(ctx, fetched(heldKey, false)); // reused the kept snapshot's object
     });

@@ -4,7 +4,8 @@
  * never damages what was there.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext, PublicAnswer, PublicRequest } from "../../../resources/kind";
+import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import type { PublicAnswer, PublicRequest } from "../../../resources/public-face";
 import { putStream, type Stored } from "../../../resources/r2";
 import { checkRange } from "../../../resources/downloads";
 import { isoOrNull } from "../../../time";
@@ -94,13 +95,11 @@ export function remove(store: EngineStore, config: BlobConfig): BlobView {
 
 /** The public link: each GET is a download (counted before the bytes go out), HEAD only looks. */
 export function publicDownload(store: EngineStore, config: BlobConfig, request: PublicRequest): PublicAnswer {
-  if (request.path !== "") throw new AppError("not_found", "Nothing is served below this address.");
-  if (request.method !== "GET" && request.method !== "HEAD") throw new AppError("method_not_allowed", "Download with GET (or HEAD).");
   const b = row(store.sql);
   if (!b.object_key) throw new AppError("not_found", "Nothing has been uploaded here yet.");
   if (config.max_downloads !== undefined && b.public_downloads >= config.max_downloads) {
     throw new AppError("not_found", "This link has reached its download limit.");
   }
   if (request.method === "GET") store.sql.exec("UPDATE blob SET public_downloads = public_downloads + 1");
-  return { status: 200, body: null, objectKey: b.object_key };
+  return { type: "object", key: b.object_key };
 }

@@ -1,6 +1,7 @@
 /** blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh). */
 import { rangeHeader } from "../../../resources/downloads";
 import { defineKind, defineOp } from "../../../resources/kind";
+import { definePublicFace } from "../../../resources/public-face";
 import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
 import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
 import { rawBodyInput, type RawBodyInput, noInput } from "../../../openapi/schemas";
@@ -23,11 +24,11 @@ export const blobs = defineKind<BlobConfig>({
   init,
   usage,
   exportData: (store, config) => view(store, config),
-  public: {
+  public: definePublicFace<BlobConfig>({
     enabled: (config) => config.public,
-    paths: [{ path: "", methods: ["get", "head"], summary: "Download the blob (counts toward max_downloads; Range honoured)." }],
+    routes: [{ name: "download", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["bytes"], summary: "Download the blob (counts toward max_downloads; Range honoured); HEAD only looks." }],
     handle: publicDownload,
-  },
+  }),
   ops: [
     defineOp<BlobConfig, RawBodyInput, ReturnType<typeof view>, Uploaded>({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes (up to ${MAX_BLOB_BYTES}), replacing any earlier upload`,

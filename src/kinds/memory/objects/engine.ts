@@ -39,15 +39,6 @@ export const currentKey = (sql: SqlStorage): string | null => row(sql).object_ke
  * Whether the resource still exists: a long copy checks between parts, so a resource
  * cancelled meanwhile (its storage deleted) stops the copy instead of paying for the rest.
  */
-export function stillThere(ctx: PrepareContext): boolean {
-  try {
-    row(ctx.sql);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A fresh key for new bytes below the resource's prefix. */
 export const newObjectKey = (resourceId: string, name: string = crypto.randomUUID()) => `${resourceId}/object/${name}`;
 
@@ -97,7 +88,12 @@ export function record(store: EngineStore, config: ObjectConfig, landed: Landed)
 
 /** Undoes a landing that was refused (unpaid, or the resource ended): unless it became current meanwhile. */
 export async function discardLanded(ctx: PrepareContext, landed: Landed): Promise<void> {
-  if (stillThere(ctx) && currentKey(ctx.sql) === landed.key) return;
+  try {
+    ctx.stillHere();
+    if (currentKey(ctx.sql) === landed.key) return;
+  } catch {
+    // The resource ended: its prefix is being deleted anyway; delete the landing too.
+  }
   await ctx.env.BUCKET.delete(landed.key);
 }
 

@@ -10,7 +10,7 @@ import { AppError } from "../../../http/errors";
 import type { PrepareContext } from "../../../resources/kind";
 import { fetchStreamGuarded } from "../../../delivery/fetch-guarded";
 import { hashingTap, putStream, type Stored } from "../../../resources/r2";
-import { httpMetadata, newObjectKey, stillThere, type Landed } from "./engine";
+import { httpMetadata, newObjectKey, type Landed } from "./engine";
 import { STREAM_PART_BYTES, type FetchInput, type ObjectConfig } from "./schema";
 import type { RawBodyInput } from "../../../openapi/schemas";
 import { isMediaType } from "../../../http/header-fields";
@@ -82,7 +82,7 @@ async function putInParts(ctx: PrepareContext, key: string, body: ReadableStream
   let filled = 0;
   let total = 0;
   const flush = async () => {
-    if (!stillThere(ctx)) throw new AppError("not_found", "The resource ended during the copy.");
+    ctx.stillHere();
     parts.push(await upload.uploadPart(parts.length + 1, buffer.subarray(0, filled)));
     buffer = new Uint8Array(STREAM_PART_BYTES);
     filled = 0;

@@ -9,7 +9,7 @@
 import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { sealSecret, sealedSecretSchema } from "./crypto";
-import { finishPublic, handlePublic, preparePublic, publicPaths } from "./public";
+import { revealFace } from "./public";
 import { burn, initSecret, secretStatusView, usageOf } from "./store";
 import { MAX_VALUE_BYTES, MAX_ATTEMPTS, secretCreate, secretStatus, type SecretConfig, type SecretCreate } from "./schema";
 import { TABLES } from "./store";
@@ -44,12 +44,7 @@ export const secrets = defineKind<Config>({
   usage: (store) => usageOf(store),
   status: (store) => secretStatusView(store),
   exportData: (store) => ({ secret: secretStatusView(store), value_exported: false }),
-  public: {
-    paths: publicPaths,
-    prepare: (ctx, _config, request) => preparePublic(ctx, request),
-    handle: (store, _config, request, prepared) => handlePublic(store, request, prepared as Parameters<typeof handlePublic>[2]),
-    finish: (ctx, answer) => finishPublic(ctx, answer),
-  },
+  public: revealFace,
   ops: [
     defineOp({
       name: "get", method: "get", path: "", summary: "Whether and when the secret was read (or burned); never its value", priceMicro: OP_PRICE,

@@ -12,7 +12,7 @@ import {
   type UnsealedPayload,
 } from "./payload";
 import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./switch";
-import { handlePing, publicPaths } from "./public";
+import { pingFace } from "./public";
 import {
   MAX_PERIOD_SECONDS, MAX_PINGS_KEPT, MAX_PAYLOAD_BYTES, deadmanConfig, deadmanStatus, payloadInput, payloadState, pingInput, pingPage,
   pingsInput, type DeadmanConfig,
@@ -72,10 +72,7 @@ export const deadman = defineKind<DeadmanConfig>({
       releasePayload(store, config, prepared as UnsealedPayload, about);
     },
   },
-  public: {
-    paths: publicPaths,
-    handle: (store, config, request) => handlePing(store, config, request),
-  },
+  public: pingFace,
   ops: [
     defineOp({
       name: "get", method: "get", path: "", summary: "State, last ping, next due time, misses and the payload's state", priceMicro: OP_PRICE,

@@ -5,36 +5,41 @@
  * `/log` only records, and `/{exit_code}` (0–255) passes a command's exit status.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PublicAnswer, PublicRequest } from "../../../resources/kind";
+import type { EngineStore } from "../../../resources/kind";
+import { bodyText, definePublicFace, type PublicAnswer, type PublicMethod, type PublicRequest } from "../../../resources/public-face";
 import type { DeadmanConfig, Signal } from "./schema";
 import { ping } from "./switch";
 
-const METHODS = ["GET", "HEAD", "POST"];
-const NAMED: Record<string, Signal> = { "": "success", "/start": "start", "/fail": "fail", "/log": "log" };
+const METHODS: PublicMethod[] = ["GET", "HEAD", "POST"];
+const NAMED: Record<string, Signal> = { success: "success", start: "start", fail: "fail", log: "log" };
 
-export const publicPaths = [
-  { path: "", methods: ["get", "head", "post"] as ("get" | "head" | "post")[], summary: "Success ping: the switch is up until the period (plus grace) runs out. A body is kept in the ping log (first 1 KiB)." },
-  { path: "/start", methods: ["get", "head", "post"] as ("get" | "head" | "post")[], summary: "The job started: the next success or failure records the run's duration." },
-  { path: "/fail", methods: ["get", "head", "post"] as ("get" | "head" | "post")[], summary: "The job failed: counts as a miss (down at once with alert_after_misses 1)." },
-  { path: "/log", methods: ["get", "head", "post"] as ("get" | "head" | "post")[], summary: "Recorded in the ping log only; the state does not change." },
-  { path: "/{exit_code}", methods: ["get", "head", "post"] as ("get" | "head" | "post")[], summary: "A command's exit status, 0–255: 0 is a success, anything else a failure." },
+/** A ping's body is kept to its first KiB; more than this is refused. */
+const MAX_PING_BODY_BYTES = 100 * 1024;
+
+const route = (name: string, path: string, summary: string) => ({ name, path, methods: METHODS, summary, maxBodyBytes: MAX_PING_BODY_BYTES, answers: ["text" as const] });
+
+const routes = [
+  route("success", "", "Success ping: the switch is up until the period (plus grace) runs out. A body is kept in the ping log (first 1 KiB)."),
+  route("start", "/start", "The job started: the next success or failure records the run's duration."),
+  route("fail", "/fail", "The job failed: counts as a miss (down at once with alert_after_misses 1)."),
+  route("log", "/log", "Recorded in the ping log only; the state does not change."),
+  route("exit_code", "/{exit_code}", "A command's exit status, 0–255: 0 is a success, anything else a failure."),
 ];
 
-function signalOf(path: string): { signal: Signal; exitCode: number | null } | null {
-  const named = NAMED[path];
+function signalOf(request: PublicRequest): { signal: Signal; exitCode: number | null } | null {
+  const named = NAMED[request.route];
   if (named) return { signal: named, exitCode: null };
-  const code = /^\/(\d{1,3})$/.exec(path);
-  if (!code || Number(code[1]) > 255) return null;
-  const exitCode = Number(code[1]);
+  const code = /^\d{1,3}$/.exec(request.params.exit_code ?? "");
+  if (!code || Number(code[0]) > 255) return null;
+  const exitCode = Number(code[0]);
   return { signal: exitCode === 0 ? "success" : "fail", exitCode };
 }
 
-export function handlePing(store: EngineStore, config: DeadmanConfig, request: PublicRequest): PublicAnswer {
-  if (!METHODS.includes(request.method)) {
-    throw new AppError("method_not_allowed", "Ping with GET, HEAD or POST.", { headers: { Allow: METHODS.join(", ") } });
-  }
-  const parsed = signalOf(request.path);
+function handlePing(store: EngineStore, config: DeadmanConfig, request: PublicRequest): PublicAnswer {
+  const parsed = signalOf(request);
   if (!parsed) throw new AppError("not_found", "Ping the address itself, or /start, /fail, /log or /{exit code 0-255} below it.");
-  ping(store, config, { ...parsed, source: "public", method: request.method, body: request.body });
-  return { status: 200, body: "OK" };
+  ping(store, config, { ...parsed, source: "public", method: request.method, body: bodyText(request) });
+  return { type: "text", body: "OK" };
 }
+
+export const pingFace = definePublicFace<DeadmanConfig>({ routes, handle: handlePing });

@@ -8,7 +8,7 @@ import { noInput } from "../../../openapi/schemas";
 import { defineKind, defineOp } from "../../../resources/kind";
 import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
 import { allFired, finished, flush, listFired, nextFireAt, timer } from "./firing";
-import { handleEvent, publicPaths } from "./public";
+import { eventFace } from "./public";
 import {
   accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput,
   windowDetail as windowDetailSchema, windowPage, type DebounceConfig, MAX_WAIT_SECONDS, MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW,
@@ -53,10 +53,7 @@ export const debounce = defineKind<DebounceConfig>({
   exportData: (store) => ({ status: statusView(store), windows: allWindows(store), fired: allFired(store) }),
   timer,
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
-  public: {
-    paths: publicPaths,
-    handle: (store, config, request) => handleEvent(store, config, request),
-  },
+  public: eventFace,
   ops: [
     defineOp({
       name: "post_event", method: "post", path: "/events", summary: "Post an event into its key's window", priceMicro: OP_PRICE,

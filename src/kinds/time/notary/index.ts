@@ -3,6 +3,7 @@ import { defineKind, defineOp } from "../../../resources/kind";
 import { append, count, exportAll, find, list, lookup, sign, status, type Signed } from "./engine";
 import { MAX_STAMPS, MAX_DATA_BYTES, findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig, type Stamp, type StampInput } from "./schema";
 import { TABLES } from "./engine";
+import { registerTsaRoutes } from "./certificate-route";
 
 const STAMP_PRICE = 1000; // µUSD: a signature, and about 1 KB kept for the resource's life
 const OP_PRICE = 100;
@@ -16,6 +17,7 @@ export const notary = defineKind<NotaryConfig>({
   createSchema: notaryConfig,
   example: { label: "build provenance", ttl_seconds: 2592000 },
   migrations: [{ sql: TABLES }],
+  routes: registerTsaRoutes,
   dayPriceMicro: 1000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,

@@ -65,12 +65,8 @@ export async function takeSnapshot(ctx: PrepareContext, config: SnapshotConfig):
   }
   const contentType = answer.headers["content-type"] ?? null;
   // Reads only: a row holding this content means its object is there.
-  let existing: string | null;
-  try {
-    existing = heldContent(ctx.sql, answer.sha256);
-  } catch {
-    throw new AppError("not_found", "The resource ended during the fetch."); // its tables are gone
-  }
+  ctx.stillHere();
+  const existing = heldContent(ctx.sql, answer.sha256);
   const wrote = existing === null;
   const key = existing ?? newObjectKey(ctx.resourceId, answer.sha256);
   if (wrote) {

@@ -1,0 +1,172 @@
+/**
+ * The public-face contract (API.md §12): what a kind declares to answer at its public
+ * address `/p/{public_id}`, what a request there looks like to it, and the answers it may
+ * give. One contract for every kind with a face: a dead-man switch's pings, a debouncer's
+ * events, a one-time secret's page, a blob's link, and the inboxes, bins, forms and sites
+ * to come.
+ *
+ * A face is a table of routes (method, path pattern, body limit), so 404, 405 with `Allow`,
+ * 413 and the OpenAPI entries come from one place and junk traffic is refused at the edge,
+ * before any Durable Object is woken. A request that matches runs in the resource's object
+ * in three steps, each handing its typed result to the next:
+ *
+ *   prepare (async, read-only: checking a passphrase)  → Prepared
+ *   handle  (synchronous, in the transaction, like an operation; may send, drop, charge nothing) → Handled
+ *   finish  (async, after the commit: decrypting what handle released)  → PublicAnswer
+ *
+ * Without `finish`, `handle` answers directly.
+ */
+import type { Json } from "../json";
+import type { EngineStore, PrepareContext } from "./kind";
+
+export const PUBLIC_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export type PublicMethod = (typeof PUBLIC_METHODS)[number];
+
+/** Bodies a route takes when it does not say: small events and form posts. */
+export const DEFAULT_PUBLIC_BODY_BYTES = 64 * 1024;
+
+/**
+ * The most a route may declare while bodies travel to the object inline. Larger ones (the 10 MiB
+ * of inboxes and bins) will go to R2 first, the object getting the key and the SHA-256, as
+ * operations' raw bodies do; until a kind needs that, the contract stops here.
+ */
+export const MAX_PUBLIC_BODY_BYTES = 1024 * 1024;
+
+export interface PublicRoute {
+  /** What the route is called, in `request.route` (e.g. "ping", "exit_code"). */
+  name: string;
+  /**
+   * Below the address: "" for the address itself, else segments starting with "/"; a segment
+   * `{name}` matches any one segment and reaches the kind in `request.params`. A trailing slash
+   * on the request is tolerated (and kept in `request.path`).
+   */
+  path: string;
+  /** HEAD comes with GET. */
+  methods: PublicMethod[];
+  summary: string;
+  /** The largest body the route takes (default DEFAULT_PUBLIC_BODY_BYTES, at most MAX_PUBLIC_BODY_BYTES; 0 refuses any): beyond it 413, nothing stored. */
+  maxBodyBytes?: number;
+  /** What the answer is, for the OpenAPI document (default: JSON). */
+  answers?: ("json" | "text" | "html" | "bytes" | "redirect")[];
+}
+
+
+/** A request to a public address, as the kind sees it. */
+export interface PublicRequest {
+  method: PublicMethod;
+  /** The route that matched, and the values of its `{name}` segments. */
+  route: string;
+  params: Record<string, string>;
+  /** Below `/p/{public_id}`, exactly as sent (percent-encoding and a trailing slash kept): "" for the address itself. */
+  path: string;
+  /** The query, in order, repeated keys kept. */
+  query: [string, string][];
+  /** Header names in lower case; hop-by-hop headers dropped; repeated ones joined with ", ". */
+  headers: Record<string, string>;
+  /** The client's address (CF-Connecting-IP); null when unknown (local development). */
+  clientIp: string | null;
+  /** Unix ms when the worker received it. */
+  receivedAt: number;
+  /** The body's exact bytes; null when the request has none (or an empty one). */
+  body: Uint8Array | null;
+}
+
+interface Answered {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What a public address answers. HTML goes out with a strict Content-Security-Policy (nothing from
+ * other origins; inline script and style only with the nonce the worker puts in `{{nonce}}`),
+ * `X-Frame-Options: DENY` and `nosniff`: these pages live on the API's own origin.
+ */
+export type PublicAnswer =
+  | (Answered & { type: "json"; body: Json })
+  | (Answered & { type: "text"; body: string })
+  | (Answered & { type: "html"; body: string })
+  | (Answered & { type: "bytes"; body: Uint8Array; contentType: string })
+  /** A stored R2 object (below the resource's prefix), Range honoured. */
+  | (Answered & { type: "object"; key: string })
+  | (Answered & { type: "redirect"; location: string; status?: 301 | 302 | 303 | 307 | 308 })
+  | (Answered & { type: "empty" });
+
+export interface PublicFace<Config = unknown, Prepared = undefined, Handled = PublicAnswer> {
+  /** Whether a resource with this config has an address at all (default: always). */
+  enabled?(config: Config): boolean;
+  routes: PublicRoute[];
+  prepare?(ctx: PrepareContext, config: Config, request: PublicRequest): Promise<Prepared>;
+  handle(store: EngineStore, config: Config, request: PublicRequest, prepared: Prepared): Handled;
+  finish?(ctx: PrepareContext, config: Config, request: PublicRequest, handled: Handled): Promise<PublicAnswer>;
+  /**
+   * For faces people open in a browser: the answer instead of problem+json for an error at this
+   * address (an unknown or used-up address, a refusal), or null to keep problem+json. Runs in the
+   * worker, for errors of the router as well as the object's.
+   */
+  errorAnswer?(request: Pick<PublicRequest, "method" | "headers">, error: { status: number; detail: string }): PublicAnswer | null;
+}
+
+/** A face with its step types erased, as a kind definition holds it. */
+export type AnyPublicFace<Config = unknown> = PublicFace<Config, unknown, unknown>;
+
+/** Keeps a face's types while declaring it: `prepare`'s result types `handle`, `handle`'s types `finish`. */
+export function definePublicFace<Config, Prepared = undefined, Handled = PublicAnswer>(face: PublicFace<Config, Prepared, Handled>): AnyPublicFace<Config> {
+  return face as unknown as AnyPublicFace<Config>;
+}
+
+/** The route `method path` matches: its params, or why not (no such path: 404; not this method: 405 with what is allowed). */
+export function matchRoute(routes: PublicRoute[], method: string, path: string):
+  | { route: PublicRoute; params: Record<string, string> }
+  | { error: "not_found" }
+  | { error: "method_not_allowed"; allow: PublicMethod[] } {
+  const segments = splitPath(path);
+  const allow = new Set<PublicMethod>();
+  for (const route of routes) {
+    const params = matchPath(splitPath(route.path), segments);
+    if (!params) continue;
+    const methods = methodsOf(route);
+    if ((methods as string[]).includes(method)) return { route, params };
+    methods.forEach((m) => allow.add(m));
+  }
+  return allow.size ? { error: "method_not_allowed", allow: PUBLIC_METHODS.filter((m) => allow.has(m)) } : { error: "not_found" };
+}
+
+/** A route's methods; HEAD comes with GET, as HTTP has it. */
+export function methodsOf(route: PublicRoute): PublicMethod[] {
+  return route.methods.includes("GET") && !route.methods.includes("HEAD") ? [...route.methods, "HEAD"] : route.methods;
+}
+
+function splitPath(path: string): string[] {
+  const trimmed = path.replace(/\/$/, "");
+  return trimmed === "" ? [] : trimmed.slice(1).split("/");
+}
+
+function matchPath(pattern: string[], segments: string[]): Record<string, string> | null {
+  if (pattern.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    const s = segments[i]!;
+    const name = /^\{(\w+)\}$/.exec(p)?.[1];
+    if (name) {
+      if (s === "") return null;
+      try {
+        params[name] = decodeURIComponent(s);
+      } catch {
+        return null;
+      }
+    } else if (p !== s) return null;
+  }
+  return params;
+}
+
+/** The body as text (UTF-8, malformed sequences replaced); null without one. */
+export function bodyText(request: PublicRequest): string | null {
+  return request.body === null ? null : new TextDecoder().decode(request.body);
+}
+
+/** A header's value (names are lower case), or null. */
+export const headerOf = (request: PublicRequest, name: string): string | null => request.headers[name.toLowerCase()] ?? null;
+
+/** The first value of a query key, or undefined. */
+export const queryOf = (request: PublicRequest, key: string): string | undefined => request.query.find(([k]) => k === key)?.[1];

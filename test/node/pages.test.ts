@@ -1,0 +1,105 @@
+/**
+ * Pages meant for people, opened by a real browser (Debian's Chromium through
+ * playwright-core) on a real `wrangler dev`:
+ * - the API reference at /docs renders the document and lists the operations;
+ * - a one-time secret's link shows that a secret is waiting (looking uses nothing up),
+ *   takes its passphrase, reveals the value once with a working copy button, and then
+ *   shows that nothing is here.
+ * Everything loads from the service's own origin (no request leaves for another), and no
+ * page's Content-Security-Policy is ever violated.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
+import { launchChromium } from "../peers/chromium";
+
+let server: Awaited<ReturnType<typeof startWranglerDev>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  // The anonymous free tier pays for the secret this test creates.
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "20" } }), launchChromium()]);
+}, 180_000);
+
+/** A page that records every request and every script or policy problem. */
+async function watchedPage(context?: import("playwright-core").BrowserContext) {
+  const page = await (context ?? browser).newPage();
+  const requested: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (req) => void requested.push(req.url()));
+  page.on("console", (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
+  });
+  page.on("pageerror", (err) => void problems.push(err.message));
+  const elsewhere = () => requested.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== new URL(server.url).origin);
+  return { page, requested, problems, elsewhere };
+}
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+it("renders the reference and lists the operations, with nothing loaded from another origin", async () => {
+  const { page, requested, problems, elsewhere } = await watchedPage();
+  const origin = new URL(server.url).origin;
+
+  const res = await page.goto(`${server.url}/docs`, { waitUntil: "load" });
+  expect(res?.status()).toBe(200);
+  // Redoc draws a section per operation once it has read the document.
+  await page.locator("[id='operation/counters_increment']").waitFor({ timeout: 60_000 });
+  const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+  const documented = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => `operation/${op.operationId}`));
+  const shown = new Set(await page.locator("[id^='operation/']").evaluateAll((nodes) => nodes.map((n) => n.id)));
+  expect(documented.filter((id) => !shown.has(id))).toEqual([]);
+  await expect(page.locator("[id='operation/counters_increment']").textContent()).resolves.toContain("Add to the counter");
+  await expect(page.title()).resolves.toBe("zeitvault API reference");
+
+  expect(elsewhere()).toEqual([]);
+  expect(requested).toContain(`${origin}/openapi.json`);
+  expect(problems).toEqual([]);
+});
+
+it("a one-time secret: waiting, passphrase, revealed once with a copy button, then nothing is here", async () => {
+  const value = "postgres://app:s3cret@db.example.com:5432/app <&> 'quoted'";
+  const created = await fetch(`${server.url}/v1/secrets`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ value, passphrase: "correct horse", max_passphrase_attempts: 3 }),
+  });
+  expect(created.status).toBe(201);
+  const link = ((await created.json()) as { urls: { public: string } }).urls.public;
+
+  const context = await browser.newContext();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(server.url).origin });
+  const { page, problems, elsewhere } = await watchedPage(context);
+  const first = await page.goto(link);
+  expect(first?.status()).toBe(200);
+  expect(first?.headers()["content-security-policy"]).toContain("default-src 'none'");
+  await expect(page.locator("h1").textContent()).resolves.toBe("A secret is waiting for you");
+  // Looking (a link preview, a reload) uses nothing up.
+  await page.goto(link);
+  await expect(page.locator("h1").textContent()).resolves.toBe("A secret is waiting for you");
+
+  await page.fill("#passphrase", "wrong horse");
+  await page.click("button[type=submit]");
+  await expect(page.locator("[role=alert]").textContent()).resolves.toBe("Wrong passphrase; 2 attempt(s) left.");
+
+  await page.fill("#passphrase", "correct horse");
+  await page.click("button[type=submit]");
+  await expect(page.locator("h1").textContent()).resolves.toBe("Your secret");
+  await expect(page.locator("#secret").inputValue()).resolves.toBe(value);
+  await page.click("#copy");
+  await page.locator("#copy", { hasText: /^(Copied|Press Ctrl\+C to copy)$/ }).waitFor({ timeout: 5000 });
+  await expect(page.locator("#copy").textContent()).resolves.toBe("Copied");
+  await expect(page.evaluate<string>("navigator.clipboard.readText()")).resolves.toBe(value);
+
+  const after = await page.goto(link);
+  expect(after?.status()).toBe(404);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Nothing is here");
+  const unknown = await page.goto(`${new URL(link).origin}/p/secrets_${"A".repeat(43)}`);
+  expect(unknown?.status()).toBe(404);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Nothing is here");
+
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
+});
