@@ -37,7 +37,9 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   app.use("*", requestId);
   // Credentials travel in headers, never cookies, so any origin may call.
-  app.use("*", cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed", "ETag", "Content-Range", "Repr-Digest"] }));
+  const corsFor = cors({ origin: "*", exposeHeaders: ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed", "ETag", "Content-Range", "Repr-Digest"] });
+  // A plain OPTIONS to a public address is the kind's to answer (a bin records it); preflights are answered here.
+  app.use("*", (c, next) => (c.req.method === "OPTIONS" && c.req.path.startsWith("/p/") && !c.req.header("access-control-request-method") ? next() : corsFor(c, next)));
   // Before any other work, so a refused caller costs as little as possible.
   for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
 

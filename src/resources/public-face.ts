@@ -26,11 +26,25 @@ export type PublicMethod = (typeof PUBLIC_METHODS)[number];
 export const DEFAULT_PUBLIC_BODY_BYTES = 64 * 1024;
 
 /**
- * The most a route may declare while bodies travel to the object inline. Larger ones (the 10 MiB
- * of inboxes and bins) will go to R2 first, the object getting the key and the SHA-256, as
- * operations' raw bodies do; until a kind needs that, the contract stops here.
+ * Bodies up to this size reach the object inline. A larger one (a route may take up to
+ * MAX_PUBLIC_BODY_BYTES) goes to R2 first, below the resource's prefix, and the object gets its
+ * key, size and SHA-256: bytes never cross into the object that it has no use for.
  */
-export const MAX_PUBLIC_BODY_BYTES = 1024 * 1024;
+export const INLINE_PUBLIC_BODY_BYTES = 128 * 1024;
+
+/** The most any route may take (inboxes' and bins' 10 MiB). */
+export const MAX_PUBLIC_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A body stored in R2 on its way in. The kind owns the object once `handle` commits (it keeps
+ * the key, or drops it with store.dropObjects); if the request fails first, the router deletes it.
+ */
+export interface StoredPublicBody {
+  key: string;
+  size: number;
+  /** Hex SHA-256 of the bytes, so a kind can check a signature's digest without reading them. */
+  sha256: string;
+}
 
 export interface PublicRoute {
   /** What the route is called, in `request.route` (e.g. "ping", "exit_code"). */
@@ -67,8 +81,11 @@ export interface PublicRequest {
   clientIp: string | null;
   /** Unix ms when the worker received it. */
   receivedAt: number;
-  /** The body's exact bytes; null when the request has none (or an empty one). */
-  body: Uint8Array | null;
+  /**
+   * The body's exact bytes (up to INLINE_PUBLIC_BODY_BYTES), or where R2 holds a larger one (only
+   * on routes taking more); null when the request has none (or an empty one).
+   */
+  body: Uint8Array | StoredPublicBody | null;
 }
 
 interface Answered {
@@ -160,9 +177,12 @@ function matchPath(pattern: string[], segments: string[]): Record<string, string
   return params;
 }
 
-/** The body as text (UTF-8, malformed sequences replaced); null without one. */
+/** The body as text (UTF-8, malformed sequences replaced); null without one. For routes taking at most INLINE_PUBLIC_BODY_BYTES. */
 export function bodyText(request: PublicRequest): string | null {
-  return request.body === null ? null : new TextDecoder().decode(request.body);
+  const body = request.body;
+  if (body === null) return null;
+  if (!(body instanceof Uint8Array)) throw new Error(`route ${request.route} takes bodies larger than its kind reads as text`);
+  return new TextDecoder().decode(body);
 }
 
 /** A header's value (names are lower case), or null. */

@@ -17,7 +17,8 @@ import { findPublicAddress, findResourceIndex } from "./index-table";
 import { resourceStub } from "../stubs";
 import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
-import { DEFAULT_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { digestHex } from "../bytes";
+import { DEFAULT_PUBLIC_BODY_BYTES, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
 import { publicResponse } from "./public-answer";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");
@@ -50,9 +51,12 @@ function headersOf(raw: Headers): Record<string, string> {
   return out;
 }
 
-/** The body, read whole up to the route's limit: beyond it 413, and nothing of it goes anywhere. */
-async function bodyOf(c: Context<AppEnv>, route: PublicRoute): Promise<Uint8Array | null> {
-  const limit = route.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
+/**
+ * The body, read up to the route's limit: beyond it 413, and nothing of it goes anywhere. One
+ * larger than INLINE_PUBLIC_BODY_BYTES is stored in R2 below the resource's prefix first.
+ */
+async function bodyOf(c: Context<AppEnv>, route: PublicRoute, resourceId: string): Promise<PublicRequest["body"]> {
+  const limit = Math.min(route.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES);
   const tooLarge = () => new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`, { extra: { max_body_bytes: limit } });
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (declared > limit) throw tooLarge();
@@ -78,7 +82,12 @@ async function bodyOf(c: Context<AppEnv>, route: PublicRoute): Promise<Uint8Arra
     body.set(chunk, at);
     at += chunk.byteLength;
   }
-  return body;
+  if (size <= INLINE_PUBLIC_BODY_BYTES) return body;
+  const key = `${resourceId}/public-bodies/${crypto.randomUUID()}`;
+  const sha256 = await digestHex(body);
+  // R2 checks the digest as it stores: what the object is told is what R2 holds.
+  await c.env.BUCKET.put(key, body, { sha256 });
+  return { key, size, sha256 };
 }
 
 async function servePublic(c: Context<AppEnv>): Promise<Response> {
@@ -115,9 +124,12 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     headers: headersOf(c.req.raw.headers),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     receivedAt: Date.now(),
-    body: await bodyOf(c, match.route),
+    body: await bodyOf(c, match.route, resourceId),
   };
   const result = await resourceStub(c.env, resourceId).publicRequest({ publicId, request });
+  // A stored body is the kind's once its work committed; a request that failed leaves nothing behind.
+  const body = request.body;
+  if (!result.ok && body && !(body instanceof Uint8Array)) await c.env.BUCKET.delete(body.key);
   if (!result.ok && result.error.resourceMissing) {
     // The object holds nothing: an ended resource answers 410 (its tombstone says so), any other id 404.
     const row = await findResourceIndex(c.env.DB, resourceId);
