@@ -13,7 +13,7 @@ import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { CreateInput, DeliveryFaults, DeliveryReport, OpInput, PublicInput, ResourceApi } from "../src/rpc/resource";
+import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, ResourceApi } from "../src/rpc/resource";
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
@@ -224,7 +224,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
   }
 
   /** Test only (ENVIRONMENT=test): faults in this resource's outbox (resource/test-faults.ts). */
-  injectDeliveryFaults(faults: DeliveryFaults): void {
+  injectOutboxFaults(faults: OutboxFaults): void {
     Object.assign(this.faults, checkedFaults(this.env, faults));
   }
 

@@ -16,7 +16,7 @@ import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState }
 import { Billing } from "./billing";
 import { DeliveryLog, type DeliveryReport } from "./deliveries";
 import { R2Drops } from "./r2-drops";
-import type { DeliveryFaults } from "../../src/rpc/resource";
+import type { OutboxFaults } from "../../src/rpc/resource";
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
@@ -30,8 +30,8 @@ export class ResourceCore extends DurableObject<Env> {
   protected billingOf: Billing | undefined;
   protected deliveriesOf: DeliveryLog | undefined;
   protected dropsOf: R2Drops | undefined;
-  /** Test-only faults in the outbox (injectDeliveryFaults, ENVIRONMENT=test). */
-  protected readonly faults: DeliveryFaults = {};
+  /** Test-only faults in the outbox (injectOutboxFaults, ENVIRONMENT=test). */
+  protected readonly faults: OutboxFaults = {};
   /** When the alarm is set for (real time), as far as this process knows; null: none, or not known. */
   private armedAt: number | null = null;
   /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
@@ -168,7 +168,7 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   protected drops(): R2Drops {
-    this.dropsOf ??= new R2Drops(this.sql, this.env.BUCKET, () => this.now());
+    this.dropsOf ??= new R2Drops(this.sql, this.env.BUCKET, () => this.now(), this.faults);
     return this.dropsOf;
   }
 

@@ -6,6 +6,8 @@
  * being dropped (kinds name new content with new keys), so a late delete is safe.
  */
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
+import type { OutboxFaults } from "../../src/rpc/resource";
+import { takeFault } from "./test-faults";
 
 export const R2_DROPS_TABLE = "CREATE TABLE r2_drops (key TEXT PRIMARY KEY, due_at INTEGER NOT NULL)";
 
@@ -18,6 +20,7 @@ export class R2Drops {
     private readonly sql: SqlStorage,
     private readonly bucket: R2Bucket,
     private readonly clock: () => number,
+    private readonly faults: OutboxFaults,
   ) {}
 
   /** In the caller's transaction. Due after a grace, so the alarm makes them if the caller cannot. */
@@ -33,6 +36,7 @@ export class R2Drops {
     for (let i = 0; i < todo.length; i += PER_CALL) {
       const chunk = todo.slice(i, i + PER_CALL);
       try {
+        if (takeFault(this.faults, "failDrops")) throw new Error("R2 refused the delete (injected)");
         await this.bucket.delete(chunk);
         for (const key of chunk) this.sql.exec("DELETE FROM r2_drops WHERE key = ?", key);
       } catch (err) {

@@ -104,8 +104,8 @@ export interface DeliveryReport {
   retryInSeconds: number | null;
 }
 
-/** Test-only faults in a resource's delivery outbox (durable-objects/resource/test-faults.ts). */
-export interface DeliveryFaults {
+/** Test-only faults in a resource's outbox of deliveries and R2 deletes (durable-objects/resource/test-faults.ts). */
+export interface OutboxFaults {
   /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
   skipDispatches?: number;
   /** The queue refuses the next this-many sendBatch calls. */
@@ -114,6 +114,8 @@ export interface DeliveryFaults {
   loseSends?: number;
   /** Replaces REPORT_WINDOW_MS, so a lost message is re-sent without a 15-minute wait. */
   reportWindowMs?: number;
+  /** The next this-many R2 deletes the outbox makes fail. */
+  failDrops?: number;
 }
 
 export interface ResourceApi {
@@ -138,5 +140,5 @@ export interface ResourceApi {
   /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */
-  injectDeliveryFaults(faults: DeliveryFaults): void;
+  injectOutboxFaults(faults: OutboxFaults): void;
 }
