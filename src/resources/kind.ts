@@ -221,14 +221,7 @@ export interface KindDefinition<Config = unknown> {
    */
   sends?: Record<string, string>;
   /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
-  timer?: {
-    nextDue(store: EngineStore, config: Config): number | null;
-    /** Optional asynchronous step before `fire` (a snapshot's fetch); see PrepareContext. */
-    prepare?(ctx: PrepareContext, config: Config): Promise<unknown>;
-    fire(store: EngineStore, config: Config, prepared: unknown): void;
-    /** Undoes what `prepare` left behind when `fire` no longer applies (the timer moved meanwhile). */
-    discard?(ctx: PrepareContext, prepared: unknown): Promise<void>;
-  };
+  timer?: KindTimer<Config, unknown>;
   /** A public address `/p/{public_id}` (API.md §12): its routes and the steps answering them (resources/public-face.ts). */
   public?: AnyPublicFace<Config>;
   /**
@@ -248,13 +241,37 @@ export interface KindDefinition<Config = unknown> {
 /** A kind with its Config type erased, so kinds of different configs sit in one registry. */
 export type AnyKind = KindDefinition<unknown>;
 
-/** Helps a kind module keep its types while declaring ops; without params or headers (`{}`), nothing joins the input. */
-export function defineOp<Config, In, Out extends Json, Prepared = undefined, Params = {}, Headers = {}>(
-  op: OpDefinition<Config, In, Out, Prepared, Params, Headers>,
-): OpDefinition<Config, In, Out, Prepared, Params, Headers> {
-  return op;
+/** A kind's own timer (a wakeup's moment, a schedule's tick), run by the resource's alarm. */
+export interface KindTimer<Config = unknown, Prepared = undefined> {
+  nextDue(store: EngineStore, config: Config): number | null;
+  /** Optional asynchronous step before `fire` (a snapshot's fetch); see PrepareContext. */
+  prepare?(ctx: PrepareContext, config: Config): Promise<Prepared>;
+  fire(store: EngineStore, config: Config, prepared: Prepared): void;
+  /** Undoes what `prepare` left behind when `fire` no longer applies (the timer moved meanwhile). */
+  discard?(ctx: PrepareContext, prepared: Prepared): Promise<void>;
 }
 
-export function defineKind<Config>(kind: KindDefinition<Config>): AnyKind {
-  return kind as AnyKind;
+/**
+ * Starts a kind whose create config is `Config`. Its operations and timer are declared through
+ * what this returns, so their functions see `config` typed without saying so, and each op keeps
+ * its own input, output and prepared types (inferred from its schemas and steps):
+ *
+ *   const kind = kindOf<VaultConfig>();
+ *   export const vaults = kind.define({ …, ops: [kind.op({ …, run: (store, config, input) => … })] });
+ */
+export function kindOf<Config>() {
+  return {
+    /** Without params or headers (`{}`), nothing joins the input. */
+    op<In, Out extends Json, Prepared = undefined, Params = {}, Headers = {}>(
+      op: OpDefinition<Config, In, Out, Prepared, Params, Headers>,
+    ): OpDefinition<Config, In, Out, Prepared, Params, Headers> {
+      return op;
+    },
+    timer<Prepared = undefined>(timer: KindTimer<Config, Prepared>): KindTimer<Config, unknown> {
+      return timer as KindTimer<Config, unknown>;
+    },
+    define(kind: KindDefinition<Config>): AnyKind {
+      return kind as AnyKind;
+    },
+  };
 }

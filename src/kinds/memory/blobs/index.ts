@@ -1,15 +1,17 @@
 /** blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh). */
 import { rangeHeader } from "../../../resources/downloads";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { definePublicFace } from "../../../resources/public-face";
-import { discard, init, publicDownload, record, remove, stored, upload, usage, view, type Uploaded } from "./engine";
+import { discard, init, publicDownload, record, remove, stored, upload, usage, view } from "./engine";
 import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
-import { rawBodyInput, type RawBodyInput, noInput } from "../../../openapi/schemas";
+import { rawBodyInput, noInput } from "../../../openapi/schemas";
 import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 
-export const blobs = defineKind<BlobConfig>({
+const kind = kindOf<BlobConfig>();
+
+export const blobs = kind.define({
   kind: "blobs",
   family: "memory",
   title: "Blob",
@@ -30,7 +32,7 @@ export const blobs = defineKind<BlobConfig>({
     handle: publicDownload,
   }),
   ops: [
-    defineOp<BlobConfig, RawBodyInput, ReturnType<typeof view>, Uploaded>({
+    kind.op({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes (up to ${MAX_BLOB_BYTES}), replacing any earlier upload`,
       priceMicro: 10_000, input: rawBodyInput, output: blobView, rawBody: true, maxBodyBytes: MAX_BLOB_BYTES, errors: [413],
       example: { headers: { "content-type": "application/pdf" }, bytes: "%PDF-1.7 (the report's bytes)" },
@@ -38,20 +40,20 @@ export const blobs = defineKind<BlobConfig>({
       run: (store, config, _input, up) => record(store, config, up),
       discard,
     }),
-    defineOp({
+    kind.op({
       name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured)", priceMicro: 1000,
       input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416], example: { headers: { range: "bytes=0-7" }, after: ["upload"] },
-      run: (store, _config: BlobConfig, input: { range?: string }) => stored(store, input.range),
+      run: (store, _config, input: { range?: string }) => stored(store, input.range),
     }),
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "The blob's size, sha256, type and download count", priceMicro: OP_PRICE,
       input: noInput, output: blobView,
-      run: (store, config: BlobConfig) => view(store, config),
+      run: (store, config) => view(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "delete", method: "delete", path: "/content", summary: "Delete the bytes now (the resource stays until it ends)", priceMicro: OP_PRICE,
       input: noInput, output: blobView, example: { after: ["upload"] },
-      run: (store, config: BlobConfig) => remove(store, config),
+      run: (store, config) => remove(store, config),
     }),
   ],
 });

@@ -7,14 +7,13 @@
  * keep_last bounds each thread's history.
  */
 import { noInput } from "../../../openapi/schemas";
-import type { z } from "@hono/zod-openapi";
-import { defineKind, defineOp } from "../../../resources/kind";
-import { deleteThread, exportAll, history, info, save, threads, usage, withValue, type PreparedSave } from "./engine";
-import { discardSave, prepareSave, readById, readLatest, type ReadCheckpoint } from "./values";
+import { kindOf } from "../../../resources/kind";
+import { deleteThread, exportAll, history, save, threads, usage, withValue } from "./engine";
+import { discardSave, prepareSave, readById, readLatest } from "./values";
 import {
   INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig,
   getInput, historyInput, historyPage, latestInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput,
-  type CheckpointsConfig, type SaveInput, MAX_STORED_BYTES,
+  type CheckpointsConfig, MAX_STORED_BYTES,
 } from "./schema";
 import { TABLES } from "./engine";
 
@@ -22,7 +21,9 @@ const OP_PRICE = 100; // µUSD, as a counter's operation
 /** A save may write up to 4 MiB to R2 and keeps it for the resource's life. */
 const SAVE_PRICE = 200;
 
-export const checkpoints = defineKind<CheckpointsConfig>({
+const kind = kindOf<CheckpointsConfig>();
+
+export const checkpoints = kind.define({
   kind: "checkpoints",
   family: "memory",
   title: "Checkpoints",
@@ -41,7 +42,7 @@ export const checkpoints = defineKind<CheckpointsConfig>({
   exportData: (store) => exportAll(store),
   ops: [
     // First: the contract fixture's paid call.
-    defineOp<CheckpointsConfig, SaveInput, ReturnType<typeof info>, PreparedSave>({
+    kind.op({
       name: "save", method: "post", path: "/checkpoints",
       summary: "Save a checkpoint to a thread (seq = latest + 1); 409 with current_seq when expected_seq does not match", priceMicro: SAVE_PRICE,
       input: saveInput, output: checkpointInfo, errors: [409, 413], maxBodyBytes: SAVE_BODY_BYTES,
@@ -50,33 +51,33 @@ export const checkpoints = defineKind<CheckpointsConfig>({
       run: (store, config, input, prepared) => save(store, config, input, prepared),
       discard: (ctx, prepared) => discardSave(ctx, prepared),
     }),
-    defineOp<CheckpointsConfig, z.infer<typeof latestInput>, ReturnType<typeof withValue>, ReadCheckpoint>({
+    kind.op({
       name: "latest", method: "get", path: "/latest", summary: "The latest checkpoint of a thread, with its value", priceMicro: OP_PRICE,
       input: latestInput, output: checkpoint, errors: [404], example: { input: { thread: "run-2026-11-24" }, after: ["save"] },
       prepare: (ctx, _config, input) => readLatest(ctx, input.thread, input.include_value),
       run: (store, _config, _input, read) => withValue(store, read),
     }),
-    defineOp<CheckpointsConfig, z.infer<typeof getInput>, ReturnType<typeof withValue>, ReadCheckpoint, z.infer<typeof checkpointParam>>({
+    kind.op({
       name: "get", method: "get", path: "/checkpoints/{checkpoint_id}", summary: "One checkpoint by id, with its value", priceMicro: OP_PRICE,
       input: getInput, params: checkpointParam, output: checkpoint, errors: [404],
       example: { params: { checkpoint_id: "cp_0f1e2d3c4b5a69788796a5b4c3d2e1f0" }, input: { include_value: "true" }, after: ["save"] },
       prepare: (ctx, _config, input) => readById(ctx, input.checkpoint_id, input.include_value),
       run: (store, _config, _input, read) => withValue(store, read),
     }),
-    defineOp({
+    kind.op({
       name: "history", method: "get", path: "/history", summary: "A thread's checkpoints, newest first (metadata; read one by id for its value)", priceMicro: OP_PRICE,
       input: historyInput, output: historyPage, errors: [404], example: { input: { thread: "run-2026-11-24", limit: 20 }, after: ["save"] },
-      run: (store, _config: CheckpointsConfig, input) => history(store, input.thread, input.limit, input.cursor),
+      run: (store, _config, input) => history(store, input.thread, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "threads", method: "get", path: "/threads", summary: "The threads, oldest first, with their latest seq and where they forked from", priceMicro: OP_PRICE,
       input: threadsInput, output: threadPage, example: { input: { limit: 20 } },
-      run: (store, _config: CheckpointsConfig, input) => threads(store, input.limit, input.cursor),
+      run: (store, _config, input) => threads(store, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "delete_thread", method: "delete", path: "/threads/{thread}", summary: "Delete a thread and all its checkpoints (its name may be reused, from seq 1)", priceMicro: OP_PRICE,
       input: noInput, params: threadParam, output: threadDeleted, errors: [404], example: { params: { thread: "run-2026-11-24" }, after: ["save"] },
-      run: (store, _config: CheckpointsConfig, input) => deleteThread(store, input.thread),
+      run: (store, _config, input) => deleteThread(store, input.thread),
     }),
   ],
 });

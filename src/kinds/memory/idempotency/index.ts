@@ -8,7 +8,7 @@
  * Keys are forgotten `window_seconds` after their last claim or result.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { claim, complete, exportAll, get, list, release, remove, timer, usage } from "./keys";
 import {
   MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam,
@@ -18,7 +18,9 @@ import { TABLES } from "./keys";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
 
-export const idempotency = defineKind<IdempotencyConfig>({
+const kind = kindOf<IdempotencyConfig>();
+
+export const idempotency = kind.define({
   kind: "idempotency",
   family: "memory",
   title: "Idempotency keys",
@@ -37,37 +39,37 @@ export const idempotency = defineKind<IdempotencyConfig>({
   timer,
   ops: [
     // First: the contract fixture's paid call.
-    defineOp({
+    kind.op({
       name: "claim", method: "post", path: "/claim",
       summary: "Claim a key for a request: new (locked for you), duplicate (with the result), or 409 in_flight / 422 mismatch (not charged)", priceMicro: OP_PRICE,
       input: claimInput, output: claimResult, errors: [409], example: { input: { key: "order-7f3e2a91", fingerprint: "8f14e45fceea167a5a36dedd4bea2543b7a9f1c2d8e0f3a6b5c4d3e2f1a0b9c8", lock_seconds: 120 } },
-      run: (store, config: IdempotencyConfig, input) => claim(store, config, input),
+      run: (store, config, input) => claim(store, config, input),
     }),
-    defineOp({
+    kind.op({
       name: "complete", method: "post", path: "/complete", summary: "Store the result of a claimed key (needs its lock token); later claims replay it", priceMicro: OP_PRICE,
       input: completeInput, output: completeResult, errors: [404, 409, 413],
       example: { input: { key: "order-7f3e2a91", lock_token: "lock_4b2d9e0f1a3c5e7f9b1d3f5a7c9e1b3d", result: { status: 201, body: { order_id: "ord_1029" } } }, after: ["claim"] },
-      run: (store, config: IdempotencyConfig, input) => complete(store, config, input),
+      run: (store, config, input) => complete(store, config, input),
     }),
-    defineOp({
+    kind.op({
       name: "release", method: "post", path: "/release", summary: "Give up a claimed key without a result (the work failed): the key is forgotten and may be claimed anew", priceMicro: OP_PRICE,
       input: releaseInput, output: releaseResult, errors: [404, 409], example: { input: { key: "order-7f3e2a91", lock_token: "lock_4b2d9e0f1a3c5e7f9b1d3f5a7c9e1b3d" }, after: ["claim"] },
-      run: (store, _config: IdempotencyConfig, input) => release(store, input),
+      run: (store, _config, input) => release(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "keys", method: "get", path: "/keys", summary: "List live keys, oldest claim first, optionally by state (results left out)", priceMicro: OP_PRICE,
       input: listInput, output: keyPage, example: { input: { state: "locked", limit: 20 } },
-      run: (store, _config: IdempotencyConfig, input) => list(store, input.state, input.limit, input.cursor),
+      run: (store, _config, input) => list(store, input.state, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "get_key", method: "get", path: "/keys/{key}", summary: "A key's state, lock and times, with its result once stored", priceMicro: OP_PRICE,
       input: noInput, params: keyParam, output: keyView, errors: [404], example: { params: { key: "order-7f3e2a91" }, after: ["claim"] },
-      run: (store, _config: IdempotencyConfig, input) => get(store, input.key),
+      run: (store, _config, input) => get(store, input.key),
     }),
-    defineOp({
+    kind.op({
       name: "delete_key", method: "delete", path: "/keys/{key}", summary: "Forget a key now, whatever its state (a holder's lock token stops working)", priceMicro: OP_PRICE,
       input: noInput, params: keyParam, output: deleteResult, errors: [404], example: { params: { key: "order-7f3e2a91" }, after: ["claim"] },
-      run: (store, _config: IdempotencyConfig, input) => remove(store, input.key),
+      run: (store, _config, input) => remove(store, input.key),
     }),
   ],
 });

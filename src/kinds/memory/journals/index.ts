@@ -4,7 +4,7 @@
  * a long-poll tail, a hash chain over the entries and a signed head.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { append, exportAll, hasAfter, info, init, one, read, tail, head } from "./engine";
 import { signHead } from "./head";
 import {
@@ -19,7 +19,9 @@ const BATCH_PRICE = 1000;
 /** An RSA signature per call. */
 const HEAD_PRICE = 500;
 
-export const journals = defineKind<JournalConfig>({
+const kind = kindOf<JournalConfig>();
+
+export const journals = kind.define({
   kind: "journals",
   family: "memory",
   title: "Journal",
@@ -42,42 +44,42 @@ export const journals = defineKind<JournalConfig>({
   exportData: (store) => exportAll(store),
   ops: [
     // First of the /entries ops: the contract fixture's paid call.
-    defineOp({
+    kind.op({
       name: "append", method: "post", path: "/entries", summary: "Append one entry (optionally only onto expected_seq)", priceMicro: OP_PRICE,
       input: appendInput, output: appended, errors: [409, 413], example: { input: { type: "decision", data: { chose: "plan-b", because: "plan-a timed out" }, expected_seq: 0 } },
-      run: (store, _config: JournalConfig, input) => append(store, [input], input.expected_seq, () => "data").items[0]!,
+      run: (store, _config, input) => append(store, [input], input.expected_seq, () => "data").items[0]!,
     }),
-    defineOp({
+    kind.op({
       name: "append_batch", method: "post", path: "/entries/batch",
       summary: `Append up to ${MAX_BATCH} entries in order, all or none (one price for the batch)`, priceMicro: BATCH_PRICE,
       input: batchInput, output: batchResult, errors: [409, 413],
       example: { input: { entries: [{ type: "tool.called", data: { tool: "search", query: "zeitvault" } }, { type: "tool.result", data: { hits: 3 } }] } },
-      run: (store, _config: JournalConfig, input) => append(store, input.entries, input.expected_seq, (i) => `entries.${i}.data`),
+      run: (store, _config, input) => append(store, input.entries, input.expected_seq, (i) => `entries.${i}.data`),
     }),
-    defineOp({
+    kind.op({
       name: "read", method: "get", path: "/entries", summary: "A range of entries, forward or backward, with paging", priceMicro: OP_PRICE,
       input: readInput, output: entryPage, example: { input: { from_seq: 1, direction: "forward", limit: 100 }, after: ["append"] },
-      run: (store, _config: JournalConfig, input) => read(store, input),
+      run: (store, _config, input) => read(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "entry", method: "get", path: "/entries/{seq}", summary: "One entry by seq", priceMicro: OP_PRICE,
       params: entryInput, input: noInput, output: entry, errors: [404], example: { params: { seq: "1" }, after: ["append"] },
-      run: (store, _config: JournalConfig, input) => one(store, Number(input.seq)),
+      run: (store, _config, input) => one(store, Number(input.seq)),
     }),
-    defineOp({
+    kind.op({
       name: "tail", method: "get", path: "/tail", summary: "Entries after after_seq, long-polling up to wait_seconds for the next append", priceMicro: OP_PRICE,
       input: tailInput, output: tailPage, example: { input: { after_seq: 0, limit: 100, wait_seconds: 0 }, after: ["append"] },
-      ready: (store, _config: JournalConfig, input) => hasAfter(store, input),
-      run: (store, _config: JournalConfig, input) => tail(store, input),
+      ready: (store, _config, input) => hasAfter(store, input),
+      run: (store, _config, input) => tail(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "head", method: "get", path: "/head", summary: "The head (last seq and hash), signed as a compact JWS", priceMicro: HEAD_PRICE,
       input: noInput, output: signedHead,
       prepare: (ctx) => signHead(ctx),
       // What prepare read and signed, unchanged: a later append must not pair a new seq with an old signature.
-      run: (_store, _config: JournalConfig, _input, signed: SignedHead) => signed,
+      run: (_store, _config, _input, signed: SignedHead) => signed,
     }),
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Head seq, hash and time (unsigned), bytes held and the hash rule", priceMicro: OP_PRICE,
       input: noInput, output: journalInfo,
       run: (store) => info(store),

@@ -9,22 +9,21 @@
  * Durable Objects have no wall-clock limit while they wait on I/O, and a copy spends little
  * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
  */
-import type { z } from "@hono/zod-openapi";
-import { rawBodyInput, type RawBodyInput, noInput } from "../../../openapi/schemas";
+import { rawBodyInput, noInput } from "../../../openapi/schemas";
 import { rangeHeader } from "../../../resources/downloads";
-import { defineKind, defineOp } from "../../../resources/kind";
-import { discardLanded, exportAll, init, record, remove, stored, usage, view, type Landed } from "./engine";
+import { kindOf } from "../../../resources/kind";
+import { discardLanded, exportAll, init, record, remove, stored, usage, view } from "./engine";
 import { fetchSource, putUpload } from "./incoming";
 import {
-  abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart, type Completed, type NewUpload,
-  type UploadedPart,
+  abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart,
+  
 } from "./multipart";
 import { checkPartFits } from "./layout";
 import { closeAborted, finishUpload, insertUpload, listParts, openUpload, partSizes, upsertPart, uploadOf, uploadView } from "./uploads";
 import {
   MAX_OBJECT_BYTES, MAX_PART_NUMBER, MAX_REQUEST_BYTES, MIN_PART_BYTES, completeInput, createUploadInput, fetchInput, objectConfig,
-  objectView, partParam, partPage, partView, partsQuery, storedObject, uploadParam, uploadView as uploadSchema, type CompleteInput,
-  type CreateUploadInput, type FetchInput, type ObjectConfig,
+  objectView, partParam, partPage, partView, partsQuery, storedObject, uploadParam, uploadView as uploadSchema,
+    type ObjectConfig,
 } from "./schema";
 import { digestHeaders } from "./digest";
 import { TABLES as ENGINE_TABLES } from "./engine";
@@ -38,9 +37,10 @@ const FETCH_PRICE = 20_000;
 /** Assembling up to 2 GB in R2 and reading it all back for its sha256. */
 const COMPLETE_PRICE = 10_000;
 
-type Upload = { upload_id: string };
 
-export const objects = defineKind<ObjectConfig>({
+const kind = kindOf<ObjectConfig>();
+
+export const objects = kind.define({
   kind: "objects",
   family: "memory",
   title: "Object",
@@ -59,12 +59,12 @@ export const objects = defineKind<ObjectConfig>({
   exportData: exportAll,
   end: (ctx) => abortOpenUploads(ctx),
   ops: [
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "The object's size, sha256, type and origin, and the open multipart upload", priceMicro: OP_PRICE,
       input: noInput, output: objectView,
-      run: (store, config: ObjectConfig) => view(store, config),
+      run: (store, config) => view(store, config),
     }),
-    defineOp<ObjectConfig, RawBodyInput, ReturnType<typeof view>, Landed>({
+    kind.op({
       name: "upload", method: "put", path: "/content", summary: `Upload the bytes in one request (up to ${MAX_REQUEST_BYTES}; larger: multipart or fetch), replacing the object`,
       priceMicro: UPLOAD_PRICE, input: rawBodyInput, output: objectView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [413],
       example: { headers: { "content-type": "text/csv" }, bytes: "date,visits\n2026-11-23,1204\n" },
@@ -72,18 +72,18 @@ export const objects = defineKind<ObjectConfig>({
       run: (store, config, _input, landed) => record(store, config, landed),
       discard: discardLanded,
     }),
-    defineOp({
+    kind.op({
       name: "download", method: "get", path: "/content", summary: "Download the bytes (Range honoured; sha256 in Repr-Digest)", priceMicro: 1000,
       input: noInput, headers: rangeHeader, output: storedObject, servesObject: true, errors: [416], responseHeaders: digestHeaders,
       example: { headers: { range: "bytes=0-9" }, after: ["upload"] },
-      run: (store, _config: ObjectConfig, input: { range?: string }) => stored(store, input.range),
+      run: (store, _config, input: { range?: string }) => stored(store, input.range),
     }),
-    defineOp({
+    kind.op({
       name: "delete", method: "delete", path: "/content", summary: "Delete the bytes now (the resource stays until it ends)", priceMicro: OP_PRICE,
       input: noInput, output: objectView,
-      run: (store, config: ObjectConfig) => remove(store, config),
+      run: (store, config) => remove(store, config),
     }),
-    defineOp<ObjectConfig, FetchInput, ReturnType<typeof view>, Landed>({
+    kind.op({
       name: "fetch", method: "post", path: "/fetch",
       summary: "Copy source_url into the object server-side (streamed, every redirect hop checked); answers once it is in. A failed copy is not charged",
       priceMicro: FETCH_PRICE, input: fetchInput, output: objectView, errors: [413, 502],
@@ -92,24 +92,24 @@ export const objects = defineKind<ObjectConfig>({
       run: (store, config, _input, landed) => record(store, config, landed),
       discard: discardLanded,
     }),
-    defineOp<ObjectConfig, CreateUploadInput, ReturnType<typeof uploadView>, NewUpload>({
+    kind.op({
       name: "create_upload", method: "post", path: "/uploads", summary: "Start a multipart upload (one open at a time)", priceMicro: 1000,
       input: createUploadInput, output: uploadSchema, errors: [409], example: { input: { content_type: "application/x-tar" } },
       prepare: (ctx, config, input) => createUpload(ctx, config, input),
       run: (store, _config, _input, created) => insertUpload(store, created),
       discard: discardUpload,
     }),
-    defineOp({
+    kind.op({
       name: "get_upload", method: "get", path: "/uploads/{upload_id}", summary: "A multipart upload's state, parts and bytes so far", priceMicro: OP_PRICE,
       params: uploadParam, input: noInput, output: uploadSchema, errors: [404], example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, after: ["create_upload"] },
-      run: (store, _config: ObjectConfig, input) => uploadView(store.sql, uploadOf(store.sql, input.upload_id)),
+      run: (store, _config, input) => uploadView(store.sql, uploadOf(store.sql, input.upload_id)),
     }),
-    defineOp({
+    kind.op({
       name: "list_parts", method: "get", path: "/uploads/{upload_id}/parts", summary: "The parts uploaded so far, by part number (to resume an upload)", priceMicro: OP_PRICE,
       params: uploadParam, input: partsQuery, output: partPage, errors: [404], example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, input: { limit: 100 }, after: ["create_upload", "upload_part"] },
-      run: (store, _config: ObjectConfig, input) => listParts(store.sql, input.upload_id, input.limit, input.cursor),
+      run: (store, _config, input) => listParts(store.sql, input.upload_id, input.limit, input.cursor),
     }),
-    defineOp<ObjectConfig, RawBodyInput, ReturnType<typeof upsertPart>, UploadedPart, z.infer<typeof partParam>>({
+    kind.op({
       name: "upload_part", method: "put", path: "/uploads/{upload_id}/parts/{part_number}",
       summary: `Upload one part (up to ${MAX_REQUEST_BYTES}); every part but the last at least ${MIN_PART_BYTES} bytes and all the same size (R2's rule, checked on arrival: 422). Sending a part number again replaces it`,
       priceMicro: 2000, params: partParam, input: rawBodyInput, output: partView, rawBody: true, maxBodyBytes: MAX_REQUEST_BYTES, errors: [404, 409, 413],
@@ -121,7 +121,7 @@ export const objects = defineKind<ObjectConfig>({
         return upsertPart(store, part.upload_id, part);
       },
     }),
-    defineOp<ObjectConfig, CompleteInput, ReturnType<typeof view>, Completed, Upload>({
+    kind.op({
       name: "complete", method: "post", path: "/uploads/{upload_id}/complete",
       summary: "Assemble the parts into the object (replacing any earlier one); its sha256 is computed now, by reading it back once",
       priceMicro: COMPLETE_PRICE, params: uploadParam, input: completeInput, output: objectView, errors: [404, 409],
@@ -132,9 +132,9 @@ export const objects = defineKind<ObjectConfig>({
         finishUpload(store, done.uploadId, "completed");
         return record(store, config, done);
       },
-      discard: discardLanded,
+      discard: (ctx, done) => discardLanded(ctx, done),
     }),
-    defineOp<ObjectConfig, z.infer<typeof noInput>, ReturnType<typeof uploadView>, void, Upload>({
+    kind.op({
       name: "abort", method: "delete", path: "/uploads/{upload_id}", summary: "Abort a multipart upload: R2 drops its parts", priceMicro: OP_PRICE,
       params: uploadParam, input: noInput, output: uploadSchema, errors: [404, 409], example: { params: { upload_id: "up_7c2f0e9d1b3a4c5d6e7f8091a2b3c4d5" }, after: ["create_upload"] },
       prepare: (ctx, _config, input) => abortUpload(ctx, input),

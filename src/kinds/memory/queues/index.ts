@@ -6,7 +6,7 @@
  * leases when they come due, which also wakes waiting long-polls.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { ack, ackMany, anyVisible, extend, lease, nack } from "./leases";
 import { deadLetters, exportAll, get, push, redrive, remove, stats } from "./messages";
 import { counts, init, nextVisibleAt, promote, total } from "./store";
@@ -22,7 +22,9 @@ const OP_PRICE = 100; // µUSD, $0.0001 per call
 /** A full batch at 10 µUSD per message: from 10 messages on, cheaper than one call each. */
 const BATCH_PRICE = 1000;
 
-export const queues = defineKind<QueueConfig>({
+const kind = kindOf<QueueConfig>();
+
+export const queues = kind.define({
   kind: "queues",
   family: "memory",
   title: "Queue",
@@ -49,67 +51,67 @@ export const queues = defineKind<QueueConfig>({
   },
   ops: [
     // First of the /messages ops: the contract fixture's paid call.
-    defineOp({
+    kind.op({
       name: "push", method: "post", path: "/messages", summary: "Push one message (delay, dedup id, priority)", priceMicro: OP_PRICE,
       input: pushInput, output: pushed, errors: [413], example: { input: { body: { job: "resize", image: "img_204.png" }, priority: 5, dedup_id: "resize-img_204" } },
-      run: (store, config: QueueConfig, input) => push(store, config, [input], () => "body").items[0]!,
+      run: (store, config, input) => push(store, config, [input], () => "body").items[0]!,
     }),
-    defineOp({
+    kind.op({
       name: "push_batch", method: "post", path: "/messages/batch", summary: `Push up to ${MAX_BATCH} messages, all or none (one price for the batch)`,
       priceMicro: BATCH_PRICE, input: batchInput, output: batchResult, errors: [413],
       example: { input: { messages: [{ body: { job: "resize", image: "img_205.png" } }, { body: { job: "resize", image: "img_206.png" }, delay_seconds: 60 }] } },
-      run: (store, config: QueueConfig, input) => push(store, config, input.messages, (i) => `messages.${i}.body`),
+      run: (store, config, input) => push(store, config, input.messages, (i) => `messages.${i}.body`),
     }),
-    defineOp({
+    kind.op({
       name: "lease", method: "post", path: "/leases", summary: "Lease up to max_messages visible messages, long-polling up to wait_seconds", priceMicro: OP_PRICE,
       input: leaseInput, output: leaseResult, example: { input: { max_messages: 10, visibility_seconds: 120, wait_seconds: 20 }, after: ["push"] },
       ready: (store) => anyVisible(store),
-      run: (store, config: QueueConfig, input) => lease(store, config, input),
+      run: (store, config, input) => lease(store, config, input),
     }),
-    defineOp({
+    kind.op({
       name: "ack_batch", method: "post", path: "/leases/ack", summary: `Ack up to ${MAX_BATCH} leases (those no longer held are listed as lost)`,
       priceMicro: BATCH_PRICE, input: ackBatchInput, output: ackBatchResult, example: { input: { lease_ids: ["lease_1a2b3c4d5e6f708192a3b4c5d6e7f809"] }, after: ["push", "lease"] },
-      run: (store, _config: QueueConfig, input) => ackMany(store, input.lease_ids),
+      run: (store, _config, input) => ackMany(store, input.lease_ids),
     }),
-    defineOp({
+    kind.op({
       name: "ack", method: "post", path: "/leases/{lease_id}/ack", summary: "Ack a lease: the message is done and deleted", priceMicro: OP_PRICE,
       params: leaseParam, input: noInput, output: acked, errors: [409], example: { params: { lease_id: "lease_1a2b3c4d5e6f708192a3b4c5d6e7f809" }, after: ["push", "lease"] },
-      run: (store, _config: QueueConfig, input) => ack(store, input.lease_id),
+      run: (store, _config, input) => ack(store, input.lease_id),
     }),
-    defineOp({
+    kind.op({
       name: "nack", method: "post", path: "/leases/{lease_id}/nack", summary: "Give a leased message back, visible now or after delay_seconds (or dead)", priceMicro: OP_PRICE,
       params: leaseParam, input: nackInput, output: nacked, errors: [409], example: { params: { lease_id: "lease_1a2b3c4d5e6f708192a3b4c5d6e7f809" }, input: { delay_seconds: 30 }, after: ["push", "lease"] },
-      run: (store, config: QueueConfig, input) => nack(store, config, input.lease_id, input.delay_seconds),
+      run: (store, config, input) => nack(store, config, input.lease_id, input.delay_seconds),
     }),
-    defineOp({
+    kind.op({
       name: "extend", method: "post", path: "/leases/{lease_id}/extend", summary: "Keep a leased message hidden for visibility_seconds from now", priceMicro: OP_PRICE,
       params: leaseParam, input: extendInput, output: extended, errors: [409], example: { params: { lease_id: "lease_1a2b3c4d5e6f708192a3b4c5d6e7f809" }, input: { visibility_seconds: 300 }, after: ["push", "lease"] },
-      run: (store, _config: QueueConfig, input) => extend(store, input.lease_id, input.visibility_seconds),
+      run: (store, _config, input) => extend(store, input.lease_id, input.visibility_seconds),
     }),
-    defineOp({
+    kind.op({
       name: "stats", method: "get", path: "/stats", summary: "Counts by state, bytes, age of the oldest message, next visibility change", priceMicro: OP_PRICE,
       input: noInput, output: queueStats,
-      run: (store, config: QueueConfig) => stats(store, config),
+      run: (store, config) => stats(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "message", method: "get", path: "/messages/{message_id}", summary: "One message, its state and body", priceMicro: OP_PRICE,
       params: messageParam, input: noInput, output: message, errors: [404], example: { params: { message_id: "msg_9a8b7c6d5e4f30211203f4e5d6c7b8a9" }, after: ["push"] },
-      run: (store, config: QueueConfig, input) => get(store, config, input.message_id),
+      run: (store, config, input) => get(store, config, input.message_id),
     }),
-    defineOp({
+    kind.op({
       name: "delete", method: "delete", path: "/messages/{message_id}", summary: "Delete a message in any state (its lease, if any, ends)", priceMicro: OP_PRICE,
       params: messageParam, input: noInput, output: deleted, errors: [404], example: { params: { message_id: "msg_9a8b7c6d5e4f30211203f4e5d6c7b8a9" }, after: ["push"] },
-      run: (store, _config: QueueConfig, input) => remove(store, input.message_id),
+      run: (store, _config, input) => remove(store, input.message_id),
     }),
-    defineOp({
+    kind.op({
       name: "dead_letters", method: "get", path: "/dead", summary: "Dead letters, oldest first", priceMicro: OP_PRICE,
       input: deadListInput, output: messagePage, example: { input: { limit: 20 } },
-      run: (store, config: QueueConfig, input) => deadLetters(store, config, input.limit, input.cursor),
+      run: (store, config, input) => deadLetters(store, config, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "redrive", method: "post", path: "/dead/redrive", summary: "Make dead letters visible again (by id, or all)", priceMicro: OP_PRICE,
       input: redriveInput, output: redriveResult, example: { input: { all: true } },
-      run: (store, config: QueueConfig, input) => redrive(store, config, input),
+      run: (store, config, input) => redrive(store, config, input),
     }),
   ],
 });

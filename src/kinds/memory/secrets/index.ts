@@ -7,7 +7,7 @@
  * never the value, which the service cannot give twice.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { sealSecret, sealedSecretSchema } from "./crypto";
 import { revealFace } from "./public";
 import { burn, initSecret, secretStatusView, usageOf } from "./store";
@@ -19,7 +19,9 @@ const OP_PRICE = 100; // µUSD
 /** The create body (with the value) on the way in; what the record shows once sealCreate took the value out. */
 type Config = SecretCreate | SecretConfig;
 
-export const secrets = defineKind<Config>({
+const kind = kindOf<Config>();
+
+export const secrets = kind.define({
   kind: "secrets",
   family: "memory",
   title: "One-time secret",
@@ -46,12 +48,12 @@ export const secrets = defineKind<Config>({
   exportData: (store) => ({ secret: secretStatusView(store), value_exported: false }),
   public: revealFace,
   ops: [
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Whether and when the secret was read (or burned); never its value", priceMicro: OP_PRICE,
       input: noInput, output: secretStatus,
       run: (store) => secretStatusView(store),
     }),
-    defineOp({
+    kind.op({
       name: "burn", method: "post", path: "/burn", summary: "Destroy the secret unread (no change once read or burned)", priceMicro: OP_PRICE,
       input: noInput, output: secretStatus,
       run: (store) => {

@@ -5,7 +5,7 @@
  * of writes that apply all or none. State lives in the resource's SQLite (store.ts).
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { applyBatch, deleteKey, getKey, putKey } from "./keys";
 import { exportVault, getMany, listKeys } from "./listing";
 import { etag } from "./preconditions";
@@ -29,7 +29,9 @@ const etagHeader = {
   of: (out: { version: number }) => ({ ETag: etag(out.version) }),
 };
 
-export const vaults = defineKind<VaultConfig>({
+const kind = kindOf<VaultConfig>();
+
+export const vaults = kind.define({
   kind: "vaults",
   family: "memory",
   title: "Vault",
@@ -53,47 +55,47 @@ export const vaults = defineKind<VaultConfig>({
   // Expired keys are invisible at once; the alarm removes them at the earliest expiry (a chunk per run).
   timer: { nextDue: (store) => nextExpiry(store), fire: (store) => void purgeExpired(store) },
   ops: [
-    defineOp({
+    kind.op({
       name: "info", method: "get", path: "", summary: "Keys, bytes, the write sequence and the limits", priceMicro: READ_PRICE,
       input: noInput, output: vaultInfo,
       run: (store) => ({ ...totals(store), limits: LIMITS }),
     }),
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "/keys/{key}", summary: "Read a key: value, metadata, version (also as ETag) and expiry", priceMicro: READ_PRICE,
       params: keyParam, input: noInput, output: entry, errors: [404], responseHeaders: etagHeader,
       example: { params: { key: "agents/alice/profile" }, after: ["put"] },
-      run: (store, _config: VaultConfig, input) => getKey(store, input),
+      run: (store, _config, input) => getKey(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "put", method: "put", path: "/keys/{key}",
       summary: "Write a key; with If-Match / If-None-Match: * (or if_version) only if its version is as expected, else 409",
       priceMicro: WRITE_PRICE, params: keyParam, headers: preconditionHeaders, maxBodyBytes: PUT_BODY_BYTES,
       input: putInput, output: putResult, errors: [409, 413], responseHeaders: etagHeader,
       example: { params: { key: "agents/alice/profile" }, input: { value: { name: "Alice", plan: "pro", last_run: "2026-11-24T09:00:00Z" }, metadata: { source: "crawler" }, ttl_seconds: 86400 } },
-      run: (store, _config: VaultConfig, input) => putKey(store, input),
+      run: (store, _config, input) => putKey(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "delete", method: "delete", path: "/keys/{key}", summary: "Delete a key; with If-Match (or if_version) only at that version, else 409",
       priceMicro: READ_PRICE, params: keyParam, headers: preconditionHeaders,
       input: deleteInput, output: deleteResult, errors: [409], example: { params: { key: "agents/alice/profile" }, after: ["put"] },
-      run: (store, _config: VaultConfig, input) => deleteKey(store, input),
+      run: (store, _config, input) => deleteKey(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "list", method: "get", path: "/keys", summary: "Keys in key order, by prefix, with a cursor; values on request", priceMicro: LIST_PRICE,
       input: listInput, output: listPage, example: { input: { prefix: "agents/", limit: 100, include_values: "false" } },
-      run: (store, _config: VaultConfig, input) => listKeys(store, input),
+      run: (store, _config, input) => listKeys(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "get_many", method: "post", path: "/batch/get", summary: `Read up to ${MAX_BATCH} keys at once`, priceMicro: GET_MANY_PRICE,
       input: getManyInput, output: getManyResult, errors: [413], example: { input: { keys: ["agents/alice/profile", "agents/bob/profile"] }, after: ["put"] },
-      run: (store, _config: VaultConfig, input) => getMany(store, input.keys),
+      run: (store, _config, input) => getMany(store, input.keys),
     }),
-    defineOp({
+    kind.op({
       name: "batch", method: "post", path: "/batch", summary: `Up to ${MAX_BATCH} puts and deletes with per-item if_version, all or none`,
       priceMicro: BATCH_PRICE, maxBodyBytes: BATCH_BODY_BYTES,
       input: batchInput, output: batchResult, errors: [409, 413],
       example: { input: { operations: [{ op: "put", key: "agents/bob/profile", value: { name: "Bob" }, if_version: 0 }, { op: "delete", key: "agents/carol/profile" }] } },
-      run: (store, _config: VaultConfig, input) => applyBatch(store, input),
+      run: (store, _config, input) => applyBatch(store, input),
     }),
   ],
 });

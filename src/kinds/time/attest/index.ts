@@ -6,11 +6,9 @@
  * No fetch at creation: a create has no asynchronous step, and a fetch is
  * a paid operation of its own, with its own failure modes.
  */
-import type { z } from "@hono/zod-openapi";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { exportAll, get, list, record, stored } from "./engine";
-import { discardFetch, fetchAndKeep, readInline, type Fetched } from "./fetch";
-import type { InlineContent } from "./content";
+import { discardFetch, fetchAndKeep, readInline } from "./fetch";
 import { MAX_BODY_BYTES, MAX_FETCHES, MAX_STORED_BYTES, attestConfig, attestedFetch, fetchInput, fetchPage, getInput, listInput, type AttestConfig } from "./schema";
 import { TABLES } from "./engine";
 
@@ -18,7 +16,9 @@ const OP_PRICE = 100; // µUSD
 /** A guarded fetch of up to 10 MiB, an RSA signature, and the bytes kept in R2 for the resource's life. */
 const FETCH_PRICE = 2000;
 
-export const attest = defineKind<AttestConfig>({
+const kind = kindOf<AttestConfig>();
+
+export const attest = kind.define({
   kind: "attest",
   family: "time",
   title: "Attested fetch",
@@ -36,7 +36,7 @@ export const attest = defineKind<AttestConfig>({
   exportData: (store) => exportAll(store),
   ops: [
     // First: the contract fixture's paid call.
-    defineOp<AttestConfig, z.infer<typeof fetchInput>, ReturnType<typeof record>, Fetched>({
+    kind.op({
       name: "fetch", method: "post", path: "/fetches",
       summary: "Fetch a URL now and get the content with a signed receipt (a target's 4xx/5xx is attested too; a network failure is 502 and not charged)",
       priceMicro: FETCH_PRICE, input: fetchInput, output: attestedFetch, errors: [413, 502],
@@ -45,12 +45,12 @@ export const attest = defineKind<AttestConfig>({
       run: (store, _config, _input, fetched) => record(store, fetched),
       discard: (ctx, fetched) => discardFetch(ctx, fetched),
     }),
-    defineOp({
+    kind.op({
       name: "fetches", method: "get", path: "/fetches", summary: "List fetches with their receipts, oldest first", priceMicro: OP_PRICE,
       input: listInput, output: fetchPage, example: { input: { limit: 20 } },
-      run: (store, _config: AttestConfig, input) => list(store, input.limit, input.cursor),
+      run: (store, _config, input) => list(store, input.limit, input.cursor),
     }),
-    defineOp<AttestConfig, z.infer<typeof getInput>, ReturnType<typeof get>, InlineContent>({
+    kind.op({
       name: "get_fetch", method: "get", path: "/fetch", summary: "One fetch by fetch_id, with its receipt and (when small) its content", priceMicro: OP_PRICE,
       input: getInput, output: attestedFetch, errors: [404], example: { input: { fetch_id: "att_5c0d2e9f4b1a4c3e8d7f6a5b4c3d2e1f", include_content: "false" }, after: ["fetch"] },
       prepare: (ctx, _config, input) => readInline(ctx, input.fetch_id, input.include_content),

@@ -5,11 +5,10 @@
  * sealed payload to a successor. The next success brings it back up, with a recovery event.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { allPings, listPings } from "./pings";
 import {
-  clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease, type SealedPayload,
-  type UnsealedPayload,
+  clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease,
 } from "./payload";
 import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./switch";
 import { pingFace } from "./public";
@@ -26,7 +25,9 @@ const OP_PRICE = 100; // µUSD
 /** Sealing now, and one outbound request (retried) when it is released. */
 const PAYLOAD_PRICE = 1000;
 
-export const deadman = defineKind<DeadmanConfig>({
+const kind = kindOf<DeadmanConfig>();
+
+export const deadman = kind.define({
   kind: "deadman",
   family: "time",
   title: "Dead-man switch",
@@ -58,7 +59,7 @@ export const deadman = defineKind<DeadmanConfig>({
   },
   status: (store, config) => statusView(store, config),
   exportData: (store, config) => ({ status: statusView(store, config), pings: allPings(store) }),
-  timer: {
+  timer: kind.timer({
     nextDue: (store, config) => (releaseDue(store) ? store.now : switchDue(store, config)),
     prepare: (ctx, config) => {
       const row = readSwitch(ctx.sql);
@@ -69,47 +70,47 @@ export const deadman = defineKind<DeadmanConfig>({
       realert(store, config);
       const row = readSwitch(store.sql);
       const about = { down_since: isoOrNull(row.down_at), last_success_at: isoOrNull(row.last_success_at) };
-      releasePayload(store, config, prepared as UnsealedPayload, about);
+      releasePayload(store, config, prepared, about);
     },
-  },
+  }),
   public: pingFace,
   ops: [
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "State, last ping, next due time, misses and the payload's state", priceMicro: OP_PRICE,
       input: noInput, output: deadmanStatus,
-      run: (store, config: DeadmanConfig) => statusView(store, config),
+      run: (store, config) => statusView(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "ping", method: "post", path: "/ping", summary: "Ping with the management token (the public address does the same for free)", priceMicro: OP_PRICE,
       input: pingInput, output: deadmanStatus, example: { input: { exit_code: 0, message: "backup finished: 1,204 files" } },
-      run: (store, config: DeadmanConfig, input) => {
+      run: (store, config, input) => {
         const exitCode = input.exit_code ?? null;
         const signal = exitCode === null ? (input.signal ?? "success") : exitCode === 0 ? "success" : "fail";
         ping(store, config, { signal, exitCode, source: "api", method: "POST", body: input.message ?? null });
         return statusView(store, config);
       },
     }),
-    defineOp({
+    kind.op({
       name: "pings", method: "get", path: "/pings", summary: "The ping log, newest first", priceMicro: OP_PRICE,
       input: pingsInput, output: pingPage, example: { input: { limit: 20 } },
-      run: (store, _config: DeadmanConfig, input) => listPings(store, input.limit, input.cursor),
+      run: (store, _config, input) => listPings(store, input.limit, input.cursor),
     }),
-    defineOp<DeadmanConfig, { payload: unknown }, ReturnType<typeof storePayload>, SealedPayload>({
+    kind.op({
       name: "set_payload", method: "post", path: "/payload",
       summary: "Seal a payload for successor_url, released once when the switch goes down (replaces the one held)", priceMicro: PAYLOAD_PRICE,
       input: payloadInput, output: payloadState, errors: [409, 413], example: { input: { payload: { note: "If I stop: the backups are in bucket b-7, key in vault r_…", contact: "ops@example.com" } } },
       prepare: (ctx, config, input) => sealPayload(ctx, config, input.payload),
       run: (store, _config, _input, sealed) => storePayload(store, sealed),
     }),
-    defineOp({
+    kind.op({
       name: "clear_payload", method: "delete", path: "/payload", summary: "Drop the held payload unreleased", priceMicro: OP_PRICE,
       input: noInput, output: payloadState,
       run: (store) => clearPayload(store),
     }),
-    defineOp({
+    kind.op({
       name: "pause", method: "post", path: "/pause", summary: "Stop watching until the next ping (no lateness, no alerts)", priceMicro: OP_PRICE,
       input: noInput, output: deadmanStatus,
-      run: (store, config: DeadmanConfig) => {
+      run: (store, config) => {
         pause(store);
         return statusView(store, config);
       },

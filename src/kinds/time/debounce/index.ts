@@ -5,7 +5,7 @@
  * max_wait_seconds after its first, carrying the last event or all of them.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
 import { allFired, finished, flush, listFired, nextFireAt, timer } from "./firing";
 import { eventFace } from "./public";
@@ -25,7 +25,9 @@ function statusView(store: EngineStore) {
   return { open_windows: openWindows(store), events_received: c.events, fired: c.fired, cancelled: c.cancelled, next_fire_at: nextFireAt(store) };
 }
 
-export const debounce = defineKind<DebounceConfig>({
+const kind = kindOf<DebounceConfig>();
+
+export const debounce = kind.define({
   kind: "debounce",
   family: "time",
   title: "Debouncer",
@@ -55,40 +57,40 @@ export const debounce = defineKind<DebounceConfig>({
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
   public: eventFace,
   ops: [
-    defineOp({
+    kind.op({
       name: "post_event", method: "post", path: "/events", summary: "Post an event into its key's window", priceMicro: OP_PRICE,
       input: eventInput, output: accepted, errors: [413], example: { input: { key: "repo-42", event: { type: "push", sha: "9f2c1e7" } } },
-      run: (store, config: DebounceConfig, input) => addEvent(store, config, { event: input.event ?? null, key: input.key, source: "api" }),
+      run: (store, config, input) => addEvent(store, config, { event: input.event ?? null, key: input.key, source: "api" }),
     }),
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Counters and the next firing", priceMicro: OP_PRICE,
       input: noInput, output: debounceStatus,
       run: (store) => statusView(store),
     }),
-    defineOp({
+    kind.op({
       name: "windows", method: "get", path: "/windows", summary: "Open windows, oldest first", priceMicro: OP_PRICE,
       input: listInput, output: windowPage, example: { input: { limit: 20 } },
-      run: (store, _config: DebounceConfig, input) => listWindows(store, input.limit, input.cursor),
+      run: (store, _config, input) => listWindows(store, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "window", method: "get", path: "/window", summary: "One open window with its events", priceMicro: OP_PRICE,
       input: keyInput, output: windowDetailSchema, errors: [404], example: { input: { key: "repo-42" }, after: ["post_event"] },
-      run: (store, _config: DebounceConfig, input) => windowDetail(store, requireWindow(store, input.key ?? "")),
+      run: (store, _config, input) => windowDetail(store, requireWindow(store, input.key ?? "")),
     }),
-    defineOp({
+    kind.op({
       name: "flush", method: "post", path: "/flush", summary: "Fire a window now (or all of them)", priceMicro: OP_PRICE,
       input: manyInput, output: flushResult, errors: [404], example: { input: { key: "repo-42" }, after: ["post_event"] },
-      run: (store, config: DebounceConfig, input) => flush(store, config, input),
+      run: (store, config, input) => flush(store, config, input),
     }),
-    defineOp({
+    kind.op({
       name: "cancel", method: "post", path: "/windows/cancel", summary: "Close a window without firing it (or all of them)", priceMicro: OP_PRICE,
       input: manyInput, output: cancelResult, errors: [404], example: { input: { all: true }, after: ["post_event"] },
-      run: (store, _config: DebounceConfig, input) => cancelWindows(store, input),
+      run: (store, _config, input) => cancelWindows(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "fired", method: "get", path: "/fired", summary: "Past firings, newest first, with their delivery outcome", priceMicro: OP_PRICE,
       input: listInput, output: firingPage, example: { input: { limit: 20 } },
-      run: (store, _config: DebounceConfig, input) => listFired(store, input.limit, input.cursor),
+      run: (store, _config, input) => listFired(store, input.limit, input.cursor),
     }),
   ],
 });

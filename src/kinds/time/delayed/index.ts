@@ -1,5 +1,5 @@
 /** delayed: a channel to one target; messages posted with a delay or a time are delivered then (QStash publish). */
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { cancel, exportAll, finished, list, pending, publish, timer } from "./engine";
 import { MAX_PENDING, cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
 import { TABLES } from "./engine";
@@ -7,7 +7,9 @@ import { TABLES } from "./engine";
 const OP_PRICE = 100; // µUSD
 const PUBLISH_PRICE = 500; // one outbound call later, retried up to 8 times
 
-export const delayed = defineKind<ChannelConfig>({
+const kind = kindOf<ChannelConfig>();
+
+export const delayed = kind.define({
   kind: "delayed",
   family: "time",
   title: "Delayed channel",
@@ -26,20 +28,20 @@ export const delayed = defineKind<ChannelConfig>({
   timer,
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
   ops: [
-    defineOp({
+    kind.op({
       name: "publish", method: "post", path: "/messages", summary: "Post a message to deliver later", priceMicro: PUBLISH_PRICE,
       input: publishInput, output: message, errors: [413], example: { input: { body: { event: "trial.ending", user: "u_123" }, delay_seconds: 3600, dedup_id: "trial-ending-u_123" } },
-      run: (store, _config: ChannelConfig, input) => publish(store, input),
+      run: (store, _config, input) => publish(store, input),
     }),
-    defineOp({
+    kind.op({
       name: "messages", method: "get", path: "/messages", summary: "List messages (oldest first), optionally by status", priceMicro: OP_PRICE,
       input: listInput, output: messagePage, example: { input: { status: "pending", limit: 20 } },
-      run: (store, _config: ChannelConfig, input) => list(store, input.status, input.limit, input.cursor),
+      run: (store, _config, input) => list(store, input.status, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
       input: cancelInput, output: message, errors: [409], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["publish"] },
-      run: (store, _config: ChannelConfig, input) => cancel(store, input.message_id),
+      run: (store, _config, input) => cancel(store, input.message_id),
     }),
   ],
 });

@@ -5,7 +5,7 @@
  * and attempt log are covered by that price.
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./messages";
 import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./flow";
 import {
@@ -20,7 +20,9 @@ const ENQUEUE_PRICE = 500;
 /** A full batch at 200 per message; from 40 messages on it costs less than enqueueing them one by one. */
 const BATCH_PRICE = 20_000;
 
-export const drips = defineKind<DripConfig>({
+const kind = kindOf<DripConfig>();
+
+export const drips = kind.define({
   kind: "drips",
   family: "time",
   title: "Drip queue",
@@ -42,62 +44,62 @@ export const drips = defineKind<DripConfig>({
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
   ops: [
     // First of the /messages ops: the contract fixture's paid call.
-    defineOp({
+    kind.op({
       name: "enqueue", method: "post", path: "/messages", summary: "Queue one message", priceMicro: ENQUEUE_PRICE,
       input: enqueueInput, output: message, errors: [413], example: { input: { body: { email: "ada@example.com", template: "welcome" }, dedup_id: "welcome-ada" } },
-      run: (store, config: DripConfig, input) => enqueue(store, config, [input]).items[0]!,
+      run: (store, config, input) => enqueue(store, config, [input]).items[0]!,
     }),
-    defineOp({
+    kind.op({
       name: "enqueue_batch", method: "post", path: "/messages/batch",
       summary: `Queue up to ${MAX_BATCH} messages in order, all or none (one price for the batch)`, priceMicro: BATCH_PRICE,
       input: batchInput, output: batchResult, errors: [413], example: { input: { messages: [{ body: { email: "ada@example.com" } }, { body: { email: "alan@example.com" } }] } },
-      run: (store, config: DripConfig, input) => enqueue(store, config, input.messages),
+      run: (store, config, input) => enqueue(store, config, input.messages),
     }),
-    defineOp({
+    kind.op({
       name: "messages", method: "get", path: "/messages", summary: "The backlog and history, oldest first, optionally by status", priceMicro: OP_PRICE,
       input: listInput, output: messagePage, example: { input: { status: "pending", limit: 20 } },
-      run: (store, _config: DripConfig, input) => list(store, input.status, input.limit, input.cursor),
+      run: (store, _config, input) => list(store, input.status, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "message", method: "get", path: "/message", summary: "One message, with its body and headers", priceMicro: OP_PRICE,
       input: messageInput, output: messageDetail, errors: [404], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["enqueue"] },
-      run: (store, _config: DripConfig, input) => detail(byId(store, input.message_id)),
+      run: (store, _config, input) => detail(byId(store, input.message_id)),
     }),
-    defineOp({
+    kind.op({
       name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
       input: messageInput, output: message, errors: [404, 409], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["pause", "enqueue"] },
-      run: (store, _config: DripConfig, input) => cancel(store, input.message_id),
+      run: (store, _config, input) => cancel(store, input.message_id),
     }),
-    defineOp({
+    kind.op({
       name: "purge", method: "post", path: "/messages/purge", summary: "Cancel every pending message", priceMicro: OP_PRICE,
       input: noInput, output: purgeResult,
       run: (store) => purge(store),
     }),
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Pause, counts, the pace in force and the next release", priceMicro: OP_PRICE,
       input: noInput, output: dripStatus,
       run: (store) => statusView(store),
     }),
-    defineOp({
+    kind.op({
       name: "pause", method: "post", path: "/pause", summary: "Stop releasing (deliveries in flight go on)", priceMicro: OP_PRICE,
       input: noInput, output: dripStatus,
       run: (store) => setPaused(store, true),
     }),
-    defineOp({
+    kind.op({
       name: "resume", method: "post", path: "/resume", summary: "Release again, at the rate", priceMicro: OP_PRICE,
       input: noInput, output: dripStatus,
       run: (store) => setPaused(store, false),
     }),
-    defineOp({
+    kind.op({
       name: "release", method: "post", path: "/release",
       summary: "Release now the oldest pending messages (or one by id), past pause, rate and max_parallel", priceMicro: OP_PRICE,
       input: releaseInput, output: releaseResult, errors: [404, 409], example: { input: { count: 1 }, after: ["pause", "enqueue"] },
-      run: (store, config: DripConfig, input) => releaseNow(store, config, input),
+      run: (store, config, input) => releaseNow(store, config, input),
     }),
-    defineOp({
+    kind.op({
       name: "set_limits", method: "post", path: "/limits", summary: "Change the rate or max_parallel in force", priceMicro: OP_PRICE,
       input: limitsInput, output: dripStatus, example: { input: { rate: { count: 5, period_seconds: 60 }, max_parallel: 2 } },
-      run: (store, _config: DripConfig, input) => setLimits(store, input),
+      run: (store, _config, input) => setLimits(store, input),
     }),
   ],
 });

@@ -1,6 +1,6 @@
 /** schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules). */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./engine";
 import { history, historyInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
 import { TABLES } from "./engine";
@@ -8,7 +8,9 @@ import { TABLES } from "./engine";
 const OP_PRICE = 100; // µUSD
 const RUN_PRICE = 1000; // an outbound call, retried up to 8 times
 
-export const schedules = defineKind<ScheduleConfig>({
+const kind = kindOf<ScheduleConfig>();
+
+export const schedules = kind.define({
   kind: "schedules",
   family: "time",
   title: "Schedule",
@@ -28,35 +30,35 @@ export const schedules = defineKind<ScheduleConfig>({
   timer,
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
   ops: [
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Status of the schedule", priceMicro: OP_PRICE,
       input: noInput, output: scheduleStatus,
-      run: (store, config: ScheduleConfig) => view(store, config),
+      run: (store, config) => view(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "next", method: "get", path: "/next", summary: "Preview the next fire times (up to count; none at or after the resource's expiry or end_at, so fewer near the end)", priceMicro: OP_PRICE,
       input: previewInput, output: preview, example: { input: { count: 5 } },
-      run: (store, config: ScheduleConfig, input) => previewTimes(store, config, input.count),
+      run: (store, config, input) => previewTimes(store, config, input.count),
     }),
-    defineOp({
+    kind.op({
       name: "history", method: "get", path: "/history", summary: "Past runs, newest first", priceMicro: OP_PRICE,
       input: historyInput, output: history, example: { input: { limit: 20 } },
-      run: (store, _config: ScheduleConfig, input) => historyPage(store, input.limit, input.cursor),
+      run: (store, _config, input) => historyPage(store, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "pause", method: "post", path: "/pause", summary: "Pause: no calls until resumed", priceMicro: OP_PRICE,
       input: noInput, output: scheduleStatus,
-      run: (store, config: ScheduleConfig) => setPaused(store, config, true),
+      run: (store, config) => setPaused(store, config, true),
     }),
-    defineOp({
+    kind.op({
       name: "resume", method: "post", path: "/resume", summary: "Resume from the next tick after now", priceMicro: OP_PRICE,
       input: noInput, output: scheduleStatus,
-      run: (store, config: ScheduleConfig) => setPaused(store, config, false),
+      run: (store, config) => setPaused(store, config, false),
     }),
-    defineOp({
+    kind.op({
       name: "run", method: "post", path: "/run", summary: "Make one call now (the schedule itself is unchanged)", priceMicro: RUN_PRICE,
       input: noInput, output: scheduleStatus,
-      run: (store, config: ScheduleConfig) => runNow(store, config),
+      run: (store, config) => runNow(store, config),
     }),
   ],
 });

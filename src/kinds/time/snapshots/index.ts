@@ -7,8 +7,8 @@
  * object's CPU), and diffs (the agent holds both versions through content_url).
  */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
-import { discardSnapshot, readText, takeSnapshot, type Fetched } from "./fetch";
+import { kindOf } from "../../../resources/kind";
+import { discardSnapshot, readText, takeSnapshot } from "./fetch";
 import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./engine";
 import {
   INLINE_MAX_BYTES, listInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent, type ReadInput,
@@ -20,7 +20,9 @@ const OP_PRICE = 100; // µUSD
 /** A fetch of up to 10 MiB, its hash, and an R2 write when the content is new. */
 const TAKE_PRICE = 1000;
 
-export const snapshots = defineKind<SnapshotConfig>({
+const kind = kindOf<SnapshotConfig>();
+
+export const snapshots = kind.define({
   kind: "snapshots",
   family: "time",
   title: "URL snapshots",
@@ -42,56 +44,56 @@ export const snapshots = defineKind<SnapshotConfig>({
   usage: (store) => usage(store),
   status: (store, config) => status(store, config),
   exportData: (store, config) => ({ ...status(store, config), snapshots: allSnapshots(store) }),
-  timer: {
+  timer: kind.timer({
     nextDue: timer.nextDue,
     prepare: (ctx, config) => takeSnapshot(ctx, config),
-    fire: (store, config, prepared) => timer.fire(store, config, prepared as Fetched),
-    discard: (ctx, prepared) => discardSnapshot(ctx, prepared as Fetched),
-  },
+    fire: (store, config, prepared) => timer.fire(store, config, prepared),
+    discard: (ctx, prepared) => discardSnapshot(ctx, prepared),
+  }),
   ops: [
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Status: schedule, next fetch, counters and the newest snapshot", priceMicro: OP_PRICE,
       input: noInput, output: snapshotStatus,
-      run: (store, config: SnapshotConfig) => status(store, config),
+      run: (store, config) => status(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "list", method: "get", path: "/snapshots", summary: "Kept snapshots, newest first (optionally only changes)", priceMicro: OP_PRICE,
       input: listInput, output: snapshotPage, example: { input: { changed_only: "true", limit: 20 } },
-      run: (store, _config: SnapshotConfig, input) => page(store, input.limit, input.cursor, input.changed_only),
+      run: (store, _config, input) => page(store, input.limit, input.cursor, input.changed_only),
     }),
-    defineOp({
+    kind.op({
       name: "take", method: "post", path: "/snapshots", summary: "Take a snapshot now (the schedule is unchanged); a failed fetch is recorded and returned", priceMicro: TAKE_PRICE,
       input: noInput, output: snapshot,
-      prepare: (ctx, config: SnapshotConfig) => takeSnapshot(ctx, config),
-      run: (store, config: SnapshotConfig, _input, fetched: Fetched) => record(store, config, fetched, true),
-      discard: (ctx, fetched: Fetched) => discardSnapshot(ctx, fetched),
+      prepare: (ctx, config) => takeSnapshot(ctx, config),
+      run: (store, config, _input, fetched) => record(store, config, fetched, true),
+      discard: (ctx, fetched) => discardSnapshot(ctx, fetched),
     }),
-    defineOp({
+    kind.op({
       name: "read", method: "get", path: "/snapshot", summary: `One snapshot (default the newest), with a text body up to ${INLINE_MAX_BYTES} bytes inline`, priceMicro: OP_PRICE,
       input: readInput, output: snapshotWithContent, errors: [404], example: { input: { include_content: "true" }, after: ["take"] },
       // The body is in R2, which the synchronous step cannot read: this step does, and pins which snapshot it read.
-      prepare: async (ctx, _config: SnapshotConfig, input: ReadInput) => {
+      prepare: async (ctx, _config, input: ReadInput) => {
         const row = rowOf(ctx.sql, input.seq);
         const wanted = row?.object_key && input.include_content && (row.size ?? 0) <= INLINE_MAX_BYTES;
         return { seq: row?.seq, content: wanted ? await readText(ctx, row.object_key!, row.content_type) : null };
       },
-      run: (store, _config: SnapshotConfig, input, read: { seq: number | undefined; content: string | null }) => ({
+      run: (store, _config, input, read: { seq: number | undefined; content: string | null }) => ({
         ...view(store, requireRow(store, read.seq ?? input.seq)),
         content: read.content,
       }),
     }),
-    defineOp({
+    kind.op({
       name: "pause", method: "post", path: "/pause", summary: "Pause the schedule (snapshot now still works)", priceMicro: OP_PRICE,
       input: noInput, output: snapshotStatus,
-      run: (store, config: SnapshotConfig) => {
+      run: (store, config) => {
         setPaused(store, true);
         return status(store, config);
       },
     }),
-    defineOp({
+    kind.op({
       name: "resume", method: "post", path: "/resume", summary: "Resume: the next fetch is an interval (or the next tick) from now", priceMicro: OP_PRICE,
       input: noInput, output: snapshotStatus,
-      run: (store, config: SnapshotConfig) => {
+      run: (store, config) => {
         setPaused(store, false);
         return status(store, config);
       },

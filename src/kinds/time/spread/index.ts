@@ -1,12 +1,14 @@
 /** spread: members that each fire once per period at a stable hashed offset (Jenkins H), spreading load. */
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { add, count, list, previewFires, remove, timer } from "./engine";
 import { MAX_MEMBERS, addInput, listInput, member, memberPage, preview, previewInput, removeInput, spreadConfig, type SpreadConfig } from "./schema";
 import { TABLES } from "./engine";
 
 const OP_PRICE = 100; // µUSD
 
-export const spread = defineKind<SpreadConfig>({
+const kind = kindOf<SpreadConfig>();
+
+export const spread = kind.define({
   kind: "spread",
   family: "time",
   title: "Spread",
@@ -25,25 +27,25 @@ export const spread = defineKind<SpreadConfig>({
   exportData: (store) => list(store, 10_000, undefined),
   timer,
   ops: [
-    defineOp({
+    kind.op({
       name: "add_member", method: "post", path: "/members", summary: "Add (or update) a member", priceMicro: OP_PRICE,
       input: addInput, output: member, errors: [413], example: { input: { key: "feed-42", body: { feed: "https://example.com/feeds/42.xml" } } },
-      run: (store, config: SpreadConfig, input) => add(store, config, input.key, input.body),
+      run: (store, config, input) => add(store, config, input.key, input.body),
     }),
-    defineOp({
+    kind.op({
       name: "members", method: "get", path: "/members", summary: "Members with their slots", priceMicro: OP_PRICE,
       input: listInput, output: memberPage, example: { input: { limit: 50 } },
-      run: (store, _config: SpreadConfig, input) => list(store, input.limit, input.cursor),
+      run: (store, _config, input) => list(store, input.limit, input.cursor),
     }),
-    defineOp({
+    kind.op({
       name: "remove_member", method: "post", path: "/members/remove", summary: "Remove a member", priceMicro: OP_PRICE,
       input: removeInput, output: member, example: { input: { key: "feed-42" }, after: ["add_member"] },
-      run: (store, _config: SpreadConfig, input) => remove(store, input.key),
+      run: (store, _config, input) => remove(store, input.key),
     }),
-    defineOp({
+    kind.op({
       name: "next", method: "get", path: "/next", summary: "Preview the next firings of all members, soonest first", priceMicro: OP_PRICE,
       input: previewInput, output: preview, example: { input: { count: 10 } },
-      run: (store, config: SpreadConfig, input) => previewFires(store, config, input.count),
+      run: (store, config, input) => previewFires(store, config, input.count),
     }),
   ],
 });

@@ -1,6 +1,6 @@
 /** wakeups: one HTTP call at a set time, signed, retried, logged (QStash, Temporal timers). */
 import { noInput } from "../../../openapi/schemas";
-import { defineKind, defineOp } from "../../../resources/kind";
+import { kindOf } from "../../../resources/kind";
 import { AppError } from "../../../http/errors";
 import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./engine";
 import { rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";
@@ -18,7 +18,9 @@ function withinLifetime(at: number, expiresAt: number, when: { at?: string }): v
   }
 }
 
-export const wakeups = defineKind<WakeupConfig>({
+const kind = kindOf<WakeupConfig>();
+
+export const wakeups = kind.define({
   kind: "wakeups",
   family: "time",
   title: "Wakeup",
@@ -39,20 +41,20 @@ export const wakeups = defineKind<WakeupConfig>({
   timer: { nextDue, fire: (store, config) => void fire(store, config) },
   onDeliveryFinished: (store, _config, deliveryId, outcome) => finished(store, deliveryId, outcome),
   ops: [
-    defineOp({
+    kind.op({
       name: "get", method: "get", path: "", summary: "Status of the wakeup", priceMicro: OP_PRICE,
       input: noInput, output: wakeupStatus,
-      run: (store, config: WakeupConfig) => view(store, config),
+      run: (store, config) => view(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "fire", method: "post", path: "/fire", summary: "Make the call now", priceMicro: FIRE_PRICE,
       input: noInput, output: wakeupStatus, errors: [409],
-      run: (store, config: WakeupConfig) => fire(store, config),
+      run: (store, config) => fire(store, config),
     }),
-    defineOp({
+    kind.op({
       name: "reschedule", method: "post", path: "/reschedule", summary: "Set a new time (a finished wakeup is armed again)", priceMicro: OP_PRICE,
       input: rescheduleInput, output: wakeupStatus, errors: [409], example: { input: { delay_seconds: 7200 } },
-      run: (store, config: WakeupConfig, input) => {
+      run: (store, config, input) => {
         const at = fireAt(store.now, input);
         withinLifetime(at, store.expiresAt, input);
         return reschedule(store, config, at);
