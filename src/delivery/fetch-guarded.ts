@@ -132,8 +132,13 @@ export async function fetchStreamGuarded(env: Env, raw: string, init: FetchInit)
     throw err;
   });
   clearTimeout(timer);
-  if (!res.body) return { url: url.href, res };
-  timer = setTimeout(giveUp, STREAM_IDLE_MS);
+  return { url: url.href, res: watched(res, giveUp) };
+}
+
+/** The response with a body that errors (through `giveUp`) once it stalls for STREAM_IDLE_MS. */
+function watched(res: Response, giveUp: () => void): Response {
+  if (!res.body) return res;
+  let timer = setTimeout(giveUp, STREAM_IDLE_MS);
   const watchdog = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       clearTimeout(timer);
@@ -144,5 +149,25 @@ export async function fetchStreamGuarded(env: Env, raw: string, init: FetchInit)
       clearTimeout(timer);
     },
   });
-  return { url: url.href, res: new Response(res.body.pipeThrough(watchdog), { status: res.status, statusText: res.statusText, headers: res.headers }) };
+  return new Response(res.body.pipeThrough(watchdog), { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/**
+ * One hop of a reverse proxy (a public face's `upstream` answer): the request, its body
+ * streaming, to `raw` through the egress guard; the answer back as it came, a redirect included
+ * (for the client to follow), still streaming, under the same start timeout and idle watchdog
+ * as fetchStreamGuarded. A refused URL is 422, a network failure or timeout 502.
+ */
+export async function proxyGuarded(env: Env, raw: string, init: { method: string; headers: Record<string, string>; body: ReadableStream<Uint8Array> | null }): Promise<Response> {
+  const url = checkEgressUrl(raw, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
+  const control = new AbortController();
+  const giveUp = () => control.abort(new DOMException("The upstream stalled.", "TimeoutError"));
+  const timer = setTimeout(giveUp, FETCH_TIMEOUT_MS);
+  try {
+    return watched(await fetch(url, { method: init.method, headers: init.headers, body: init.body, redirect: "manual", signal: control.signal }), giveUp);
+  } catch (err) {
+    throw upstreamError(url, err);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -3,13 +3,16 @@
  * go out through here, so the headers that keep the API's origin safe are set in one place:
  * `nosniff` everywhere, `no-store` unless the kind says otherwise, and for HTML a strict
  * Content-Security-Policy (nothing from any other origin; inline script and style only with
- * this response's nonce) and `X-Frame-Options: DENY`.
+ * this response's nonce) and `X-Frame-Options: DENY`. An upstream's answer (a proxy) is fetched
+ * and streamed back here, in the worker, beside the object's step rather than through it.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { toBase64 } from "../bytes";
 import { serveObject } from "./downloads";
-import type { PublicAnswer } from "./public-face";
+import { AppError } from "../http/errors";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, type PublicAnswer, type PublicMethod, type PublicRoute } from "./public-face";
+import { proxyGuarded } from "../delivery/fetch-guarded";
 
 /** Where an HTML page writes its nonce (`<script nonce="{{nonce}}">`): replaced per response. */
 export const NONCE_SLOT = "{{nonce}}";
@@ -27,7 +30,37 @@ export function htmlPolicy(nonce: string): string {
   ].join("; ");
 }
 
-export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer): Promise<Response> {
+/** The stream, erroring once more than `limit` bytes passed (a body sent without Content-Length). */
+function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+  let size = 0;
+  return stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size > limit) controller.error(new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/** An upstream's answer, passed back: its status and end-to-end headers, never its cookies, and no power over our origin. */
+async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type: "upstream" }>, route: PublicRoute | null): Promise<Response> {
+  const method = answer.method ?? (c.req.method as PublicMethod);
+  const headers = { ...answer.requestHeaders };
+  const stream = route?.streamsBody && method !== "GET" && method !== "HEAD" ? c.req.raw.body : null;
+  const length = c.req.header("content-length");
+  if (stream && length && !Object.keys(headers).some((h) => h.toLowerCase() === "content-length")) headers["content-length"] = length;
+  const body = stream && capped(stream, route!.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES);
+  const res = await proxyGuarded(c.env, answer.url, { method, headers, body });
+  const out = new Headers(endToEnd(res.headers, ["set-cookie", "set-cookie2"]));
+  out.set("content-security-policy", "sandbox");
+  out.set("x-content-type-options", "nosniff");
+  return new Response(c.req.method === "HEAD" ? null : res.body, { status: res.status, headers: out });
+}
+
+/** `route`: the route that matched, when the answer may stream the request's body on (an upstream). */
+export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, route: PublicRoute | null = null): Promise<Response> {
   const headers = new Headers({ "cache-control": "no-store", "x-content-type-options": "nosniff" });
   for (const [name, value] of Object.entries(answer.headers ?? {})) headers.set(name, value);
   const status = answer.status ?? 200;
@@ -57,5 +90,7 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer): 
       return new Response(null, { status: answer.status ?? 302, headers });
     case "empty":
       return new Response(null, { status: answer.status ?? 204, headers });
+    case "upstream":
+      return upstream(c, answer, route);
   }
 }

@@ -60,8 +60,26 @@ export interface PublicRoute {
   summary: string;
   /** The largest body the route takes (default DEFAULT_PUBLIC_BODY_BYTES, at most MAX_PUBLIC_BODY_BYTES; 0 refuses any): beyond it 413, nothing stored. */
   maxBodyBytes?: number;
+  /**
+   * The body is not read here: it streams on to the upstream an `upstream` answer names (a
+   * reverse proxy), so its bytes never pass through the object. The kind sees `body: null`.
+   */
+  streamsBody?: boolean;
   /** What the answer is, for the OpenAPI document (default: JSON). */
-  answers?: ("json" | "text" | "html" | "bytes" | "redirect")[];
+  answers?: ("json" | "text" | "html" | "bytes" | "redirect" | "upstream")[];
+}
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not to the request or answer: never passed on. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+/** `headers` without hop-by-hop ones (and those their Connection header names), lower-case names; also without `drop`. */
+export function endToEnd(headers: Headers, drop: string[] = []): Record<string, string> {
+  const named = new Set((headers.get("connection") ?? "").split(",").map((h) => h.trim().toLowerCase()));
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name) && !named.has(name) && !drop.includes(name)) out[name] = value;
+  });
+  return out;
 }
 
 
@@ -106,7 +124,15 @@ export type PublicAnswer =
   /** A stored R2 object (below the resource's prefix), Range honoured. */
   | (Answered & { type: "object"; key: string })
   | (Answered & { type: "redirect"; location: string; status?: 301 | 302 | 303 | 307 | 308 })
-  | (Answered & { type: "empty" });
+  | (Answered & { type: "empty" })
+  /**
+   * A proxied upstream, fetched by the worker once the object has decided (the worker-side step:
+   * bytes never pass through the object). The request's body streams to it when the route
+   * `streamsBody`; its answer streams back with its status, without hop-by-hop headers or
+   * Set-Cookie, and sandboxed (it is served from the API's origin). Redirects come back as they are.
+   * `status` and `headers` here are not used; `headers` of the upstream request are `requestHeaders`.
+   */
+  | (Answered & { type: "upstream"; url: string; method?: PublicMethod; requestHeaders?: Record<string, string> });
 
 export interface PublicFace<Config = unknown, Prepared = undefined, Handled = PublicAnswer> {
   /** Whether a resource with this config has an address at all (default: always). */

@@ -18,13 +18,11 @@ import { resourceStub } from "../stubs";
 import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
-import { DEFAULT_PUBLIC_BODY_BYTES, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
 import { publicResponse } from "./public-answer";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) are the connection's, not the request's: the kind never sees them. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
 
 function endedError(state: "expired" | "cancelled"): AppError {
   return state === "expired"
@@ -42,15 +40,6 @@ async function resolve(c: Context<AppEnv>, publicId: string): Promise<{ kind: st
   return { kind: row.kind, resourceId: row.id };
 }
 
-function headersOf(raw: Headers): Record<string, string> {
-  const named = new Set((raw.get("connection") ?? "").split(",").map((h) => h.trim().toLowerCase()));
-  const out: Record<string, string> = {};
-  raw.forEach((value, name) => {
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
-  });
-  return out;
-}
-
 /**
  * The body, read up to the route's limit: beyond it 413, and nothing of it goes anywhere. One
  * larger than INLINE_PUBLIC_BODY_BYTES is stored in R2 below the resource's prefix first.
@@ -60,6 +49,8 @@ async function bodyOf(c: Context<AppEnv>, route: PublicRoute, resourceId: string
   const tooLarge = () => new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`, { extra: { max_body_bytes: limit } });
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (declared > limit) throw tooLarge();
+  // A streamed body goes on to an upstream as it comes (public-answer.ts caps it there).
+  if (route.streamsBody) return null;
   const stream = c.req.raw.body;
   if (!stream) return null;
   const chunks: Uint8Array[] = [];
@@ -100,7 +91,7 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
     return await answer(c, publicId, target.resourceId, face);
   } catch (err) {
     // A face people open in a browser shows its own page for an error (an address used up, a refusal).
-    const shown = err instanceof AppError && face.errorAnswer?.({ method: c.req.method as PublicMethod, headers: headersOf(c.req.raw.headers) }, { status: err.status, detail: err.detail });
+    const shown = err instanceof AppError && face.errorAnswer?.({ method: c.req.method as PublicMethod, headers: endToEnd(c.req.raw.headers) }, { status: err.status, detail: err.detail });
     if (shown) return publicResponse(c, shown);
     throw err;
   }
@@ -121,7 +112,7 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     params: match.params,
     path,
     query: [...url.searchParams],
-    headers: headersOf(c.req.raw.headers),
+    headers: endToEnd(c.req.raw.headers),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     receivedAt: Date.now(),
     body: await bodyOf(c, match.route, resourceId),
@@ -135,7 +126,7 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     const row = await findResourceIndex(c.env.DB, resourceId);
     if (row && row.state !== "active" && row.public_id === publicId) throw endedError(row.state);
   }
-  return publicResponse(c, unwrap(result));
+  return publicResponse(c, unwrap(result), match.route);
 }
 
 /** Documents the addresses once, listing what each kind serves there (the paths are shared by all kinds). */
@@ -162,7 +153,7 @@ function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
         method: lower, path, tags: ["Public addresses"], operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`, security: [],
         summary: "A resource's public address", description,
         request: { params: params.extend(extra) },
-        responses: { 200: { description: "What the kind answers: JSON, text, HTML, bytes or a redirect." }, ...errorResponses([404, 405, 410, 413, 429]) },
+        responses: { 200: { description: "What the kind answers: JSON, text, HTML, bytes, a redirect, or a proxied upstream's answer." }, ...errorResponses([404, 405, 410, 413, 429]) },
       });
     }
   }

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findKind } from "../../src/resources/registry";
 import { AppError } from "../../src/http/errors";
 import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest } from "../../src/resources/public-face";
-import { sha256Hex, toBase64 } from "../../src/bytes";
-import { buyCredits, createResource, json, r2Keys } from "../harness";
+import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
+import { buyCredits, createResource, json, r2Keys, received } from "../harness";
 
 const counters = findKind("counters")!;
 
@@ -34,10 +34,15 @@ const fixture = definePublicFace({
     { name: "echo", path: "/echo/{name}", methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], maxBodyBytes: MAX_PUBLIC_BODY_BYTES, summary: "fixture" },
     { name: "refuse", path: "/refuse", methods: ["POST"], maxBodyBytes: MAX_PUBLIC_BODY_BYTES, summary: "fixture" },
     { name: "answer", path: "/answer/{type}", methods: ["GET"], summary: "fixture" },
+    { name: "proxy", path: "/proxy/{path}", methods: ["GET", "POST"], streamsBody: true, maxBodyBytes: MAX_PUBLIC_BODY_BYTES, summary: "fixture" },
   ],
   handle(store, _config, request): PublicAnswer {
     if (request.route === "refuse") throw new AppError("conflict", "refused after the body was stored");
     if (request.route === "answer") return answers[request.params.type!]!;
+    if (request.route === "proxy") {
+      const target = request.params.path === "closed" ? "http://127.0.0.1:1" : `${env.TEST_RECEIVER_URL}/${request.params.path!.replace(":", "/")}`;
+      return { type: "upstream", url: target, requestHeaders: { "x-via": "fixture", "content-type": "application/octet-stream" } };
+    }
     // The kind owns a stored body now: this one lets it go when asked to.
     if (request.body && !(request.body instanceof Uint8Array) && request.query.some(([k]) => k === "drop")) store.dropObjects([request.body.key]);
     return { type: "json", body: echo(request) as never };
@@ -132,5 +137,30 @@ describe("what a kind answers", () => {
     expect([empty.status, await empty.text()]).toEqual([204, ""]);
     const head = await SELF.fetch(`${url}/answer/text`, { method: "HEAD" });
     expect([head.status, await head.text()]).toEqual([201, ""]);
+  });
+});
+
+describe("a proxied upstream", () => {
+  it("streams the request's body to the upstream and its answer back, without cookies or hop-by-hop headers, sandboxed", async () => {
+    const name = crypto.randomUUID().slice(0, 8);
+    const bytes = new Uint8Array(INLINE_PUBLIC_BODY_BYTES * 4).map((_, i) => (i * 7) & 0xff);
+    const before = await publicBodies();
+    const res = await SELF.fetch(`${url}/proxy/upstream:${name}`, { method: "POST", body: bytes });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("upstream says hi");
+    expect(res.headers.get("x-upstream")).toBe("yes");
+    for (const dropped of ["set-cookie", "keep-alive"]) expect(res.headers.get(dropped), dropped).toBeNull();
+    expect(res.headers.get("content-security-policy")).toBe("sandbox");
+    const [hit] = await received(name, 1);
+    expect(fromBase64(hit!.raw)).toEqual(bytes);
+    expect(hit!.headers["x-via"]).toBe("fixture");
+    // Nothing of it was stored on the way.
+    expect(await publicBodies()).toEqual(before);
+  });
+
+  it("answers 502 when the upstream cannot be reached", async () => {
+    const res = await SELF.fetch(`${url}/proxy/closed`);
+    expect(res.status).toBe(502);
+    expect((await json(res)).type).toMatch(/upstream_failed/);
   });
 });

@@ -11,6 +11,7 @@
  *   /redirect/<name>       302 to /content/<name>
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
+ *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
  * GET /_log/<name> returns what arrived for <name>: each request's body as UTF-8 text and,
  * byte-exact, as base64 (`raw`).
  */
@@ -85,6 +86,10 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
         if (!res.write(content.body.subarray(at, at + 65536))) await drainedOrClosed(res);
       }
       res.end();
+      return;
+    }
+    if (parts[0] === "upstream") {
+      res.writeHead(200, { "content-type": "text/html", "set-cookie": "session=upstream", "x-upstream": "yes", "keep-alive": "timeout=5", connection: "keep-alive" }).end("upstream says hi");
       return;
     }
     if (parts[0] === "location") {
