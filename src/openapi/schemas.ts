@@ -87,14 +87,12 @@ export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(1
 /** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
 export const seqCursor = z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional();
 
-/** What a rawBody operation's input holds: no query of its own, and what the route adds from the headers. */
-export interface RawBodyInput {
-  content_type: string;
-  content_length: number;
-}
-
-/** The input schema of a rawBody operation (the route fills it from the headers; nothing is validated from a body). */
-export const rawBodyInput = z.object({}) as unknown as z.ZodType<RawBodyInput>;
+/**
+ * The input of a rawBody operation: no query of its own (the route takes none), and what the route
+ * fills in from Content-Type (checked to be a media type) and Content-Length (required).
+ */
+export const rawBodyInput = z.object({ content_type: z.string(), content_length: z.int().min(0) });
+export type RawBodyInput = z.infer<typeof rawBodyInput>;
 
 /** The input of an operation that takes no body or query. */
 export const noInput = z.object({});

@@ -14,7 +14,7 @@ import { newPublicId } from "./public-addresses";
 import { AppError, unwrap } from "../http/errors";
 import { closeObject, objectResponse, openObject } from "./downloads";
 import { isMediaType } from "../http/header-fields";
-import { commonCreateFields, createdResource, resourceIdParam, withMetaOf } from "../openapi/schemas";
+import { commonCreateFields, createdResource, noInput, resourceIdParam, withMetaOf } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
@@ -96,7 +96,8 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     request: {
       params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,
       ...(op.headers ? { headers: op.headers } : {}),
-      ...(hasBody ? { body: { required: false, content: { "application/json": { schema: strict(op.input) } } } } : { query: strict(op.input) as z.ZodObject }),
+      // A rawBody operation's input comes from its headers: it takes no query.
+      ...(hasBody ? { body: { required: false, content: { "application/json": { schema: strict(op.input) } } } } : { query: strict(op.rawBody ? noInput : op.input) as z.ZodObject }),
       ...(op.rawBody ? { body: { required: true, description: `The bytes, up to ${op.maxBodyBytes} (Content-Length required).`, content: BINARY } } : {}),
     },
     responses: {
