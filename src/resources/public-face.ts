@@ -37,7 +37,9 @@ export const MAX_PUBLIC_BODY_BYTES = 10 * 1024 * 1024;
 
 /**
  * A body stored in R2 on its way in. The kind owns the object once `handle` commits (it keeps
- * the key, or drops it with store.dropObjects); if the request fails first, the router deletes it.
+ * the key, or drops it with store.dropObjects); when the call answers an error the router deletes
+ * it, so a face that keeps stored bodies must not fail in `finish`. One whose worker died between
+ * storing and calling is deleted with the resource's prefix at its end.
  */
 export interface StoredPublicBody {
   key: string;

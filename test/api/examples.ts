@@ -8,11 +8,20 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import type { AnyKind, AnyOp, OpExample } from "../../src/resources/kind";
-import { call, json, managed } from "../harness";
+import { buyCredits, call, createResource, json, managed } from "../harness";
 
 /** The example's outside world, mapped to the local receiver (a mock at the network edge only). */
 export const localized = <T>(value: T): T =>
   JSON.parse(JSON.stringify(value).replaceAll("https://example.com", env.TEST_RECEIVER_URL)) as T;
+
+/**
+ * A resource of `kind` made from its published example (the kind's contract fixture, kept in its
+ * folder), with credits of its own: the one way contract tests get a resource of any kind.
+ */
+export async function resourceFixture(kind: AnyKind, overrides: Record<string, unknown> = {}) {
+  const { token } = await buyCredits(1);
+  return { ...(await createResource(kind.kind, token, { ...localized(kind.example), ...overrides })), token };
+}
 
 /** Ids the service issued in earlier answers (`lease_id`, `lock_token`, …), newest last. */
 export type Issued = Map<string, string | number>;

@@ -7,7 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys } from "../harness";
-import { exampleRequest, localized } from "./examples";
+import { exampleRequest, localized, resourceFixture } from "./examples";
 import type { AnyKind } from "../../src/resources/kind";
 
 async function storageIsEmpty(id: string): Promise<boolean> {
@@ -45,8 +45,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
   };
 
   it("create → status → extend → export → cancel", async () => {
-    const { token } = await buyCredits(1);
-    const { record, id, mgmt } = await createResource(kindName, token, { ...valid, ttl_seconds: 86400 });
+    const { record, id, mgmt, token } = await resourceFixture(kind, { ttl_seconds: 86400 });
     expect(record).toMatchObject({ kind: kindName, family: kind.family, state: "active", charged_usd: kind.dayPriceMicro / 1e6 });
     expect(mgmt).toMatch(/^zvm_/);
     expect(record.urls.self).toBe(`https://zeitvault.test/v1/resources/${id}`);

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { KINDS } from "../../src/resources/registry";
 import { DEFAULT_PUBLIC_BODY_BYTES, methodsOf, PUBLIC_METHODS, type PublicRoute } from "../../src/resources/public-face";
-import { localized } from "./examples";
+import { resourceFixture } from "./examples";
 import { buyCredits, call, createResource, json, managed, ORIGIN } from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
@@ -39,8 +39,7 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
   const routes = kind.public!.routes;
 
   async function resource() {
-    const { token } = await buyCredits(1);
-    const created = await createResource(kind.kind, token, localized(kind.example));
+    const created = await resourceFixture(kind);
     expect(created.record.urls.public).toMatch(new RegExp(`/p/${kind.kind}_[0-9A-Za-z]{43}$`));
     return { ...created, url: created.record.urls.public as string };
   }
