@@ -178,6 +178,7 @@ export class ResourceCore extends DurableObject<Env> {
       pending,
       send: (id, request) => {
         if (this.deliveries().stage(id, request)) pending.sends.push(id);
+        pending.drops.push(...this.deliveries().takeReleased());
         this.armSoon();
       },
       drop: (keys) => {
@@ -200,6 +201,7 @@ export class ResourceCore extends DurableObject<Env> {
   protected async finishOutbox(meta: MetaRow): Promise<void> {
     if (meta.signing_secret) for (const report of await this.deliveries().dispatchDue(meta.signing_secret)) await this.settleDelivery(report);
     this.ctx.storage.transactionSync(() => this.deliveries().prune());
+    await this.drops().flush(this.deliveries().takeReleased());
     await this.drops().flush();
   }
 
@@ -345,6 +347,9 @@ export class ResourceCore extends DurableObject<Env> {
     const meta = this.meta();
     if (!meta) return true;
     const goOn = this.deliveries().record(report);
+    // A settled delivery may have let its stored body go.
+    const released = this.deliveries().takeReleased();
+    if (released.length) await this.drops().flush(released);
     const finished = requireKind(meta.kind).onDeliveryFinished;
     const final = report.final;
     if (final && finished) await this.commit(meta, (store) => finished(store, this.config(meta), report.deliveryId, final));

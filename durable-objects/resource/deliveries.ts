@@ -120,6 +120,8 @@ const BODY_NEEDED = "('pending', 'retrying', 'dead')";
 export class DeliveryLog {
   /** Rows being put on the queue by this process right now: the alarm leaves them alone. */
   private readonly dispatching = new Set<string>();
+  /** Stored bodies let go of since the caller last asked (takeReleased): recorded in r2_drops, to delete now. */
+  private released: string[] = [];
 
   constructor(
     private readonly sql: SqlStorage,
@@ -312,7 +314,17 @@ export class DeliveryLog {
   /** Deletes (after the commit) the stored bodies no delivery can send again. */
   private release(keys: string[]): void {
     const unused = keys.filter((k) => !this.sql.exec(`SELECT 1 FROM deliveries WHERE body_key = ? AND status IN ${BODY_NEEDED} LIMIT 1`, k).toArray().length);
-    if (unused.length) this.drops.stage(unused);
+    if (unused.length) {
+      this.drops.stage(unused);
+      this.released.push(...unused);
+    }
+  }
+
+  /** The stored bodies released since the last call, for the caller to delete once what released them has committed. */
+  takeReleased(): string[] {
+    const keys = this.released;
+    this.released = [];
+    return keys;
   }
 
   /** Applies DELIVERY_RETENTION to settled deliveries and their attempts. */
