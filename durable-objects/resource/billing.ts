@@ -12,7 +12,7 @@ import { AppError, unwrap } from "../../src/http/errors";
 import { digestsEqual } from "../../src/auth/ids";
 import type { CreditCredential } from "../../src/auth/credentials";
 import { accountStub } from "../../src/stubs";
-import type { Settlement } from "../AccountObject";
+import type { Settlement } from "../../src/rpc/account";
 import type { Payer } from "../../src/money/payment";
 
 /** A hold covers this many calls at the price asked for... */
