@@ -6,6 +6,11 @@
  * call. A hold is taken when none covers a call, and settled when it runs out,
  * a few seconds after it was taken, when the account asks, or when the
  * resource ends. Open holds are mirrored in memory: the hot path is one INSERT.
+ *
+ * A call should never wait for the account while the balance can pay: holds are
+ * sized to about a second of the token's observed call rate here (within the
+ * cap), and the next one is asked for in the background once the current one is
+ * half used, so under steady load it is there before the current one runs out.
  */
 import type { Env } from "../../src/env";
 import { AppError, unwrap } from "../../src/http/errors";
@@ -15,10 +20,14 @@ import { accountStub } from "../../src/stubs";
 import type { Settlement } from "../../src/rpc/account";
 import type { Payer } from "../../src/money/payment";
 
-/** A hold covers this many calls at the price asked for... */
-const HOLD_CALLS = 100;
+/** A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that... */
+const HOLD_MIN_CALLS = 100;
 /** ...but reserves at most this much (µUSD) beyond one call. */
-const HOLD_MAX_MICRO = 500_000;
+export const HOLD_MAX_MICRO = 500_000;
+/** The span of calls a hold is sized to cover, at the rate last observed. */
+const HOLD_SPAN_MS = 1_000;
+/** Once a hold has less than this share left, the next is asked for in the background. */
+const REFILL_AT = 0.5;
 /** An unfinished hold is settled this long after it was taken, so balances and ledgers catch up quickly. */
 const FLUSH_AFTER_MS = 5_000;
 /** How many times a call waits for a hold before giving up (each wait is one account round trip). */
@@ -63,10 +72,34 @@ export type Hold = HoldRow & { used: number };
 
 type Batch = { accountId: string; settlements: Settlement[] };
 
+/** Calls per second of one token at one price, over the last whole second (and the one under way). */
+class CallRate {
+  private second = 0;
+  private current = 0;
+  private last = 0;
+
+  count(now: number): void {
+    const second = Math.floor(now / 1000);
+    if (second !== this.second) {
+      this.last = second === this.second + 1 ? this.current : 0;
+      this.second = second;
+      this.current = 0;
+    }
+    this.current++;
+  }
+
+  perSecond(now: number): number {
+    const second = Math.floor(now / 1000);
+    if (second === this.second) return Math.max(this.last, this.current);
+    return second === this.second + 1 ? this.current : 0;
+  }
+}
+
 export class Billing {
   /** One hold request in flight per token and price; concurrent calls wait for it instead of asking again. */
   private readonly inflight = new Map<string, { hash: string; done: Promise<void> }>();
   private holdsOf: Map<string, Hold> | undefined;
+  private readonly rates = new Map<string, CallRate>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -121,6 +154,7 @@ export class Billing {
           return value;
         });
         hold.used += price; // the mirror follows only once the transaction committed
+        this.refillAhead(payer, price, hold);
         return out;
       }
       dryRun(storage, work);
@@ -138,7 +172,7 @@ export class Billing {
   }
 
   /** Makes sure a hold for this token covers `price`, asking the account once however many calls are waiting. */
-  private async acquire(payer: CreditCredential, price: number): Promise<void> {
+  private async acquire(payer: CreditCredential, price: number, ahead = false): Promise<void> {
     const key = `${payer.tokenId}:${price}`;
     const running = this.inflight.get(key);
     if (running) {
@@ -146,13 +180,35 @@ export class Billing {
       if (digestsEqual(running.hash, payer.tokenHash ?? "")) return running.done;
       return running.done.catch(() => undefined);
     }
-    const done = this.requestHold(payer, price).finally(() => this.inflight.delete(key));
+    const done = this.requestHold(payer, price, ahead).finally(() => this.inflight.delete(key));
     this.inflight.set(key, { hash: payer.tokenHash ?? "", done });
     return done;
   }
 
-  /** Settles holds with their accounts: the due ones, or all of them. */
+  /**
+   * Counts the call, and once `hold` is half used asks for the next in the background, so the calls
+   * after it find one waiting. A refusal there (the account ran short) is left for the call that
+   * finds no hold: it asks again and gets what is left, or the 402.
+   */
+  private refillAhead(payer: CreditCredential, price: number, hold: Hold): void {
+    const key = `${payer.tokenId}:${price}`;
+    let rate = this.rates.get(key);
+    if (!rate) this.rates.set(key, (rate = new CallRate()));
+    rate.count(Date.now());
+    if (hold.amount - hold.used >= hold.amount * REFILL_AT || this.inflight.has(key)) return;
+    this.acquire(payer, price, true).catch(() => undefined);
+  }
+
+  /** What to ask the account for: about HOLD_SPAN_MS of this token's calls at the rate observed, within the cap. */
+  private holdSize(payer: CreditCredential, price: number): number {
+    const rate = this.rates.get(`${payer.tokenId}:${price}`)?.perSecond(Date.now()) ?? 0;
+    const calls = Math.max(HOLD_MIN_CALLS, Math.ceil((rate * HOLD_SPAN_MS) / 1000));
+    return Math.max(price, Math.min(price * calls, HOLD_MAX_MICRO));
+  }
+
+  /** Settles holds with their accounts: the due ones, or all of them (after any hold still being granted). */
   async flush(which: "due" | "all", now = this.clock()): Promise<void> {
+    if (which === "all") await Promise.all([...this.inflight.values()].map((r) => r.done.catch(() => undefined)));
     const batches = this.close(which === "all" ? () => true : (h) => h.flush_at <= now);
     await Promise.all(
       batches.map(async (batch) => {
@@ -189,10 +245,14 @@ export class Billing {
     return this.holdsOf;
   }
 
-  private async requestHold(payer: CreditCredential, price: number): Promise<void> {
-    // This token's holds here are spent or too small for this price: settle them in the same round trip.
-    const settlements = this.close((h) => h.token_id === payer.tokenId).flatMap((b) => b.settlements);
-    const want = Math.max(price, Math.min(price * HOLD_CALLS, HOLD_MAX_MICRO));
+  /**
+   * Takes a new hold. When none covers the call, this token's holds here are spent or too small for
+   * this price: they are settled in the same round trip. Asked `ahead`, the current one keeps serving
+   * meanwhile, and only those with less than a call left are settled.
+   */
+  private async requestHold(payer: CreditCredential, price: number, ahead: boolean): Promise<void> {
+    const settlements = this.close((h) => h.token_id === payer.tokenId && (!ahead || h.amount - h.used < price)).flatMap((b) => b.settlements);
+    const want = this.holdSize(payer, price);
     const result = await accountStub(this.env, payer.accountId).hold({ ...payer, resourceId: this.resourceId, price, want, settlements });
     this.forget(settlements); // the account applied them before anything else, whatever the answer
     const grant = unwrap(result);

@@ -65,4 +65,25 @@ describe("holds", () => {
     expect(res.status).toBe(401);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.03 + 0.0001, 6);
   });
+
+  it("the next hold is taken in the background once the current one is half used, and all of it is settled", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
+    const holds = () =>
+      runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)), (_o, state) =>
+        state.storage.sql.exec<{ amount: number; used: number }>("SELECT amount, (SELECT coalesce(sum(amount), 0) FROM billing_charges c WHERE c.hold_id = h.hold_id) AS used FROM billing_holds h ORDER BY rowid").toArray(),
+      );
+    for (let i = 0; i < 51; i++) expect((await increment(id, mgmt, token)).status).toBe(200);
+    // The first hold (100 calls) is past half: the second came while the first still pays.
+    let held = await holds();
+    for (let i = 0; i < 50 && held.length < 2; i++) held = await holds();
+    expect(held).toHaveLength(2);
+    expect(held[0]).toMatchObject({ amount: 100 * 100, used: 51 * 100 });
+    expect(held[1]!.used).toBe(0);
+    for (let i = 0; i < 60; i++) expect((await increment(id, mgmt, token)).status).toBe(200);
+    // Ending settles every hold, the one taken ahead included: exactly the calls made are charged.
+    await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(111);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 111 * 0.0001, 6);
+  });
 });
