@@ -40,7 +40,8 @@ async function withRateLimits(config, perMinute) {
 }
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number }} [options]
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number }} [options]
+ *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
  * @returns {Promise<{ url: string, state: string, stop(): Promise<void> }>}
  */
 export async function startWranglerDev(options = {}) {
@@ -56,7 +57,7 @@ export async function startWranglerDev(options = {}) {
   }
   const port = await freePort();
   const vars = Object.entries({ ...raised?.vars, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars], {
+  const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars, ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : [])], {
     env: quiet,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -8,7 +8,7 @@
  */
 import { base62Length, decodeBase62, encodeBase62 } from "./base62";
 import { ID_BYTES, randomBytes } from "./ids";
-import { sha256Hex } from "../bytes";
+import { sha256Hex, utf8 } from "../bytes";
 
 const SECRET_BYTES = 32;
 const SUB_BYTES = 8;
@@ -33,12 +33,16 @@ export interface IssuedToken<T> {
 const CREDIT_PAYLOAD = ID_BYTES + SUB_BYTES + SECRET_BYTES;
 const MANAGEMENT_PAYLOAD = ID_BYTES + SECRET_BYTES;
 
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  return c;
+});
+
+/** CRC-32 (IEEE) of the text's UTF-8 bytes, a table lookup per byte (it runs on every token of every call). */
 function crc32(text: string): number {
   let crc = ~0;
-  for (const byte of new TextEncoder().encode(text)) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
+  for (const byte of utf8(text)) crc = (crc >>> 8) ^ CRC_TABLE[(crc ^ byte) & 0xff]!;
   return ~crc >>> 0;
 }
 

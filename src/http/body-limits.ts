@@ -39,7 +39,12 @@ const larger = (c: Context<AppEnv>) => LARGER.get(`${c.req.method} ${routePath(c
 /** Whether the request is an upload of raw bytes (streamed through, never read as JSON). */
 export const isRawUpload = (c: Context<AppEnv>) => larger(c)?.raw ?? false;
 
-export const apiBodyLimit = createMiddleware<AppEnv>(async (c, next) => (larger(c)?.limit ?? standard)(c, next));
+export const apiBodyLimit = createMiddleware<AppEnv>(async (c, next) => {
+  // A declared empty body is no body. Without this, a route's media-type check clones and reads the
+  // request's (empty) stream to find out, on every bodiless POST: a tenth of a paid call's CPU (bench/profile.mjs).
+  if (c.req.raw.body !== null && c.req.header("content-length") === "0" && !isRawUpload(c)) c.req.raw = new Request(c.req.raw, { body: null });
+  return (larger(c)?.limit ?? standard)(c, next);
+});
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
