@@ -17,7 +17,8 @@ import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, R
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
-import { chargeNow, dryRun, refundCharge } from "./resource/billing";
+import { dryRun } from "./resource/billing";
+import { chargeNow, refundCharge } from "./resource/direct-charges";
 import { checkedFaults } from "./resource/test-faults";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
@@ -184,7 +185,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
 
   /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
   override async alarm(): Promise<void> {
-    this.alarmStarted();
+    this.clock.alarmCleared();
     try {
       const meta = this.meta();
       if (!meta) return;
@@ -201,7 +202,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
     } catch (err) {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
       console.error("resource alarm failed; trying again in a minute", err);
-      if (this.meta()) await this.alarmAt(this.now() + 60_000);
+      if (this.meta()) await this.clock.alarmAt(this.now() + 60_000);
     }
   }
 
@@ -211,7 +212,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
    * it to the alarm, armed for now); the alarm is never left in the past for the runtime to race.
    */
   async advanceClock(ms: number, runDue = true): Promise<number> {
-    this.clockOffset = advanceClockOffset(this.env, this.sql, ms);
+    this.clock.offset = advanceClockOffset(this.env, this.sql, ms);
     for (let run = 0; runDue && run < 50 && (this.nextAlarmAt() ?? Infinity) <= this.now(); run++) await this.alarm();
     await this.armAlarm();
     return this.now();
@@ -225,13 +226,13 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
 
   /** Test only (ENVIRONMENT=test): faults in this resource's outbox (resource/test-faults.ts). */
   injectOutboxFaults(faults: OutboxFaults): void {
-    Object.assign(this.faults, checkedFaults(this.env, faults));
+    Object.assign(this.outbox.faults, checkedFaults(this.env, faults));
   }
 
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
     return capture(() => {
       this.authorizeKind(input.mgmtHash, input.kind);
-      return this.deliveries().list(input.limit, input.cursor);
+      return this.outbox.deliveries.list(input.limit, input.cursor);
     });
   }
 
@@ -239,7 +240,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
     return capture(async () => {
       const meta = this.authorizeKind(input.mgmtHash, input.kind);
       if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
-      const { view, dead } = await this.deliveries().retry(input.deliveryId, meta.signing_secret);
+      const { view, dead } = await this.outbox.deliveries.retry(input.deliveryId, meta.signing_secret);
       for (const report of dead) await this.settleDelivery(report);
       return view;
     });

@@ -17,8 +17,8 @@ import { AppError, unwrap } from "../../src/http/errors";
 import { digestsEqual } from "../../src/auth/ids";
 import type { CreditCredential } from "../../src/auth/credentials";
 import { accountStub } from "../../src/stubs";
+import { CallRate } from "./call-rate";
 import type { Settlement } from "../../src/rpc/account";
-import type { Payer } from "../../src/money/payment";
 
 /** A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that... */
 const HOLD_MIN_CALLS = 100;
@@ -71,29 +71,6 @@ type HoldRow = {
 export type Hold = HoldRow & { used: number };
 
 type Batch = { accountId: string; settlements: Settlement[] };
-
-/** Calls per second of one token at one price, over the last whole second (and the one under way). */
-class CallRate {
-  private second = 0;
-  private current = 0;
-  private last = 0;
-
-  count(now: number): void {
-    const second = Math.floor(now / 1000);
-    if (second !== this.second) {
-      this.last = second === this.second + 1 ? this.current : 0;
-      this.second = second;
-      this.current = 0;
-    }
-    this.current++;
-  }
-
-  perSecond(now: number): number {
-    const second = Math.floor(now / 1000);
-    if (second === this.second) return Math.max(this.last, this.current);
-    return second === this.second + 1 ? this.current : 0;
-  }
-}
 
 export class Billing {
   /** One hold request in flight per token and price; concurrent calls wait for it instead of asking again. */
@@ -299,19 +276,6 @@ export class Billing {
     }
     this.onSettled(captured);
   }
-}
-
-/** Creates and extends are charged directly: one amount, once, before the work. */
-export async function chargeNow(env: Env, payer: Payer, amount: number, operation: string, resourceId: string, requestId: string): Promise<number | null> {
-  if (payer.type === "prepaid" || amount === 0) return null;
-  const { accountId, tokenId, tokenHash } = payer;
-  return unwrap(await accountStub(env, accountId).charge({ tokenId, tokenHash, amount, operation, resourceId, requestId })).chargeId;
-}
-
-/** Gives back a direct charge whose work failed. */
-export async function refundCharge(env: Env, payer: Payer, chargeId: number | null, requestId: string): Promise<void> {
-  if (payer.type !== "credit" || chargeId === null) return;
-  await accountStub(env, payer.accountId).refund({ chargeId, requestId });
 }
 
 const ROLLBACK = Symbol("rollback");

@@ -11,16 +11,14 @@ import { requireKind } from "../../src/resources/registry";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
 import { deletePrefix } from "../../src/resources/r2";
 import { endResourceIndex } from "../../src/resources/index-table";
-import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit, type Outbox } from "./engine-store";
+import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import { Billing } from "./billing";
-import { DeliveryLog, type DeliveryReport } from "./deliveries";
-import { R2Drops } from "./r2-drops";
-import type { OutboxFaults } from "../../src/rpc/resource";
-import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
+import { ResourceOutbox } from "./outbox";
+import type { DeliveryReport } from "../../src/rpc/resource";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
-import { readClockOffset } from "./test-clock";
+import { ResourceClock } from "./clock";
 import type { JsonObject } from "../../src/json";
 
 export class ResourceCore extends DurableObject<Env> {
@@ -28,58 +26,29 @@ export class ResourceCore extends DurableObject<Env> {
   /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */
   protected cached: MetaRow | null | undefined;
   protected billingOf: Billing | undefined;
-  protected deliveriesOf: DeliveryLog | undefined;
-  protected dropsOf: R2Drops | undefined;
-  /** Test-only faults in the outbox (injectOutboxFaults, ENVIRONMENT=test). */
-  protected readonly faults: OutboxFaults = {};
-  /** When the alarm is set for (real time), as far as this process knows; null: none, or not known. */
-  private armedAt: number | null = null;
+  /** Deliveries and R2 deletes that committed work obliges (resource/outbox.ts). */
+  protected readonly outbox: ResourceOutbox;
   /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
   protected ending: Exclude<ResourceState, "active"> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.clock = new ResourceClock(ctx.storage);
+    this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta()!.id);
     // Tables made by older code are brought up to date before anything is served.
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();
-      this.clockOffset = readClockOffset(this.sql);
-      this.armedAt = await ctx.storage.getAlarm();
+      await this.clock.load();
     });
   }
 
-  /**
-   * How far this resource's clock runs ahead of the real one: 0, except in tests that move it
-   * (advanceClock, ENVIRONMENT=test only), so a test sees a day pass without waiting or rewriting tables.
-   */
-  protected clockOffset = 0;
+  /** The resource's clock (ahead of the real one only in tests) and its alarm (resource/clock.ts). */
+  protected readonly clock: ResourceClock;
 
   /** The resource's now: every time it keeps (expiry, timers, notices) is read against this. */
   protected now(): number {
-    return Date.now() + this.clockOffset;
-  }
-
-  /** Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or before the epoch). */
-  protected async alarmAt(resourceTime: number): Promise<void> {
-    this.armedAt = Math.max(Date.now(), resourceTime - this.clockOffset);
-    await this.ctx.storage.setAlarm(this.armedAt);
-  }
-
-  /** The runtime clears the alarm as it runs it. */
-  protected alarmStarted(): void {
-    this.armedAt = null;
-  }
-
-  /**
-   * Brings the alarm within the outbox's grace when work records a send or an R2 delete. Called
-   * inside the transaction and not awaited, so the alarm is written with the rows: a process that
-   * dies before carrying them out leaves them to the alarm.
-   */
-  private armSoon(): void {
-    const at = Date.now() + DISPATCH_GRACE_MS;
-    if (this.armedAt !== null && this.armedAt <= at) return;
-    this.armedAt = at;
-    this.ctx.storage.setAlarm(at).catch((err) => console.error("outbox alarm not set", err));
+    return this.clock.now();
   }
 
   /** Runs the migrations this resource has not run yet (see resource/migrations.ts). */
@@ -105,7 +74,7 @@ export class ResourceCore extends DurableObject<Env> {
     }
     // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
     if (!this.meta()?.ended) this.updateMeta({ ended: state });
-    await this.alarmAt(this.now() + 60_000);
+    await this.clock.alarmAt(this.now() + 60_000);
     const record = this.record(this.meta() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.
@@ -116,10 +85,9 @@ export class ResourceCore extends DurableObject<Env> {
     await endResourceIndex(this.env.DB, meta.id, state, this.now());
     this.cached = null;
     this.billingOf = undefined;
-    this.deliveriesOf = undefined;
-    this.dropsOf = undefined;
+    this.outbox.reset();
     this.ending = null;
-    this.armedAt = null;
+    this.clock.alarmCleared();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return record;
@@ -130,7 +98,7 @@ export class ResourceCore extends DurableObject<Env> {
     const meta = this.meta();
     if (!meta) return null;
     const next = [
-      meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.deliveries().nextDueAt(), this.drops().nextDueAt(),
+      meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.outbox.nextDueAt(),
       nextTimerAt(meta, this.config(meta), this.sql, this.env, this.now()),
     ];
     return Math.min(...next.map((t) => t ?? Infinity));
@@ -138,7 +106,7 @@ export class ResourceCore extends DurableObject<Env> {
 
   protected async armAlarm(): Promise<void> {
     const at = this.nextAlarmAt();
-    if (at !== null) await this.alarmAt(at);
+    if (at !== null) await this.clock.alarmAt(at);
   }
 
   /** Writes meta columns and keeps the cached row in step. */
@@ -161,48 +129,14 @@ export class ResourceCore extends DurableObject<Env> {
     return this.parsedConfig.value;
   }
 
-  protected deliveries(): DeliveryLog {
-    const clock = { now: () => this.now(), offset: () => this.clockOffset };
-    this.deliveriesOf ??= new DeliveryLog(this.sql, this.env, this.meta()!.id, clock, this.drops(), this.faults);
-    return this.deliveriesOf;
-  }
-
-  protected drops(): R2Drops {
-    this.dropsOf ??= new R2Drops(this.sql, this.env.BUCKET, () => this.now(), this.faults);
-    return this.dropsOf;
-  }
-
-  /** Where a transaction's sends and R2 deletes are recorded, to be carried out after it commits. */
-  private outbox(pending: AfterCommit): Outbox {
-    return {
-      pending,
-      send: (id, request) => {
-        if (this.deliveries().stage(id, request)) pending.sends.push(id);
-        pending.drops.push(...this.deliveries().takeReleased());
-        this.armSoon();
-      },
-      drop: (keys) => {
-        this.drops().stage(keys);
-        pending.drops.push(...keys);
-        this.armSoon();
-      },
-    };
-  }
-
   /** Sends a lifecycle event to notify_url, when the resource has one. */
   protected async emit(meta: MetaRow, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<void> {
-    if (meta.notify_url && meta.signing_secret) await this.deliveries().emit(meta.notify_url, meta.signing_secret, type, data, uniqueBy);
+    if (meta.notify_url && meta.signing_secret) await this.outbox.deliveries.emit(meta.notify_url, meta.signing_secret, type, data, uniqueBy);
   }
 
-  /**
-   * The alarm's part of the outbox: sends what did not reach the queue or was not heard of,
-   * trims the log to its retention, makes the R2 deletes left over.
-   */
+  /** The alarm's part of the outbox (resource/outbox.ts); a delivery that died there is settled with the kind. */
   protected async finishOutbox(meta: MetaRow): Promise<void> {
-    if (meta.signing_secret) for (const report of await this.deliveries().dispatchDue(meta.signing_secret)) await this.settleDelivery(report);
-    this.ctx.storage.transactionSync(() => this.deliveries().prune());
-    await this.drops().flush(this.deliveries().takeReleased());
-    await this.drops().flush();
+    for (const report of await this.outbox.finishDue(meta.signing_secret)) await this.settleDelivery(report);
   }
 
   protected async sendDueNotices(meta: MetaRow): Promise<void> {
@@ -240,7 +174,7 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   protected store(meta: MetaRow, now = this.now(), pending?: AfterCommit): EngineStore {
-    return engineStore(meta, this.sql, this.env, now, pending && this.outbox(pending));
+    return engineStore(meta, this.sql, this.env, now, pending && this.outbox.recorder(pending));
   }
 
   /** What a kind's asynchronous step sees. */
@@ -328,8 +262,7 @@ export class ResourceCore extends DurableObject<Env> {
    */
   protected async afterWork(meta: MetaRow, pending: AfterCommit): Promise<void> {
     try {
-      if (pending.sends.length) for (const report of await this.deliveries().dispatch(pending.sends, meta.signing_secret!)) await this.settleDelivery(report);
-      if (pending.drops.length) await this.drops().flush(pending.drops);
+      for (const report of await this.outbox.carryOut(pending, meta.signing_secret)) await this.settleDelivery(report);
     } catch (err) {
       console.error(`${meta.id}: outbox left to the alarm`, err);
     }
@@ -346,10 +279,8 @@ export class ResourceCore extends DurableObject<Env> {
   protected async settleDelivery(report: DeliveryReport): Promise<boolean> {
     const meta = this.meta();
     if (!meta) return true;
-    const goOn = this.deliveries().record(report);
-    // A settled delivery may have let its stored body go.
-    const released = this.deliveries().takeReleased();
-    if (released.length) await this.drops().flush(released);
+    const goOn = this.outbox.deliveries.record(report);
+    await this.outbox.flushReleased(); // a settled delivery may have let its stored body go
     const finished = requireKind(meta.kind).onDeliveryFinished;
     const final = report.final;
     if (final && finished) await this.commit(meta, (store) => finished(store, this.config(meta), report.deliveryId, final));

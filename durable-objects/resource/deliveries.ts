@@ -31,88 +31,9 @@ import { iso, isoOrNull } from "../../src/time";
 import { seal } from "../../src/auth/sealing";
 import { utf8Length } from "../../src/bytes";
 import type { R2Drops } from "./r2-drops";
+import type { ResourceClock } from "./clock";
 import { takeFault } from "./test-faults";
-
-export type { DeliveryReport };
-
-export const DELIVERY_TABLES = [
-  `CREATE TABLE deliveries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    delivery_id TEXT NOT NULL UNIQUE,
-    event_type TEXT NOT NULL,
-    url TEXT NOT NULL,
-    method TEXT NOT NULL,
-    headers TEXT NOT NULL,
-    body TEXT,
-    -- 1: the body is sealed (auth/sealing.ts), a secret the log must not show.
-    sealed INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
-  )`,
-  `CREATE TABLE delivery_attempts (
-    delivery_id TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    outcome TEXT NOT NULL,
-    status_code INTEGER,
-    error TEXT,
-    duration_ms INTEGER NOT NULL,
-    response_excerpt TEXT,
-    PRIMARY KEY (delivery_id, number)
-  )`,
-];
-
-/** Platform migration 2: the outbox (sends, refusals, due_at), stored bodies and retention (settled_at). */
-export const DELIVERY_OUTBOX_COLUMNS = [
-  "ALTER TABLE deliveries ADD COLUMN body_key TEXT",
-  // How many times the row went on the queue; the message carries its number.
-  "ALTER TABLE deliveries ADD COLUMN sends INTEGER NOT NULL DEFAULT 0",
-  // Refusals by the queue since the last send that went through.
-  "ALTER TABLE deliveries ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0",
-  // 1 while the queue has the row (due_at is then real time), 0 while it waits to go there.
-  "ALTER TABLE deliveries ADD COLUMN queued INTEGER NOT NULL DEFAULT 0",
-  "ALTER TABLE deliveries ADD COLUMN due_at INTEGER",
-  "ALTER TABLE deliveries ADD COLUMN settled_at INTEGER",
-  // Rows older code queued went on the queue once; should nothing be heard of them for a day, they go again.
-  "UPDATE deliveries SET sends = 1, queued = 1, due_at = updated_at + 86400000 WHERE status IN ('pending', 'retrying')",
-  "UPDATE deliveries SET settled_at = updated_at WHERE status IN ('delivered', 'aborted', 'dead')",
-  "CREATE INDEX deliveries_due ON deliveries (due_at) WHERE due_at IS NOT NULL",
-  "CREATE INDEX deliveries_body ON deliveries (body_key) WHERE body_key IS NOT NULL",
-];
-
-
-type DeliveryRow = {
-  seq: number;
-  delivery_id: string;
-  event_type: string;
-  url: string;
-  method: string;
-  headers: string;
-  body: string | null;
-  body_key: string | null;
-  sealed: number;
-  status: string;
-  attempts: number;
-  sends: number;
-  refusals: number;
-  queued: number;
-  due_at: number | null;
-  created_at: number;
-  updated_at: number;
-  settled_at: number | null;
-};
-
-type AttemptRow = {
-  number: number;
-  at: number;
-  outcome: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response_excerpt: string | null;
-};
+import type { AttemptRow, DeliveryRow } from "./deliveries-tables";
 
 /** Statuses in which the delivery may still be sent (a dead one by a manual retry): its stored body stays. */
 const BODY_NEEDED = "('pending', 'retrying', 'dead')";
@@ -128,7 +49,7 @@ export class DeliveryLog {
     private readonly env: Env,
     private readonly resourceId: string,
     /** The resource's clock, and how far it runs ahead of the real one (the test clock). */
-    private readonly clock: { now(): number; offset(): number },
+    private readonly clock: Pick<ResourceClock, "now" | "offset">,
     private readonly drops: R2Drops,
     private readonly faults: OutboxFaults,
   ) {}
@@ -236,7 +157,7 @@ export class DeliveryLog {
     const q = (queued: number) => this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deliveries WHERE queued = ? AND due_at IS NOT NULL", queued).one().at;
     const waiting = q(0);
     const onQueue = q(1);
-    const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset()].filter((t): t is number => t !== null);
+    const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset].filter((t): t is number => t !== null);
     return times.length ? Math.min(...times) : null;
   }
 

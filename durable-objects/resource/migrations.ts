@@ -9,7 +9,7 @@ import type { AnyKind, Migration } from "../../src/resources/kind";
 import type { JsonObject } from "../../src/json";
 import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing";
-import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_TABLES } from "./deliveries";
+import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_TABLES } from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
 
 /** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes. */

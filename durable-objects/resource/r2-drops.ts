@@ -32,9 +32,9 @@ export class R2Drops {
   /** Deletes `keys` (after their commit) or, with none given, every drop that is due (the alarm). */
   async flush(keys?: string[]): Promise<void> {
     const now = this.clock();
-    const todo = keys ?? this.sql.exec<{ key: string }>("SELECT key FROM r2_drops WHERE due_at <= ? LIMIT ?", now, PER_CALL).toArray().map((r) => r.key);
-    for (let i = 0; i < todo.length; i += PER_CALL) {
-      const chunk = todo.slice(i, i + PER_CALL);
+    const doomed = keys ?? this.sql.exec<{ key: string }>("SELECT key FROM r2_drops WHERE due_at <= ? LIMIT ?", now, PER_CALL).toArray().map((r) => r.key);
+    for (let i = 0; i < doomed.length; i += PER_CALL) {
+      const chunk = doomed.slice(i, i + PER_CALL);
       try {
         if (takeFault(this.faults, "failDrops")) throw new Error("R2 refused the delete (injected)");
         await this.bucket.delete(chunk);

@@ -18,6 +18,7 @@ import { resourceStub } from "../stubs";
 import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
+import { readCapped } from "../delivery/fetch-guarded";
 import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
 import { publicResponse } from "./public-answer";
 
@@ -51,28 +52,10 @@ async function bodyOf(c: Context<AppEnv>, route: PublicRoute, resourceId: string
   if (declared > limit) throw tooLarge();
   // A streamed body goes on to an upstream as it comes (public-answer.ts caps it there).
   if (route.streamsBody) return null;
-  const stream = c.req.raw.body;
-  if (!stream) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
+  const { bytes: body, truncated } = await readCapped(c.req.raw.body, limit);
+  if (truncated) throw tooLarge();
+  const size = body.length;
   if (size === 0) return null;
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
   if (size <= INLINE_PUBLIC_BODY_BYTES) return body;
   const key = `${resourceId}/public-bodies/${crypto.randomUUID()}`;
   const sha256 = await digestHex(body);

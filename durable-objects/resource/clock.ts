@@ -1,0 +1,51 @@
+/**
+ * A resource's clock and its alarm. The clock runs ahead of the real one only in tests that move
+ * it (test-clock.ts), so a test sees a day pass without waiting or rewriting tables; every time a
+ * resource keeps (expiry, timers, notices, settlements) is read against it. The alarm is set in
+ * real time, and what it is set for is remembered, so work that must be finished by the alarm can
+ * bring it forward without a storage read.
+ */
+import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
+import { readClockOffset } from "./test-clock";
+
+export class ResourceClock {
+  /** How far the resource's clock runs ahead of the real one (0 outside tests). */
+  offset = 0;
+  /** When the alarm is set for (real time), as far as this process knows; null: none, or not known. */
+  private armedAt: number | null = null;
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** Reads the offset and the alarm, once per object lifetime (under blockConcurrencyWhile). */
+  async load(): Promise<void> {
+    this.offset = readClockOffset(this.storage.sql);
+    this.armedAt = await this.storage.getAlarm();
+  }
+
+  now(): number {
+    return Date.now() + this.offset;
+  }
+
+  /** Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or before the epoch). */
+  async alarmAt(resourceTime: number): Promise<void> {
+    this.armedAt = Math.max(Date.now(), resourceTime - this.offset);
+    await this.storage.setAlarm(this.armedAt);
+  }
+
+  /** The runtime cleared the alarm (it runs it), or the resource deleted it. */
+  alarmCleared(): void {
+    this.armedAt = null;
+  }
+
+  /**
+   * Brings the alarm within the outbox's grace when work records a send or an R2 delete. Called
+   * inside the transaction and not awaited, so the alarm is written with the rows: a process that
+   * dies before carrying them out leaves them to the alarm.
+   */
+  armSoon(): void {
+    const at = Date.now() + DISPATCH_GRACE_MS;
+    if (this.armedAt !== null && this.armedAt <= at) return;
+    this.armedAt = at;
+    this.storage.setAlarm(at).catch((err) => console.error("outbox alarm not set", err));
+  }
+}
