@@ -1,4 +1,4 @@
-/** Worker entry: HTTP, the delivery queue consumer and the daily sweeps; re-exports the Durable Objects. */
+/** The worker's handlers: HTTP, the delivery queue consumer and the daily sweeps (worker.ts adds the Durable Objects for wrangler). */
 import type { Env } from "./env";
 import { buildApp } from "./app";
 import { sweepTombstones } from "./resources/index-table";
@@ -6,9 +6,6 @@ import { consumeDeliveries } from "./delivery/consumer";
 import { sweepIdempotencyKeys } from "./http/idempotency";
 import { sweepFreeCalls } from "./http/free-tier";
 import { sweepAskSalts } from "./ask";
-
-export { AccountObject } from "../durable-objects/AccountObject";
-export { ResourceObject } from "../durable-objects/ResourceObject";
 
 const app = buildApp();
 
