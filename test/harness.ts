@@ -1,9 +1,13 @@
 /** The one test harness: HTTP calls into the worker, x402 signing, and fixtures (buy credits, create a resource). */
 import type { ResourceObject } from "../durable-objects/ResourceObject";
 import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
 import { toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
+import type { z } from "@hono/zod-openapi";
+import { createdResource, problem } from "../src/openapi/schemas";
+import type { AnyKind, AnyOp, OpNames, OpOutput, TypedKind } from "../src/resources/kind";
 
 export const ORIGIN = "https://zeitvault.test";
 
@@ -24,6 +28,76 @@ export async function call(method: string, path: string, opts: CallOptions = {})
 
 export async function json<T = Record<string, any>>(res: Response): Promise<T> {
   return (await res.json()) as T;
+}
+
+/**
+ * The successful answer of `kind`'s operation `name`, typed by that op's `output` and checked
+ * against it: an answer that drifts from what the OpenAPI document says fails here.
+ */
+export async function answer<K extends TypedKind, N extends OpNames<K>>(kind: K, name: N, res: Response): Promise<OpOutput<K, N>> {
+  const op = kind.ops.find((o) => o.name === name);
+  if (!op) throw new Error(`${kind.kind} has no operation ${name}`);
+  const text = await res.text();
+  expect(res.status, `${kind.kind}.${name}: ${text}`).toBeLessThan(300);
+  return checked(op.output, JSON.parse(text), `${kind.kind}.${name}`) as OpOutput<K, N>;
+}
+
+/**
+ * The operations of resource `id`, called as the API is: the method is the op's, the path (below
+ * `/v1/{kind}/{id}`) is the test's own. `ok` expects success and answers the op's typed output;
+ * `refused` expects a problem and answers it.
+ */
+export function opsOn<K extends TypedKind>(kind: K, id: string, mgmt: string, credit?: string) {
+  const send = (name: OpNames<K>, path: string, payload?: unknown, headers: Record<string, string> = {}) => {
+    const op = kind.ops.find((o) => o.name === name);
+    if (!op) throw new Error(`${kind.kind} has no operation ${name}`);
+    return call(op.method.toUpperCase(), `/v1/${kind.kind}/${id}${path}`, { body: payload, headers: { ...headers, ...managed(mgmt, credit) } });
+  };
+  return {
+    send,
+    /**
+     * Any call on the resource, by method and path, as a test that expects either outcome reads it:
+     * a success is checked against the output of the op the path routes to, a refusal against the
+     * Problem schema (its fields are typed by `refused`; the successes by `ok`).
+     */
+    reply: async (method: string, path: string, payload?: unknown, headers: Record<string, string> = {}) => {
+      const res = await call(method, `/v1/${kind.kind}/${id}${path}`, { body: payload, headers: { ...headers, ...managed(mgmt, credit) } });
+      if (res.status >= 400) return { status: res.status, headers: res.headers, body: (await problemOf(res)) as Record<string, any> };
+      const op = routedOp(kind, method, path);
+      if (!op.output || op.servesObject || !res.headers.get("content-type")?.includes("json")) return { status: res.status, headers: res.headers, body: {} as Record<string, any> };
+      return { status: res.status, headers: res.headers, body: (await answer(kind, op.name as OpNames<K>, res)) as Record<string, any> };
+    },
+    ok: async <N extends OpNames<K>>(name: N, path: string, payload?: unknown, headers?: Record<string, string>) =>
+      answer(kind, name, await send(name, path, payload, headers)),
+    refused: async (name: OpNames<K>, path: string, payload?: unknown, headers?: Record<string, string>) =>
+      problemOf(await send(name, path, payload, headers)),
+  };
+}
+
+/** The op of `kind` that `method` and `path` (below the resource, query aside) route to. */
+function routedOp(kind: AnyKind, method: string, path: string): AnyOp {
+  const bare = path.split("?")[0]!;
+  const op = kind.ops.find((o) => o.method === method.toLowerCase() && new RegExp(`^${o.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare));
+  if (!op) throw new Error(`${kind.kind}: no operation answers ${method} ${bare}`);
+  return op;
+}
+
+/** A refused call's problem+json (API.md §9), typed and checked by the published Problem schema. */
+export async function problemOf(res: Response, status?: number): Promise<z.infer<typeof problem>> {
+  const text = await res.text();
+  if (status !== undefined) expect(res.status, text).toBe(status);
+  else expect(res.status, text).toBeGreaterThanOrEqual(400);
+  expect(res.headers.get("content-type")).toContain("application/problem+json");
+  const body = checked(problem, JSON.parse(text), "problem");
+  expect(body.status).toBe(res.status);
+  return body;
+}
+
+/** `value` as `schema` reads it, failing the test with the schema's message when it does not; unknown fields are kept. */
+function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  expect(parsed.success, `${what}: ${parsed.error?.message}\n${JSON.stringify(value)}`).toBe(true);
+  return value as T;
 }
 
 export interface PaymentOptions {
@@ -104,9 +178,28 @@ export async function balanceOf(token: string): Promise<Record<string, any>> {
 
 export async function createResource(kind: string, creditToken: string, body: Record<string, unknown> = {}) {
   const res = await call("POST", `/v1/${kind}`, { body, headers: { authorization: `Bearer ${creditToken}` } });
-  expect(res.status, await res.clone().text()).toBe(201);
-  const record = await json(res);
-  return { record, id: record.id as string, mgmt: record.management_token as string };
+  const text = await res.text();
+  expect(res.status, text).toBe(201);
+  const record = checked(createdResource, JSON.parse(text), `${kind} create`);
+  return { record, id: record.id, mgmt: record.management_token };
+}
+
+/** The Standard Webhooks verifier of a resource created with a `notify_url` (its signing secret is shown once, at create). */
+export function verifierOf(record: { signing_secret?: string }): Webhook {
+  expect(record.signing_secret, "a signing secret: was the resource created without notify_url?").toMatch(/^whsec_/);
+  return new Webhook(record.signing_secret!);
+}
+
+/** Unix ms of a time an answer must hold (a nullable field that a test expects set). */
+export function msOf(time: string | null | undefined): number {
+  expect(time, "a time").toEqual(expect.any(String));
+  return Date.parse(time!);
+}
+
+/** The public address of a resource whose kind has one. */
+export function publicUrl(record: { urls: { public: string | null } }): string {
+  expect(record.urls.public, "a public address").toMatch(/^https?:\/\//);
+  return record.urls.public!;
 }
 
 /** Headers for a paid operation on a resource: management token plus the paying credit token. */

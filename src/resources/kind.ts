@@ -241,6 +241,18 @@ export interface KindDefinition<Config = unknown> {
 /** A kind with its Config type erased, so kinds of different configs sit in one registry. */
 export type AnyKind = KindDefinition<unknown>;
 
+/**
+ * A kind as `define` returns it: erased for the registry, but still knowing each op by name with
+ * its own output type, so callers outside the kind (the tests) read answers typed by the op that
+ * gave them (`OpOutput<typeof counters, "increment">`).
+ */
+export type TypedKind<Ops extends readonly unknown[] = readonly unknown[]> = AnyKind & { readonly [opTypes]?: Ops };
+/** Type-only: no value carries this key. */
+declare const opTypes: unique symbol;
+export type OpNames<K> = K extends TypedKind<infer Ops> ? Extract<Ops[number], { name: string }>["name"] : never;
+export type OpOutput<K, Name extends string> =
+  K extends TypedKind<infer Ops> ? (Extract<Ops[number], { name: Name }> extends { output: z.ZodType<infer Out> } ? Out : never) : never;
+
 /** A kind's own timer (a wakeup's moment, a schedule's tick), run by the resource's alarm. */
 export interface KindTimer<Config = unknown, Prepared = undefined> {
   nextDue(store: EngineStore, config: Config): number | null;
@@ -261,17 +273,17 @@ export interface KindTimer<Config = unknown, Prepared = undefined> {
  */
 export function kindOf<Config>() {
   return {
-    /** Without params or headers (`{}`), nothing joins the input. */
-    op<In, Out extends Json, Prepared = undefined, Params = {}, Headers = {}>(
-      op: OpDefinition<Config, In, Out, Prepared, Params, Headers>,
-    ): OpDefinition<Config, In, Out, Prepared, Params, Headers> {
+    /** Without params or headers (`{}`), nothing joins the input. The name stays literal (see TypedKind). */
+    op<const Name extends string, In, Out extends Json, Prepared = undefined, Params = {}, Headers = {}>(
+      op: OpDefinition<Config, In, Out, Prepared, Params, Headers> & { name: Name },
+    ): OpDefinition<Config, In, Out, Prepared, Params, Headers> & { name: Name } {
       return op;
     },
     timer<Prepared = undefined>(timer: KindTimer<Config, Prepared>): KindTimer<Config, unknown> {
       return timer as KindTimer<Config, unknown>;
     },
-    define(kind: KindDefinition<Config>): AnyKind {
-      return kind as AnyKind;
+    define<const Ops extends readonly AnyOp<Config>[]>(kind: KindDefinition<Config> & { ops: Ops }): TypedKind<Ops> {
+      return kind as unknown as TypedKind<Ops>;
     },
   };
 }

@@ -4,15 +4,13 @@
  */
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, stubOf, r2Keys } from "../harness";
+import { checkpoints } from "../../src/kinds/memory/checkpoints";
+import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, r2Keys, stubOf } from "../harness";
 
 async function store(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const { id, mgmt } = await createResource("checkpoints", token, body);
-  const op = async (method: string, path: string, payload?: unknown) => {
-    const res = await call(method, `/v1/checkpoints/${id}${path}`, { body: payload, headers: managed(mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const { reply: op } = opsOn(checkpoints, id, mgmt, token);
   const save = (payload: Record<string, unknown>) => op("POST", "/checkpoints", payload);
   return { token, id, mgmt, op, save };
 }

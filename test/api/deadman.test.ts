@@ -5,9 +5,8 @@
  * moved back and the alarm run, never waited for.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { advance, buyCredits, call, createResource, json, managed, received, type Received, stubOf } from "../harness";
+import { advance, buyCredits, call, createResource, json, managed, received, stubOf, type Received, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -19,7 +18,7 @@ async function deadman(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const created = await createResource("deadman", token, { period_seconds: 3600, grace_seconds: 600, alert_url: `${receiver}/ok/${name}`, ...extra });
   const address = new URL(created.record.urls.public as string).pathname;
-  const webhook = new Webhook(created.record.signing_secret);
+  const webhook = verifierOf(created.record);
   return {
     ...created,
     token,

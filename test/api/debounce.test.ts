@@ -5,9 +5,9 @@
  * the alarm run, never waited for.
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { advance, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { debounce } from "../../src/kinds/time/debounce";
+import { advance, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -16,11 +16,8 @@ async function debouncer(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const created = await createResource("debounce", token, { url: `${receiver}/ok/${name}`, quiet_seconds: 60, max_wait_seconds: 3600, ...extra });
   const address = new URL(created.record.urls.public as string).pathname;
-  const webhook = new Webhook(created.record.signing_secret);
-  const op = async (method: string, path: string, body?: unknown) => {
-    const res = await call(method, `/v1/debounce/${created.id}${path}`, { body, headers: managed(created.mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const webhook = verifierOf(created.record);
+  const { reply: op } = opsOn(debounce, created.id, created.mgmt, token);
   return {
     ...created,
     token,

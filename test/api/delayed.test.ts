@@ -1,8 +1,8 @@
 /** delayed, per KINDS.md: messages with delay_seconds or deliver_at (≤ TTL), dedup_id, list pending, cancel one. */
 import { env } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { advance, buyCredits, call, createResource, json, managed, received } from "../harness";
+import { delayed } from "../../src/kinds/time/delayed";
+import { advance, buyCredits, createResource, opsOn, received, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -10,10 +10,7 @@ const unique = () => crypto.randomUUID().slice(0, 8);
 async function channel(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const created = await createResource("delayed", token, { url: `${receiver}/ok/${name}`, headers: { "X-Channel": "c1" }, ...extra });
-  const op = async (method: string, path: string, body?: unknown) => {
-    const res = await call(method, `/v1/delayed/${created.id}${path}`, { body, headers: managed(created.mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const { reply: op } = opsOn(delayed, created.id, created.mgmt, token);
   return { ...created, op, advance: (ms: number) => advance(created.id, ms) };
 }
 
@@ -35,7 +32,7 @@ describe("delayed", () => {
 
     await c.advance(7200_000);
     const both = await received(name, 2);
-    expect(new Webhook(c.record.signing_secret).verify(both[1]!.body, both[1]!.headers)).toEqual({ n: 2 });
+    expect(verifierOf(c.record).verify(both[1]!.body, both[1]!.headers)).toEqual({ n: 2 });
     for (let i = 0; i < 50; i++) {
       const { items } = (await c.op("GET", "/messages?status=delivered")).body;
       if (items.length === 2) return;

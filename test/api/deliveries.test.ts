@@ -12,7 +12,7 @@ import { seal } from "../../src/auth/sealing";
 import { checkEgressUrl } from "../../src/delivery/egress-guard";
 import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
-import { advance, buyCredits, call, createResource, expire, json, managed, received } from "../harness";
+import { advance, buyCredits, call, createResource, expire, json, managed, received, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -44,7 +44,7 @@ describe("lifecycle events", () => {
     const { id, mgmt, record } = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
     await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
     const [hit] = await received(name, 1);
-    const event = new Webhook(record.signing_secret).verify(hit!.body, hit!.headers) as Record<string, any>;
+    const event = verifierOf(record).verify(hit!.body, hit!.headers) as Record<string, any>;
     expect(event).toMatchObject({ type: "resource.cancelled", resource_id: id, data: { cancelled_at: expect.any(String) } });
     expect(hit!.headers["webhook-id"]).toBe(event.id);
     expect(() => new Webhook(newSigningSecret()).verify(hit!.body, hit!.headers)).toThrow();
@@ -54,7 +54,7 @@ describe("lifecycle events", () => {
     const name = unique();
     const { id, mgmt, record } = await counterWithDueNotice(`/ok/${name}`);
     const [hit] = await received(name, 1);
-    const event = new Webhook(record.signing_secret).verify(hit!.body, hit!.headers) as Record<string, any>;
+    const event = verifierOf(record).verify(hit!.body, hit!.headers) as Record<string, any>;
     expect(event).toMatchObject({ type: "resource.expiring", data: { hours_left: 1 } });
     await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
     // An alarm that runs again as if its first run had failed after sending: the same event id, sent once.
@@ -73,7 +73,7 @@ describe("lifecycle events", () => {
     const { id, record } = await createResource("counters", token, { ttl_seconds: 60, notify_url: `${receiver}/ok/${name}` });
     await expire(id);
     const [hit] = await received(name, 1);
-    expect((new Webhook(record.signing_secret).verify(hit!.body, hit!.headers) as Record<string, any>).type).toBe("resource.expired");
+    expect((verifierOf(record).verify(hit!.body, hit!.headers) as Record<string, any>).type).toBe("resource.expired");
   });
 });
 

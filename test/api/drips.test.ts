@@ -4,9 +4,9 @@
  * the release window back and running the alarm; deliveries go to the real local receiver.
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { drips } from "../../src/kinds/time/drips";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -18,10 +18,7 @@ type Exported = { message_id: string; status: string; released_at: string | null
 async function drip(path: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const created = await createResource("drips", token, { url: `${receiver}/${path}`, headers: { "X-Drip": "d1" }, rate: { count: 100, period_seconds: 60 }, ...extra });
-  const op = async (method: string, p: string, body?: unknown) => {
-    const res = await call(method, `/v1/drips/${created.id}${p}`, { body, headers: managed(created.mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const { reply: op } = opsOn(drips, created.id, created.mgmt, token);
   const alarm = () => runDurableObjectAlarm(stubOf(created.id));
   const elapse = (ms: number) => advance(created.id, ms);
   const exported = async () => (await json(await call("GET", `/v1/resources/${created.id}/export`, { headers: managed(created.mgmt) }))).data.messages as Exported[];
@@ -88,7 +85,7 @@ describe("drips", () => {
     await d.alarm();
     const all = await received(name, 5);
 
-    const wh = new Webhook(d.record.signing_secret);
+    const wh = verifierOf(d.record);
     const bodies = all.map((h) => wh.verify(h.body, h.headers as Record<string, string>));
     // Released two at a time, oldest first (the two of one release may arrive in either order).
     expect(bodies.slice(0, 2)).toEqual(expect.arrayContaining([{ n: 0 }, { n: 1 }]));

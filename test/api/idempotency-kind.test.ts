@@ -5,15 +5,13 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, stubOf } from "../harness";
+import { idempotency } from "../../src/kinds/memory/idempotency";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, stubOf } from "../harness";
 
 async function firewall(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const { id, mgmt, record } = await createResource("idempotency", token, body);
-  const op = async (method: string, path: string, payload?: unknown) => {
-    const res = await call(method, `/v1/idempotency/${id}${path}`, { body: payload, headers: managed(mgmt, token) });
-    return { status: res.status, headers: res.headers, body: await json(res) };
-  };
+  const { reply: op } = opsOn(idempotency, id, mgmt, token);
   const claim = (key: string, fingerprint: string, extra: Record<string, unknown> = {}) => op("POST", "/claim", { key, fingerprint, ...extra });
   return { token, id, mgmt, record, op, claim };
 }

@@ -7,7 +7,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
+import { journals } from "../../src/kinds/memory/journals";
+import { balanceOf, buyCredits, call, createResource, json, managed, opsOn } from "../harness";
 import { watchRowsRead } from "./rows-read";
 
 const ZEROS = "0".repeat(64);
@@ -15,10 +16,7 @@ const ZEROS = "0".repeat(64);
 async function journal() {
   const { token } = await buyCredits(2);
   const { id, mgmt } = await createResource("journals", token, { ttl_seconds: 86400 });
-  const op = async (method: string, path: string, payload?: unknown) => {
-    const res = await call(method, `/v1/journals/${id}${path}`, { body: payload, headers: managed(mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const { reply: op } = opsOn(journals, id, mgmt, token);
   return { token, id, mgmt, op };
 }
 

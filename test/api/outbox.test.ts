@@ -6,12 +6,11 @@
  * signed over its exact bytes, and is deleted once settled; the log is bounded.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS } from "../../src/delivery/outbox-policy";
 import type { OutboxFaults } from "../../src/rpc/resource";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
-import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type Received } from "../harness";
+import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type Received, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -54,7 +53,7 @@ describe("outbox", () => {
 
     await advance(w.id, DISPATCH_GRACE_MS);
     const [hit] = await received(w.name, 1);
-    expect(new Webhook(w.record.signing_secret).verify(hit!.body, hit!.headers)).toEqual({ n: 1 });
+    expect(verifierOf(w.record).verify(hit!.body, hit!.headers)).toEqual({ n: 1 });
     expect(await eventually(w.log, (d) => d.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
     expect(await w.status()).toBe("delivered");
     expect(await settledCount(w.name)).toBe(1);
@@ -127,7 +126,7 @@ describe("stored bodies", () => {
       expect(hit!.headers["content-length"]).toBe(String(body.length));
       expect(hit!.headers["webhook-id"]).toBe(ids[i]);
       // The library's own signing (verify would go on to parse the body as JSON).
-      const signed = new Webhook(w.record.signing_secret).sign(ids[i]!, new Date(Number(hit!.headers["webhook-timestamp"]) * 1000), Buffer.from(bytes));
+      const signed = verifierOf(w.record).sign(ids[i]!, new Date(Number(hit!.headers["webhook-timestamp"]) * 1000), Buffer.from(bytes));
       expect(hit!.headers["webhook-signature"]).toBe(signed);
     }
     const log = await eventually(
@@ -152,7 +151,7 @@ describe("stored bodies", () => {
     for (const hit of hits) expect(fromBase64(hit.raw)).toEqual(body);
     // The signature per the spec: HMAC-SHA256 over "id.timestamp." and then the bytes themselves.
     const h = hits[0]!.headers;
-    const secret = fromBase64(w.record.signing_secret.slice("whsec_".length));
+    const secret = fromBase64(w.record.signing_secret!.slice("whsec_".length));
     const hmacKey = await crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const signed = new Uint8Array([...new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`), ...body]);
     expect(h["webhook-signature"]).toBe(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, signed)))}`);

@@ -11,7 +11,7 @@ import worker from "../../src/index";
 import { KINDS } from "../../src/resources/registry";
 import { DEFAULT_PUBLIC_BODY_BYTES, methodsOf, PUBLIC_METHODS, type PublicRoute } from "../../src/resources/public-face";
 import { resourceFixture } from "./examples";
-import { buyCredits, call, createResource, json, managed, ORIGIN } from "../harness";
+import { ORIGIN, buyCredits, call, createResource, json, managed, publicUrl } from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 const NO_SUCH_PATH = "This address serves nothing at that path.";
@@ -40,8 +40,8 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
 
   async function resource() {
     const created = await resourceFixture(kind);
-    expect(created.record.urls.public).toMatch(new RegExp(`/p/${kind.kind}_[0-9A-Za-z]{43}$`));
-    return { ...created, url: created.record.urls.public as string };
+    expect(publicUrl(created.record)).toMatch(new RegExp(`/p/${kind.kind}_[0-9A-Za-z]{43}$`));
+    return { ...created, url: publicUrl(created.record) as string };
   }
 
   it("answers its declared routes; other methods 405 with Allow, other paths 404", async () => {
@@ -126,9 +126,9 @@ describe("public addresses", () => {
   it("HTML answers carry a strict policy, no framing and no sniffing", async () => {
     const { token } = await buyCredits(1);
     const s = await createResource("secrets", token, { value: "v" });
-    const res = await hit(s.record.urls.public, "GET");
+    const res = await hit(publicUrl(s.record), "GET");
     expect(res.headers.get("content-type")).toBe("application/json");
-    const page = await SELF.fetch(s.record.urls.public, { headers: { accept: "text/html" } });
+    const page = await SELF.fetch(publicUrl(s.record), { headers: { accept: "text/html" } });
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const csp = page.headers.get("content-security-policy")!;
     expect(csp).toContain("default-src 'none'");

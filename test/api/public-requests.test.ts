@@ -12,7 +12,7 @@ import { findKind } from "../../src/resources/registry";
 import { AppError } from "../../src/http/errors";
 import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest } from "../../src/resources/public-face";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
-import { buyCredits, createResource, json, r2Keys, received } from "../harness";
+import { buyCredits, createResource, json, publicUrl, r2Keys, received } from "../harness";
 
 const counters = findKind("counters")!;
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
   counters.public = fixture;
   const { token } = await buyCredits(1);
   const created = await createResource("counters", token);
-  url = created.record.urls.public;
+  url = publicUrl(created.record);
   id = created.id;
 });
 afterAll(() => {

@@ -6,7 +6,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
+import { queues } from "../../src/kinds/memory/queues";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, stubOf } from "../harness";
 import { watchRowsRead } from "./rows-read";
 
 type Op = (method: string, path: string, payload?: unknown) => Promise<{ status: number; body: any }>;
@@ -14,10 +15,7 @@ type Op = (method: string, path: string, payload?: unknown) => Promise<{ status:
 async function queue(config: Record<string, unknown> = {}, usd = 1) {
   const { token } = await buyCredits(usd);
   const { id, mgmt } = await createResource("queues", token, { ttl_seconds: 86400, ...config });
-  const op: Op = async (method, path, payload) => {
-    const res = await call(method, `/v1/queues/${id}${path}`, { body: payload, headers: managed(mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const { reply: op } = opsOn(queues, id, mgmt, token);
   return { token, id, mgmt, op };
 }
 

@@ -1,12 +1,13 @@
 /** secrets, per KINDS.md: encrypted at rest, revealed once at the public URL and destroyed, optional passphrase, read metadata. */
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed } from "../harness";
+import { secrets } from "../../src/kinds/memory/secrets";
+import { buyCredits, call, createResource, json, managed, opsOn, publicUrl } from "../harness";
 
 async function secret(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const { record, id, mgmt } = await createResource("secrets", token, body);
-  const publicPath = new URL(record.urls.public).pathname;
+  const publicPath = new URL(publicUrl(record)).pathname;
   const reveal = async (payload?: unknown, headers: Record<string, string> = {}) => {
     const res = await call("POST", publicPath, { body: payload, headers });
     return { status: res.status, body: await json(res) };
@@ -15,8 +16,9 @@ async function secret(body: Record<string, unknown>) {
     const res = await call("GET", publicPath);
     return { status: res.status, body: await json(res) };
   };
-  const status = async () => json(await call("GET", `/v1/secrets/${id}`, { headers: managed(mgmt, token) }));
-  return { token, record, id, mgmt, publicPath, reveal, peek, status };
+  const { ok } = opsOn(secrets, id, mgmt, token);
+  const status = () => ok("get", "");
+  return { token, record, id, mgmt, publicPath, reveal, peek, status, ok };
 }
 
 async function dumpSqlite(sql: SqlStorage): Promise<string> {
@@ -40,7 +42,7 @@ describe("secrets", () => {
     const s = await secret({ value, label: "launch" });
     expect(s.record.config).toEqual({ passphrase_required: false, max_passphrase_attempts: 5 });
     expect(JSON.stringify(s.record)).not.toContain(value);
-    expect(s.record.urls.public).toMatch(/\/p\/secrets_[0-9A-Za-z]{43}$/);
+    expect(publicUrl(s.record)).toMatch(/\/p\/secrets_[0-9A-Za-z]{43}$/);
     expect(s.record.status).toMatchObject({ state: "unread", read: false, read_at: null });
 
     // Link previews fetch with GET: it says what is there and consumes nothing.
@@ -144,11 +146,11 @@ describe("secrets", () => {
 
   it("the owner can burn it early; burning again changes nothing", async () => {
     const s = await secret({ value: "never to be read" });
-    const burned = await json(await call("POST", `/v1/secrets/${s.id}/burn`, { headers: managed(s.mgmt, s.token) }));
+    const burned = await s.ok("burn", "/burn");
     expect(burned).toMatchObject({ state: "burned", burn_reason: "owner", read: false });
     expect((await s.reveal()).status).toBe(404);
     expect((await s.peek()).status).toBe(404);
-    const again = await json(await call("POST", `/v1/secrets/${s.id}/burn`, { headers: managed(s.mgmt, s.token) }));
+    const again = await s.ok("burn", "/burn");
     expect(again.burned_at).toBe(burned.burned_at);
   });
 

@@ -6,9 +6,9 @@
  * clock back and running the alarm. The local receiver serves the content.
  */
 import { env, runInDurableObject } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { advance, advanceTo, ORIGIN, buyCredits, call, createResource, json, managed, received, serveContent, stubOf, r2Keys } from "../harness";
+import { snapshots } from "../../src/kinds/time/snapshots";
+import { advance, advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, r2Keys, received, serveContent, stubOf, verifierOf } from "../harness";
 import { MAX_BODY_BYTES } from "../../src/kinds/time/snapshots/schema";
 import { discardSnapshot, type Fetched } from "../../src/kinds/time/snapshots/fetch";
 
@@ -22,28 +22,27 @@ async function sha256Hex(data: string | Uint8Array): Promise<string> {
 }
 
 /** A signed link of ours, fetched through the worker. */
-const download = (url: string) => call("GET", url.slice(ORIGIN.length));
+const download = (url: string | null) => {
+  expect(url, "a content URL").toMatch(/^https:/);
+  return call("GET", url!.slice(ORIGIN.length));
+};
 
 async function watcher(body: Record<string, unknown>, opts: { baseline?: boolean } = {}) {
   const { token } = await buyCredits(1);
   const created = await createResource("snapshots", token, { ttl_seconds: 86400, interval_seconds: 3600, ...body });
-  const op = async (method: string, path: string, payload?: unknown) => {
-    const res = await call(method, `/v1/snapshots/${created.id}${path}`, { body: payload, headers: managed(created.mgmt, token) });
-    expect(res.status, await res.clone().text()).toBe(200);
-    return json(res);
-  };
+  const { ok: op } = opsOn(snapshots, created.id, created.mgmt, token);
   /** The resource's clock reaches the next scheduled fetch; the alarm runs it. */
   const tick = async () => {
-    const next = (await op("GET", "")).next_snapshot_at as string;
+    const next = (await op("get", "")).next_snapshot_at as string;
     expect(next).not.toBeNull();
     await advanceTo(created.id, next);
   };
-  const items = async () => (await op("GET", "/snapshots")).items as Record<string, any>[];
+  const items = async () => (await op("list", "/snapshots")).items;
   const w = { ...created, token, op, tick, items };
   if (opts.baseline !== false) {
     // The alarm set at create takes the baseline on its own: wait for it, so no tick races it.
-    for (let i = 0; i < 100 && (await op("GET", "")).fetches < 1; i++) await sleep(50);
-    expect((await op("GET", "")).fetches).toBe(1);
+    for (let i = 0; i < 100 && (await op("get", "")).fetches < 1; i++) await sleep(50);
+    expect((await op("get", "")).fetches).toBe(1);
   }
   return w;
 }
@@ -65,12 +64,12 @@ describe("snapshots", () => {
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(await res.text()).toBe("<h1>version one</h1>");
 
-    const read = await w.op("GET", "/snapshot");
+    const read = await w.op("read", "/snapshot");
     expect(read).toMatchObject({ seq: 1, content: "<h1>version one</h1>" });
-    expect((await w.op("GET", "/snapshot?seq=1&include_content=false")).content).toBeNull();
-    const status = await w.op("GET", "");
+    expect((await w.op("read", "/snapshot?seq=1&include_content=false")).content).toBeNull();
+    const status = await w.op("get", "");
     expect(status).toMatchObject({ url, interval_seconds: 3600, paused: false, stored: 1, fetches: 1, changes: 0, latest: { seq: 1 } });
-    expect(Date.parse(status.next_snapshot_at) - Date.now()).toBeGreaterThan(3500_000);
+    expect(msOf(status.next_snapshot_at) - Date.now()).toBeGreaterThan(3500_000);
   });
 
   it("unchanged content is not a change and sends nothing; changed content is, with a signed snapshot.changed event", async () => {
@@ -91,11 +90,11 @@ describe("snapshots", () => {
     const events = await received(hook, 1);
     await sleep(300);
     expect(await (await fetch(`${receiver}/_log/${hook}`)).json()).toHaveLength(1); // none for the unchanged fetch
-    const event = new Webhook(w.record.signing_secret).verify(events[0]!.body, events[0]!.headers) as Record<string, any>;
+    const event = verifierOf(w.record).verify(events[0]!.body, events[0]!.headers) as Record<string, any>;
     expect(event).toMatchObject({ type: "snapshot.changed", resource_id: w.id, data: { url, snapshot: { seq: 3, changed: true }, previous: { seq: 2, sha256: first!.sha256 } } });
     expect(await (await download(event.data.snapshot.content_url)).text()).toBe("price: 12");
-    expect(await w.op("GET", "")).toMatchObject({ changes: 1, fetches: 3 });
-    expect((await w.op("GET", "/snapshots?changed_only=true")).items.map((s: { seq: number }) => s.seq)).toEqual([3]);
+    expect(await w.op("get", "")).toMatchObject({ changes: 1, fetches: 3 });
+    expect((await w.op("list", "/snapshots?changed_only=true")).items.map((s: { seq: number }) => s.seq)).toEqual([3]);
   });
 
   it("sends events to notify_url when no webhook_url is given", async () => {
@@ -152,7 +151,7 @@ describe("snapshots", () => {
     expect((await download(kept[1]!.content_url)).status).toBe(200);
     const pruned = await call("GET", `/v1/snapshots/${w.id}/snapshot?seq=1`, { headers: managed(w.mgmt, w.token) });
     expect(pruned.status).toBe(404);
-    expect(await w.op("GET", "")).toMatchObject({ stored: 2, fetches: 4 });
+    expect(await w.op("get", "")).toMatchObject({ stored: 2, fetches: 4 });
   });
 
   it("records a failing target as failed, never as a change, with one snapshot.failed per outage; the baseline survives pruning", async () => {
@@ -166,7 +165,7 @@ describe("snapshots", () => {
     const [failed, baseline] = await w.items();
     expect(failed).toMatchObject({ seq: 3, ok: false, status: 503, changed: false, error: expect.stringContaining("503") });
     expect(baseline).toMatchObject({ seq: 1, ok: true }); // kept beyond keep_last: the baseline for `changed`
-    expect(await w.op("GET", "")).toMatchObject({ consecutive_failures: 2, changes: 0 });
+    expect(await w.op("get", "")).toMatchObject({ consecutive_failures: 2, changes: 0 });
 
     await serveContent(name, "up");
     await w.tick();
@@ -205,24 +204,24 @@ describe("snapshots", () => {
     const name = unique();
     const url = await serveContent(name, "one");
     const w = await watcher({ url, interval_seconds: 600 });
-    const paused = await w.op("POST", "/pause");
+    const paused = await w.op("pause", "/pause");
     expect(paused).toMatchObject({ paused: true, next_snapshot_at: null });
     await advance(w.id, 3 * 600_000); // three intervals pass, paused: no fetch
-    expect((await w.op("GET", "")).fetches).toBe(1);
+    expect((await w.op("get", "")).fetches).toBe(1);
 
     await serveContent(name, "two");
-    const taken = await w.op("POST", "/snapshots");
+    const taken = await w.op("take", "/snapshots");
     expect(taken).toMatchObject({ seq: 2, manual: true, ok: true, changed: true });
-    const resumed = await w.op("POST", "/resume");
+    const resumed = await w.op("resume", "/resume");
     expect(resumed.paused).toBe(false);
     // An interval from the resource's now (its clock is 30 minutes ahead after the paused half hour).
-    expect(Math.abs(Date.parse(resumed.next_snapshot_at) - (Date.now() + 3 * 600_000 + 600_000))).toBeLessThan(10_000);
+    expect(Math.abs(msOf(resumed.next_snapshot_at) - (Date.now() + 3 * 600_000 + 600_000))).toBeLessThan(10_000);
   });
 
   it("on a cron, fetches on the ticks of its time zone after the baseline", async () => {
     const url = await serveContent(unique(), "x");
     const w = await watcher({ url, interval_seconds: undefined, cron: "30 9 * * *", timezone: "Asia/Tokyo", ttl_seconds: 3 * 86400 });
-    const next = new Date((await w.op("GET", "")).next_snapshot_at);
+    const next = new Date(msOf((await w.op("get", "")).next_snapshot_at));
     const local = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "numeric", minute: "numeric", hourCycle: "h23" }).format(next);
     expect(local).toBe("09:30");
     expect(next.getTime() - Date.now()).toBeLessThanOrEqual(86400_000);
@@ -236,9 +235,9 @@ describe("snapshots", () => {
       await serveContent(name, v);
       await w.tick();
     }
-    const first = await w.op("GET", "/snapshots?limit=3");
+    const first = await w.op("list", "/snapshots?limit=3");
     expect(first.items.map((s: { seq: number }) => s.seq)).toEqual([4, 3, 2]);
-    const second = await w.op("GET", `/snapshots?limit=3&cursor=${first.next_cursor}`);
+    const second = await w.op("list", `/snapshots?limit=3&cursor=${first.next_cursor}`);
     expect(second).toMatchObject({ items: [{ seq: 1 }], next_cursor: null });
   });
 

@@ -1,15 +1,13 @@
 /** vaults at their limits: 100,000 keys and 8 MiB, and an export of all of it within what one RPC carries. */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed, stubOf } from "../harness";
+import { vaults } from "../../src/kinds/memory/vaults";
+import { buyCredits, call, createResource, json, managed, opsOn, stubOf } from "../harness";
 
 async function vault() {
   const { token } = await buyCredits(5);
   const { id, mgmt } = await createResource("vaults", token, {});
-  const op = async (method: string, path: string, body?: unknown) => {
-    const res = await call(method, `/v1/vaults/${id}${path}`, { body, headers: managed(mgmt, token) });
-    return { status: res.status, body: await json(res) };
-  };
+  const { reply: op } = opsOn(vaults, id, mgmt, token);
   return { id, mgmt, op };
 }
 

@@ -1,15 +1,13 @@
 /** vaults, per KINDS.md: get/put/delete, per-key TTL, prefix listing with a cursor, metadata, compare-and-set, batch, 1 MiB values. */
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { advance, runDueAlarms, ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
+import { vaults } from "../../src/kinds/memory/vaults";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, ORIGIN, runDueAlarms, stubOf } from "../harness";
 
 async function vault() {
   const { token } = await buyCredits(5);
   const { id, mgmt } = await createResource("vaults", token, {});
-  const op = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await call(method, `/v1/vaults/${id}${path}`, { body, headers: { ...managed(mgmt, token), ...headers } });
-    return { status: res.status, body: await json(res), headers: res.headers };
-  };
+  const { reply: op } = opsOn(vaults, id, mgmt, token);
   const key = (k: string) => `/keys/${encodeURIComponent(k)}`;
   return { token, id, mgmt, op, key };
 }

@@ -4,9 +4,8 @@
  * Time is driven: the fire time is moved and the alarm run, never waited for.
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
-import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf } from "../harness";
+import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -37,7 +36,7 @@ describe("wakeups", () => {
     const name = unique();
     const w = await wakeup({ url: `${receiver}/ok/${name}?x=1`, method: "PUT", headers: { "X-Agent": "a1" }, body: { job: 42 }, delay_seconds: 3600 });
     expect(w.record.status).toMatchObject({ status: "scheduled", method: "PUT" });
-    expect(Date.parse(w.record.status.fire_at) - Date.parse(w.record.created_at)).toBe(3600_000);
+    expect(Date.parse(String(w.record.status?.fire_at)) - Date.parse(w.record.created_at)).toBe(3600_000);
 
     expect(await runDurableObjectAlarm(stubOf(w.id))).toBe(true); // not due: nothing is sent
     await makeDue(w.id, w.mgmt);
@@ -45,7 +44,7 @@ describe("wakeups", () => {
     expect(hit!.path).toBe(`/ok/${name}?x=1`);
     expect(hit!.headers["x-agent"]).toBe("a1");
     expect(hit!.headers["content-type"]).toBe("application/json");
-    expect(new Webhook(w.record.signing_secret).verify(hit!.body, hit!.headers)).toEqual({ job: 42 });
+    expect(verifierOf(w.record).verify(hit!.body, hit!.headers)).toEqual({ job: 42 });
 
     const done = await w.until("delivered");
     expect(done.fired_at).not.toBeNull();
