@@ -129,7 +129,7 @@ describe("blobs", () => {
 
   it("has no public address unless asked, and leaves nothing in R2 after cancel", async () => {
     const { record, id, mgmt } = await createResource("blobs", credit);
-    expect(publicUrl(record)).toBeNull();
+    expect(record.urls.public).toBeNull();
     const bytes = new TextEncoder().encode("gone soon");
     await upload(id, mgmt, new Blob([bytes]).stream(), bytes.length);
     expect(await r2Keys(id)).toHaveLength(1);
