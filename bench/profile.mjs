@@ -35,8 +35,10 @@ async function inspector(port) {
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   let id = 0;
   const waiting = new Map();
+  const client = {};
   ws.on("message", (data) => {
     const msg = JSON.parse(String(data));
+    if (msg.method === "Debugger.scriptParsed") client.onScript?.(msg.params);
     if (msg.id && waiting.has(msg.id)) {
       waiting.get(msg.id)(msg);
       waiting.delete(msg.id);
@@ -48,28 +50,66 @@ async function inspector(port) {
       waiting.set(n, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
       ws.send(JSON.stringify({ id: n, method, params }));
     });
-  return { send, close: () => ws.close() };
+  return Object.assign(client, { send, close: () => ws.close() });
 }
 
-/** Self time per node, from the samples and their intervals. */
-function summarise(profile) {
+/**
+ * Maps a line of wrangler's bundle to the source file it came from: esbuild writes a `// path` comment
+ * line before each module's code, so the nearest one above a line names its file.
+ */
+function sourceMap(source) {
+  const starts = [];
+  source.split("\n").forEach((line, i) => {
+    const m = /^\/\/ ((?:\.\.\/)*(?:node_modules\/|src\/|durable-objects\/|worker\.ts)[^\s]*)$/.exec(line);
+    if (m) starts.push([i, m[1].replace(/^(\.\.\/)+/, "").replace(/^node_modules\/((?:@[^/]+\/)?[^/]+).*/, "$1")]);
+  });
+  const lines = source.split("\n");
+  const fileOf = (line) => {
+    let lo = 0, hi = starts.length - 1, found = "(bundle)";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid][0] <= line) (found = starts[mid][1]), (lo = mid + 1);
+      else hi = mid - 1;
+    }
+    return found;
+  };
+  // An anonymous function is named by the start of its line, trimmed.
+  return { fileOf, lineOf: (line) => (lines[line] ?? "").trim().slice(0, 70) };
+}
+
+/**
+ * Self time per function and per source file, and inclusive ("total") time per source file: each
+ * sample counts once for every file on its stack, so a file's total is the share of CPU spent in it
+ * or in what it called.
+ */
+function summarise(profile, fileOf, lineOf) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
   const self = new Map();
   for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  const place = ({ callFrame }) => {
+    if (!callFrame.url) return callFrame.functionName || "(native)";
+    return callFrame.url.endsWith("worker.js") ? fileOf(callFrame.scriptId, callFrame.lineNumber) : callFrame.url.split("/").slice(-2).join("/");
+  };
   const byFunction = new Map();
-  const byModule = new Map();
+  const byFile = new Map();
+  const inclusive = new Map();
   let total = 0;
   for (const [nodeId, us] of self) {
-    const { callFrame } = nodes.get(nodeId);
-    const where = callFrame.url ? `${callFrame.url.split("/").slice(-2).join("/")}:${callFrame.lineNumber + 1}` : "";
-    const name = `${callFrame.functionName || "(anonymous)"} ${where}`.trim();
+    const node = nodes.get(nodeId);
+    const { callFrame } = node;
+    const anonymous = !callFrame.functionName && callFrame.url.endsWith("worker.js") ? ` ${lineOf(callFrame.scriptId, callFrame.lineNumber)}` : "";
+    const name = `${callFrame.functionName || "(anonymous)"} ${callFrame.url ? `${place(node)}:${callFrame.lineNumber + 1}` : ""}${anonymous}`.trim();
     byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-    const module = callFrame.url ? callFrame.url.split("/").slice(-3).join("/") : callFrame.functionName || "(native)";
-    byModule.set(module, (byModule.get(module) ?? 0) + us);
+    byFile.set(place(node), (byFile.get(place(node)) ?? 0) + us);
+    const seen = new Set();
+    for (let id = nodeId; id !== undefined; id = parent.get(id)) seen.add(place(nodes.get(id)));
+    for (const file of seen) inclusive.set(file, (inclusive.get(file) ?? 0) + us);
     total += us;
   }
   const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `| ${((us / total) * 100).toFixed(1)}% | ${(us / 1000).toFixed(0)} ms | \`${k}\` |`);
-  return { total, functions: top(byFunction, 30), modules: top(byModule, 15) };
+  return { total, functions: top(byFunction, 30), files: top(byFile, 25), inclusive: top(inclusive, 40) };
 }
 
 const inspectorPort = await freePort();
@@ -89,16 +129,24 @@ try {
   await autocannon({ ...chosen, connections, duration: 3 }); // warm-up
 
   const cdp = await inspector(inspectorPort);
+  // The debugger hands out the bundle's source, to name the file of each frame.
+  const scripts = new Map();
+  cdp.onScript = (params) => params.url.endsWith("worker.js") && scripts.set(params.scriptId, null);
+  await cdp.send("Debugger.enable");
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
   await cdp.send("Profiler.start");
   const result = await autocannon({ ...chosen, connections, duration: seconds });
   const { profile } = await cdp.send("Profiler.stop");
+  for (const scriptId of scripts.keys()) scripts.set(scriptId, sourceMap((await cdp.send("Debugger.getScriptSource", { scriptId })).scriptSource));
   cdp.close();
 
-  const { total, functions, modules } = summarise(profile);
+  const fileOf = (scriptId, line) => scripts.get(scriptId)?.fileOf(line) ?? "(bundle)";
+  const lineOf = (scriptId, line) => scripts.get(scriptId)?.lineOf(line) ?? "";
+  const { total, functions, files, inclusive } = summarise(profile, fileOf, lineOf);
   console.log(`\n${target}: ${result.requests.average.toFixed(0)} req/s over ${seconds} s, ${connections} connections; ${(total / 1000).toFixed(0)} ms of samples in the isolate (idle included)\n`);
-  console.log("| self | time | module |\n|---|---|---|\n" + modules.join("\n"));
+  console.log("| self | time | source file |\n|---|---|---|\n" + files.join("\n"));
+  console.log("\n| total | time | source file (self and callees) |\n|---|---|---|\n" + inclusive.join("\n"));
   console.log("\n| self | time | function |\n|---|---|---|\n" + functions.join("\n"));
 } finally {
   await service.stop();
