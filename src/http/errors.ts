@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   validation_failed: [422, "Validation failed"],
   idempotency_mismatch: [422, "Idempotency key reused with another request"],
   rate_limited: [429, "Rate limited"],
+  storage_full: [507, "Insufficient storage"],
   internal_error: [500, "Internal error"],
   upstream_failed: [502, "Upstream failed"],
   settlement_failed: [502, "Settlement failed"],

@@ -53,8 +53,9 @@ export interface PublicRoute {
   name: string;
   /**
    * Below the address: "" for the address itself, else segments starting with "/"; a segment
-   * `{name}` matches any one segment and reaches the kind in `request.params`. A trailing slash
-   * on the request is tolerated (and kept in `request.path`).
+   * `{name}` matches any one segment and reaches the kind in `request.params`; a last segment
+   * `{name*}` matches the rest of the path, none or many segments (`a/b%20c` reaches the kind as
+   * `a/b c`). A trailing slash on the request is tolerated (and kept in `request.path`).
    */
   path: string;
   /** HEAD comes with GET. */
@@ -187,22 +188,35 @@ function splitPath(path: string): string[] {
 }
 
 function matchPath(pattern: string[], segments: string[]): Record<string, string> | null {
-  if (pattern.length !== segments.length) return null;
+  const rest = /^\{(\w+)\*\}$/.exec(pattern[pattern.length - 1] ?? "")?.[1];
+  const fixed = rest ? pattern.length - 1 : pattern.length;
+  if (rest ? segments.length < fixed : segments.length !== fixed) return null;
   const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
+  for (let i = 0; i < fixed; i++) {
     const p = pattern[i]!;
     const s = segments[i]!;
     const name = /^\{(\w+)\}$/.exec(p)?.[1];
     if (name) {
       if (s === "") return null;
-      try {
-        params[name] = decodeURIComponent(s);
-      } catch {
-        return null;
-      }
+      const value = decoded(s);
+      if (value === null) return null;
+      params[name] = value;
     } else if (p !== s) return null;
   }
+  if (rest) {
+    const tail = segments.slice(fixed).map(decoded);
+    if (tail.includes(null)) return null;
+    params[rest] = tail.join("/");
+  }
   return params;
+}
+
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
 
 /** The body as text (UTF-8, malformed sequences replaced); null without one. For routes taking at most INLINE_PUBLIC_BODY_BYTES. */

@@ -132,9 +132,11 @@ function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
   for (const [path, extra] of [["/p/{public_id}", {}], ["/p/{public_id}/{path}", below]] as const) {
     for (const method of PUBLIC_METHODS.filter((m) => used.has(m))) {
       const lower = method.toLowerCase() as "get";
+      // The list of what each kind serves is written out once, on the first operation; the others point to it.
+      const first = method === "GET" && path === "/p/{public_id}";
       app.openAPIRegistry.registerPath({
         method: lower, path, tags: ["Public addresses"], operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`, security: [],
-        summary: "A resource's public address", description,
+        summary: "A resource's public address", description: first ? description : "What each kind serves at its address, with which methods and body limits: see `GET /p/{public_id}` (operationId `public_get`).",
         request: { params: params.extend(extra) },
         responses: { 200: { description: "What the kind answers: JSON, text, HTML, bytes, a redirect, or a proxied upstream's answer." }, ...errorResponses([404, 405, 410, 413, 429]) },
       });
