@@ -9,19 +9,29 @@ import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
 import { fromBase64, toBase64, utf8 } from "../bytes";
 
-const SECRET_PREFIX = "whsec_";
-
 export function newSigningSecret(): string {
-  return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));
+  return "whsec_" + toBase64(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 export type SignedBody = string | Uint8Array | AsyncIterable<Uint8Array>;
 
+/** The bytes of a `whsec_` secret: the HMAC key of Standard Webhooks. */
+export const standardWebhooksKey = (secret: string): Uint8Array => fromBase64(secret.replace(/^whsec_/, ""));
+
 export async function signatureHeaders(secret: string, id: string, body: SignedBody, timestamp = Math.floor(Date.now() / 1000)): Promise<Record<string, string>> {
-  const mac = hmac.create(sha256, fromBase64(secret.slice(SECRET_PREFIX.length)));
-  mac.update(utf8(`${id}.${timestamp}.`));
+  const mac = await hmacSha256(standardWebhooksKey(secret), `${id}.${timestamp}.`, body);
+  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${toBase64(mac)}` };
+}
+
+/**
+ * HMAC-SHA256 of `prefix` followed by the body: the shape of every webhook signature (Standard
+ * Webhooks, Stripe, Slack, GitHub, Shopify differ only in the prefix, the key and the encoding).
+ */
+export async function hmacSha256(key: Uint8Array, prefix: string, body: SignedBody): Promise<Uint8Array> {
+  const mac = hmac.create(sha256, key);
+  mac.update(utf8(prefix));
   if (typeof body === "string") mac.update(utf8(body));
   else if (body instanceof Uint8Array) mac.update(body);
   else for await (const chunk of body) mac.update(chunk);
-  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${toBase64(mac.digest())}` };
+  return mac.digest();
 }
