@@ -11,6 +11,7 @@ import { spread } from "../kinds/time/spread";
 import { debounce } from "../kinds/time/debounce";
 import { notary } from "../kinds/time/notary";
 import { attest } from "../kinds/time/attest";
+import { inboxes } from "../kinds/address/inboxes";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -24,6 +25,7 @@ import { counters } from "../kinds/memory/counters";
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
+  inboxes,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

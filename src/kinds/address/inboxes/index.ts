@@ -1,0 +1,71 @@
+/**
+ * inboxes: a buffered webhook inbox (Hookdeck, Svix Ingest). Its public address takes any method,
+ * at the address or below it, with a body up to 10 MiB, and keeps each request in arrival order,
+ * byte-exact; the agent pulls with a cursor and a long-poll, and acks what it handled (acked items
+ * leave the pull and stay in the export until the inbox ends). Optionally each request's signature
+ * is checked as its provider signs it (Stripe, GitHub, Slack, Standard Webhooks, Shopify), marking
+ * it verified or not, or refusing it.
+ */
+import { noInput } from "../../../openapi/schemas";
+import { seal } from "../../../auth/sealing";
+import { kindOf } from "../../../resources/kind";
+import { inboxFace } from "./public";
+import { ack, all, anyPendingAfter, info, pull, saveSecret, TABLES } from "./store";
+import {
+  ackInput, ackResult, inboxCreate, inboxInfo, MAX_BATCH, MAX_BYTES, MAX_ITEM_BYTES, MAX_ITEMS, pullInput, pullResult,
+  SIGNATURE_TOLERANCE_SECONDS, type InboxConfig, type InboxCreate,
+} from "./schema";
+
+const OP_PRICE = 100; // µUSD, $0.0001 per call
+
+/** The create body (with the secret) on the way in; what the record shows once sealCreate took the secret out. */
+type Config = InboxCreate | InboxConfig;
+
+const kind = kindOf<Config>();
+
+const shown = (config: Config): InboxConfig => ({ verify: config.verify && { provider: config.verify.provider, reject_unverified: config.verify.reject_unverified } });
+
+export const inboxes = kind.define({
+  kind: "inboxes",
+  family: "address",
+  title: "Webhook inbox",
+  summary:
+    `A public URL taking any method, at the address or below it, with bodies up to ${MAX_ITEM_BYTES} bytes, each request kept in arrival order with its method, ` +
+    "path, query, headers, client address and exact bytes; pull with a cursor and long-poll, ack what you handled. Optional signature checks " +
+    "(Stripe, GitHub, Slack, Standard Webhooks, Shopify) mark each request verified or refuse it. Receiving is free.",
+  createSchema: inboxCreate,
+  example: { verify: { provider: "github", secret: "It's a Secret to Everybody", reject_unverified: false } },
+  migrations: [{ sql: TABLES }],
+  dayPriceMicro: 2000,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 90 * 86400,
+  limits: { max_items: MAX_ITEMS, max_bytes: MAX_BYTES, max_item_bytes: MAX_ITEM_BYTES, max_batch: MAX_BATCH, signature_tolerance_seconds: SIGNATURE_TOLERANCE_SECONDS },
+  sealCreate: async (env, config) => ({ config: shown(config), sealed: config.verify && "secret" in config.verify ? seal(env, config.verify.secret) : null }),
+  init: (store, _config, sealed) => {
+    if (typeof sealed === "string") saveSecret(store, sealed);
+  },
+  usage: (store) => {
+    const { pending, acked, bytes } = info(store);
+    return { pending, acked, bytes };
+  },
+  exportData: (store, config) => ({ ...info(store), verify: shown(config).verify, items: all(store) }),
+  public: inboxFace,
+  ops: [
+    kind.op({
+      name: "pull", method: "get", path: "/items", summary: "Pending items after the cursor, in arrival order (long-poll with wait_seconds)", priceMicro: OP_PRICE,
+      input: pullInput, output: pullResult, example: { input: { limit: 10, wait_seconds: 0 } },
+      ready: (store, _config, input) => anyPendingAfter(store.sql, Number(input.cursor ?? 0)),
+      run: (store, _config, input) => pull(store, input),
+    }),
+    kind.op({
+      name: "ack", method: "post", path: "/items/ack", summary: `Ack items by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull`, priceMicro: OP_PRICE,
+      input: ackInput, output: ackResult, example: { input: { through: 1 } },
+      run: (store, _config, input) => ack(store, input),
+    }),
+    kind.op({
+      name: "info", method: "get", path: "", summary: "Counts, the latest seq and the signature check", priceMicro: OP_PRICE,
+      input: noInput, output: inboxInfo,
+      run: (store, config) => ({ ...info(store), verify: shown(config).verify }),
+    }),
+  ],
+});
