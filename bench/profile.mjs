@@ -7,7 +7,7 @@
  *   npm run bench:profile                                  (paid increment, 8 s)
  *   BENCH_TARGET=paid-read BENCH_SECONDS=8 npm run bench:profile
  *
- * Targets: paid-increment, paid-read, free-read. The rate limits are raised as in counters.mjs.
+ * Targets: paid-increment, paid-read, free-read, inbox-ingest (a public POST of 1 KiB of JSON). The rate limits are raised as in counters.mjs.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -118,11 +118,13 @@ try {
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], { env: { ...process.env, ZEITVAULT_URL: service.url } });
   const token = stdout.trim();
   const counter = await post(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const inbox = await post(`${service.url}/v1/inboxes`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
   const paid = { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token };
   const targets = {
     "paid-increment": { method: "POST", url: `${service.url}/v1/counters/${counter.id}/increment`, headers: paid },
     "paid-read": { method: "GET", url: `${service.url}/v1/counters/${counter.id}`, headers: paid },
     "free-read": { method: "GET", url: `${service.url}/v1/resources/${counter.id}`, headers: { authorization: `Bearer ${counter.management_token}` } },
+    "inbox-ingest": { method: "POST", url: inbox.urls.public, headers: { "content-type": "application/json" }, body: JSON.stringify({ event: "ping", pad: "x".repeat(1000) }) },
   };
   const chosen = targets[target];
   if (!chosen) throw new Error(`BENCH_TARGET must be one of ${Object.keys(targets).join(", ")}`);

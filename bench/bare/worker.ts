@@ -1,7 +1,8 @@
 /**
- * The baseline for bench/counters.mjs: the same platform work without the
- * product — one Durable Object per counter, a SQLite UPDATE per increment, no
- * tokens, no billing, no validation. Not part of the service.
+ * The baseline for the benchmarks: the same platform work without the product. For
+ * bench/counters.mjs one Durable Object per counter, a SQLite UPDATE per increment
+ * (`POST /c/{name}`); for bench/inboxes.mjs the request's body written as a row
+ * (`POST /w/{name}`). No tokens, no billing, no validation. Not part of the service.
  */
 import { DurableObject } from "cloudflare:workers";
 
@@ -14,6 +15,11 @@ export class BareCounter extends DurableObject<BareEnv> {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)");
     ctx.storage.sql.exec("INSERT OR IGNORE INTO counter VALUES (1, 0)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS item (seq INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, body BLOB NOT NULL)");
+  }
+
+  write(body: ArrayBuffer): number {
+    return this.ctx.storage.sql.exec<{ seq: number }>("INSERT INTO item (received_at, body) VALUES (?, ?) RETURNING seq", Date.now(), body).one().seq;
   }
 
   increment(by: number): number {
@@ -23,8 +29,9 @@ export class BareCounter extends DurableObject<BareEnv> {
 
 export default {
   async fetch(request, env) {
-    const name = new URL(request.url).pathname.split("/")[2] ?? "default";
-    const value = await env.COUNTERS.get(env.COUNTERS.idFromName(name)).increment(1);
-    return Response.json({ value });
+    const [, route, name = "default"] = new URL(request.url).pathname.split("/");
+    const stub = env.COUNTERS.get(env.COUNTERS.idFromName(name));
+    if (route === "w") return Response.json({ seq: await stub.write(await request.arrayBuffer()) });
+    return Response.json({ value: await stub.increment(1) });
   },
 } satisfies ExportedHandler<BareEnv>;
