@@ -131,7 +131,7 @@ describe("inboxes", () => {
 
   it("is full at its limit: 507, nothing stored", async () => {
     const box = await inbox();
-    await runInDurableObject(stubOf(box.id), (_o, state) => void state.storage.sql.exec("UPDATE inbox_stats SET items = ?", MAX_ITEMS));
+    await runInDurableObject(stubOf(box.id), (_o, state) => void state.storage.sql.exec("UPDATE capture_stats SET items = ?", MAX_ITEMS));
     const res = await box.post("", { body: "one too many" });
     const problem = await problemOf(res, 507);
     expect(problem.code).toBe("storage_full");

@@ -10,7 +10,8 @@ import { noInput } from "../../../openapi/schemas";
 import { seal } from "../../../auth/sealing";
 import { kindOf } from "../../../resources/kind";
 import { inboxFace } from "./public";
-import { ack, all, anyPendingAfter, info, pull, saveSecret, TABLES } from "./store";
+import { ack, allRows, anyPendingAfter, pendingAfter, TABLES } from "../captures/store";
+import { info, itemOf, saveSecret, SECRET_TABLE } from "./store";
 import {
   ackInput, ackResult, inboxCreate, inboxInfo, MAX_BATCH, MAX_BYTES, MAX_ITEM_BYTES, MAX_ITEMS, pullInput, pullResult,
   SIGNATURE_TOLERANCE_SECONDS, type InboxConfig, type InboxCreate,
@@ -35,7 +36,7 @@ export const inboxes = kind.define({
     "(Stripe, GitHub, Slack, Standard Webhooks, Shopify) mark each request verified or refuse it. Receiving is free.",
   createSchema: inboxCreate,
   example: { verify: { provider: "github", secret: "It's a Secret to Everybody", reject_unverified: false } },
-  migrations: [{ sql: TABLES }],
+  migrations: [{ sql: [...TABLES, SECRET_TABLE] }],
   dayPriceMicro: 2000,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 90 * 86400,
@@ -45,17 +46,20 @@ export const inboxes = kind.define({
     if (typeof sealed === "string") saveSecret(store, sealed);
   },
   usage: (store) => {
-    const { pending, acked, bytes } = info(store);
+    const { pending, acked, bytes } = info(store.sql);
     return { pending, acked, bytes };
   },
-  exportData: (store, config) => ({ ...info(store), verify: shown(config).verify, items: all(store) }),
+  exportData: (store, config) => ({ ...info(store.sql), verify: shown(config).verify, items: allRows(store.sql).map(itemOf(store)) }),
   public: inboxFace,
   ops: [
     kind.op({
       name: "pull", method: "get", path: "/items", summary: "Pending items after the cursor, in arrival order (long-poll with wait_seconds)", priceMicro: OP_PRICE,
       input: pullInput, output: pullResult, example: { input: { limit: 10, wait_seconds: 0 } },
       ready: (store, _config, input) => anyPendingAfter(store.sql, Number(input.cursor ?? 0)),
-      run: (store, _config, input) => pull(store, input),
+      run: (store, _config, input) => {
+        const items = pendingAfter(store.sql, Number(input.cursor ?? 0), input.limit).map(itemOf(store));
+        return { items, next_cursor: items.length ? String(items[items.length - 1]!.seq) : (input.cursor ?? null) };
+      },
     }),
     kind.op({
       name: "ack", method: "post", path: "/items/ack", summary: `Ack items by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull`, priceMicro: OP_PRICE,
@@ -65,7 +69,7 @@ export const inboxes = kind.define({
     kind.op({
       name: "info", method: "get", path: "", summary: "Counts, the latest seq and the signature check", priceMicro: OP_PRICE,
       input: noInput, output: inboxInfo,
-      run: (store, config) => ({ ...info(store), verify: shown(config).verify }),
+      run: (store, config) => ({ ...info(store.sql), verify: shown(config).verify }),
     }),
   ],
 });

@@ -7,6 +7,8 @@
 import { z } from "@hono/zod-openapi";
 import { exactlyOneOf, pageLimit, seqCursor, singleLine } from "../../../openapi/schemas";
 import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { captureFields } from "../captures/schema";
+import { MAX_PAGE_BODY_BYTES } from "../captures/store";
 
 /** Items one inbox keeps, pending and acked (acked ones stay, for the export, until the inbox ends). */
 export const MAX_ITEMS = 10_000;
@@ -16,8 +18,6 @@ export const MAX_BYTES = 1024 * 1024 * 1024;
 export const MAX_ITEM_BYTES = MAX_PUBLIC_BODY_BYTES;
 /** Items per pull and per ack. */
 export const MAX_BATCH = 100;
-/** Body bytes one pull carries inline: past this the page ends early (a next pull gets the rest). */
-export const MAX_PULL_BODY_BYTES = 8 * 1024 * 1024;
 /** How far a signed timestamp may be from now (Stripe's default; Slack and Standard Webhooks say five minutes). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
@@ -50,19 +50,8 @@ export type InboxConfig = { verify: { provider: Provider; reject_unverified: boo
 
 export const item = z
   .object({
+    ...captureFields,
     seq: z.int().describe("Arrival order, from 1: the pull's cursor, and the item's id."),
-    received_at: z.string(),
-    method: z.string(),
-    path: z.string().describe("Below the address, exactly as sent (\"\" for the address itself)."),
-    query: z.array(z.tuple([z.string(), z.string()])).describe("The query's pairs in order, repeated keys kept."),
-    headers: z.record(z.string(), z.string()).describe("Every header but hop-by-hop ones, names in lower case."),
-    client_ip: z.string().nullable(),
-    content_type: z.string().nullable(),
-    size: z.int().describe("Bytes of the body."),
-    sha256: z.string().describe("Hex SHA-256 of the body."),
-    body_text: z.string().nullable().describe("The body, when it is UTF-8 and at most 128 KiB (byte-exact: it encodes back to the same bytes)."),
-    body_base64: z.string().nullable().describe("The body, base64, when it is at most 128 KiB but not UTF-8."),
-    body_url: z.string().nullable().describe("A link that downloads the body without credentials, when it is larger than 128 KiB (valid until the inbox ends)."),
     verified: z.boolean().nullable().describe("Whether the signature verified; null when the inbox checks none."),
     verification_error: z.string().nullable().describe("Why it did not."),
     acked_at: z.string().nullable(),
@@ -77,11 +66,9 @@ export const pullInput = z.object({
 });
 
 export const pullResult = z.object({
-  items: z.array(item).describe(`Pending (unacked) items in arrival order; a page stops early past ${MAX_PULL_BODY_BYTES} bytes of bodies.`),
+  items: z.array(item).describe(`Pending (unacked) items in arrival order; a page stops early past ${MAX_PAGE_BODY_BYTES} bytes of bodies.`),
   next_cursor: z.string().nullable().describe("Pass as cursor to go on: the last item's seq, or the cursor given when none came (null only then without one)."),
 });
-
-export const seqParam = z.object({ seq: z.string().regex(/^\d{1,15}$/, "must be an item's seq").describe("The item's seq.") });
 
 export const ackInput = exactlyOneOf(
   z.object({
