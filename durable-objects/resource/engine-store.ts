@@ -41,6 +41,7 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
     createdAt: meta.created_at,
     expiresAt: meta.expires_at,
     notifyUrl: meta.notify_url,
+    publicUrl: meta.public_id ? `${env.PUBLIC_BASE_URL || meta.base_url}/p/${meta.public_id}` : null,
     send: (request) => {
       const id = request.id ?? newDeliveryId();
       const body = request.body;

@@ -48,6 +48,8 @@ export interface EngineStore {
   readonly expiresAt: number;
   /** Where lifecycle events go (the create's notify_url), for kinds that send their own events there too. */
   readonly notifyUrl: string | null;
+  /** The resource's public address `{PUBLIC_BASE_URL}/p/{public_id}`, for kinds with one (null otherwise). */
+  readonly publicUrl: string | null;
   /**
    * Sends a request: recorded in the engine's transaction (a transactional outbox, so a
    * rolled-back operation sends nothing and a committed one is sent even if the process
@@ -115,6 +117,8 @@ export interface OpExample {
    * place of the same-named values here.
    */
   after?: string[];
+  /** Requests (POSTs of a small JSON body) that reach the resource's public address first: something to read back (a bin's capture). */
+  arrivals?: number;
 }
 
 /**

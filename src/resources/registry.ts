@@ -12,6 +12,7 @@ import { debounce } from "../kinds/time/debounce";
 import { notary } from "../kinds/time/notary";
 import { attest } from "../kinds/time/attest";
 import { inboxes } from "../kinds/address/inboxes";
+import { bins } from "../kinds/address/bins";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -26,6 +27,7 @@ import { counters } from "../kinds/memory/counters";
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
   inboxes,
+  bins,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

@@ -97,6 +97,14 @@ const opNamed = (kind: AnyKind, name: string): AnyOp => {
  */
 export async function prepareExample(kind: AnyKind, op: AnyOp, id: string, mgmt: string, credit: string): Promise<OpExample> {
   const issued: Issued = new Map();
+  if (op.example?.arrivals) {
+    const record = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+    for (let i = 0; i < op.example.arrivals; i++) {
+      const res = await call("POST", new URL(record.urls.public as string).pathname, { body: { example: i + 1 } });
+      expect(res.status, `${kind.kind}: an arrival before ${op.name}`).toBeLessThan(300);
+      await res.body?.cancel();
+    }
+  }
   for (const name of op.example?.after ?? []) {
     const before = opNamed(kind, name);
     const res = await send(exampleRequest(kind, before, id, withIssued(before.example ?? {}, issued)), mgmt, credit);

@@ -4,7 +4,9 @@
  * - the API reference at /docs renders the document and lists the operations;
  * - a one-time secret's link shows that a secret is waiting (looking uses nothing up),
  *   takes its passphrase, reveals the value once with a working copy button, and then
- *   shows that nothing is here.
+ *   shows that nothing is here;
+ * - a request bin's view link lists its captures, newest first, with their headers and bodies
+ *   (markup in them shown as text), pages back, and downloads a raw body byte-exact.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
@@ -102,4 +104,42 @@ it("a one-time secret: waiting, passphrase, revealed once with a copy button, th
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
   await context.close();
+});
+
+it("a request bin's view link: captures newest first, markup shown as text, older pages, a raw body downloaded", async () => {
+  const created = await fetch(`${server.url}/v1/bins`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  expect(created.status).toBe(201);
+  const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
+  const address = record.urls.public;
+  const binary = new Uint8Array(256).map((_, i) => 255 - i);
+  expect((await fetch(`${address}/first`, { method: "PUT", body: binary, headers: { "content-type": "application/octet-stream" } })).status).toBe(200);
+  for (let n = 0; n < 50; n++) await (await fetch(`${address}/hook?n=${n}`, { method: "POST", body: `<img src=x onerror=alert(${n})>`, headers: { "x-n": String(n) } })).body?.cancel();
+  const info = await fetch(`${server.url}/v1/bins/${record.id}`, { headers: { authorization: `Bearer ${record.management_token}` } });
+  expect(info.status).toBe(200);
+  const { view_url } = (await info.json()) as { view_url: string };
+
+  const { page, problems, elsewhere } = await watchedPage();
+  const res = await page.goto(view_url);
+  expect(res?.status()).toBe(200);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Request bin");
+  // The newest first, 50 to a page; the markup a request carried is text on the page, never run.
+  const cards = page.locator("article");
+  await expect(cards.count()).resolves.toBe(50);
+  await expect(cards.first().locator("h2").textContent()).resolves.toBe("POST/hook?n=49");
+  await expect(cards.first().locator("pre").textContent()).resolves.toBe("<img src=x onerror=alert(49)>");
+  await expect(page.locator("article img").count()).resolves.toBe(0);
+  await cards.first().locator("summary").click();
+  await expect(cards.first().locator("dd", { hasText: /^49$/ }).count()).resolves.toBeGreaterThan(0);
+
+  await page.click("a[rel=next]");
+  await expect(page.locator("article").count()).resolves.toBe(1);
+  await expect(page.locator("article h2").textContent()).resolves.toBe("PUT/first");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("text=Download the raw body")]);
+  const saved = await download.createReadStream();
+  const chunks: Buffer[] = [];
+  for await (const chunk of saved) chunks.push(chunk as Buffer);
+  expect(new Uint8Array(Buffer.concat(chunks))).toEqual(binary);
+
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
 });
