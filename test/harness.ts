@@ -211,6 +211,13 @@ export const managed = (mgmt: string, credit?: string): Record<string, string> =
 /** The Durable Object of resource `id`, for driving its alarm or looking into its storage. */
 export const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id)) as unknown as DurableObjectStub<ResourceObject>;
 
+/** Every row of every table in resource `id`'s object, as text: what a scan for a plaintext secret reads. */
+export const storageDump = (id: string): Promise<string> =>
+  runInDurableObject(stubOf(id), (_o, state) => {
+    const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%'").toArray();
+    return tables.map((t) => `${t.name}: ${JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${t.name}"`).toArray())}`).join("\n");
+  });
+
 /** What R2 holds under resource `id`'s prefix, in key order. */
 export async function r2Keys(id: string): Promise<string[]> {
   return (await env.BUCKET.list({ prefix: `${id}/` })).objects.map((o) => o.key);

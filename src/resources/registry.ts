@@ -13,6 +13,7 @@ import { notary } from "../kinds/time/notary";
 import { attest } from "../kinds/time/attest";
 import { inboxes } from "../kinds/address/inboxes";
 import { bins } from "../kinds/address/bins";
+import { handshakes } from "../kinds/address/handshakes";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -28,6 +29,7 @@ export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
   inboxes,
   bins,
+  handshakes,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

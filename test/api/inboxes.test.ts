@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { inboxes } from "../../src/kinds/address/inboxes";
 import { MAX_ITEM_BYTES, MAX_ITEMS } from "../../src/kinds/address/inboxes/schema";
 import { sha256Hex, toBase64, toHex } from "../../src/bytes";
-import { ORIGIN, buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, r2Keys, stubOf } from "../harness";
+import { ORIGIN, buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, r2Keys, storageDump, stubOf } from "../harness";
 
 async function inbox(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -196,6 +196,20 @@ describe("inbox signatures", () => {
     await checks("shopify", secret, async (body) => ({ "x-shopify-hmac-sha256": toBase64(await hmac(secret, body)) }));
   });
 
+  it("Twitch EventSub and Zoom, signed as their documentation says", async () => {
+    const twitch = "twitch-subscription-secret";
+    await checks("twitch", twitch, async (body) => {
+      const id = crypto.randomUUID();
+      const at = new Date().toISOString();
+      return { "twitch-eventsub-message-id": id, "twitch-eventsub-message-timestamp": at, "twitch-eventsub-message-signature": `sha256=${toHex(await hmac(twitch, id + at + body))}` };
+    });
+    const zoom = "zoom-secret-token";
+    await checks("zoom", zoom, async (body) => {
+      const ts = String(Math.floor(Date.now() / 1000));
+      return { "x-zm-request-timestamp": ts, "x-zm-signature": `v0=${toHex(await hmac(zoom, `v0:${ts}:${body}`))}` };
+    });
+  });
+
   it("checks a large body from R2, and refuses unverified requests when asked: 401, nothing stored", async () => {
     const secret = "large-body-secret";
     const box = await inbox({ verify: { provider: "github", secret, reject_unverified: true } });
@@ -213,10 +227,7 @@ describe("inbox signatures", () => {
   it("keeps the secret sealed: nowhere in storage, the record or the export", async () => {
     const secret = `canary-${crypto.randomUUID()}`;
     const box = await inbox({ verify: { provider: "shopify", secret } });
-    const dump = await runInDurableObject(stubOf(box.id), (_o, state) => {
-      const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%'").toArray();
-      return tables.map((t) => JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${t.name}"`).toArray())).join("\n");
-    });
+    const dump = await storageDump(box.id);
     expect(dump).toContain("inbox");
     expect(dump).not.toContain(secret);
     const d1 = JSON.stringify((await env.DB.prepare("SELECT * FROM resources WHERE id = ?").bind(box.id).all()).results);

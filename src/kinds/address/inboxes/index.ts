@@ -3,19 +3,18 @@
  * at the address or below it, with a body up to 10 MiB, and keeps each request in arrival order,
  * byte-exact; the agent pulls with a cursor and a long-poll, and acks what it handled (acked items
  * leave the pull and stay in the export until the inbox ends). Optionally each request's signature
- * is checked as its provider signs it (Stripe, GitHub, Slack, Standard Webhooks, Shopify), marking
+ * is checked as its provider signs it (Stripe, GitHub, Slack, Standard Webhooks, Shopify, Twitch, Zoom), marking
  * it verified or not, or refusing it.
  */
 import { noInput } from "../../../openapi/schemas";
 import { seal } from "../../../auth/sealing";
 import { kindOf } from "../../../resources/kind";
 import { inboxFace } from "./public";
-import { ack, allRows, anyPendingAfter, pendingAfter, TABLES } from "../captures/store";
-import { info, itemOf, saveSecret, SECRET_TABLE } from "./store";
-import {
-  ackInput, ackResult, inboxCreate, inboxInfo, MAX_BATCH, MAX_BYTES, MAX_ITEM_BYTES, MAX_ITEMS, pullInput, pullResult,
-  SIGNATURE_TOLERANCE_SECONDS, type InboxConfig, type InboxCreate,
-} from "./schema";
+import { SIGNATURE_TOLERANCE_SECONDS } from "../captures/signatures";
+import { allRows, TABLES } from "../captures/store";
+import { allItems, MAX_BATCH, pullInfo, pullOps } from "../captures/pull";
+import { saveSecret, SECRET_TABLE } from "./store";
+import { inboxCreate, inboxInfo, MAX_BYTES, MAX_ITEM_BYTES, MAX_ITEMS, type InboxConfig, type InboxCreate } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
 
@@ -46,30 +45,17 @@ export const inboxes = kind.define({
     if (typeof sealed === "string") saveSecret(store, sealed);
   },
   usage: (store) => {
-    const { pending, acked, bytes } = info(store.sql);
+    const { pending, acked, bytes } = pullInfo(store.sql);
     return { pending, acked, bytes };
   },
-  exportData: (store, config) => ({ ...info(store.sql), verify: shown(config).verify, items: allRows(store.sql).map(itemOf(store)) }),
+  exportData: (store, config) => ({ ...pullInfo(store.sql), verify: shown(config).verify, items: allItems(store, allRows(store.sql)) }),
   public: inboxFace,
   ops: [
-    kind.op({
-      name: "pull", method: "get", path: "/items", summary: "Pending items after the cursor, in arrival order (long-poll with wait_seconds)", priceMicro: OP_PRICE,
-      input: pullInput, output: pullResult, example: { input: { limit: 10, wait_seconds: 0 } },
-      ready: (store, _config, input) => anyPendingAfter(store.sql, Number(input.cursor ?? 0)),
-      run: (store, _config, input) => {
-        const items = pendingAfter(store.sql, Number(input.cursor ?? 0), input.limit).map(itemOf(store));
-        return { items, next_cursor: items.length ? String(items[items.length - 1]!.seq) : (input.cursor ?? null) };
-      },
-    }),
-    kind.op({
-      name: "ack", method: "post", path: "/items/ack", summary: `Ack items by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull`, priceMicro: OP_PRICE,
-      input: ackInput, output: ackResult, example: { input: { through: 1 } },
-      run: (store, _config, input) => ack(store, input),
-    }),
+    ...pullOps(OP_PRICE),
     kind.op({
       name: "info", method: "get", path: "", summary: "Counts, the latest seq and the signature check", priceMicro: OP_PRICE,
       input: noInput, output: inboxInfo,
-      run: (store, config) => ({ ...info(store.sql), verify: shown(config).verify }),
+      run: (store, config) => ({ ...pullInfo(store.sql), verify: shown(config).verify }),
     }),
   ],
 });

@@ -11,7 +11,7 @@ import { definePublicFace, PUBLIC_METHODS } from "../../../resources/public-face
 import type { PrepareContext } from "../../../resources/kind";
 import type { PublicRequest } from "../../../resources/public-face";
 import { bodyBytes, keep, stage, type Staged } from "../captures/ingest";
-import { verify, type Verdict } from "./signatures";
+import { verify, type Verdict } from "../captures/signatures";
 import { LIMITS, sealedSecret } from "./store";
 import { MAX_ITEM_BYTES, type InboxConfig } from "./schema";
 

@@ -1,7 +1,7 @@
-/** What an inbox keeps beyond its captures (../captures/store.ts): the sealed signing secret, and its items' view. */
+/** What an inbox keeps beyond its captures (../captures/store.ts): the sealed signing secret. */
 import type { EngineStore } from "../../../resources/kind";
-import { ackedAt, captureOf, counts, type CaptureLimits, type Row } from "../captures/store";
-import { MAX_BYTES, MAX_ITEMS, type Item } from "./schema";
+import type { CaptureLimits } from "../captures/store";
+import { MAX_BYTES, MAX_ITEMS } from "./schema";
 
 export const LIMITS: CaptureLimits = { noun: "inbox", maxItems: MAX_ITEMS, maxBytes: MAX_BYTES };
 
@@ -13,16 +13,4 @@ export function saveSecret(store: EngineStore, sealed: string): void {
 
 export function sealedSecret(sql: SqlStorage): string | null {
   return sql.exec<{ sealed: string }>("SELECT sealed FROM inbox_secret").toArray()[0]?.sealed ?? null;
-}
-
-export const itemOf = (store: EngineStore) => (row: Row): Item => ({
-  ...captureOf(store, row),
-  verified: row.verified === null ? null : row.verified === 1,
-  verification_error: row.verification_error,
-  acked_at: ackedAt(row),
-});
-
-export function info(sql: SqlStorage) {
-  const { items, pending, bytes, last_seq } = counts(sql);
-  return { pending, acked: items - pending, bytes, last_seq };
 }

@@ -1,5 +1,5 @@
 /**
- * Webhook signatures as each provider documents them. All five are an HMAC-SHA256 over a
+ * Webhook signatures as each provider documents them, for inboxes and handshakes. All seven are an HMAC-SHA256 over a
  * prefix and the raw body; they differ in the prefix, the key, where the signature travels and
  * how it is encoded, and whether a signed timestamp bounds replays:
  *
@@ -10,13 +10,24 @@
  * - Standard Webhooks: `webhook-signature: v1,<base64> [v1,<base64> …]` over
  *   `"<webhook-id>.<webhook-timestamp>." + body`, keyed with the base64 bytes after `whsec_`.
  * - Shopify: `X-Shopify-Hmac-Sha256: <base64>` over the body.
+ * - Twitch EventSub: `Twitch-Eventsub-Message-Signature: sha256=<hex>` over
+ *   `<Twitch-Eventsub-Message-Id><Twitch-Eventsub-Message-Timestamp>` + body (an RFC 3339 time,
+ *   within 10 minutes, as Twitch asks).
+ * - Zoom: `x-zm-signature: v0=<hex>` over `"v0:<x-zm-request-timestamp>:" + body`.
  *
  * A check answers why it failed, so the agent can tell a wrong secret from a stale replay.
  */
 import { digestsEqual } from "../../../auth/ids";
 import { toBase64, toHex, utf8 } from "../../../bytes";
 import { hmacSha256, standardWebhooksKey, type SignedBody } from "../../../delivery/signing";
-import { SIGNATURE_TOLERANCE_SECONDS, type Provider } from "./schema";
+
+/** How far a signed timestamp may be from now (Stripe's default; Slack and Standard Webhooks say five minutes). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Twitch's own bound: "older than 10 minutes". */
+const TWITCH_TOLERANCE_SECONDS = 600;
+
+export const PROVIDERS = ["stripe", "github", "slack", "standard-webhooks", "shopify", "twitch", "zoom"] as const;
+export type Provider = (typeof PROVIDERS)[number];
 
 export type Verdict = { verified: true; error: null } | { verified: false; error: string };
 
@@ -31,10 +42,11 @@ interface Scheme {
   encode(mac: Uint8Array): string;
 }
 
-function fresh(timestamp: string | undefined, nowSeconds: number, header: string): { error: string } | null {
+function fresh(timestamp: string | undefined, nowSeconds: number, header: string, tolerance = SIGNATURE_TOLERANCE_SECONDS): { error: string } | null {
   if (timestamp === undefined) return { error: `${header} is missing` };
-  if (!/^\d{1,12}$/.test(timestamp)) return { error: `${header} is not a Unix time` };
-  if (Math.abs(nowSeconds - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) return { error: `${header} is more than ${SIGNATURE_TOLERANCE_SECONDS} s from now` };
+  const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : tolerance === TWITCH_TOLERANCE_SECONDS ? Date.parse(timestamp) / 1000 : NaN;
+  if (!Number.isFinite(seconds)) return { error: `${header} is not a time` };
+  if (Math.abs(nowSeconds - seconds) > tolerance) return { error: `${header} is more than ${tolerance} s from now` };
   return null;
 }
 
@@ -96,6 +108,27 @@ const SCHEMES: Record<Provider, Scheme> = {
     key: textKey,
     claimed: (h) => [h["x-shopify-hmac-sha256"]!.trim()],
     encode: toBase64,
+  },
+  twitch: {
+    prefix: (h, now) => {
+      if (h["twitch-eventsub-message-signature"] === undefined) return { error: "Twitch-Eventsub-Message-Signature is missing" };
+      if (h["twitch-eventsub-message-id"] === undefined) return { error: "Twitch-Eventsub-Message-Id is missing" };
+      const ts = h["twitch-eventsub-message-timestamp"];
+      return fresh(ts, now, "Twitch-Eventsub-Message-Timestamp", TWITCH_TOLERANCE_SECONDS) ?? { prefix: `${h["twitch-eventsub-message-id"]}${ts}` };
+    },
+    key: textKey,
+    claimed: (h) => [h["twitch-eventsub-message-signature"]!.trim().toLowerCase()],
+    encode: (mac) => `sha256=${toHex(mac)}`,
+  },
+  zoom: {
+    prefix: (h, now) => {
+      if (h["x-zm-signature"] === undefined) return { error: "x-zm-signature is missing" };
+      const ts = h["x-zm-request-timestamp"];
+      return fresh(ts, now, "x-zm-request-timestamp") ?? { prefix: `v0:${ts}:` };
+    },
+    key: textKey,
+    claimed: (h) => [h["x-zm-signature"]!.trim().toLowerCase()],
+    encode: (mac) => `v0=${toHex(mac)}`,
   },
 };
 
