@@ -1,10 +1,11 @@
 /**
  * Keeps the OpenAPI document small enough for an agent or a generator to read.
  * The generator writes every error response out in full under every operation
- * (three quarters of the document, at 19 kinds); here each distinct response,
- * and each parameter used by several operations, moves to `components` once and
- * is referred to by `$ref`, and the security most operations share becomes the
- * document's default.
+ * (three quarters of the document, at 19 kinds); here each distinct error
+ * response, any other response and each parameter used by several operations,
+ * moves to `components` once and is referred to by `$ref`, a parameter's
+ * description is written once (not again in its schema), and the security most
+ * operations share becomes the document's default.
  */
 import { ERROR_CODES } from "../http/errors";
 
@@ -21,10 +22,17 @@ function* operations(doc: Document): Generator<Json> {
 /** `not found` → `NotFound`: component names allow letters, digits, `.`, `-` and `_` only. */
 const pascal = (text: string) => text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep, ch: string) => ch.toUpperCase()).replace(/[^A-Za-z0-9]/g, "");
 
-/** The name a shared error response gets: its status's title (`Unauthorized`), then a counter for variants. */
-function responseName(status: string): string {
+/**
+ * The name a shared response gets: an error's status title (`Unauthorized`), a success's schema
+ * (`CreatedResource`) or status, then a counter for variants.
+ */
+function responseName(status: string, response: Json): string {
   if (status === "4XX") return "ClientError";
   if (status === "5XX") return "ServerError";
+  if (/^[123]/.test(status)) {
+    const ref = Object.values<Json>(response.content ?? {})[0]?.schema?.$ref as string | undefined;
+    return ref ? `${ref.split("/").pop()}Response` : `Status${status}`;
+  }
   const entry = Object.values(ERROR_CODES).find(([s]) => String(s) === status);
   return entry ? pascal(entry[1]) : `Status${status}`;
 }
@@ -69,17 +77,30 @@ function fold(op: Json): void {
   }
 }
 
+/** A parameter's description, written on the parameter and again in its schema by the generator, once. */
+function describedOnce(p: Json): Json {
+  if (p.$ref || !p.schema?.description || p.schema.description !== p.description) return p;
+  const { description: _, ...schema } = p.schema;
+  return { ...p, schema };
+}
+
 export function compact(doc: Document): Document {
   const responses = new Map<string, string>();
+  const responseCount = new Map<string, number>();
   const paramCount = new Map<string, number>();
+  for (const op of operations(doc)) {
+    if (op.parameters) op.parameters = op.parameters.map(describedOnce);
+    fold(op);
+    for (const response of Object.values<Json>(op.responses ?? {})) responseCount.set(JSON.stringify(response), (responseCount.get(JSON.stringify(response)) ?? 0) + 1);
+  }
   for (const op of operations(doc)) for (const p of op.parameters ?? []) if (!p.$ref) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
   const params = new Map<string, string>();
   const security = new Map<string, number>();
 
   for (const op of operations(doc)) {
-    fold(op);
     for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-      if (!response.$ref && /^[45]/.test(status)) op.responses[status] = hoist(doc, "responses", responseName(status), response, responses);
+      const shared = /^[45]/.test(status) || (responseCount.get(JSON.stringify(response)) ?? 0) > 1;
+      if (!response.$ref && shared) op.responses[status] = hoist(doc, "responses", responseName(status, response), response, responses);
     }
     op.parameters = op.parameters?.map((p: Json) =>
       !p.$ref && (paramCount.get(JSON.stringify(p)) ?? 0) > 1 ? hoist(doc, "parameters", pascal(`${p.name} ${p.in === "path" ? "" : p.in}`), p, params) : p,

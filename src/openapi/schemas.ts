@@ -68,10 +68,14 @@ export const createdResource = resourceRecord
 /** A name or label: one line of text, without control characters. */
 export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must be one line of text without control characters");
 
+/** Named, so every create schema refers to one definition rather than repeating it. */
+const label = singleLine(200).nullable().default(null).describe("Your name for the resource (one line, at most 200 characters).").openapi("ResourceLabel");
+const notifyUrl = z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null).describe("Receives lifecycle events.").openapi("NotifyUrl");
+
 export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({
   ttl_seconds: z.int().min(60).max(maxTtl).default(defaultTtl).describe(`Lifetime in seconds (default ${defaultTtl}, at most ${maxTtl}).`),
-  label: singleLine(200).nullable().default(null).describe("Your name for the resource (one line, at most 200 characters)."),
-  notify_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null).describe("Receives lifecycle events."),
+  label,
+  notify_url: notifyUrl,
 });
 
 export const resourceIdParam = z.object({
