@@ -49,6 +49,8 @@ export const DELIVERY_OUTBOX_COLUMNS = [
   "CREATE INDEX deliveries_body ON deliveries (body_key) WHERE body_key IS NOT NULL",
 ];
 
+/** Platform migration 4: a delivery may carry its own retry schedule (the deliveries kind). */
+export const DELIVERY_RETRY_COLUMN = "ALTER TABLE deliveries ADD COLUMN retry_delays TEXT";
 
 export type DeliveryRow = {
   seq: number;
@@ -69,6 +71,7 @@ export type DeliveryRow = {
   created_at: number;
   updated_at: number;
   settled_at: number | null;
+  retry_delays: string | null;
 };
 
 export type AttemptRow = {

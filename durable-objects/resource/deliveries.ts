@@ -64,9 +64,10 @@ export class DeliveryLog {
     const key = body !== null && typeof body === "object" ? body.key : null;
     const text = typeof body === "string" ? (request.sensitive ? seal(this.env, body) : body) : null;
     const inserted = this.sql.exec(
-      `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+      `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at, retry_delays)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
       id, request.eventType, request.url, request.method, JSON.stringify(request.headers), text, key, request.sensitive ? 1 : 0, now, now, now + DISPATCH_GRACE_MS,
+      request.retryDelays ? JSON.stringify(request.retryDelays) : null,
     ).rowsWritten > 0;
     if (!inserted && key) this.release([key]); // handed over for a send that was already made
     // Every hundredth row trims the log, in the same transaction.
@@ -205,13 +206,12 @@ export class DeliveryLog {
       now + DISPATCH_GRACE_MS, now, deliveryId,
     );
     const dead = await this.dispatch([deliveryId], sealedSecret);
-    return { view: this.view(this.row(deliveryId)!), dead };
+    return { view: deliveryView(this.sql, this.row(deliveryId)!), dead };
   }
 
   /** Oldest first; the cursor is the last row's sequence number. */
   list(limit: number, cursor: string | null): { items: Json[]; next_cursor: string | null } {
-    const rows = this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0) || 0, limit + 1).toArray();
-    return keysetPage(rows, limit, (r) => r.seq, (r) => this.view(r));
+    return deliveryPage(this.sql, [], limit, cursor);
   }
 
   private row(id: string): DeliveryRow | undefined {
@@ -260,24 +260,44 @@ export class DeliveryLog {
     if (keys.length) this.release(keys);
   }
 
-  private view(row: DeliveryRow): Json {
-    const attempts = this.sql
-      .exec<AttemptRow>("SELECT number, at, outcome, status_code, error, duration_ms, response_excerpt FROM delivery_attempts WHERE delivery_id = ? ORDER BY number", row.delivery_id)
-      .toArray()
-      .map((a) => ({ ...a, at: iso(a.at) }));
-    return {
-      id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts, sends: row.sends,
-      created_at: iso(row.created_at), updated_at: iso(row.updated_at), settled_at: isoOrNull(row.settled_at),
-      body: row.sealed || row.body_key ? null : row.body, body_withheld: row.sealed === 1, body_stored: row.body_key !== null, attempt_log: attempts,
-    };
-  }
-
   /** A secret body travels sealed too: the queue and its dead-letter queue never hold it in clear. */
   private message(row: DeliveryRow, sealedSecret: string): WebhookMessage {
     return {
       type: "webhook", resourceId: this.resourceId, deliveryId: row.delivery_id, send: row.sends + 1,
       url: row.url, method: row.method, headers: JSON.parse(row.headers) as Record<string, string>,
       body: row.body, ...(row.body_key ? { bodyKey: row.body_key } : {}), bodySealed: row.sealed === 1, sealedSecret,
+      ...(row.retry_delays ? { retryDelays: JSON.parse(row.retry_delays) as number[] } : {}),
     };
   }
+}
+
+/** A delivery as the log and the API show it (the Delivery schema, src/resources/delivery-routes.ts). */
+export function deliveryView(sql: SqlStorage, row: DeliveryRow): Json {
+  const attempts = sql
+    .exec<AttemptRow>("SELECT number, at, outcome, status_code, error, duration_ms, response_excerpt FROM delivery_attempts WHERE delivery_id = ? ORDER BY number", row.delivery_id)
+    .toArray()
+    .map((a) => ({ ...a, at: iso(a.at) }));
+  return {
+    id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts, sends: row.sends,
+    created_at: iso(row.created_at), updated_at: iso(row.updated_at), settled_at: isoOrNull(row.settled_at),
+    body: row.sealed || row.body_key ? null : row.body, body_withheld: row.sealed === 1, body_stored: row.body_key !== null,
+    retry_delays: row.retry_delays ? (JSON.parse(row.retry_delays) as number[]) : null, attempt_log: attempts,
+  };
+}
+
+/** One delivery of the resource, or null. */
+export function findDelivery(sql: SqlStorage, id: string): Json | null {
+  const row = sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", id).toArray()[0];
+  return row ? deliveryView(sql, row) : null;
+}
+
+/** Deliveries oldest first, of the given statuses (all when empty), after the cursor (a seq). */
+export function deliveryPage(sql: SqlStorage, statuses: string[], limit: number, cursor: string | null): { items: Json[]; next_cursor: string | null } {
+  const filter = statuses.length ? `AND status IN (${statuses.map(() => "?").join(",")})` : "";
+  const rows = sql.exec<DeliveryRow>(`SELECT * FROM deliveries WHERE seq > ? ${filter} ORDER BY seq LIMIT ?`, Number(cursor ?? 0) || 0, ...statuses, limit + 1).toArray();
+  return keysetPage(rows, limit, (r) => r.seq, (r) => deliveryView(sql, r));
+}
+
+export function deliveryCounts(sql: SqlStorage): Record<string, number> {
+  return Object.fromEntries(sql.exec<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status").toArray().map((r) => [r.status, r.n]));
 }

@@ -5,6 +5,7 @@ import { newDeliveryId } from "../../src/delivery/events";
 import { requireKind } from "../../src/resources/registry";
 import type { MetaRow } from "./meta";
 import { signedDownloadUrl } from "../../src/resources/downloads";
+import { deliveryCounts, deliveryPage, findDelivery } from "./deliveries";
 
 /**
  * What an engine's transaction recorded that is carried out once it has committed: the
@@ -48,6 +49,11 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
       if (body !== null && typeof body === "object") below(body.key);
       need("requests can be sent").send(id, request);
       return id;
+    },
+    deliveries: {
+      get: (id) => findDelivery(sql, id),
+      page: (statuses, limit, cursor) => deliveryPage(sql, statuses, limit, cursor),
+      counts: () => deliveryCounts(sql),
     },
     dropObjects: (keys) => {
       keys.forEach(below);

@@ -9,7 +9,7 @@ import type { AnyKind, Migration } from "../../src/resources/kind";
 import type { JsonObject } from "../../src/json";
 import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing";
-import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_TABLES } from "./deliveries-tables";
+import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
 
 /** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes. */
@@ -19,6 +19,8 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [...DELIVERY_OUTBOX_COLUMNS, R2_DROPS_TABLE] },
   // Public addresses resolve without D1: the operator's disable list is mirrored into the resource.
   { sql: [META_PUBLIC_DISABLED] },
+  // A delivery may carry its own retry schedule.
+  { sql: [DELIVERY_RETRY_COLUMN] },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */

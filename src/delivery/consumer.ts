@@ -31,8 +31,12 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
       }
       const result = await attemptDelivery(env, body);
       const failed = result.outcome === "failed";
-      const delay = failed ? Math.round((retryDelay(message.attempts) ?? 0) * Number(env.DELIVERY_RETRY_SCALE)) : null;
-      const report = { deliveryId: body.deliveryId, send, attempt: { at: Date.now(), ...result }, final: result.outcome === "failed" ? null : result.outcome, retryInSeconds: delay };
+      const next = failed ? retryDelay(message.attempts, body.retryDelays) : null;
+      // A custom schedule ends before the queue's own retries do: the delivery is dead here.
+      const spent = failed && next === null && body.retryDelays !== undefined;
+      const delay = failed && !spent ? Math.round((next ?? 0) * Number(env.DELIVERY_RETRY_SCALE)) : null;
+      const final = result.outcome === "failed" ? (spent ? ("dead" as const) : null) : result.outcome;
+      const report = { deliveryId: body.deliveryId, send, attempt: { at: Date.now(), ...result }, final, retryInSeconds: delay };
       // When the report cannot be written the message goes on: at least once.
       const goOn = await log.recordDelivery(report).catch(() => true);
       if (failed && goOn) message.retry({ delaySeconds: delay ?? 0 });

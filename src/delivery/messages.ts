@@ -26,6 +26,8 @@ export interface WebhookMessage {
   bodySealed?: boolean;
   /** The resource's `whsec_` secret, sealed (auth/sealing.ts). */
   sealedSecret: string;
+  /** The delivery's own retry schedule (seconds before each retry), when it has one. */
+  retryDelays?: number[];
 }
 
 export type DeliveryMessage = WebhookMessage;

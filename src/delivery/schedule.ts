@@ -8,7 +8,14 @@ export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as
 
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
-/** Delay before the next try, after `attempt` (1-based) failed; null when none is left. */
-export function retryDelay(attempt: number): number | null {
-  return RETRY_DELAYS_SECONDS[attempt - 1] ?? null;
+/** The longest a queue can hold a message back (Cloudflare Queues: 12 hours), so the longest a custom schedule may wait. */
+export const MAX_RETRY_DELAY_SECONDS = 43_200;
+
+/**
+ * Delay before the next try, after `attempt` (1-based) failed, on `schedule` (a delivery's own, or
+ * the default); null when none is left. A default schedule's end is the queue's dead-letter queue;
+ * a custom one's, shorter, is declared by the consumer.
+ */
+export function retryDelay(attempt: number, schedule: readonly number[] = RETRY_DELAYS_SECONDS): number | null {
+  return schedule[attempt - 1] ?? null;
 }

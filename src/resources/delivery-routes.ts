@@ -7,38 +7,12 @@ import type { AppEnv } from "../env";
 import { managementCredential } from "../auth/credentials";
 import { resourceStub } from "../stubs";
 import { lifecycleEvents } from "../delivery/events";
-import { DELIVERY_RETENTION } from "../delivery/outbox-policy";
+import { delivery, deliveryPage } from "../delivery/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { MANAGED } from "../openapi/security";
 import { KINDS } from "./registry";
 import { resourceAnswer } from "./record";
-import { pageLimit, pageOf, resourceIdParam, seqCursor } from "../openapi/schemas";
-
-const attempt = z.object({
-  number: z.int(), at: z.string(), outcome: z.enum(["delivered", "failed", "aborted"]),
-  status_code: z.int().nullable(), error: z.string().nullable(), duration_ms: z.int(), response_excerpt: z.string().nullable(),
-});
-
-const delivery = z
-  .object({
-    id: z.string().describe("The event id, also sent as `webhook-id`."),
-    event_type: z.string(),
-    url: z.string(),
-    method: z.string(),
-    status: z.enum(["pending", "retrying", "delivered", "aborted", "dead"]),
-    attempts: z.int().describe("Attempts made, across every send and retry."),
-    sends: z.int().describe("How many times the delivery was put on the queue: more than 1 after a manual retry, or when the service sent it again because the queue lost or refused it (at least once; the `webhook-id` stays)."),
-    created_at: z.string(),
-    updated_at: z.string(),
-    settled_at: z.string().nullable().describe("When it was delivered, aborted or declared dead; settled deliveries leave the log after the retention in the price list's `deliveries` limits."),
-    body: z.string().nullable().describe("What was sent: for lifecycle events, the event's JSON; null when withheld or stored."),
-    body_withheld: z.boolean().describe("The body is a secret (a dead-man switch's released payload): kept sealed, never shown."),
-    body_stored: z.boolean().describe("The body is a stored object (a large or binary body), sent by reference and not shown here."),
-    attempt_log: z.array(attempt).describe(`The newest attempts (at most ${DELIVERY_RETENTION.attempts_kept}).`),
-  })
-  .openapi("Delivery");
-
-const deliveryPage = pageOf(delivery).openapi("DeliveryPage");
+import { pageLimit, resourceIdParam, seqCursor } from "../openapi/schemas";
 
 const listQuery = z.object({ limit: pageLimit(), cursor: seqCursor });
 

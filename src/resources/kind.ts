@@ -34,6 +34,11 @@ export interface OutgoingRequest {
   id?: string;
   /** The body is a secret (a released payload): the attempt log keeps it sealed and never shows it. */
   sensitive?: boolean;
+  /**
+   * Its own retry schedule: seconds before each retry (at most MAX_ATTEMPTS - 1 of them, each within
+   * MAX_RETRY_DELAY_SECONDS, src/delivery/schedule.ts); it is dead once they are spent. Default: RETRY_DELAYS_SECONDS.
+   */
+  retryDelays?: number[];
 }
 
 /** What an engine sees inside its ResourceObject. */
@@ -56,6 +61,16 @@ export interface EngineStore {
    * dies next), put on the queue once it has committed. Returns its delivery id.
    */
   send(request: OutgoingRequest): string;
+  /**
+   * The resource's outbound deliveries, as its attempt log shows them (the Delivery schema,
+   * src/delivery/schemas.ts): one by id, or a page of those with the given statuses (all when none).
+   */
+  readonly deliveries: {
+    get(id: string): Json | null;
+    page(statuses: string[], limit: number, cursor: string | null): { items: Json[]; next_cursor: string | null };
+    /** How many there are in each status (statuses with none are absent). */
+    counts(): Record<string, number>;
+  };
   /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed; recorded with it, so the alarm finishes a delete the process did not. */
   dropObjects(keys: string[]): void;
   /**
