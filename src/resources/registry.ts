@@ -14,6 +14,7 @@ import { attest } from "../kinds/time/attest";
 import { inboxes } from "../kinds/address/inboxes";
 import { bins } from "../kinds/address/bins";
 import { handshakes } from "../kinds/address/handshakes";
+import { deliveries } from "../kinds/address/deliveries";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -30,6 +31,7 @@ export const KINDS: readonly AnyKind[] = [
   inboxes,
   bins,
   handshakes,
+  deliveries,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 
