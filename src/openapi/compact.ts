@@ -27,8 +27,7 @@ const pascal = (text: string) => text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g,
  * (`CreatedResource`) or status, then a counter for variants.
  */
 function responseName(status: string, response: Json): string {
-  if (status === "4XX") return "ClientError";
-  if (status === "5XX") return "ServerError";
+  if (status === "default") return "Error";
   if (/^[123]/.test(status)) {
     const ref = Object.values<Json>(response.content ?? {})[0]?.schema?.$ref as string | undefined;
     return ref ? `${ref.split("/").pop()}Response` : `Status${status}`;
@@ -52,45 +51,58 @@ function hoist(doc: Document, section: string, base: string, value: Json, seen: 
 }
 
 /**
- * Statuses nearly every operation may answer, folded into one range response per operation (an
- * operation lists on its own only the statuses that say something about it).
+ * Statuses nearly every operation may answer, folded into the operation's `default` response (an
+ * operation lists on its own only the statuses that say something about it): one reference per
+ * operation rather than one per status, which is most of what keeps the document small.
  */
 const FOLDED: Record<string, { statuses: string[]; description: string }> = {
-  "4XX": {
-    statuses: ["400", "401", "403", "404", "410", "429"],
+  default: {
+    statuses: ["400", "401", "403", "404", "410", "429", "500"],
     description:
-      "The client errors any operation may answer, as problem+json (those particular to this operation are listed on their own): " +
+      "The errors any operation may answer, as problem+json (those particular to this operation are listed on their own): " +
       "`invalid_request` (400: malformed JSON, a bad header), `unauthorized` (401: a missing, malformed or unknown credential), " +
       "`forbidden` (403), `not_found` (404), `resource_expired` or `resource_cancelled` (410: with the final record, for 30 days), " +
-      "`rate_limited` (429, with Retry-After).",
+      "`rate_limited` (429, with Retry-After), `internal_error` (500: logged with the request id, never charged).",
   },
-  "5XX": { statuses: ["500"], description: "`internal_error` (500): logged with the request id, never charged." },
 };
 
-function fold(op: Json): void {
+/** Every header any folded status documents, anywhere: one folded response for all operations, not a variant per set of statuses. */
+function foldedHeaders(doc: Document): Record<string, Json> {
+  const headers: Record<string, Json> = {};
+  for (const op of operations(doc)) for (const { statuses } of Object.values(FOLDED)) for (const s of statuses) Object.assign(headers, op.responses?.[s]?.headers ?? {});
+  return headers;
+}
+
+function fold(op: Json, headers: Record<string, Json>): void {
   for (const [range, { statuses, description }] of Object.entries(FOLDED)) {
     const present = statuses.filter((s) => op.responses?.[s]);
     if (!present.length) continue;
-    const headers = Object.assign({}, ...present.map((s) => op.responses[s].headers ?? {}));
     op.responses[range] = { ...op.responses[present[0]!], description, headers };
     for (const s of present) delete op.responses[s];
   }
 }
 
-/** A parameter's description, written on the parameter and again in its schema by the generator, once. */
+/**
+ * A parameter as written once: its description not again in its schema, and `required: false`
+ * (the default) not at all.
+ */
 function describedOnce(p: Json): Json {
-  if (p.$ref || !p.schema?.description || p.schema.description !== p.description) return p;
-  const { description: _, ...schema } = p.schema;
-  return { ...p, schema };
+  if (p.$ref) return p;
+  const { required, ...rest } = p;
+  const out = required === false ? rest : p;
+  if (!out.schema?.description || out.schema.description !== out.description) return out;
+  const { description: _, ...schema } = out.schema;
+  return { ...out, schema };
 }
 
 export function compact(doc: Document): Document {
   const responses = new Map<string, string>();
   const responseCount = new Map<string, number>();
   const paramCount = new Map<string, number>();
+  const headers = foldedHeaders(doc);
   for (const op of operations(doc)) {
     if (op.parameters) op.parameters = op.parameters.map(describedOnce);
-    fold(op);
+    fold(op, headers);
     for (const response of Object.values<Json>(op.responses ?? {})) responseCount.set(JSON.stringify(response), (responseCount.get(JSON.stringify(response)) ?? 0) + 1);
   }
   for (const op of operations(doc)) for (const p of op.parameters ?? []) if (!p.$ref) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
@@ -99,7 +111,7 @@ export function compact(doc: Document): Document {
 
   for (const op of operations(doc)) {
     for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-      const shared = /^[45]/.test(status) || (responseCount.get(JSON.stringify(response)) ?? 0) > 1;
+      const shared = /^[45]|^default$/.test(status) || (responseCount.get(JSON.stringify(response)) ?? 0) > 1;
       if (!response.$ref && shared) op.responses[status] = hoist(doc, "responses", responseName(status, response), response, responses);
     }
     op.parameters = op.parameters?.map((p: Json) =>

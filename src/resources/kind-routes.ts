@@ -90,8 +90,8 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     path: `/v1/${kind.kind}/{id}${op.path}`,
     tags: [TAGS[kind.family]],
     operationId: `${kind.kind.replace(/-/g, "_")}_${op.name}`,
-    summary: op.summary,
-    description: `Costs $${op.priceMicro / 1e6} per call.`,
+    // The price rides in the summary: a description per operation saying only that would repeat itself ~200 times.
+    summary: `${op.summary} ($${op.priceMicro / 1e6})`,
     security: MANAGED_PAID,
     request: {
       params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,

@@ -136,7 +136,7 @@ function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
       const first = method === "GET" && path === "/p/{public_id}";
       app.openAPIRegistry.registerPath({
         method: lower, path, tags: ["Public addresses"], operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`, security: [],
-        summary: "A resource's public address", description: first ? description : "What each kind serves at its address, with which methods and body limits: see `GET /p/{public_id}` (operationId `public_get`).",
+        ...(first ? { summary: "A resource's public address", description } : { summary: "A resource's public address (what each kind serves: see public_get)" }),
         request: { params: params.extend(extra) },
         responses: { 200: { description: "What the kind answers: JSON, text, HTML, bytes, a redirect, or a proxied upstream's answer." }, ...errorResponses([404, 405, 410, 413, 429]) },
       });
