@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { toBase64 } from "../bytes";
 import { serveObject } from "./downloads";
-import { AppError } from "../http/errors";
+import { AppError, problemResponse } from "../http/errors";
 import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, type PublicAnswer, type PublicMethod, type PublicRoute } from "./public-face";
 import { proxyGuarded } from "../delivery/fetch-guarded";
 
@@ -90,6 +90,8 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, r
       return new Response(null, { status: answer.status ?? 302, headers });
     case "empty":
       return new Response(null, { status: answer.status ?? 204, headers });
+    case "problem":
+      return problemResponse(new AppError(answer.code, answer.detail), c);
     case "upstream":
       return upstream(c, answer, route);
   }

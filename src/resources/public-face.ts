@@ -18,6 +18,7 @@
  */
 import type { Json } from "../json";
 import type { EngineStore, PrepareContext } from "./kind";
+import type { ErrorCode } from "../http/errors";
 
 export const PUBLIC_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export type PublicMethod = (typeof PUBLIC_METHODS)[number];
@@ -128,6 +129,12 @@ export type PublicAnswer =
   | (Answered & { type: "object"; key: string })
   | (Answered & { type: "redirect"; location: string; status?: 301 | 302 | 303 | 307 | 308 })
   | (Answered & { type: "empty" })
+  /**
+   * A refusal as problem+json, answered after `handle` committed what it did (a transformer logs the
+   * request it refuses): unlike a thrown error, which rolls the transaction back. Plain data, as it
+   * crosses from the object to the worker.
+   */
+  | (Answered & { type: "problem"; code: ErrorCode; detail: string })
   /**
    * A proxied upstream, fetched by the worker once the object has decided (the worker-side step:
    * bytes never pass through the object). The request's body streams to it when the route

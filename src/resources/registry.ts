@@ -15,6 +15,8 @@ import { inboxes } from "../kinds/address/inboxes";
 import { bins } from "../kinds/address/bins";
 import { handshakes } from "../kinds/address/handshakes";
 import { deliveries } from "../kinds/address/deliveries";
+import { fanout } from "../kinds/address/fanout";
+import { transformers } from "../kinds/address/transformers";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -32,6 +34,8 @@ export const KINDS: readonly AnyKind[] = [
   bins,
   handshakes,
   deliveries,
+  fanout,
+  transformers,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

@@ -6,6 +6,7 @@
  *   /fail/<n>/<name>       500 for the first n requests, then 200
  *   /abort/<name>          500 with `webhook-delivery: abort`
  *   /down/<name>           500, always
+ *   /flaky/<name>          500 the first time a webhook-id arrives, 200 when it comes again (half its requests fail)
  *   /slow/<ms>/<name>      200 after <ms> milliseconds
  *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type)
  *   /redirect/<name>       302 to /content/<name>
@@ -67,6 +68,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     const headers: Record<string, string> = { "content-type": "text/plain" };
     if (parts[0] === "fail" && seen.length < Number(parts[1])) status = 500;
     if (parts[0] === "down") status = 500;
+    if (parts[0] === "flaky" && !seen.some((r) => r.headers["webhook-id"] === req.headers["webhook-id"])) status = 500;
     if (parts[0] === "abort") {
       status = 500;
       headers["webhook-delivery"] = "abort";

@@ -30,9 +30,8 @@ export const bins = kind.define({
   family: "address",
   title: "Request bin",
   summary:
-    "A public URL that captures every request at it or below it (method, path, query, every header, the raw body byte-exact up to " +
-    `${MAX_CAPTURE_BYTES} bytes, client address, timing) and answers as you configure (status, headers, body, delay). List captures ` +
-    "newest first, fetch one, download its raw body; a view link shows them to a person. Capturing is free.",
+    "A public URL capturing every request at or below it whole (method, path, query, headers, raw body up to 10 MiB, client address, timing), " +
+    "answered as you configure; list, fetch and download captures, or open the view link. Capturing is free.",
   createSchema: binCreate,
   example: { response: { status: 202, content_type: "application/json", body: "{\"ok\":true}", headers: { "x-bin": "zeitvault" }, delay_ms: 0 } },
   migrations: [{ sql: [...TABLES, RESPONSE_TABLE] }],

@@ -30,9 +30,8 @@ export const deliveries = kind.define({
   family: "address",
   title: "Guaranteed outbound delivery",
   summary:
-    `Submit an HTTP request (URL, method, headers, a body up to ${MAX_BODY_BYTES} bytes) and it is delivered: signed (Standard Webhooks), retried until a 2xx ` +
-    "on the service's schedule or your own (per resource or per request), dead after the last retry (list them with status=dead), sent again by hand " +
-    "(POST /v1/deliveries/{id}/deliveries/{delivery_id}/retry), every attempt logged. An idempotency key sends a request once however often it is submitted.",
+    "Submit an HTTP request (body up to 10 MiB): delivered signed, retried until a 2xx on the service's or your schedule, dead letters listed and retried by hand, " +
+    "every attempt logged; an idempotency key sends once.",
   createSchema: deliveriesCreate,
   example: { retry_delays: [10, 60, 600, 3600] },
   migrations: [{ sql: TABLES }],

@@ -31,9 +31,8 @@ export const handshakes = kind.define({
   family: "address",
   title: "Challenge responder",
   summary:
-    "A public URL that answers the verification challenges providers send before they deliver: Slack url_verification, Meta/WhatsApp hub.challenge, " +
-    "Microsoft Graph validationToken, X/Twitter CRC, Zoom endpoint.url_validation, Twitch EventSub, Dropbox. Secrets are sealed, never shown back. " +
-    "Every other request is buffered like an inbox's (pull, ack), marked verified when it carries a Slack, Twitch or Zoom signature. Receiving is free.",
+    "A public URL answering providers' verification challenges (Slack, Meta/WhatsApp, Microsoft Graph, X CRC, Zoom, Twitch, Dropbox) with sealed secrets; " +
+    "every other request is buffered like an inbox's. Receiving is free.",
   createSchema: handshakesCreate,
   example: { meta_verify_token: "meatyhamhock", twitter_consumer_secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw" },
   migrations: [{ sql: [...CAPTURE_TABLES, ...TABLES] }],

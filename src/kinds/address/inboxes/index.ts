@@ -30,9 +30,8 @@ export const inboxes = kind.define({
   family: "address",
   title: "Webhook inbox",
   summary:
-    `A public URL taking any method, at the address or below it, with bodies up to ${MAX_ITEM_BYTES} bytes, each request kept in arrival order with its method, ` +
-    "path, query, headers, client address and exact bytes; pull with a cursor and long-poll, ack what you handled. Optional signature checks " +
-    "(Stripe, GitHub, Slack, Standard Webhooks, Shopify) mark each request verified or refuse it. Receiving is free.",
+    "A public URL taking any method and path below it, bodies up to 10 MiB, each request kept byte-exact in arrival order; pull with a cursor and long-poll, ack. " +
+    "Optional signature checks (Stripe, GitHub, Slack, Standard Webhooks, Shopify, Twitch, Zoom). Receiving is free.",
   createSchema: inboxCreate,
   example: { verify: { provider: "github", secret: "It's a Secret to Everybody", reject_unverified: false } },
   migrations: [{ sql: [...TABLES, SECRET_TABLE] }],
