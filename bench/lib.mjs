@@ -50,6 +50,8 @@ export async function snapshotSource(source = "worktree") {
     for (const file of stdout.split("\0").filter((f) => f && existsSync(f))) await cp(file, path.join(dir, file));
   }
   await symlink(path.resolve("node_modules"), path.join(dir, "node_modules"), "dir");
+  // The static assets wrangler serves (public/, ignored by git) are generated, as `npm test` and `npm run dev` do.
+  await run("node", [path.resolve("scripts/site-assets.mjs")], { cwd: dir });
   return dir;
 }
 
