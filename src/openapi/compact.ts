@@ -132,3 +132,44 @@ export function compact(doc: Document): Document {
   }
   return doc;
 }
+
+/** Keys whose values are data, not schemas: a `description` inside an example is the example's. */
+const DATA_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
+
+function withoutDescriptions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDescriptions);
+  if (!node || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === "description" && typeof v === "string"))
+      .map(([k, v]) => [k, DATA_KEYS.has(k) ? v : withoutDescriptions(v)]),
+  );
+}
+
+/** A schema's own and its fields' descriptions dropped (a `$ref` stays as it is). */
+const bare = <T>(holder: Json | undefined, key: string) => {
+  if (holder?.[key]) holder[key] = withoutDescriptions(holder[key]) as T;
+};
+
+function bareContent(entry: Json | undefined): void {
+  for (const media of Object.values<Json>(entry?.content ?? {})) bare(media, "schema");
+}
+
+/**
+ * The whole document as served without a slice: every path, operation, parameter, response and
+ * event, but its schemas without their fields' descriptions, which are a quarter of it and grow
+ * with every kind. Slices (`?kinds=…`, `?kinds=all` for every kind) keep them.
+ */
+export function outline(full: Document): Document {
+  const doc = structuredClone(full);
+  for (const op of operations(doc)) {
+    bareContent(op.requestBody);
+    for (const response of Object.values<Json>(op.responses ?? {})) bareContent(response);
+    for (const p of op.parameters ?? []) bare(p, "schema");
+  }
+  const components = doc.components ?? {};
+  for (const name of Object.keys(components.schemas ?? {})) bare(components.schemas, name);
+  for (const response of Object.values<Json>(components.responses ?? {})) bareContent(response);
+  for (const p of Object.values<Json>(components.parameters ?? {})) bare(p, "schema");
+  return doc;
+}

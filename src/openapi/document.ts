@@ -14,7 +14,7 @@ import { TAG_DESCRIPTIONS } from "./tags";
 import { covers, IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "../http/api-paths";
 import { FAMILIES, kindsNamed } from "../resources/registry";
 import { errorResponses } from "./responses";
-import { compact } from "./compact";
+import { compact, outline } from "./compact";
 import { withExamples } from "./examples";
 import { slice } from "./slice";
 import { llmsTxt } from "./llms";
@@ -114,6 +114,7 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
         "(a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope " +
         "`{ type, id, resource_id, created_at, data }`. " +
         "`?kinds=` gives a slice of this document for some kinds or families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; `/llms.txt` lists them. " +
+        "This whole document leaves out the descriptions of schema fields to stay small; every slice carries them, and `?kinds=all` is the whole document with them. " +
         "`/docs` renders this document for people. Every request body and parameter carries an example that works as written.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
@@ -121,31 +122,37 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
     tags: TAG_DESCRIPTIONS,
   });
   // Built once per server URL and isolate: the registry cannot change under a running worker.
-  const built = new Map<string, Served>();
-  const full = (c: Context<AppEnv>): Served => {
+  const built = new Map<string, { full: Served; outline: Served }>();
+  const documents = (c: Context<AppEnv>) => {
     const server = c.env.BASE_URL || new URL(c.req.url).origin;
-    let doc = built.get(server);
-    if (!doc) built.set(server, (doc = compact(withExamples(withMiddlewareContract(app.getOpenAPI31Document(config(server)))))));
-    return { ...doc, info: { ...doc.info, title: c.env.SERVICE_NAME } };
+    let docs = built.get(server);
+    if (!docs) {
+      const full = compact(withExamples(withMiddlewareContract(app.getOpenAPI31Document(config(server)))));
+      built.set(server, (docs = { full, outline: outline(full) }));
+    }
+    const titled = (doc: Served) => ({ ...doc, info: { ...doc.info, title: c.env.SERVICE_NAME } });
+    return { full: titled(docs.full), outline: titled(docs.outline) };
   };
-  registerReferenceRoutes(app, full);
+  registerReferenceRoutes(app, documents);
 }
 
-function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, full: (c: Context<AppEnv>) => Served): void {
+function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, documents: (c: Context<AppEnv>) => { full: Served; outline: Served }): void {
   const kindsQuery = z.object({
     kinds: z.string().max(2000).optional().openapi({ example: "counters,queues" })
-      .describe(`Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, a kind, or all): a valid document on its own, with the routes every resource shares.`),
+      .describe(`Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, or a kind): a valid document on its own, with the routes every resource shares, fields described. \`all\`: the whole document with every field's description.`),
   });
   app.openapi(
     createRoute({
       method: "get", path: "/openapi.json", tags: ["Reference"], operationId: "openapi_document", security: [],
-      summary: "This OpenAPI 3.1 document, whole or a slice of it (free)",
+      summary: "This OpenAPI 3.1 document, whole (schemas without field descriptions) or a slice of it (free)",
       request: { query: kindsQuery },
       responses: { 200: { description: "The document.", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...errorResponses([400]) },
     }),
     (c) => {
       const { kinds } = c.req.valid("query");
-      return c.json(kinds === undefined ? full(c) : slice(full(c), kindsNamed(kinds, "kinds")), 200);
+      const docs = documents(c);
+      if (kinds === undefined) return c.json(docs.outline, 200);
+      return c.json(kinds === "all" ? docs.full : slice(docs.full, kindsNamed(kinds, "kinds")), 200);
     },
   );
   app.openapi(

@@ -37,15 +37,16 @@ const THEME = JSON.stringify({
 });
 
 export function docsPage(serviceName: string, baseUrl: string): Response {
-  const documentUrl = `${baseUrl}/openapi.json`;
+  // Every kind with its fields' descriptions (the bare /openapi.json leaves those out to stay small).
+  const documentUrl = `${baseUrl}/openapi.json?kinds=all`;
   const body = `<div class="wrap docs-bar">${topBar(serviceName)}</div>
 <main id="main">
-  <redoc spec-url="/openapi.json" theme='${escapeHtml(THEME)}'>
+  <redoc spec-url="/openapi.json?kinds=all" theme='${escapeHtml(THEME)}'>
     <div class="fallback">
       <h1>${escapeHtml(serviceName)} API reference</h1>
       <p>The reference is rendered in your browser from the OpenAPI 3.1 document at
-      <a href="/openapi.json"><code>${escapeHtml(documentUrl)}</code></a>.</p>
-      <noscript><p>JavaScript is off: read <a href="/openapi.json">the document</a> directly, or open it in any OpenAPI viewer.</p></noscript>
+      <a href="/openapi.json?kinds=all"><code>${escapeHtml(documentUrl)}</code></a>.</p>
+      <noscript><p>JavaScript is off: read <a href="/openapi.json?kinds=all">the document</a> directly, or open it in any OpenAPI viewer.</p></noscript>
     </div>
   </redoc>
 </main>

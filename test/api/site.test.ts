@@ -34,7 +34,7 @@ describe("landing page", () => {
 describe("API reference page", () => {
   it("loads its renderer from this origin only, and names the document without it", async () => {
     const { res, text } = await html("/docs");
-    expect(text).toContain('<redoc spec-url="/openapi.json"');
+    expect(text).toContain('<redoc spec-url="/openapi.json?kinds=all"');
     expect(text).toContain(`${ORIGIN}/openapi.json`);
     expect(text).toContain(`<script src="${REDOC_PATH}"></script>`);
     expect(text).not.toMatch(/(src|href)="(https?:)?\/\//);

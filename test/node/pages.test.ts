@@ -57,7 +57,7 @@ it("renders the reference and lists the operations, with nothing loaded from ano
   await expect(page.title()).resolves.toBe("zeitvault API reference");
 
   expect(elsewhere()).toEqual([]);
-  expect(requested).toContain(`${origin}/openapi.json`);
+  expect(requested).toContain(`${origin}/openapi.json?kinds=all`);
   expect(problems).toEqual([]);
 });
 
