@@ -272,19 +272,25 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   /**
-   * An attempt (or the end) of a delivery, into the log; a final one is told to the kind.
-   * Answers whether the reporting message should go on retrying; once the resource is gone its
-   * last events still go out, on the queue's schedule.
+   * An attempt (or the end) of a delivery, into the log; the end is told to the kind in the same
+   * transaction, so what it does next (a stable address's next replay) cannot be lost to a crash
+   * between the two. Answers whether the reporting message should go on retrying; once the
+   * resource is gone its last events still go out, on the queue's schedule.
    */
   protected async settleDelivery(report: DeliveryReport): Promise<boolean> {
     const meta = this.meta();
     if (!meta) return true;
-    const goOn = this.outbox.deliveries.record(report);
-    await this.outbox.flushReleased(); // a settled delivery may have let its stored body go
     const finished = requireKind(meta.kind).onDeliveryFinished;
     const final = report.final;
-    if (final && finished) await this.commit(meta, (store) => finished(store, this.config(meta), report.deliveryId, final));
-    return goOn;
+    const pending = afterCommit();
+    const { retry } = this.ctx.storage.transactionSync(() => {
+      const logged = this.outbox.deliveries.record(report);
+      if (logged.settled && final && finished) finished(this.store(meta, this.now(), pending), this.config(meta), report.deliveryId, final);
+      return logged;
+    });
+    await this.outbox.flushReleased(); // a settled delivery may have let its stored body go
+    await this.afterWork(meta, pending);
+    return retry;
   }
 
   protected record(meta: MetaRow, state: ResourceState): RecordCore {

@@ -167,9 +167,10 @@ export class DeliveryLog {
    * retrying: not once the delivery is settled, nor when it has been sent again since; a
    * delivery this log no longer holds goes on (as one whose resource has ended does).
    */
-  record(report: DeliveryReport): boolean {
+  /** Logs an attempt or an end; answers whether the message should go on retrying, and whether this report settled the delivery. */
+  record(report: DeliveryReport): { retry: boolean; settled: boolean } {
     const row = this.row(report.deliveryId);
-    if (!row) return true;
+    if (!row) return { retry: true, settled: false };
     const stale = report.send !== null && report.send < row.sends;
     const now = this.clock.now();
     let attempts = row.attempts;
@@ -183,14 +184,14 @@ export class DeliveryLog {
     }
     const settled = row.settled_at !== null;
     // An older message's failures, and its end in the dead-letter queue, change nothing: a newer one is under way.
-    if (settled || (stale && report.final !== "delivered" && report.final !== "aborted")) return false;
+    if (settled || (stale && report.final !== "delivered" && report.final !== "aborted")) return { retry: false, settled: false };
     if (report.final) {
       this.settle(row, report.final, now);
-      return false;
+      return { retry: false, settled: true };
     }
     const heardBy = Date.now() + (report.retryInSeconds ?? 0) * 1000 + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
     this.sql.exec("UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ? WHERE delivery_id = ?", heardBy, report.deliveryId);
-    return true;
+    return { retry: true, settled: false };
   }
 
   /** Sends a settled delivery again, now (after its retries ran out, or to replay it). */
