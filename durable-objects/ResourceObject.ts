@@ -13,7 +13,7 @@ import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, ResourceApi } from "../src/rpc/resource";
+import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, ResourceApi } from "../src/rpc/resource";
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
@@ -162,6 +162,16 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
       return face.finish ? face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
+    });
+  }
+
+  publicSettled(input: PublicSettled): Promise<Result<null>> {
+    return capture(async () => {
+      const meta = this.meta();
+      const settled = meta && requireKind(meta.kind).public?.settled;
+      if (!meta || !settled || this.endingState(meta) || !meta.public_id || !digestsEqual(meta.public_id, input.publicId)) return null;
+      await this.commit(meta, (store) => settled(store, this.config(meta), input.report, { status: input.status, durationMs: input.durationMs }));
+      return null;
     });
   }
 

@@ -62,6 +62,8 @@ export const createdResource = resourceRecord
   .extend({
     management_token: z.string().describe("zvm_… — returned once; the only way to manage this resource."),
     signing_secret: z.string().optional().describe("whsec_… — returned once when notify_url is set: verifies the Standard Webhooks signature of every event."),
+    credential: z.record(z.string(), z.string()).optional()
+      .describe("Returned once by kinds whose public address takes a credential of its own (a proxy's): `authorization` is the header value callers send."),
   })
   .openapi("CreatedResource");
 

@@ -58,7 +58,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
     const now = Date.now();
     kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
-    const { config: shown, sealed } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null };
+    const { config: shown, sealed, credential } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null, credential: undefined };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const mgmt = issueManagementToken();
     const id = mgmt.parts.resourceId;
@@ -72,7 +72,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
       },
       undo: async () => void (await stub.cancel(mgmt.hash)),
     });
-    return c.json({ ...publicRecord(c, core), management_token: mgmt.token, ...(signingSecret ? { signing_secret: signingSecret } : {}) }, 201);
+    return c.json({ ...publicRecord(c, core), management_token: mgmt.token, ...(signingSecret ? { signing_secret: signingSecret } : {}), ...(credential ? { credential } : {}) }, 201);
   });
 }
 

@@ -217,8 +217,10 @@ export interface KindDefinition<Config = unknown> {
   /**
    * Takes what must not be stored or echoed as given (a secret's value, a passphrase) out of the
    * create body, before payment: `config` is what the record shows, `sealed` reaches `init` only.
+   * `credential`: one the service made for the resource's public address (a proxy's), shown in the
+   * create's answer this once and kept only as `sealed` has it (a hash).
    */
-  sealCreate?(env: Env, config: Config): Promise<{ config: Config; sealed: Json }>;
+  sealCreate?(env: Env, config: Config): Promise<{ config: Config; sealed: Json; credential?: Record<string, string> }>;
   /**
    * The kind's tables, as an ordered list of migrations: a new resource runs them all; one made
    * earlier (resources live up to a year) runs, once, those it has not, before it serves anything.

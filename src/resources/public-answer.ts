@@ -13,6 +13,7 @@ import { serveObject } from "./downloads";
 import { AppError, problemResponse } from "../http/errors";
 import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, type PublicAnswer, type PublicMethod, type PublicRoute } from "./public-face";
 import { proxyGuarded } from "../delivery/fetch-guarded";
+import { masking } from "../http/masking";
 
 /** Where an HTML page writes its nonce (`<script nonce="{{nonce}}">`): replaced per response. */
 export const NONCE_SLOT = "{{nonce}}";
@@ -44,23 +45,40 @@ function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStre
   );
 }
 
+/** An upstream's status and the time to its answer, for a face that logs them. */
+export type Settled = (outcome: { status: number; durationMs: number }) => void;
+
 /** An upstream's answer, passed back: its status and end-to-end headers, never its cookies, and no power over our origin. */
-async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type: "upstream" }>, route: PublicRoute | null): Promise<Response> {
+async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type: "upstream" }>, route: PublicRoute | null, settled?: Settled): Promise<Response> {
   const method = answer.method ?? (c.req.method as PublicMethod);
   const headers = { ...answer.requestHeaders };
   const stream = route?.streamsBody && method !== "GET" && method !== "HEAD" ? c.req.raw.body : null;
   const length = c.req.header("content-length");
   if (stream && length && !Object.keys(headers).some((h) => h.toLowerCase() === "content-length")) headers["content-length"] = length;
   const body = stream && capped(stream, route!.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES);
-  const res = await proxyGuarded(c.env, answer.url, { method, headers, body });
-  const out = new Headers(endToEnd(res.headers, ["set-cookie", "set-cookie2"]));
+  const started = Date.now();
+  let res: Response;
+  try {
+    res = await proxyGuarded(c.env, answer.url, { method, headers, body });
+  } catch (err) {
+    settled?.({ status: err instanceof AppError ? err.status : 502, durationMs: Date.now() - started });
+    throw err;
+  }
+  settled?.({ status: res.status, durationMs: Date.now() - started });
+  const redact = masking(answer.redact ?? []);
+  const out = new Headers();
+  for (const [name, value] of Object.entries(endToEnd(res.headers, ["set-cookie", "set-cookie2"]))) out.set(name, redact.text(value));
   out.set("content-security-policy", "sandbox");
   out.set("x-content-type-options", "nosniff");
-  return new Response(c.req.method === "HEAD" ? null : res.body, { status: res.status, headers: out });
+  const answerBody = c.req.method === "HEAD" || !res.body ? null : redact.stream(res.body);
+  return new Response(answerBody, { status: res.status, headers: out });
 }
 
-/** `route`: the route that matched, when the answer may stream the request's body on (an upstream). */
-export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, route: PublicRoute | null = null): Promise<Response> {
+/**
+ * `route`: the route that matched, when the answer may stream the request's body on (an upstream);
+ * `settled` hears how that upstream answered.
+ */
+export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, route: PublicRoute | null = null, settled?: Settled): Promise<Response> {
   const headers = new Headers({ "cache-control": "no-store", "x-content-type-options": "nosniff" });
   for (const [name, value] of Object.entries(answer.headers ?? {})) headers.set(name, value);
   const status = answer.status ?? 200;
@@ -91,8 +109,10 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, r
     case "empty":
       return new Response(null, { status: answer.status ?? 204, headers });
     case "problem":
-      return problemResponse(new AppError(answer.code, answer.detail), c);
+      return problemResponse(new AppError(answer.code, answer.detail, { headers: answer.headers }), c);
     case "upstream":
-      return upstream(c, answer, route);
+      return upstream(c, answer, route, settled);
+    case "read_body":
+      throw new Error("read_body is the router's to act on");
   }
 }

@@ -66,7 +66,9 @@ export interface PublicRoute {
   maxBodyBytes?: number;
   /**
    * The body is not read here: it streams on to the upstream an `upstream` answer names (a
-   * reverse proxy), so its bytes never pass through the object. The kind sees `body: null`.
+   * reverse proxy), so its bytes never pass through the object. The kind sees `body: null` and
+   * `bodyUnread: true`; a `read_body` answer has the router read it after all (a stable address
+   * with no target keeps the request) and ask again.
    */
   streamsBody?: boolean;
   /** What the answer is, for the OpenAPI document (default: JSON). */
@@ -108,6 +110,8 @@ export interface PublicRequest {
    * on routes taking more); null when the request has none (or an empty one).
    */
   body: Uint8Array | StoredPublicBody | null;
+  /** On a route that `streamsBody`: the body was not read (whatever was sent), until a `read_body` answer asks for it. */
+  bodyUnread: boolean;
 }
 
 interface Answered {
@@ -141,8 +145,13 @@ export type PublicAnswer =
    * `streamsBody`; its answer streams back with its status, without hop-by-hop headers or
    * Set-Cookie, and sandboxed (it is served from the API's origin). Redirects come back as they are.
    * `status` and `headers` here are not used; `headers` of the upstream request are `requestHeaders`.
+   * `redact`: values (injected secrets) masked wherever they appear in the answer's headers and body,
+   * as given, percent-encoded or JSON-escaped. `report`: the face's `settled` hears the upstream's status
+   * and timing under this name (a request log).
    */
-  | (Answered & { type: "upstream"; url: string; method?: PublicMethod; requestHeaders?: Record<string, string> });
+  | (Answered & { type: "upstream"; url: string; method?: PublicMethod; requestHeaders?: Record<string, string>; redact?: string[]; report?: string })
+  /** Only for a request with `bodyUnread`: read its body (up to the route's limit) and ask again with it. */
+  | (Answered & { type: "read_body" });
 
 export interface PublicFace<Config = unknown, Prepared = undefined, Handled = PublicAnswer> {
   /** Whether a resource with this config has an address at all (default: always). */
@@ -151,6 +160,12 @@ export interface PublicFace<Config = unknown, Prepared = undefined, Handled = Pu
   prepare?(ctx: PrepareContext, config: Config, request: PublicRequest): Promise<Prepared>;
   handle(store: EngineStore, config: Config, request: PublicRequest, prepared: Prepared): Handled;
   finish?(ctx: PrepareContext, config: Config, request: PublicRequest, handled: Handled): Promise<PublicAnswer>;
+  /**
+   * Told, in a transaction of its own, how an `upstream` answer that named a `report` went: the
+   * upstream's status (502 when it could not be reached) and the time to its answer. After the
+   * answer has gone out, so it may be lost (a request log entry then keeps no status).
+   */
+  settled?(store: EngineStore, config: Config, report: string, outcome: { status: number; durationMs: number }): void;
   /**
    * For faces people open in a browser: the answer instead of problem+json for an error at this
    * address (an unknown or used-up address, a refusal), or null to keep problem+json. Runs in the

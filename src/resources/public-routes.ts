@@ -45,13 +45,13 @@ async function resolve(c: Context<AppEnv>, publicId: string): Promise<{ kind: st
  * The body, read up to the route's limit: beyond it 413, and nothing of it goes anywhere. One
  * larger than INLINE_PUBLIC_BODY_BYTES is stored in R2 below the resource's prefix first.
  */
-async function bodyOf(c: Context<AppEnv>, route: PublicRoute, resourceId: string): Promise<PublicRequest["body"]> {
+async function bodyOf(c: Context<AppEnv>, route: PublicRoute, resourceId: string, read: boolean): Promise<PublicRequest["body"]> {
   const limit = Math.min(route.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES);
   const tooLarge = () => new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`, { extra: { max_body_bytes: limit } });
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (declared > limit) throw tooLarge();
-  // A streamed body goes on to an upstream as it comes (public-answer.ts caps it there).
-  if (route.streamsBody) return null;
+  // A streamed body goes on to an upstream as it comes (public-answer.ts caps it there), unless the kind asks for it.
+  if (!read) return null;
   const { bytes: body, truncated } = await readCapped(c.req.raw.body, limit);
   if (truncated) throw tooLarge();
   const size = body.length;
@@ -89,6 +89,7 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     if (match.error === "not_found") throw new AppError("not_found", "This address serves nothing at that path.");
     throw new AppError("method_not_allowed", `${c.req.method} is not answered here.`, { headers: { Allow: match.allow.join(", ") } });
   }
+  const streams = match.route.streamsBody ?? false;
   const request: PublicRequest = {
     method: c.req.method as PublicRequest["method"],
     route: match.route.name,
@@ -98,9 +99,16 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     headers: endToEnd(c.req.raw.headers),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     receivedAt: Date.now(),
-    body: await bodyOf(c, match.route, resourceId),
+    body: await bodyOf(c, match.route, resourceId, !streams),
+    bodyUnread: streams,
   };
-  const result = await resourceStub(c.env, resourceId).publicRequest({ publicId, request });
+  const stub = resourceStub(c.env, resourceId);
+  let result = await stub.publicRequest({ publicId, request });
+  if (result.ok && result.value.type === "read_body" && request.bodyUnread) {
+    // The kind keeps this one (a stable address with no target yet): read it after all, once.
+    Object.assign(request, { body: await bodyOf(c, match.route, resourceId, true), bodyUnread: false });
+    result = await stub.publicRequest({ publicId, request });
+  }
   // A stored body is the kind's once its work committed; a request that failed leaves nothing behind.
   const body = request.body;
   if (!result.ok && body && !(body instanceof Uint8Array)) await c.env.BUCKET.delete(body.key);
@@ -109,7 +117,11 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     const row = await findResourceIndex(c.env.DB, resourceId);
     if (row && row.state !== "active" && row.public_id === publicId) throw endedError(row.state);
   }
-  return publicResponse(c, unwrap(result), match.route);
+  const answered = unwrap(result);
+  const report = answered.type === "upstream" ? answered.report : undefined;
+  // The face hears how its upstream answered (a request log), after the answer has gone out.
+  const settled = report ? (outcome: { status: number; durationMs: number }) => c.executionCtx.waitUntil(stub.publicSettled({ publicId, report, ...outcome }).catch((err: unknown) => console.error(`${publicId}: upstream outcome not recorded`, err))) : undefined;
+  return publicResponse(c, answered, match.route, settled);
 }
 
 /** Documents the addresses once, listing what each kind serves there (the paths are shared by all kinds). */

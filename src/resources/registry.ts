@@ -17,6 +17,8 @@ import { handshakes } from "../kinds/address/handshakes";
 import { deliveries } from "../kinds/address/deliveries";
 import { fanout } from "../kinds/address/fanout";
 import { transformers } from "../kinds/address/transformers";
+import { stable } from "../kinds/address/stable";
+import { proxies } from "../kinds/address/proxies";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -30,12 +32,7 @@ import { counters } from "../kinds/memory/counters";
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
-  inboxes,
-  bins,
-  handshakes,
-  deliveries,
-  fanout,
-  transformers,
+  inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

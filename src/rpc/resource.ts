@@ -86,6 +86,13 @@ export interface OpInput {
   expect?: JsonObject;
 }
 
+export interface PublicSettled {
+  publicId: string;
+  report: string;
+  status: number;
+  durationMs: number;
+}
+
 export interface PublicInput {
   publicId: string;
   request: PublicRequest;
@@ -129,6 +136,8 @@ export interface ResourceApi {
   op(input: OpInput, body?: ReadableStream<Uint8Array> | null): Promise<Result<Json>>;
   /** A request to the resource's public address: free, no credentials. */
   publicRequest(input: PublicInput): Promise<Result<PublicAnswer>>;
+  /** How an upstream the face named a `report` for answered (public-face.ts `settled`). */
+  publicSettled(input: PublicSettled): Promise<Result<null>>;
   /** The operator disabled (or enabled) the address `publicId`; answers whether this resource has it. */
   setPublicDisabled(input: { publicId: string; disabled: boolean }): Promise<Result<boolean>>;
   /** The account asks for its held money back. */

@@ -13,9 +13,12 @@
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
  *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
+ *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, headers, body size and sha256, the body as text
+ *                          when small (what a proxy passed on); logged under <name>, whatever follows
  * GET /_log/<name> returns what arrived for <name>: each request's body as UTF-8 text and,
  * byte-exact, as base64 (`raw`).
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -62,7 +65,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     const body = await readBody(req);
-    const name = parts[parts.length - 1] ?? "";
+    const name = (parts[0] === "echo" ? parts[1] : parts[parts.length - 1]) ?? "";
     const seen = log.get(name) ?? [];
     let status = 200;
     const headers: Record<string, string> = { "content-type": "text/plain" };
@@ -88,6 +91,11 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
         if (!res.write(content.body.subarray(at, at + 65536))) await drainedOrClosed(res);
       }
       res.end();
+      return;
+    }
+    if (parts[0] === "echo") {
+      const echo = { method: req.method, url: req.url, headers: flat, size: body.length, sha256: createHash("sha256").update(body).digest("hex"), body: body.length <= 65536 ? body.toString("utf8") : null };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(echo));
       return;
     }
     if (parts[0] === "upstream") {

@@ -1,0 +1,76 @@
+/**
+ * The proxy's address: any method, at the address or below it. A caller with the credential, or
+ * from an allowed range, within the rate limit, is passed to the upstream (the body streaming
+ * through the worker, never the object) with the sealed headers and query parameters added and
+ * masked in the answer; anyone else gets 401 (or 429) and reaches nothing. Every request is logged;
+ * the upstream's status and timing complete the entry once the worker has them (`settled`).
+ */
+import { digestsEqual } from "../../../auth/ids";
+import { unseal } from "../../../auth/sealing";
+import { sha256Hex } from "../../../bytes";
+import { inRange, parseCidr, parseIp } from "../../../http/cidr";
+import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { forwardedHeaders } from "../forwarding";
+import { access, logOutcome, logRequest, overLimit } from "./store";
+import { MAX_BODY_BYTES, type ProxyConfig } from "./schema";
+
+const ROUTE = { methods: [...PUBLIC_METHODS], maxBodyBytes: MAX_BODY_BYTES, streamsBody: true, answers: ["upstream" as const] };
+
+function fromAllowedRange(config: ProxyConfig, ip: string | null): boolean {
+  const address = ip === null ? null : parseIp(ip);
+  return address !== null && config.allow_ips.some((r) => inRange(parseCidr(r)!, address));
+}
+
+/** How the caller gets in, if it does. */
+function admitted(config: ProxyConfig, hash: string | null, request: PublicRequest): "credential" | "ip" | null {
+  const shown = request.headers["authorization"];
+  if (config.auth !== "none" && hash && shown && digestsEqual(sha256Hex(shown), hash)) return "credential";
+  return fromAllowedRange(config, request.clientIp) ? "ip" : null;
+}
+
+/** The upstream URL: its path and the path below the address; the caller's query, the injected parameters replacing any of the same name. */
+function upstreamUrl(config: ProxyConfig, request: PublicRequest, query: Record<string, string>): string {
+  const url = new URL(config.upstream_url);
+  if (request.path) url.pathname = url.pathname.replace(/\/$/, "") + request.path;
+  const params = new URLSearchParams(url.search);
+  for (const [k, v] of request.query) if (!(k in query)) params.append(k, v);
+  for (const [k, v] of Object.entries(query)) params.set(k, v);
+  url.search = params.toString();
+  return url.href;
+}
+
+const pathOf = (request: PublicRequest) => (request.query.length ? `${request.path}?${new URLSearchParams(request.query)}` : request.path);
+
+export const proxyFace = definePublicFace<ProxyConfig>({
+  routes: [
+    { name: "proxy", path: "", ...ROUTE, summary: "Passed to the upstream for a caller with the proxy's credential or from an allowed range (401 otherwise, 429 over the rate limit), with the sealed headers and query added." },
+    { name: "proxy_below", path: "/{path*}", ...ROUTE, summary: "The same for any path below the address (appended to the upstream's)." },
+  ],
+  handle(store, config, request): PublicAnswer {
+    const a = access(store.sql);
+    const entry = { method: request.method, path: pathOf(request), callerIp: request.clientIp };
+    const via = admitted(config, a.credential_hash, request);
+    if (!via) {
+      logRequest(store, { ...entry, via: null, status: 401, outcome: "denied" });
+      const challenge = config.auth === "basic" ? 'Basic realm="proxy"' : 'Bearer realm="proxy"';
+      return { type: "problem", code: "unauthorized", detail: "This proxy takes its own credential (or callers from its allowed ranges).", headers: { "www-authenticate": challenge } };
+    }
+    const wait = overLimit(store, config.rate_limit_per_minute);
+    if (wait !== null) {
+      logRequest(store, { ...entry, via, status: 429, outcome: "rate_limited" });
+      return { type: "problem", code: "rate_limited", detail: `This proxy passes ${config.rate_limit_per_minute} requests a minute.`, headers: { "retry-after": String(wait) } };
+    }
+    const inject = JSON.parse(unseal(store.env, a.sealed_inject)) as { headers: Record<string, string>; query: Record<string, string> };
+    const headers = forwardedHeaders(request.headers);
+    // The proxy's credential is for the proxy; a caller let in by its address keeps its own Authorization.
+    if (via === "credential") delete headers["authorization"];
+    if (request.clientIp) headers["x-forwarded-for"] = request.clientIp;
+    for (const [name, value] of Object.entries(inject.headers)) headers[name.toLowerCase()] = value;
+    const seq = logRequest(store, { ...entry, via, status: null, outcome: "passed" });
+    return {
+      type: "upstream", url: upstreamUrl(config, request, inject.query), requestHeaders: headers,
+      redact: [...Object.values(inject.headers), ...Object.values(inject.query)], report: String(seq),
+    };
+  },
+  settled: (store, _config, report, outcome) => logOutcome(store.sql, Number(report), outcome.status, outcome.durationMs),
+});
