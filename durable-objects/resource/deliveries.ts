@@ -223,6 +223,18 @@ export class DeliveryLog {
     return this.sql.exec<{ seq: number }>("SELECT last_insert_rowid() AS seq").one().seq;
   }
 
+  /**
+   * The kind gives up on a delivery not yet settled (what it carries was taken another way): it is
+   * settled as aborted, so its message stops retrying; an attempt already under way may still be
+   * made, and its report changes nothing. Answers whether it was still open.
+   */
+  cancel(deliveryId: string): boolean {
+    const row = this.row(deliveryId);
+    if (!row || row.settled_at !== null) return false;
+    this.settle(row, "aborted", this.clock.now());
+    return true;
+  }
+
   private settle(row: DeliveryRow, final: "delivered" | "aborted" | "dead", now: number): void {
     this.sql.exec("UPDATE deliveries SET status = ?, queued = 0, due_at = NULL, settled_at = ?, updated_at = ? WHERE delivery_id = ?", final, now, now, row.delivery_id);
     if (row.body_key) this.release([row.body_key]);

@@ -23,6 +23,7 @@ export const afterCommit = (): AfterCommit => ({ sends: [], drops: [] });
 export interface Outbox {
   pending: AfterCommit;
   send(id: string, request: OutgoingRequest): void;
+  cancel(id: string): boolean;
   drop(keys: string[]): void;
 }
 
@@ -54,6 +55,7 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
       get: (id) => findDelivery(sql, id),
       page: (statuses, limit, cursor) => deliveryPage(sql, statuses, limit, cursor),
       counts: () => deliveryCounts(sql),
+      cancel: (id) => need("deliveries can be cancelled").cancel(id),
     },
     dropObjects: (keys) => {
       keys.forEach(below);

@@ -50,6 +50,11 @@ export class ResourceOutbox {
         pending.drops.push(...this.deliveries.takeReleased());
         this.clock.armSoon();
       },
+      cancel: (id) => {
+        const open = this.deliveries.cancel(id);
+        pending.drops.push(...this.deliveries.takeReleased());
+        return open;
+      },
       drop: (keys) => {
         this.drops.stage(keys);
         pending.drops.push(...keys);

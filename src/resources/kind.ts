@@ -70,6 +70,11 @@ export interface EngineStore {
     page(statuses: string[], limit: number, cursor: string | null): { items: Json[]; next_cursor: string | null };
     /** How many there are in each status (statuses with none are absent). */
     counts(): Record<string, number>;
+    /**
+     * Gives up on one not yet settled (what it carries was taken another way): settled as aborted, its
+     * retries stop (an attempt under way may still be made). Answers whether it was still open.
+     */
+    cancel(id: string): boolean;
   };
   /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed; recorded with it, so the alarm finishes a delete the process did not. */
   dropObjects(keys: string[]): void;

@@ -7,7 +7,8 @@
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { stable } from "../../src/kinds/address/stable";
-import { balanceOf, buyCredits, call, createResource, opsOn, problemOf, publicUrl, received, serveContent, verifierOf, type Received } from "../harness";
+import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
+import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, publicUrl, received, serveContent, stubOf, verifierOf, type Received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -18,6 +19,8 @@ async function address(body: Record<string, unknown>) {
   const created = await createResource("stable", token, body);
   return { ...created, token, url: publicUrl(created.record), ...opsOn(stable, created.id, created.mgmt, token) };
 }
+
+const arrivedFor = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as Received[];
 
 const hex = async (bytes: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -107,6 +110,22 @@ describe("stable", () => {
     expect((await SELF.fetch(`${s.url}/e`, { method: "POST", body: "later" })).status).toBe(202);
     expect(await s.ok("clear_buffer", "/buffer")).toEqual({ cleared: 1 });
     expect((await s.ok("info", "")).buffered).toMatchObject({ waiting: 0, delivered: 4 });
+  });
+
+  it("a replay whose dispatch the process never made is sent by the alarm, and the chain goes on in order", async () => {
+    const name = unique();
+    const s = await address({});
+    for (const n of [1, 2, 3]) expect((await SELF.fetch(`${s.url}/${n}`, { method: "POST", body: String(n) })).status).toBe(202);
+    // The dispatch after set_target's commit, and the one after the first replay settles, never happen.
+    await stubOf(s.id).injectOutboxFaults({ skipDispatches: 2 });
+    await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await arrivedFor(name)).toEqual([]);
+    for (let i = 0; i < 20 && (await arrivedFor(name)).length < 3; i++) {
+      await advance(s.id, DISPATCH_GRACE_MS);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect((await arrivedFor(name)).map((h) => h.body)).toEqual(["1", "2", "3"]);
   });
 
   it("refuses bad targets and options with 422, uncharged", async () => {

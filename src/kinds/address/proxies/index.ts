@@ -19,11 +19,16 @@ import {
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
 
-const kind = kindOf<ProxyConfig>();
+/** The create body (with the secrets) on the way in; what the record shows once sealCreate took them out. */
+type Config = ProxyCreate | ProxyConfig;
 
-const infoOf = (config: ProxyConfig, sql: SqlStorage) => ({
-  upstream_url: config.upstream_url, auth: config.auth, allow_ips: config.allow_ips, inject_headers: config.inject_headers,
-  inject_query: config.inject_query, rate_limit_per_minute: config.rate_limit_per_minute, ...counts(sql),
+const kind = kindOf<Config>();
+
+const names = (injected: string[] | Record<string, string>) => (Array.isArray(injected) ? injected : Object.keys(injected));
+
+const infoOf = (config: Config, sql: SqlStorage) => ({
+  upstream_url: config.upstream_url, auth: config.auth, allow_ips: config.allow_ips, inject_headers: names(config.inject_headers),
+  inject_query: names(config.inject_query), rate_limit_per_minute: config.rate_limit_per_minute, ...counts(sql),
 });
 
 export const proxies = kind.define({
@@ -33,7 +38,7 @@ export const proxies = kind.define({
   summary:
     "A public URL proxying to your upstream (streaming both ways) only for callers with the proxy's own credential (bearer or basic, shown once) or from allowed IP ranges; " +
     "upstream secrets (headers, query) injected sealed and never shown; rate limit; request log.",
-  createSchema: proxyCreate as unknown as z.ZodType<ProxyConfig>,
+  createSchema: proxyCreate,
   example: { upstream_url: "https://example.com/api", auth: "bearer", inject_headers: { "x-api-key": "sk_live_51HqF0mJ7yXcT3kR9" }, allow_ips: ["192.0.2.0/24"] },
   targetFields: ["upstream_url"],
   migrations: [{ sql: TABLES }],
@@ -42,11 +47,10 @@ export const proxies = kind.define({
   maxTtlSeconds: 365 * 86400,
   limits: { max_body_bytes: MAX_BODY_BYTES, max_allowed_ranges: MAX_ALLOWED_RANGES, max_rate_per_minute: MAX_RATE_PER_MINUTE, log_kept: LOG_KEPT },
   sealCreate: async (env, given) => {
-    const c = given as unknown as ProxyCreate;
-    const config: ProxyConfig = { ...c, inject_headers: Object.keys(c.inject_headers), inject_query: Object.keys(c.inject_query) };
+    const c = given as ProxyCreate; // a create body: the record's form never comes back in
     const made = c.auth === "none" ? null : newCredential(c);
     const sealed: ProxySealed = { credential_hash: made?.hash ?? null, sealed_inject: seal(env, JSON.stringify({ headers: c.inject_headers, query: c.inject_query })) };
-    return { config, sealed: { ...sealed }, ...(made ? { credential: made.shown } : {}) };
+    return { config: { ...c, inject_headers: names(c.inject_headers), inject_query: names(c.inject_query) }, sealed: { ...sealed }, ...(made ? { credential: made.shown } : {}) };
   },
   init: (store, _config, sealed) => saveAccess(store.sql, sealed as unknown as ProxySealed),
   usage: (store) => counts(store.sql),

@@ -12,24 +12,27 @@ import { inRange, parseCidr, parseIp } from "../../../http/cidr";
 import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { forwardedHeaders } from "../forwarding";
 import { access, logOutcome, logRequest, overLimit } from "./store";
-import { MAX_BODY_BYTES, type ProxyConfig } from "./schema";
+import { MAX_BODY_BYTES, type ProxyCreate } from "./schema";
+
+/** What the face reads of the config: the same in the create body and in the record's form. */
+type Access = Pick<ProxyCreate, "upstream_url" | "auth" | "allow_ips" | "rate_limit_per_minute">;
 
 const ROUTE = { methods: [...PUBLIC_METHODS], maxBodyBytes: MAX_BODY_BYTES, streamsBody: true, answers: ["upstream" as const] };
 
-function fromAllowedRange(config: ProxyConfig, ip: string | null): boolean {
+function fromAllowedRange(config: Access, ip: string | null): boolean {
   const address = ip === null ? null : parseIp(ip);
   return address !== null && config.allow_ips.some((r) => inRange(parseCidr(r)!, address));
 }
 
 /** How the caller gets in, if it does. */
-function admitted(config: ProxyConfig, hash: string | null, request: PublicRequest): "credential" | "ip" | null {
+function admitted(config: Access, hash: string | null, request: PublicRequest): "credential" | "ip" | null {
   const shown = request.headers["authorization"];
   if (config.auth !== "none" && hash && shown && digestsEqual(sha256Hex(shown), hash)) return "credential";
   return fromAllowedRange(config, request.clientIp) ? "ip" : null;
 }
 
 /** The upstream URL: its path and the path below the address; the caller's query, the injected parameters replacing any of the same name. */
-function upstreamUrl(config: ProxyConfig, request: PublicRequest, query: Record<string, string>): string {
+function upstreamUrl(config: Access, request: PublicRequest, query: Record<string, string>): string {
   const url = new URL(config.upstream_url);
   if (request.path) url.pathname = url.pathname.replace(/\/$/, "") + request.path;
   const params = new URLSearchParams(url.search);
@@ -41,7 +44,7 @@ function upstreamUrl(config: ProxyConfig, request: PublicRequest, query: Record<
 
 const pathOf = (request: PublicRequest) => (request.query.length ? `${request.path}?${new URLSearchParams(request.query)}` : request.path);
 
-export const proxyFace = definePublicFace<ProxyConfig>({
+export const proxyFace = definePublicFace<Access>({
   routes: [
     { name: "proxy", path: "", ...ROUTE, summary: "Passed to the upstream for a caller with the proxy's credential or from an allowed range (401 otherwise, 429 over the rate limit), with the sealed headers and query added." },
     { name: "proxy_below", path: "/{path*}", ...ROUTE, summary: "The same for any path below the address (appended to the upstream's)." },

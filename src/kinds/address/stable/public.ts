@@ -5,6 +5,7 @@
  * answered 202, and replayed once a target is set.
  */
 import { AppError } from "../../../http/errors";
+import { utf8Length } from "../../../bytes";
 import { PUBLIC_METHODS, definePublicFace, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { forwardBody, forwardedHeaders, type ForwardBody } from "../forwarding";
 import { buffer, countPassed, targetFor, targetOf } from "./store";
@@ -45,7 +46,7 @@ export const stableFace = definePublicFace<StableConfig, ForwardBody>({
       receivedAt: request.receivedAt, method: request.method, path: request.path, query,
       headers: forwardedHeaders(request.headers),
       body: body === null ? null : "text" in body ? body : { key: body.stored.key },
-      size: body === null ? 0 : "text" in body ? new TextEncoder().encode(body.text).length : body.stored.size,
+      size: body === null ? 0 : "text" in body ? utf8Length(body.text) : body.stored.size,
     });
     return { type: "json", status: 202, body: { buffered: true, seq } };
   },
