@@ -254,3 +254,6 @@ export const headerOf = (request: PublicRequest, name: string): string | null =>
 
 /** The first value of a query key, or undefined. */
 export const queryOf = (request: PublicRequest, key: string): string | undefined => request.query.find(([k]) => k === key)?.[1];
+
+/** A browser (it asks for HTML); API clients asking for JSON or anything else get JSON. */
+export const prefersHtml = (request: Pick<PublicRequest, "headers">): boolean => /\btext\/html\b/i.test(request.headers["accept"] ?? "");

@@ -73,7 +73,14 @@ describe("frontdoor", () => {
     expect(await json(await SELF.fetch(first.status_url))).toMatchObject({ status: "acknowledged", push: "none", settled_at: expect.any(String) });
     expect(await json(await SELF.fetch(second.status_url))).toMatchObject({ status: "pending" });
     await problemOf(await SELF.fetch(`${d.url}/receipts/rcpt_nope`), 404);
-    await problemOf(await SELF.fetch(d.url), 405);
+    await problemOf(await SELF.fetch(d.url, { method: "DELETE" }), 405);
+    // A browser gets the form; its post answers with the receipt as a page.
+    const form = await SELF.fetch(d.url, { headers: { accept: "text/html" } });
+    expect(form.headers.get("content-type")).toContain("text/html");
+    expect(await form.text()).toContain('<form method="post">');
+    const posted = await SELF.fetch(d.url, { method: "POST", body: "message=hi", headers: { accept: "text/html", "content-type": "application/x-www-form-urlencoded" } });
+    expect(posted.status).toBe(202);
+    expect(await posted.text()).toMatch(/<code id="receipt">rcpt_\w+<\/code>/);
   });
 
   it("an ack stops a push still retrying; a push that gives up leaves the message to pull", async () => {

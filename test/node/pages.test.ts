@@ -6,7 +6,8 @@
  *   takes its passphrase, reveals the value once with a working copy button, and then
  *   shows that nothing is here;
  * - a request bin's view link lists its captures, newest first, with their headers and bodies
- *   (markup in them shown as text), pages back, and downloads a raw body byte-exact.
+ *   (markup in them shown as text), pages back, and downloads a raw body byte-exact;
+ * - a front door's page takes a message from a person and shows its receipt, and the agent pulls it.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
@@ -140,6 +141,32 @@ it("a request bin's view link: captures newest first, markup shown as text, olde
   for await (const chunk of saved) chunks.push(chunk as Buffer);
   expect(new Uint8Array(Buffer.concat(chunks))).toEqual(binary);
 
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+});
+
+it("a front door's page: a person leaves a message, gets a receipt, and the agent pulls it", async () => {
+  const created = await fetch(`${server.url}/v1/frontdoor`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Ada's <agent>" }) });
+  expect(created.status).toBe(201);
+  const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
+  const { page, problems, elsewhere } = await watchedPage();
+  expect((await page.goto(record.urls.public))?.status()).toBe(200);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Leave a message for Ada's <agent>");
+  await page.fill("#message", "Please call me back <soon>");
+  await page.fill("#from", "Bob");
+  await page.click("button[type=submit]");
+  await page.locator("#receipt").waitFor();
+  const receipt = await page.locator("#receipt").textContent();
+  expect(receipt).toMatch(/^rcpt_/);
+  await page.click("#status");
+  await expect(page.locator("body").textContent()).resolves.toContain('"status":"pending"');
+
+  const pulled = await fetch(`${server.url}/v1/frontdoor/${record.id}/items`, { headers: { authorization: `Bearer ${record.management_token}` } });
+  expect(pulled.status).toBe(200);
+  const { items } = (await pulled.json()) as { items: { content_type: string; body_text: string }[] };
+  expect(items).toHaveLength(1);
+  expect(items[0]!.content_type).toBe("application/x-www-form-urlencoded");
+  expect(Object.fromEntries(new URLSearchParams(items[0]!.body_text))).toEqual({ message: "Please call me back <soon>", from: "Bob" });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
 });

@@ -31,7 +31,7 @@ export const frontdoor = kind.define({
     "A public URL where people and agents leave messages (up to 1 MiB) for you: each is pushed to your current endpoint (signed, retried until a 2xx) or pulled and acked; " +
     "the sender gets a receipt and a status URL. Receiving is free.",
   createSchema: frontdoorCreate,
-  example: { endpoint_url: "https://example.com/agent/inbox", retry_delays: [5, 30, 300] },
+  example: { endpoint_url: "https://example.com/agent/inbox", retry_delays: [5, 30, 300], name: "the research agent" },
   targetFields: ["endpoint_url"],
   migrations: [{ sql: [...CAPTURE_TABLES, ...TABLES] }],
   dayPriceMicro: 2000,

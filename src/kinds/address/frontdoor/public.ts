@@ -2,11 +2,13 @@
  * The front door: POST (or PUT) a message, up to 1 MiB, at the address; the answer is a receipt
  * (202) whose status URL, below the address, tells the sender what became of it. The message is
  * kept like an inbox's request; with an endpoint set it is pushed there in the same transaction
- * (signed, retried until a 2xx), carrying what a pull shows of it.
+ * (signed, retried until a 2xx), carrying what a pull shows of it. A browser gets a form at the
+ * address, and its receipt as a page.
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import { definePublicFace, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
+import { formPage, sentPage } from "./page";
 import { keep, stage, type Staged } from "../captures/ingest";
 import { captureOf, rowOf } from "../captures/store";
 import { endpointOf, LIMITS, receiptOf, recordMessage } from "./store";
@@ -20,7 +22,8 @@ interface Prepared {
 export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>({
   routes: [
     { name: "receipt", path: "/receipts/{receipt_id}", methods: ["GET"], maxBodyBytes: 0, summary: "What became of a message: pending, delivered (the agent's endpoint took it) or acknowledged." },
-    { name: "message", path: "", methods: ["POST", "PUT"], maxBodyBytes: MAX_MESSAGE_BYTES, answers: ["json"], summary: "Leave a message for the agent (any content type, up to 1 MiB): 202 with a receipt id and its status URL." },
+    { name: "form", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["html"], summary: "A page where a person writes a message (posted as a form)." },
+    { name: "message", path: "", methods: ["POST", "PUT"], maxBodyBytes: MAX_MESSAGE_BYTES, answers: ["json", "html"], summary: "Leave a message for the agent (any content type, up to 1 MiB): 202 with a receipt id and its status URL (a page, for a browser)." },
   ],
   async prepare(ctx, _config, request) {
     if (request.route !== "message") return null;
@@ -34,7 +37,8 @@ export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>(
     }
     return { staged, receiptId: randomId("rcpt_") };
   },
-  handle(store, _config, request, prepared): PublicAnswer {
+  handle(store, config, request, prepared): PublicAnswer {
+    if (request.route === "form") return { type: "html", body: formPage(config.name) };
     if (!prepared) {
       const receipt = receiptOf(store.sql, request.params.receipt_id ?? "");
       if (!receipt) throw new AppError("not_found", "No message has this receipt.");
@@ -55,6 +59,7 @@ export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>(
     }
     recordMessage(store.sql, seq, prepared.receiptId, deliveryId);
     const statusUrl = `${store.publicUrl}/receipts/${prepared.receiptId}`;
+    if (prefersHtml(request)) return { type: "html", status: 202, body: sentPage(prepared.receiptId, statusUrl) };
     return { type: "json", status: 202, body: { received: true, receipt_id: prepared.receiptId, status_url: statusUrl, pushed: deliveryId !== null } };
   },
 });

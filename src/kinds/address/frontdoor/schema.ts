@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { requestFields } from "../../../delivery/outbound";
 import { MAX_ATTEMPTS, MAX_RETRY_DELAY_SECONDS } from "../../../delivery/schedule";
 import { pullCounts } from "../captures/pull";
+import { singleLine } from "../../../openapi/schemas";
 
 /** Messages one front door keeps, pending and acknowledged. */
 export const MAX_ITEMS = 10_000;
@@ -15,6 +16,8 @@ export const MAX_ITEMS = 10_000;
 export const MAX_BYTES = 512 * 1024 * 1024;
 /** One message's body: larger is 413, nothing kept. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** What the page's form takes in its message field. */
+export const MAX_FORM_CHARS = 20_000;
 /** A push carries a body up to this size itself; a larger one by `body_url` (a signed link). */
 export const PUSH_INLINE_BYTES = 32 * 1024;
 
@@ -31,6 +34,7 @@ export const endpointInput = z
 export const frontdoorCreate = z
   .object({
     endpoint_url: requestFields.url.nullable().default(null).describe("Where messages are pushed; null (or absent): the agent pulls them."),
+    name: singleLine(120).min(1).nullable().default(null).describe("Who the messages are for, as the page people open at the address says (\"Leave a message for …\")."),
     retry_delays: retryDelays.default(null),
   })
   .strict();

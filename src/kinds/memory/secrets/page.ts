@@ -4,13 +4,7 @@
  * response's nonce (resources/public-answer.ts), so the page's policy allows nothing else.
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
-import { headerOf, type PublicRequest } from "../../../resources/public-face";
 import { NONCE_SLOT } from "../../../resources/public-answer";
-
-/** A browser (it asks for HTML); API clients asking for JSON or anything get JSON. */
-export function prefersHtml(request: Pick<PublicRequest, "headers">): boolean {
-  return /\btext\/html\b/i.test(headerOf(request as PublicRequest, "accept") ?? "");
-}
 
 const STYLE = `
 main { max-width: 36rem; margin: 3rem auto; padding: 0 1.25rem; }

@@ -19,11 +19,11 @@
 import { AppError } from "../../../http/errors";
 import { parseCallerJson } from "../../../http/json-depth";
 import { iso } from "../../../time";
-import { bodyText, definePublicFace, headerOf, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { bodyText, definePublicFace, headerOf, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { checkPassphrase, keyToText, openSecret } from "./crypto";
 import { failAttempt, readSecret, release, verifierOf } from "./store";
 import type { SecretConfig } from "./schema";
-import { prefersHtml, nothingHerePage, revealedPage, waitingPage } from "./page";
+import { nothingHerePage, revealedPage, waitingPage } from "./page";
 
 const gone = () => new AppError("not_found", "Nothing is here: the secret was revealed or destroyed already, or never existed.");
 
