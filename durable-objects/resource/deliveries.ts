@@ -164,10 +164,10 @@ export class DeliveryLog {
 
   /**
    * An attempt (or the end) into the log. Answers whether the reporting message should go on
-   * retrying: not once the delivery is settled, nor when it has been sent again since; a
-   * delivery this log no longer holds goes on (as one whose resource has ended does).
+   * retrying (not once the delivery is settled, nor when it has been sent again since; a
+   * delivery this log no longer holds goes on, as one whose resource has ended does), and
+   * whether this report is the one that settled it (the kind hears of that once).
    */
-  /** Logs an attempt or an end; answers whether the message should go on retrying, and whether this report settled the delivery. */
   record(report: DeliveryReport): { retry: boolean; settled: boolean } {
     const row = this.row(report.deliveryId);
     if (!row) return { retry: true, settled: false };

@@ -147,8 +147,8 @@ function withoutDescriptions(node: unknown): unknown {
 }
 
 /** A schema's own and its fields' descriptions dropped (a `$ref` stays as it is). */
-const bare = <T>(holder: Json | undefined, key: string) => {
-  if (holder?.[key]) holder[key] = withoutDescriptions(holder[key]) as T;
+const bare = (holder: Json | undefined, key: string) => {
+  if (holder?.[key]) holder[key] = withoutDescriptions(holder[key]);
 };
 
 function bareContent(entry: Json | undefined): void {
