@@ -6,6 +6,7 @@
  * components all of that refers to.
  */
 import type { AnyKind } from "../resources/kind";
+import { ownPathsOf } from "../resources/kind-routes";
 
 type Json = Record<string, any>;
 
@@ -50,7 +51,8 @@ function securityNames(requirements: Json[] | undefined, into: Set<string>): voi
 
 export function slice(full: Json, kinds: AnyKind[]): Json {
   const doc = structuredClone(full);
-  const owns = (path: string) => SHARED_PATHS.includes(path) || kinds.some((k) => path === `/v1/${k.kind}` || path.startsWith(`/v1/${k.kind}/`));
+  const owns = (path: string) =>
+    SHARED_PATHS.includes(path) || kinds.some((k) => path === `/v1/${k.kind}` || path.startsWith(`/v1/${k.kind}/`) || ownPathsOf(k).includes(path));
   doc.paths = Object.fromEntries(Object.entries<Json>(doc.paths ?? {}).filter(([path]) => owns(path)));
   const events = new Set([...LIFECYCLE_EVENTS, ...kinds.flatMap((k) => Object.keys(k.sends ?? {}))]);
   doc.webhooks = Object.fromEntries(Object.entries<Json>(doc.webhooks ?? {}).filter(([type]) => events.has(type)));

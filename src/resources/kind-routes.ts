@@ -183,10 +183,16 @@ function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
   return c.req.raw.body;
 }
 
+/** The documented paths each kind's own `routes` added (the notary's /v1/tsa/…), so its slice of the document keeps them. */
+const ownPaths = new Map<string, string[]>();
+export const ownPathsOf = (kind: AnyKind): string[] => ownPaths.get(kind.kind) ?? [];
+
 export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const kind of KINDS) {
     registerCreate(app, kind);
     for (const op of kind.ops) registerOp(app, kind, op);
+    const before = app.openAPIRegistry.definitions.length;
     kind.routes?.(app);
+    ownPaths.set(kind.kind, app.openAPIRegistry.definitions.slice(before).flatMap((d) => (d.type === "route" ? [d.route.path] : [])));
   }
 }

@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import { KINDS } from "../../src/resources/registry";
+import { ownPathsOf } from "../../src/resources/kind-routes";
 
 const run = promisify(execFile);
 const env = { SERVICE_NAME: "zeitvault", BASE_URL: "https://api.zeitvault.example", AUTH_URL: "", MIN_PURCHASE_USD: "0.25" };
@@ -87,7 +88,7 @@ describe("OpenAPI document", () => {
       const slice = await document(`?kinds=${kind.kind}`);
       expect(slice.bytes, kind.kind).toBeLessThanOrEqual(40 * 1024);
       const own = Object.keys(slice.doc.paths).filter((p) => !/^\/v1\/(resources|downloads|\{kind\})\//.test(p));
-      expect(own.every((p) => p === `/v1/${kind.kind}` || p.startsWith(`/v1/${kind.kind}/`)), own.join(" ")).toBe(true);
+      expect(own.every((p) => p === `/v1/${kind.kind}` || p.startsWith(`/v1/${kind.kind}/`) || ownPathsOf(kind).includes(p)), own.join(" ")).toBe(true);
     }
     // The whole leaves out fields' descriptions (a quarter of it); every slice, and ?kinds=all, keeps them.
     expect(doc.components.schemas.CreateCounters.properties.min).not.toHaveProperty("description");
@@ -95,6 +96,8 @@ describe("OpenAPI document", () => {
     const all = await document("?kinds=all");
     expect(Object.keys(all.doc.paths).length).toBe(Object.keys(doc.paths).length);
     expect(all.doc.components.schemas.CreateCounters.properties.min.description).toBeTruthy();
+    // A kind's own routes beyond its resources (the notary's TSA certificate) are in its slice.
+    expect(Object.keys((await document("?kinds=notary")).doc.paths)).toEqual(expect.arrayContaining(["/v1/tsa/certificate.pem", "/v1/tsa/certificate.der"]));
     const family = await document("?kinds=time");
     expect(Object.keys(family.doc.paths)).toEqual(expect.arrayContaining(["/v1/wakeups", "/v1/attest"]));
     const unknown = await fetchText("/openapi.json?kinds=nope");
