@@ -89,9 +89,19 @@ export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): n
   const query = JSON.stringify(a.query);
   const headers = JSON.stringify(a.headers);
   const metadata = query.length + headers.length + a.path.length;
-  checkRoom(limits, statsOf(store.sql), a.size, metadata);
+  // The counts move and the limits are checked in one statement (ingest's hot path): no row
+  // changed means a limit would be passed, and only then are the counts read to say which.
+  const counted = store.sql.exec(
+    `UPDATE capture_stats SET items = items + 1, pending = pending + 1, bytes = bytes + ?, inline_bytes = inline_bytes + ?, metadata_bytes = metadata_bytes + ?
+     WHERE items < ? AND bytes + ? <= ? AND metadata_bytes + ? <= ?`,
+    a.size, a.body?.length ?? 0, metadata, limits.maxItems, a.size, limits.maxBytes, metadata, METADATA_BUDGET,
+  ).rowsWritten;
+  if (!counted) {
+    checkRoom(limits, statsOf(store.sql), a.size, metadata);
+    throw new Error("capture_stats refused a row that fits");
+  }
   const verified = a.verified === undefined || a.verified === null ? null : Number(a.verified);
-  const seq = store.sql
+  return store.sql
     .exec<{ seq: number }>(
       `INSERT INTO captures (received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, body_key, verified, verification_error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
@@ -99,11 +109,6 @@ export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): n
       a.size, a.sha256, a.body, a.bodyKey, verified, a.verificationError ?? null,
     )
     .one().seq;
-  store.sql.exec(
-    "UPDATE capture_stats SET items = items + 1, pending = pending + 1, bytes = bytes + ?, inline_bytes = inline_bytes + ?, metadata_bytes = metadata_bytes + ?",
-    a.size, a.body?.length ?? 0, metadata,
-  );
-  return seq;
 }
 
 export type Row = {
