@@ -4,10 +4,11 @@
  * pending, delivered or acknowledged; an ack stops a push still retrying; a push that gives up
  * leaves the message to be pulled. Tested against the local receiver.
  */
-import { SELF, env } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { frontdoor } from "../../src/kinds/address/frontdoor";
-import { balanceOf, buyCredits, call, createResource, json, opsOn, problemOf, publicUrl, received, verifierOf } from "../harness";
+import { MAX_ITEMS } from "../../src/kinds/address/frontdoor/schema";
+import { balanceOf, buyCredits, call, createResource, json, opsOn, problemOf, publicUrl, received, stubOf, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -104,6 +105,15 @@ describe("frontdoor", () => {
     await d.ok("set_endpoint", "/endpoint", { url: null });
     expect((await leave(d.url, "x", "text/plain")).pushed).toBe(false);
     expect((await d.ok("info", "")).pushes).toEqual({ pushing: 0, delivered: 0, failed: 1 });
+  });
+
+  it("is full at its limit: 507, nothing kept and nothing pushed", async () => {
+    const name = unique();
+    const d = await door({ endpoint_url: `${receiver}/ok/${name}` });
+    await runInDurableObject(stubOf(d.id), (_o, state) => void state.storage.sql.exec("UPDATE capture_stats SET items = ?", MAX_ITEMS));
+    expect((await problemOf(await SELF.fetch(d.url, { method: "POST", body: "one too many" }), 507)).code).toBe("storage_full");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await json(await call("GET", `/v1/frontdoor/${d.id}/deliveries`, { headers: { authorization: `Bearer ${d.mgmt}` } }))).toMatchObject({ items: [] });
   });
 
   it("refuses bad endpoints and schedules with 422, uncharged", async () => {

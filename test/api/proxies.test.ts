@@ -127,6 +127,23 @@ describe("proxies", () => {
     expect(log.map((e) => [e.status, e.via])).toEqual([[429, "ip"], [200, "credential"], [401, null], [200, "credential"], [401, null], [200, "ip"], [200, "ip"]]);
   });
 
+  it("answers 502 when the upstream cannot be reached, logged; IPv4-mapped callers match IPv4 ranges; HEAD has no body", async () => {
+    const down = await proxy({ upstream_url: "http://127.0.0.1:9/closed", auth: "none", allow_ips: ["203.0.113.0/24"] });
+    const failed = await SELF.fetch(`${down.url}/x`, { headers: { "cf-connecting-ip": "::ffff:203.0.113.5" } });
+    await problemOf(failed, 502);
+    expect((await settledLog(down, 1))[0]).toMatchObject({ status: 502, via: "ip", caller_ip: "::ffff:203.0.113.5" });
+
+    const name = unique();
+    const p = await proxy({ upstream_url: `${receiver}/echo/${name}/base/`, auth: "none", allow_ips: ["2001:db8::/32", "203.0.113.7"] });
+    const head = await SELF.fetch(`${p.url}/a%2Fb%20c?x=%26`, { method: "HEAD", headers: { "cf-connecting-ip": "203.0.113.7" } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const [hit] = await arrived(name);
+    expect(hit!.path).toBe(`/echo/${name}/base/a%2Fb%20c?x=%26`);
+    await problemOf(await SELF.fetch(p.url, { headers: { "cf-connecting-ip": "203.0.113.8" } }), 401);
+    await problemOf(await SELF.fetch(p.url, { headers: { "cf-connecting-ip": "2001:db9::1" } }), 401);
+  });
+
   it("refuses bad access rules and secrets with 422, uncharged", async () => {
     const { token } = await buyCredits(1);
     const before = (await balanceOf(token)).balance_micro_usd;

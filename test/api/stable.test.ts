@@ -4,11 +4,12 @@
  * target, requests are buffered (202) and replayed to the next target in arrival order, once
  * each, signed, through the delivery pipeline. Tested against the local receiver.
  */
-import { SELF, env } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { stable } from "../../src/kinds/address/stable";
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
-import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, publicUrl, received, serveContent, stubOf, verifierOf, type Received } from "../harness";
+import { MAX_BUFFERED } from "../../src/kinds/address/stable/schema";
+import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, publicUrl, r2Keys, received, serveContent, stubOf, verifierOf, type Received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -126,6 +127,21 @@ describe("stable", () => {
       await new Promise((r) => setTimeout(r, 300));
     }
     expect((await arrivedFor(name)).map((h) => h.body)).toEqual(["1", "2", "3"]);
+  });
+
+  it("answers 502 when the target cannot be reached, and 507 once the buffer is full, keeping nothing", async () => {
+    const s = await address({ target_url: "http://127.0.0.1:9/closed" });
+    await problemOf(await SELF.fetch(`${s.url}/x`, { method: "POST", body: "lost?" }), 502);
+    await s.ok("set_target", "/target", { target_url: null });
+    expect((await SELF.fetch(s.url, { method: "POST", body: "kept" })).status).toBe(202);
+    // Fill the buffer to its limit as a thousand requests would.
+    await runInDurableObject(stubOf(s.id), (_o, state) => {
+      for (let i = 1; i < MAX_BUFFERED; i++) state.storage.sql.exec("INSERT INTO stable_buffer (received_at, method, path, query, headers, size, status) VALUES (0, 'POST', '', '', '{}', 0, 'waiting')");
+    });
+    const full = await SELF.fetch(s.url, { method: "POST", body: "one too many" });
+    expect((await problemOf(full, 507)).code).toBe("storage_full");
+    expect((await s.ok("info", "")).buffered.waiting).toBe(MAX_BUFFERED);
+    expect(await r2Keys(s.id)).toEqual([]);
   });
 
   it("refuses bad targets and options with 422, uncharged", async () => {
