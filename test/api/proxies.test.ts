@@ -102,6 +102,18 @@ describe("proxies", () => {
     expect(await hex(got)).toBe(await hex(expected));
   });
 
+  it("masks a secret in a gzip-compressed answer: the runtime hands over the decoded bytes", async () => {
+    const name = unique();
+    const text = `{"echo":"${API_KEY}","pad":"${"x".repeat(100_000)}"}`;
+    await serveContent(name, text, { type: "application/json" });
+    const p = await proxy({ upstream_url: `${receiver}/gzip/${name}`, inject_headers: { "x-api-key": API_KEY } });
+    const res = await SELF.fetch(p.url, { headers: { authorization: p.credential!.authorization!, "accept-encoding": "gzip" } });
+    expect(res.status).toBe(200);
+    const got = await res.text();
+    expect(got).not.toContain(API_KEY);
+    expect(got).toBe(text.replace(API_KEY, "*".repeat(API_KEY.length)));
+  });
+
   it("lets allowed ranges in without the credential; basic credentials rotate; the rate limit answers 429", async () => {
     const name = unique();
     const p = await proxy({ upstream_url: `${receiver}/echo/${name}`, auth: "basic", basic_username: "ops", allow_ips: ["203.0.113.0/24", "2001:db8::/32"], rate_limit_per_minute: 4 });

@@ -11,6 +11,7 @@
  *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type)
  *   /redirect/<name>       302 to /content/<name>
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
+ *   /gzip/<name>           the same as /content/<name>, gzip-compressed (Content-Encoding: gzip)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
  *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
  *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, headers, body size and sha256, the body as text
@@ -19,6 +20,7 @@
  * byte-exact, as base64 (`raw`).
  */
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -82,6 +84,11 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     const content = contents.get(name);
     if (parts[0] === "content" && content) {
       res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
+      return;
+    }
+    if (parts[0] === "gzip" && content) {
+      const packed = gzipSync(content.body);
+      res.writeHead(content.status, { "content-type": content.type, "content-encoding": "gzip", "content-length": packed.length }).end(packed);
       return;
     }
     if (parts[0] === "chunked" && content) {
