@@ -31,7 +31,7 @@ export function llmsTxt(c: Context<AppEnv>): string {
 ${families.join("\n")}
 ## Reference
 
-- [OpenAPI document](${baseUrl}/openapi.json): every kind; \`?kinds=a,b\` or \`?kinds=<family>\` for a slice.
+- [OpenAPI document](${baseUrl}/openapi.json): every kind (schemas without field descriptions, to stay small); \`?kinds=a,b\` or \`?kinds=<family>\` for a slice with them, \`?kinds=all\` for everything with them.
 - [Prices](${baseUrl}/v1/prices): every charge, with each kind's limits.
 - [API reference](${baseUrl}/docs): the document, rendered for people.
 - [OAuth metadata](${authUrl}/.well-known/oauth-authorization-server): client credentials for an access token instead of the credit token.
