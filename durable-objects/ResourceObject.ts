@@ -158,7 +158,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       const ending = this.endingState(meta) ?? (this.now() >= meta.expires_at ? "expired" : null);
       if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`);
       const config = this.config(meta);
-      const handled = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), undefined, (prepared) =>
+      const handled = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
         this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
       return face.finish ? face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);

@@ -166,6 +166,8 @@ export interface PublicFace<Config = unknown, Prepared = undefined, Handled = Pu
    * answer has gone out, so it may be lost (a request log entry then keeps no status).
    */
   settled?(store: EngineStore, config: Config, report: string, outcome: { status: number; durationMs: number }): void;
+  /** Undoes what `prepare` left behind (an R2 object it wrote) when the request then fails (the resource full, a refusal). */
+  discard?(ctx: PrepareContext, config: Config, prepared: Prepared): Promise<void>;
   /**
    * For faces people open in a browser: the answer instead of problem+json for an error at this
    * address (an unknown or used-up address, a refusal), or null to keep problem+json. Runs in the

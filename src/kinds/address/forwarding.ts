@@ -47,6 +47,23 @@ export async function forwardBody(ctx: PrepareContext, request: PublicRequest): 
   return { stored: { key, size: body.length, sha256: "" }, mine: true };
 }
 
+/**
+ * Where a request below an address goes on a target that stands for the address (a stable address,
+ * a proxy): the path below the address appended to the target's path, the query (in order, repeated
+ * keys kept) to its query.
+ */
+export function belowTarget(target: string, path: string, query: [string, string][]): URL {
+  const url = new URL(target);
+  if (path) url.pathname = url.pathname.replace(/\/$/, "") + path;
+  for (const [k, v] of query) url.searchParams.append(k, v);
+  return url;
+}
+
+/** Deletes a body forwardBody stored itself, for a request that failed after it (the router deletes its own). */
+export async function discardForward(ctx: PrepareContext, body: ForwardBody): Promise<void> {
+  if (body && "stored" in body && body.mine) await ctx.env.BUCKET.delete(body.stored.key);
+}
+
 /** The body's JSON, when it is JSON small and shallow enough to read (filters and transformations look into it), else undefined. */
 export function jsonOf(request: PublicRequest, maxBytes: number): unknown {
   const body = request.body;

@@ -8,7 +8,7 @@ import { digestsEqual } from "../../../auth/ids";
 import { utf8 } from "../../../bytes";
 import { definePublicFace, PUBLIC_METHODS, queryOf, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import type { PrepareContext } from "../../../resources/kind";
-import { keep, stage, type Staged } from "../captures/ingest";
+import { discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { counts, rowOf } from "../captures/store";
 import { capturesPage } from "./page";
 import { captureView, LIMITS, newestPage, responseOf, VIEW_SEGMENT, viewToken } from "./store";
@@ -43,6 +43,7 @@ export const binFace = definePublicFace<BinConfig, Prepared, Handled>({
     if (isView(ctx, request) && (request.route === "view" || /^\d{1,15}$/.test(request.params.seq ?? ""))) return { view: true };
     return { view: false, staged: await stage(ctx, LIMITS, request) };
   },
+  discard: (ctx, _config, prepared) => discardStaged(ctx, "staged" in prepared ? prepared.staged : undefined),
   handle(store, _config, request, prepared) {
     if (prepared.view && request.route === "view_body") return { answer: body(store, request), delayMs: 0 };
     if (prepared.view) {

@@ -25,20 +25,28 @@ export async function bodyBytes(ctx: PrepareContext, body: PublicRequest["body"]
   return object.body as unknown as AsyncIterable<Uint8Array>;
 }
 
-export async function stage(ctx: PrepareContext, limits: CaptureLimits, request: PublicRequest): Promise<Staged> {
-  // `keep` checks again in the transaction. A body moved here for a request that then loses that
-  // race stays in R2 until the resource ends (its prefix goes then).
+/**
+ * `inlineUpTo`: a larger inline body is moved to R2 as well (a front door keeps what it pushes small).
+ * `keep` checks the limits again in the transaction; a body moved here for a request that then fails
+ * is deleted by discardStaged (the face's `discard`).
+ */
+export async function stage(ctx: PrepareContext, limits: CaptureLimits, request: PublicRequest, inlineUpTo = Infinity): Promise<Staged> {
   const stats = statsOf(ctx.sql);
   checkRoom(limits, stats, request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0), 0);
   const inline = request.body instanceof Uint8Array ? request.body : request.body === null ? new Uint8Array(0) : null;
   const sha256 = inline ? await digestHex(inline) : "";
   let spilled: StoredPublicBody | null = null;
-  if (inline && inline.length > 0 && stats.inline_bytes + inline.length > INLINE_BODY_BUDGET) {
+  if (inline && inline.length > 0 && (stats.inline_bytes + inline.length > INLINE_BODY_BUDGET || inline.length > inlineUpTo)) {
     const key = `${ctx.resourceId}/captures/${crypto.randomUUID()}`;
     await ctx.env.BUCKET.put(key, inline, { customMetadata: { expires_at: String(ctx.expiresAt) } });
     spilled = { key, size: inline.length, sha256 };
   }
   return { spilled, sha256 };
+}
+
+/** Deletes the body `stage` moved to R2, for a request that failed after it. */
+export async function discardStaged(ctx: PrepareContext, staged: Staged | undefined): Promise<void> {
+  if (staged?.spilled) await ctx.env.BUCKET.delete(staged.spilled.key);
 }
 
 /** Stores the request `stage` prepared; answers its seq. */

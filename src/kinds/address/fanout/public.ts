@@ -8,7 +8,7 @@
 import type { Json } from "../../../json";
 import { evaluate } from "../../../expressions/jsonata";
 import { definePublicFace, type PublicRequest } from "../../../resources/public-face";
-import { forwardBody, forwardedHeaders, jsonOf, type ForwardBody } from "../forwarding";
+import { discardForward, forwardBody, forwardedHeaders, jsonOf, type ForwardBody } from "../forwarding";
 import { activeDestinations, messageCount, recordMessage, recordSend } from "./store";
 import { MAX_FILTERED_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGES, type FanoutConfig, type Filter } from "./schema";
 import { AppError } from "../../../http/errors";
@@ -51,6 +51,7 @@ export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
     const anyone = Object.values(verdicts).some((v) => v.pass);
     return { verdicts, body: anyone ? await forwardBody(ctx, request) : null };
   },
+  discard: (ctx, _config, prepared) => discardForward(ctx, prepared.body),
   handle(store, _config, request, prepared) {
     const seq = recordMessage(store, { receivedAt: request.receivedAt, method: request.method, path: request.path, size: request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0) });
     const headers = forwardedHeaders(request.headers);

@@ -9,7 +9,7 @@ import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
 import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
 import { formPage, sentPage } from "./page";
-import { keep, stage, type Staged } from "../captures/ingest";
+import { discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { captureOf, rowOf } from "../captures/store";
 import { endpointOf, LIMITS, receiptOf, recordMessage } from "./store";
 import { MAX_MESSAGE_BYTES, PUSH_INLINE_BYTES, type FrontdoorConfig } from "./schema";
@@ -27,16 +27,10 @@ export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>(
   ],
   async prepare(ctx, _config, request) {
     if (request.route !== "message") return null;
-    const staged = await stage(ctx, LIMITS, request);
     // A push carries a small body itself; a larger one goes by a signed link, so the push stays small.
-    const body = request.body;
-    if (!staged.spilled && body instanceof Uint8Array && body.length > PUSH_INLINE_BYTES) {
-      const key = `${ctx.resourceId}/captures/${crypto.randomUUID()}`;
-      await ctx.env.BUCKET.put(key, body, { customMetadata: { expires_at: String(ctx.expiresAt) } });
-      staged.spilled = { key, size: body.length, sha256: staged.sha256 };
-    }
-    return { staged, receiptId: randomId("rcpt_") };
+    return { staged: await stage(ctx, LIMITS, request, PUSH_INLINE_BYTES), receiptId: randomId("rcpt_") };
   },
+  discard: (ctx, _config, prepared) => discardStaged(ctx, prepared?.staged),
   handle(store, config, request, prepared): PublicAnswer {
     if (request.route === "form") return { type: "html", body: formPage(config.name) };
     if (!prepared) {

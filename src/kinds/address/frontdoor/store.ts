@@ -4,7 +4,7 @@
  * given up) comes back through onDeliveryFinished, in the transaction that records it.
  */
 import type { EngineStore } from "../../../resources/kind";
-import { isoOrNull } from "../../../time";
+import { iso, isoOrNull } from "../../../time";
 import { ack as ackCaptures } from "../captures/store";
 import type { CaptureLimits } from "../captures/store";
 import { MAX_BYTES, MAX_ITEMS, type PUSH_STATES } from "./schema";
@@ -76,7 +76,7 @@ export function receiptOf(sql: SqlStorage, receiptId: string) {
   ).toArray()[0];
   if (!row) return null;
   const status = row.push === "delivered" ? "delivered" : row.acked_at !== null ? "acknowledged" : "pending";
-  return { receipt_id: receiptId, received_at: new Date(row.received_at).toISOString(), status, push: row.push, settled_at: isoOrNull(row.settled_at) } as const;
+  return { receipt_id: receiptId, received_at: iso(row.received_at), status, push: row.push, settled_at: isoOrNull(row.settled_at) } as const;
 }
 
 export function pushCounts(sql: SqlStorage) {

@@ -5,7 +5,7 @@
  */
 import { unseal } from "../../../auth/sealing";
 import { definePublicFace, PUBLIC_METHODS, type PublicAnswer } from "../../../resources/public-face";
-import { bodyBytes, keep, stage, type Staged } from "../captures/ingest";
+import { bodyBytes, discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { verify, type Verdict } from "../captures/signatures";
 import { answerChallenge, signerOf, type Answered } from "./challenges";
 import { LIMITS, logHandshake, sealedSecrets } from "./store";
@@ -29,6 +29,7 @@ export const handshakesFace = definePublicFace<HandshakesConfig, Prepared>({
     const verdict = signer && (await verify(signer.provider, signer.secret, request.headers, await bodyBytes(ctx, request.body), request.receivedAt));
     return { challenge: null, verdict, staged: await stage(ctx, LIMITS, request) };
   },
+  discard: (ctx, _config, prepared) => discardStaged(ctx, prepared.challenge ? undefined : prepared.staged),
   handle(store, _config, request, prepared): PublicAnswer {
     if (prepared.challenge) {
       logHandshake(store, prepared.challenge.protocol);

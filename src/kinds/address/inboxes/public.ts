@@ -10,7 +10,7 @@ import { unseal } from "../../../auth/sealing";
 import { definePublicFace, PUBLIC_METHODS } from "../../../resources/public-face";
 import type { PrepareContext } from "../../../resources/kind";
 import type { PublicRequest } from "../../../resources/public-face";
-import { bodyBytes, keep, stage, type Staged } from "../captures/ingest";
+import { bodyBytes, discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { verify, type Verdict } from "../captures/signatures";
 import { LIMITS, sealedSecret } from "./store";
 import { MAX_ITEM_BYTES, type InboxConfig } from "./schema";
@@ -39,6 +39,7 @@ export const inboxFace = definePublicFace<InboxConfig, Prepared>({
     { name: "receive_below", path: "/{path*}", methods: METHODS, maxBodyBytes: MAX_ITEM_BYTES, summary: "The same, for any path below the address (kept in the item's `path`)." },
   ],
   prepare,
+  discard: (ctx, _config, prepared) => discardStaged(ctx, prepared.staged),
   handle(store, _config, request, prepared) {
     const seq = keep(store, LIMITS, request, prepared.staged, prepared.verdict);
     return { type: "json", body: { received: true, seq, verified: prepared.verdict?.verified ?? null } };

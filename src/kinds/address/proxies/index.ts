@@ -50,7 +50,7 @@ export const proxies = kind.define({
     const c = given as ProxyCreate; // a create body: the record's form never comes back in
     const made = c.auth === "none" ? null : newCredential(c);
     const sealed: ProxySealed = { credential_hash: made?.hash ?? null, sealed_inject: seal(env, JSON.stringify({ headers: c.inject_headers, query: c.inject_query })) };
-    return { config: { ...c, inject_headers: names(c.inject_headers), inject_query: names(c.inject_query) }, sealed: { ...sealed }, ...(made ? { credential: made.shown } : {}) };
+    return { config: { ...c, inject_headers: names(c.inject_headers), inject_query: names(c.inject_query) }, sealed, ...(made ? { credential: made.shown } : {}) };
   },
   init: (store, _config, sealed) => saveAccess(store.sql, sealed as unknown as ProxySealed),
   usage: (store) => counts(store.sql),

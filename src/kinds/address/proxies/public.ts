@@ -10,7 +10,7 @@ import { unseal } from "../../../auth/sealing";
 import { sha256Hex } from "../../../bytes";
 import { inRange, parseCidr, parseIp } from "../../../http/cidr";
 import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
-import { forwardedHeaders } from "../forwarding";
+import { belowTarget, forwardedHeaders } from "../forwarding";
 import { access, logOutcome, logRequest, overLimit } from "./store";
 import { MAX_BODY_BYTES, type ProxyCreate } from "./schema";
 
@@ -33,12 +33,8 @@ function admitted(config: Access, hash: string | null, request: PublicRequest): 
 
 /** The upstream URL: its path and the path below the address; the caller's query, the injected parameters replacing any of the same name. */
 function upstreamUrl(config: Access, request: PublicRequest, query: Record<string, string>): string {
-  const url = new URL(config.upstream_url);
-  if (request.path) url.pathname = url.pathname.replace(/\/$/, "") + request.path;
-  const params = new URLSearchParams(url.search);
-  for (const [k, v] of request.query) if (!(k in query)) params.append(k, v);
-  for (const [k, v] of Object.entries(query)) params.set(k, v);
-  url.search = params.toString();
+  const url = belowTarget(config.upstream_url, request.path, request.query.filter(([k]) => !(k in query)));
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   return url.href;
 }
 

@@ -39,10 +39,10 @@ export function newCredential(config: Pick<ProxyConfig, "auth" | "basic_username
 }
 
 /** What sealCreate set aside: the credential's hash and the sealed injected values. */
-export interface ProxySealed {
+export type ProxySealed = {
   credential_hash: string | null;
   sealed_inject: string;
-}
+};
 
 export function saveAccess(sql: SqlStorage, sealed: ProxySealed): void {
   sql.exec("INSERT INTO proxy_access (id, credential_hash, sealed_inject) VALUES (1, ?, ?)", sealed.credential_hash, sealed.sealed_inject);

@@ -34,7 +34,7 @@ export const stable = kind.define({
   maxTtlSeconds: 365 * 86400,
   limits: { max_body_bytes: MAX_BODY_BYTES, max_buffered: MAX_BUFFERED, max_buffered_bytes: MAX_BUFFERED_BYTES },
   sends: { "stable.replay": "A request buffered while no target was set, as it came (method, path below the address, query, headers, body), to the new target." },
-  init: (store, config) => setTarget(store, { target_url: config.target_url, mode: config.mode, forward_path: config.forward_path }),
+  init: (store, config) => setTarget(store, config),
   usage: (store) => {
     const { proxied, redirected, buffered } = info(store.sql);
     return { proxied, redirected, waiting: buffered.waiting };

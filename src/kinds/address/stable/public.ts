@@ -7,11 +7,12 @@
 import { AppError } from "../../../http/errors";
 import { utf8Length } from "../../../bytes";
 import { PUBLIC_METHODS, definePublicFace, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
-import { forwardBody, forwardedHeaders, type ForwardBody } from "../forwarding";
+import { discardForward, forwardBody, forwardedHeaders, type ForwardBody } from "../forwarding";
 import { buffer, countPassed, targetFor, targetOf } from "./store";
 import { MAX_BODY_BYTES, type StableConfig } from "./schema";
 
-const queryOf = (request: PublicRequest) => new URLSearchParams(request.query).toString();
+/** The query as the buffer keeps it (and a replay sends it). */
+const queryString = (request: PublicRequest) => new URLSearchParams(request.query).toString();
 
 const ROUTE = { methods: [...PUBLIC_METHODS], maxBodyBytes: MAX_BODY_BYTES, streamsBody: true, answers: ["upstream" as const, "redirect" as const, "json" as const] };
 
@@ -25,9 +26,10 @@ export const stableFace = definePublicFace<StableConfig, ForwardBody>({
   ],
   // Only a request being buffered has its body read; a small binary one is stored for the replay here.
   prepare: async (ctx, _config, request) => (request.bodyUnread ? null : forwardBody(ctx, request)),
+  discard: (ctx, _config, body) => discardForward(ctx, body),
   handle(store, _config, request, body): PublicAnswer {
     const target = targetOf(store.sql);
-    const query = queryOf(request);
+    const query = queryString(request);
     if (target.target_url && request.bodyUnread) {
       const url = targetFor({ ...target, target_url: target.target_url }, request.path, query);
       if (target.mode === "redirect") {

@@ -5,6 +5,7 @@
  * transaction as its end is recorded (onDeliveryFinished), so a crash cannot stall the chain.
  */
 import { AppError } from "../../../http/errors";
+import { belowTarget } from "../forwarding";
 import type { EngineStore } from "../../../resources/kind";
 import { iso, isoOrNull } from "../../../time";
 import { MAX_BUFFERED, MAX_BUFFERED_BYTES, type BufferStatus, type StableConfig } from "./schema";
@@ -70,11 +71,7 @@ export function countPassed(sql: SqlStorage, how: "proxied" | "redirected"): voi
  * appended to its path and the query to its query.
  */
 export function targetFor(target: Target & { target_url: string }, path: string, query: string): string {
-  if (!target.forward_path) return target.target_url;
-  const url = new URL(target.target_url);
-  if (path) url.pathname = url.pathname.replace(/\/$/, "") + path;
-  if (query) url.search = url.search ? `${url.search}&${query}` : query;
-  return url.href;
+  return target.forward_path ? belowTarget(target.target_url, path, [...new URLSearchParams(query)]).href : target.target_url;
 }
 
 export interface Buffered {

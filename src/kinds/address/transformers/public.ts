@@ -60,6 +60,10 @@ export const transformerFace = definePublicFace<TransformerConfig, Prepared>({
     await ctx.env.BUCKET.put(key, bytes, { customMetadata: { expires_at: String(ctx.expiresAt) } });
     return { outcome: "forwarded", text: null, key, bytes: bytes.length, headers: out.headers };
   },
+  // A transformed body stored for the pipeline, for a request that then failed (the transformer full).
+  discard: async (ctx, _config, prepared) => {
+    if (prepared.outcome === "forwarded" && prepared.key) await ctx.env.BUCKET.delete(prepared.key);
+  },
   handle(store, config, request, prepared): PublicAnswer {
     // A body the router stored in R2 has been read; nothing sends it on.
     if (request.body !== null && !(request.body instanceof Uint8Array)) store.dropObjects([request.body.key]);
