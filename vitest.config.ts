@@ -54,6 +54,8 @@ export default defineConfig({
                 TEST_OPENSSL_URL: inject<string>("opensslUrl"),
                 // Deliveries go to the local receiver, and failed ones are retried at once instead of on the schedule.
                 TEST_RECEIVER_URL: inject<string>("receiverUrl"), ALLOW_PRIVATE_TARGETS: "true", DELIVERY_RETRY_SCALE: "0",
+                // notify's providers are the receiver too: their HTTPS requests arrive at /provider/notify/{host}{path}.
+                NOTIFY_TEST_ORIGIN: `${inject<string>("receiverUrl")}/provider/notify`,
               },
               ratelimits: TEST_RATE_LIMITS,
             },

@@ -61,6 +61,11 @@ export interface Env {
   TSA_CERT_PEM?: string;
   /** The TSA policy OID put into every time stamp (default: the service's own, see README). */
   TSA_POLICY_OID?: string;
+  /**
+   * Tests only (honoured while ENVIRONMENT is development or test): notify's HTTPS requests go to
+   * `{NOTIFY_TEST_ORIGIN}/{host}{path}` instead, so a local receiver stands in for every provider.
+   */
+  NOTIFY_TEST_ORIGIN?: string;
   MIN_PURCHASE_USD: string;
   MAX_PURCHASE_USD: string;
 }

@@ -256,6 +256,7 @@ export async function advanceTo(id: string, at: string | number): Promise<void> 
 }
 
 export interface Received {
+  method: string;
   path: string;
   headers: Record<string, string>;
   body: string;

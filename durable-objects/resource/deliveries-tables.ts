@@ -61,6 +61,7 @@ export type DeliveryRow = {
   headers: string;
   body: string | null;
   body_key: string | null;
+  /** 0 plain; 1 the body is sealed; 2 the whole request is (its url column is the redacted one). */
   sealed: number;
   status: string;
   attempts: number;

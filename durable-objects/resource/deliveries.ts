@@ -29,6 +29,7 @@ import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
 import { iso, isoOrNull } from "../../src/time";
 import { seal } from "../../src/auth/sealing";
+import { sealRequest } from "../../src/delivery/secret-requests";
 import { utf8Length } from "../../src/bytes";
 import type { R2Drops } from "./r2-drops";
 import type { ResourceClock } from "./clock";
@@ -62,11 +63,17 @@ export class DeliveryLog {
     const now = this.clock.now();
     const body = request.body;
     const key = body !== null && typeof body === "object" ? body.key : null;
-    const text = typeof body === "string" ? (request.sensitive ? seal(this.env, body) : body) : null;
+    const secret = request.secret;
+    if (secret && typeof body !== "string" && body !== null) throw new Error("a request with a secret target carries a text body");
+    // sealed: 1 the body (a released secret), 2 the whole request (url, headers, body), shown by its redacted URL.
+    const text = secret
+      ? sealRequest(this.env, { url: request.url, headers: request.headers, body: body as string | null, okWhen: secret.okWhen, aws: secret.aws })
+      : typeof body === "string" ? (request.sensitive ? seal(this.env, body) : body) : null;
     const inserted = this.sql.exec(
       `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at, retry_delays)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
-      id, request.eventType, request.url, request.method, JSON.stringify(request.headers), text, key, request.sensitive ? 1 : 0, now, now, now + DISPATCH_GRACE_MS,
+      id, request.eventType, secret ? secret.shownUrl : request.url, request.method, secret ? "{}" : JSON.stringify(request.headers), text, key,
+      secret ? 2 : request.sensitive ? 1 : 0, now, now, now + DISPATCH_GRACE_MS,
       request.retryDelays ? JSON.stringify(request.retryDelays) : null,
     ).rowsWritten > 0;
     if (!inserted && key) this.release([key]); // handed over for a send that was already made
@@ -278,7 +285,7 @@ export class DeliveryLog {
     return {
       type: "webhook", resourceId: this.resourceId, deliveryId: row.delivery_id, send: row.sends + 1,
       url: row.url, method: row.method, headers: JSON.parse(row.headers) as Record<string, string>,
-      body: row.body, ...(row.body_key ? { bodyKey: row.body_key } : {}), bodySealed: row.sealed === 1, sealedSecret,
+      body: row.body, ...(row.body_key ? { bodyKey: row.body_key } : {}), bodySealed: row.sealed === 1, ...(row.sealed === 2 ? { requestSealed: true } : {}), sealedSecret,
       ...(row.retry_delays ? { retryDelays: JSON.parse(row.retry_delays) as number[] } : {}),
     };
   }
@@ -293,7 +300,7 @@ export function deliveryView(sql: SqlStorage, row: DeliveryRow): Json {
   return {
     id: row.delivery_id, event_type: row.event_type, url: row.url, method: row.method, status: row.status, attempts: row.attempts, sends: row.sends,
     created_at: iso(row.created_at), updated_at: iso(row.updated_at), settled_at: isoOrNull(row.settled_at),
-    body: row.sealed || row.body_key ? null : row.body, body_withheld: row.sealed === 1, body_stored: row.body_key !== null,
+    body: row.sealed || row.body_key ? null : row.body, body_withheld: row.sealed !== 0, body_stored: row.body_key !== null,
     retry_delays: row.retry_delays ? (JSON.parse(row.retry_delays) as number[]) : null, attempt_log: attempts,
   };
 }

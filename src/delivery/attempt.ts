@@ -11,6 +11,7 @@ import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { signatureHeaders } from "./signing";
 import { readCapped } from "./fetch-guarded";
 import type { WebhookMessage } from "./messages";
+import { answerRefusal, awsHeaders, openRequest, type OpenedRequest } from "./secret-requests";
 
 const TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 4096;
@@ -48,8 +49,14 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
   let url: URL;
   let secret: string;
   let body = message.body;
+  let headers = message.headers;
+  let opened: OpenedRequest | null = null;
   try {
-    url = checkEgressUrl(message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
+    if (message.requestSealed && body !== null) {
+      opened = openRequest(env, body);
+      ({ body, headers } = opened);
+    }
+    url = checkEgressUrl(opened?.url ?? message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
     secret = unseal(env, message.sealedSecret);
     if (message.bodySealed && body !== null) body = unseal(env, body);
   } catch (err) {
@@ -63,12 +70,14 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
       return done({ outcome: "aborted", statusCode: null, error: "not sent: the stored body is no longer kept", responseExcerpt: null });
     }
     const signature = await signatureHeaders(secret, message.deliveryId, stored ? stored.signed : (body ?? ""));
+    // An AWS signature is made for this attempt (it is valid for minutes); it covers the headers sent with it.
+    if (opened?.aws) headers = await awsHeaders(opened.aws, message.method, url.href, { ...headers, ...signature }, body);
     const res = await fetch(url, {
       method: message.method,
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),
       // Last, so a configured header cannot forge the signature.
-      headers: { "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`, ...message.headers, ...signature },
+      headers: { "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`, ...headers, ...signature },
       body: message.method === "GET" ? undefined : stored ? await stored.sent() : body,
     });
     const text = await excerpt(res);
@@ -76,7 +85,8 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
       return done({ outcome: "aborted", statusCode: res.status, error: "the receiver asked to stop (webhook-delivery: abort)", responseExcerpt: text });
     }
     const ok = res.status >= 200 && res.status < 300;
-    return done({ outcome: ok ? "delivered" : "failed", statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, responseExcerpt: text });
+    const refused = ok && opened?.okWhen ? answerRefusal(opened.okWhen, text) : null;
+    return done({ outcome: ok && !refused ? "delivered" : "failed", statusCode: res.status, error: refused ?? (ok ? null : `HTTP ${res.status}`), responseExcerpt: text });
   } catch (err) {
     const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
     return done({ outcome: "failed", statusCode: null, error: timeout ? "timed out after 15 s" : err instanceof Error ? err.message : String(err), responseExcerpt: null });

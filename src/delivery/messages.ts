@@ -24,6 +24,8 @@ export interface WebhookMessage {
   bodyKey?: string;
   /** The body is sealed (a released secret): the consumer unseals it just before sending. */
   bodySealed?: boolean;
+  /** The body is the whole request sealed (secret-requests.ts); `url` is then the redacted one the log shows. */
+  requestSealed?: boolean;
   /** The resource's `whsec_` secret, sealed (auth/sealing.ts). */
   sealedSecret: string;
   /** The delivery's own retry schedule (seconds before each retry), when it has one. */

@@ -136,14 +136,23 @@ export function compact(doc: Document): Document {
 /** Keys whose values are data, not schemas: a `description` inside an example is the example's. */
 const DATA_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
 
+const isEmpty = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
+
 function withoutDescriptions(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutDescriptions);
   if (!node || typeof node !== "object") return node;
-  return Object.fromEntries(
+  const out: Json = Object.fromEntries(
     Object.entries(node)
       .filter(([k, v]) => !(k === "description" && typeof v === "string"))
       .map(([k, v]) => [k, DATA_KEYS.has(k) ? v : withoutDescriptions(v)]),
   );
+  // A described `$ref` is `allOf: [ref, { description }]`: without its description, the ref alone.
+  if (Array.isArray(out.allOf) && out.allOf.some(isEmpty)) {
+    const rest = (out.allOf as unknown[]).filter((s) => !isEmpty(s));
+    if (rest.length === 1 && Object.keys(out).length === 1) return rest[0];
+    out.allOf = rest;
+  }
+  return out;
 }
 
 /** A schema's own and its fields' descriptions dropped (a `$ref` stays as it is). */

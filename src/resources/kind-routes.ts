@@ -189,10 +189,11 @@ export const ownPathsOf = (kind: AnyKind): string[] => ownPaths.get(kind.kind) ?
 
 export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const kind of KINDS) {
-    registerCreate(app, kind);
-    for (const op of kind.ops) registerOp(app, kind, op);
+    // The kind's own first: a fixed path (/v1/notify/channels) must win over /v1/{kind}/{id}.
     const before = app.openAPIRegistry.definitions.length;
     kind.routes?.(app);
     ownPaths.set(kind.kind, app.openAPIRegistry.definitions.slice(before).flatMap((d) => (d.type === "route" ? [d.route.path] : [])));
+    registerCreate(app, kind);
+    for (const op of kind.ops) registerOp(app, kind, op);
   }
 }

@@ -8,6 +8,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Env } from "../env";
 import type { Json, JsonObject } from "../json";
 import type { AnyPublicFace } from "./public-face";
+import type { SecretTarget } from "../delivery/secret-requests";
 
 export type Family = "time" | "address" | "memory" | "place" | "watching" | "utilities";
 
@@ -34,6 +35,11 @@ export interface OutgoingRequest {
   id?: string;
   /** The body is a secret (a released payload): the attempt log keeps it sealed and never shows it. */
   sensitive?: boolean;
+  /**
+   * The URL and headers carry credentials too (a notify channel's token): the whole request is kept and
+   * queued sealed (src/delivery/secret-requests.ts), the log shows `shownUrl`, and the body must be text.
+   */
+  secret?: SecretTarget;
   /**
    * Its own retry schedule: seconds before each retry (at most MAX_ATTEMPTS - 1 of them, each within
    * MAX_RETRY_DELAY_SECONDS, src/delivery/schedule.ts); it is dead once they are spent. Default: RETRY_DELAYS_SECONDS.

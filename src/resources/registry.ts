@@ -20,6 +20,7 @@ import { transformers } from "../kinds/address/transformers";
 import { stable } from "../kinds/address/stable";
 import { proxies } from "../kinds/address/proxies";
 import { frontdoor } from "../kinds/address/frontdoor";
+import { notify } from "../kinds/address/notify";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -33,7 +34,7 @@ import { counters } from "../kinds/memory/counters";
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
-  inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor,
+  inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

@@ -16,6 +16,8 @@
  *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
  *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, headers, body size and sha256, the body as text
  *                          when small (what a proxy passed on); logged under <name>, whatever follows
+ *   /provider/<name>/<host>/<any…>  200 JSON as the notify provider at <host> answers a message it accepts, or one it
+ *                          refuses with a 200 (`ok: false`, `status: 0`) when "zv-refuse" is in the path or body; logged under <name>
  * GET /_log/<name> returns what arrived for <name>: each request's body as UTF-8 text and,
  * byte-exact, as base64 (`raw`).
  */
@@ -24,7 +26,20 @@ import { gzipSync } from "node:zlib";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/**
+ * What notify's providers answer 200 with: most accept with one of these fields (Slack and Telegram
+ * `ok`, Pushover `status`, DingTalk `errcode`, Lark `code` …); a few say it their own way.
+ */
+const PROVIDER_ACCEPTS = { ok: true, status: 1, success: true, result: true, code: 0, errcode: 0, messages: [{ status: "0" }], id: "msg-1" };
+const PROVIDER_REFUSES = { ok: false, status: 0, success: false, result: false, code: -1, errcode: -1, error: "refused (test)" };
+const PROVIDER_OWN_ANSWERS: Record<string, Record<string, unknown>> = {
+  "api.simplepush.io": { status: "OK" },
+  "www.pushplus.plus": { code: 200 },
+  "wxpusher.zjiecode.com": { code: 1000 },
+};
+
 export interface Received {
+  method: string;
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -67,7 +82,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     const body = await readBody(req);
-    const name = (parts[0] === "echo" ? parts[1] : parts[parts.length - 1]) ?? "";
+    const name = (parts[0] === "echo" || parts[0] === "provider" ? parts[1] : parts[parts.length - 1]) ?? "";
     const seen = log.get(name) ?? [];
     let status = 200;
     const headers: Record<string, string> = { "content-type": "text/plain" };
@@ -80,7 +95,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     }
     if (parts[0] === "slow") await new Promise((resolve) => setTimeout(resolve, Number(parts[1])));
     const flat = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    log.set(name, [...seen, { path: req.url ?? "", headers: flat, body: body.toString("utf8"), raw: body.toString("base64"), status }]);
+    log.set(name, [...seen, { method: req.method ?? "", path: req.url ?? "", headers: flat, body: body.toString("utf8"), raw: body.toString("base64"), status }]);
     const content = contents.get(name);
     if (parts[0] === "content" && content) {
       res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
@@ -98,6 +113,12 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
         if (!res.write(content.body.subarray(at, at + 65536))) await drainedOrClosed(res);
       }
       res.end();
+      return;
+    }
+    if (parts[0] === "provider") {
+      const refused = (req.url ?? "").includes("zv-refuse") || body.includes("zv-refuse");
+      const answer = refused ? PROVIDER_REFUSES : { ...PROVIDER_ACCEPTS, ...PROVIDER_OWN_ANSWERS[parts[2] ?? ""] };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
       return;
     }
     if (parts[0] === "echo") {

@@ -1,0 +1,163 @@
+/**
+ * notify, per issue 14 and KINDS.md: channel URLs checked at create (422 naming the one that
+ * does not parse, nothing charged), kept sealed and only ever shown redacted; a send fans out
+ * to every channel as its own delivery through the one pipeline, answers at once, and reports
+ * each channel's result (long-poll until all are settled); a provider that answers 2xx but says
+ * no in its body (Slack's `ok: false`) counts as failed; ten channels with three failing
+ * receivers deliver seven and report three, nothing lost. The channel list is free.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { notify } from "../../../src/kinds/address/notify";
+import { CHANNELS } from "../../../src/kinds/address/notify/channels/registry";
+import { balanceOf, buyCredits, call, createResource, managed, opsOn } from "../../harness";
+
+const receiver = env.TEST_RECEIVER_URL;
+const H = new URL(receiver).host;
+const unique = () => crypto.randomUUID().slice(0, 8);
+
+async function notifyWith(channels: string[]) {
+  const { token } = await buyCredits(2);
+  const created = await createResource("notify", token, { channels });
+  return { ...created, token, ...opsOn(notify, created.id, created.mgmt, token) };
+}
+
+async function settled(n: Awaited<ReturnType<typeof notifyWith>>, sendId: string) {
+  for (let i = 0; i < 20; i++) {
+    const got = await n.ok("get_send", `/sends/${sendId}?wait_seconds=10`);
+    if (got.summary.pending === 0) return got;
+  }
+  throw new Error("the send never settled");
+}
+
+describe("notify", () => {
+  it("lists every channel with its grammar, free and without credentials", async () => {
+    const res = await call("GET", "/v1/notify/channels");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { count: number; channels: { service: string; schemes: string[]; grammar: string; supports: { format: string } }[] };
+    expect(body.count).toBe(CHANNELS.length);
+    expect(body.count).toBeGreaterThanOrEqual(100);
+    expect(body.channels.find((c) => c.schemes.includes("tgram"))).toMatchObject({ service: "Telegram", grammar: expect.stringContaining("tgram://bot_token/chat_id"), supports: { format: "html" } });
+  });
+
+  it("keeps channel URLs sealed and shows them redacted: the record, the list, the log, the export, storage", async () => {
+    const secrets = ["123456:tgSealedSecretToken", "T1/B1/slackSealedWebhookSecret", "pushoverSealedAppToken", "sgSealedApiKey"];
+    const n = await notifyWith([`tgram://${secrets[0]}/42`, `slack://${secrets[1]}`, `pover://someUserKey@${secrets[2]}`, `sendgrid://${secrets[3]}:alerts@example.com/ops@example.com`]);
+    const { send_id } = await n.ok("send", "/sends", { body: "hello" });
+    await settled(n, send_id);
+    const shown = [
+      JSON.stringify(n.record),
+      JSON.stringify(await n.ok("list_channels", "/channels")),
+      JSON.stringify(await n.ok("get_send", `/sends/${send_id}?detail=true`)),
+      await (await call("GET", `/v1/notify/${n.id}/deliveries`, { headers: managed(n.mgmt) })).text(),
+      await (await call("GET", `/v1/resources/${n.id}/export`, { headers: managed(n.mgmt) })).text(),
+    ].join("\n");
+    expect(shown).toContain("tgram://12****/42");
+    expect(shown).toContain("sendgrid://sg****:alerts@example.com/ops@example.com");
+    const stored = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(n.id)), (_o, state) => {
+      const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray();
+      return tables.map((t) => JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${t.name}"`).toArray())).join("\n");
+    });
+    const d1 = JSON.stringify((await env.DB.prepare("SELECT * FROM resources WHERE id = ?").bind(n.id).all()).results);
+    for (const s of secrets) {
+      const core = s.slice(s.length - 14);
+      expect(shown, s).not.toContain(core);
+      expect(stored, s).not.toContain(core);
+      expect(d1, s).not.toContain(core);
+    }
+    expect(stored).toContain("tgram://12****/42"); // the scan did read the kind's tables
+  });
+
+  it("refuses URLs it cannot read with a 422 naming the channel, before charging", async () => {
+    const { token } = await buyCredits(1);
+    const before = await balanceOf(token);
+    const refused = async (channels: unknown, path: string, detail: RegExp) => {
+      const res = await call("POST", "/v1/notify", { body: { channels }, headers: { authorization: `Bearer ${token}` } });
+      const body = await res.text();
+      expect(res.status, body).toBe(422);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      const problem = JSON.parse(body) as { errors: { path: string; message: string }[] };
+      expect(problem.errors[0]).toMatchObject({ path });
+      expect(problem.errors[0]!.message).toMatch(detail);
+      expect(body).not.toContain("SECRETVALUE");
+    };
+    await refused(["ntfy://ok-topic", "nosuch://SECRETVALUE"], "channels.1", /no channel has \(nosuch:\/\/\)/);
+    await refused(["tgram://SECRETVALUE"], "channels.0", /needs a chat id/);
+    await refused(["slack://onlyone"], "channels.0", /needs token B/);
+    await refused(["twilio://AC1:SECRETVALUE@+1555/notanumber"], "channels.0", /phone number/);
+    await refused(["sendgrid://SECRETVALUE:alerts@example.com/not-an-email"], "channels.0", /e-mail address/);
+    await refused(["json://host:99999/x"], "channels.0", /port/);
+    await refused(["json://host/x?+Bad%0AHeader=v"], "channels.0", /header/);
+    await refused(["json://host/x?+X-Key=a%0Db"], "channels.0", /control character/);
+    await refused(["not a url"], "channels.0", /without spaces/);
+    await refused(["tgram://1:SECRETVALUE/%zz"], "channels.0", /percent-encoding/);
+    await refused([], "channels", /.+/);
+    await refused(Array.from({ length: 51 }, (_, i) => `ntfy://t${i}`), "channels", /.+/);
+    await refused(["ntfy://\u0000topic"], "channels.0", /control|spaces/);
+    expect(await balanceOf(token)).toEqual(before);
+  });
+
+  it("sends to ten channels where three receivers fail: seven delivered, three retried and reported, nothing lost", async () => {
+    const tag = unique();
+    const ok = Array.from({ length: 7 }, (_, i) => `json://${H}/ok/notify-ok-${tag}-${i}`);
+    const down = Array.from({ length: 3 }, (_, i) => `json://${H}/down/notify-down-${tag}-${i}`);
+    const n = await notifyWith([...ok, ...down]);
+    const sent = await n.ok("send", "/sends", { title: "Deploy", body: "v2 is live", priority: "low" });
+    expect(sent.results).toHaveLength(10);
+    const result = await settled(n, sent.send_id);
+    expect(result.summary).toEqual({ delivered: 7, failed: 3, pending: 0 });
+    for (const r of result.results.filter((x) => x.status !== "delivered")) {
+      expect(r.status).toBe("dead");
+      expect(r.attempts).toBeGreaterThan(1);
+      expect(r.last_error).toBe("HTTP 500");
+    }
+    for (let i = 0; i < 7; i++) {
+      const hits = (await (await fetch(`${receiver}/_log/notify-ok-${tag}-${i}`)).json()) as { body: string }[];
+      expect(hits.length).toBe(1);
+      expect(JSON.parse(hits[0]!.body)).toMatchObject({ title: "Deploy", message: "v2 is live", type: "info" });
+    }
+    // A failed channel's delivery can be sent again by hand, as any delivery can.
+    const dead = result.results.find((r) => r.status === "dead")!;
+    const retried = await call("POST", `/v1/notify/${n.id}/deliveries/${dead.delivery_id}/retry`, { headers: managed(n.mgmt) });
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toMatchObject({ id: dead.delivery_id, status: "pending" });
+  });
+
+  it("counts a 2xx that says no in its body as failed (Slack's ok: false), and says why", async () => {
+    const n = await notifyWith(["slack://xoxb-refusing-bot/#zv-refuse"]);
+    const { send_id } = await n.ok("send", "/sends", { body: "will be refused" });
+    const r = (await settled(n, send_id)).results[0]!;
+    expect(r.status).toBe("dead");
+    expect(r.last_error).toBe("the provider refused it: ok is false, not true");
+  });
+
+  it("sends to chosen channels, adds and removes channels, long-polls a send, and refuses what it cannot do", async () => {
+    const tag = unique();
+    const n = await notifyWith([`json://${H}/ok/notify-a-${tag}`]);
+    const added = await n.ok("add_channel", "/channels", { url: `form://${H}/ok/notify-b-${tag}` });
+    expect(added).toMatchObject({ service: "Form webhook", scheme: "form" });
+    const only = await n.ok("send", "/sends", { body: "just b", channels: [added.channel_id] });
+    expect(only.results.map((r) => r.channel_id)).toEqual([added.channel_id]);
+    expect((await settled(n, only.send_id)).summary).toEqual({ delivered: 1, failed: 0, pending: 0 });
+    const hits = (await (await fetch(`${receiver}/_log/notify-b-${tag}`)).json()) as { body: string }[];
+    expect(Object.fromEntries(new URLSearchParams(hits[0]!.body))).toMatchObject({ message: "just b" });
+
+    const list = await n.ok("list_sends", "/sends");
+    expect(list.items.map((s) => s.send_id)).toEqual([only.send_id]);
+    expect((await n.refused("send", "/sends", { body: "x", channels: ["ch_nope"] })).status).toBe(422);
+    expect((await n.refused("get_send", "/sends/snd_nope")).status).toBe(404);
+    expect((await n.refused("add_channel", "/channels", { url: "nosuch://x" })).status).toBe(422);
+    expect((await n.refused("send", "/sends", { body: "" })).status).toBe(422);
+    expect((await n.refused("send", "/sends", { body: "x", format: "rtf" })).status).toBe(422);
+    expect((await n.refused("send", "/sends", { body: "x", attach: "ftp://example.com/a.png" })).status).toBe(422);
+    expect((await n.refused("send", "/sends", { body: "x", title: "two\nlines" })).status).toBe(422);
+    expect((await n.refused("send", "/sends", { body: "x".repeat(16_385) })).status).toBe(422);
+
+    const after = await n.ok("remove_channel", `/channels/${added.channel_id}`);
+    expect(after.channels).toHaveLength(1);
+    expect((await n.refused("remove_channel", `/channels/${added.channel_id}`)).status).toBe(404);
+    await n.ok("remove_channel", `/channels/${after.channels[0]!.channel_id}`);
+    expect((await n.refused("send", "/sends", { body: "nobody" })).status).toBe(409);
+    expect(await n.ok("info", "")).toMatchObject({ channels: 0, sends: 1 });
+  });
+});
