@@ -13,7 +13,7 @@ import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, ResourceApi } from "../src/rpc/resource";
+import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
@@ -171,6 +171,19 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       const settled = meta && requireKind(meta.kind).public?.settled;
       if (!meta || !settled || this.endingState(meta) || !meta.public_id || !digestsEqual(meta.public_id, input.publicId)) return null;
       await this.commit(meta, (store) => settled(store, this.config(meta), input.report, { status: input.status, durationMs: input.durationMs }));
+      return null;
+    });
+  }
+
+  /** A message another resource relayed here: the kind takes it in a transaction (once per relay id); an ended resource takes nothing. */
+  relay(input: RelayInput): Promise<Result<null>> {
+    return capture(async () => {
+      const meta = this.meta();
+      const relay = meta && requireKind(meta.kind).relay;
+      if (!meta || !relay || this.endingState(meta) || this.now() >= meta.expires_at) {
+        throw new AppError("not_found", meta && !relay ? `A ${meta.kind} resource takes no relayed messages.` : "The resource has ended.");
+      }
+      await this.commit(meta, (store) => relay(store, this.config(meta), JSON.parse(input.body) as Json, input.deliveryId, input.from));
       return null;
     });
   }

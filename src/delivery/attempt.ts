@@ -11,6 +11,7 @@ import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { signatureHeaders } from "./signing";
 import { readCapped } from "./fetch-guarded";
 import type { WebhookMessage } from "./messages";
+import { attemptRelay, isRelay } from "./relay";
 import { answerRefusal, awsHeaders, openRequest, type OpenedRequest } from "./secret-requests";
 
 const TIMEOUT_MS = 15_000;
@@ -46,6 +47,7 @@ async function storedBody(env: Env, key: string): Promise<{ signed: ReadableStre
 export async function attemptDelivery(env: Env, message: WebhookMessage): Promise<AttemptResult> {
   const started = Date.now();
   const done = (r: Omit<AttemptResult, "durationMs">): AttemptResult => ({ ...r, durationMs: Date.now() - started });
+  if (isRelay(message.url)) return done(await attemptRelay(env, message));
   let url: URL;
   let secret: string;
   let body = message.body;

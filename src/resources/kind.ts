@@ -266,6 +266,12 @@ export interface KindDefinition<Config = unknown> {
    * /v1/tsa/…): registered with the kind's own, documented by the schemas they are declared with.
    */
   routes?(app: OpenAPIHono<AppEnv>): void;
+  /**
+   * Takes a message another resource relayed to it through the delivery pipeline (src/delivery/relay.ts:
+   * a dead-man switch's alert to a notify resource). `relayId` is the same on every attempt: take it once.
+   * Throwing makes the attempt fail (retried); the message is checked here, as any input is.
+   */
+  relay?(store: EngineStore, config: Config, message: Json, relayId: string, from: string): void;
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
 }

@@ -93,6 +93,15 @@ export interface PublicSettled {
   durationMs: number;
 }
 
+/** A message one resource relays to another through the delivery pipeline (src/delivery/relay.ts). */
+export interface RelayInput {
+  /** The relaying delivery's id: the same on every attempt, so the receiver takes it once. */
+  deliveryId: string;
+  /** The resource that sent it. */
+  from: string;
+  body: string;
+}
+
 export interface PublicInput {
   publicId: string;
   request: PublicRequest;
@@ -142,6 +151,8 @@ export interface ResourceApi {
   setPublicDisabled(input: { publicId: string; disabled: boolean }): Promise<Result<boolean>>;
   /** The account asks for its held money back. */
   flushBilling(): Promise<Result<null>>;
+  /** A message relayed by another resource's delivery (a dead-man switch's alert to a notify resource). */
+  relay(input: RelayInput): Promise<Result<null>>;
   /** Answers whether the reporting message should go on retrying. */
   recordDelivery(report: DeliveryReport): Promise<boolean>;
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;

@@ -10,7 +10,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { notify } from "../../../src/kinds/address/notify";
 import { CHANNELS } from "../../../src/kinds/address/notify/channels/registry";
-import { balanceOf, buyCredits, call, createResource, managed, opsOn } from "../../harness";
+import { advance, balanceOf, buyCredits, call, createResource, managed, opsOn } from "../../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const H = new URL(receiver).host;
@@ -159,5 +159,57 @@ describe("notify", () => {
     await n.ok("remove_channel", `/channels/${after.channels[0]!.channel_id}`);
     expect((await n.refused("send", "/sends", { body: "nobody" })).status).toBe(409);
     expect(await n.ok("info", "")).toMatchObject({ channels: 0, sends: 1 });
+  });
+
+  it("is the alert target of a dead-man switch: its down and up alerts reach every channel, once each, and only the owner can name it", async () => {
+    const tag = unique();
+    const n = await notifyWith([`json://${H}/ok/notify-deadman-${tag}`, `form://${H}/ok/notify-deadman-form-${tag}`]);
+    const refused = await call("POST", "/v1/deadman", { body: { period_seconds: 3600, alert_notify: "zvm_notarealtoken" }, headers: { authorization: `Bearer ${n.token}` } });
+    expect(refused.status).toBe(422);
+    const other = await createResource("counters", n.token);
+    const wrongKind = await call("POST", "/v1/deadman", { body: { period_seconds: 3600, alert_notify: other.mgmt }, headers: { authorization: `Bearer ${n.token}` } });
+    expect(((await wrongKind.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("alert_notify");
+    expect((await call("POST", "/v1/deadman", { body: { period_seconds: 3600 }, headers: { authorization: `Bearer ${n.token}` } })).status).toBe(422);
+
+    const d = await createResource("deadman", n.token, { period_seconds: 3600, grace_seconds: 600, alert_notify: n.mgmt });
+    expect(d.record.config).toMatchObject({ alert_notify: n.id, alert_url: null });
+    expect(JSON.stringify(d.record)).not.toContain(n.mgmt);
+    const ping = new URL(d.record.urls.public as string).pathname;
+    expect((await call("GET", ping)).status).toBe(200);
+    await advance(d.id, 3600_000 + 600_000 + 1000);
+    const log = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as { body: string }[];
+    let hits: { body: string }[] = [];
+    for (let i = 0; i < 100 && hits.length < 1; i++) {
+      hits = await log(`notify-deadman-${tag}`);
+      if (!hits.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(JSON.parse(hits[0]!.body)).toMatchObject({ title: `Dead-man switch ${d.id} is down`, message: expect.stringContaining("1 missed run(s)"), type: "warning" });
+    expect((await call("POST", ping, { body: "back", headers: { "content-type": "text/plain" } })).status).toBe(200);
+    for (let i = 0; i < 100 && hits.length < 2; i++) {
+      hits = await log(`notify-deadman-${tag}`);
+      if (hits.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(JSON.parse(hits[1]!.body)).toMatchObject({ title: `Dead-man switch ${d.id} is up again`, type: "info" });
+    const sends = await n.ok("list_sends", "/sends");
+    expect(sends.items.map((x) => [x.source, x.title])).toEqual([[d.id, `Dead-man switch ${d.id} is up again`], [d.id, `Dead-man switch ${d.id} is down`]]);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await log(`notify-deadman-${tag}`)).toHaveLength(2);
+    expect(await log(`notify-deadman-form-${tag}`)).toHaveLength(2);
+  });
+
+  it("stops relaying to a notify resource that has ended: the alert's delivery is aborted, not retried forever", async () => {
+    const n = await notifyWith([`json://${H}/ok/notify-ended-${unique()}`]);
+    const d = await createResource("deadman", n.token, { period_seconds: 3600, grace_seconds: 0, alert_notify: n.mgmt });
+    expect((await call("GET", new URL(d.record.urls.public as string).pathname)).status).toBe(200);
+    expect((await call("DELETE", `/v1/resources/${n.id}`, { headers: managed(n.mgmt) })).status).toBe(200);
+    await advance(d.id, 3600_000 + 1000);
+    let relay: Record<string, any> | undefined;
+    for (let i = 0; i < 100 && relay?.status !== "aborted"; i++) {
+      const log = (await (await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) })).json()) as { items: Record<string, any>[] };
+      relay = log.items.find((x) => x.event_type === "notify.relay");
+      if (relay?.status !== "aborted") await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(relay).toMatchObject({ url: `zeitvault://resources/${n.id}`, status: "aborted", attempts: 1 });
+    expect(relay!.attempt_log[0]).toMatchObject({ outcome: "aborted", error: "The resource has ended." });
   });
 });

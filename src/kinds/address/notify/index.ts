@@ -9,6 +9,8 @@ import { seal, unseal } from "../../../auth/sealing";
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../resources/kind";
 import { registerChannelList } from "./channel-list";
+import { relayedMessage } from "./people";
+import { AppError } from "../../../http/errors";
 import { readChannel } from "./channels/read";
 import { addChannel, allSends, channelCount, channelViews, deliveryFinished, getSend, removeChannel, send, sendCount, sendSettled, sendsPage, TABLES } from "./store";
 import {
@@ -52,6 +54,12 @@ export const notify = kind.define({
   usage: (store) => ({ channels: channelCount(store.sql), sends: sendCount(store.sql) }),
   exportData: (store) => ({ channels: channelViews(store.sql), sends: allSends(store) }),
   onDeliveryFinished: (store, _config, deliveryId, outcome) => deliveryFinished(store.sql, deliveryId, outcome),
+  // Another kind's alert (people.ts): sent through every channel, once per relay, free (the raising kind pays its own way).
+  relay: (store, _config, message, relayId, from) => {
+    const parsed = relayedMessage.safeParse(message);
+    if (!parsed.success) throw new AppError("validation_failed", `A relayed message does not fit: ${parsed.error.message}`);
+    if (channelCount(store.sql)) send(store, { ...parsed.data, attach: null }, null, from, `snd_${relayId}`);
+  },
   ops: [
     kind.op({
       name: "send", method: "post", path: "/sends", summary: "Send a message to every channel (or the ones named): answers at once with a delivery per channel", priceMicro: SEND_PRICE,

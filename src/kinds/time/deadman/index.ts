@@ -17,6 +17,8 @@ import {
   pingsInput, type DeadmanConfig,
 } from "./schema";
 import { isoOrNull } from "../../../time";
+import { AppError } from "../../../http/errors";
+import { checkNotifyTarget } from "../../address/notify/people";
 import { TABLES as SWITCH_TABLES } from "./switch";
 import { TABLES as PINGS_TABLES } from "./pings";
 import { TABLES as PAYLOAD_TABLES } from "./payload";
@@ -37,18 +39,29 @@ export const deadman = kind.define({
   targetFields: ["alert_url", "successor_url"],
   createSchema: deadmanConfig,
   example: { period_seconds: 3600, grace_seconds: 300, alert_after_misses: 2, alert_url: "https://example.com/hooks/deadman", successor_url: "https://example.com/hooks/successor", label: "nightly backup job" },
-  migrations: [{ sql: [...SWITCH_TABLES, ...PINGS_TABLES, ...PAYLOAD_TABLES] }],
+  migrations: [
+    { sql: [...SWITCH_TABLES, ...PINGS_TABLES, ...PAYLOAD_TABLES] },
+    // Alerts may also go to a notify resource's people.
+    { config: (c) => ({ alert_notify: null, ...c }) },
+  ],
   // Pings at the public address and the alerts they cause are free: the day rate covers them.
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
   limits: { max_period_seconds: MAX_PERIOD_SECONDS, max_pings_kept: MAX_PINGS_KEPT, max_payload_bytes: MAX_PAYLOAD_BYTES },
   sends: {
-    "deadman.down": "To alert_url: the switch went down (data.repeat is true for the repeats every realert_seconds).",
+    "deadman.down": "To alert_url (and as a message through alert_notify): the switch went down (data.repeat is true for the repeats every realert_seconds).",
     "deadman.up": "To alert_url: the first success ping after it was down.",
     "deadman.late": "To alert_url, with notify_late: a ping is overdue; the grace is running.",
     "deadman.payload": "To successor_url: the sealed payload, unsealed, once, when the switch went down (data.payload).",
   },
+  checkCreate: (config) => {
+    if (!config.alert_url && !config.alert_notify) {
+      throw new AppError("validation_failed", "Say where alerts go: alert_url, alert_notify, or both.", { errors: [{ path: "alert_url", message: "give alert_url or alert_notify" }] });
+    }
+  },
+  // The notify resource is named by its management token, which proves the owner holds it; only its id is kept.
+  sealCreate: async (env, config) => ({ config: { ...config, alert_notify: config.alert_notify && (await checkNotifyTarget(env, config.alert_notify, "alert_notify")) }, sealed: null }),
   init: (store) => {
     initSwitch(store);
     initPayload(store);

@@ -1,6 +1,7 @@
 /** Request and response shapes of deadman: a dead-man switch pinged by a job, alerting when the pings stop. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../../../delivery/outbound";
+import { notifyTarget } from "../../address/notify/people";
 import { pageLimit, seqCursor, pageOf, atMostOneOf } from "../../../openapi/schemas";
 
 export const MIN_PERIOD_SECONDS = 60;
@@ -39,7 +40,9 @@ export const deadmanConfig = z.object({
     .default(null)
     .describe("While down, repeat the alert this often; null alerts once."),
   notify_late: z.boolean().default(false).describe("Also send deadman.late when a ping is overdue (before the grace runs out)."),
-  alert_url: requestFields.url.describe("Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret."),
+  alert_url: requestFields.url.nullable().default(null)
+    .describe("Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret. Give this, alert_notify, or both."),
+  alert_notify: notifyTarget("the down, up (and late) alerts, as messages to people,"),
   alert_headers: requestFields.headers.describe("Sent with every alert."),
   successor_url: requestFields.url
     .nullable()

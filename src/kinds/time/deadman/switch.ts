@@ -9,6 +9,7 @@
 import type { EngineStore } from "../../../resources/kind";
 import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../../../delivery/events";
+import { notifyPeople } from "../../address/notify/people";
 import { logPing } from "./pings";
 import { payloadView, tripPayload } from "./payload";
 import type { DeadmanConfig, Signal, SwitchState } from "./schema";
@@ -75,7 +76,16 @@ export function derive(row: SwitchRow, config: DeadmanConfig, now: number): Swit
 
 const at = (ms: number | null) => (isoOrNull(ms));
 
-const alertTarget = (config: DeadmanConfig) => ({ url: config.alert_url, headers: config.alert_headers });
+/**
+ * An alert: the event to alert_url, and the same news as a message to alert_notify's people. Both
+ * are staged in the caller's transaction; `uniqueBy` keeps a repeated alarm from sending either twice.
+ */
+function alert(store: EngineStore, config: DeadmanConfig, type: "deadman.down" | "deadman.up" | "deadman.late", data: Record<string, unknown>, uniqueBy: string, message: { title: string; body: string; priority: "low" | "normal" | "high" }): void {
+  if (config.alert_url) sendEvent(store, { url: config.alert_url, headers: config.alert_headers }, type, data, uniqueBy);
+  if (config.alert_notify) notifyPeople(store, config.alert_notify, { ...message, format: "text", tags: ["deadman", type.slice("deadman.".length)] }, `${type}:${uniqueBy}`);
+}
+
+const since = (ms: number | null) => (ms === null ? "never" : iso(ms));
 
 function summary(row: SwitchRow, config: DeadmanConfig, now: number) {
   return {
@@ -84,9 +94,12 @@ function summary(row: SwitchRow, config: DeadmanConfig, now: number) {
   };
 }
 
-function sendDown(store: EngineStore, config: DeadmanConfig, row: SwitchRow, downAt: number, alert: number): void {
-  const data = { ...summary(row, config, store.now), state: "down", down_since: iso(downAt), alert_number: alert, repeat: alert > 1 };
-  sendEvent(store, alertTarget(config), "deadman.down", data, `down:${downAt}:${alert}`);
+function sendDown(store: EngineStore, config: DeadmanConfig, row: SwitchRow, downAt: number, number: number): void {
+  const data = { ...summary(row, config, store.now), state: "down", down_since: iso(downAt), alert_number: number, repeat: number > 1 };
+  alert(store, config, "deadman.down", data, `down:${downAt}:${number}`, {
+    title: `Dead-man switch ${store.resourceId} is down${number > 1 ? ` (alert ${number})` : ""}`,
+    body: `No successful ping since ${since(row.last_success_at)}; ${data.misses} missed run(s). Down since ${iso(downAt)}.`, priority: "high",
+  });
 }
 
 /** Announces the derived state when it moved: late (if asked for), or down with its alert and the payload's release. */
@@ -102,7 +115,10 @@ export function settle(store: EngineStore, config: DeadmanConfig): void {
   }
   update(store, { state: next });
   if (next === "late" && config.notify_late) {
-    sendEvent(store, alertTarget(config), "deadman.late", { ...summary(row, config, store.now), state: "late", alert_at: at(alertAt(row, config)) }, `late:${row.due_at}:${row.misses}`);
+    const alertsAt = at(alertAt(row, config));
+    alert(store, config, "deadman.late", { ...summary(row, config, store.now), state: "late", alert_at: alertsAt }, `late:${row.due_at}:${row.misses}`, {
+      title: `Dead-man switch ${store.resourceId} is late`, body: `A ping was due at ${since(row.due_at)}; the switch goes down at ${alertsAt ?? "once a run is missed"}.`, priority: "low",
+    });
   }
 }
 
@@ -141,7 +157,9 @@ export function ping(store: EngineStore, config: DeadmanConfig, p: Ping): void {
     update(store, { ...seen, ...run, state: "up", due_at: now + period, misses: 0, last_success_at: now, down_at: null, alerts: 0, last_alert_at: null });
     if (row.state === "down" && row.down_at !== null) {
       const data = { state: "up", down_since: iso(row.down_at), downtime_seconds: Math.round((now - row.down_at) / 1000), misses: missesAt(row, config, now), recovered_at: iso(now) };
-      sendEvent(store, alertTarget(config), "deadman.up", data, `up:${row.down_at}:${now}`);
+      alert(store, config, "deadman.up", data, `up:${row.down_at}:${now}`, {
+        title: `Dead-man switch ${store.resourceId} is up again`, body: `A successful ping at ${iso(now)}, after ${data.downtime_seconds} s down.`, priority: "normal",
+      });
     }
   } else {
     // A failed run counts as a miss, and the next run is expected a period after it.

@@ -1,0 +1,33 @@
+/**
+ * Relays: a delivery whose target is another resource of the service rather than a URL (a
+ * dead-man switch's alert to the owner's notify resource). It is staged, queued, retried and
+ * logged like any delivery, so the relaying work and its message commit together and nothing is
+ * lost if a process dies; the attempt calls the target's Durable Object instead of fetching, and
+ * the target takes each relay id once. A target that has ended stops the retries.
+ */
+import type { Env } from "../env";
+import { AppError, type Result } from "../http/errors";
+import { resourceStub } from "../stubs";
+import type { AttemptResult } from "./attempt";
+import type { WebhookMessage } from "./messages";
+
+const PREFIX = "zeitvault://resources/";
+
+/** The attempt log's URL of a relay to resource `id`. */
+export const relayUrl = (id: string) => `${PREFIX}${id}`;
+
+export const isRelay = (url: string) => url.startsWith(PREFIX);
+
+export async function attemptRelay(env: Env, message: WebhookMessage): Promise<Omit<AttemptResult, "durationMs">> {
+  let result: Result<null>;
+  try {
+    result = await resourceStub(env, message.url.slice(PREFIX.length)).relay({ deliveryId: message.deliveryId, from: message.resourceId, body: message.body ?? "null" });
+  } catch (err) {
+    return { outcome: "failed", statusCode: null, error: `the resource could not be reached: ${err instanceof Error ? err.message : String(err)}`, responseExcerpt: null };
+  }
+  if (result.ok) return { outcome: "delivered", statusCode: 200, error: null, responseExcerpt: null };
+  const { code, detail } = result.error;
+  // Gone, or of a kind that takes no relays: no retry can change that.
+  const final = code === "not_found" || code === "resource_expired" || code === "resource_cancelled";
+  return { outcome: final ? "aborted" : "failed", statusCode: new AppError(code, detail).status, error: detail, responseExcerpt: null };
+}
