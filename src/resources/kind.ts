@@ -145,6 +145,8 @@ export interface OpExample {
   after?: string[];
   /** Requests (POSTs of a small JSON body) that reach the resource's public address first: something to read back (a bin's capture). */
   arrivals?: number;
+  /** The JSON body the arrivals post, when the address takes only some (a form's fields); default `{ "example": n }`. */
+  arrivalBody?: JsonObject;
 }
 
 /**

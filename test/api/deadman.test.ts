@@ -252,7 +252,7 @@ describe("deadman", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ alert_url: url }, "period_seconds"],
       [{ period_seconds: 59, alert_url: url }, "period_seconds"],
-      [{ period_seconds: 3600 }, "alert_url"],
+      [{ period_seconds: 3600, alert_notify: "zvm_not-a-token" }, "alert_notify"],
       [{ period_seconds: 3600, alert_url: url, alert_after_misses: 0 }, "alert_after_misses"],
       [{ period_seconds: 3600, alert_url: url, realert_seconds: 5 }, "realert_seconds"],
       [{ period_seconds: 3600, alert_url: url, successor_url: "ftp://x" }, "successor_url"],

@@ -100,7 +100,7 @@ export async function prepareExample(kind: AnyKind, op: AnyOp, id: string, mgmt:
   if (op.example?.arrivals) {
     const record = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     for (let i = 0; i < op.example.arrivals; i++) {
-      const res = await call("POST", new URL(record.urls.public as string).pathname, { body: { example: i + 1 } });
+      const res = await call("POST", new URL(record.urls.public as string).pathname, { body: op.example.arrivalBody ?? { example: i + 1 } });
       expect(res.status, `${kind.kind}: an arrival before ${op.name}`).toBeLessThan(300);
       await res.body?.cancel();
     }

@@ -7,21 +7,28 @@
  *   shows that nothing is here;
  * - a request bin's view link lists its captures, newest first, with their headers and bodies
  *   (markup in them shown as text), pages back, and downloads a raw body byte-exact;
- * - a front door's page takes a message from a person and shows its receipt, and the agent pulls it.
+ * - a front door's page takes a message from a person and shows its receipt, and the agent pulls it;
+ * - a form is filled in by keyboard at phone width and submitted (kept, and relayed to a webhook),
+ *   and again with the honeypot filled (discarded); axe-core finds no serious accessibility problem.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { launchChromium } from "../peers/chromium";
+import { startReceiver } from "../peers/receiver";
 
 let server: Awaited<ReturnType<typeof startWranglerDev>>;
 let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  // The anonymous free tier pays for the secret this test creates.
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "20" } }), launchChromium()]);
+  // The anonymous free tier pays for what this test creates; a form relays to the local receiver.
+  receiver = await startReceiver();
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "20", ALLOW_PRIVATE_TARGETS: "true" } }), launchChromium()]);
 }, 180_000);
 
 /** A page that records every request and every script or policy problem. */
@@ -40,6 +47,7 @@ async function watchedPage(context?: import("playwright-core").BrowserContext) {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await receiver?.stop();
 });
 
 it("renders the reference and lists the operations, with nothing loaded from another origin", async () => {
@@ -169,4 +177,92 @@ it("a front door's page: a person leaves a message, gets a receipt, and the agen
   expect(Object.fromEntries(new URLSearchParams(items[0]!.body_text))).toEqual({ message: "Please call me back <soon>", from: "Bob" });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
+});
+
+/** axe-core's serious and critical findings on the page at `url` (its script injected past the page's CSP, in a context of its own). */
+async function accessibilityProblems(url: string): Promise<string[]> {
+  const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  const context = await browser.newContext({ bypassCSP: true });
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.addScriptTag({ content: axe });
+    const violations = (await page.evaluate(
+      "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))",
+    )) as { id: string; impact: string; help: string; nodes: number }[];
+    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes})`);
+  } finally {
+    await context.close();
+  }
+}
+
+it("a form: filled in by keyboard at phone width, kept and relayed; a filled honeypot is thanked and discarded; no serious accessibility problem", async () => {
+  const created = await fetch(`${server.url}/v1/forms`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      title: "Contact us", description: "We answer within a day.", webhook_url: `${receiver.url}/ok/pages-form`,
+      fields: [
+        { name: "name", label: "Your name", required: true },
+        { name: "email", label: "E-mail", type: "email", required: true, help: "We only use it to answer you." },
+        { name: "topic", label: "Topic", type: "select", options: ["Sales", "Support"], required: true },
+        { name: "message", label: "Message", type: "textarea", required: true },
+        { name: "agree", label: "You may contact me", type: "checkbox", required: true },
+      ],
+    }),
+  });
+  expect(created.status).toBe(201);
+  const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
+  expect(await accessibilityProblems(record.urls.public)).toEqual([]);
+
+  const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+  const { page, problems, elsewhere } = await watchedPage(context);
+  expect((await page.goto(record.urls.public))?.status()).toBe(200);
+  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+  // By keyboard alone: Tab reaches each field in order (never the honeypot), Space checks the box, Enter sends.
+  const focused = async () => page.evaluate("document.activeElement?.id ?? ''");
+  await page.keyboard.press("Tab");
+  expect(await focused()).toBe("f-name");
+  await page.keyboard.type("Ada <Lovelace>");
+  await page.keyboard.press("Tab");
+  expect(await focused()).toBe("f-email");
+  await page.keyboard.type("ada@example.com");
+  await page.keyboard.press("Tab");
+  expect(await focused()).toBe("f-topic");
+  await page.selectOption("#f-topic", "Support");
+  await page.keyboard.press("Tab");
+  expect(await focused()).toBe("f-message");
+  await page.keyboard.type("Please call me back.");
+  await page.keyboard.press("Tab");
+  expect(await focused()).toBe("f-agree");
+  await page.keyboard.press("Space");
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate("document.activeElement?.tagName")).toBe("BUTTON");
+  await page.keyboard.press("Enter");
+  await page.locator("#thanks").waitFor();
+  await expect(page.locator("#thanks").textContent()).resolves.toBe("Thank you: your message was received.");
+
+  // A bot fills what people never see: thanked alike, kept nowhere.
+  await page.goto(record.urls.public);
+  await page.fill("#f-name", "Bot");
+  await page.fill("#f-email", "bot@example.com");
+  await page.selectOption("#f-topic", "Sales");
+  await page.fill("#f-message", "cheap pills");
+  await page.check("#f-agree");
+  await page.locator("#f-website").evaluate((input) => void ((input as unknown as { value: string }).value = "http://spam.example"));
+  await page.click("button[type=submit]");
+  await page.locator("#thanks").waitFor();
+
+  const auth = { authorization: `Bearer ${record.management_token}` };
+  const list = (await (await fetch(`${server.url}/v1/forms/${record.id}/submissions`, { headers: auth })).json()) as { items: { data: Record<string, unknown> }[] };
+  expect(list.items.map((i) => i.data)).toEqual([{ name: "Ada <Lovelace>", email: "ada@example.com", topic: "Support", message: "Please call me back.", agree: true }]);
+  expect(await (await fetch(`${server.url}/v1/forms/${record.id}`, { headers: auth })).json()).toEqual({ submissions: 1, spam: 1, rate_limited: 0 });
+  let relayed: { body: string }[] = [];
+  for (let i = 0; i < 100 && !relayed.length; i++) {
+    relayed = (await (await fetch(`${receiver.url}/_log/pages-form`)).json()) as { body: string }[];
+    if (!relayed.length) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(JSON.parse(relayed[0]!.body)).toMatchObject({ type: "forms.submission", data: { data: { name: "Ada <Lovelace>", topic: "Support" } } });
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
 });

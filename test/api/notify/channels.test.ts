@@ -15,7 +15,7 @@ const PER_RESOURCE = 50;
 let log: Received[] = [];
 
 function matches(r: Received, e: Expected): boolean {
-  return r.path === `/provider/notify${e.path}` && (!e.find || r.body.includes(e.find));
+  return r.path === `/provider/notify${e.path}` && (!e.find || `${JSON.stringify(r.headers)}\n${r.body}`.includes(e.find));
 }
 
 /** `actual` has every member of `expected` (objects compared member by member, arrays and scalars whole). */

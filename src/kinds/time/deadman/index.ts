@@ -17,7 +17,6 @@ import {
   pingsInput, type DeadmanConfig,
 } from "./schema";
 import { isoOrNull } from "../../../time";
-import { AppError } from "../../../http/errors";
 import { checkNotifyTarget } from "../../address/notify/people";
 import { TABLES as SWITCH_TABLES } from "./switch";
 import { TABLES as PINGS_TABLES } from "./pings";
@@ -54,11 +53,6 @@ export const deadman = kind.define({
     "deadman.up": "To alert_url: the first success ping after it was down.",
     "deadman.late": "To alert_url, with notify_late: a ping is overdue; the grace is running.",
     "deadman.payload": "To successor_url: the sealed payload, unsealed, once, when the switch went down (data.payload).",
-  },
-  checkCreate: (config) => {
-    if (!config.alert_url && !config.alert_notify) {
-      throw new AppError("validation_failed", "Say where alerts go: alert_url, alert_notify, or both.", { errors: [{ path: "alert_url", message: "give alert_url or alert_notify" }] });
-    }
   },
   // The notify resource is named by its management token, which proves the owner holds it; only its id is kept.
   sealCreate: async (env, config) => ({ config: { ...config, alert_notify: config.alert_notify && (await checkNotifyTarget(env, config.alert_notify, "alert_notify")) }, sealed: null }),

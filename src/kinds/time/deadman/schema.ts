@@ -41,7 +41,7 @@ export const deadmanConfig = z.object({
     .describe("While down, repeat the alert this often; null alerts once."),
   notify_late: z.boolean().default(false).describe("Also send deadman.late when a ping is overdue (before the grace runs out)."),
   alert_url: requestFields.url.nullable().default(null)
-    .describe("Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret. Give this, alert_notify, or both."),
+    .describe("Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret. Give this, alert_notify, or both (with neither, the switch is watched through its status only)."),
   alert_notify: notifyTarget("the down, up (and late) alerts, as messages to people,"),
   alert_headers: requestFields.headers.describe("Sent with every alert."),
   successor_url: requestFields.url

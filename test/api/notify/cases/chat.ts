@@ -11,7 +11,7 @@ export const CHAT: Case[] = [
   },
   {
     name: "slack (bot token)", url: "slack://xoxb-1234-slackbot/#ops",
-    expect: { path: "/slack.com/api/chat.postMessage", headers: { authorization: "Bearer xoxb-1234-slackbot" }, json: { channel: "#ops", text: `*${MESSAGE.title}*\n${MD}` } },
+    expect: { path: "/slack.com/api/chat.postMessage", find: "xoxb-1234-slackbot", headers: { authorization: "Bearer xoxb-1234-slackbot" }, json: { channel: "#ops", text: `*${MESSAGE.title}*\n${MD}` } },
   },
   {
     name: "discord", url: "discord://112233/discordsecret1",

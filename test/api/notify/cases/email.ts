@@ -10,7 +10,7 @@ export const EMAIL: Case[] = [
   {
     name: "sendgrid", url: `sendgrid://sgKey1:${FROM}/${TO}`,
     expect: {
-      path: "/api.sendgrid.com/v3/mail/send", headers: { authorization: "Bearer sgKey1" },
+      path: "/api.sendgrid.com/v3/mail/send", find: "Bearer sgKey1", headers: { authorization: "Bearer sgKey1" },
       json: { personalizations: [{ to: [{ email: TO }] }], from: { email: FROM }, subject: S, content: [{ type: "text/plain", value: TEXT }, { type: "text/html", value: HTML }] },
     },
   },

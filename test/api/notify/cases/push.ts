@@ -20,7 +20,7 @@ export const PUSH: Case[] = [
   },
   {
     name: "pushover", url: "pover://uQiRzpo4DXghDmr9QzzfQu27cmVRsG@azGDORePK8gMaC0QOYAMyEEuzJnyUi",
-    expect: { path: "/api.pushover.net/1/messages.json", form: { token: "azGDORePK8gMaC0QOYAMyEEuzJnyUi", user: "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", title: MESSAGE.title, message: HTML, html: "1", priority: "1" } },
+    expect: { path: "/api.pushover.net/1/messages.json", find: "azGDORePK8gMaC0QOYAMyEEuzJnyUi", form: { token: "azGDORePK8gMaC0QOYAMyEEuzJnyUi", user: "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", title: MESSAGE.title, message: HTML, html: "1", priority: "1" } },
   },
   { name: "pushbullet", url: "pbul://pbToken1", expect: { path: "/api.pushbullet.com/v2/pushes", headers: { "access-token": "pbToken1" }, json: { type: "note", title: MESSAGE.title, body: TEXT } } },
   { name: "pushsafer", url: "psafers://psKey1", expect: { path: "/www.pushsafer.com/api", form: { k: "psKey1", d: "a", t: MESSAGE.title, m: TEXT, pr: "1" } } },
