@@ -46,13 +46,15 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
       };
       const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
+      // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
+      const pending = afterCommit();
       try {
         this.ctx.storage.transactionSync(() => {
           createTables(this.sql, tableLists(kind));
           insertMeta(this.sql, meta);
-          kind.init?.(this.store(meta, now), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
+          this.cached = meta; // the outbox reads the resource's id from it
+          kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
-        this.cached = meta;
         await insertResourceIndex(this.env.DB, meta);
         await this.armAlarm();
       } catch (err) {
@@ -61,6 +63,7 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         await refundCharge(this.env, input.payer, chargeId, input.requestId);
         throw err;
       }
+      await this.afterWork(meta, pending);
       return this.record(meta, "active");
     });
   }

@@ -240,7 +240,7 @@ export interface KindDefinition<Config = unknown> {
    * The first creates the tables; append a step to change them; never edit or remove one.
    */
   migrations: Migration[];
-  /** Writes the first rows into the new tables (`sealed`: what sealCreate set aside, else null). */
+  /** Writes the first rows into the new tables (`sealed`: what sealCreate set aside, else null); may send (sent once the resource exists). */
   init?(store: EngineStore, config: Config, sealed: Json): void;
   /** Counters shown in the record's `usage`. */
   usage(store: EngineStore, config: Config): JsonObject;

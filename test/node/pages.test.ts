@@ -9,7 +9,9 @@
  *   (markup in them shown as text), pages back, and downloads a raw body byte-exact;
  * - a front door's page takes a message from a person and shows its receipt, and the agent pulls it;
  * - a form is filled in by keyboard at phone width and submitted (kept, and relayed to a webhook),
- *   and again with the honeypot filled (discarded); axe-core finds no serious accessibility problem.
+ *   and again with the honeypot filled (discarded); axe-core finds no serious accessibility problem;
+ * - an approval's page: a person approves with a comment, the decision record verifies against the
+ *   JWKS, a second click changes nothing; no serious accessibility problem either.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
@@ -18,6 +20,7 @@ import type { Browser } from "playwright-core";
 import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
+import { compactVerify, createRemoteJWKSet } from "jose";
 import { launchChromium } from "../peers/chromium";
 import { startReceiver } from "../peers/receiver";
 
@@ -28,7 +31,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   // The anonymous free tier pays for what this test creates; a form relays to the local receiver.
   receiver = await startReceiver();
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "20", ALLOW_PRIVATE_TARGETS: "true" } }), launchChromium()]);
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40", ALLOW_PRIVATE_TARGETS: "true" } }), launchChromium()]);
 }, 180_000);
 
 /** A page that records every request and every script or policy problem. */
@@ -265,4 +268,40 @@ it("a form: filled in by keyboard at phone width, kept and relayed; a filled hon
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
   await context.close();
+});
+
+it("an approval's page: approved with a comment, the record verifies against the JWKS, a second click changes nothing", async () => {
+  const created = await fetch(`${server.url}/v1/approvals`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title: "Deploy v2.3 to production?", description: "Changes:\n\n- **3 migrations**\n- new billing page\n\n<img src=x onerror=alert(1)>", timeout_seconds: 3600 }),
+  });
+  expect(created.status).toBe(201);
+  const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
+  expect(await accessibilityProblems(record.urls.public)).toEqual([]);
+
+  const { page, problems, elsewhere } = await watchedPage();
+  const stale = await browser.newPage();
+  await stale.goto(record.urls.public);
+  expect((await page.goto(record.urls.public))?.status()).toBe(200);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Deploy v2.3 to production?");
+  await expect(page.locator(".description li strong").textContent()).resolves.toBe("3 migrations");
+  expect(await page.locator(".description img").count()).toBe(0);
+  await page.fill("#comment", "Looks good <ship>");
+  await page.click("button[value=approve]");
+  await page.locator("#decision").waitFor();
+  await expect(page.locator("#decision").textContent()).resolves.toContain("Decided: Approve by owner-link");
+
+  // A second click, from the same page opened before the decision: the decision stands.
+  await stale.click("button[value=deny]");
+  await stale.locator("#decision").waitFor();
+  await expect(stale.locator("#decision").textContent()).resolves.toContain("Already decided: Approve by owner-link");
+
+  const got = (await (await fetch(`${server.url}/v1/approvals/${record.id}`, { headers: { authorization: `Bearer ${record.management_token}` } })).json()) as { state: string; jws: string; decision: unknown };
+  expect(got.state).toBe("approved");
+  const verified = await compactVerify(got.jws, createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`)));
+  expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(got.decision);
+  expect(got.decision).toMatchObject({ option: "approve", comment: "Looks good <ship>", decided_by: "owner-link" });
+  await stale.close();
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
 });
