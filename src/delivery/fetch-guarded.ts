@@ -61,6 +61,8 @@ interface FetchInit {
   headers?: Record<string, string>;
   /** The input field the URL came from, named by a 422. */
   field?: string;
+  /** A request body (a token exchange's form): sent once, so a redirect is answered as it is, not followed. */
+  body?: string;
 }
 
 /** 502 naming the hop that failed: a timeout says so, anything else passes its message on. */
@@ -81,9 +83,9 @@ async function followGuarded(env: Env, raw: string, init: FetchInit, signal: Abo
   let headers: Record<string, string> = { "user-agent": `${env.SERVICE_NAME}-fetch/1.0`, ...init.headers };
   try {
     for (let hop = 0; ; hop++) {
-      const res = await fetch(url, { method: init.method ?? "GET", redirect: "manual", signal, headers });
+      const res = await fetch(url, { method: init.method ?? "GET", redirect: "manual", signal, headers, body: init.body });
       const location = res.headers.get("location");
-      if (!(res.status >= 300 && res.status < 400 && location)) return { url, res };
+      if (!(res.status >= 300 && res.status < 400 && location) || init.body !== undefined) return { url, res };
       await res.body?.cancel();
       if (hop >= MAX_REDIRECTS) throw new AppError("upstream_failed", `${raw}: more than ${MAX_REDIRECTS} redirects.`);
       const next = checkEgressUrl(new URL(location, url).href, allowPrivate, init.field ?? "url");

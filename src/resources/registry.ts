@@ -23,6 +23,7 @@ import { frontdoor } from "../kinds/address/frontdoor";
 import { notify } from "../kinds/address/notify";
 import { forms } from "../kinds/address/forms";
 import { approvals } from "../kinds/address/approvals";
+import { oauthCallbacks } from "../kinds/address/oauth-callbacks";
 import { vaults } from "../kinds/memory/vaults";
 import { checkpoints } from "../kinds/memory/checkpoints";
 import { journals } from "../kinds/memory/journals";
@@ -36,7 +37,7 @@ import { counters } from "../kinds/memory/counters";
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
-  inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals,
+  inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
 ];
 

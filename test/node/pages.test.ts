@@ -11,18 +11,21 @@
  * - a form is filled in by keyboard at phone width and submitted (kept, and relayed to a webhook),
  *   and again with the honeypot filled (discarded); axe-core finds no serious accessibility problem;
  * - an approval's page: a person approves with a comment, the decision record verifies against the
- *   JWKS, a second click changes nothing; no serious accessibility problem either.
+ *   JWKS, a second click changes nothing; no serious accessibility problem either;
+ * - an OAuth flow through a real OpenID provider (oidc-provider) with PKCE: authorize, sign in,
+ *   consent, the callback exchanges the code, and the agent gets the tokens.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
+import { freePort, startWranglerDev } from "../../scripts/wrangler-dev.mjs";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { compactVerify, createRemoteJWKSet } from "jose";
+import { compactVerify, createRemoteJWKSet, jwtVerify } from "jose";
 import { launchChromium } from "../peers/chromium";
 import { startReceiver } from "../peers/receiver";
+import { startOidcProvider } from "../peers/oidc";
 
 let server: Awaited<ReturnType<typeof startWranglerDev>>;
 let browser: Browser;
@@ -304,4 +307,40 @@ it("an approval's page: approved with a comment, the record verifies against the
   await stale.close();
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
+});
+
+it("an OAuth flow through a real OpenID provider with PKCE: the person signs in, the agent gets the tokens", async () => {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const created = await fetch(`${server.url}/v1/oauth-callbacks`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, client_id: "zeitvault-agent", client_secret: "a-long-client-secret-for-tests", scope: "openid email" }),
+  });
+  expect(created.status).toBe(201);
+  const record = (await created.json()) as { id: string; management_token: string };
+  const auth = { authorization: `Bearer ${record.management_token}` };
+  const info = (await (await fetch(`${server.url}/v1/oauth-callbacks/${record.id}`, { headers: auth })).json()) as { redirect_uri: string; authorize_url: string };
+  const provider = await startOidcProvider(port, { client_id: "zeitvault-agent", client_secret: "a-long-client-secret-for-tests", redirect_uri: info.redirect_uri });
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(info.authorize_url);
+    await page.fill("input[name=login]", "ada");
+    await page.fill("input[name=password]", "anything");
+    await page.click("button[type=submit]");
+    await page.click("button[type=submit]"); // consent
+    await page.locator("#result").waitFor();
+    expect(page.url().startsWith(info.redirect_uri)).toBe(true);
+    await expect(page.locator("h1").textContent()).resolves.toBe("You are signed in");
+    const shown = await page.content();
+
+    const result = (await (await fetch(`${server.url}/v1/oauth-callbacks/${record.id}/result?wait_seconds=10`, { headers: auth })).json()) as { status: string; code: string | null; tokens: { access_token: string; id_token: string; token_type: string } };
+    expect(result).toMatchObject({ status: "completed", code: null, tokens: { token_type: "Bearer" } });
+    for (const secret of [result.tokens.access_token, result.tokens.id_token]) expect(shown).not.toContain(secret);
+    const { payload } = await jwtVerify(result.tokens.id_token, createRemoteJWKSet(new URL(`${issuer}/jwks`)), { issuer, audience: "zeitvault-agent" });
+    expect(payload.sub).toBe("ada");
+    await context.close();
+  } finally {
+    await provider.stop();
+  }
 });
