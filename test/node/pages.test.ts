@@ -163,6 +163,7 @@ it("a front door's page: a person leaves a message, gets a receipt, and the agen
   const created = await fetch(`${server.url}/v1/frontdoor`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Ada's <agent>" }) });
   expect(created.status).toBe(201);
   const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
+  expect(await accessibilityProblems(record.urls.public)).toEqual([]);
   const { page, problems, elsewhere } = await watchedPage();
   expect((await page.goto(record.urls.public))?.status()).toBe(200);
   await expect(page.locator("h1").textContent()).resolves.toBe("Leave a message for Ada's <agent>");
@@ -333,6 +334,7 @@ it("an OAuth flow through a real OpenID provider with PKCE: the person signs in,
     expect(page.url().startsWith(info.redirect_uri)).toBe(true);
     await expect(page.locator("h1").textContent()).resolves.toBe("You are signed in");
     const shown = await page.content();
+    expect(await accessibilityProblems(info.redirect_uri)).toEqual([]); // the page a second visit gets
 
     const result = (await (await fetch(`${server.url}/v1/oauth-callbacks/${record.id}/result?wait_seconds=10`, { headers: auth })).json()) as { status: string; code: string | null; tokens: { access_token: string; id_token: string; token_type: string } };
     expect(result).toMatchObject({ status: "completed", code: null, tokens: { token_type: "Bearer" } });
