@@ -5,7 +5,7 @@ import { newDeliveryId } from "../../src/delivery/events";
 import { requireKind } from "../../src/resources/registry";
 import type { MetaRow } from "./meta";
 import { signedDownloadUrl } from "../../src/resources/downloads";
-import { deliveryCounts, deliveryPage, findDelivery } from "./deliveries";
+import { deliveryCounts, deliveryPage, findDelivery } from "./delivery-views";
 
 /**
  * What an engine's transaction recorded that is carried out once it has committed: the
