@@ -39,7 +39,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts"] }),
+        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts"] }),
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
@@ -56,6 +56,8 @@ export default defineConfig({
                 TEST_RECEIVER_URL: inject<string>("receiverUrl"), ALLOW_PRIVATE_TARGETS: "true", DELIVERY_RETRY_SCALE: "0",
                 // notify's providers are the receiver too: their HTTPS requests arrive at /provider/notify/{host}{path}.
                 NOTIFY_TEST_ORIGIN: `${inject<string>("receiverUrl")}/provider/notify`,
+                // notify's mailto:// channel sends to a real local SMTP server (test/peers/smtp.ts).
+                TEST_SMTP: inject("smtp"),
               },
               ratelimits: TEST_RATE_LIMITS,
             },

@@ -12,6 +12,7 @@ import { signatureHeaders } from "./signing";
 import { readCapped } from "./fetch-guarded";
 import type { WebhookMessage } from "./messages";
 import { attemptRelay, isRelay } from "./relay";
+import { isSmtp, sendSmtp, smtpFailure, type SmtpEnvelope } from "./smtp";
 import { answerRefusal, awsHeaders, openRequest, type OpenedRequest } from "./secret-requests";
 
 const TIMEOUT_MS = 15_000;
@@ -44,6 +45,17 @@ async function storedBody(env: Env, key: string): Promise<{ signed: ReadableStre
   };
 }
 
+/** A mail submission (a notify mailto:// channel): 5xx replies are final, anything else is retried. */
+async function attemptSmtp(env: Env, url: string, envelope: SmtpEnvelope): Promise<Omit<AttemptResult, "durationMs">> {
+  try {
+    const r = await sendSmtp(env, url, envelope);
+    return { outcome: "delivered", statusCode: r.code, error: null, responseExcerpt: r.text.slice(0, EXCERPT_BYTES) };
+  } catch (err) {
+    const f = smtpFailure(err);
+    return { outcome: f.permanent ? "aborted" : "failed", statusCode: f.statusCode, error: f.error, responseExcerpt: null };
+  }
+}
+
 export async function attemptDelivery(env: Env, message: WebhookMessage): Promise<AttemptResult> {
   const started = Date.now();
   const done = (r: Omit<AttemptResult, "durationMs">): AttemptResult => ({ ...r, durationMs: Date.now() - started });
@@ -57,6 +69,7 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
     if (message.requestSealed && body !== null) {
       opened = openRequest(env, body);
       ({ body, headers } = opened);
+      if (isSmtp(opened.url)) return done(await attemptSmtp(env, opened.url, JSON.parse(body ?? "{}") as SmtpEnvelope));
     }
     url = checkEgressUrl(opened?.url ?? message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
     secret = unseal(env, message.sealedSecret);

@@ -48,7 +48,8 @@ beforeAll(async () => {
 describe("notify channels", () => {
   it("has a case for every channel in the registry, and at least 100 channels", () => {
     const tested = new Set(CASES.map((c) => c.url.split("://")[0]));
-    expect(CHANNELS.filter((c) => !c.schemes.some((s) => tested.has(s))).map((c) => c.service)).toEqual([]);
+    // mailto:// speaks SMTP, not HTTP: notify.test.ts sends through it to a real local SMTP server.
+    expect(CHANNELS.filter((c) => !c.schemes.some((s) => tested.has(s) || s === "mailto")).map((c) => c.service)).toEqual([]);
     expect(CHANNELS.length).toBeGreaterThanOrEqual(100);
   });
 

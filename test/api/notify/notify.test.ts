@@ -211,4 +211,27 @@ describe("notify", () => {
     expect(relay).toMatchObject({ url: `zeitvault://resources/${n.id}`, status: "aborted", attempts: 1 });
     expect(relay!.attempt_log[0]).toMatchObject({ outcome: "aborted", error: "The resource has ended." });
   });
+
+  it("sends mailto:// by SMTP submission to a real server: AUTH, envelope, a MIME message with text and HTML; a refused login is final", async () => {
+    const smtp = env.TEST_SMTP;
+    const n = await notifyWith([`mailto://ada%40example.com:smtp-test-password@${smtp.host}/ops@example.com/second.reader@example.com?name=Zeitvault%20Alerts`]);
+    expect((await n.ok("list_channels", "/channels")).channels[0]!.url).not.toContain("smtp-test-password");
+    const { send_id } = await n.ok("send", "/sends", { title: "Disk fast voll ✓", body: "**92%** used\n.\nend", format: "markdown" });
+    const sentMail = await settled(n, send_id);
+    expect(sentMail.summary, JSON.stringify(sentMail.results)).toEqual({ delivered: 1, failed: 0, pending: 0 });
+    const mails = (await (await fetch(smtp.logUrl)).json()) as { user: string; from: string; to: string[]; data: string }[];
+    const mail = mails.find((m) => m.data.includes(`Message-ID: <${send_id}@`))!;
+    expect(mail).toMatchObject({ user: "ada@example.com", from: "ada@example.com", to: ["ops@example.com", "second.reader@example.com"] });
+    expect(mail.data).toContain(`Subject: =?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode("Disk fast voll ✓")))}?=`);
+    expect(mail.data).toContain("From: Zeitvault Alerts <ada@example.com>");
+    const parts = [...mail.data.matchAll(/Content-Type: (text\/\w+); charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n([A-Za-z0-9+/=\r\n]+)/g)]
+      .map((p) => [p[1], new TextDecoder().decode(Uint8Array.from(atob(p[2]!.replace(/\r\n/g, "")), (c) => c.charCodeAt(0)))]);
+    expect(parts).toEqual([["text/plain", "92% used\n.\nend"], ["text/html", "<p><strong>92%</strong> used<br>.<br>end</p>"]]);
+
+    const wrong = await notifyWith([`mailto://ada%40example.com:not-the-password@${smtp.host}/ops@example.com`]);
+    const refused = await wrong.ok("send", "/sends", { body: "x" });
+    const r = (await settled(wrong, refused.send_id)).results[0]!;
+    expect(r).toMatchObject({ status: "aborted", attempts: 1 });
+    expect(r.last_error).toMatch(/^SMTP 535/);
+  });
 });

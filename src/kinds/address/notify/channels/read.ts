@@ -5,6 +5,7 @@
  */
 import { AppError } from "../../../../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../../delivery/egress-guard";
+import { isSmtp, smtpGuardUrl } from "../../../../delivery/smtp";
 import { isDevelopment, type Env } from "../../../../env";
 import type { OutgoingRequest } from "../../../../resources/kind";
 import type { Channel, ChannelRequest } from "./channel";
@@ -38,7 +39,7 @@ export function readChannel(env: Env, raw: string, field: string): ReadChannel {
     throw err;
   }
   // The requests it would make must pass the egress guard (a json:// URL at a private address does not).
-  for (const r of requestsOf(channel, target, PROBE)) checkEgressUrl(r.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), field);
+  for (const r of requestsOf(channel, target, PROBE)) checkEgressUrl(isSmtp(r.url) ? smtpGuardUrl(r.url) : r.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), field);
   return { channel, scheme: u.scheme, target, shown: u.shown() };
 }
 

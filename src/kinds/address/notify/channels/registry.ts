@@ -41,6 +41,7 @@ import mailchannels from "./services/mailchannels";
 import mailersend from "./services/mailersend";
 import mailgun from "./services/mailgun";
 import mailjet from "./services/mailjet";
+import mailto from "./services/mailto";
 import mailtrap from "./services/mailtrap";
 import mastodon from "./services/mastodon";
 import mattermost from "./services/mattermost";
@@ -119,7 +120,7 @@ export const CHANNELS: Channel[] = [
   // sms
   africastalking, bulksms, bulkvs, burstsms, clickatell, clicksend, d7sms, freemobile, httpsms, infobip, kavenegar, messagebird, plivo, seven, sinch, smsmanager, sns, telnyx, textbelt, twilio, vonage,
   // email
-  brevo, elasticemail, mailchannels, mailersend, mailgun, mailjet, mailtrap, postmark, resend, sendgrid, ses, smtp2go, sparkpost, zeptomail,
+  brevo, elasticemail, mailchannels, mailersend, mailgun, mailjet, mailto, mailtrap, postmark, resend, sendgrid, ses, smtp2go, sparkpost, zeptomail,
 ];
 
 const BY_SCHEME = new Map<string, Channel>();
