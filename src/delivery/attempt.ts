@@ -2,7 +2,9 @@
  * One delivery attempt: signed, 15 s timeout, redirects not followed (a redirect
  * could point anywhere, past the egress guard), at most 4 KiB of the answer kept
  * for the attempt log. A stored body is read from R2 twice, once to sign its exact
- * bytes and once to send them, so its size never has to fit in memory.
+ * bytes and once to send them, so its size never has to fit in memory. Two targets are
+ * not HTTP: a relay to another resource (relay.ts) and, inside a sealed request, a mail
+ * submission (smtp.ts); both are logged and retried the same way.
  */
 import type { Env } from "../env";
 import { unseal } from "../auth/sealing";

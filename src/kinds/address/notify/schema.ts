@@ -67,7 +67,7 @@ export const sendView = z.object({
   send_id: z.string(),
   created_at: z.string(),
   title: z.string().nullable(),
-  source: z.string().describe("`api`, or the kind and id of the resource that raised it (a dead-man switch's alert)."),
+  source: z.string().describe("`api`, or the id of the resource whose alert it relays (a dead-man switch, a form, an approval)."),
   summary: z.object({ delivered: z.int(), failed: z.int(), pending: z.int() }),
   results: z.array(channelResult).describe("One per request made: per channel, and per recipient where the provider takes one a call."),
 });
