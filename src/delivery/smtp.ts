@@ -6,7 +6,6 @@
  * (local development and tests, whose TLS a Worker would not trust). A notify channel's request
  * (sealed, like any) names `smtp://` or `smtps://` with the envelope and message in its body.
  */
-import { connect } from "cloudflare:sockets";
 import { toBase64, utf8 } from "../bytes";
 import type { Env } from "../env";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
@@ -69,6 +68,8 @@ export async function sendSmtp(env: Env, url: string, envelope: SmtpEnvelope): P
   const port = Number(target.port || (implicit ? 465 : 587));
   // The same guard as HTTP targets: no loopback, metadata or private addresses in production.
   const host = checkEgressUrl(smtpGuardUrl(url), allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), "url").hostname;
+  // Imported here, not at the top: the module exists only in workerd, and the OpenAPI tooling loads this file in Node.
+  const { connect } = await import("cloudflare:sockets");
   let socket = connect({ hostname: host, port }, { secureTransport: implicit ? "on" : "starttls", allowHalfOpen: false });
   const timer = setTimeout(() => void socket.close().catch(() => undefined), TIMEOUT_MS);
   try {
