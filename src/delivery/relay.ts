@@ -6,7 +6,7 @@
  * the target takes each relay id once. A target that has ended stops the retries.
  */
 import type { Env } from "../env";
-import { AppError, type Result } from "../http/errors";
+import { ERROR_CODES, type Result } from "../http/errors";
 import { resourceStub } from "../stubs";
 import type { AttemptResult } from "./attempt";
 import type { WebhookMessage } from "./messages";
@@ -29,5 +29,5 @@ export async function attemptRelay(env: Env, message: WebhookMessage): Promise<O
   const { code, detail } = result.error;
   // Gone, or of a kind that takes no relays: no retry can change that.
   const final = code === "not_found" || code === "resource_expired" || code === "resource_cancelled";
-  return { outcome: final ? "aborted" : "failed", statusCode: new AppError(code, detail).status, error: detail, responseExcerpt: null };
+  return { outcome: final ? "aborted" : "failed", statusCode: ERROR_CODES[code][0], error: detail, responseExcerpt: null };
 }

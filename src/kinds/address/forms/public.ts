@@ -35,7 +35,6 @@ export const formsFace = definePublicFace<FormsConfig>({
     }
     const body = request.body instanceof Uint8Array ? request.body : null;
     const posted = readPosted(body, request.headers["content-type"] ?? "");
-    if ("unreadable" in posted) throw new AppError(posted.unreadable.startsWith("Post the form") ? "unsupported_media_type" : "invalid_request", posted.unreadable);
     if (posted.spam) {
       // Answered as if taken, so a bot learns nothing; kept nowhere.
       countSpam(store.sql);

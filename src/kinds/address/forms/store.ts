@@ -60,10 +60,8 @@ export function keep(store: EngineStore, config: FormsConfig, data: Record<strin
     throw new AppError("storage_full", `This form keeps at most ${MAX_SUBMISSIONS} submissions: the owner must delete some first.`);
   }
   const id = randomId("sub_");
-  store.sql.exec("INSERT INTO form_submissions (submission_id, received_at, data, client_ip, user_agent) VALUES (?, ?, ?, ?, ?)",
-    id, store.now, JSON.stringify(data), meta.clientIp, meta.userAgent?.slice(0, 300) ?? null);
-  const row = store.sql.exec<Row>("SELECT * FROM form_submissions WHERE submission_id = ?", id).one();
-  const shown = view(row);
+  const shown = view(store.sql.exec<Row>("INSERT INTO form_submissions (submission_id, received_at, data, client_ip, user_agent) VALUES (?, ?, ?, ?, ?) RETURNING *",
+    id, store.now, JSON.stringify(data), meta.clientIp, meta.userAgent?.slice(0, 300) ?? null).one());
   if (config.webhook_url) sendEvent(store, { url: config.webhook_url }, "forms.submission", shown, `submission:${id}`);
   if (config.notify) {
     const labels = new Map(config.fields.map((f) => [f.name, f.label]));

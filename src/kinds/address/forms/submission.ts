@@ -4,6 +4,7 @@
  * range, one of a select's options, a checkbox); a field the form does not have is refused, as
  * bad input always is. The honeypot is read apart: filled, the post is spam.
  */
+import { AppError } from "../../../http/errors";
 import { DEFAULT_MAX_LENGTH, HONEYPOT, type FormField } from "./schema";
 
 export type Value = string | number | boolean | null;
@@ -19,8 +20,9 @@ export interface Posted {
   json: boolean;
 }
 
-/** The body as name → text; null when it is neither a form post nor a JSON object of scalars. */
-export function readPosted(body: Uint8Array | null, contentType: string): Posted | { unreadable: string } {
+/** The body as name → text: a 400 when it is not a form post or a JSON object of scalars, 415 for another type. */
+export function readPosted(body: Uint8Array | null, contentType: string): Posted {
+  const unreadable = (detail: string) => new AppError("invalid_request", detail);
   const text = body ? new TextDecoder().decode(body) : "";
   const raw: Record<string, string> = {};
   if (/^application\/json\b/i.test(contentType)) {
@@ -28,24 +30,24 @@ export function readPosted(body: Uint8Array | null, contentType: string): Posted
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { unreadable: "The body is not JSON." };
+      throw unreadable("The body is not JSON.");
     }
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { unreadable: "Send a JSON object of field values." };
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw unreadable("Send a JSON object of field values.");
     for (const [k, v] of Object.entries(parsed)) {
       if (v === null || v === undefined) continue;
-      if (typeof v === "object") return { unreadable: `${k}: a field's value is text, a number or true/false.` };
+      if (typeof v === "object") throw unreadable(`${k}: a field's value is text, a number or true/false.`);
       raw[k] = typeof v === "boolean" ? (v ? "on" : "") : String(v);
     }
     return { raw, spam: (raw[HONEYPOT] ?? "") !== "", json: true };
   }
   if (/^application\/x-www-form-urlencoded\b/i.test(contentType) || contentType === "") {
     for (const [k, v] of new URLSearchParams(text)) {
-      if (k in raw) return { unreadable: `${k}: given twice.` };
+      if (k in raw) throw unreadable(`${k}: given twice.`);
       raw[k] = v;
     }
     return { raw, spam: (raw[HONEYPOT] ?? "") !== "", json: false };
   }
-  return { unreadable: "Post the form (application/x-www-form-urlencoded) or JSON." };
+  throw new AppError("unsupported_media_type", "Post the form (application/x-www-form-urlencoded) or JSON.");
 }
 
 /** Text a person typed: one line (text fields) or several (a textarea); never other control characters. */

@@ -11,7 +11,7 @@ import { kindOf } from "../../../resources/kind";
 import { registerChannelList } from "./channel-list";
 import { relayedMessage } from "./people";
 import { AppError } from "../../../http/errors";
-import { readChannel } from "./channels/read";
+import { checkedChannel } from "./channels/read";
 import { addChannel, allSends, channelCount, channelViews, deliveryFinished, getSend, removeChannel, send, sendCount, sendSettled, sendsPage, TABLES } from "./store";
 import {
   addChannelInput, channelIdParam, channelList, channelView, MAX_BODY_CHARS, MAX_CHANNELS, MAX_SENDS, notifyCreate, notifyInfo, sendGetInput, sendIdParam, sendInput,
@@ -47,7 +47,7 @@ export const notify = kind.define({
   routes: registerChannelList,
   // The URLs carry credentials: checked here (422 naming the field), sealed for init, shown redacted in the record.
   sealCreate: async (env, config) => {
-    const read = config.channels.map((raw, i) => readChannel(env, raw, `channels.${i}`));
+    const read = config.channels.map((raw, i) => checkedChannel(env, raw, `channels.${i}`));
     return { config: { channels: read.map((r) => r.shown) }, sealed: config.channels.map((raw) => seal(env, raw)) };
   },
   init: (store, _config, sealed) => (sealed as string[]).forEach((s, i) => void addChannel(store, unseal(store.env, s), `channels.${i}`)),
@@ -65,11 +65,7 @@ export const notify = kind.define({
       name: "send", method: "post", path: "/sends", summary: "Send a message to every channel (or the ones named): answers at once with a delivery per channel", priceMicro: SEND_PRICE,
       input: sendInput, output: sendAccepted, errors: [409],
       example: { input: { title: "Backup finished", body: "The **nightly backup** took 42 minutes.", format: "markdown", priority: "normal", tags: ["backup"] } },
-      run: (store, _config, input) => {
-        const { send_id } = send(store, input, input.channels, "api");
-        const { results } = getSend(store, send_id, false);
-        return { send_id, results: results.map((r) => ({ channel_id: r.channel_id, service: r.service, delivery_id: r.delivery_id })) };
-      },
+      run: (store, _config, input) => send(store, input, input.channels, "api"),
     }),
     kind.op({
       name: "get_send", method: "get", path: "/sends/{send_id}", summary: "Each channel's result of a send (long-poll with wait_seconds until all are settled)", priceMicro: OP_PRICE,
@@ -92,6 +88,7 @@ export const notify = kind.define({
       name: "add_channel", method: "post", path: "/channels", summary: "Add a channel (sends from now on go to it too)", priceMicro: OP_PRICE,
       input: addChannelInput, output: channelView,
       example: { input: { url: "discord://123456789012345678/example-webhook-token" } },
+      prepare: async (ctx, _config, input) => void checkedChannel(ctx.env, input.url, "url"),
       run: (store, _config, input) => {
         const id = addChannel(store, input.url, "url");
         return channelViews(store.sql).find((c) => c.channel_id === id)!;

@@ -47,9 +47,9 @@ type ChannelRow = { channel_id: string; seq: number; scheme: string; service: st
 type SendRow = { seq: number; send_id: string; created_at: number; title: string | null; source: string };
 type ResultRow = { delivery_id: string; channel_id: string; service: string; outcome: string | null };
 
-/** Adds a channel already read (and so valid); the URL is sealed before it is written. */
+/** Adds a channel (its targets already checked: checkedChannel); the URL is sealed before it is written. */
 export function addChannel(store: EngineStore, raw: string, field: string): string {
-  const read = readChannel(store.env, raw, field);
+  const read = readChannel(raw, field);
   const count = store.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM notify_channels").one().n;
   if (count >= MAX_CHANNELS) throw new AppError("validation_failed", `A notify resource holds at most ${MAX_CHANNELS} channels.`, { errors: [{ path: field, message: `at most ${MAX_CHANNELS} channels` }] });
   const id = randomId("ch_");
@@ -76,10 +76,11 @@ export function channelCount(sql: SqlStorage): number {
 /**
  * Sends a message through the chosen channels (all when `only` is null): every request staged in
  * this transaction, so the send is recorded with all its deliveries or not at all. `sendId` is
- * given by a relay (one per alert, so a repeated relay sends nothing twice).
+ * given by a relay (one per alert, so a repeated relay sends nothing twice: no results then).
  */
-export function send(store: EngineStore, message: Omit<NotifyMessage, "id">, only: string[] | null, source: string, sendId = randomId("snd_")): { send_id: string; created: boolean } {
-  if (store.sql.exec("SELECT 1 FROM notify_sends WHERE send_id = ?", sendId).toArray().length) return { send_id: sendId, created: false };
+export function send(store: EngineStore, message: Omit<NotifyMessage, "id">, only: string[] | null, source: string, sendId = randomId("snd_")) {
+  const results: { channel_id: string; service: string; delivery_id: string }[] = [];
+  if (store.sql.exec("SELECT 1 FROM notify_sends WHERE send_id = ?", sendId).toArray().length) return { send_id: sendId, results };
   let rows = channelRows(store.sql);
   if (only) {
     const unknown = only.filter((id) => !rows.some((r) => r.channel_id === id));
@@ -90,15 +91,16 @@ export function send(store: EngineStore, message: Omit<NotifyMessage, "id">, onl
   const full = { ...message, id: sendId };
   for (const row of rows) {
     // Read again from the sealed URL: the grammar is the channel module's, as it is now.
-    const read = readChannel(store.env, unseal(store.env, row.sealed), "channels");
+    const read = readChannel(unseal(store.env, row.sealed), "channels");
     for (const request of outgoing(store.env, read, full)) {
       const deliveryId = store.send(request);
       store.sql.exec("INSERT INTO notify_results VALUES (?, ?, ?, ?, NULL)", deliveryId, sendId, row.channel_id, row.service);
+      results.push({ channel_id: row.channel_id, service: row.service, delivery_id: deliveryId });
     }
   }
   store.sql.exec("INSERT INTO notify_sends (send_id, created_at, title, source) VALUES (?, ?, ?, ?)", sendId, store.now, message.title, source);
   prune(store.sql);
-  return { send_id: sendId, created: true };
+  return { send_id: sendId, results };
 }
 
 function prune(sql: SqlStorage): void {

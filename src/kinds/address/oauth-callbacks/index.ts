@@ -61,10 +61,10 @@ export const oauthCallbacks = kind.define({
   sealCreate: async (_env, config) => {
     const verifier = config.pkce ? randomId("") + randomId("") : null;
     const secrets: Secrets = { client_secret: config.client_secret, code_verifier: verifier };
-    return { config: { ...config, client_secret: config.client_secret && "(sealed)", state: config.state ?? randomId("st_") }, sealed: secrets as unknown as Record<string, string | null> };
+    return { config: { ...config, client_secret: config.client_secret && "(sealed)", state: config.state ?? randomId("st_") }, sealed: secrets };
   },
   init: (store, _config, sealed) => {
-    const secrets = sealed as unknown as Secrets;
+    const secrets = sealed as Secrets;
     saveSecrets(store, secrets, secrets.code_verifier ? base64url.encode(sha256(utf8(secrets.code_verifier))) : null);
   },
   usage: (store) => ({ completed: statusOf(store.sql) === "pending" ? 0 : 1 }),

@@ -21,10 +21,11 @@ export const TABLES = [
   )`,
 ];
 
-export interface Secrets {
+/** A type, not an interface, so it is JSON as sealCreate hands it to init. */
+export type Secrets = {
   client_secret: string | null;
   code_verifier: string | null;
-}
+};
 
 /** What the callback brought: tokens or a code (kept sealed), or the provider's error. */
 export type Outcome = { tokens: JsonObject } | { code: string } | { error: string; error_description: string | null };

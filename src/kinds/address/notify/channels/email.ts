@@ -8,7 +8,8 @@ import { ChannelUrlError, type ChannelUrl } from "./url";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-function address(raw: string): string {
+/** An e-mail address as given, or a ChannelUrlError (the local part masked). */
+export function address(raw: string): string {
   if (!EMAIL.test(raw)) throw new ChannelUrlError(`has an e-mail address it cannot read (${raw.replace(/^[^@]*/, "…")})`);
   return raw;
 }

@@ -24,23 +24,29 @@ export interface ReadChannel {
 /** A message that exercises every part of a request, to check a new channel's targets at once. */
 const PROBE: NotifyMessage = { title: "t", body: "b", format: "text", priority: "normal", tags: [], attach: null, id: "probe" };
 
-export function readChannel(env: Env, raw: string, field: string): ReadChannel {
-  const refuse = (why: string) => new AppError("validation_failed", `${field}: ${why}`, { errors: [{ path: field, message: why }] });
-  let u: ChannelUrl;
-  let target: unknown;
-  let channel: Channel | undefined;
+/** The channel's URL parsed by its scheme's channel: a 422 naming `field` when it does not fit the grammar. */
+export function readChannel(raw: string, field: string): ReadChannel {
   try {
-    u = new ChannelUrl(raw);
-    channel = channelFor(u.scheme);
+    const u = new ChannelUrl(raw);
+    const channel = channelFor(u.scheme);
     if (!channel) throw new ChannelUrlError(`has a scheme no channel has (${u.scheme}://): GET /v1/notify/channels lists them`);
-    target = channel.parse(u);
+    return { channel, scheme: u.scheme, target: channel.parse(u), shown: u.shown() };
   } catch (err) {
-    if (err instanceof ChannelUrlError) throw refuse(`the channel URL ${err.message}`);
-    throw err;
+    if (!(err instanceof ChannelUrlError)) throw err;
+    const why = `the channel URL ${err.message}`;
+    throw new AppError("validation_failed", `${field}: ${why}`, { errors: [{ path: field, message: why }] });
   }
-  // The requests it would make must pass the egress guard (a json:// URL at a private address does not).
-  for (const r of requestsOf(channel, target, PROBE)) checkEgressUrl(isSmtp(r.url) ? smtpGuardUrl(r.url) : r.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), field);
-  return { channel, scheme: u.scheme, target, shown: u.shown() };
+}
+
+/**
+ * Read, and the requests it would make checked by the egress guard (a json:// URL at a private
+ * address is refused): where a channel is given (create, add), not at each send, whose attempts
+ * the guard checks again anyway.
+ */
+export function checkedChannel(env: Env, raw: string, field: string): ReadChannel {
+  const read = readChannel(raw, field);
+  for (const r of requestsOf(read.channel, read.target, PROBE)) checkEgressUrl(isSmtp(r.url) ? smtpGuardUrl(r.url) : r.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), field);
+  return read;
 }
 
 function requestsOf(channel: Channel, target: unknown, message: NotifyMessage): ChannelRequest[] {

@@ -1,7 +1,7 @@
 import { channel, json } from "../channel";
 import { bare, phones, smsText } from "../sms";
 
-/** Infobip's SMS API on the account's own base URL (xxxxx.api.infobip.com). */
+/** Infobip's SMS API on the account's own base URL (`{account}.api.infobip.com`). */
 export default channel({
   schemes: ["infobip"], service: "Infobip SMS", category: "sms",
   grammar: "infobip://api_key@base_host/to_phone[/to_phone…][?from=…]",

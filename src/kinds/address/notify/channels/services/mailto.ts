@@ -1,10 +1,7 @@
 import type { SmtpEnvelope } from "../../../../../delivery/smtp";
 import { toBase64, utf8 } from "../../../../../bytes";
 import { channel } from "../channel";
-import { mailHtml, mailText, subject } from "../email";
-import { ChannelUrlError } from "../url";
-
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+import { address, mailHtml, mailText, subject } from "../email";
 
 /** A header value in RFC 2047's encoded-word form when it is not plain ASCII. */
 const word = (v: string) => (/^[\x20-\x7e]*$/.test(v) ? v : `=?UTF-8?B?${toBase64(utf8(v))}?=`);
@@ -19,10 +16,8 @@ export default channel({
   supports: { title: true, format: "html", attach: false, priority: false },
   parse(u) {
     const user = u.need(u.user, "the SMTP user");
-    const from = u.param("from") ?? user;
-    if (!EMAIL.test(from)) throw new ChannelUrlError("needs a sender address (the user, or ?from=)");
-    const to = u.segments.length ? u.segments : [from];
-    for (const t of to) if (!EMAIL.test(t)) throw new ChannelUrlError("has a recipient that is not an e-mail address");
+    const from = address(u.param("from") ?? user);
+    const to = (u.segments.length ? u.segments : [from]).map(address);
     const scheme = u.scheme === "mailtos" ? "smtps" : "smtp";
     return { url: `${scheme}://${u.need(u.host, "the SMTP host")}${u.port ? `:${u.port}` : ""}`, user, password: u.secret(u.password, "the SMTP password"), from, name: u.param("name"), to };
   },
