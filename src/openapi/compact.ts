@@ -8,6 +8,7 @@
  * operations share becomes the document's default.
  */
 import { ERROR_CODES } from "../http/errors";
+import { pruneComponents } from "./refs";
 
 type Json = Record<string, any>;
 type Document = Json & { paths?: Record<string, Json>; components?: Json };
@@ -165,18 +166,44 @@ function bareContent(entry: Json | undefined): void {
 }
 
 /**
- * The whole document as served without a slice: every path, operation, parameter, response and
- * event, but its schemas without their fields' descriptions, which are a quarter of it and grow
- * with every kind. Slices (`?kinds=…`, `?kinds=all` for every kind) keep them.
+ * Statuses the whole document leaves to each operation's `default` response: any operation that takes
+ * a body or an Idempotency-Key may answer them, so they say little about the one operation. Slices
+ * list them where they apply.
+ */
+const OUTLINE_FOLDED: Record<string, string> = {
+  "409": "`conflict` or `idempotency_in_flight` (409: the state the operation needs does not hold, or the same Idempotency-Key is still running)",
+  "413": "`payload_too_large` (413: a body over the operation's limit)",
+  "415": "`unsupported_media_type` (415: a body that is not the media type the operation takes)",
+};
+
+/**
+ * The whole document as served without a slice: an index of every path, operation, parameter,
+ * request schema and example, response status and event, small enough to read whole as kinds are
+ * added. It leaves out what grows with every kind and matters only once a kind is chosen: the
+ * operations' long descriptions (their summaries stay) and fields' descriptions, the success responses' body schemas, and the 409/413/415 every body-taking
+ * operation shares (said once, in `default`). Slices (`?kinds=…`, `?kinds=all` for every kind) keep
+ * all of it.
  */
 export function outline(full: Document): Document {
   const doc = structuredClone(full);
   for (const op of operations(doc)) {
+    delete op.description;
     bareContent(op.requestBody);
-    for (const response of Object.values<Json>(op.responses ?? {})) bareContent(response);
+    for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+      if (status in OUTLINE_FOLDED) delete op.responses[status];
+      else if (/^2/.test(status) && !response.$ref) for (const media of Object.values<Json>(response.content ?? {})) delete media.schema;
+      else bareContent(response);
+    }
     for (const p of op.parameters ?? []) bare(p, "schema");
   }
   const components = doc.components ?? {};
+  for (const [name, response] of Object.entries<Json>(components.responses ?? {})) {
+    if (name === "Error") response.description += ` Also ${Object.values(OUTLINE_FOLDED).join("; ")}.`;
+    for (const media of Object.values<Json>(response.content ?? {})) {
+      if (media.schema?.$ref !== "#/components/schemas/Problem" && media.schema?.$ref !== "#/components/schemas/PaymentRequired") delete media.schema;
+    }
+  }
+  pruneComponents(doc);
   for (const name of Object.keys(components.schemas ?? {})) bare(components.schemas, name);
   for (const response of Object.values<Json>(components.responses ?? {})) bareContent(response);
   for (const p of Object.values<Json>(components.parameters ?? {})) bare(p, "schema");

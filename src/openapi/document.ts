@@ -114,7 +114,7 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
         "(a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope " +
         "`{ type, id, resource_id, created_at, data }`. " +
         "`?kinds=` gives a slice of this document for some kinds or families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; `/llms.txt` lists them. " +
-        "This whole document leaves out the descriptions of schema fields to stay small; every slice carries them, and `?kinds=all` is the whole document with them. " +
+        "This whole document is the index, kept small: it leaves out the long descriptions of operations and fields, the success responses' body schemas, and the 409/413/415 answers (said once, under `default`); every slice carries them all, and `?kinds=all` is the whole document with them. " +
         "`/docs` renders this document for people. Every request body and parameter carries an example that works as written.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
@@ -144,7 +144,7 @@ function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, documents: (c: Contex
   app.openapi(
     createRoute({
       method: "get", path: "/openapi.json", tags: ["Reference"], operationId: "openapi_document", security: [],
-      summary: "This OpenAPI 3.1 document, whole (schemas without field descriptions) or a slice of it (free)",
+      summary: "This OpenAPI 3.1 document: the whole as an index (no descriptions or response schemas), or a slice of it, complete (free)",
       request: { query: kindsQuery },
       responses: { 200: { description: "The document.", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...errorResponses([400]) },
     }),

@@ -7,6 +7,7 @@
  */
 import type { AnyKind } from "../resources/kind";
 import { ownPathsOf } from "../resources/kind-routes";
+import { pruneComponents } from "./refs";
 
 type Json = Record<string, any>;
 
@@ -21,30 +22,6 @@ const SLICE_DESCRIPTION =
   "by its management token and paid with `X-CREDIT-TOKEN` or x402. Every response carries `RateLimit-*` headers; every error is `application/problem+json`.";
 const LIFECYCLE_EVENTS = ["resource.expiring", "resource.expired", "resource.cancelled"];
 
-function refsIn(value: unknown, into: Set<string>): void {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, into);
-  else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "$ref" && typeof v === "string") into.add(v);
-      else refsIn(v, into);
-    }
-  }
-}
-
-/** Every `#/components/…` reference reachable from `roots`, through the components themselves. */
-function reachable(doc: Json, roots: unknown[]): Set<string> {
-  const found = new Set<string>();
-  refsIn(roots, found);
-  const queue = [...found];
-  while (queue.length) {
-    const [, , section, name] = queue.pop()!.split("/");
-    const more = new Set<string>();
-    refsIn(doc.components?.[section!]?.[name!], more);
-    for (const ref of more) if (!found.has(ref)) (found.add(ref), queue.push(ref));
-  }
-  return found;
-}
-
 function securityNames(requirements: Json[] | undefined, into: Set<string>): void {
   for (const r of requirements ?? []) for (const name of Object.keys(r)) into.add(name);
 }
@@ -57,11 +34,7 @@ export function slice(full: Json, kinds: AnyKind[]): Json {
   const events = new Set([...LIFECYCLE_EVENTS, ...kinds.flatMap((k) => Object.keys(k.sends ?? {}))]);
   doc.webhooks = Object.fromEntries(Object.entries<Json>(doc.webhooks ?? {}).filter(([type]) => events.has(type)));
 
-  const refs = reachable(doc, [doc.paths, doc.webhooks]);
-  for (const [section, entries] of Object.entries<Json>(doc.components ?? {})) {
-    if (section === "securitySchemes") continue;
-    doc.components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)));
-  }
+  pruneComponents(doc);
   const schemes = new Set<string>();
   securityNames(doc.security, schemes);
   const ops = [...Object.values<Json>(doc.paths), ...Object.values<Json>(doc.webhooks)].flatMap((item) => Object.values<Json>(item));

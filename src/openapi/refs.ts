@@ -1,0 +1,35 @@
+/** `$ref`s within a document: what its paths and events still reach, once parts are cut away. */
+type Json = Record<string, any>;
+
+function refsIn(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, into);
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "$ref" && typeof v === "string") into.add(v);
+      else refsIn(v, into);
+    }
+  }
+}
+
+/** Every `#/components/…` reference reachable from `roots`, through the components themselves. */
+function reachable(doc: Json, roots: unknown[]): Set<string> {
+  const found = new Set<string>();
+  refsIn(roots, found);
+  const queue = [...found];
+  while (queue.length) {
+    const [, , section, name] = queue.pop()!.split("/");
+    const more = new Set<string>();
+    refsIn(doc.components?.[section!]?.[name!], more);
+    for (const ref of more) if (!found.has(ref)) (found.add(ref), queue.push(ref));
+  }
+  return found;
+}
+
+/** Drops every component (security schemes aside) that the paths and webhooks no longer reach. */
+export function pruneComponents(doc: Json): void {
+  const refs = reachable(doc, [doc.paths, doc.webhooks]);
+  for (const [section, entries] of Object.entries<Json>(doc.components ?? {})) {
+    if (section === "securitySchemes") continue;
+    doc.components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)));
+  }
+}
