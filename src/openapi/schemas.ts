@@ -1,5 +1,6 @@
 /** Shared schemas of the public API: the resource record, problems, x402 terms. Registered once as OpenAPI components. */
 import { z } from "@hono/zod-openapi";
+import { utf8Length } from "../bytes";
 import type { Json } from "../json";
 
 export const problem = z
@@ -69,6 +70,12 @@ export const createdResource = resourceRecord
 
 /** A name or label: one line of text, without control characters. */
 export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must be one line of text without control characters");
+
+/** A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in UTF-8. */
+export const multiLine = (maxBytes: number) =>
+  z.string()
+    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, "must be text without control characters (tabs and line breaks are fine)")
+    .refine((text) => utf8Length(text) <= maxBytes, `must be at most ${maxBytes} bytes in UTF-8`);
 
 /** Named, so every create schema refers to one definition rather than repeating it. */
 const label = singleLine(200).nullable().default(null).describe("Your name for the resource (one line, at most 200 characters).").openapi("ResourceLabel");

@@ -31,6 +31,28 @@ export function htmlPolicy(nonce: string): string {
   ].join("; ");
 }
 
+/**
+ * The policy of HTML an owner wrote, served from the API's own origin: sandboxed into an opaque
+ * origin (no cookies, storage or credentials of ours; forms go nowhere), nothing loaded from any
+ * other origin (API.md §12), inline styles allowed (owners write them), and scripts only when the
+ * owner opted in, then inline or from the same origin.
+ */
+export function authoredPolicy(scripts: boolean): string {
+  return [
+    `sandbox allow-popups allow-popups-to-escape-sandbox${scripts ? " allow-scripts" : ""}`,
+    "default-src 'none'",
+    `script-src ${scripts ? "'self' 'unsafe-inline'" : "'none'"}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "media-src 'self' data:",
+    `connect-src ${scripts ? "'self'" : "'none'"}`,
+    "form-action 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
 /** The stream, erroring once more than `limit` bytes passed (a body sent without Content-Length). */
 function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   let size = 0;
@@ -93,10 +115,14 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, r
     case "text":
       return send(answer.body, "text/plain; charset=utf-8");
     case "html": {
-      const nonce = toBase64(crypto.getRandomValues(new Uint8Array(16)));
-      headers.set("content-security-policy", htmlPolicy(nonce));
       headers.set("x-frame-options", "DENY");
       headers.set("referrer-policy", "no-referrer");
+      if (answer.authored) {
+        headers.set("content-security-policy", authoredPolicy(answer.authored.scripts));
+        return send(answer.body, "text/html; charset=utf-8");
+      }
+      const nonce = toBase64(crypto.getRandomValues(new Uint8Array(16)));
+      headers.set("content-security-policy", htmlPolicy(nonce));
       return send(answer.body.replaceAll(NONCE_SLOT, nonce), "text/html; charset=utf-8");
     }
     case "bytes":

@@ -127,7 +127,11 @@ interface Answered {
 export type PublicAnswer =
   | (Answered & { type: "json"; body: Json })
   | (Answered & { type: "text"; body: string })
-  | (Answered & { type: "html"; body: string })
+  /**
+   * `authored`: HTML the resource's owner wrote (a page, a site's file), served as written rather than
+   * with a nonce filled in, under authoredPolicy (public-answer.ts): sandboxed, scripts only when opted in.
+   */
+  | (Answered & { type: "html"; body: string; authored?: { scripts: boolean } })
   | (Answered & { type: "bytes"; body: Uint8Array; contentType: string })
   /** A stored R2 object (below the resource's prefix), Range honoured. */
   | (Answered & { type: "object"; key: string })

@@ -1,0 +1,84 @@
+/**
+ * The Place family's pages in a real browser (Debian's Chromium through playwright-core) on a real
+ * `wrangler dev`: what a person sees is the owner's text, nothing loads from another origin, and
+ * an owner's scripts run only when opted in, and then sandboxed (no storage of this origin).
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
+import { launchChromium } from "../peers/chromium";
+
+let server: Awaited<ReturnType<typeof startWranglerDev>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  // The anonymous free tier pays for what this test creates.
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40" } }), launchChromium()]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function create(kind: string, body: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${server.url}/v1/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { urls: { public: string } }).urls.public;
+}
+
+/** Opens `url`, recording requests to other origins that went out (`elsewhere`) or were blocked, and script errors. */
+async function open(url: string) {
+  const page = await browser.newPage();
+  const elsewhere: string[] = [];
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  const foreign = (u: string) => !/^(data|blob):/.test(u) && new URL(u).origin !== new URL(server.url).origin;
+  page.on("requestfinished", (req) => {
+    if (foreign(req.url())) elsewhere.push(req.url());
+  });
+  page.on("requestfailed", (req) => {
+    if (foreign(req.url())) blocked.push(`${req.url()} ${req.failure()?.errorText}`);
+  });
+  page.on("pageerror", (err) => void errors.push(err.message));
+  const res = await page.goto(url, { waitUntil: "load" });
+  return { page, res, elsewhere, blocked, errors };
+}
+
+const SCRIPTED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo</title></head><body>
+<h1>Status board</h1><p id="state">static</p><img src="https://example.com/tracker.png" alt="">
+<script>
+  let state = "ran";
+  try { localStorage.setItem("k", "v"); state += ", storage reachable"; } catch { state += ", sandboxed"; }
+  document.getElementById("state").textContent = state;
+</script></body></html>`;
+
+it("a Markdown page shows the owner's text, its markup in the source shown as text", async () => {
+  const url = await create("pages", { content: "# Weekly numbers\n\nSales rose **12%**.\n\n<b>not bold</b>", description: "Numbers." });
+  const { page, res, elsewhere, errors } = await open(url);
+  expect(res?.status()).toBe(200);
+  await expect(page.title()).resolves.toBe("Weekly numbers");
+  await expect(page.locator("h1").textContent()).resolves.toBe("Weekly numbers");
+  const text = await page.locator("main").innerText();
+  expect(text).toContain("Sales rose 12%.");
+  expect(text).toContain("<b>not bold</b>");
+  expect(elsewhere).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it("an HTML page's script does not run unless opted in, and then runs sandboxed; nothing loads from elsewhere", async () => {
+  const off = await open(await create("pages", { format: "html", content: SCRIPTED }));
+  await expect(off.page.locator("h1").textContent()).resolves.toBe("Status board");
+  await expect(off.page.locator("#state").textContent()).resolves.toBe("static");
+  expect(off.elsewhere).toEqual([]);
+  expect(off.blocked).toEqual(["https://example.com/tracker.png csp"]);
+  await off.page.close();
+
+  const on = await open(await create("pages", { format: "html", content: SCRIPTED, scripts: true, title: "Board" }));
+  await expect(on.page.title()).resolves.toBe("Board");
+  await expect(on.page.locator("#state").textContent()).resolves.toBe("ran, sandboxed");
+  expect(on.elsewhere).toEqual([]);
+  expect(on.errors).toEqual([]);
+  await on.page.close();
+});
