@@ -191,6 +191,16 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
     });
   }
 
+  /** What this resource shares with another of its owner's (a link serving a blob's bytes); an ended one shares nothing. */
+  sharedObject(): Promise<Result<{ key: string } | null>> {
+    return capture(() => {
+      const meta = this.meta();
+      const shared = meta && requireKind(meta.kind).shared;
+      if (!meta || !shared || this.endingState(meta) || this.now() >= meta.expires_at) return null;
+      return shared(this.store(meta), this.config(meta));
+    });
+  }
+
   /** The operator disabled (or enabled again) this resource's public address: mirrored here, so no hit reads D1. */
   setPublicDisabled(input: { publicId: string; disabled: boolean }): Promise<Result<boolean>> {
     return capture(() => {

@@ -1,6 +1,6 @@
 /** Shapes of the Ask endpoints and their operator side; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
-import { pageLimit } from "../openapi/schemas";
+import { pageLimit, httpUrl } from "../openapi/schemas";
 import { PUBLIC_ID_PATTERN } from "../resources/public-addresses";
 
 export const ABUSE_REASONS = [
@@ -23,7 +23,7 @@ export const featureRequestBody = z
 
 export const abuseReportBody = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).describe("The public address of this service being reported, e.g. `{PUBLIC_BASE_URL}/p/{public_id}`."),
+    url: httpUrl.describe("The public address of this service being reported, e.g. `{PUBLIC_BASE_URL}/p/{public_id}`."),
     reason: z.enum(ABUSE_REASONS).describe("Category of abuse."),
     details: z.string().max(10_000).optional().describe("What is wrong with the content; evidence helps."),
     contact: z.string().max(200).optional().describe("How the operator may reach you (optional; anonymous is fine)."),

@@ -3,6 +3,7 @@
  * tick, a drip): the fields its create body takes, and the OutgoingRequest built
  * from them for store.send.
  */
+import { httpUrl } from "../openapi/schemas";
 import { utf8Length } from "../bytes";
 import { z } from "@hono/zod-openapi";
 import type { OutgoingRequest } from "../resources/kind";
@@ -14,7 +15,7 @@ const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|kee
 export const MAX_INLINE_BODY_BYTES = 64 * 1024;
 
 export const requestFields = {
-  url: z.url({ protocol: /^https?$/ }).max(2048).describe("The endpoint to call."),
+  url: httpUrl.describe("The endpoint to call."),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
   headers: headerFields(RESERVED_HEADERS, "host, framing and webhook-* headers are set by the service"),
   body: z

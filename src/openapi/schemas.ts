@@ -71,6 +71,12 @@ export const createdResource = resourceRecord
 /** A name or label: one line of text, without control characters. */
 export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must be one line of text without control characters");
 
+/**
+ * An http(s) URL the service calls or sends people to. Control characters are refused: a URL parser
+ * would quietly percent-encode them, but one that reaches a header (a redirect's Location) would not.
+ */
+export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
+
 /** A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in UTF-8. */
 export const multiLine = (maxBytes: number) =>
   z.string()
@@ -79,7 +85,7 @@ export const multiLine = (maxBytes: number) =>
 
 /** Named, so every create schema refers to one definition rather than repeating it. */
 const label = singleLine(200).nullable().default(null).describe("Your name for the resource (one line, at most 200 characters).").openapi("ResourceLabel");
-const notifyUrl = z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null).describe("Receives lifecycle events.").openapi("NotifyUrl");
+const notifyUrl = httpUrl.nullable().default(null).describe("Receives lifecycle events.").openapi("NotifyUrl");
 
 export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({
   ttl_seconds: z.int().min(60).max(maxTtl).default(defaultTtl).describe(`Lifetime in seconds (default ${defaultTtl}, at most ${maxTtl}).`),

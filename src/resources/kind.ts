@@ -174,6 +174,11 @@ export interface KindDefinition<Config = unknown> {
    * Throwing makes the attempt fail (retried); the message is checked here, as any input is.
    */
   relay?(store: EngineStore, config: Config, message: Json, relayId: string, from: string): void;
+  /**
+   * The R2 object (below its prefix) the resource offers to another of its owner's that names it by its
+   * management token (a link serving a blob's current upload), or null while it holds none. Read-only.
+   */
+  shared?(store: EngineStore, config: Config): { key: string } | null;
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
 }

@@ -53,6 +53,15 @@ export function authoredPolicy(scripts: boolean): string {
   ].join("; ");
 }
 
+/** An absolute URL as a header can carry it: non-ASCII percent-encoded, the host in punycode (a relative one as given). */
+function asciiLocation(location: string): string {
+  try {
+    return new URL(location).href;
+  } catch {
+    return location;
+  }
+}
+
 /** The stream, erroring once more than `limit` bytes passed (a body sent without Content-Length). */
 function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   let size = 0;
@@ -130,7 +139,7 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, r
     case "object":
       return serveObject(c, answer.key, Object.fromEntries(headers));
     case "redirect":
-      headers.set("location", answer.location);
+      headers.set("location", asciiLocation(answer.location));
       return new Response(null, { status: answer.status ?? 302, headers });
     case "empty":
       return new Response(null, { status: answer.status ?? 204, headers });

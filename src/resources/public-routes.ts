@@ -19,7 +19,7 @@ import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
 import { publicResponse } from "./public-answer";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");
@@ -73,11 +73,15 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
   try {
     return await answer(c, publicId, target.resourceId, face);
   } catch (err) {
-    // A face people open in a browser shows its own page for an error (an address used up, a refusal).
-    const shown = err instanceof AppError && face.errorAnswer?.({ method: c.req.method as PublicMethod, headers: endToEnd(c.req.raw.headers) }, { status: err.status, detail: err.detail });
+    const shown = err instanceof AppError && errorPage(c, face, err);
     if (shown) return publicResponse(c, shown);
     throw err;
   }
+}
+
+/** A face people open in a browser shows its own page for an error (an address used up, a refusal), thrown or answered. */
+function errorPage(c: Context<AppEnv>, face: AnyPublicFace, error: AppError): PublicAnswer | null {
+  return face.errorAnswer?.({ method: c.req.method as PublicMethod, headers: endToEnd(c.req.raw.headers) }, { status: error.status, detail: error.detail }) ?? null;
 }
 
 async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, face: AnyPublicFace): Promise<Response> {
@@ -118,6 +122,8 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     if (row && row.state !== "active" && row.public_id === publicId) throw endedError(row.state);
   }
   const answered = unwrap(result);
+  const shown = answered.type === "problem" && errorPage(c, face, new AppError(answered.code, answered.detail));
+  if (shown) return publicResponse(c, shown);
   const report = answered.type === "upstream" ? answered.report : undefined;
   // The face hears how its upstream answered (a request log), after the answer has gone out.
   const settled = report ? (outcome: { status: number; durationMs: number }) => c.executionCtx.waitUntil(stub.publicSettled({ publicId, report, ...outcome }).catch((err: unknown) => console.error(`${publicId}: upstream outcome not recorded`, err))) : undefined;

@@ -153,6 +153,8 @@ export interface ResourceApi {
   flushBilling(): Promise<Result<null>>;
   /** A message relayed by another resource's delivery (a dead-man switch's alert to a notify resource). */
   relay(input: RelayInput): Promise<Result<null>>;
+  /** The R2 object this resource shares with another of its owner's (a link serving a blob): its kind's `shared` step; null when it holds none. */
+  sharedObject(): Promise<Result<{ key: string } | null>>;
   /** Answers whether the reporting message should go on retrying. */
   recordDelivery(report: DeliveryReport): Promise<boolean>;
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;

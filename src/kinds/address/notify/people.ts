@@ -6,13 +6,10 @@
  * notify resource through all its channels.
  */
 import { z } from "@hono/zod-openapi";
-import { digestsEqual } from "../../../auth/ids";
-import { hashToken, parseManagementToken } from "../../../auth/tokens";
 import { relayUrl } from "../../../delivery/relay";
 import { sha256Hex } from "../../../bytes";
 import type { Env } from "../../../env";
-import { AppError } from "../../../http/errors";
-import { findResourceIndex } from "../../../resources/index-table";
+import { checkOwnedResource } from "../../../resources/owned";
 import type { EngineStore } from "../../../resources/kind";
 import { singleLine } from "../../../openapi/schemas";
 import { FORMATS, PRIORITIES } from "./channels/message";
@@ -24,13 +21,7 @@ export const notifyTarget = (what: string) =>
     .describe(`A notify resource's management token (zvm_…): ${what} go to its channels too. Only the notify resource's id is kept, and the record shows that.`);
 
 /** Checks at create that `token` is the management token of an active notify resource; answers its id. */
-export async function checkNotifyTarget(env: Env, token: string, field: string): Promise<string> {
-  const refuse = () => new AppError("validation_failed", `${field}: not the management token of an active notify resource.`, { errors: [{ path: field, message: "not the management token of an active notify resource" }] });
-  const id = parseManagementToken(token)?.resourceId;
-  const row = id ? await findResourceIndex(env.DB, id) : null;
-  if (!row || row.kind !== "notify" || row.state !== "active" || !digestsEqual(row.mgmt_hash, hashToken(token))) throw refuse();
-  return row.id;
-}
+export const checkNotifyTarget = (env: Env, token: string, field: string): Promise<string> => checkOwnedResource(env, token, ["notify"], field);
 
 /** What a relayed alert carries: a send's message, checked again where it arrives. */
 export const relayedMessage = z.object({

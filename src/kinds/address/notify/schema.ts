@@ -4,7 +4,7 @@
  * deliveries of the one pipeline. The same schemas validate, type and document.
  */
 import { z } from "@hono/zod-openapi";
-import { pageLimit, seqCursor, singleLine } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, singleLine, httpUrl } from "../../../openapi/schemas";
 import { delivery as deliverySchema } from "../../../delivery/schemas";
 import { FORMATS, PRIORITIES } from "./channels/message";
 
@@ -48,7 +48,7 @@ export const sendInput = z
     format: z.enum(FORMATS).default("text").describe("What `body` is written in: text, markdown or html. Markdown is rendered to HTML for HTML channels; HTML is reduced to text for text-only ones."),
     priority: z.enum(PRIORITIES).default("normal").describe("Five levels, mapped onto each channel's own scale (ntfy 1–5, Pushover −2…2, Opsgenie P5…P1, …)."),
     tags: z.array(singleLine(64).min(1)).max(10).default([]).describe("Tags, where the channel has them (ntfy's emoji tags, Opsgenie's tags)."),
-    attach: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null).describe("A file's URL the channel shows or links where it takes one (an image in Discord, Telegram's photo, ntfy's attachment)."),
+    attach: httpUrl.nullable().default(null).describe("A file's URL the channel shows or links where it takes one (an image in Discord, Telegram's photo, ntfy's attachment)."),
     channels: z.array(z.string().max(64)).max(MAX_CHANNELS).nullable().default(null).describe("Only these channel ids; null: every channel."),
   })
   .strict();

@@ -93,6 +93,12 @@ export function remove(store: EngineStore, config: BlobConfig): BlobView {
   return view(store, config);
 }
 
+/** What a link to this blob serves (links/): the current upload, if any. */
+export function shared(store: EngineStore): { key: string } | null {
+  const key = row(store.sql).object_key;
+  return key ? { key } : null;
+}
+
 /** The public link: each GET is a download (counted before the bytes go out), HEAD only looks. */
 export function publicDownload(store: EngineStore, config: BlobConfig, request: PublicRequest): PublicAnswer {
   const b = row(store.sql);

@@ -2,7 +2,7 @@
 import { rangeHeader } from "../../../resources/downloads";
 import { kindOf } from "../../../resources/kind";
 import { definePublicFace } from "../../../resources/public-face";
-import { discard, init, publicDownload, record, remove, stored, upload, usage, view } from "./engine";
+import { discard, init, publicDownload, record, remove, shared, stored, upload, usage, view } from "./engine";
 import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
 import { rawBodyInput, noInput } from "../../../openapi/schemas";
 import { TABLES } from "./engine";
@@ -26,6 +26,7 @@ export const blobs = kind.define({
   init,
   usage,
   exportData: (store, config) => view(store, config),
+  shared,
   public: definePublicFace<BlobConfig>({
     enabled: (config) => config.public,
     routes: [{ name: "download", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["bytes"], summary: "Download the blob (counts toward max_downloads; Range honoured); HEAD only looks." }],

@@ -12,7 +12,7 @@
 import { rawBodyInput, noInput } from "../../../openapi/schemas";
 import { rangeHeader } from "../../../resources/downloads";
 import { kindOf } from "../../../resources/kind";
-import { discardLanded, exportAll, init, record, remove, stored, usage, view } from "./engine";
+import { currentKey, discardLanded, exportAll, init, record, remove, stored, usage, view } from "./engine";
 import { fetchSource, putUpload } from "./incoming";
 import {
   abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart,
@@ -57,6 +57,11 @@ export const objects = kind.define({
   init,
   usage,
   exportData: exportAll,
+  // A link may serve the current object (links/).
+  shared: (store) => {
+    const key = currentKey(store.sql);
+    return key ? { key } : null;
+  },
   end: (ctx) => abortOpenUploads(ctx),
   ops: [
     kind.op({

@@ -2,7 +2,7 @@
 import type { RawBodyInput } from "../../../openapi/schemas";
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, fileName, headerFields, mediaType } from "../../../http/header-fields";
-import { pageLimit, seqCursor, pageOf } from "../../../openapi/schemas";
+import { pageLimit, seqCursor, pageOf, httpUrl } from "../../../openapi/schemas";
 
 /** seed-spec: 2 GB (decimal, as the spec writes MiB where it means binary units). */
 export const MAX_OBJECT_BYTES = 2_000_000_000;
@@ -36,7 +36,7 @@ export const storedObject = z.object({ object_key: z.string(), sha256: z.string(
 
 
 export const fetchInput = z.object({
-  source_url: z.url({ protocol: /^https?$/ }).max(2048)
+  source_url: httpUrl
     .describe("Where the bytes are: http or https to a public address; redirects are followed (at most 5), each hop checked by the egress guard."),
   headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
     .describe("Request headers for the source (e.g. an authorization it needs); credential headers are dropped on a redirect to another origin. Not stored."),

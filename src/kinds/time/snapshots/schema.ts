@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, headerFields } from "../../../http/header-fields";
 import { cronProblem, validTimeZone } from "../cron";
 import { SELECTED_TEXT_MAX, selectorProblem } from "./compare";
-import { exactlyOneOf, pageLimit, seqCursor, pageOf, rfc3339 } from "../../../openapi/schemas";
+import { exactlyOneOf, pageLimit, seqCursor, pageOf, rfc3339, httpUrl } from "../../../openapi/schemas";
 
 /** Fetching more often than once a minute is polling, not snapshotting; the day price assumes at most 1440 fetches. */
 export const MIN_INTERVAL_SECONDS = 60;
@@ -25,7 +25,7 @@ export const RECORDED_HEADERS = ["content-type", "content-language", "content-le
 
 export const snapshotConfig = exactlyOneOf(
   z.object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).describe("The page or file to snapshot: http or https to a public address; redirects are followed (at most 5), each hop checked."),
+    url: httpUrl.describe("The page or file to snapshot: http or https to a public address; redirects are followed (at most 5), each hop checked."),
     headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
       .describe("Request headers sent with every fetch (e.g. accept-language, user-agent, an authorization the page needs). They are part of `config` in the record."),
     interval_seconds: z.int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS).optional()
@@ -39,7 +39,7 @@ export const snapshotConfig = exactlyOneOf(
       .describe("CSS selector (e.g. `#price`, `main .status`): for HTML answers, `changed` compares only the text inside the matching elements, shown as `selected_text`. The whole page is still stored. Other content types compare whole."),
     ignore_whitespace: z.boolean().default(false)
       .describe("For text bodies (or the selected text), compare with runs of whitespace collapsed, so reformatting alone is not a change. `sha256` is always of the exact bytes."),
-    webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional()
+    webhook_url: httpUrl.optional()
       .describe("Receives the signed `snapshot.changed` and `snapshot.failed` events. Default: notify_url; with neither, the agent polls."),
   }),
   ["interval_seconds", "cron"],
