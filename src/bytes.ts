@@ -72,3 +72,7 @@ export function utf8Prefix(text: string, max: number): string {
   // A cut inside a multi-byte character decodes to U+FFFD: drop that partial tail.
   return new TextDecoder().decode(bytes.slice(0, max)).replace(/\uFFFD$/, "");
 }
+
+/** Bytes as a string of one character per byte (U+0000–U+00FF), as btoa takes them; and back. */
+export const binaryString = (bytes: Uint8Array): string => Array.from(bytes, (b) => String.fromCharCode(b)).join("");
+export const fromBinaryString = (text: string): Uint8Array => Uint8Array.from(text, (ch) => ch.charCodeAt(0));

@@ -18,9 +18,9 @@ export interface CallOptions {
 
 export async function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
   const headers = new Headers(opts.headers);
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (opts.body !== undefined) {
-    body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+    body = typeof opts.body === "string" || opts.body instanceof Uint8Array ? opts.body : JSON.stringify(opts.body);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
   return SELF.fetch(`${ORIGIN}${path}`, { method, headers, body });

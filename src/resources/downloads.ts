@@ -109,7 +109,7 @@ function storedHeaders(meta: R2HTTPMetadata | undefined): Record<string, string>
  * Streams an opened object (never held whole), with its Content-Type, ETag and length; a range
  * answers 206. The one way stored bytes leave the service.
  */
-export function objectResponse({ object, range }: OpenedObject, extra: Record<string, string> = {}): Response {
+export function objectResponse({ object, range }: OpenedObject, extra: Record<string, string> = {}, status = 200): Response {
   // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
   const headers = new Headers({
     etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60",
@@ -128,11 +128,12 @@ export function objectResponse({ object, range }: OpenedObject, extra: Record<st
     return new Response(body, { status: 206, headers });
   }
   headers.set("content-length", String(object.size));
-  return new Response(body, { status: 200, headers });
+  return new Response(body, { status, headers });
 }
 
-export async function serveObject(c: Context<AppEnv>, key: string, extra: Record<string, string> = {}): Promise<Response> {
-  return objectResponse(await openObject(c, key), extra);
+/** `status`: of a whole object (a site's 404.html answers 404); a range is 206 whatever it is. */
+export async function serveObject(c: Context<AppEnv>, key: string, extra: Record<string, string> = {}, status = 200): Promise<Response> {
+  return objectResponse(await openObject(c, key), extra, status);
 }
 
 export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -35,7 +35,7 @@ export interface OpExample {
   input?: JsonObject;
   /** Request headers the operation reads, by lower-case name. */
   headers?: Record<string, string>;
-  /** For a rawBody operation: the bytes, as text. */
+  /** For a rawBody operation: the bytes, one character per byte (text as it is; binary as `\u0000`–`\u00ff`, binaryString in bytes.ts). */
   bytes?: string;
   /**
    * Operations whose examples must run first, in this order, for this one to succeed (a lease to ack,

@@ -137,7 +137,7 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, r
     case "bytes":
       return send(answer.body, answer.contentType);
     case "object":
-      return serveObject(c, answer.key, Object.fromEntries(headers));
+      return serveObject(c, answer.key, Object.fromEntries(headers), status);
     case "redirect":
       headers.set("location", asciiLocation(answer.location));
       return new Response(null, { status: answer.status ?? 302, headers });

@@ -35,13 +35,14 @@ import { queues } from "../kinds/memory/queues";
 import { counters } from "../kinds/memory/counters";
 import { pages } from "../kinds/place/pages";
 import { links } from "../kinds/place/links";
+import { sites } from "../kinds/place/sites";
 
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
-  pages, links,
+  pages, sites, links,
 ];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));

@@ -8,6 +8,7 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import type { AnyKind, AnyOp, OpExample } from "../../src/resources/kind";
+import { fromBinaryString } from "../../src/bytes";
 import { buyCredits, call, createResource, json, managed } from "../harness";
 
 /** The example's outside world, mapped to the local receiver (a mock at the network edge only). */
@@ -70,7 +71,7 @@ export function exampleRequest(kind: AnyKind, op: AnyOp, id: string, example: Op
   const headers = { ...example.headers };
   if (op.rawBody) {
     headers["content-type"] ??= "application/octet-stream";
-    return { method: op.method.toUpperCase(), path, body: example.bytes ?? "", headers };
+    return { method: op.method.toUpperCase(), path, body: fromBinaryString(example.bytes ?? ""), headers };
   }
   const input = localized(example.input ?? {});
   if (op.method === "get" || op.method === "delete") {

@@ -1,8 +1,10 @@
 /**
- * The Place family's pages in a real browser (Debian's Chromium through playwright-core) on a real
- * `wrangler dev`: what a person sees is the owner's text, nothing loads from another origin, and
- * an owner's scripts run only when opted in, and then sandboxed (no storage of this origin).
+ * The Place family's pages and sites in a real browser (Debian's Chromium through playwright-core)
+ * on a real `wrangler dev`: what a person sees is the owner's text, styled by the site's own files,
+ * nothing loads from another origin, and an owner's scripts (inline or a site's modules) run only
+ * when opted in, and then sandboxed (no storage of this origin).
  */
+import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
@@ -21,10 +23,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function create(kind: string, body: Record<string, unknown>): Promise<string> {
+async function created(kind: string, body: Record<string, unknown>): Promise<{ id: string; management_token: string; urls: { public: string } }> {
   const res = await fetch(`${server.url}/v1/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(res.status, await res.clone().text()).toBe(201);
-  return ((await res.json()) as { urls: { public: string } }).urls.public;
+  return (await res.json()) as { id: string; management_token: string; urls: { public: string } };
+}
+
+const create = async (kind: string, body: Record<string, unknown>): Promise<string> => (await created(kind, body)).urls.public;
+
+/** A site made and deployed from `files`; its public address. */
+async function deployedSite(config: Record<string, unknown>, files: Record<string, string>): Promise<string> {
+  const site = await created("sites", config);
+  const archive = zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [path, strToU8(text)])));
+  const res = await fetch(`${server.url}/v1/sites/${site.id}/deploy`, { method: "PUT", body: archive, headers: { authorization: `Bearer ${site.management_token}`, "content-type": "application/zip" } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return site.urls.public;
 }
 
 /** Opens `url`, recording requests to other origins that went out (`elsewhere`) or were blocked, and script errors. */
@@ -81,4 +94,35 @@ it("an HTML page's script does not run unless opted in, and then runs sandboxed;
   expect(on.elsewhere).toEqual([]);
   expect(on.errors).toEqual([]);
   await on.page.close();
+});
+
+const SITE = {
+  "index.html": `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title><link rel="stylesheet" href="assets/site.css">
+<script type="module" src="assets/app.js"></script></head><body><h1>Deployed</h1><p id="state">static</p><p><a href="docs/">Docs</a></p></body></html>`,
+  "assets/site.css": "h1 { color: rgb(0, 128, 128); }",
+  "assets/app.js": "import { word } from './word.js'; document.getElementById('state').textContent = word;",
+  "assets/word.js": "export const word = 'module ran';",
+  "docs/index.html": "<!doctype html><title>Docs</title><h1>The docs</h1>",
+};
+
+it("a site: its page, stylesheet and module scripts from its own files (scripts opted in), its links followed", async () => {
+  const { page, res, elsewhere, errors } = await open(await deployedSite({ scripts: true }, SITE));
+  expect(res?.status()).toBe(200);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Deployed");
+  await expect(page.locator("h1").evaluate((h) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(h).color)).resolves.toBe("rgb(0, 128, 128)");
+  await page.locator("#state", { hasText: "module ran" }).waitFor({ timeout: 10_000 });
+  await page.click("text=Docs");
+  await expect(page.locator("h1").textContent()).resolves.toBe("The docs");
+  expect(elsewhere).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it("a site without scripts: styled, but its scripts never run", async () => {
+  const { page, elsewhere } = await open(await deployedSite({}, SITE));
+  await expect(page.locator("h1").evaluate((h) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(h).color)).resolves.toBe("rgb(0, 128, 128)");
+  await page.waitForTimeout(300);
+  await expect(page.locator("#state").textContent()).resolves.toBe("static");
+  expect(elsewhere).toEqual([]);
+  await page.close();
 });
