@@ -39,7 +39,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts"] }),
+        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts"] }),
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
@@ -58,6 +58,8 @@ export default defineConfig({
                 NOTIFY_TEST_ORIGIN: `${inject<string>("receiverUrl")}/provider/notify`,
                 // notify's mailto:// channel sends to a real local SMTP server (test/peers/smtp.ts).
                 TEST_SMTP: inject("smtp"),
+                // pdf renders with the local engines: Debian's chromium behind Gotenberg's routes (scripts/engines.mjs).
+                ENGINE_URL: inject<string>("engineUrl"), TEST_POPPLER_URL: inject<string>("popplerUrl"),
               },
               ratelimits: TEST_RATE_LIMITS,
             },

@@ -47,6 +47,14 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** Secret: 32 bytes, base64: AES-256-GCM key for secrets kept at rest (webhook signing secrets, …). */
   DATA_ENCRYPTION_KEY?: string;
+  /**
+   * A Gotenberg-compatible engine (src/engines/): real Gotenberg beside the Worker (a Container, any URL) in
+   * production, `scripts/engines.mjs` locally. Renders PDFs unless Browser Rendering is configured.
+   */
+  ENGINE_URL?: string;
+  /** Browser Rendering's REST API (HTML/URL → PDF on Cloudflare): the account, and a secret API token with Browser Rendering Edit. */
+  BROWSER_RENDERING_ACCOUNT_ID?: string;
+  BROWSER_RENDERING_API_TOKEN?: string;
   /** "true" lets outbound calls reach private and loopback addresses: local development and tests only. */
   ALLOW_PRIVATE_TARGETS: string;
   /** Multiplies the retry schedule of deliveries: "1" in production; tests use "0" to retry at once. */

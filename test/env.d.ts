@@ -10,6 +10,7 @@ declare global {
       TEST_EVM: EvmPeerInfo;
       TEST_RECEIVER_URL: string;
       TEST_OPENSSL_URL: string;
+      TEST_POPPLER_URL: string;
       TEST_SMTP: { host: string; logUrl: string };
     }
   }

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   internal_error: [500, "Internal error"],
   upstream_failed: [502, "Upstream failed"],
   settlement_failed: [502, "Settlement failed"],
+  engine_unavailable: [503, "Engine unavailable"],
+  engine_timeout: [504, "Engine timed out"],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -36,13 +36,14 @@ import { counters } from "../kinds/memory/counters";
 import { pages } from "../kinds/place/pages";
 import { links } from "../kinds/place/links";
 import { sites } from "../kinds/place/sites";
+import { pdf } from "../kinds/place/pdf";
 
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
-  pages, sites, links,
+  pages, sites, links, pdf,
 ];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * The local engines: real Debian programs behind the HTTP API the Worker speaks to an engine in
+ * production, on loopback, for `npm run dev` and the tests.
+ *
+ *   POST /forms/chromium/convert/html  Gotenberg's route: multipart `files` (index.html; header.html,
+ *   POST /forms/chromium/convert/url   footer.html) or field `url`, with Gotenberg's fields (paperWidth,
+ *                                      paperHeight, margin*, landscape, printBackground, scale,
+ *                                      waitDelay, waitForSelector) → application/pdf, by Debian's chromium
+ *                                      (driven by playwright-core, which downloads no browser of its own).
+ *   GET  /health                        which engines are here, and the command that installs the rest.
+ *
+ * On Cloudflare the same routes are a Gotenberg the operator runs (a Container, or any URL), or the
+ * Worker uses Browser Rendering instead (src/engines/).
+ *
+ * Run directly: `node scripts/engines.mjs` listens on ENGINE_PORT (default 3901).
+ */
+import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const CHROMIUM = "/usr/bin/chromium";
+const SELECTOR_TIMEOUT_MS = 10_000;
+/** Each engine: the file that shows it is installed, and the Debian packages that install it. */
+export const ENGINES = {
+  chromium: { file: CHROMIUM, packages: ["chromium"] },
+};
+const INSTALL_HINT = (names) => `sudo apt-get install -y ${names.flatMap((n) => ENGINES[n].packages).join(" ")}`;
+
+export function missingEngines() {
+  return Object.entries(ENGINES).filter(([, e]) => !existsSync(e.file)).map(([name]) => name);
+}
+
+/** Gotenberg's lengths: a number is inches; `in`, `pt`, `px`, `mm`, `cm` as written. */
+function length(value, fallback) {
+  if (value === null || value === "") return fallback;
+  return /^[0-9.]+$/.test(value) ? `${value}in` : value;
+}
+
+/** `500ms`, `2s`, `1m` → ms (Gotenberg's durations). */
+function duration(value) {
+  const m = /^([0-9.]+)(ms|s|m)$/.exec(value ?? "");
+  if (!m) return 0;
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2]];
+}
+
+let browser;
+const browserReady = () => (browser ??= chromium.launch({
+  executablePath: CHROMIUM,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+}));
+
+async function printPdf(form, url) {
+  const page = await (await browserReady()).newPage();
+  try {
+    const timeout = 30_000;
+    const file = async (name) => {
+      const entry = form.getAll("files").find((f) => typeof f !== "string" && f.name === name);
+      return entry ? await entry.text() : null;
+    };
+    if (url) {
+      const res = await page.goto(url, { waitUntil: "load", timeout });
+      if (res && res.status() >= 400) return { status: 409, text: `The page answered ${res.status()}.` };
+    } else {
+      const html = await file("index.html");
+      if (html === null) return { status: 400, text: "index.html is required." };
+      await page.setContent(html, { waitUntil: "load", timeout });
+    }
+    const selector = form.get("waitForSelector");
+    // Gotenberg gives up (503) when the selector does not show within its API timeout; this engine, sooner.
+    if (selector) await page.waitForSelector(selector, { state: "visible", timeout: SELECTOR_TIMEOUT_MS });
+    const delay = duration(form.get("waitDelay"));
+    if (delay) await page.waitForTimeout(delay);
+    const header = await file("header.html");
+    const footer = await file("footer.html");
+    const pdf = await page.pdf({
+      width: length(form.get("paperWidth"), "8.5in"),
+      height: length(form.get("paperHeight"), "11in"),
+      margin: {
+        top: length(form.get("marginTop"), "0.39in"), bottom: length(form.get("marginBottom"), "0.39in"),
+        left: length(form.get("marginLeft"), "0.39in"), right: length(form.get("marginRight"), "0.39in"),
+      },
+      landscape: form.get("landscape") === "true",
+      printBackground: form.get("printBackground") === "true",
+      scale: form.get("scale") ? Number(form.get("scale")) : 1,
+      displayHeaderFooter: header !== null || footer !== null,
+      headerTemplate: header ?? "<span></span>",
+      footerTemplate: footer ?? "<span></span>",
+    });
+    return { status: 200, pdf };
+  } catch (err) {
+    return { status: /Timeout/i.test(String(err)) ? 503 : 400, text: String(err instanceof Error ? err.message : err).slice(0, 500) };
+  } finally {
+    await page.close().catch(() => undefined);
+  }
+}
+
+async function handle(req, res) {
+  const url = new URL(req.url, "http://engines");
+  const answer = (status, body, type = "text/plain; charset=utf-8") => {
+    res.writeHead(status, { "content-type": type });
+    res.end(body);
+  };
+  if (req.method === "GET" && url.pathname === "/health") {
+    const missing = missingEngines();
+    return answer(200, JSON.stringify({ engines: Object.fromEntries(Object.keys(ENGINES).map((n) => [n, !missing.includes(n)])), install: missing.length ? INSTALL_HINT(missing) : null }), "application/json");
+  }
+  const route = /^\/forms\/chromium\/convert\/(html|url)$/.exec(url.pathname);
+  if (req.method !== "POST" || !route) return answer(404, "No such route.");
+  if (missingEngines().includes("chromium")) return answer(503, `chromium is not installed: ${INSTALL_HINT(["chromium"])}`);
+  const form = await new Request("http://engines/", { method: "POST", headers: req.headers, body: Readable.toWeb(req), duplex: "half" }).formData().catch(() => null);
+  if (!form) return answer(400, "The body must be multipart/form-data.");
+  const target = route[1] === "url" ? form.get("url") : null;
+  if (route[1] === "url" && typeof target !== "string") return answer(400, "url is required.");
+  const out = await printPdf(form, target);
+  if (out.pdf) return answer(200, out.pdf, "application/pdf");
+  return answer(out.status, out.text);
+}
+
+/** Starts the engines on loopback; `port` 0 picks a free one. */
+export async function startEngines({ port = 0 } = {}) {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end(String(err));
+    });
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const address = server.address();
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    missing: missingEngines(),
+    installHint: (names) => INSTALL_HINT(names),
+    stop: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      if (browser) await (await browser).close().catch(() => undefined);
+      browser = undefined;
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const engines = await startEngines({ port: Number(process.env.ENGINE_PORT ?? 3901) });
+  console.log(`engines listening on ${engines.url}`);
+  if (engines.missing.length) console.warn(`missing engines: ${engines.missing.join(", ")}; install them with: ${engines.installHint(engines.missing)}`);
+}

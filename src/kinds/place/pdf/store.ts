@@ -1,0 +1,113 @@
+/**
+ * A pdf resource's renders: each one rendered by the configured engine (prepare: outside any
+ * transaction, nothing charged if it fails), its PDF put in R2, then recorded (run). Kept until
+ * deleted or the resource ends; MAX_RENDERS at most.
+ */
+import { randomId } from "../../../auth/ids";
+import { digestHex } from "../../../bytes";
+import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
+import { pageCount, pdfEngine, type PdfJob } from "../../../engines/pdf";
+import { attachmentDisposition } from "../../../http/header-fields";
+import { AppError } from "../../../http/errors";
+import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import { checkRange } from "../../../resources/downloads";
+import { iso } from "../../../time";
+import { MAX_RENDERS, PAPER, type RenderInput, type RenderView } from "./schema";
+
+export const TABLES = [
+  `CREATE TABLE renders (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, render_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, url TEXT, paper TEXT NOT NULL, landscape INTEGER NOT NULL,
+    object_key TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, pages INTEGER, engine TEXT NOT NULL, created_at INTEGER NOT NULL
+  )`,
+];
+
+type RenderRow = {
+  seq: number; render_id: string; source: "html" | "url"; url: string | null; paper: string; landscape: number;
+  object_key: string; size: number; sha256: string; pages: number | null; engine: RenderView["engine"]; created_at: number;
+};
+
+/** A render made and stored, not yet recorded. */
+export interface Rendered {
+  renderId: string;
+  key: string;
+  size: number;
+  sha256: string;
+  pages: number | null;
+  engine: RenderView["engine"];
+}
+
+const count = (sql: SqlStorage) => sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM renders").one().n;
+
+function jobOf(input: RenderInput): PdfJob {
+  const [width, height] = PAPER[input.paper]!;
+  return {
+    source: input.html !== undefined ? { html: input.html } : { url: input.url! },
+    paper: { width, height }, margins: input.margins, landscape: input.landscape, printBackground: input.print_background, scale: input.scale,
+    header: input.header_html ?? null, footer: input.footer_html ?? null, waitForSelector: input.wait_for_selector ?? null, waitMs: input.wait_ms,
+  };
+}
+
+export async function render(ctx: PrepareContext, input: RenderInput): Promise<Rendered> {
+  if (count(ctx.sql) >= MAX_RENDERS) throw new AppError("storage_full", `This resource keeps at most ${MAX_RENDERS} renders: delete some first.`);
+  if (input.url !== undefined) checkEgressUrl(input.url, allowsPrivateTargets(ctx.env.ALLOW_PRIVATE_TARGETS), "url");
+  const engine = pdfEngine(ctx.env);
+  const pdf = await engine.render(jobOf(input));
+  ctx.stillHere();
+  const renderId = randomId("pdf_");
+  const key = `${ctx.resourceId}/pdf/${renderId}.pdf`;
+  await ctx.env.BUCKET.put(key, pdf, { httpMetadata: { contentType: "application/pdf", contentDisposition: attachmentDisposition(input.filename ?? "document.pdf") } });
+  return { renderId, key, size: pdf.length, sha256: await digestHex(pdf), pages: pageCount(pdf), engine: engine.name };
+}
+
+export async function discard(ctx: PrepareContext, rendered: Rendered): Promise<void> {
+  await ctx.env.BUCKET.delete(rendered.key);
+}
+
+const viewOf = (store: EngineStore, r: RenderRow): RenderView => ({
+  render_id: r.render_id, source: r.source, url: r.url, paper: r.paper, landscape: r.landscape === 1, size: r.size, sha256: r.sha256,
+  pages: r.pages, engine: r.engine, created_at: iso(r.created_at), content_url: store.downloadUrl(r.object_key),
+});
+
+export function record(store: EngineStore, input: RenderInput, r: Rendered): RenderView {
+  store.sql.exec(
+    "INSERT INTO renders (render_id, source, url, paper, landscape, object_key, size, sha256, pages, engine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    r.renderId, input.html !== undefined ? "html" : "url", input.url ?? null, input.paper, input.landscape ? 1 : 0, r.key, r.size, r.sha256, r.pages, r.engine, store.now,
+  );
+  return getRender(store, r.renderId);
+}
+
+function row(store: EngineStore, renderId: string): RenderRow {
+  const r = store.sql.exec<RenderRow>("SELECT * FROM renders WHERE render_id = ?", renderId).toArray()[0];
+  if (!r) throw new AppError("not_found", `No render ${renderId} here.`);
+  return r;
+}
+
+export const getRender = (store: EngineStore, renderId: string): RenderView => viewOf(store, row(store, renderId));
+
+/** What the download serves; a Range that selects nothing is refused here, before it is charged. */
+export function storedRender(store: EngineStore, renderId: string, range: string | undefined): { object_key: string } {
+  const r = row(store, renderId);
+  checkRange(range, r.size);
+  return { object_key: r.object_key };
+}
+
+export function deleteRender(store: EngineStore, renderId: string): RenderView {
+  const r = row(store, renderId);
+  store.sql.exec("DELETE FROM renders WHERE seq = ?", r.seq);
+  store.dropObjects([r.object_key]);
+  return viewOf(store, r);
+}
+
+export function rendersPage(store: EngineStore, limit: number, cursor: string | undefined): { items: RenderView[]; next_cursor: string | null } {
+  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
+  const rows = store.sql.exec<RenderRow>("SELECT * FROM renders WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
+  const items = rows.slice(0, limit);
+  return { items: items.map((r) => viewOf(store, r)), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+}
+
+export function usage(store: EngineStore): { renders: number; bytes: number } {
+  const u = store.sql.exec<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(size) AS bytes FROM renders").one();
+  return { renders: u.n, bytes: u.bytes ?? 0 };
+}
+
+export const allRenders = (store: EngineStore): RenderView[] => store.sql.exec<RenderRow>("SELECT * FROM renders ORDER BY seq DESC").toArray().map((r) => viewOf(store, r));
