@@ -8,6 +8,11 @@
  *                                      paperHeight, margin*, landscape, printBackground, scale,
  *                                      waitDelay, waitForSelector) → application/pdf, by Debian's chromium
  *                                      (driven by playwright-core, which downloads no browser of its own).
+ *   POST /forms/ocr                     multipart `files` (one image: PNG, JPEG, TIFF, WebP; or a PDF, each page
+ *                                      rasterized by poppler's pdftoppm at 200 dpi) and `languages` (`eng+deu`) →
+ *                                      JSON `{ languages, pages: [{ page, width, height, text, words: [{ text,
+ *                                      confidence, left, top, width, height }] }] }`, by Debian's tesseract (TSV).
+ *   GET  /ocr/languages                 `{ languages }`: the tesseract languages installed.
  *   GET  /health                        which engines are here, and the command that installs the rest.
  *
  * On Cloudflare the same routes are a Gotenberg the operator runs (a Container, or any URL), or the
@@ -15,7 +20,11 @@
  *
  * Run directly: `node scripts/engines.mjs` listens on ENGINE_PORT (default 3901).
  */
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createServer } from "node:http";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -26,6 +35,8 @@ const SELECTOR_TIMEOUT_MS = 10_000;
 /** Each engine: the file that shows it is installed, and the Debian packages that install it. */
 export const ENGINES = {
   chromium: { file: CHROMIUM, packages: ["chromium"] },
+  tesseract: { file: "/usr/bin/tesseract", packages: ["tesseract-ocr", "tesseract-ocr-eng"] },
+  pdftoppm: { file: "/usr/bin/pdftoppm", packages: ["poppler-utils"] },
 };
 const INSTALL_HINT = (names) => `sudo apt-get install -y ${names.flatMap((n) => ENGINES[n].packages).join(" ")}`;
 
@@ -97,6 +108,73 @@ async function printPdf(form, url) {
   }
 }
 
+
+const run = (cmd, args, timeout = 60_000) =>
+  new Promise((resolve) => execFile(cmd, args, { timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ ok: !err, stdout, stderr: `${stderr}${err ? err.message : ""}` })));
+
+async function tesseractLanguages() {
+  const out = await run("tesseract", ["--list-langs"]);
+  return out.stdout.split("\n").slice(1).map((l) => l.trim()).filter((l) => /^[A-Za-z_]+$/.test(l) && l !== "osd");
+}
+
+/** tesseract's TSV: level 1 rows give the page's size, level 5 rows the words; lines and paragraphs rebuild the text. */
+function parseTsv(tsv, pageOffset) {
+  const pages = new Map();
+  for (const line of tsv.split("\n").slice(1)) {
+    const f = line.split("\t");
+    if (f.length < 12) continue;
+    const [level, page, block, par, lineNo, , left, top, width, height, conf, ...rest] = f;
+    const n = Number(page) + pageOffset;
+    if (!pages.has(n)) pages.set(n, { page: n, width: 0, height: 0, lines: new Map(), words: [] });
+    const p = pages.get(n);
+    if (level === "1") Object.assign(p, { width: Number(width), height: Number(height) });
+    const text = rest.join("\t").trim();
+    if (level !== "5" || text === "") continue;
+    p.words.push({ text, confidence: Math.max(0, Number(conf)), left: Number(left), top: Number(top), width: Number(width), height: Number(height) });
+    const key = `${block}.${par}.${lineNo}`;
+    p.lines.set(key, [...(p.lines.get(key) ?? []), text]);
+  }
+  return [...pages.values()].map(({ lines, ...p }) => {
+    const paragraphs = new Map();
+    for (const [key, words] of lines) {
+      const para = key.split(".").slice(0, 2).join(".");
+      paragraphs.set(para, [...(paragraphs.get(para) ?? []), words.join(" ")]);
+    }
+    return { ...p, text: [...paragraphs.values()].map((ls) => ls.join("\n")).join("\n\n") };
+  });
+}
+
+async function recognize(form) {
+  const file = form.getAll("files").find((f) => typeof f !== "string");
+  if (!file) return { status: 400, text: "Send the image or PDF as `files`." };
+  const languages = String(form.get("languages") ?? "eng");
+  if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(languages)) return { status: 400, text: "languages: names joined by +, such as eng+deu." };
+  const installed = await tesseractLanguages();
+  const unknown = languages.split("+").filter((l) => !installed.includes(l));
+  if (unknown.length) return { status: 400, text: `Not installed here: ${unknown.join(", ")} (installed: ${installed.join(", ")}).` };
+  const dir = await mkdtemp(path.join(tmpdir(), "ocr-"));
+  try {
+    const bytes = Buffer.from(await file.arrayBuffer());
+    const input = path.join(dir, "input");
+    await writeFile(input, bytes);
+    let images = [input];
+    if (bytes.subarray(0, 5).toString("latin1") === "%PDF-") {
+      const raster = await run("pdftoppm", ["-r", "200", "-png", input, path.join(dir, "page")]);
+      if (!raster.ok) return { status: 400, text: `The PDF could not be read: ${raster.stderr.slice(0, 300)}` };
+      images = (await readdir(dir)).filter((f) => f.startsWith("page")).sort().map((f) => path.join(dir, f));
+    }
+    const pages = [];
+    for (const [i, image] of images.entries()) {
+      const out = await run("tesseract", [image, "stdout", "-l", languages, "tsv"]);
+      if (!out.ok) return { status: 400, text: `The image could not be read: ${out.stderr.slice(0, 300)}` };
+      pages.push(...parseTsv(out.stdout, images.length > 1 ? i : 0));
+    }
+    return { status: 200, json: { languages: languages.split("+"), pages } };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function handle(req, res) {
   const url = new URL(req.url, "http://engines");
   const answer = (status, body, type = "text/plain; charset=utf-8") => {
@@ -106,6 +184,18 @@ async function handle(req, res) {
   if (req.method === "GET" && url.pathname === "/health") {
     const missing = missingEngines();
     return answer(200, JSON.stringify({ engines: Object.fromEntries(Object.keys(ENGINES).map((n) => [n, !missing.includes(n)])), install: missing.length ? INSTALL_HINT(missing) : null }), "application/json");
+  }
+  if (req.method === "GET" && url.pathname === "/ocr/languages") {
+    if (missingEngines().includes("tesseract")) return answer(503, `tesseract is not installed: ${INSTALL_HINT(["tesseract"])}`);
+    return answer(200, JSON.stringify({ languages: await tesseractLanguages() }), "application/json");
+  }
+  if (req.method === "POST" && url.pathname === "/forms/ocr") {
+    const missing = missingEngines().filter((n) => n === "tesseract" || n === "pdftoppm");
+    if (missing.length) return answer(503, `Not installed: ${INSTALL_HINT(missing)}`);
+    const form = await new Request("http://engines/", { method: "POST", headers: req.headers, body: Readable.toWeb(req), duplex: "half" }).formData().catch(() => null);
+    if (!form) return answer(400, "The body must be multipart/form-data.");
+    const out = await recognize(form);
+    return out.json ? answer(200, JSON.stringify(out.json), "application/json") : answer(out.status, out.text);
   }
   const route = /^\/forms\/chromium\/convert\/(html|url)$/.exec(url.pathname);
   if (req.method !== "POST" || !route) return answer(404, "No such route.");

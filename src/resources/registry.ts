@@ -37,6 +37,7 @@ import { pages } from "../kinds/place/pages";
 import { links } from "../kinds/place/links";
 import { sites } from "../kinds/place/sites";
 import { pdf } from "../kinds/place/pdf";
+import { ocr } from "../kinds/utilities/ocr";
 
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
@@ -44,6 +45,7 @@ export const KINDS: readonly AnyKind[] = [
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
   pages, sites, links, pdf,
+  ocr,
 ];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));

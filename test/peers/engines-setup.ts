@@ -1,10 +1,11 @@
 /**
  * vitest globalSetup (Node): the local engines (scripts/engines.mjs: Debian's chromium behind
- * Gotenberg's routes) for the worker tests, and poppler-utils to read what they make.
+ * Gotenberg's routes, tesseract for OCR) for the worker tests, and poppler-utils to read what they make.
  */
 import type { TestProject } from "vitest/node";
 import { startEngines } from "../../scripts/engines.mjs";
 import { chromiumPath } from "./chromium";
+import { debianFile } from "./debian";
 import { startPopplerPeer } from "./poppler";
 
 declare module "vitest" {
@@ -15,7 +16,9 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  chromiumPath(); // installs Debian's chromium when missing, or names the command that does
+  // Installed when missing, or the failure names the command that does.
+  chromiumPath();
+  debianFile("/usr/bin/tesseract", ["tesseract-ocr", "tesseract-ocr-eng"], "the OCR engine");
   const [engines, poppler] = await Promise.all([startEngines(), startPopplerPeer()]);
   project.provide("engineUrl", engines.url);
   project.provide("popplerUrl", poppler.url);

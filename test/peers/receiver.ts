@@ -12,6 +12,7 @@
  *   /redirect/<name>       302 to /content/<name>
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
  *   /gzip/<name>           the same as /content/<name>, gzip-compressed (Content-Encoding: gzip)
+ *   /files/pixel.png       a small blank PNG, as any web server serves an image (the OCR example's URL)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
  *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
  *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, headers, body size and sha256, the body as text
@@ -25,6 +26,8 @@ import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+
+const PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==", "base64");
 
 /**
  * What notify's providers answer 200 with: most accept with one of these fields (Slack and Telegram
@@ -97,6 +100,10 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     const flat = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
     log.set(name, [...seen, { method: req.method ?? "", path: req.url ?? "", headers: flat, body: body.toString("utf8"), raw: body.toString("base64"), status }]);
     const content = contents.get(name);
+    if (parts[0] === "files" && parts[1] === "pixel.png") {
+      res.writeHead(200, { "content-type": "image/png", "content-length": PIXEL_PNG.length }).end(PIXEL_PNG);
+      return;
+    }
     if (parts[0] === "content" && content) {
       res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
       return;

@@ -1,0 +1,68 @@
+/**
+ * ocr: the text of an image or a PDF, with word boxes and confidences per page, read by a real
+ * engine (src/engines/ocr.ts: tesseract, beside the Worker). The file is uploaded or fetched through
+ * the egress guard; its format is told by its bytes; a file the engine cannot read, or an engine
+ * that fails, is not charged.
+ */
+import { noInput, rawBodyInput } from "../../../openapi/schemas";
+import { kindOf } from "../../../resources/kind";
+import { all, fromUpload, fromUrl, get, page, record, remove, TABLES, usage } from "./store";
+import { fromUrlInput, MAX_FILE_BYTES, MAX_RECOGNITIONS, ocrCreate, recognitionIdParam, recognitionsInput, recognitionsPage, recognitionView, type OcrConfig } from "./schema";
+
+const OP_PRICE = 100; // µUSD, $0.0001
+const READ_PRICE = 5000; // $0.005 a file
+const EXAMPLE_ID = { recognition_id: "ocr_0123456789abcdefABCDEF" };
+
+/** A blank 32×32 PNG: a small file the example can send (it reads as no text). */
+const BLANK_PNG = atob("iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==");
+
+const kind = kindOf<OcrConfig>();
+
+export const ocr = kind.define({
+  kind: "ocr",
+  family: "utilities",
+  title: "OCR",
+  summary:
+    `Text from an image (PNG, JPEG, TIFF, WebP) or a PDF (up to ${MAX_FILE_BYTES} bytes), uploaded or fetched from a URL, read by tesseract: ` +
+    "per page, the text and each word with its box and confidence, in the languages chosen. A file that cannot be read is not charged.",
+  createSchema: ocrCreate,
+  example: { languages: ["eng"] },
+  migrations: [{ sql: TABLES }],
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 90 * 86400,
+  limits: { max_file_bytes: MAX_FILE_BYTES, max_recognitions: MAX_RECOGNITIONS },
+  usage: (store) => usage(store),
+  exportData: (store) => ({ recognitions: all(store) }),
+  ops: [
+    kind.op({
+      name: "recognize", method: "put", path: "/recognitions", summary: "Read the text of the image or PDF sent as the body (its format told by its bytes)", priceMicro: READ_PRICE,
+      input: rawBodyInput, output: recognitionView, rawBody: true, maxBodyBytes: MAX_FILE_BYTES, errors: [413, 415, 503, 504, 507],
+      example: { headers: { "content-type": "image/png" }, bytes: BLANK_PNG },
+      prepare: (ctx, config, _input, body) => fromUpload(ctx, config, body),
+      run: (store, _config, _input, recognized) => record(store, recognized),
+    }),
+    kind.op({
+      name: "recognize_url", method: "post", path: "/recognitions/from-url", summary: "Read the text of an image or PDF at a URL", priceMicro: READ_PRICE,
+      input: fromUrlInput, output: recognitionView, errors: [413, 415, 502, 503, 504, 507],
+      example: { input: { url: "https://example.com/files/pixel.png" } },
+      prepare: (ctx, config, input) => fromUrl(ctx, config, input.url),
+      run: (store, _config, _input, recognized) => record(store, recognized),
+    }),
+    kind.op({
+      name: "list_recognitions", method: "get", path: "/recognitions", summary: "Recognitions, newest first", priceMicro: OP_PRICE,
+      input: recognitionsInput, output: recognitionsPage, example: { input: { limit: 20 } },
+      run: (store, _config, input) => page(store, input.limit, input.cursor),
+    }),
+    kind.op({
+      name: "get_recognition", method: "get", path: "/recognitions/{recognition_id}", summary: "One recognition: text, pages, words", priceMicro: OP_PRICE,
+      params: recognitionIdParam, input: noInput, output: recognitionView, errors: [404], example: { params: EXAMPLE_ID, after: ["recognize"] },
+      run: (store, _config, input) => get(store, input.recognition_id),
+    }),
+    kind.op({
+      name: "delete_recognition", method: "delete", path: "/recognitions/{recognition_id}", summary: "Delete a recognition", priceMicro: OP_PRICE,
+      params: recognitionIdParam, input: noInput, output: recognitionView, errors: [404], example: { params: EXAMPLE_ID, after: ["recognize"] },
+      run: (store, _config, input) => remove(store, input.recognition_id),
+    }),
+  ],
+});

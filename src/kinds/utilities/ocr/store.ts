@@ -1,0 +1,109 @@
+/**
+ * An ocr resource's recognitions: the file read (an upload, or fetched through the egress guard),
+ * its format told by its first bytes, sent to the engine (prepare: nothing charged if that fails),
+ * and the result kept (run) until deleted or the resource ends.
+ */
+import { randomId } from "../../../auth/ids";
+import { utf8Length } from "../../../bytes";
+import { fetchGuarded, readCapped } from "../../../delivery/fetch-guarded";
+import { ocrEngine, type OcrResult } from "../../../engines/ocr";
+import { AppError } from "../../../http/errors";
+import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import { iso } from "../../../time";
+import { FORMATS, MAX_FILE_BYTES, MAX_RECOGNITIONS, MAX_RESULT_BYTES, type OcrConfig, type RecognitionView } from "./schema";
+
+export const TABLES = [
+  `CREATE TABLE recognitions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, recognition_id TEXT NOT NULL UNIQUE, format TEXT NOT NULL, bytes INTEGER NOT NULL,
+    source_url TEXT, result TEXT NOT NULL, created_at INTEGER NOT NULL
+  )`,
+];
+
+type Format = keyof typeof FORMATS;
+type Row = { seq: number; recognition_id: string; format: Format; bytes: number; source_url: string | null; result: string; created_at: number };
+type Kept = Omit<RecognitionView, "recognition_id" | "created_at">;
+
+/** The file's format by its magic bytes, or a 415. */
+function formatOf(b: Uint8Array): Format {
+  const starts = (...sig: number[]) => sig.every((v, i) => b[i] === v);
+  if (starts(0x89, 0x50, 0x4e, 0x47)) return "png";
+  if (starts(0xff, 0xd8, 0xff)) return "jpeg";
+  if (starts(0x49, 0x49, 0x2a, 0x00) || starts(0x4d, 0x4d, 0x00, 0x2a)) return "tiff";
+  if (starts(0x52, 0x49, 0x46, 0x46) && b[8] === 0x57 && b[9] === 0x45 && b[10] === 0x42 && b[11] === 0x50) return "webp";
+  if (starts(0x25, 0x50, 0x44, 0x46, 0x2d)) return "pdf";
+  throw new AppError("unsupported_media_type", "Send a PNG, JPEG, TIFF or WebP image, or a PDF.");
+}
+
+/** What is kept of the engine's answer: the whole text always, the word boxes while they fit. */
+function kept(result: OcrResult, format: Format, bytes: number, sourceUrl: string | null): Kept {
+  const words = result.pages.flatMap((p) => p.words);
+  const view: Kept = {
+    format, bytes, source_url: sourceUrl, languages: result.languages, text: result.pages.map((p) => p.text).join("\n\f\n"), pages: result.pages,
+    words_truncated: false, mean_confidence: words.length ? Math.round((words.reduce((s, w) => s + w.confidence, 0) / words.length) * 100) / 100 : null,
+  };
+  if (utf8Length(JSON.stringify(view)) <= MAX_RESULT_BYTES) return view;
+  return { ...view, pages: result.pages.map((p) => ({ ...p, words: [] })), words_truncated: true };
+}
+
+export interface Recognized {
+  id: string;
+  kept: Kept;
+}
+
+async function read(ctx: PrepareContext, config: OcrConfig, bytes: Uint8Array, sourceUrl: string | null): Promise<Recognized> {
+  if (ctx.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM recognitions").one().n >= MAX_RECOGNITIONS) {
+    throw new AppError("storage_full", `This resource keeps at most ${MAX_RECOGNITIONS} recognitions: delete some first.`);
+  }
+  if (bytes.length === 0) throw new AppError("validation_failed", "The file is empty.");
+  const format = formatOf(bytes);
+  const result = await ocrEngine(ctx.env).recognize(bytes, FORMATS[format], config.languages);
+  ctx.stillHere();
+  return { id: randomId("ocr_"), kept: kept(result, format, bytes.length, sourceUrl) };
+}
+
+export async function fromUpload(ctx: PrepareContext, config: OcrConfig, body: ReadableStream<Uint8Array> | null): Promise<Recognized> {
+  const { bytes, truncated } = await readCapped(body, MAX_FILE_BYTES);
+  if (truncated) throw new AppError("payload_too_large", `Files up to ${MAX_FILE_BYTES} bytes are read.`);
+  return read(ctx, config, bytes, null);
+}
+
+export async function fromUrl(ctx: PrepareContext, config: OcrConfig, url: string): Promise<Recognized> {
+  const fetched = await fetchGuarded(ctx.env, url, { maxBytes: MAX_FILE_BYTES });
+  if (fetched.status >= 400) throw new AppError("validation_failed", `${url} answered ${fetched.status}.`, { errors: [{ path: "url", message: `answered ${fetched.status}` }] });
+  return read(ctx, config, fetched.body, fetched.url);
+}
+
+const viewOf = (r: Row): RecognitionView => ({ recognition_id: r.recognition_id, ...(JSON.parse(r.result) as Kept), created_at: iso(r.created_at) });
+
+export function record(store: EngineStore, r: Recognized): RecognitionView {
+  store.sql.exec(
+    "INSERT INTO recognitions (recognition_id, format, bytes, source_url, result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    r.id, r.kept.format, r.kept.bytes, r.kept.source_url, JSON.stringify(r.kept), store.now,
+  );
+  return get(store, r.id);
+}
+
+function row(store: EngineStore, id: string): Row {
+  const r = store.sql.exec<Row>("SELECT * FROM recognitions WHERE recognition_id = ?", id).toArray()[0];
+  if (!r) throw new AppError("not_found", `No recognition ${id} here.`);
+  return r;
+}
+
+export const get = (store: EngineStore, id: string): RecognitionView => viewOf(row(store, id));
+
+export function remove(store: EngineStore, id: string): RecognitionView {
+  const r = row(store, id);
+  store.sql.exec("DELETE FROM recognitions WHERE seq = ?", r.seq);
+  return viewOf(r);
+}
+
+export function page(store: EngineStore, limit: number, cursor: string | undefined): { items: RecognitionView[]; next_cursor: string | null } {
+  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
+  const rows = store.sql.exec<Row>("SELECT * FROM recognitions WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
+  const items = rows.slice(0, limit);
+  return { items: items.map(viewOf), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+}
+
+export const all = (store: EngineStore): RecognitionView[] => store.sql.exec<Row>("SELECT * FROM recognitions ORDER BY seq DESC").toArray().map(viewOf);
+
+export const usage = (store: EngineStore) => ({ recognitions: store.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM recognitions").one().n });
