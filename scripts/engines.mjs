@@ -8,6 +8,9 @@
  *                                      paperHeight, margin*, landscape, printBackground, scale,
  *                                      waitDelay, waitForSelector) → application/pdf, by Debian's chromium
  *                                      (driven by playwright-core, which downloads no browser of its own).
+ *   POST /forms/libreoffice/convert     Gotenberg's route: multipart `files` (one document: .docx, .doc, .odt, .rtf, .xlsx,
+ *                                      .xls, .ods, .pptx, .ppt, .odp, by its file name) → application/pdf, by Debian's
+ *                                      LibreOffice (`soffice --headless --convert-to pdf`, one at a time).
  *   POST /forms/ocr                     multipart `files` (one image: PNG, JPEG, TIFF, WebP; or a PDF, each page
  *                                      rasterized by poppler's pdftoppm at 200 dpi) and `languages` (`eng+deu`) →
  *                                      JSON `{ languages, pages: [{ page, width, height, text, words: [{ text,
@@ -22,7 +25,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createServer } from "node:http";
@@ -37,6 +40,7 @@ export const ENGINES = {
   chromium: { file: CHROMIUM, packages: ["chromium"] },
   tesseract: { file: "/usr/bin/tesseract", packages: ["tesseract-ocr", "tesseract-ocr-eng"] },
   pdftoppm: { file: "/usr/bin/pdftoppm", packages: ["poppler-utils"] },
+  libreoffice: { file: "/usr/bin/soffice", packages: ["libreoffice-writer-nogui", "libreoffice-calc-nogui", "libreoffice-impress-nogui"] },
 };
 const INSTALL_HINT = (names) => `sudo apt-get install -y ${names.flatMap((n) => ENGINES[n].packages).join(" ")}`;
 
@@ -175,6 +179,31 @@ async function recognize(form) {
   }
 }
 
+const OFFICE = /\.(docx|doc|odt|rtf|xlsx|xls|ods|pptx|ppt|odp)$/i;
+/** LibreOffice keeps one profile per process and converts badly in parallel: one conversion at a time. */
+let officeQueue = Promise.resolve();
+const profile = path.join(tmpdir(), `engines-lo-${process.pid}`);
+
+async function officePdf(form) {
+  const file = form.getAll("files").find((f) => typeof f !== "string");
+  if (!file || !OFFICE.test(file.name)) return { status: 400, text: "Send one document as `files`, named with its extension (.docx, .odt, .xlsx, .pptx, …)." };
+  const turn = officeQueue.then(async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "office-"));
+    try {
+      const input = path.join(dir, `document${path.extname(file.name).toLowerCase()}`);
+      await writeFile(input, Buffer.from(await file.arrayBuffer()));
+      const out = await run("soffice", [`-env:UserInstallation=file://${profile}`, "--headless", "--norestore", "--convert-to", "pdf", "--outdir", dir, input], 120_000);
+      const made = (await readdir(dir)).find((f) => f.endsWith(".pdf"));
+      if (!made) return { status: 400, text: `The document could not be converted: ${(out.stderr || out.stdout).slice(0, 300)}` };
+      return { status: 200, pdf: await readFile(path.join(dir, made)) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  officeQueue = turn.then(() => undefined, () => undefined);
+  return turn;
+}
+
 async function handle(req, res) {
   const url = new URL(req.url, "http://engines");
   const answer = (status, body, type = "text/plain; charset=utf-8") => {
@@ -188,6 +217,13 @@ async function handle(req, res) {
   if (req.method === "GET" && url.pathname === "/ocr/languages") {
     if (missingEngines().includes("tesseract")) return answer(503, `tesseract is not installed: ${INSTALL_HINT(["tesseract"])}`);
     return answer(200, JSON.stringify({ languages: await tesseractLanguages() }), "application/json");
+  }
+  if (req.method === "POST" && url.pathname === "/forms/libreoffice/convert") {
+    if (missingEngines().includes("libreoffice")) return answer(503, `LibreOffice is not installed: ${INSTALL_HINT(["libreoffice"])}`);
+    const form = await new Request("http://engines/", { method: "POST", headers: req.headers, body: Readable.toWeb(req), duplex: "half" }).formData().catch(() => null);
+    if (!form) return answer(400, "The body must be multipart/form-data.");
+    const out = await officePdf(form);
+    return out.pdf ? answer(200, out.pdf, "application/pdf") : answer(out.status, out.text);
   }
   if (req.method === "POST" && url.pathname === "/forms/ocr") {
     const missing = missingEngines().filter((n) => n === "tesseract" || n === "pdftoppm");
@@ -227,6 +263,7 @@ export async function startEngines({ port = 0 } = {}) {
       await new Promise((resolve) => server.close(resolve));
       if (browser) await (await browser).close().catch(() => undefined);
       browser = undefined;
+      await rm(profile, { recursive: true, force: true });
     },
   };
 }

@@ -42,7 +42,7 @@ async function pdfOf(name: string, res: Response): Promise<Uint8Array> {
     const detail = (await res.text().catch(() => "")).slice(0, 300).trim();
     if (res.status === 503 || res.status === 504) throw new AppError("engine_timeout", `The ${name} engine gave up: ${detail || res.status}.`);
     if (res.status >= 500 || res.status === 401 || res.status === 403) throw new AppError("engine_unavailable", `The ${name} engine failed (${res.status}); nothing was charged.`);
-    throw new AppError("validation_failed", `The page could not be rendered: ${detail || `the engine answered ${res.status}`}.`);
+    throw new AppError("validation_failed", `It could not be rendered: ${detail || `the engine answered ${res.status}`}.`);
   }
   const { bytes, truncated } = await readCapped(res.body, MAX_PDF_BYTES);
   if (truncated) throw new AppError("validation_failed", `The PDF is larger than ${MAX_PDF_BYTES} bytes.`);
@@ -50,13 +50,13 @@ async function pdfOf(name: string, res: Response): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Calls the engine, turning a timeout or a connection failure into 504 / 503. */
-async function call(name: string, url: string, init: RequestInit): Promise<Uint8Array> {
+/** Calls an engine that answers a PDF, turning a timeout or a connection failure into 504 / 503. */
+export async function enginePdf(name: string, url: string, init: RequestInit, timeoutMs = RENDER_TIMEOUT_MS): Promise<Uint8Array> {
   let res: Response;
   try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(RENDER_TIMEOUT_MS) });
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) throw new AppError("engine_timeout", `The ${name} engine did not answer within ${RENDER_TIMEOUT_MS / 1000} s.`);
+    if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) throw new AppError("engine_timeout", `The ${name} engine did not answer within ${timeoutMs / 1000} s.`);
     throw new AppError("engine_unavailable", `The ${name} engine could not be reached; nothing was charged.`);
   }
   return pdfOf(name, res);
@@ -81,7 +81,7 @@ export function gotenbergPdf(base: string): PdfEngine {
       if (job.waitForSelector !== null) fields.waitForSelector = job.waitForSelector;
       if (job.waitMs > 0) fields.waitDelay = `${job.waitMs}ms`;
       for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
-      return call("gotenberg", `${base.replace(/\/$/, "")}/forms/chromium/convert/${"html" in job.source ? "html" : "url"}`, { method: "POST", body: form });
+      return enginePdf("gotenberg", `${base.replace(/\/$/, "")}/forms/chromium/convert/${"html" in job.source ? "html" : "url"}`, { method: "POST", body: form });
     },
   };
 }
@@ -105,7 +105,7 @@ export function browserRenderingPdf(accountId: string, apiToken: string): PdfEng
         ...(job.waitForSelector !== null ? { waitForSelector: { selector: job.waitForSelector, visible: true } } : {}),
         ...(job.waitMs > 0 ? { waitForTimeout: job.waitMs } : {}),
       };
-      return call("browser-rendering", `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`, {
+      return enginePdf("browser-rendering", `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`, {
         method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json", accept: "application/pdf" }, body: JSON.stringify(body),
       });
     },

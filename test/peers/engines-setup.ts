@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup (Node): the local engines (scripts/engines.mjs: Debian's chromium behind
- * Gotenberg's routes, tesseract for OCR) for the worker tests, and poppler-utils to read what they make.
+ * Gotenberg's routes, LibreOffice behind Gotenberg's, tesseract for OCR) for the worker tests, and poppler-utils to read what they make.
  */
 import type { TestProject } from "vitest/node";
 import { startEngines } from "../../scripts/engines.mjs";
@@ -19,6 +19,7 @@ export default async function setup(project: TestProject) {
   // Installed when missing, or the failure names the command that does.
   chromiumPath();
   debianFile("/usr/bin/tesseract", ["tesseract-ocr", "tesseract-ocr-eng"], "the OCR engine");
+  debianFile("/usr/bin/soffice", ["--no-install-recommends", "libreoffice-writer-nogui", "libreoffice-calc-nogui", "libreoffice-impress-nogui"], "converting office documents");
   const [engines, poppler] = await Promise.all([startEngines(), startPopplerPeer()]);
   project.provide("engineUrl", engines.url);
   project.provide("popplerUrl", poppler.url);

@@ -1,0 +1,65 @@
+/**
+ * convert: a document to PDF (Gotenberg, CloudConvert). HTML, Markdown (rendered safely), plain
+ * text and images (PNG, JPEG, GIF, WebP, SVG) are printed by the PDF engine; office documents
+ * (DOCX, DOC, ODT, RTF, XLSX, XLS, ODS, PPTX, PPT, ODP) by LibreOffice (src/engines/office.ts). The
+ * format is the upload's Content-Type, checked against its bytes. A failed conversion is not charged.
+ */
+import { noInput, rawBodyInput } from "../../../openapi/schemas";
+import { rangeHeader } from "../../../resources/downloads";
+import { kindOf } from "../../../resources/kind";
+import { all, convert, discard, get, page, record, remove, stored, TABLES, usage } from "./store";
+import { conversionIdParam, conversionsInput, conversionsPage, conversionView, convertCreate, MAX_CONVERSIONS, MAX_DOCUMENT_BYTES, storedConversion } from "./schema";
+
+const OP_PRICE = 100; // µUSD, $0.0001
+const EXAMPLE_ID = { conversion_id: "cnv_0123456789abcdefABCDEF" };
+
+const kind = kindOf<Record<string, never>>();
+
+export const convertKind = kind.define({
+  kind: "convert",
+  family: "utilities",
+  title: "Document to PDF",
+  summary:
+    `A document to PDF (up to ${MAX_DOCUMENT_BYTES} bytes): HTML, Markdown, plain text and images printed by headless Chromium; DOCX, ODT, RTF, XLSX, ODS, PPTX, ODP ` +
+    "and the older Office formats by LibreOffice. Each PDF kept until the resource ends, downloadable by signed link. A failed conversion is not charged.",
+  createSchema: convertCreate,
+  example: {},
+  migrations: [{ sql: TABLES }],
+  dayPriceMicro: 1000,
+  defaultTtlSeconds: 7 * 86400,
+  maxTtlSeconds: 90 * 86400,
+  limits: { max_document_bytes: MAX_DOCUMENT_BYTES, max_conversions: MAX_CONVERSIONS },
+  usage: (store) => usage(store),
+  exportData: (store) => ({ conversions: all(store) }),
+  ops: [
+    kind.op({
+      name: "convert", method: "put", path: "/conversions",
+      summary: "Convert the document sent as the body (its Content-Type says what it is) to PDF; answers when the PDF is made", priceMicro: 5000,
+      input: rawBodyInput, output: conversionView, rawBody: true, maxBodyBytes: MAX_DOCUMENT_BYTES, errors: [413, 415, 503, 504, 507],
+      example: { headers: { "content-type": "text/markdown" }, bytes: "# Minutes\n\n- Budget approved\n- Next meeting on Friday\n" },
+      prepare: (ctx, _config, input, body) => convert(ctx, input.content_type, body),
+      run: (store, _config, _input, converted) => record(store, converted),
+      discard,
+    }),
+    kind.op({
+      name: "list_conversions", method: "get", path: "/conversions", summary: "Conversions, newest first", priceMicro: OP_PRICE,
+      input: conversionsInput, output: conversionsPage, example: { input: { limit: 20 } },
+      run: (store, _config, input) => page(store, input.limit, input.cursor),
+    }),
+    kind.op({
+      name: "get_conversion", method: "get", path: "/conversions/{conversion_id}", summary: "One conversion: source format, size, pages, signed link", priceMicro: OP_PRICE,
+      params: conversionIdParam, input: noInput, output: conversionView, errors: [404], example: { params: EXAMPLE_ID, after: ["convert"] },
+      run: (store, _config, input) => get(store, input.conversion_id),
+    }),
+    kind.op({
+      name: "download", method: "get", path: "/conversions/{conversion_id}/content", summary: "The PDF (Range honoured)", priceMicro: OP_PRICE,
+      params: conversionIdParam, input: noInput, headers: rangeHeader, output: storedConversion, servesObject: true, errors: [404, 416], example: { params: EXAMPLE_ID, after: ["convert"] },
+      run: (store, _config, input) => stored(store, input.conversion_id, input.range),
+    }),
+    kind.op({
+      name: "delete_conversion", method: "delete", path: "/conversions/{conversion_id}", summary: "Delete a conversion and its PDF", priceMicro: OP_PRICE,
+      params: conversionIdParam, input: noInput, output: conversionView, errors: [404], example: { params: EXAMPLE_ID, after: ["convert"] },
+      run: (store, _config, input) => remove(store, input.conversion_id),
+    }),
+  ],
+});
