@@ -2,12 +2,14 @@
  * The baseline for the benchmarks: the same platform work without the product. For
  * bench/counters.mjs one Durable Object per counter, a SQLite UPDATE per increment
  * (`POST /c/{name}`); for bench/inboxes.mjs the request's body written as a row
- * (`POST /w/{name}`). No tokens, no billing, no validation. Not part of the service.
+ * (`POST /w/{name}`); for bench/sites.mjs an R2 object read and served (`GET /r2/{key}`, seeded
+ * by `PUT /r2/{key}`). No tokens, no billing, no validation. Not part of the service.
  */
 import { DurableObject } from "cloudflare:workers";
 
 interface BareEnv {
   COUNTERS: DurableObjectNamespace<BareCounter>;
+  BUCKET: R2Bucket;
 }
 
 export class BareCounter extends DurableObject<BareEnv> {
@@ -30,6 +32,15 @@ export class BareCounter extends DurableObject<BareEnv> {
 export default {
   async fetch(request, env) {
     const [, route, name = "default"] = new URL(request.url).pathname.split("/");
+    if (route === "r2" && request.method === "PUT") {
+      await env.BUCKET.put(name, await request.arrayBuffer(), { httpMetadata: { contentType: request.headers.get("content-type") ?? "application/octet-stream" } });
+      return new Response(null, { status: 204 });
+    }
+    if (route === "r2") {
+      const object = await env.BUCKET.get(name);
+      if (!object) return new Response(null, { status: 404 });
+      return new Response(object.body, { headers: { "content-type": object.httpMetadata?.contentType ?? "application/octet-stream", etag: object.httpEtag } });
+    }
     const stub = env.COUNTERS.get(env.COUNTERS.idFromName(name));
     if (route === "w") return Response.json({ seq: await stub.write(await request.arrayBuffer()) });
     return Response.json({ value: await stub.increment(1) });
