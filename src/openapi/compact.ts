@@ -180,9 +180,9 @@ const OUTLINE_FOLDED: Record<string, string> = {
  * The whole document as served without a slice: an index of every path, operation, parameter,
  * request schema and example, response status and event, small enough to read whole as kinds are
  * added. It leaves out what grows with every kind and matters only once a kind is chosen: the
- * operations' long descriptions (their summaries stay) and fields' descriptions, the success responses' body schemas, and the 409/413/415 every body-taking
- * operation shares (said once, in `default`). Slices (`?kinds=…`, `?kinds=all` for every kind) keep
- * all of it.
+ * operations' long descriptions (their summaries stay) and the fields', the success responses' body
+ * schemas, and the 409/413/415 every body-taking operation shares (said once, in `default`). Slices
+ * (`?kinds=…`, `?kinds=all` for every kind) keep all of it.
  */
 export function outline(full: Document): Document {
   const doc = structuredClone(full);

@@ -8,7 +8,7 @@
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
 import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
-import { escapeHtml, htmlDocument } from "../../../site/layout";
+import { gonePage } from "../../../site/layout";
 import { formPage, limitedPage, thanksPage } from "./page";
 import { countSpam, keep, takeRate } from "./store";
 import { checkSubmission, readPosted } from "./submission";
@@ -56,6 +56,6 @@ export const formsFace = definePublicFace<FormsConfig>({
   },
   errorAnswer(request, error) {
     if (!prefersHtml(request) || (error.status !== 404 && error.status !== 410)) return null;
-    return { type: "html", status: error.status, body: htmlDocument({ title: "Form closed", description: "This form is closed.", noindex: true, body: `<main id="main"><h1>This form is closed</h1><p>${escapeHtml(error.detail)}</p></main>` }) };
+    return { type: "html", status: error.status, body: gonePage("Form closed", "This form is closed", error.detail) };
   },
 });

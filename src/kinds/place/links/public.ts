@@ -6,7 +6,7 @@
 import { unwrap } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
 import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
-import { escapeHtml, htmlDocument } from "../../../site/layout";
+import { gonePage } from "../../../site/layout";
 import { countRefused, exhausted, recordClick } from "./store";
 import type { LinkConfig } from "./schema";
 
@@ -33,6 +33,6 @@ export const linksFace = definePublicFace<LinkConfig, Content | undefined>({
   },
   errorAnswer(request, error) {
     if (!prefersHtml(request) || (error.status !== 404 && error.status !== 410)) return null;
-    return { type: "html", status: error.status, body: htmlDocument({ title: "Link gone", description: "This link no longer works.", noindex: true, body: `<main id="main" class="wrap"><h1>This link no longer works</h1><p>${escapeHtml(error.detail)}</p></main>` }) };
+    return { type: "html", status: error.status, body: gonePage("Link gone", "This link no longer works", error.detail) };
   },
 });

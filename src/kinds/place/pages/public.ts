@@ -5,7 +5,7 @@
  */
 import { httpDate, notModified } from "../../../http/conditional";
 import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
-import { escapeHtml, htmlDocument } from "../../../site/layout";
+import { gonePage } from "../../../site/layout";
 import { countView, row } from "./store";
 import type { PageConfig } from "./schema";
 
@@ -21,6 +21,6 @@ export const pagesFace = definePublicFace<PageConfig>({
   },
   errorAnswer(request, error) {
     if (!prefersHtml(request) || (error.status !== 404 && error.status !== 410)) return null;
-    return { type: "html", status: error.status, body: htmlDocument({ title: "Page gone", description: "This page is no longer here.", noindex: true, body: `<main id="main" class="wrap"><h1>This page is no longer here</h1><p>${escapeHtml(error.detail)}</p></main>` }) };
+    return { type: "html", status: error.status, body: gonePage("Page gone", "This page is no longer here", error.detail) };
   },
 });

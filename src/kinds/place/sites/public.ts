@@ -1,6 +1,7 @@
 /**
- * The site at its public address: `/` is index.html (the address itself redirects there), `dir/` is dir/index.html, `about` is about,
- * else about.html, else (about/index.html existing) a 308 to `about/`. A path that names nothing
+ * The site below its public address: `/` is index.html (the bare address redirects there), `dir/`
+ * is dir/index.html, `about` is about, else about.html, else (about/index.html existing) a 308 to
+ * `about/`. A path that names nothing
  * gets index.html in a single-page app (for a browser, or a path without an extension), else the
  * site's 404.html with status 404, else a 404. Conditional GETs are answered here from the file
  * table (304), without touching R2. Served read-only: a hit writes nothing.
