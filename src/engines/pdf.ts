@@ -10,6 +10,9 @@
 import type { Env } from "../env";
 import { AppError } from "../http/errors";
 import { readCapped } from "../delivery/fetch-guarded";
+import { attachmentDisposition } from "../http/header-fields";
+import { sniff } from "../http/sniff";
+import { digestHex } from "../bytes";
 
 /** The longest a render may take, engine time included. */
 export const RENDER_TIMEOUT_MS = 60_000;
@@ -46,7 +49,7 @@ async function pdfOf(name: string, res: Response): Promise<Uint8Array> {
   }
   const { bytes, truncated } = await readCapped(res.body, MAX_PDF_BYTES);
   if (truncated) throw new AppError("validation_failed", `The PDF is larger than ${MAX_PDF_BYTES} bytes.`);
-  if (new TextDecoder().decode(bytes.subarray(0, 5)) !== "%PDF-") throw new AppError("engine_unavailable", `The ${name} engine answered something that is not a PDF.`);
+  if (sniff(bytes) !== "pdf") throw new AppError("engine_unavailable", `The ${name} engine answered something that is not a PDF.`);
   return bytes;
 }
 
@@ -125,4 +128,10 @@ export function pageCount(pdf: Uint8Array): number | null {
   let pages: number | null = null;
   for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)) pages = Math.max(pages ?? 0, Number(m[1] ?? m[2]));
   return pages;
+}
+
+/** A PDF an engine made, put in R2 under `key` as a download named `filename`: what a record of it keeps. */
+export async function keepPdf(bucket: R2Bucket, key: string, pdf: Uint8Array, filename: string): Promise<{ size: number; sha256: string; pages: number | null }> {
+  await bucket.put(key, pdf, { httpMetadata: { contentType: "application/pdf", contentDisposition: attachmentDisposition(filename) } });
+  return { size: pdf.length, sha256: await digestHex(pdf), pages: pageCount(pdf) };
 }

@@ -1,5 +1,9 @@
 /** `$ref`s within a document: what its paths and events still reach, once parts are cut away. */
-type Json = Record<string, any>;
+interface Document {
+  paths?: unknown;
+  webhooks?: unknown;
+  components?: Record<string, Record<string, unknown>>;
+}
 
 function refsIn(value: unknown, into: Set<string>): void {
   if (Array.isArray(value)) for (const v of value) refsIn(v, into);
@@ -12,7 +16,7 @@ function refsIn(value: unknown, into: Set<string>): void {
 }
 
 /** Every `#/components/…` reference reachable from `roots`, through the components themselves. */
-function reachable(doc: Json, roots: unknown[]): Set<string> {
+function reachable(doc: Document, roots: unknown[]): Set<string> {
   const found = new Set<string>();
   refsIn(roots, found);
   const queue = [...found];
@@ -26,10 +30,11 @@ function reachable(doc: Json, roots: unknown[]): Set<string> {
 }
 
 /** Drops every component (security schemes aside) that the paths and webhooks no longer reach. */
-export function pruneComponents(doc: Json): void {
+export function pruneComponents(doc: Document): void {
   const refs = reachable(doc, [doc.paths, doc.webhooks]);
-  for (const [section, entries] of Object.entries<Json>(doc.components ?? {})) {
+  const components = doc.components ?? {};
+  for (const [section, entries] of Object.entries(components)) {
     if (section === "securitySchemes") continue;
-    doc.components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)));
+    components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)));
   }
 }

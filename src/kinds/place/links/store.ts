@@ -4,6 +4,7 @@
  */
 import type { EngineStore } from "../../../resources/kind";
 import { iso, isoOrNull } from "../../../time";
+import { keysetPage, type Page } from "../../../resources/pages";
 import { MAX_CLICK_LOG, type Click, type LinkConfig, type LinkView } from "./schema";
 
 export const TABLES = [
@@ -59,11 +60,10 @@ export function recordClick(store: EngineStore, headers: Record<string, string>)
 
 const clickOf = (r: ClickRow): Click => ({ seq: r.seq, at: iso(r.at), referrer_host: r.referrer_host, country: r.country });
 
-export function clicksPage(sql: SqlStorage, limit: number, cursor: string | undefined): { items: Click[]; next_cursor: string | null } {
+export function clicksPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<Click> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = sql.exec<ClickRow>("SELECT * FROM clicks WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const items = rows.slice(0, limit).map(clickOf);
-  return { items, next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, clickOf);
 }
 
 export const allClicks = (sql: SqlStorage): Click[] => sql.exec<ClickRow>("SELECT * FROM clicks ORDER BY seq DESC").toArray().map(clickOf);

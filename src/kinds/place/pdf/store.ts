@@ -4,14 +4,13 @@
  * deleted or the resource ends; MAX_RENDERS at most.
  */
 import { randomId } from "../../../auth/ids";
-import { digestHex } from "../../../bytes";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
-import { pageCount, pdfEngine, type PdfJob } from "../../../engines/pdf";
-import { attachmentDisposition } from "../../../http/header-fields";
+import { keepPdf, pdfEngine, type PdfJob } from "../../../engines/pdf";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { checkRange } from "../../../resources/downloads";
 import { iso } from "../../../time";
+import { keysetPage, type Page } from "../../../resources/pages";
 import { MAX_RENDERS, PAPER, type RenderInput, type RenderView } from "./schema";
 
 export const TABLES = [
@@ -55,8 +54,7 @@ export async function render(ctx: PrepareContext, input: RenderInput): Promise<R
   ctx.stillHere();
   const renderId = randomId("pdf_");
   const key = `${ctx.resourceId}/pdf/${renderId}.pdf`;
-  await ctx.env.BUCKET.put(key, pdf, { httpMetadata: { contentType: "application/pdf", contentDisposition: attachmentDisposition(input.filename ?? "document.pdf") } });
-  return { renderId, key, size: pdf.length, sha256: await digestHex(pdf), pages: pageCount(pdf), engine: engine.name };
+  return { renderId, key, engine: engine.name, ...(await keepPdf(ctx.env.BUCKET, key, pdf, input.filename ?? "document.pdf")) };
 }
 
 export async function discard(ctx: PrepareContext, rendered: Rendered): Promise<void> {
@@ -98,11 +96,10 @@ export function deleteRender(store: EngineStore, renderId: string): RenderView {
   return viewOf(store, r);
 }
 
-export function rendersPage(store: EngineStore, limit: number, cursor: string | undefined): { items: RenderView[]; next_cursor: string | null } {
+export function rendersPage(store: EngineStore, limit: number, cursor: string | undefined): Page<RenderView> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = store.sql.exec<RenderRow>("SELECT * FROM renders WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const items = rows.slice(0, limit);
-  return { items: items.map((r) => viewOf(store, r)), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => viewOf(store, r));
 }
 
 export function usage(store: EngineStore): { renders: number; bytes: number } {

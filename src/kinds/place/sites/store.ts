@@ -8,6 +8,7 @@ import { toHex } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { iso } from "../../../time";
+import { keysetPage, type Page } from "../../../resources/pages";
 import { contentTypeOf } from "./content-types";
 import { unpack } from "./unpack";
 import type { DeployView, SiteConfig, SiteFile, SiteView } from "./schema";
@@ -124,19 +125,18 @@ export function fileAt(sql: SqlStorage, seq: number, path: string): FileRow | nu
   return sql.exec<FileRow>("SELECT path, key, size, etag, content_type FROM files WHERE seq = ? AND path = ?", seq, path).toArray()[0] ?? null;
 }
 
-export function filesPage(sql: SqlStorage, limit: number, cursor: string | undefined): { items: SiteFile[]; next_cursor: string | null } {
+export function filesPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<SiteFile> {
   const current = live(sql);
-  if (!current) return { items: [], next_cursor: null };
-  const rows = sql.exec<FileRow>("SELECT path, size, etag, content_type FROM files WHERE seq = ? AND path > ? ORDER BY path LIMIT ?", current.seq, cursor ?? "", limit + 1).toArray();
-  const items = rows.slice(0, limit).map(({ path, size, etag, content_type }) => ({ path, size, etag, content_type }));
-  return { items, next_cursor: rows.length > limit ? items[items.length - 1]!.path : null };
+  const rows = current
+    ? sql.exec<SiteFile>("SELECT path, size, etag, content_type FROM files WHERE seq = ? AND path > ? ORDER BY path LIMIT ?", current.seq, cursor ?? "", limit + 1).toArray()
+    : [];
+  return keysetPage(rows, limit, (r) => r.path, (r) => r);
 }
 
-export function deploysPage(sql: SqlStorage, limit: number, cursor: string | undefined): { items: DeployView[]; next_cursor: string | null } {
+export function deploysPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<DeployView> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = sql.exec<DeployRow>("SELECT * FROM deploys WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const items = rows.slice(0, limit).map(deployOf);
-  return { items, next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, deployOf);
 }
 
 /** Everything for the export: the versions, and the live version's files with signed links. */

@@ -3,14 +3,14 @@
  * format needs (prepare: nothing charged if that fails), the PDF put in R2, then recorded (run).
  */
 import { randomId } from "../../../auth/ids";
-import { digestHex } from "../../../bytes";
 import { readCapped } from "../../../delivery/fetch-guarded";
 import { officeToPdf } from "../../../engines/office";
-import { pageCount, pdfEngine } from "../../../engines/pdf";
+import { keepPdf, pdfEngine } from "../../../engines/pdf";
 import { AppError } from "../../../http/errors";
 import { checkRange } from "../../../resources/downloads";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { iso } from "../../../time";
+import { keysetPage, type Page } from "../../../resources/pages";
 import { sourceOf } from "./formats";
 import { MAX_CONVERSIONS, MAX_DOCUMENT_BYTES, type ConversionView } from "./schema";
 
@@ -60,8 +60,7 @@ export async function convert(ctx: PrepareContext, contentType: string, body: Re
   ctx.stillHere();
   const id = randomId("cnv_");
   const key = `${ctx.resourceId}/convert/${id}.pdf`;
-  await ctx.env.BUCKET.put(key, pdf, { httpMetadata: { contentType: "application/pdf", contentDisposition: `attachment; filename="${id}.pdf"` } });
-  return { id, key, sourceFormat: source.format, sourceBytes: bytes.length, engine, size: pdf.length, sha256: await digestHex(pdf), pages: pageCount(pdf) };
+  return { id, key, sourceFormat: source.format, sourceBytes: bytes.length, engine, ...(await keepPdf(ctx.env.BUCKET, key, pdf, `${id}.pdf`)) };
 }
 
 export async function discard(ctx: PrepareContext, converted: Converted): Promise<void> {
@@ -103,11 +102,10 @@ export function remove(store: EngineStore, id: string): ConversionView {
   return viewOf(store, r);
 }
 
-export function page(store: EngineStore, limit: number, cursor: string | undefined): { items: ConversionView[]; next_cursor: string | null } {
+export function page(store: EngineStore, limit: number, cursor: string | undefined): Page<ConversionView> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = store.sql.exec<Row>("SELECT * FROM conversions WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const items = rows.slice(0, limit);
-  return { items: items.map((r) => viewOf(store, r)), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, (r) => viewOf(store, r));
 }
 
 export const all = (store: EngineStore): ConversionView[] => store.sql.exec<Row>("SELECT * FROM conversions ORDER BY seq DESC").toArray().map((r) => viewOf(store, r));

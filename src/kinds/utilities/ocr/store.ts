@@ -8,8 +8,10 @@ import { utf8Length } from "../../../bytes";
 import { fetchGuarded, readCapped } from "../../../delivery/fetch-guarded";
 import { ocrEngine, type OcrResult } from "../../../engines/ocr";
 import { AppError } from "../../../http/errors";
+import { sniff } from "../../../http/sniff";
 import type { EngineStore, PrepareContext } from "../../../resources/kind";
 import { iso } from "../../../time";
+import { keysetPage, type Page } from "../../../resources/pages";
 import { FORMATS, MAX_FILE_BYTES, MAX_RECOGNITIONS, MAX_RESULT_BYTES, type OcrConfig, type RecognitionView } from "./schema";
 
 export const TABLES = [
@@ -24,14 +26,10 @@ type Row = { seq: number; recognition_id: string; format: Format; bytes: number;
 type Kept = Omit<RecognitionView, "recognition_id" | "created_at">;
 
 /** The file's format by its magic bytes, or a 415. */
-function formatOf(b: Uint8Array): Format {
-  const starts = (...sig: number[]) => sig.every((v, i) => b[i] === v);
-  if (starts(0x89, 0x50, 0x4e, 0x47)) return "png";
-  if (starts(0xff, 0xd8, 0xff)) return "jpeg";
-  if (starts(0x49, 0x49, 0x2a, 0x00) || starts(0x4d, 0x4d, 0x00, 0x2a)) return "tiff";
-  if (starts(0x52, 0x49, 0x46, 0x46) && b[8] === 0x57 && b[9] === 0x45 && b[10] === 0x42 && b[11] === 0x50) return "webp";
-  if (starts(0x25, 0x50, 0x44, 0x46, 0x2d)) return "pdf";
-  throw new AppError("unsupported_media_type", "Send a PNG, JPEG, TIFF or WebP image, or a PDF.");
+function formatOf(bytes: Uint8Array): Format {
+  const format = sniff(bytes);
+  if (format === null || !(format in FORMATS)) throw new AppError("unsupported_media_type", "Send a PNG, JPEG, TIFF or WebP image, or a PDF.");
+  return format as Format;
 }
 
 /** What is kept of the engine's answer: the whole text always, the word boxes while they fit. */
@@ -97,11 +95,10 @@ export function remove(store: EngineStore, id: string): RecognitionView {
   return viewOf(r);
 }
 
-export function page(store: EngineStore, limit: number, cursor: string | undefined): { items: RecognitionView[]; next_cursor: string | null } {
+export function page(store: EngineStore, limit: number, cursor: string | undefined): Page<RecognitionView> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = store.sql.exec<Row>("SELECT * FROM recognitions WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  const items = rows.slice(0, limit);
-  return { items: items.map(viewOf), next_cursor: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
+  return keysetPage(rows, limit, (r) => r.seq, viewOf);
 }
 
 export const all = (store: EngineStore): RecognitionView[] => store.sql.exec<Row>("SELECT * FROM recognitions ORDER BY seq DESC").toArray().map(viewOf);
