@@ -39,7 +39,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts"] }),
+        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts"] }),
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
@@ -60,6 +60,8 @@ export default defineConfig({
                 TEST_SMTP: inject("smtp"),
                 // pdf renders with the local engines: Debian's chromium behind Gotenberg's routes (scripts/engines.mjs).
                 ENGINE_URL: inject<string>("engineUrl"), TEST_POPPLER_URL: inject<string>("popplerUrl"),
+                // egress-connectors leave through a real forward proxy (Debian's tinyproxy), sending from 127.0.0.2.
+                EGRESS_PROXY_URL: inject("egressProxy").url, EGRESS_IPS: inject("egressProxy").ips,
               },
               ratelimits: TEST_RATE_LIMITS,
             },

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
  * `npm run dev`: the local D1 migrations, the local engines (scripts/engines.mjs: Debian's chromium
- * rendering PDFs; a missing one is reported with the command that installs it), then `wrangler dev`
- * with ENGINE_URL pointing at them. Extra arguments go to wrangler dev. Ctrl-C stops both.
+ * rendering PDFs; a missing one is reported with the command that installs it) and the egress proxy
+ * (scripts/egress-proxy.mjs: tinyproxy), then `wrangler dev` with ENGINE_URL and EGRESS_PROXY_URL pointing at them. Extra arguments go to wrangler dev. Ctrl-C stops both.
  */
 import { execFileSync, spawn } from "node:child_process";
 import path from "node:path";
+import { startEgressProxy } from "./egress-proxy.mjs";
 import { startEngines } from "./engines.mjs";
 
 const WRANGLER = path.resolve("node_modules/.bin/wrangler");
@@ -19,9 +20,14 @@ if (engines.missing.length) {
   console.warn(`Missing engines: ${engines.missing.join(", ")}. PDF renders answer 503 until they are installed: ${engines.installHint(engines.missing)}`);
 }
 
-const wrangler = spawn(WRANGLER, ["dev", "--var", `ENGINE_URL:${engines.url}`, ...process.argv.slice(2)], { stdio: "inherit" });
+const proxy = await startEgressProxy();
+const egressVars = proxy.missing ? [] : ["--var", `EGRESS_PROXY_URL:${proxy.url}`, "--var", `EGRESS_IPS:${proxy.ips}`];
+if (proxy.missing) console.warn(`Missing egress proxy (tinyproxy): egress-connectors answer 503 until it is installed: ${proxy.installHint}`);
+else console.log(`Egress proxy (tinyproxy) on ${new URL(proxy.url).host}.`);
+
+const wrangler = spawn(WRANGLER, ["dev", "--var", `ENGINE_URL:${engines.url}`, ...egressVars, ...process.argv.slice(2)], { stdio: "inherit" });
 const stop = async (code) => {
-  await engines.stop();
+  await Promise.all([engines.stop(), proxy.missing ? undefined : proxy.stop()]);
   process.exit(code);
 };
 process.on("SIGINT", () => wrangler.kill("SIGINT"));

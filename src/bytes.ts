@@ -65,6 +65,15 @@ export const sha256 = (bytes: Uint8Array): Uint8Array => nobleSha256(bytes);
 /** SHA-256 of a string's UTF-8 bytes (or of bytes), as lowercase hex. */
 export const sha256Hex = (data: string | Uint8Array): string => toHex(sha256(typeof data === "string" ? utf8(data) : data));
 
+/** The bytes as text when they are valid UTF-8 (a leading BOM dropped), else null. */
+export function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /** The first `max` bytes of `text`, cut at a character boundary. */
 export function utf8Prefix(text: string, max: number): string {
   const bytes = new TextEncoder().encode(text);

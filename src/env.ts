@@ -55,6 +55,12 @@ export interface Env {
   /** Browser Rendering's REST API (HTML/URL → PDF on Cloudflare): the account, and a secret API token with Browser Rendering Edit. */
   BROWSER_RENDERING_ACCOUNT_ID?: string;
   BROWSER_RENDERING_API_TOKEN?: string;
+  /**
+   * egress-connectors' forward proxy, `http://user:password@host:port` (a secret): requests leave
+   * through its CONNECT tunnels, from the addresses in EGRESS_IPS (comma-separated, published).
+   */
+  EGRESS_PROXY_URL?: string;
+  EGRESS_IPS?: string;
   /** "true" lets outbound calls reach private and loopback addresses: local development and tests only. */
   ALLOW_PRIVATE_TARGETS: string;
   /** Multiplies the retry schedule of deliveries: "1" in production; tests use "0" to retry at once. */

@@ -14,6 +14,7 @@ import { singleLine } from "../openapi/schemas";
 import { CREDIT, PURCHASE } from "../openapi/security";
 import type { BalanceView } from "../rpc/account";
 import { DELIVERY_RETENTION } from "../delivery/outbox-policy";
+import { egressIps } from "../delivery/connect-proxy";
 import { iso } from "../time";
 
 const DAY_MS = 86400 * 1000;
@@ -52,6 +53,9 @@ const prices = z
         attempts_kept: z.int().describe("Attempts each delivery keeps in its attempt log, newest first."),
       }),
     }).describe("Limits every resource shares."),
+    egress: z.object({
+      ips: z.array(z.string()).describe("The fixed addresses egress-connectors' requests leave from (empty when the operator configured no egress proxy): allowlist these at the target."),
+    }),
   })
   .openapi("PriceList");
 
@@ -162,6 +166,6 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       security: [],
       responses: { 200: jsonResponse("Every priced operation.", prices), ...errorResponses([]) },
     }),
-    (c) => c.json({ currency: "USD" as const, operations: priceList(), limits: { deliveries: DELIVERY_RETENTION } }, 200),
+    (c) => c.json({ currency: "USD" as const, operations: priceList(), limits: { deliveries: DELIVERY_RETENTION }, egress: { ips: egressIps(c.env) } }, 200),
   );
 }

@@ -11,9 +11,11 @@ import type { AnyKind, AnyOp, OpExample } from "../../src/resources/kind";
 import { fromBinaryString } from "../../src/bytes";
 import { buyCredits, call, createResource, json, managed } from "../harness";
 
-/** The example's outside world, mapped to the local receiver (a mock at the network edge only). */
+/** The example's outside world, mapped to the local receiver (a mock at the network edge only): its URLs, and the host alone (an allowlist's). */
 export const localized = <T>(value: T): T =>
-  JSON.parse(JSON.stringify(value).replaceAll("https://example.com", env.TEST_RECEIVER_URL)) as T;
+  JSON.parse(
+    JSON.stringify(value).replaceAll("https://example.com", env.TEST_RECEIVER_URL).replaceAll('"example.com"', JSON.stringify(new URL(env.TEST_RECEIVER_URL).host)),
+  ) as T;
 
 /**
  * A resource of `kind` made from its published example (the kind's contract fixture, kept in its

@@ -15,7 +15,7 @@
  *   /files/pixel.png       a small blank PNG, as any web server serves an image (the OCR example's URL)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
  *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
- *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, headers, body size and sha256, the body as text
+ *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, the client's address, headers, body size and sha256, the body as text
  *                          when small (what a proxy passed on); logged under <name>, whatever follows
  *   /provider/<name>/<host>/<any…>  200 JSON as the notify provider at <host> answers a message it accepts, or one it
  *                          refuses with a 200 (`ok: false`, `status: 0`) when "zv-refuse" is in the path or body; logged under <name>
@@ -129,7 +129,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     if (parts[0] === "echo") {
-      const echo = { method: req.method, url: req.url, headers: flat, size: body.length, sha256: createHash("sha256").update(body).digest("hex"), body: body.length <= 65536 ? body.toString("utf8") : null };
+      const echo = { method: req.method, url: req.url, remote_address: req.socket.remoteAddress, headers: flat, size: body.length, sha256: createHash("sha256").update(body).digest("hex"), body: body.length <= 65536 ? body.toString("utf8") : null };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(echo));
       return;
     }

@@ -11,6 +11,7 @@
  * (`{id}/snapshots/{sha256}-{random}`): undoing a fetch then deletes only what it
  * wrote itself, never an object a concurrent fetch of the same page recorded.
  */
+import { utf8OrNull } from "../../../bytes";
 import type { PrepareContext } from "../../../resources/kind";
 import { AppError } from "../../../http/errors";
 import { fetchGuarded } from "../../../delivery/fetch-guarded";
@@ -105,9 +106,5 @@ export async function readText(ctx: PrepareContext, key: string, contentType: st
   if (!contentType || !TEXTUAL.test(contentType)) return null;
   const object = await ctx.env.BUCKET.get(key);
   if (!object) return null; // the resource is ending: its objects are being deleted
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(await object.arrayBuffer());
-  } catch {
-    return null;
-  }
+  return utf8OrNull(new Uint8Array(await object.arrayBuffer()));
 }

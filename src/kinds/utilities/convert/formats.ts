@@ -3,7 +3,7 @@
  * PDF engine prints; office documents go to LibreOffice, named by their extension. The bytes are
  * checked against the type they claim (a declared type is not trusted further than that).
  */
-import { toBase64 } from "../../../bytes";
+import { toBase64, utf8OrNull } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import { sniff } from "../../../http/sniff";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
@@ -39,11 +39,9 @@ function imageMatches(type: string, b: Uint8Array): boolean {
 }
 
 function text(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw invalid("The text is not UTF-8.");
-  }
+  const decoded = utf8OrNull(bytes);
+  if (decoded === null) throw invalid("The text is not UTF-8.");
+  return decoded;
 }
 
 const page = (title: string, body: string) => htmlDocument({ title, description: "", body });
