@@ -39,7 +39,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts"] }),
+        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts", "./test/peers/s3-setup.ts"] }),
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
@@ -62,6 +62,8 @@ export default defineConfig({
                 ENGINE_URL: inject<string>("engineUrl"), TEST_POPPLER_URL: inject<string>("popplerUrl"),
                 // egress-connectors leave through a real forward proxy (Debian's tinyproxy), sending from 127.0.0.2.
                 EGRESS_PROXY_URL: inject("egressProxy").url, EGRESS_IPS: inject("egressProxy").ips,
+                // transfers copy to and from a real S3-compatible server (s3rver behind a SigV4-checking front, test/peers/s3.ts).
+                TEST_S3: inject("s3"),
               },
               ratelimits: TEST_RATE_LIMITS,
             },

@@ -13,7 +13,7 @@ import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
+import type { AdoptedObject, CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
@@ -198,6 +198,20 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       const shared = meta && requireKind(meta.kind).shared;
       if (!meta || !shared || this.endingState(meta) || this.now() >= meta.expires_at) return null;
       return shared(this.store(meta), this.config(meta));
+    });
+  }
+
+  /** Takes bytes another of its owner's resources wrote below this one's prefix (a transfer's copy) as its own content. */
+  adoptObject(input: AdoptedObject): Promise<Result<null>> {
+    return capture(async () => {
+      const meta = this.meta();
+      const adopt = meta && requireKind(meta.kind).adopt;
+      if (!meta || !adopt || this.endingState(meta) || this.now() >= meta.expires_at) {
+        throw new AppError("not_found", meta && !adopt ? `A ${meta.kind} resource takes no content from other resources.` : "The resource has ended.");
+      }
+      if (!input.key.startsWith(`${meta.id}/`)) throw new AppError("forbidden", "The content is not below this resource's prefix.");
+      await this.commit(meta, (store) => adopt(store, this.config(meta), input));
+      return null;
     });
   }
 

@@ -12,6 +12,7 @@ declare global {
       TEST_OPENSSL_URL: string;
       TEST_POPPLER_URL: string;
       TEST_SMTP: { host: string; logUrl: string };
+      TEST_S3: { endpoint: string; controlUrl: string; bucket: string; accessKeyId: string; secretAccessKey: string };
     }
   }
 }

@@ -9,6 +9,7 @@ import type { AppEnv, Env } from "../env";
 import type { Json, JsonObject } from "../json";
 import type { AnyPublicFace } from "./public-face";
 import type { EngineStore, PrepareContext } from "./engine";
+import type { AdoptedObject } from "../rpc/resource";
 
 export type Family = "time" | "address" | "memory" | "place" | "watching" | "utilities";
 
@@ -179,6 +180,12 @@ export interface KindDefinition<Config = unknown> {
    * management token (a link serving a blob's current upload), or null while it holds none. Read-only.
    */
   shared?(store: EngineStore, config: Config): { key: string } | null;
+  /**
+   * Takes bytes another of its owner's resources wrote below this resource's R2 prefix (a transfer
+   * into an objects resource) as its content, replacing what it held. Called again with the same key
+   * after a crash: taking it twice must change nothing.
+   */
+  adopt?(store: EngineStore, config: Config, object: AdoptedObject): void;
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
   onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
 }

@@ -40,6 +40,7 @@ import { pdf } from "../kinds/place/pdf";
 import { ocr } from "../kinds/utilities/ocr";
 import { convertKind } from "../kinds/utilities/convert";
 import { egressConnectors } from "../kinds/utilities/egress-connectors";
+import { transfers } from "../kinds/utilities/transfers";
 
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
@@ -47,7 +48,7 @@ export const KINDS: readonly AnyKind[] = [
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
   pages, sites, links, pdf,
-  ocr, convertKind, egressConnectors,
+  ocr, convertKind, egressConnectors, transfers,
 ];
 
 const byName = new Map(KINDS.map((k) => [k.kind, k]));

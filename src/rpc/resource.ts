@@ -155,6 +155,8 @@ export interface ResourceApi {
   relay(input: RelayInput): Promise<Result<null>>;
   /** The R2 object this resource shares with another of its owner's (a link serving a blob): its kind's `shared` step; null when it holds none. */
   sharedObject(): Promise<Result<{ key: string } | null>>;
+  /** Makes bytes another of its owner's resources wrote below this one's R2 prefix its content (a transfer into an objects resource): its kind's `adopt` step. */
+  adoptObject(input: AdoptedObject): Promise<Result<null>>;
   /** Answers whether the reporting message should go on retrying. */
   recordDelivery(report: DeliveryReport): Promise<boolean>;
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;
@@ -163,4 +165,14 @@ export interface ResourceApi {
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */
   injectOutboxFaults(faults: OutboxFaults): void;
+}
+
+/** Bytes landed in R2 below a resource's prefix by another of its owner's resources, offered as its content. */
+export interface AdoptedObject {
+  key: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+  /** Where they came from, for the record (a transfer's id). */
+  source: string;
 }

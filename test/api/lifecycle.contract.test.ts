@@ -17,11 +17,14 @@ async function storageIsEmpty(id: string): Promise<boolean> {
   });
 }
 
-/** Waits (boundedly) until the resource's alarm is not due now: no alarm run is pending or in progress. */
+/**
+ * Waits (boundedly) until the resource's alarm is set and not due now: no alarm run is pending or in
+ * progress (a live resource always has one, for its expiry; while a run is under way none is set).
+ */
 async function settledAlarm(id: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
     const at = await runInDurableObject(stubOf(id), (_obj, state) => state.storage.getAlarm());
-    if (at === null || at > Date.now() + 1000) return;
+    if (at !== null && at > Date.now() + 1000) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the alarm of ${id} stayed due`);

@@ -12,6 +12,8 @@
  *   /redirect/<name>       302 to /content/<name>
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
  *   /gzip/<name>           the same as /content/<name>, gzip-compressed (Content-Encoding: gzip)
+ *   /ranged/<size>/<name>  <size> bytes of the test pattern (pattern.ts), Range honoured (206); while PUT /_fail/<name> (body: an
+ *                          offset) is in force, a range starting at or past that offset answers 500 (DELETE /_fail/<name> lifts it)
  *   /files/pixel.png       a small blank PNG, as any web server serves an image (the OCR example's URL)
  *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
  *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
@@ -26,6 +28,7 @@ import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pattern } from "./pattern";
 
 const PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==", "base64");
 
@@ -71,6 +74,7 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 export async function startReceiver(): Promise<{ url: string; stop(): Promise<void> }> {
   const log = new Map<string, Received[]>();
   const contents = new Map<string, { status: number; type: string; body: Buffer }>();
+  const failFrom = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const parts = (req.url ?? "/").split("?")[0]!.split("/").filter(Boolean);
     if (req.method === "GET" && parts[0] === "_log") {
@@ -81,6 +85,12 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       contents.set(parts[1] ?? "", { status: Number(req.headers["x-status"] ?? 200), type: req.headers["content-type"] ?? "application/octet-stream", body: Buffer.concat(chunks) });
+      res.writeHead(204).end();
+      return;
+    }
+    if (parts[0] === "_fail") {
+      if (req.method === "DELETE") failFrom.delete(parts[1] ?? "");
+      else failFrom.set(parts[1] ?? "", Number((await readBody(req)).toString()));
       res.writeHead(204).end();
       return;
     }
@@ -102,6 +112,17 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     const content = contents.get(name);
     if (parts[0] === "files" && parts[1] === "pixel.png") {
       res.writeHead(200, { "content-type": "image/png", "content-length": PIXEL_PNG.length }).end(PIXEL_PNG);
+      return;
+    }
+    if (parts[0] === "ranged") {
+      const size = Number(parts[1]);
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+      const start = range ? Number(range[1]) : 0;
+      const end = range && range[2] ? Math.min(Number(range[2]) + 1, size) : size;
+      if (start >= (failFrom.get(name) ?? Infinity)) return void res.writeHead(500).end("failing on purpose");
+      const headers: Record<string, string | number> = { "content-type": "application/octet-stream", "accept-ranges": "bytes", "content-length": end - start };
+      if (range) headers["content-range"] = `bytes ${start}-${end - 1}/${size}`;
+      res.writeHead(range ? 206 : 200, headers).end(req.method === "HEAD" ? undefined : Buffer.from(pattern(start, end)));
       return;
     }
     if (parts[0] === "content" && content) {

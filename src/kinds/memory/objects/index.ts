@@ -62,6 +62,8 @@ export const objects = kind.define({
     const key = currentKey(store.sql);
     return key ? { key } : null;
   },
+  // A transfer (transfers/) may copy into it: its bytes become the object once they are all in R2.
+  adopt: (store, config, object) => void record(store, config, { key: object.key, size: object.size, sha256: object.sha256, contentType: object.contentType, origin: "transfer", sourceUrl: null }),
   end: (ctx) => abortOpenUploads(ctx),
   ops: [
     kind.op({

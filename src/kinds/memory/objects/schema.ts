@@ -93,7 +93,7 @@ export const objectView = z
     sha256: z.string().nullable().describe("Hex SHA-256 of the whole object: computed as it streamed in (PUT, source_url), or by reading it back when a multipart upload completes."),
     content_type: z.string().nullable(),
     stored_at: z.string().nullable(),
-    origin: z.enum(["upload", "multipart", "fetch"]).nullable().describe("How the bytes arrived."),
+    origin: z.enum(["upload", "multipart", "fetch", "transfer"]).nullable().describe("How the bytes arrived (`transfer`: copied in by a transfers resource)."),
     source_url: z.string().nullable().describe("For `fetch`: the URL that answered, after redirects."),
     content_url: z.string().nullable().describe("Signed download link (no credential; Range honoured; valid until the resource's expiry as of now)."),
     open_upload: uploadView.nullable().describe("The multipart upload in progress, if any (one at a time)."),
