@@ -11,7 +11,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 const WRANGLER = path.resolve("node_modules/.bin/wrangler");
-const quiet = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" };
+/** Read when wrangler starts, not at import, so a caller can set the environment first (bench/transfers.mjs). */
+const quiet = () => ({ ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" });
 
 /** @returns {Promise<number>} a loopback port that was free a moment ago */
 export async function freePort() {
@@ -50,7 +51,7 @@ export async function startWranglerDev(options = {}) {
   const config = raised?.config ?? options.config ?? "wrangler.toml";
   const removeCopy = () => (raised ? rm(raised.config, { force: true }) : Promise.resolve());
   try {
-    await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet });
+    await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet() });
   } catch (err) {
     await removeCopy();
     throw err;
@@ -58,12 +59,14 @@ export async function startWranglerDev(options = {}) {
   const port = await freePort();
   const vars = Object.entries({ ...raised?.vars, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars, ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : [])], {
-    env: quiet,
+    env: quiet(),
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // The last 64 KiB of its output, for a failure's message (a long run can log a lot).
   let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
+  const keep = (d) => (output = (output + d).slice(-65536));
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null) {
@@ -77,7 +80,7 @@ export async function startWranglerDev(options = {}) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, state, stop };
+    if (ok) return { url, state, stop, output: () => output };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * Transfer throughput: a 200 MiB object copied S3 → objects by the transfers kind under `wrangler dev`
+ * (the resource's alarm moving 16 MiB parts: a ranged GET from S3 streamed into an R2 multipart part,
+ * through the transfer's SHA-256), from a local S3-compatible server (s3rver, from npm, on loopback),
+ * timed from the start call to `completed`; the workerd process's resident memory sampled every 200 ms
+ * before and during the copy, to show it stays flat (the object is never held whole).
+ *
+ *   npm run bench:transfers                 (200 MiB, S3 → objects)
+ *   BENCH_MIB=400 BENCH_DEST=s3 npm run bench:transfers
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { AwsClient } from "aws4fetch";
+import S3rver from "s3rver";
+import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { buyCredits, log, run, sleep } from "./lib.mjs";
+
+const mib = Number(process.env.BENCH_MIB ?? 200);
+const size = mib * 1024 * 1024;
+const BUCKET = "bench";
+/** `object` (the issue's S3 → objects) or `s3` (S3 → S3: the Worker's part of the work without the local R2 simulator). */
+const destination = process.env.BENCH_DEST ?? "object";
+
+/** Resident memory (KiB) of the workerd processes this script started. */
+async function workerdRss() {
+  const { stdout } = await run("ps", ["-eo", "pid=,ppid=,rss=,args="], { maxBuffer: 16 << 20 });
+  const all = stdout.split("\n").map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l)).filter(Boolean).map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
+  const parent = new Map(all.map((p) => [p.pid, p.ppid]));
+  const ours = (pid) => {
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++) if (at === process.pid) return true;
+    return false;
+  };
+  return all.filter((p) => /bin\/workerd /.test(p.args) && ours(p.pid)).reduce((sum, p) => sum + p.rss, 0);
+}
+
+// wrangler 4.86 bundles workerd 1.20260426, whose local runtime loops opening sockets (thousands a second, until
+// "Too many open files") once a transfer's streamed parts pass about 32 MiB; the workerd the tests run (the
+// project's own, 1.20261023) does not. Use that one, as the tests do.
+process.env.MINIFLARE_WORKERD_PATH ??= path.resolve("node_modules/@cloudflare/workerd-linux-64/bin/workerd");
+
+const directory = await mkdtemp(path.join(tmpdir(), "zv-bench-s3-"));
+const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET, configs: [] }], vhostBuckets: false });
+const { port } = await s3.run();
+const endpoint = `http://127.0.0.1:${port}`;
+const service = await startWranglerDev({ vars: { ALLOW_PRIVATE_TARGETS: "true" } });
+try {
+  const client = new AwsClient({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER", service: "s3", region: "us-east-1" });
+  const body = Buffer.allocUnsafe(size);
+  for (let i = 0; i < size; i += 4) body.writeUInt32LE((Math.imul(i, 2654435761) ^ (i >>> 11)) >>> 0, i);
+  const put = await client.fetch(`${endpoint}/${BUCKET}/source.bin`, { method: "PUT", body });
+  if (!put.ok) throw new Error(`seed: ${put.status}`);
+  log(`seeded ${mib} MiB`);
+
+  const token = await buyCredits(service.url, 10);
+  const auth = { "content-type": "application/json", authorization: `Bearer ${token}` };
+  const create = async (kind) => (await fetch(`${service.url}/v1/${kind}`, { method: "POST", headers: auth, body: "{}" })).json();
+  const [transfers, target] = [await create("transfers"), await create("objects")];
+  const ops = { "content-type": "application/json", authorization: `Bearer ${transfers.management_token}`, "x-credit-token": token };
+
+  const samples = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      samples.push({ at: performance.now(), rss: await workerdRss() });
+      await sleep(200);
+    }
+  })();
+  await sleep(1000);
+  const idle = Math.max(...samples.map((s) => s.rss));
+  const started = performance.now();
+  const res = await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers`, {
+    method: "POST", headers: ops,
+    body: JSON.stringify({ source: { type: "s3", endpoint, bucket: BUCKET, key: "source.bin", access_key_id: "S3RVER", secret_access_key: "S3RVER" }, destination: destination === "s3" ? { type: "s3", endpoint, bucket: BUCKET, key: "copy.bin", access_key_id: "S3RVER", secret_access_key: "S3RVER" } : { type: "object", management_token: target.management_token } }),
+  });
+  const t = await res.json();
+  log(`started: ${res.status}`);
+  if (!res.ok) throw new Error(`start: ${res.status} ${JSON.stringify(t)}`);
+  let view = t;
+  while (view.status === "running") {
+    await sleep(500);
+    view = await (await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers/${t.transfer_id}`, { headers: ops })).json();
+    log(`${view.status}: ${view.bytes_moved} bytes moved, workerd RSS ${Math.round(samples[samples.length - 1].rss / 1024)} MiB`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  sampling = false;
+  await sampler;
+  if (view.status !== "completed") throw new Error(`transfer ${view.status}: ${view.error}`);
+  const during = samples.filter((s) => s.at >= started).map((s) => s.rss);
+  console.log(`S3 → ${destination}`);
+  console.log(`| size | parts | seconds | MiB/s | workerd RSS idle | max during | sha256 |\n|---|---|---|---|---|---|---|`);
+  console.log(`| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ${Math.round(idle / 1024)} MiB | ${Math.round(Math.max(...during) / 1024)} MiB | ${view.sha256.slice(0, 12)}… |`);
+} catch (err) {
+  console.error(service.output().slice(-6000));
+  throw err;
+} finally {
+  await service.stop();
+  await s3.close();
+  await rm(directory, { recursive: true, force: true });
+}
