@@ -2,25 +2,31 @@
  * The Place family's pages and sites in a real browser (Debian's Chromium through playwright-core)
  * on a real `wrangler dev`: what a person sees is the owner's text, styled by the site's own files,
  * nothing loads from another origin, and an owner's scripts (inline or a site's modules) run only
- * when opted in, and then sandboxed (no storage of this origin).
+ * when opted in, and then sandboxed (no storage of this origin). A rendered PDF (the local engines)
+ * is opened in the browser with pdf.js, Firefox's PDF reader, and read back by its text.
  */
 import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
+import { readFile } from "node:fs/promises";
+import { startEngines } from "../../scripts/engines.mjs";
 import { startWranglerDev } from "../../scripts/wrangler-dev.mjs";
 import { launchChromium } from "../peers/chromium";
 
 let server: Awaited<ReturnType<typeof startWranglerDev>>;
 let browser: Browser;
+let engines: Awaited<ReturnType<typeof startEngines>>;
 
 beforeAll(async () => {
+  engines = await startEngines();
   // The anonymous free tier pays for what this test creates.
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40" } }), launchChromium()]);
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40", ENGINE_URL: engines.url } }), launchChromium()]);
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await engines?.stop();
 });
 
 async function created(kind: string, body: Record<string, unknown>): Promise<{ id: string; management_token: string; urls: { public: string } }> {
@@ -124,5 +130,42 @@ it("a site without scripts: styled, but its scripts never run", async () => {
   await page.waitForTimeout(300);
   await expect(page.locator("#state").textContent()).resolves.toBe("static");
   expect(elsewhere).toEqual([]);
+  await page.close();
+});
+
+it("a PDF the pdf kind rendered opens in the browser with its text and pages", async () => {
+  const pdf = await created("pdf", {});
+  const html = `<h1>Quarterly report</h1><p>Revenue grew twelve percent</p><p style="page-break-before: always">Second page: outlook</p>`;
+  const res = await fetch(`${server.url}/v1/pdf/${pdf.id}/renders`, { method: "POST", headers: { authorization: `Bearer ${pdf.management_token}`, "content-type": "application/json" }, body: JSON.stringify({ html }) });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const { content_url, pages } = (await res.json()) as { content_url: string; pages: number };
+  expect(pages).toBe(2);
+  const bytes = Buffer.from(await (await fetch(content_url)).arrayBuffer());
+  // pdf.js and the PDF served to the page from one made-up origin (playwright's routing), so nothing else is reached.
+  const files: Record<string, [string, Buffer | string]> = {
+    "/": ["text/html", `<!doctype html><title>reader</title><pre id="text"></pre><script type="module">
+      import * as pdfjs from "/pdf.min.mjs";
+      pdfjs.GlobalWorkerOptions.workerSrc = "/pdf.worker.min.mjs";
+      const doc = await pdfjs.getDocument("/doc.pdf").promise;
+      const texts = [];
+      for (let n = 1; n <= doc.numPages; n++) texts.push((await (await doc.getPage(n)).getTextContent()).items.map((i) => i.str).join(" "));
+      document.getElementById("text").textContent = JSON.stringify({ pages: doc.numPages, texts });
+    </script>`],
+    "/pdf.min.mjs": ["text/javascript", await readFile("node_modules/pdfjs-dist/build/pdf.min.mjs")],
+    "/pdf.worker.min.mjs": ["text/javascript", await readFile("node_modules/pdfjs-dist/build/pdf.worker.min.mjs")],
+    "/doc.pdf": ["application/pdf", bytes],
+  };
+  const page = await browser.newPage();
+  await page.route("http://reader.test/**", (route) => {
+    const file = files[new URL(route.request().url()).pathname];
+    return file ? route.fulfill({ status: 200, contentType: file[0], body: file[1] }) : route.fulfill({ status: 404 });
+  });
+  await page.goto("http://reader.test/");
+  await page.waitForFunction(() => document.getElementById("text")?.textContent !== "", null, { timeout: 30_000 });
+  const read = JSON.parse((await page.textContent("#text"))!) as { pages: number; texts: string[] };
+  expect(read.pages).toBe(2);
+  expect(read.texts[0]).toContain("Quarterly report");
+  expect(read.texts[0]).toContain("Revenue grew twelve percent");
+  expect(read.texts[1]).toContain("Second page: outlook");
   await page.close();
 });

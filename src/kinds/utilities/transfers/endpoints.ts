@@ -11,6 +11,7 @@ import type { Env } from "../../../env";
 import { AppError, unwrap } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
 import { S3Client, type S3Target } from "./s3";
+import type { ResumableSha256 } from "./hashing";
 import type { Endpoint } from "./schema";
 
 /** An endpoint as kept (sealed): an object endpoint's token replaced by its resource and the R2 key read or written. */
@@ -90,10 +91,10 @@ export async function beginUpload(env: Env, dst: Resolved, contentType: string):
   throw new Error("a URL destination takes no parts");
 }
 
-/** Sends one part (`body`, exactly `length` bytes); answers its ETag. */
-export async function sendPart(env: Env, dst: Resolved, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, length: number): Promise<string> {
+/** Sends one part (`body`, exactly `length` bytes, through `hash`); answers its ETag. */
+export async function sendPart(env: Env, dst: Resolved, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, length: number, hash: ResumableSha256): Promise<string> {
   const sized = new FixedLengthStream(length);
-  const piped = body.pipeTo(sized.writable);
+  const piped = hash.pump(body, sized.writable);
   const sent =
     dst.type === "s3"
       ? new S3Client(env, dst, "destination").uploadPart(uploadId, partNumber, sized.readable)
@@ -129,11 +130,11 @@ export async function completeUpload(env: Env, dst: Resolved, uploadId: string, 
   throw new Error("a URL destination takes no parts");
 }
 
-/** The whole body in one request (a URL destination, or a source without ranges); answers the ETag reported. */
-export async function sendWhole(env: Env, dst: Resolved, body: ReadableStream<Uint8Array>, size: number, contentType: string): Promise<string | null> {
+/** The whole body in one request (a URL destination, or a source without ranges), through `hash`; answers the ETag reported. */
+export async function sendWhole(env: Env, dst: Resolved, body: ReadableStream<Uint8Array>, size: number, contentType: string, hash: ResumableSha256): Promise<string | null> {
   // An empty body goes as bytes: a zero-length stream would leave R2 waiting for bytes that never come.
   const sized = size > 0 ? new FixedLengthStream(size) : null;
-  const piped = sized ? body.pipeTo(sized.writable) : body.cancel();
+  const piped = sized ? hash.pump(body, sized.writable) : body.cancel();
   const payload = sized?.readable ?? new Uint8Array(0);
   const sent = (async () => {
     if (dst.type === "s3") return new S3Client(env, dst, "destination").put(payload, contentType);

@@ -42,13 +42,25 @@ export class ResumableSha256 {
     return toHex(this.hash.digest());
   }
 
-  /** A pass-through stream that feeds what crosses it to the hash. */
-  tap(): TransformStream<Uint8Array, Uint8Array> {
-    return new TransformStream({
-      transform: (chunk, controller) => {
-        this.update(chunk);
-        controller.enqueue(chunk);
-      },
-    });
+  /**
+   * Moves `body` into `sink`, hashing each chunk on the way, one chunk at a time: the next is read only
+   * once the sink took the last, so what is held never grows past a chunk. (A TransformStream in
+   * between measured three times slower in workerd, and its queues let the source run ahead.)
+   */
+  async pump(body: ReadableStream<Uint8Array>, sink: WritableStream<Uint8Array>): Promise<void> {
+    const reader = body.getReader();
+    const writer = sink.getWriter();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.update(value);
+        await writer.write(value);
+      }
+      await writer.close();
+    } catch (err) {
+      await Promise.all([reader.cancel(err).catch(() => undefined), writer.abort(err).catch(() => undefined)]);
+      throw err;
+    }
   }
 }

@@ -72,7 +72,7 @@ async function copyParts(ctx: PrepareContext, row: Row, result: Stepped): Promis
     const start = (n - 1) * row.part_bytes;
     const end = Math.min(n * row.part_bytes, row.bytes_total) - 1;
     const body = await read(ctx.env, source, start, end, true);
-    const etag = await sendPart(ctx.env, destination, row.upload_id!, n, body.pipeThrough(hash.tap()), end - start + 1);
+    const etag = await sendPart(ctx.env, destination, row.upload_id!, n, body, end - start + 1, hash);
     const part = { part_number: n, size: end - start + 1, etag };
     result.parts.push(part);
     done.push(part);
@@ -91,7 +91,7 @@ async function copyWhole(ctx: PrepareContext, row: Row, result: Stepped): Promis
   const { source, destination } = endpointsOf(ctx.env, row);
   const hash = new ResumableSha256(null);
   const body = row.bytes_total === 0 ? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) : await read(ctx.env, source, 0, row.bytes_total - 1, false);
-  const etag = await sendWhole(ctx.env, destination, body.pipeThrough(hash.tap()), row.bytes_total, row.content_type);
+  const etag = await sendWhole(ctx.env, destination, body, row.bytes_total, row.content_type, hash);
   const sha256 = hash.hex();
   await handOver(ctx.env, destination, row.bytes_total, sha256, row.content_type, row.transfer_id);
   result.completed = { etag, sha256 };
