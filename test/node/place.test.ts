@@ -146,7 +146,7 @@ it("a PDF the pdf kind rendered opens in the browser with its text and pages", a
     "/": ["text/html", `<!doctype html><title>reader</title><pre id="text"></pre><script type="module">
       import * as pdfjs from "/pdf.min.mjs";
       pdfjs.GlobalWorkerOptions.workerSrc = "/pdf.worker.min.mjs";
-      const doc = await pdfjs.getDocument("/doc.pdf").promise;
+      const doc = await pdfjs.getDocument({ url: "/doc.pdf" }).promise;
       const texts = [];
       for (let n = 1; n <= doc.numPages; n++) texts.push((await (await doc.getPage(n)).getTextContent()).items.map((i) => i.str).join(" "));
       document.getElementById("text").textContent = JSON.stringify({ pages: doc.numPages, texts });
@@ -160,8 +160,14 @@ it("a PDF the pdf kind rendered opens in the browser with its text and pages", a
     const file = files[new URL(route.request().url()).pathname];
     return file ? route.fulfill({ status: 200, contentType: file[0], body: file[1] }) : route.fulfill({ status: 404 });
   });
+  const errors: string[] = [];
+  page.on("pageerror", (err) => void errors.push(err.message));
+  page.on("console", (msg) => void (msg.type() === "error" && errors.push(msg.text())));
+  page.on("requestfailed", (req) => void errors.push(`failed: ${req.url()} ${req.failure()?.errorText}`));
   await page.goto("http://reader.test/");
-  await page.waitForFunction(() => document.getElementById("text")?.textContent !== "", null, { timeout: 30_000 });
+  await page.waitForFunction('document.getElementById("text").textContent !== "" || undefined', null, { timeout: 30_000 }).catch((err: Error) => {
+    throw new Error(`${err.message}\n${errors.join("\n")}`);
+  });
   const read = JSON.parse((await page.textContent("#text"))!) as { pages: number; texts: string[] };
   expect(read.pages).toBe(2);
   expect(read.texts[0]).toContain("Quarterly report");
