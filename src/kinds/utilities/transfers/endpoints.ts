@@ -10,7 +10,7 @@ import { fetchStreamGuarded } from "../../../delivery/fetch-guarded";
 import type { Env } from "../../../env";
 import { AppError, unwrap } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
-import { S3Client, type S3Target } from "./s3";
+import { S3Client } from "./s3";
 import type { ResumableSha256 } from "./hashing";
 import type { Endpoint } from "./schema";
 
@@ -168,4 +168,3 @@ export function shown(ep: Resolved): Record<string, unknown> {
   return { type: "object", resource_id: ep.resource_id };
 }
 
-export type { S3Target };

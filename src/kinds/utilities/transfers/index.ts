@@ -7,8 +7,7 @@
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../resources/kind";
 import { abortOpen, discardStart, reopen, run, start, RUN_BUDGET_MS } from "./steps";
-import { all, cancel, cancellable, insert, nextDue, openUploads, page, recordStep, remove, resumable, resume, rowOf, TABLES, usage, view } from "./store";
-import { AppError } from "../../../http/errors";
+import { all, cancel, cancellable, found, insert, nextDue, openUploads, page, recordStep, remove, resumable, resume, TABLES, usage, view } from "./store";
 import {
   MAX_TRANSFER_BYTES, MAX_TRANSFERS, PART_BYTES, startInput, transferIdParam, transfersCreate, transfersInput, transfersPage, transferView, type TransfersConfig,
 } from "./schema";
@@ -65,11 +64,7 @@ export const transfers = kind.define({
     kind.op({
       name: "get_transfer", method: "get", path: "/transfers/{transfer_id}", summary: "A transfer's status, progress and checksums", priceMicro: OP_PRICE,
       params: transferIdParam, input: noInput, output: transferView, errors: [404], example: { params: EXAMPLE_ID, after: ["start"] },
-      run: (store, _config, input) => {
-        const row = rowOf(store.sql, input.transfer_id);
-        if (!row) throw new AppError("not_found", `No transfer ${input.transfer_id} here.`);
-        return view(store.sql, row, store.now);
-      },
+      run: (store, _config, input) => view(store.sql, found(store.sql, input.transfer_id), store.now),
     }),
     kind.op({
       name: "resume", method: "post", path: "/transfers/{transfer_id}/resume", summary: "Run a failed transfer again from the last part it moved, or a cancelled one from the start", priceMicro: OP_PRICE,

@@ -62,7 +62,7 @@ export const endpointsOf = (env: Env, row: Row): { source: Resolved; destination
 
 export const rowOf = (sql: SqlStorage, id: string): Row | null => sql.exec<Row>("SELECT * FROM transfers WHERE transfer_id = ?", id).toArray()[0] ?? null;
 
-function found(sql: SqlStorage, id: string): Row {
+export function found(sql: SqlStorage, id: string): Row {
   const row = rowOf(sql, id);
   if (!row) throw new AppError("not_found", `No transfer ${id} here.`);
   return row;
