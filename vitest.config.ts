@@ -82,6 +82,8 @@ export default defineConfig({
                   ENVIRONMENT: "test",
                   TEST_MIGRATIONS: migrations,
                   TEST_EVM: evm,
+                  // watches' chain_balance reads the local node, on loopback.
+                  ALLOW_PRIVATE_TARGETS: "true",
                   X402_SETTLEMENT: "direct",
                   X402_PAY_TO: TEST_PAY_TO,
                   OAUTH_PRIVATE_JWK,

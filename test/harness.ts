@@ -276,10 +276,10 @@ export async function received(name: string, count: number): Promise<Received[]>
 }
 
 /** Makes the local receiver serve `body` at `${TEST_RECEIVER_URL}/content/${name}` (and /redirect/${name}); returns that URL. */
-export async function serveContent(name: string, body: string | Uint8Array, options: { status?: number; type?: string } = {}): Promise<string> {
+export async function serveContent(name: string, body: string | Uint8Array, options: { status?: number; type?: string; headers?: Record<string, string> } = {}): Promise<string> {
   await fetch(`${env.TEST_RECEIVER_URL}/_content/${name}`, {
     method: "PUT",
-    headers: { "content-type": options.type ?? "text/plain", "x-status": String(options.status ?? 200) },
+    headers: { "content-type": options.type ?? "text/plain", "x-status": String(options.status ?? 200), "x-headers": JSON.stringify(options.headers ?? {}) },
     body,
   });
   return `${env.TEST_RECEIVER_URL}/content/${name}`;

@@ -63,13 +63,15 @@ interface FetchInit {
   field?: string;
   /** A request body (a token exchange's form): sent once, so a redirect is answered as it is, not followed. */
   body?: string;
+  /** The whole fetch, body included, within this long (default FETCH_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 /** 502 naming the hop that failed: a timeout says so, anything else passes its message on. */
-function upstreamError(url: URL, err: unknown): AppError {
+function upstreamError(url: URL, err: unknown, timeoutMs = FETCH_TIMEOUT_MS): AppError {
   if (err instanceof AppError) return err;
   const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-  return new AppError("upstream_failed", `${url.href}: ${timeout ? `no complete answer within ${FETCH_TIMEOUT_MS / 1000} s` : err instanceof Error ? err.message : String(err)}.`);
+  return new AppError("upstream_failed", `${url.href}: ${timeout ? `no complete answer within ${timeoutMs / 1000} s` : err instanceof Error ? err.message : String(err)}.`);
 }
 
 /**
@@ -94,7 +96,7 @@ async function followGuarded(env: Env, raw: string, init: FetchInit, signal: Abo
       url = next;
     }
   } catch (err) {
-    throw upstreamError(url, err);
+    throw upstreamError(url, err, init.timeoutMs);
   }
 }
 
@@ -104,12 +106,12 @@ async function followGuarded(env: Env, raw: string, init: FetchInit, signal: Abo
  * `upstream_failed` for a network error, a timeout or too many redirects.
  */
 export async function fetchGuarded(env: Env, raw: string, init: FetchInit & { maxBytes: number }): Promise<FetchedBody> {
-  const { url, res } = await followGuarded(env, raw, init, AbortSignal.timeout(FETCH_TIMEOUT_MS));
+  const { url, res } = await followGuarded(env, raw, init, AbortSignal.timeout(init.timeoutMs ?? FETCH_TIMEOUT_MS));
   let read: { bytes: Uint8Array; truncated: boolean };
   try {
     read = await readCapped(res.body, init.maxBytes);
   } catch (err) {
-    throw upstreamError(url, err);
+    throw upstreamError(url, err, init.timeoutMs);
   }
   // The caller's own limit, not the upstream's failure: the same 413 a too-large request gets.
   if (read.truncated) throw new AppError("payload_too_large", `${url.href}: the response is larger than ${init.maxBytes} bytes; nothing was kept.`);

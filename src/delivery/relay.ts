@@ -6,6 +6,9 @@
  * the target takes each relay id once. A target that has ended stops the retries.
  */
 import type { Env } from "../env";
+import type { Json } from "../json";
+import type { EngineStore } from "../resources/engine";
+import { sha256Hex } from "../bytes";
 import { ERROR_CODES, type Result } from "../http/errors";
 import { resourceStub } from "../stubs";
 import type { AttemptResult } from "./attempt";
@@ -15,6 +18,17 @@ const PREFIX = "zeitvault://resources/";
 
 /** The attempt log's URL of a relay to resource `id`. */
 export const relayUrl = (id: string) => `${PREFIX}${id}`;
+
+/**
+ * Stages `message` for resource `targetId` in the caller's transaction; `uniqueBy` (what makes this
+ * message this message, within the sending resource) gives it its id, so a repeated alarm sends it once.
+ */
+export function sendRelay(store: EngineStore, targetId: string, eventType: string, message: Json, uniqueBy: string): string {
+  return store.send({
+    id: `rly_${sha256Hex(`${store.resourceId}\n${uniqueBy}`).slice(0, 32)}`,
+    url: relayUrl(targetId), method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message), eventType,
+  });
+}
 
 export const isRelay = (url: string) => url.startsWith(PREFIX);
 

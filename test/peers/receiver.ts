@@ -8,7 +8,10 @@
  *   /down/<name>           500, always
  *   /flaky/<name>          500 the first time a webhook-id arrives, 200 when it comes again (half its requests fail)
  *   /slow/<ms>/<name>      200 after <ms> milliseconds
- *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type)
+ *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type, and the headers
+ *                          its x-headers gives as JSON)
+ *   /doh/<name>            a DNS-over-HTTPS resolver answering from the record set stored at <name> (doh.ts)
+ *   /rdap/<name>/domain/<domain>  an RDAP server answering what is stored at <name> (application/rdap+json; 404 when nothing is)
  *   /redirect/<name>       302 to /content/<name>
  *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
  *   /gzip/<name>           the same as /content/<name>, gzip-compressed (Content-Encoding: gzip)
@@ -29,6 +32,7 @@ import { gzipSync } from "node:zlib";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pattern } from "./pattern";
+import { answerDoh, type RecordSet } from "./doh";
 
 const PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==", "base64");
 
@@ -73,7 +77,7 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 
 export async function startReceiver(): Promise<{ url: string; stop(): Promise<void> }> {
   const log = new Map<string, Received[]>();
-  const contents = new Map<string, { status: number; type: string; body: Buffer }>();
+  const contents = new Map<string, { status: number; type: string; headers: Record<string, string>; body: Buffer }>();
   const failFrom = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const parts = (req.url ?? "/").split("?")[0]!.split("/").filter(Boolean);
@@ -84,7 +88,8 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
     if (req.method === "PUT" && parts[0] === "_content") {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      contents.set(parts[1] ?? "", { status: Number(req.headers["x-status"] ?? 200), type: req.headers["content-type"] ?? "application/octet-stream", body: Buffer.concat(chunks) });
+      const headers = JSON.parse(String(req.headers["x-headers"] ?? "{}")) as Record<string, string>;
+      contents.set(parts[1] ?? "", { status: Number(req.headers["x-status"] ?? 200), type: req.headers["content-type"] ?? "application/octet-stream", headers, body: Buffer.concat(chunks) });
       res.writeHead(204).end();
       return;
     }
@@ -95,7 +100,7 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     const body = await readBody(req);
-    const name = (parts[0] === "echo" || parts[0] === "provider" ? parts[1] : parts[parts.length - 1]) ?? "";
+    const name = (["echo", "provider", "doh", "rdap"].includes(parts[0] ?? "") ? parts[1] : parts[parts.length - 1]) ?? "";
     const seen = log.get(name) ?? [];
     let status = 200;
     const headers: Record<string, string> = { "content-type": "text/plain" };
@@ -126,7 +131,17 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     if (parts[0] === "content" && content) {
-      res.writeHead(content.status, { "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
+      res.writeHead(content.status, { ...content.headers, "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
+      return;
+    }
+    if (parts[0] === "doh" && content) {
+      const answer = answerDoh(JSON.parse(content.body.toString()) as RecordSet, new URL(req.url ?? "/", "http://x"), req.method ?? "GET", body);
+      res.writeHead(answer.status, { "content-type": answer.type }).end(answer.body);
+      return;
+    }
+    if (parts[0] === "rdap") {
+      if (!content) return void res.writeHead(404, { "content-type": "application/rdap+json" }).end(JSON.stringify({ errorCode: 404, title: "Not Found" }));
+      res.writeHead(200, { "content-type": "application/rdap+json" }).end(content.body);
       return;
     }
     if (parts[0] === "gzip" && content) {

@@ -6,8 +6,7 @@
  * notify resource through all its channels.
  */
 import { z } from "@hono/zod-openapi";
-import { relayUrl } from "../../../delivery/relay";
-import { sha256Hex } from "../../../bytes";
+import { sendRelay } from "../../../delivery/relay";
 import type { Env } from "../../../env";
 import { checkOwnedResource } from "../../../resources/owned";
 import type { EngineStore } from "../../../resources/kind";
@@ -35,8 +34,5 @@ export type RelayedMessage = z.infer<typeof relayedMessage>;
 
 /** Sends `message` to the people of notify resource `notifyId`, once per `uniqueBy` (what makes this alert this alert). */
 export function notifyPeople(store: EngineStore, notifyId: string, message: RelayedMessage, uniqueBy: string): string {
-  return store.send({
-    id: `rly_${sha256Hex(`${store.resourceId}\n${uniqueBy}`).slice(0, 32)}`,
-    url: relayUrl(notifyId), method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message), eventType: "notify.relay",
-  });
+  return sendRelay(store, notifyId, "notify.relay", message, uniqueBy);
 }

@@ -25,7 +25,7 @@ export function selectorProblem(selector: string): string | null {
   }
 }
 
-async function selectText(body: Uint8Array, selector: string): Promise<string> {
+export async function selectText(body: Uint8Array, selector: string): Promise<string> {
   const parts: string[] = [];
   await new HTMLRewriter().on(selector, { text: (t) => void parts.push(t.text) }).transform(new Response(body)).arrayBuffer();
   return parts.join("");
