@@ -116,6 +116,11 @@ export interface KindDefinition<Config = unknown> {
   createSchema: z.ZodType<Config>;
   /** A create body that succeeds as it stands (URLs at example.com), published and run by the examples test. */
   example: JsonObject;
+  /**
+   * Other resources the example names by management token, as placeholder token → kind (a group's
+   * children): the examples test makes each from its own kind's example and puts its token in.
+   */
+  exampleNeeds?: Record<string, string>;
   /** Price of one day of life; create and extend charge it per started day. */
   dayPriceMicro: number;
   defaultTtlSeconds: number;

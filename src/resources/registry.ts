@@ -42,6 +42,7 @@ import { convertKind } from "../kinds/utilities/convert";
 import { egressConnectors } from "../kinds/utilities/egress-connectors";
 import { transfers } from "../kinds/utilities/transfers";
 import { watches } from "../kinds/watching/watches";
+import { watchGroups } from "../kinds/watching/watch-groups";
 
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
@@ -49,7 +50,7 @@ export const KINDS: readonly AnyKind[] = [
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
   pages, sites, links, pdf,
-  watches,
+  watches, watchGroups,
   ocr, convertKind, egressConnectors, transfers,
 ];
 

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import type { AnyKind, AnyOp } from "../../src/resources/kind";
 import { buyCredits, call, json } from "../harness";
-import { exampleRequest, localized, prepareExample, send, type ExampleRequest } from "./examples";
+import { exampleBody, exampleRequest, localized, prepareExample, send, type ExampleRequest } from "./examples";
 
 type Schema = Record<string, any>;
 type Doc = Record<string, any>;
@@ -158,7 +158,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     const doc = await openapi();
     const { token } = await buyCredits(20);
     const schema = resolve(doc, doc.paths[`/v1/${kindName}`].post.requestBody.content["application/json"].schema);
-    const example = localized(kind.example) as Record<string, unknown>;
+    const example = await exampleBody(kind);
     const outcomes: Outcome[] = [];
     const minimal = requiredOnly(schema, example);
     outcomes.push(await check(await createWith(kind, token, { input: minimal }), { what: "only the required fields", expect: "any" }, minimal));
@@ -172,7 +172,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
   it.each(kind.ops.map((op) => [op.name, op] as const))("%s: every spoilt input is refused or accepted, never a 5xx, and only 2xx is charged", async (_name, op) => {
     const doc = await openapi();
     const { token } = await buyCredits(20);
-    const created = await call("POST", `/v1/${kindName}`, { body: localized(kind.example), headers: { authorization: `Bearer ${token}` } });
+    const created = await call("POST", `/v1/${kindName}`, { body: await exampleBody(kind), headers: { authorization: `Bearer ${token}` } });
     expect(created.status).toBe(201);
     const { id, management_token: mgmt } = await json(created);
     const prepared = localized(await prepareExample(kind, op, id, mgmt, token));

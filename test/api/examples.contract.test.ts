@@ -8,12 +8,13 @@
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { buyCredits, call, json } from "../harness";
-import { exampleRequest, localized, prepareExample, send } from "./examples";
+import { exampleBody, exampleRequest, prepareExample, send } from "./examples";
+import type { AnyKind } from "../../src/resources/kind";
 
 const credit = buyCredits(50).then((b) => b.token);
 
-async function fromExample(kind: string, example: Record<string, unknown>) {
-  const res = await call("POST", `/v1/${kind}`, { body: localized(example), headers: { authorization: `Bearer ${await credit}` } });
+async function fromExample(kind: AnyKind) {
+  const res = await call("POST", `/v1/${kind.kind}`, { body: await exampleBody(kind), headers: { authorization: `Bearer ${await credit}` } });
   expect(res.status, await res.clone().text()).toBe(201);
   const record = await json(res);
   return { id: record.id as string, mgmt: record.management_token as string };
@@ -21,7 +22,7 @@ async function fromExample(kind: string, example: Record<string, unknown>) {
 
 describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => {
   it("is created from its published example alone", async () => {
-    await fromExample(kindName, kind.example);
+    await fromExample(kind);
   });
 
   const needsExample = kind.ops.filter((op) => !op.example && (op.params || Object.keys((op.input as { shape?: object }).shape ?? {}).length > 0));
@@ -30,7 +31,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
   });
 
   it.each(kind.ops.map((op) => [op.name, op] as const))("%s: its example succeeds", async (_name, op) => {
-    const { id, mgmt } = await fromExample(kindName, kind.example);
+    const { id, mgmt } = await fromExample(kind);
     const example = await prepareExample(kind, op, id, mgmt, await credit);
     const res = await send(exampleRequest(kind, op, id, example), mgmt, await credit);
     expect(res.status, `${kindName}.${op.name}: ${await res.clone().text()}`).toBeLessThan(300);

@@ -10,6 +10,7 @@ import { expect } from "vitest";
 import type { AnyKind, AnyOp, OpExample } from "../../src/resources/kind";
 import { fromBinaryString } from "../../src/bytes";
 import { buyCredits, call, createResource, json, managed } from "../harness";
+import { requireKind } from "../../src/resources/registry";
 
 /** The example's outside world, mapped to the local receiver (a mock at the network edge only): its URLs, and the host alone (an allowlist's). */
 export const localized = <T>(value: T): T =>
@@ -18,12 +19,25 @@ export const localized = <T>(value: T): T =>
   ) as T;
 
 /**
+ * The kind's create example as a request body: localized, and with the resources it names by
+ * management token (`exampleNeeds`) made first, each from its own kind's example.
+ */
+export async function exampleBody(kind: AnyKind): Promise<Record<string, unknown>> {
+  let text = JSON.stringify(localized(kind.example));
+  for (const [placeholder, needed] of Object.entries(kind.exampleNeeds ?? {})) {
+    const { mgmt } = await resourceFixture(requireKind(needed));
+    text = text.replaceAll(placeholder, mgmt);
+  }
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/**
  * A resource of `kind` made from its published example (the kind's contract fixture, kept in its
  * folder), with credits of its own: the one way contract tests get a resource of any kind.
  */
 export async function resourceFixture(kind: AnyKind, overrides: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  return { ...(await createResource(kind.kind, token, { ...localized(kind.example), ...overrides })), token };
+  return { ...(await createResource(kind.kind, token, { ...(await exampleBody(kind)), ...overrides })), token };
 }
 
 /** Ids the service issued in earlier answers (`lease_id`, `lock_token`, …), newest last. */

@@ -4,10 +4,10 @@
  * 401/403 and no charge; expiry (driven by the alarm) → 410 and no data left.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys } from "../harness";
-import { exampleRequest, localized, resourceFixture } from "./examples";
+import { exampleBody, exampleRequest, resourceFixture } from "./examples";
 import type { AnyKind } from "../../src/resources/kind";
 
 async function storageIsEmpty(id: string): Promise<boolean> {
@@ -40,7 +40,10 @@ function sampleOp(kind: AnyKind) {
 
 describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => {
   // The kind's published create example (its contract fixture lives with the kind) and a paid operation's.
-  const valid = localized(kind.example);
+  let valid: Record<string, unknown>;
+  beforeAll(async () => {
+    valid = await exampleBody(kind);
+  });
   const sample = sampleOp(kind);
   const callSample = (id: string, headers: Record<string, string>) => {
     const req = exampleRequest(kind, sample, id);
