@@ -43,6 +43,7 @@ import { egressConnectors } from "../kinds/utilities/egress-connectors";
 import { transfers } from "../kinds/utilities/transfers";
 import { watches } from "../kinds/watching/watches";
 import { watchGroups } from "../kinds/watching/watch-groups";
+import { escalations } from "../kinds/watching/escalations";
 
 /** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
@@ -50,7 +51,7 @@ export const KINDS: readonly AnyKind[] = [
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,
   vaults, checkpoints, journals, secrets, blobs, objects, idempotency, queues, counters,
   pages, sites, links, pdf,
-  watches, watchGroups,
+  watches, watchGroups, escalations,
   ocr, convertKind, egressConnectors, transfers,
 ];
 

@@ -12,6 +12,8 @@
  *   and again with the honeypot filled (discarded); axe-core finds no serious accessibility problem;
  * - an approval's page: a person approves with a comment, the decision record verifies against the
  *   JWKS, a second click changes nothing; no serious accessibility problem either;
+ * - an escalation's ack page, opened from the link its first step sent: a person acknowledges by name,
+ *   the incident's timeline says who and when, and no further step goes out;
  * - an OAuth flow through a real OpenID provider (oidc-provider) with PKCE: authorize, sign in,
  *   consent, the callback exchanges the code, and the agent gets the tokens.
  * Everything loads from the service's own origin (no request leaves for another), and no
@@ -34,7 +36,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   // The anonymous free tier pays for what this test creates; a form relays to the local receiver.
   receiver = await startReceiver();
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40", ALLOW_PRIVATE_TARGETS: "true" } }), launchChromium()]);
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "60", ALLOW_PRIVATE_TARGETS: "true" } }), launchChromium()]);
 }, 180_000);
 
 /** A page that records every request and every script or policy problem. */
@@ -345,4 +347,41 @@ it("an OAuth flow through a real OpenID provider with PKCE: the person signs in,
   } finally {
     await provider.stop();
   }
+});
+
+it("an escalation's ack page: the link from the first step acknowledges by name, and the steps stop", async () => {
+  const created = await fetch(`${server.url}/v1/escalations`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-escalation-1` }] }, { delay_seconds: 60, targets: [{ url: `${receiver.url}/ok/pages-escalation-2` }] }] }),
+  });
+  expect(created.status).toBe(201);
+  const record = (await created.json()) as { id: string; management_token: string };
+  const api = (path: string, body?: unknown) => fetch(`${server.url}/v1/escalations/${record.id}${path}`, {
+    method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${record.management_token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const incident = (await (await api("/incidents", { title: "Disk almost full on db-1", details: "94% used, growing 1%/h" })).json()) as { incident_id: string };
+
+  let step: { data: { ack_url: string; incident_id: string } } | undefined;
+  for (let i = 0; i < 100 && !step; i++) {
+    const log = (await (await fetch(`${receiver.url}/_log/pages-escalation-1`)).json()) as { body: string }[];
+    step = log[0] && JSON.parse(log[0].body);
+    if (!step) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(step?.data.incident_id).toBe(incident.incident_id);
+  expect(await accessibilityProblems(step!.data.ack_url)).toEqual([]);
+
+  const { page, problems, elsewhere } = await watchedPage();
+  await page.setViewportSize({ width: 390, height: 800 });
+  expect((await page.goto(step!.data.ack_url))?.status()).toBe(200);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Disk almost full on db-1");
+  await page.getByLabel("Your name (optional)").fill("Dana <on call>");
+  await page.getByRole("button", { name: "Acknowledge" }).click();
+  await page.getByRole("status").waitFor();
+  await expect(page.getByRole("status").textContent()).resolves.toContain("Acknowledged by Dana <on call>");
+
+  const after = (await (await api(`/incidents/${incident.incident_id}`)).json()) as { state: string; acknowledged_by: string; next_step_at: string | null; timeline: { event: string; by: string | null }[] };
+  expect(after).toMatchObject({ state: "acknowledged", acknowledged_by: "Dana <on call>", next_step_at: null });
+  expect(after.timeline.map((t) => t.event)).toEqual(["triggered", "step", "acknowledged"]);
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
 });

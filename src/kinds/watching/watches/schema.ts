@@ -142,7 +142,7 @@ export type CheckType = Check["type"];
 export type HttpCheck = Extract<Check, { url: string; method: string }>;
 
 export const escalationTarget = z.string().regex(/^zvm_[0-9A-Za-z]+$/, "must be an escalations resource's management token (zvm_…)").nullable().default(null)
-  .describe("An escalations resource's management token (zvm_…): going down opens an incident there, recovery resolves it. Only its id is kept.");
+  .describe("An escalations resource's management token: going down opens an incident there, recovery resolves it (only its id is kept).");
 
 export const watchConfig = z.object({
   check,
@@ -172,7 +172,7 @@ export const checkResult = z.object({
   error: z.string().nullable().describe("Why the check failed."),
   value: jsonValue.nullable().describe("What the check read."),
   changed: z.boolean(),
-  excerpt: z.string().nullable().describe(`The start of the answer (at most ${EXCERPT_CHARS} characters).`),
+  excerpt: z.string().nullable().describe(`The answer's first ${EXCERPT_CHARS} characters.`),
 }).openapi("WatchCheck");
 
 export const watchStatus = z.object({
@@ -188,7 +188,7 @@ export const watchStatus = z.object({
   last_check: checkResult.nullable(),
   next_check_at: rfc3339.nullable(),
   last_ping_at: rfc3339.nullable().describe("Heartbeat: the last ping."),
-  followers: z.int().describe("Watch-groups following this watch."),
+  followers: z.int().describe("Groups following it."),
 }).openapi("WatchStatus");
 
 export const historyInput = z.object({

@@ -1,0 +1,67 @@
+/**
+ * The ack page of an incident (`/ack/{key}`, the link each step carries): GET shows what is
+ * happening and a button, POST acknowledges (a form post with an optional name, or JSON from a
+ * script). Opening the link changes nothing, so a chat's link preview never acknowledges. Plain
+ * HTML, no script, phone width.
+ */
+import { AppError } from "../../../http/errors";
+import { escapeHtml, htmlDocument } from "../../../site/layout";
+import { NONCE_SLOT } from "../../../resources/public-answer";
+import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { acknowledge, byAckKey, type IncidentRow } from "./store";
+import type { EscalationConfig } from "./schema";
+
+const STYLE = `
+main { max-width: 40rem; margin: 2.5rem auto; padding: 0 1.25rem 2rem; }
+form { display: grid; gap: 1rem; margin-top: 1.25rem; }
+label { font-weight: 600; }
+input { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
+button { font: inherit; font-weight: 600; padding: .65rem 1.2rem; border: 2px solid var(--accent); border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
+input:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.muted { color: var(--muted); }
+.details { white-space: pre-wrap; border-left: 4px solid var(--line); padding-left: 1rem; }
+`;
+
+function incidentPage(row: IncidentRow): string {
+  const head = `<h1>${escapeHtml(row.title)}</h1>${row.details ? `<p class="details">${escapeHtml(row.details)}</p>` : ""}
+<p class="muted">Opened <time datetime="${new Date(row.opened_at).toISOString()}">${new Date(row.opened_at).toISOString()}</time>; ${row.steps_sent} escalation step(s) sent.</p>`;
+  const body = row.state === "open"
+    ? `<form method="post"><div><label for="by">Your name (optional)</label><br><input id="by" name="by" maxlength="100" autocomplete="name"></div>
+<button type="submit">Acknowledge</button></form>`
+    : row.state === "acknowledged"
+      ? `<p role="status"><strong>Acknowledged</strong> by ${escapeHtml(row.acked_by ?? "someone")} at ${new Date(row.acked_at!).toISOString()}. No further steps will be sent.</p>`
+      : `<p role="status"><strong>Resolved</strong> by ${escapeHtml(row.resolved_by ?? "someone")} at ${new Date(row.resolved_at!).toISOString()}.</p>`;
+  return htmlDocument({ title: row.title, description: row.title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`, body: `<main id="main">${head}${body}</main>` });
+}
+
+/** Who acknowledges: the form's `by` (or JSON's), one line; "ack page" when left empty. */
+function who(request: PublicRequest): string {
+  const text = request.body instanceof Uint8Array ? new TextDecoder().decode(request.body) : "";
+  let by: unknown;
+  if (/^application\/json\b/i.test(request.headers["content-type"] ?? "")) {
+    try {
+      by = (JSON.parse(text) as { by?: unknown } | null)?.by;
+    } catch {
+      throw new AppError("invalid_request", "The body is not JSON.");
+    }
+  } else by = new URLSearchParams(text).get("by");
+  if (typeof by !== "string" || by.trim() === "") return "ack page";
+  const name = by.trim();
+  if ([...name].length > 100 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new AppError("validation_failed", "by: one line of at most 100 characters.");
+  return name;
+}
+
+export const ackFace = definePublicFace<EscalationConfig>({
+  routes: [
+    { name: "page", path: "/ack/{key}", methods: ["GET"], maxBodyBytes: 0, answers: ["html", "json"], summary: "An incident's ack page: what happened and an Acknowledge button." },
+    { name: "ack", path: "/ack/{key}", methods: ["POST"], maxBodyBytes: 4096, answers: ["html", "json"], summary: "Acknowledge (a form post with an optional `by`, or JSON): no further steps are sent." },
+  ],
+  handle(store, _config, request): PublicAnswer {
+    const row = byAckKey(store.sql, request.params.key ?? "");
+    if (!row) throw new AppError("not_found", "No incident has this link.");
+    const html = prefersHtml(request) || (request.method === "GET" && !/json/i.test(request.headers.accept ?? ""));
+    const current = request.method === "POST" ? (acknowledge(store, row, who(request)), byAckKey(store.sql, row.ack_key)!) : row;
+    if (html) return { type: "html", body: incidentPage(current) };
+    return { type: "json", body: { incident_id: current.id, title: current.title, state: current.state, acknowledged_by: current.acked_by } };
+  },
+});
