@@ -12,7 +12,7 @@
  *   inside one native call, where no step count reaches.
  */
 import jsonata from "jsonata";
-import { AppError } from "../http/errors";
+import { fieldError } from "../http/errors";
 import type { Json } from "../json";
 
 export const MAX_EXPRESSION_CHARS = 4096;
@@ -20,7 +20,6 @@ export const EXPRESSION_LIMITS = { steps: 100_000, stack: 100, sequence: 100_000
 
 type Expression = ReturnType<typeof jsonata>;
 
-const refuse = (field: string, why: string) => new AppError("validation_failed", `${field}: ${why}`, { errors: [{ path: field, message: why }] });
 
 /** Why a regular expression may backtrack without bound (see above), or null. */
 export function riskyRegex(source: string): string | null {
@@ -65,20 +64,20 @@ function checkRegexes(node: unknown, field: string): void {
   const n = node as Record<string, unknown>;
   if (n.type === "regex" && n.value instanceof RegExp) {
     const why = riskyRegex(n.value.source);
-    if (why) throw refuse(field, `the regular expression /${n.value.source}/: ${why}`);
+    if (why) throw fieldError(field, `the regular expression /${n.value.source}/: ${why}`);
   }
   for (const value of Object.values(n)) if (value && typeof value === "object" && !(value instanceof RegExp)) checkRegexes(value, field);
 }
 
 /** Parses `text`, or throws 422 naming `field` with JSONata's message and position. */
 function parse(text: string, field: string): Expression {
-  if (text.length > MAX_EXPRESSION_CHARS) throw refuse(field, `at most ${MAX_EXPRESSION_CHARS} characters`);
+  if (text.length > MAX_EXPRESSION_CHARS) throw fieldError(field, `at most ${MAX_EXPRESSION_CHARS} characters`);
   let expression: Expression;
   try {
     expression = jsonata(text, { stack: EXPRESSION_LIMITS.stack, sequence: EXPRESSION_LIMITS.sequence });
   } catch (err) {
     const e = err as { message?: string; position?: number };
-    throw refuse(field, `not a JSONata expression: ${e.message ?? String(err)}${e.position !== undefined ? ` (at ${e.position})` : ""}`);
+    throw fieldError(field, `not a JSONata expression: ${e.message ?? String(err)}${e.position !== undefined ? ` (at ${e.position})` : ""}`);
   }
   checkRegexes(expression.ast(), field);
   return expression;

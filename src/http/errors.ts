@@ -96,6 +96,9 @@ export function unwrap<T>(result: Result<T>): T {
   throw AppError.from(result.error);
 }
 
+/** A 422 about one field of the input (`path`, dotted), when a schema alone cannot say it. */
+export const fieldError = (path: string, why: string): AppError => new AppError("validation_failed", `${path}: ${why}`, { errors: [{ path, message: why }] });
+
 export function validationError(error: ZodError, prefix = ""): AppError {
   const errors = error.issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].filter(Boolean).join("."),

@@ -8,6 +8,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { watches } from "../../src/kinds/watching/watches";
+import { watchRowsRead } from "./rows-read";
 import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
@@ -127,6 +128,23 @@ describe("watches: thresholds and events", () => {
     expect(result).toMatchObject({ ok: true, status: 200, scheduled_at: null, excerpt: "ok" });
     expect((await balanceOf(w.token)).spent_usd).toBeCloseTo(spent + 0.001, 6);
     expect((await w.status()).next_check_at).toBe(next);
+  });
+});
+
+describe("watches: what a check costs", () => {
+  it("a scheduled check reads and writes a handful of rows, however long the history (bench/README.md's per-check cost)", async () => {
+    const url = await serveContent(unique(), "ok");
+    const w = await watch({ type: "http_status", url });
+    await w.tick(0);
+    const rows = await watchRowsRead(w.id);
+    const first = await rows.rows(() => w.tick());
+    for (let i = 0; i < 20; i++) await w.tick();
+    const later = await rows.rows(() => w.tick());
+    expect((await w.status()).checks).toBe(23);
+    // The run's own rows and the platform's (its clock, the alarm's bookkeeping): 40 read and 4 written when measured.
+    expect(first.written).toBeLessThanOrEqual(4);
+    expect(first.read).toBeLessThanOrEqual(40);
+    expect(later).toEqual(first);
   });
 });
 

@@ -11,6 +11,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { sendRelay } from "../../delivery/relay";
+import { sendEvent } from "../../delivery/events";
+import { notifyPeople } from "../address/notify/people";
 import type { EngineStore } from "../../resources/kind";
 import type { Json } from "../../json";
 import { AppError } from "../../http/errors";
@@ -85,4 +87,21 @@ export function escalate(store: EngineStore, escalationId: string, change: { ope
     ? { type: "trigger", key, title: change.title, details: change.details }
     : { type: "resolve", key, reason: change.reason };
   sendRelay(store, escalationId, "escalation.signal", message, `${change.open ? "trigger" : "resolve"}:${change.since}`);
+}
+
+export interface Alert {
+  type: string;
+  data: Record<string, unknown>;
+  /** What makes this alert this alert (a repeated alarm sends it once). */
+  uniqueBy: string;
+  title: string;
+  body: string;
+  priority: "low" | "normal" | "high";
+  tags: string[];
+}
+
+/** An event to notify_url and the same news to the people of the notify resource `alertNotify`, both staged in this transaction. */
+export function raise(store: EngineStore, alertNotify: string | null, a: Alert): void {
+  if (store.notifyUrl) sendEvent(store, { url: store.notifyUrl }, a.type, a.data, a.uniqueBy);
+  if (alertNotify) notifyPeople(store, alertNotify, { title: a.title, body: a.body, format: "text", priority: a.priority, tags: a.tags }, `${a.type}:${a.uniqueBy}`);
 }

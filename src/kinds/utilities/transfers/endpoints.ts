@@ -8,7 +8,7 @@ import { checkOwnedResource } from "../../../resources/owned";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { fetchStreamGuarded } from "../../../delivery/fetch-guarded";
 import type { Env } from "../../../env";
-import { AppError, unwrap } from "../../../http/errors";
+import { AppError, unwrap, fieldError } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
 import { S3Client } from "./s3";
 import type { ResumableSha256 } from "./hashing";
@@ -27,7 +27,6 @@ export interface SourceInfo {
 
 export type DonePart = { part_number: number; size: number; etag: string };
 
-const refuse = (field: string, why: string) => new AppError("validation_failed", `${field}: ${why}`, { errors: [{ path: field, message: why }] });
 
 /** Checks an endpoint and resolves an object endpoint's token (the one await a transfer's start spends on D1 and another resource). */
 export async function resolve(env: Env, ep: Endpoint, field: "source" | "destination"): Promise<Resolved> {
@@ -41,7 +40,7 @@ export async function resolve(env: Env, ep: Endpoint, field: "source" | "destina
   const id = await checkOwnedResource(env, ep.management_token, kinds, `${field}.management_token`);
   if (field === "destination") return { type: "object", resource_id: id, key: `${id}/object/${crypto.randomUUID()}` };
   const shared = unwrap(await resourceStub(env, id).sharedObject());
-  if (!shared) throw refuse("source.management_token", "that resource holds no content yet");
+  if (!shared) throw fieldError("source.management_token", "that resource holds no content yet");
   return { type: "object", resource_id: id, key: shared.key };
 }
 
@@ -50,18 +49,18 @@ export async function probe(env: Env, src: Resolved): Promise<SourceInfo> {
   if (src.type === "s3") return { ...(await new S3Client(env, src, "source").head()), ranged: true };
   if (src.type === "object") {
     const head = await env.BUCKET.head(src.key);
-    if (!head) throw refuse("source.management_token", "that resource's content is gone");
+    if (!head) throw fieldError("source.management_token", "that resource's content is gone");
     return { size: head.size, etag: head.httpEtag, contentType: head.httpMetadata?.contentType ?? null, ranged: true };
   }
   // One byte asked for: a 206 tells the size (Content-Range) and that ranges work; a 200 tells the size by its Content-Length, if it has one.
   const { res } = await fetchStreamGuarded(env, src.url, { headers: { ...src.headers, range: "bytes=0-0" }, field: "source.url" });
   await res.body?.cancel().catch(() => undefined);
   if (res.status === 416) return { size: 0, etag: res.headers.get("etag"), contentType: res.headers.get("content-type"), ranged: false };
-  if (!res.ok) throw refuse("source.url", `the source answered ${res.status}`);
+  if (!res.ok) throw fieldError("source.url", `the source answered ${res.status}`);
   const total = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "")?.[1];
   const length = res.headers.get("content-length");
   const size = res.status === 206 && total ? Number(total) : res.status === 200 && length !== null && !res.headers.get("content-encoding") ? Number(length) : null;
-  if (size === null) throw refuse("source.url", "the source tells neither its size (Content-Length) nor serves ranges: a transfer needs to know what it moves");
+  if (size === null) throw fieldError("source.url", "the source tells neither its size (Content-Length) nor serves ranges: a transfer needs to know what it moves");
   return { size, etag: res.headers.get("etag"), contentType: res.headers.get("content-type"), ranged: res.status === 206 };
 }
 

@@ -6,7 +6,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../resources/kind";
-import { AppError } from "../../../http/errors";
+import { AppError, fieldError } from "../../../http/errors";
 import { checkOwnedResource } from "../../../resources/owned";
 import { checkNotifyTarget } from "../../address/notify/people";
 import { addSubscriber, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
@@ -16,8 +16,6 @@ import { groupConfig, groupStatus, transitionPage, transitionsInput, type GroupC
 
 const OP_PRICE = 100; // µUSD
 const kind = kindOf<GroupConfig>();
-
-const refuse = (path: string, why: string) => new AppError("validation_failed", `${path}: ${why}`, { errors: [{ path, message: why }] });
 
 export const watchGroups = kind.define({
   kind: "watch-groups",
@@ -39,14 +37,14 @@ export const watchGroups = kind.define({
   checkCreate: (config) => {
     const aliases = new Set(Object.keys(config.children));
     const problem = expressionProblem(config.expression, aliases);
-    if (problem) throw refuse("expression", problem);
+    if (problem) throw fieldError("expression", problem);
     const unused = [...aliases].filter((a) => !aliasesIn(config.expression).has(a));
-    if (unused.length) throw refuse("children", `${unused.join(", ")} not used by the expression`);
+    if (unused.length) throw fieldError("children", `${unused.join(", ")} not used by the expression`);
   },
   sealCreate: async (env, config) => {
     const ids: Record<string, string> = {};
     for (const [alias, token] of Object.entries(config.children)) ids[alias] = await checkOwnedResource(env, token, ["watches", "watch-groups"], `children.${alias}`);
-    if (new Set(Object.values(ids)).size !== Object.keys(ids).length) throw refuse("children", "each child may be named once");
+    if (new Set(Object.values(ids)).size !== Object.keys(ids).length) throw fieldError("children", "each child may be named once");
     return {
       config: {
         ...config, children: ids,

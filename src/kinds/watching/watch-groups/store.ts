@@ -9,10 +9,8 @@
 import type { EngineStore } from "../../../resources/kind";
 import { keysetPage } from "../../../resources/pages";
 import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../../../delivery/events";
 import { sendRelay } from "../../../delivery/relay";
-import { notifyPeople } from "../../address/notify/people";
-import { escalate, publishState, type SignalState } from "../signals";
+import { escalate, publishState, raise, type SignalState } from "../signals";
 import { evaluate, type Truth } from "./expression";
 import type { GroupConfig } from "./schema";
 
@@ -46,8 +44,7 @@ export function initGroup(store: EngineStore, config: GroupConfig): void {
 const childStates = (rows: ChildRow[]) => Object.fromEntries(rows.map((c) => [c.alias, c.state]));
 
 function alert(store: EngineStore, config: GroupConfig, type: "group.down" | "group.up", data: Record<string, unknown>, uniqueBy: string, title: string, body: string): void {
-  if (store.notifyUrl) sendEvent(store, { url: store.notifyUrl }, type, data, uniqueBy);
-  if (config.alert_notify) notifyPeople(store, config.alert_notify, { title, body, format: "text", priority: type === "group.down" ? "high" : "normal", tags: ["watch-group", type.slice(6)] }, `${type}:${uniqueBy}`);
+  raise(store, config.alert_notify, { type, data, uniqueBy, title, body, priority: type === "group.down" ? "high" : "normal", tags: ["watch-group", type.slice(6)] });
 }
 
 /** What the expression says now, and what the group does about it; `cause` is the child whose news this is. */

@@ -40,12 +40,12 @@ function targets(config: WatchConfig): [string, string][] {
 }
 
 /** The check, outside any transaction: it may fetch. */
-async function check(ctx: PrepareContext, config: WatchConfig): Promise<{ outcome: Outcome; scheduledAt: number | null }> {
+async function check(ctx: PrepareContext, config: WatchConfig): Promise<{ outcome: Outcome; scheduledAt: number | null; startedAt: number }> {
   const row = readState(ctx.sql);
   const userAgent = `${ctx.env.SERVICE_NAME}-watch/1.0 (${ctx.resourceId})`;
   const lastPing = row.last_ping_at === null ? null : { at: row.last_ping_at, failed: row.last_ping_failed === 1 };
   const outcome = await runCheck({ ctx, config, memo: row.memo, userAgent }, lastPing);
-  return { outcome, scheduledAt: row.next_check_at };
+  return { outcome, scheduledAt: row.next_check_at, startedAt: ctx.now };
 }
 
 export const watches = kind.define({
@@ -96,7 +96,7 @@ export const watches = kind.define({
   timer: kind.timer({
     nextDue: (store) => nextCheckAt(store),
     prepare: check,
-    fire: (store, config, prepared) => void recordCheck(store, config, prepared.outcome, prepared.scheduledAt),
+    fire: (store, config, prepared) => void recordCheck(store, config, prepared, prepared.scheduledAt),
   }),
   public: heartbeatFace,
   // A watch-group asks to follow this watch's state.
@@ -119,7 +119,7 @@ export const watches = kind.define({
       name: "check", method: "post", path: "/checks", summary: "Check now: recorded and counted like any check; the schedule is unchanged", priceMicro: CHECK_PRICE,
       input: noInput, output: checkResult,
       prepare: (ctx, config) => check(ctx, config),
-      run: (store, config, _input, prepared) => recordCheck(store, config, prepared.outcome, null),
+      run: (store, config, _input, prepared) => recordCheck(store, config, prepared, null),
     }),
     kind.op({
       name: "pause", method: "post", path: "/pause", summary: "Maintenance: no checks until resumed (a down episode ends without watch.up)", priceMicro: OP_PRICE,

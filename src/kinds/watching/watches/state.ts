@@ -14,9 +14,7 @@ import type { Json } from "../../../json";
 import type { EngineStore } from "../../../resources/kind";
 import { keysetPage } from "../../../resources/pages";
 import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../../../delivery/events";
-import { notifyPeople } from "../../address/notify/people";
-import { escalate, publishState, subscribers, type SignalState } from "../signals";
+import { escalate, publishState, raise, subscribers, type Alert, type SignalState } from "../signals";
 import type { Outcome } from "./checks";
 import { MAX_HISTORY, type WatchConfig, type WatchState } from "./schema";
 
@@ -72,10 +70,10 @@ const evidence = (r: CheckRow) => {
   return shown;
 };
 
-function logCheck(store: EngineStore, outcome: Outcome, scheduledAt: number | null): CheckRow {
+function logCheck(store: EngineStore, outcome: Outcome, startedAt: number, scheduledAt: number | null): CheckRow {
   const row = store.sql.exec<CheckRow>(
     `INSERT INTO watch_checks (at, scheduled_at, ok, status, duration_ms, error, value, changed, excerpt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    store.now, scheduledAt, outcome.ok ? 1 : 0, outcome.status, outcome.durationMs, outcome.error?.slice(0, 1000) ?? null,
+    startedAt, scheduledAt, outcome.ok ? 1 : 0, outcome.status, outcome.durationMs, outcome.error?.slice(0, 1000) ?? null,
     outcome.value === null ? null : JSON.stringify(outcome.value).slice(0, 4000), outcome.change ? 1 : 0, outcome.excerpt,
   ).one();
   // Sequence numbers have no gaps, so everything at or below (newest - MAX) is beyond the history's length.
@@ -83,13 +81,10 @@ function logCheck(store: EngineStore, outcome: Outcome, scheduledAt: number | nu
   return row;
 }
 
-type Alert = { type: "watch.down" | "watch.up" | "watch.changed"; data: Record<string, unknown>; uniqueBy: string; title: string; body: string; priority: "low" | "normal" | "high" };
+type WatchAlert = Omit<Alert, "tags"> & { type: "watch.down" | "watch.up" | "watch.changed" };
 
-/** An event to notify_url and the same news to alert_notify's people; both staged in this transaction, once per `uniqueBy`. */
-function alert(store: EngineStore, config: WatchConfig, a: Alert): void {
-  const data = { check_type: config.check.type, ...a.data };
-  if (store.notifyUrl) sendEvent(store, { url: store.notifyUrl }, a.type, data, a.uniqueBy);
-  if (config.alert_notify) notifyPeople(store, config.alert_notify, { title: a.title, body: a.body, format: "text", priority: a.priority, tags: ["watch", a.type.slice(6)] }, `${a.type}:${a.uniqueBy}`);
+function alert(store: EngineStore, config: WatchConfig, a: WatchAlert): void {
+  raise(store, config.alert_notify, { ...a, data: { check_type: config.check.type, ...a.data }, tags: ["watch", a.type.slice(6)] });
 }
 
 const what = (store: EngineStore, config: WatchConfig) => `Watch ${store.resourceId} (${config.check.type})`;
@@ -123,10 +118,13 @@ function nextSlot(config: WatchConfig, scheduledAt: number, now: number): number
   return scheduledAt + (behind + 1) * interval;
 }
 
-/** Records one check (scheduledAt: the slot it was made for; null for one asked for) and what it does to the state. */
-export function recordCheck(store: EngineStore, config: WatchConfig, outcome: Outcome, scheduledAt: number | null): ReturnType<typeof checkView> {
+/**
+ * Records one check (made at `startedAt`, for the slot `scheduledAt`; null for one asked for) and
+ * what it does to the state.
+ */
+export function recordCheck(store: EngineStore, config: WatchConfig, { outcome, startedAt }: { outcome: Outcome; startedAt: number }, scheduledAt: number | null): ReturnType<typeof checkView> {
   const row = readState(store.sql);
-  const check = logCheck(store, outcome, scheduledAt);
+  const check = logCheck(store, outcome, startedAt, scheduledAt);
   const counts = {
     checks: row.checks + 1, failed_total: row.failed_total + (outcome.ok ? 0 : 1), changes: row.changes + (outcome.change ? 1 : 0),
     ...(outcome.memo !== undefined ? { memo: outcome.memo } : {}),

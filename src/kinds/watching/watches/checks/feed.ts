@@ -7,7 +7,7 @@
 import { XMLParser } from "fast-xml-parser";
 import type { Json } from "../../../../json";
 import { MAX_ITEMS_PER_EVENT, MAX_SEEN_ITEMS, type Check } from "../schema";
-import { excerptOf, failed, failure, passed, requestOf, statusExpected, timedFetch, type CheckContext, type Outcome } from "./outcome";
+import { failed, fetchExpected, passed, type CheckContext, type Outcome } from "./outcome";
 
 type RssCheck = Extract<Check, { type: "rss" }>;
 type Node = Record<string, unknown>;
@@ -69,15 +69,9 @@ export function parseFeed(xml: string): FeedItem[] | string {
 }
 
 export async function runFeedCheck(c: CheckContext, check: RssCheck): Promise<Outcome> {
-  let fetched: Awaited<ReturnType<typeof timedFetch>>;
-  try {
-    fetched = await timedFetch(c, check.url, requestOf(check));
-  } catch (err) {
-    return failure(err);
-  }
-  const { answer, durationMs } = fetched;
-  const evidence: Partial<Outcome> = { status: answer.status, durationMs, excerpt: excerptOf(answer.body) };
-  if (!statusExpected(answer.status, check.expected_status)) return failed(`Status ${answer.status} is not one of ${check.expected_status.join(", ")}.`, evidence);
+  const fetched = await fetchExpected(c, check);
+  if ("ok" in fetched) return fetched;
+  const { answer, evidence } = fetched;
   const items = parseFeed(new TextDecoder().decode(answer.body));
   if (typeof items === "string") return failed(items, evidence);
   const seen = c.memo === null ? null : new Set(JSON.parse(c.memo) as string[]);

@@ -9,7 +9,7 @@ import { sha256Hex } from "../../../../bytes";
 import { selectText } from "../../../time/snapshots/compare";
 import type { FetchedBody } from "../../../../delivery/fetch-guarded";
 import type { Check } from "../schema";
-import { compare, excerptOf, failed, failure, passed, requestOf, statusExpected, timedFetch, type CheckContext, type Outcome } from "./outcome";
+import { compare, failed, fetchExpected, passed, type CheckContext, type Outcome } from "./outcome";
 
 type HttpTypes = "http_status" | "keyword" | "content_change" | "json_value" | "response_time" | "header" | "redirect" | "number_threshold";
 type Of<T extends HttpTypes> = Extract<Check, { type: T }>;
@@ -137,15 +137,9 @@ function redirectOutcome(check: Of<"redirect">, answer: FetchedBody, evidence: P
 
 /** Runs an HTTP check: the fetch, the status, then the type's own test. */
 export async function runHttpCheck(c: CheckContext, check: Of<HttpTypes>): Promise<Outcome> {
-  let fetched: Awaited<ReturnType<typeof timedFetch>>;
-  try {
-    fetched = await timedFetch(c, check.url, requestOf(check));
-  } catch (err) {
-    return failure(err);
-  }
-  const { answer, durationMs } = fetched;
-  const evidence: Partial<Outcome> = { status: answer.status, durationMs, excerpt: excerptOf(answer.body) };
-  if (!statusExpected(answer.status, check.expected_status)) return failed(`Status ${answer.status} is not one of ${check.expected_status.join(", ")}.`, evidence);
+  const fetched = await fetchExpected(c, check);
+  if ("ok" in fetched) return fetched;
+  const { answer, durationMs, evidence } = fetched;
   switch (check.type) {
     case "http_status": return passed(evidence);
     case "keyword": return keywordOutcome(check, answer, evidence);

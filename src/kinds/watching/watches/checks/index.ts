@@ -5,7 +5,7 @@
  * (fetchGuarded) with the watch's own User-Agent, timeout and size cap. A check never throws: what
  * goes wrong is its failure, with the reason.
  */
-import { AppError } from "../../../../http/errors";
+import { fieldError } from "../../../../http/errors";
 import { checkExpression, riskyRegex } from "../../../../expressions/jsonata";
 import { selectorProblem } from "../../../time/snapshots/compare";
 import type { WatchConfig } from "../schema";
@@ -44,8 +44,6 @@ export async function runCheck(c: CheckContext, lastPing: { at: number; failed: 
   }
 }
 
-const refuse = (path: string, why: string) => new AppError("validation_failed", `${path}: ${why}`, { errors: [{ path, message: why }] });
-
 /** What the schema cannot say about a check, refused at create (422 naming the field). */
 export function checkCreatable(config: WatchConfig): void {
   const check = config.check;
@@ -53,31 +51,31 @@ export function checkCreatable(config: WatchConfig): void {
   if (check.type === "content_change") {
     check.ignore.forEach((r, i) => regexes.push([`check.ignore.${i}`, r]));
     const problem = check.selector === null ? null : selectorProblem(check.selector);
-    if (problem) throw refuse("check.selector", problem);
-    if (check.selector !== null && check.region !== null) throw refuse("check.region", "give selector or region, not both");
+    if (problem) throw fieldError("check.selector", problem);
+    if (check.selector !== null && check.region !== null) throw fieldError("check.region", "give selector or region, not both");
   }
   if (check.type === "header") {
     if (check.matches !== undefined) regexes.push(["check.matches", check.matches]);
-    if ([check.equals !== undefined, check.matches !== undefined, check.absent].filter(Boolean).length > 1) throw refuse("check.absent", "give at most one of equals, matches and absent");
+    if ([check.equals !== undefined, check.matches !== undefined, check.absent].filter(Boolean).length > 1) throw fieldError("check.absent", "give at most one of equals, matches and absent");
   }
   if (check.type === "number_threshold") {
-    if ((check.regex === undefined) === (check.expression === undefined)) throw refuse("check.regex", "give exactly one of regex and expression");
+    if ((check.regex === undefined) === (check.expression === undefined)) throw fieldError("check.regex", "give exactly one of regex and expression");
     if (check.regex !== undefined) regexes.push(["check.regex", check.regex]);
     if (check.expression !== undefined) checkExpression(check.expression, "check.expression");
-    if (check.operator === "changed_by_percent" && check.value < 0) throw refuse("check.value", "a percentage is not negative");
+    if (check.operator === "changed_by_percent" && check.value < 0) throw fieldError("check.value", "a percentage is not negative");
   }
   if (check.type === "json_value") {
     checkExpression(check.expression, "check.expression");
-    if (check.operator !== "changed" && check.expected === undefined) throw refuse("check.expected", `required with operator ${check.operator}`);
+    if (check.operator !== "changed" && check.expected === undefined) throw fieldError("check.expected", `required with operator ${check.operator}`);
   }
-  if (check.type === "response_time" && check.threshold_ms > config.timeout_ms) throw refuse("check.threshold_ms", `must be at most timeout_ms (${config.timeout_ms})`);
+  if (check.type === "response_time" && check.threshold_ms > config.timeout_ms) throw fieldError("check.threshold_ms", `must be at most timeout_ms (${config.timeout_ms})`);
   for (const [path, source] of regexes) {
     try {
       new RegExp(source);
     } catch (err) {
-      throw refuse(path, err instanceof Error ? err.message : "is not a regular expression");
+      throw fieldError(path, err instanceof Error ? err.message : "is not a regular expression");
     }
     const risky = riskyRegex(source);
-    if (risky) throw refuse(path, risky);
+    if (risky) throw fieldError(path, risky);
   }
 }

@@ -61,14 +61,27 @@ export async function timedFetch(c: CheckContext, url: string, init: { method?: 
   return { answer, durationMs: Date.now() - started };
 }
 
-/** The configured request of an HTTP check. */
-export const requestOf = (check: HttpCheck) => ({
-  method: check.method, headers: check.headers, body: check.method === "POST" && check.body !== null ? check.body : undefined, maxBytes: check.max_bytes,
-});
-
 /** Whether `status` is one of the expected codes or classes. */
 export function statusExpected(status: number, expected: (number | string)[]): boolean {
   return expected.some((e) => (typeof e === "number" ? e === status : Math.floor(status / 100) === Number(e[0])));
+}
+
+/**
+ * An HTTP check's request as configured, and its status against expected_status: the answer with the
+ * evidence every outcome carries, or the failed outcome when it could not be fetched or its status is not expected.
+ */
+export async function fetchExpected(c: CheckContext, check: HttpCheck): Promise<{ answer: FetchedBody; durationMs: number; evidence: Partial<Outcome> } | Outcome> {
+  let fetched: Awaited<ReturnType<typeof timedFetch>>;
+  try {
+    const body = check.method === "POST" && check.body !== null ? check.body : undefined;
+    fetched = await timedFetch(c, check.url, { method: check.method, headers: check.headers, body, maxBytes: check.max_bytes });
+  } catch (err) {
+    return failure(err);
+  }
+  const { answer, durationMs } = fetched;
+  const evidence: Partial<Outcome> = { status: answer.status, durationMs, excerpt: excerptOf(answer.body) };
+  if (!statusExpected(answer.status, check.expected_status)) return failed(`Status ${answer.status} is not one of ${check.expected_status.join(", ")}.`, evidence);
+  return { ...fetched, evidence };
 }
 
 type Comparable = number | bigint | string;
