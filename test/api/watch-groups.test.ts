@@ -8,6 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { watches } from "../../src/kinds/watching/watches";
 import { watchGroups } from "../../src/kinds/watching/watch-groups";
+import { escalations } from "../../src/kinds/watching/escalations";
 import { advance, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
@@ -131,6 +132,28 @@ describe("watch-groups", () => {
     expect(await outer.state()).toMatchObject({ state: "down" });
     expect((await outer.events(1))[0]).toMatchObject({ type: "group.down", data: { cause: { alias: "inner", id: inner.id, state: "down" } } });
     expect((await inner.ops.ok("get", "")).state).toBe("down");
+  });
+
+  it("a group going down opens an incident on its escalation, and its recovery resolves it", async () => {
+    const { token } = await buyCredits(2);
+    const steps = unique();
+    const policy = await createResource("escalations", token, { steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${steps}` }] }, { delay_seconds: 3600, targets: [{ url: `${receiver}/ok/${steps}` }] }] });
+    const [a, b] = [await switchable(token), await switchable(token)];
+    await a.set(true);
+    await b.set(true);
+    const g = await group(token, { a: a.mgmt, b: b.mgmt }, { at_least: 2, of: ["a", "b"] }, { escalation: policy.mgmt });
+    await g.hears({ a: "up", b: "up" });
+    await a.set(false);
+    await b.set(false);
+    await g.hears({ a: "down", b: "down" });
+    const [step] = await received(steps, 1);
+    const incident = JSON.parse(step!.body).data as { incident_id: string; source: string; title: string };
+    expect(incident).toMatchObject({ source: g.id, title: `Group ${g.id} is down` });
+    await a.set(true);
+    await g.hears({ a: "up" });
+    const escalation = opsOn(escalations, policy.id, policy.mgmt, token);
+    const resolved = await until(() => escalation.ok("get_incident", `/incidents/${incident.incident_id}`), (i) => i.state === "resolved", "resolved");
+    expect(resolved).toMatchObject({ resolved_by: g.id, steps_sent: 1 });
   });
 
   it("refuses what cannot be evaluated with 422, uncharged", async () => {
