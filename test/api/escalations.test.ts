@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { escalations } from "../../src/kinds/watching/escalations";
 import { watches } from "../../src/kinds/watching/watches";
-import { advance, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
+import { advance, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, stubOf, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -106,6 +106,18 @@ describe("escalations", () => {
     expect(await p.ops.ok("get_incident", `/incidents/${opened.incident_id}`)).toMatchObject({ state: "resolved", resolved_by: w.id, next_step_at: null });
     await advance(p.id, 20 * MINUTE);
     expect(await settledCount(to)).toBe(1);
+  });
+
+  it("a trigger that arrives after its own resolve (a retried relay) opens nothing; the next episode does", async () => {
+    const { token } = await buyCredits(1);
+    const p = await policy(token, [{ delay_seconds: 3600, to: unique() }]);
+    const relay = (body: Record<string, unknown>) => stubOf(p.id).relay({ deliveryId: `rly_${unique()}`, from: "r_someWatch", body: JSON.stringify(body) });
+    expect((await relay({ type: "resolve", key: "r_someWatch", since: 1000, reason: "recovered" })).ok).toBe(true);
+    expect((await relay({ type: "trigger", key: "r_someWatch", since: 1000, title: "down", details: "" })).ok).toBe(true);
+    expect((await p.ops.ok("list", "/incidents")).items).toEqual([]);
+    await relay({ type: "trigger", key: "r_someWatch", since: 2000, title: "down again", details: "" });
+    expect((await p.ops.ok("list", "/incidents")).items).toMatchObject([{ title: "down again", source: "r_someWatch", state: "open" }]);
+    expect((await relay({ type: "trigger", key: "x", since: "soon" })).ok).toBe(false); // checked like any input
   });
 
   it("refuses bad policies and unknown incidents", async () => {

@@ -25,8 +25,9 @@ const subscribe = z.object({ type: z.literal("subscribe") }).strict();
 const state = z.object({
   type: z.literal("state"), state: z.enum(SIGNAL_STATES), seq: z.int().min(1), at: z.int(), reason: z.string().max(500),
 }).strict();
-const trigger = z.object({ type: z.literal("trigger"), key: z.string().min(1).max(200), title: z.string().min(1).max(250), details: z.string().max(2000) }).strict();
-const resolve = z.object({ type: z.literal("resolve"), key: z.string().min(1).max(200), reason: z.string().max(500) }).strict();
+/** `since`: when the episode began (the sender's down time); it ties a resolve to its trigger, whichever arrives first. */
+const trigger = z.object({ type: z.literal("trigger"), key: z.string().min(1).max(200), since: z.int(), title: z.string().min(1).max(250), details: z.string().max(2000) }).strict();
+const resolve = z.object({ type: z.literal("resolve"), key: z.string().min(1).max(200), since: z.int(), reason: z.string().max(500) }).strict();
 
 export const signal = z.discriminatedUnion("type", [subscribe, state, trigger, resolve]);
 export type Signal = z.infer<typeof signal>;
@@ -84,8 +85,8 @@ export function publishState(store: EngineStore, state: SignalState, reason: str
 export function escalate(store: EngineStore, escalationId: string, change: { open: true; title: string; details: string; since: number } | { open: false; reason: string; since: number }): void {
   const key = store.resourceId;
   const message: Json = change.open
-    ? { type: "trigger", key, title: change.title, details: change.details }
-    : { type: "resolve", key, reason: change.reason };
+    ? { type: "trigger", key, since: change.since, title: change.title, details: change.details }
+    : { type: "resolve", key, since: change.since, reason: change.reason };
   sendRelay(store, escalationId, "escalation.signal", message, `${change.open ? "trigger" : "resolve"}:${change.since}`);
 }
 

@@ -12,7 +12,7 @@ import { checkNotifyTarget } from "../../address/notify/people";
 import { readSignal } from "../signals";
 import { ackFace } from "./public";
 import {
-  ackById, allIncidents, fireDue, getIncident, list, nextDue, resolveById, resolveKey, TABLES, trigger, usage,
+  ackById, allIncidents, fireDue, getIncident, list, nextDue, resolveById, resolveFrom, SOURCE_TABLES, TABLES, trigger, triggerFrom, usage,
 } from "./store";
 import {
   MAX_INCIDENTS, MAX_OPEN_INCIDENTS, MAX_REPEAT, MAX_STEPS, MAX_TARGETS, ackInput, escalationConfig, incident, incidentPage, incidentParams,
@@ -38,7 +38,7 @@ export const escalations = kind.define({
     ],
     repeat: 1,
   },
-  migrations: [{ sql: TABLES }],
+  migrations: [{ sql: TABLES }, { sql: SOURCE_TABLES }],
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
@@ -73,8 +73,8 @@ export const escalations = kind.define({
   // A watch or group going down opens an incident keyed by its id; its recovery resolves it.
   relay: (store, config, message, _relayId, from) => {
     const signal = readSignal(message);
-    if (signal.type === "trigger") trigger(store, config, { title: signal.title, details: signal.details, key: from }, from);
-    else if (signal.type === "resolve") resolveKey(store, from, from);
+    if (signal.type === "trigger") triggerFrom(store, config, from, signal.since, signal.title, signal.details);
+    else if (signal.type === "resolve") resolveFrom(store, from, signal.since);
   },
   ops: [
     kind.op({
