@@ -255,6 +255,12 @@ describe("watches: the 13 check types", () => {
       expect(await (await dns({ record_type: "CNAME", expected: ["target.example.net"] })).ops.ok("check", "/checks")).toMatchObject({ ok: true });
       expect(await (await dns({ record_type: "NS" })).ops.ok("check", "/checks")).toMatchObject({ ok: false, error: "No NS record." });
     }
+    // A record set too long to keep whole is kept as the start of its JSON, readable in the history.
+    await serveContent(zone, JSON.stringify({ TXT: Array.from({ length: 40 }, (_, i) => `v=long-record-${i}-${"x".repeat(150)}`) }), { type: "application/json" });
+    const long = await watch({ type: "dns_record", name: "www.example.com", record_type: "TXT", resolver_url });
+    expect(await long.ops.ok("check", "/checks")).toMatchObject({ ok: true, value: expect.stringMatching(/^\["v=long-record-0-x+.*…$/) });
+    expect((await long.ops.ok("history", "/checks")).items[0]).toMatchObject({ value: expect.stringMatching(/…$/) });
+    await serveContent(zone, JSON.stringify({ A: ["192.0.2.10", "192.0.2.11"] }), { type: "application/json" });
     const changing = await watch({ type: "dns_record", name: "www.example.com", resolver_url, format: "wire" });
     await changing.tick(0);
     await serveContent(zone, JSON.stringify({ A: ["198.51.100.7"] }), { type: "application/json" });

@@ -18,6 +18,9 @@ import { escalate, publishState, raise, subscribers, type Alert, type SignalStat
 import type { Outcome } from "./checks";
 import { MAX_HISTORY, type WatchConfig, type WatchState } from "./schema";
 
+/** The most of a check's value kept with it (a long TXT record set, a page's text). */
+const MAX_VALUE_CHARS = 4000;
+
 type StateRow = {
   state: WatchState; failures: number; successes: number; checks: number; failed_total: number; changes: number; alerts: number;
   down_at: number | null; last_alert_at: number | null; down_alerts: number; next_check_at: number | null; memo: string | null;
@@ -70,11 +73,18 @@ const evidence = (r: CheckRow) => {
   return shown;
 };
 
+/** A value as kept with its check: its JSON, or past MAX_VALUE_CHARS, the start of that JSON as a string (never a cut, unreadable JSON). */
+function keptValue(value: Json | null): string | null {
+  if (value === null) return null;
+  const text = JSON.stringify(value);
+  return text.length <= MAX_VALUE_CHARS ? text : JSON.stringify(`${text.slice(0, MAX_VALUE_CHARS)}…`);
+}
+
 function logCheck(store: EngineStore, outcome: Outcome, startedAt: number, scheduledAt: number | null): CheckRow {
   const row = store.sql.exec<CheckRow>(
     `INSERT INTO watch_checks (at, scheduled_at, ok, status, duration_ms, error, value, changed, excerpt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     startedAt, scheduledAt, outcome.ok ? 1 : 0, outcome.status, outcome.durationMs, outcome.error?.slice(0, 1000) ?? null,
-    outcome.value === null ? null : JSON.stringify(outcome.value).slice(0, 4000), outcome.change ? 1 : 0, outcome.excerpt,
+    keptValue(outcome.value), outcome.change ? 1 : 0, outcome.excerpt,
   ).one();
   // Sequence numbers have no gaps, so everything at or below (newest - MAX) is beyond the history's length.
   store.sql.exec("DELETE FROM watch_checks WHERE seq <= ?", row.seq - MAX_HISTORY);
