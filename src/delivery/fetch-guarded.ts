@@ -82,7 +82,9 @@ function upstreamError(url: URL, err: unknown, timeoutMs = FETCH_TIMEOUT_MS): Ap
 async function followGuarded(env: Env, raw: string, init: FetchInit, signal: AbortSignal): Promise<{ url: URL; res: Response }> {
   const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
   let url = checkEgressUrl(raw, allowPrivate, init.field ?? "url");
-  let headers: Record<string, string> = { "user-agent": `${env.SERVICE_NAME}-fetch/1.0`, ...init.headers };
+  // The caller's User-Agent, in whatever case it was written, replaces the default rather than joining it.
+  const ownAgent = Object.keys(init.headers ?? {}).some((name) => name.toLowerCase() === "user-agent");
+  let headers: Record<string, string> = { ...(ownAgent ? {} : { "user-agent": `${env.SERVICE_NAME}-fetch/1.0` }), ...init.headers };
   try {
     for (let hop = 0; ; hop++) {
       const res = await fetch(url, { method: init.method ?? "GET", redirect: "manual", signal, headers, body: init.body });

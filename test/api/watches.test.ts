@@ -364,6 +364,10 @@ describe("watches: the 13 check types", () => {
     expect(await w.ops.ok("check", "/checks")).toMatchObject({ ok: true });
     const [seen] = await received(name, 1);
     expect(seen).toMatchObject({ method: "POST", body: "{\"q\":1}", headers: { "x-probe": "yes", "user-agent": `zeitvault-watch/1.0 (${w.id})` } });
+    const named = unique();
+    const own = await watch({ type: "http_status", url: `${receiver}/echo/${named}`, headers: { "User-Agent": "my-probe/2" } });
+    await own.ops.ok("check", "/checks");
+    expect((await received(named, 1))[0]!.headers["user-agent"]).toBe("my-probe/2"); // replaced, not joined
     const big = await serveContent(unique(), "x".repeat(4096));
     expect(await (await watch({ type: "http_status", url: big, max_bytes: 1024 })).ops.ok("check", "/checks")).toMatchObject({ ok: false, error: expect.stringContaining("larger than 1024 bytes") });
   });

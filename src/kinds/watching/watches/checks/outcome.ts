@@ -56,7 +56,8 @@ export const excerptOf = (body: Uint8Array): string | null =>
 /** A guarded fetch for a check, with its timing (the whole answer, body included). */
 export async function timedFetch(c: CheckContext, url: string, init: { method?: string; headers?: Record<string, string>; body?: string; maxBytes: number }): Promise<{ answer: FetchedBody; durationMs: number }> {
   const started = Date.now();
-  const headers = { "user-agent": c.userAgent, ...init.headers };
+  const own = Object.keys(init.headers ?? {}).some((name) => name.toLowerCase() === "user-agent");
+  const headers = own ? init.headers : { "user-agent": c.userAgent, ...init.headers };
   const answer = await fetchGuarded(c.ctx.env, url, { ...init, headers, timeoutMs: c.config.timeout_ms, field: "check.url" });
   return { answer, durationMs: Date.now() - started };
 }
