@@ -26,6 +26,15 @@ import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
 import { MANAGED_PAID, PAID } from "../openapi/security";
 
 
+/** The values at a dotted path (`*`: every item of an array), each with the path it was found at. */
+function valuesAt(value: unknown, path: string[], at: string[] = []): [string, unknown][] {
+  if (path.length === 0) return [[at.join("."), value]];
+  const [head, ...rest] = path as [string, ...string[]];
+  if (head === "*") return Array.isArray(value) ? value.flatMap((item, i) => valuesAt(item, rest, [...at, String(i)])) : [];
+  if (!value || typeof value !== "object" || !(head in value)) return [];
+  return valuesAt((value as Record<string, unknown>)[head], rest, [...at, head]);
+}
+
 function createBody(kind: AnyKind) {
   const schema = kind.createSchema;
   if (!(schema instanceof z.ZodObject)) throw new Error(`${kind.kind}.createSchema must be a zod object`);
@@ -51,7 +60,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     const allowPrivate = allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS);
     if (notify_url) checkEgressUrl(notify_url, allowPrivate, "notify_url");
     for (const field of kind.targetFields ?? []) {
-      if (typeof config[field] === "string") checkEgressUrl(config[field], allowPrivate, field);
+      for (const [path, url] of valuesAt(config, field.split("."))) if (typeof url === "string") checkEgressUrl(url, allowPrivate, path);
     }
     // Events to notify_url, and a kind's own requests, are signed with the resource's secret: shown once, kept sealed.
     const signingSecret = notify_url || kind.sends ? newSigningSecret() : null;

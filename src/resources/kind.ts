@@ -129,7 +129,11 @@ export interface KindDefinition<Config = unknown> {
   limits?: Record<string, number>;
   /** Erased to unknown here (each op keeps its own types where it is declared; its methods take them bivariantly). */
   ops: AnyOp<Config>[];
-  /** Config fields holding URLs the service will call: the egress guard checks them at create (422 naming the field). */
+  /**
+   * Config fields holding URLs the service will call: the egress guard checks them at create (422 naming
+   * the field). A dotted path reaches into objects (`check.url`), `*` into every item of an array
+   * (`steps.*.targets.*.url`); a path the config does not have is skipped.
+   */
   targetFields?: string[];
   /** Refuses a create whose config does not fit its lifetime (e.g. a wakeup after expiry), before payment. */
   checkCreate?(config: Config, expiresAt: number, now: number): void;

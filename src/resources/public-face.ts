@@ -18,7 +18,8 @@
  */
 import type { Json } from "../json";
 import type { EngineStore, PrepareContext } from "./kind";
-import type { ErrorCode } from "../http/errors";
+import { AppError, type ErrorCode } from "../http/errors";
+import { parseCallerJson } from "../http/json-depth";
 
 export const PUBLIC_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export type PublicMethod = (typeof PUBLIC_METHODS)[number];
@@ -253,6 +254,19 @@ export function bodyText(request: PublicRequest): string | null {
   if (body === null) return null;
   if (!(body instanceof Uint8Array)) throw new Error(`route ${request.route} takes bodies larger than its kind reads as text`);
   return new TextDecoder().decode(body);
+}
+
+/**
+ * The fields a page's form posts, or a script's JSON object (by its Content-Type): what people's
+ * pages take (an approval's decision, an incident's acknowledgement). JSON that does not parse, nests
+ * too deep or is no object is a 400.
+ */
+export function postedFields(request: PublicRequest): Record<string, unknown> {
+  const text = bodyText(request) ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(headerOf(request, "content-type") ?? "")) return Object.fromEntries(new URLSearchParams(text));
+  const value = parseCallerJson(text, "body");
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new AppError("invalid_request", "Send a JSON object.");
+  return value as Record<string, unknown>;
 }
 
 /** A header's value (names are lower case), or null. */

@@ -130,6 +130,7 @@ describe("escalations", () => {
     await bad({ steps: [{ delay_seconds: -1, targets: [{ url: `${receiver}/ok/x` }] }] }, "steps");
     await bad({ steps: [{ delay_seconds: 0, targets: [{ url: "ftp://example.com/" }] }] }, "steps");
     await bad({ steps: [{ delay_seconds: 0, targets: [{ notify: "zvm_nope" }] }] }, "steps.0.targets.0.notify");
+    await bad({ steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/x` }] }, { delay_seconds: 0, targets: [{ url: `${receiver}/ok/x` }, { url: "https://user:pw@example.com/" }] }] }, "steps.1.targets.1.url");
     await bad({ steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/x` }] }], repeat: 11 }, "repeat");
     const p = await policy(token, [{ delay_seconds: 0, to: unique() }]);
     expect((await p.ops.refused("ack", `/incidents/inc_${"0".repeat(32)}/ack`, {})).status).toBe(404);

@@ -384,6 +384,11 @@ describe("watches: bad input is refused, uncharged", () => {
       [{ check: { type: "teapot", url } }, "check.type"],
       [{ check: { type: "keyword", url } }, "check.keyword"],
       [{ check: { type: "http_status", url: "ftp://example.com/" } }, "check.url"],
+      // The egress guard's refusals name the nested field (credentials in a URL are refused everywhere).
+      [{ check: { type: "keyword", url: "http://user:pw@example.com/", keyword: "ok" } }, "check.url"],
+      [{ check: { type: "dns_record", name: "example.com", resolver_url: "https://user:pw@dns.example/dns-query" } }, "check.resolver_url"],
+      [{ check: { type: "domain_expiry", domain: "example.com", rdap_url: "https://user:pw@rdap.example" } }, "check.rdap_url"],
+      [{ check: { type: "chain_balance", rpc_url: "https://user:pw@rpc.example", address: `0x${"a".repeat(40)}`, operator: ">", threshold: "1" } }, "check.rpc_url"],
       [{ check: { type: "http_status", url, headers: { "x-a": "b\r\nc" } } }, "check.headers.x-a"],
       [{ check: { type: "json_value", url, expression: "$.a", operator: "==" } }, "check.expected"],
       [{ check: { type: "json_value", url, expression: "$.a[", operator: "changed" } }, "check.expression"],

@@ -12,7 +12,9 @@
 import { z } from "@hono/zod-openapi";
 import { sendRelay } from "../../delivery/relay";
 import { sendEvent } from "../../delivery/events";
-import { notifyPeople } from "../address/notify/people";
+import { checkNotifyTarget, notifyPeople } from "../address/notify/people";
+import { checkOwnedResource } from "../../resources/owned";
+import type { Env } from "../../env";
 import type { EngineStore } from "../../resources/kind";
 import type { Json } from "../../json";
 import { AppError } from "../../http/errors";
@@ -105,4 +107,13 @@ export interface Alert {
 export function raise(store: EngineStore, alertNotify: string | null, a: Alert): void {
   if (store.notifyUrl) sendEvent(store, { url: store.notifyUrl }, a.type, a.data, a.uniqueBy);
   if (alertNotify) notifyPeople(store, alertNotify, { title: a.title, body: a.body, format: "text", priority: a.priority, tags: a.tags }, `${a.type}:${a.uniqueBy}`);
+}
+
+/** At create: the notify resource and the escalation a watch or group names by management token, kept as their ids. */
+export async function alertTargetIds<C extends { alert_notify: string | null; escalation: string | null }>(env: Env, config: C): Promise<C> {
+  return {
+    ...config,
+    alert_notify: config.alert_notify && (await checkNotifyTarget(env, config.alert_notify, "alert_notify")),
+    escalation: config.escalation && (await checkOwnedResource(env, config.escalation, ["escalations"], "escalation")),
+  };
 }

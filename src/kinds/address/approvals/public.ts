@@ -5,7 +5,7 @@
  * pending: the first to commit wins, and everyone after sees what was decided (409).
  */
 import { AppError } from "../../../http/errors";
-import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { iso } from "../../../time";
 import { signDecision, type Signed } from "./decision";
 import { decidedPage, decisionForm } from "./page";
@@ -16,16 +16,7 @@ type Prepared = { signed: Signed } | { error: string } | null;
 
 /** The posted option and comment (form post or JSON); an error a person can read when they do not fit. */
 function readChoice(config: ApprovalsConfig, request: PublicRequest): { option: string; comment: string | null } | { error: string } {
-  const text = request.body instanceof Uint8Array ? new TextDecoder().decode(request.body) : "";
-  let fields: Record<string, unknown>;
-  if (/^application\/json\b/i.test(request.headers["content-type"] ?? "")) {
-    try {
-      fields = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      throw new AppError("invalid_request", "The body is not JSON.");
-    }
-    if (!fields || typeof fields !== "object" || Array.isArray(fields)) throw new AppError("invalid_request", "Send a JSON object: { option, comment }.");
-  } else fields = Object.fromEntries(new URLSearchParams(text));
+  const fields = postedFields(request);
   const option = config.options.find((o) => o.id === fields.option);
   if (!option) return { error: `Choose one of: ${config.options.map((o) => o.id).join(", ")}.` };
   const comment = typeof fields.comment === "string" && fields.comment.trim() !== "" ? fields.comment.trim().replace(/\r\n/g, "\n") : null;

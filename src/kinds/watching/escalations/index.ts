@@ -7,7 +7,6 @@
  */
 import { kindOf } from "../../../resources/kind";
 import { noInput } from "../../../openapi/schemas";
-import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { checkNotifyTarget } from "../../address/notify/people";
 import { readSignal } from "../signals";
 import { ackFace } from "./public";
@@ -49,16 +48,13 @@ export const escalations = kind.define({
     "escalation.acknowledged": "To notify_url: someone acknowledged (data.acknowledged_by).",
     "escalation.resolved": "To notify_url: the incident was resolved.",
   },
-  // Step URLs are checked like any target; notify resources are named by their management tokens, of which only the ids are kept.
+  targetFields: ["steps.*.targets.*.url"],
+  // Notify resources are named by their management tokens, of which only the ids are kept.
   sealCreate: async (env, config) => {
-    const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
     const steps = [];
     for (const [i, step] of config.steps.entries()) {
       const targets = [];
-      for (const [j, t] of step.targets.entries()) {
-        if ("url" in t) targets.push({ url: checkEgressUrl(t.url, allowPrivate, `steps.${i}.targets.${j}.url`).href });
-        else targets.push({ notify: await checkNotifyTarget(env, t.notify, `steps.${i}.targets.${j}.notify`) });
-      }
+      for (const [j, t] of step.targets.entries()) targets.push("url" in t ? t : { notify: await checkNotifyTarget(env, t.notify, `steps.${i}.targets.${j}.notify`) });
       steps.push({ ...step, targets });
     }
     return { config: { ...config, steps }, sealed: null };

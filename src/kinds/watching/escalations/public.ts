@@ -7,7 +7,7 @@
 import { AppError } from "../../../http/errors";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { NONCE_SLOT } from "../../../resources/public-answer";
-import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { acknowledge, byAckKey, type IncidentRow } from "./store";
 import type { EscalationConfig } from "./schema";
 
@@ -36,15 +36,7 @@ function incidentPage(row: IncidentRow): string {
 
 /** Who acknowledges: the form's `by` (or JSON's), one line; "ack page" when left empty. */
 function who(request: PublicRequest): string {
-  const text = request.body instanceof Uint8Array ? new TextDecoder().decode(request.body) : "";
-  let by: unknown;
-  if (/^application\/json\b/i.test(request.headers["content-type"] ?? "")) {
-    try {
-      by = (JSON.parse(text) as { by?: unknown } | null)?.by;
-    } catch {
-      throw new AppError("invalid_request", "The body is not JSON.");
-    }
-  } else by = new URLSearchParams(text).get("by");
+  const by = postedFields(request).by;
   if (typeof by !== "string" || by.trim() === "") return "ack page";
   const name = by.trim();
   if ([...name].length > 100 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new AppError("validation_failed", "by: one line of at most 100 characters.");

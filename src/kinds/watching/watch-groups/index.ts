@@ -8,8 +8,7 @@ import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../resources/kind";
 import { AppError, fieldError } from "../../../http/errors";
 import { checkOwnedResource } from "../../../resources/owned";
-import { checkNotifyTarget } from "../../address/notify/people";
-import { addSubscriber, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
+import { addSubscriber, alertTargetIds, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
 import { aliasesIn, expressionProblem, MAX_CHILDREN, MAX_DEPTH } from "./expression";
 import { allTransitions, childState, groupUsage, groupView, initGroup, isChild, MAX_TRANSITIONS, transitions, TABLES } from "./store";
 import { groupConfig, groupStatus, transitionPage, transitionsInput, type GroupConfig } from "./schema";
@@ -45,14 +44,7 @@ export const watchGroups = kind.define({
     const ids: Record<string, string> = {};
     for (const [alias, token] of Object.entries(config.children)) ids[alias] = await checkOwnedResource(env, token, ["watches", "watch-groups"], `children.${alias}`);
     if (new Set(Object.values(ids)).size !== Object.keys(ids).length) throw fieldError("children", "each child may be named once");
-    return {
-      config: {
-        ...config, children: ids,
-        alert_notify: config.alert_notify && (await checkNotifyTarget(env, config.alert_notify, "alert_notify")),
-        escalation: config.escalation && (await checkOwnedResource(env, config.escalation, ["escalations"], "escalation")),
-      },
-      sealed: null,
-    };
+    return { config: await alertTargetIds(env, { ...config, children: ids }), sealed: null };
   },
   init: (store, config) => {
     initGroup(store, config);

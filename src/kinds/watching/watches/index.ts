@@ -8,10 +8,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../resources/kind";
-import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
-import { checkOwnedResource } from "../../../resources/owned";
-import { checkNotifyTarget } from "../../address/notify/people";
-import { addSubscriber, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
+import { addSubscriber, alertTargetIds, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
 import { checkCreatable, runCheck, type Outcome } from "./checks";
 import { heartbeatFace } from "./public";
 import {
@@ -28,16 +25,6 @@ const OP_PRICE = 100; // µUSD
 const CHECK_PRICE = 1000;
 
 const kind = kindOf<WatchConfig>();
-
-/** The URLs a check will call, by the field that names them. */
-function targets(config: WatchConfig): [string, string][] {
-  const c = config.check;
-  if ("url" in c) return [["check.url", c.url]];
-  if (c.type === "dns_record") return [["check.resolver_url", c.resolver_url]];
-  if (c.type === "domain_expiry") return [["check.rdap_url", c.rdap_url]];
-  if (c.type === "chain_balance") return [["check.rpc_url", c.rpc_url]];
-  return [];
-}
 
 /** The check, outside any transaction: it may fetch. */
 async function check(ctx: PrepareContext, config: WatchConfig): Promise<{ outcome: Outcome; scheduledAt: number | null; startedAt: number }> {
@@ -69,20 +56,11 @@ export const watches = kind.define({
     "watch.up": "recover_after checks passed after it was down (data.downtime_seconds).",
     "watch.changed": "What a change type watches changed (data.before, data.after; rss: data.items).",
   },
+  // Every type names its target in one of these.
+  targetFields: ["check.url", "check.resolver_url", "check.rdap_url", "check.rpc_url"],
   checkCreate: (config) => checkCreatable(config),
   // Named resources by their management tokens (proof the owner holds them); only their ids are kept.
-  sealCreate: async (env, config) => {
-    const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
-    for (const [field, url] of targets(config)) checkEgressUrl(url, allowPrivate, field);
-    return {
-      config: {
-        ...config,
-        alert_notify: config.alert_notify && (await checkNotifyTarget(env, config.alert_notify, "alert_notify")),
-        escalation: config.escalation && (await checkOwnedResource(env, config.escalation, ["escalations"], "escalation")),
-      },
-      sealed: null,
-    };
-  },
+  sealCreate: async (env, config) => ({ config: await alertTargetIds(env, config), sealed: null }),
   init: (store, config) => {
     initState(store, config);
     initSignals(store, "unknown");
