@@ -164,7 +164,9 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       const handled = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
         this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
-      return face.finish ? face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
+      const answer = face.finish ? await face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
+      // Reused no later than the resource's end (in the worker's time: a test clock runs ahead of it).
+      return answer.reuse ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.now()) } } : answer;
     });
   }
 

@@ -1,6 +1,6 @@
 /** The worker's handlers: HTTP, the delivery queue consumer and the daily sweeps (worker.ts adds the Durable Objects for wrangler). */
 import type { Env } from "./env";
-import { buildApp } from "./app";
+import { buildApp, buildPublicApp } from "./app";
 import { sweepTombstones } from "./resources/index-table";
 import { consumeDeliveries } from "./delivery/consumer";
 import { sweepIdempotencyKeys } from "./http/idempotency";
@@ -8,9 +8,16 @@ import { sweepFreeCalls } from "./http/free-tier";
 import { sweepAskSalts } from "./ask";
 
 const app = buildApp();
+const publicApp = buildPublicApp();
+
+/** Whether the URL's path is below `/p/`, read without parsing the URL (every request asks). */
+function isPublic(url: string): boolean {
+  const path = url.indexOf("/", url.indexOf("//") + 2);
+  return path !== -1 && url.startsWith("/p/", path);
+}
 
 export default {
-  fetch: app.fetch,
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => (isPublic(request.url) ? publicApp : app).fetch(request, env, ctx),
   queue: consumeDeliveries,
   async scheduled(_controller, env, ctx) {
     const now = Date.now();

@@ -24,6 +24,7 @@ import type { AppEnv } from "../env";
 import { AppError } from "./errors";
 import { clientIp } from "./client-ip";
 import { sha256Hex } from "../bytes";
+import { setAnswerHeaders } from "./response-headers";
 
 const PERIOD_SECONDS = 60;
 /** Keys tracked per isolate and window; past this the counts of new keys are not kept (memory stays bounded). */
@@ -111,16 +112,6 @@ function headersOf(outcome: Outcome, reset: number): Record<string, string> {
   };
 }
 
-/** Response headers can be immutable (a response passed through from fetch): copy it then. */
-function setHeaders(c: Context<AppEnv>, headers: Record<string, string>): void {
-  try {
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-  } catch {
-    c.res = new Response(c.res.body, c.res);
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-  }
-}
-
 /**
  * Requests the worker makes to itself (an MCP tool calling its REST route) were counted where
  * they came in; the caller marks them here so they are not counted twice. Object identity
@@ -148,5 +139,5 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   }
   const shown = outcomes.reduce((low, o) => (o.remaining < low.remaining ? o : low));
   await next();
-  setHeaders(c, headersOf(shown, reset));
+  setAnswerHeaders(c, headersOf(shown, reset));
 });

@@ -2,10 +2,11 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { randomId } from "../auth/ids";
+import { setAnswerHeaders } from "./response-headers";
 
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   const id = randomId("req_");
   c.set("requestId", id);
   await next();
-  c.res.headers.set("X-Request-Id", id);
+  setAnswerHeaders(c, { "X-Request-Id": id });
 });

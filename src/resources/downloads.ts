@@ -78,7 +78,7 @@ export async function openObject(c: Context<AppEnv>, key: string): Promise<Opene
   const object =
     c.req.method === "HEAD"
       ? await c.env.BUCKET.head(key)
-      : await c.env.BUCKET.get(key, range ? { range } : {}).catch((err: unknown) => {
+      : await (range ? c.env.BUCKET.get(key, { range }) : c.env.BUCKET.get(key)).catch((err: unknown) => {
           // R2 refuses a range past the end; anything else is a real failure.
           if (range) throw new AppError("range_not_satisfiable", "The requested range is outside the object.");
           throw err;
@@ -109,14 +109,16 @@ function storedHeaders(meta: R2HTTPMetadata | undefined): Record<string, string>
  * Streams an opened object (never held whole), with its Content-Type, ETag and length; a range
  * answers 206. The one way stored bytes leave the service.
  */
+/** `extra`: replacing the defaults. */
 export function objectResponse({ object, range }: OpenedObject, extra: Record<string, string> = {}, status = 200): Response {
   // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
-  const headers = new Headers({
+  const fields: Record<string, string> = {
     etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60",
     "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
     ...storedHeaders(object.httpMetadata),
-  });
-  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  };
+  for (const [name, value] of Object.entries(extra)) fields[name.toLowerCase()] = value;
+  const headers = new Headers(fields);
   const body = "body" in object ? (object as R2ObjectBody).body : null;
   if (range && body && object.range) {
     // R2 echoes the range as asked: a suffix, or an offset with an optional length.

@@ -17,6 +17,7 @@ import { resourceStub } from "../stubs";
 import { serviceUrls } from "../http/urls";
 import { base62Length, decodeBase62, encodeBase62 } from "../auth/base62";
 import { ID_BYTES, randomBytes } from "../auth/ids";
+import { forgetAddress } from "./public-reuse";
 
 /** Any public id, of any layout (deliberately loose, so a future encoding fits). */
 export const PUBLIC_ID_PATTERN = /^[0-9A-Za-z_-]{8,64}$/;
@@ -32,8 +33,23 @@ export function newPublicId(kind: string, resourceId: string): string {
   return `${kind}_${encodeBase62(bytes)}`;
 }
 
+/** Ids parsed lately: every hit on a busy address parses the same one (a site's files). */
+const parsedIds = new Map<string, { kind: string; resourceId: string }>();
+const MAX_PARSED_IDS = 10_000;
+
 /** The kind and resource a public id of the current layout names; null for any other string. */
 export function parsePublicId(publicId: string): { kind: string; resourceId: string } | null {
+  const known = parsedIds.get(publicId);
+  if (known) return known;
+  const parsed = parseId(publicId);
+  if (parsed) {
+    if (parsedIds.size >= MAX_PARSED_IDS) parsedIds.delete(parsedIds.keys().next().value!);
+    parsedIds.set(publicId, parsed);
+  }
+  return parsed;
+}
+
+function parseId(publicId: string): { kind: string; resourceId: string } | null {
   const cut = publicId.lastIndexOf("_");
   if (cut <= 0) return null;
   const bytes = decodeBase62(publicId.slice(cut + 1), 2 * ID_BYTES);
@@ -78,6 +94,7 @@ export async function mirrorDisabled(env: Env, publicId: string, disabled: boole
   const resourceId = parsePublicId(publicId)?.resourceId
     ?? (await env.DB.prepare("SELECT id FROM resources WHERE public_id = ? AND state = 'active'").bind(publicId).first<{ id: string }>())?.id;
   if (resourceId) unwrap(await resourceStub(env, resourceId).setPublicDisabled({ publicId, disabled }));
+  forgetAddress(publicId);
 }
 
 /** `{base}/p/{public_id}/…` → public_id, or null when the URL is not below the public base. */

@@ -14,6 +14,7 @@ import { AppError, problemResponse } from "../http/errors";
 import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, type PublicAnswer, type PublicMethod, type PublicRoute } from "./public-face";
 import { proxyGuarded } from "../delivery/fetch-guarded";
 import { masking } from "../http/masking";
+import { notModified } from "../http/conditional";
 
 /** Where an HTML page writes its nonce (`<script nonce="{{nonce}}">`): replaced per response. */
 export const NONCE_SLOT = "{{nonce}}";
@@ -105,6 +106,18 @@ async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type
   return new Response(answerBody, { status: res.status, headers: out });
 }
 
+/** A conditional GET that an object answer's own validators (its ETag, its Last-Modified) satisfy: 304, without reading R2. */
+function unchanged(c: Context<AppEnv>, headers: Headers): boolean {
+  const etag = headers.get("etag");
+  if (!etag || (c.req.method !== "GET" && c.req.method !== "HEAD")) return false;
+  const asked: Record<string, string> = {};
+  for (const name of ["if-none-match", "if-modified-since"]) {
+    const value = c.req.header(name);
+    if (value !== undefined) asked[name] = value;
+  }
+  return notModified(asked, etag, Date.parse(headers.get("last-modified") ?? ""));
+}
+
 /**
  * `route`: the route that matched, when the answer may stream the request's body on (an upstream);
  * `settled` hears how that upstream answered.
@@ -137,6 +150,7 @@ export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, r
     case "bytes":
       return send(answer.body, answer.contentType);
     case "object":
+      if (status === 200 && unchanged(c, headers)) return new Response(null, { status: 304, headers });
       return serveObject(c, answer.key, Object.fromEntries(headers), status);
     case "redirect":
       headers.set("location", asciiLocation(answer.location));

@@ -74,6 +74,12 @@ export interface PublicRoute {
   streamsBody?: boolean;
   /** What the answer is, for the OpenAPI document (default: JSON). */
   answers?: ("json" | "text" | "html" | "bytes" | "redirect" | "upstream")[];
+  /**
+   * GETs here write nothing, and an answer that carries `reuse` depends only on the method, the
+   * path, the query and these request headers (lower case): the worker may give it again without
+   * waking the object (public-reuse.ts).
+   */
+  reuse?: { vary: string[] };
 }
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not to the request or answer: never passed on. */
@@ -118,6 +124,12 @@ export interface PublicRequest {
 interface Answered {
   status?: number;
   headers?: Record<string, string>;
+  /**
+   * On a route that declares `reuse`: this answer stays right for the same request while the
+   * resource's content is at `version` (a site's live deploy). The object adds `until`, the
+   * resource's expiry, past which nothing is reused.
+   */
+  reuse?: { version: string; until?: number };
 }
 
 /**
@@ -134,7 +146,10 @@ export type PublicAnswer =
    */
   | (Answered & { type: "html"; body: string; authored?: { scripts: boolean } })
   | (Answered & { type: "bytes"; body: Uint8Array; contentType: string })
-  /** A stored R2 object (below the resource's prefix), Range honoured. */
+  /**
+   * A stored R2 object (below the resource's prefix), Range honoured. With an `etag` header (and a
+   * `last-modified`), a conditional GET they satisfy is answered 304 without reading R2.
+   */
   | (Answered & { type: "object"; key: string })
   | (Answered & { type: "redirect"; location: string; status?: 301 | 302 | 303 | 307 | 308 })
   | (Answered & { type: "empty" })

@@ -9,7 +9,7 @@
  * object that holds nothing sends us to D1, to tell an ended resource (410) from none (404).
  */
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env";
 import { findKind, KINDS } from "./registry";
 import { AppError, unwrap } from "../http/errors";
@@ -20,7 +20,8 @@ import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
 import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
-import { publicResponse } from "./public-answer";
+import { publicResponse, type Settled } from "./public-answer";
+import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");
 
@@ -93,6 +94,17 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     if (match.error === "not_found") throw new AppError("not_found", "This address serves nothing at that path.");
     throw new AppError("method_not_allowed", `${c.req.method} is not answered here.`, { headers: { Allow: match.allow.join(", ") } });
   }
+  const reuse = reuseKey(match.route, c.req.method, path, url.search, c.req.raw.headers);
+  const reused = reuse !== null ? reusedAnswer(publicId, reuse, Date.now()) : null;
+  if (reused) {
+    // The bytes of a version since retired are gone: then the object answers after all.
+    try {
+      return await respond(c, face, reused, match.route);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "not_found")) throw err;
+      forgetAddress(publicId);
+    }
+  }
   const streams = match.route.streamsBody ?? false;
   const request: PublicRequest = {
     method: c.req.method as PublicRequest["method"],
@@ -121,17 +133,21 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     const row = await findResourceIndex(c.env.DB, resourceId);
     if (row && row.state !== "active" && row.public_id === publicId) throw endedError(row.state);
   }
+  learnAnswer(publicId, resourceId, reuse, result.ok ? result.value : null, Date.now());
   const answered = unwrap(result);
-  const shown = answered.type === "problem" && errorPage(c, face, new AppError(answered.code, answered.detail));
-  if (shown) return publicResponse(c, shown);
   const report = answered.type === "upstream" ? answered.report : undefined;
   // The face hears how its upstream answered (a request log), after the answer has gone out.
   const settled = report ? (outcome: { status: number; durationMs: number }) => c.executionCtx.waitUntil(stub.publicSettled({ publicId, report, ...outcome }).catch((err: unknown) => console.error(`${publicId}: upstream outcome not recorded`, err))) : undefined;
-  return publicResponse(c, answered, match.route, settled);
+  return respond(c, face, answered, match.route, settled);
+}
+
+function respond(c: Context<AppEnv>, face: AnyPublicFace, answered: PublicAnswer, route: PublicRoute, settled?: Settled): Promise<Response> {
+  const shown = answered.type === "problem" && errorPage(c, face, new AppError(answered.code, answered.detail));
+  return publicResponse(c, shown || answered, route, settled);
 }
 
 /** Documents the addresses once, listing what each kind serves there (the paths are shared by all kinds). */
-function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
+export function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
   const faces = KINDS.filter((k) => k.public).map((k) => {
     const lines = k.public!.routes.map((r) => {
       const limit = r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
@@ -162,7 +178,6 @@ function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
   }
 }
 
-export function registerPublicRoutes(app: OpenAPIHono<AppEnv>): void {
-  documentPublicPaths(app);
+export function registerPublicRoutes(app: Hono<AppEnv>): void {
   app.on([...PUBLIC_METHODS], ["/p/:public_id", "/p/:public_id/*"], servePublic);
 }

@@ -5,11 +5,11 @@
  * zip slip, zip bombs, damaged and empty archives refused with 422, nothing kept, nothing charged.
  * In a real browser: test/node/place.test.ts.
  */
-import { SELF } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { strToU8, zipSync, type Zippable } from "fflate";
 import { describe, expect, it } from "vitest";
 import { sites } from "../../src/kinds/place/sites";
-import { ORIGIN, balanceOf, buyCredits, createResource, managed, opsOn, problemOf, publicUrl, r2Keys } from "../harness";
+import { ORIGIN, balanceOf, buyCredits, createResource, expire, managed, opsOn, problemOf, publicUrl, r2Keys, stubOf } from "../harness";
 
 const PNG = Uint8Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256);
 
@@ -125,6 +125,43 @@ describe("sites", () => {
 
     const fresh = await site();
     expect((await fresh.refused("rollback", "/rollback")).status).toBe(409);
+  });
+
+  it("gives a file's answer again without waking the object while its version is live; a write to the site shows at once", async () => {
+    const s = await site({ spa_fallback: true });
+    expect((await s.deploy(zip({ "index.html": strToU8("<h1>v1</h1>"), "app.css": strToU8("a{}") }))).status).toBe(200);
+    const first = await s.get("/app.css");
+    expect(await first.text()).toBe("a{}");
+    const etag = first.headers.get("etag")!;
+    const sql = (query: string, ...args: string[]) => runInDurableObject(stubOf(s.id), (_o, state) => void state.storage.sql.exec(query, ...args));
+
+    // Behind the worker's back the object loses its live version: the answer the worker learned still serves, 304s too.
+    await sql("UPDATE deploys SET state = 'retired'");
+    expect(await (await s.get("/app.css")).text()).toBe("a{}");
+    expect((await s.get("/app.css", { "if-none-match": etag })).status).toBe(304);
+    expect((await s.get("/app.css", {}, "HEAD")).headers.get("content-length")).toBe("3");
+    // A request that differs (another Accept) asks the object, which answers for the address as a whole.
+    expect((await s.get("/app.css", { accept: "text/html" })).status).toBe(404);
+    expect((await s.get("/app.css")).status).toBe(404);
+    await sql("UPDATE deploys SET state = 'live'");
+    expect(await (await s.get("/app.css")).text()).toBe("a{}");
+
+    // Another isolate's answer whose bytes were since deleted (a retired version): the object answers after all.
+    const [key] = (await r2Keys(s.id)).filter((k) => k.endsWith("/1"));
+    await env.BUCKET.put(`${key}-b`, "b{}");
+    await sql("UPDATE files SET key = ? WHERE key = ?", `${key}-b`, key!);
+    await env.BUCKET.delete(key!);
+    expect(await (await s.get("/app.css")).text()).toBe("b{}");
+
+    // A deploy through the API: the isolate that took it forgets at once; a rollback too.
+    expect((await s.deploy(zip({ "index.html": strToU8("<h1>v2</h1>"), "app.css": strToU8("c{}") }))).status).toBe(200);
+    expect(await (await s.get("/app.css")).text()).toBe("c{}");
+    expect((await s.ok("rollback", "/rollback")).seq).toBe(1);
+    expect(await (await s.get("/app.css")).text()).toBe("b{}");
+
+    // Its end: the bytes go with it, and the address answers 410.
+    await expire(s.id);
+    expect((await s.get("/app.css")).status).toBe(410);
   });
 
   it("refuses zip slip, zip bombs, damaged, empty and non-zip bodies with 422: nothing kept, nothing charged", async () => {

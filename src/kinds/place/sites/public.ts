@@ -3,11 +3,12 @@
  * is dir/index.html, `about` is about, else about.html, else (about/index.html existing) a 308 to
  * `about/`. A path that names nothing
  * gets index.html in a single-page app (for a browser, or a path without an extension), else the
- * site's 404.html with status 404, else a 404. Conditional GETs are answered here from the file
- * table (304), without touching R2. Served read-only: a hit writes nothing.
+ * site's 404.html with status 404, else a 404. Conditional GETs are answered from the file's ETag
+ * (304) without touching R2. Served read-only: a hit writes nothing, and every answer names the
+ * live version, so the worker gives it again without asking here while that version stays live
+ * (resources/public-reuse.ts).
  */
-import { notModified } from "../../../http/conditional";
-import { AppError } from "../../../http/errors";
+import { httpDate } from "../../../http/conditional";
 import { authoredPolicy } from "../../../resources/public-answer";
 import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { isHtml } from "./content-types";
@@ -42,23 +43,25 @@ function find(sql: SqlStorage, seq: number, config: SiteConfig, request: PublicR
 export const sitesFace = definePublicFace<SiteConfig>({
   routes: [
     { name: "root", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["redirect"], summary: "A 308 to the site's root, `/p/{public_id}/` (its index.html), where relative links resolve." },
-    { name: "file", path: "/{path*}", methods: ["GET"], maxBodyBytes: 0, answers: ["html", "bytes", "redirect"], summary: "A file of the site (ETag and 304; Range honoured), directory indexes, the SPA fallback, the site's 404.html." },
+    // What a file's answer depends on besides the path: the SPA fallback asks whether a browser is asking.
+    { name: "file", path: "/{path*}", methods: ["GET"], maxBodyBytes: 0, answers: ["html", "bytes", "redirect"], reuse: { vary: ["accept"] }, summary: "A file of the site (ETag and 304; Range honoured), directory indexes, the SPA fallback, the site's 404.html." },
   ],
   handle(store, config, request): PublicAnswer {
     const current = live(store.sql);
-    if (!current) throw new AppError("not_found", "Nothing is deployed here yet.");
+    if (!current) return { type: "problem", code: "not_found", detail: "Nothing is deployed here yet." };
+    const reuse = { version: current.deploy_id };
     const found = find(store.sql, current.seq, config, request, store.publicUrl ?? "");
-    if (!found) throw new AppError("not_found", "The site has no file at this path.");
-    if ("redirect" in found) return { type: "redirect", location: found.redirect, status: 308 };
+    if (!found) return { type: "problem", code: "not_found", detail: "The site has no file at this path.", reuse };
+    if ("redirect" in found) return { type: "redirect", location: found.redirect, status: 308, reuse };
     const { file, status } = found;
     const headers: Record<string, string> = {
       etag: file.etag,
+      "last-modified": httpDate(current.created_at),
       "cache-control": isHtml(file.content_type) ? "no-cache" : `public, max-age=${config.cache_seconds}`,
       // Public files of a sandboxed (opaque-origin) page: its module scripts and fetches are cross-origin.
       "access-control-allow-origin": "*",
     };
     if (isHtml(file.content_type)) Object.assign(headers, { "content-security-policy": authoredPolicy(config.scripts), "x-frame-options": "DENY", "referrer-policy": "no-referrer" });
-    if (status === 200 && notModified(request.headers, file.etag, current.created_at)) return { type: "empty", status: 304, headers };
-    return { type: "object", key: file.key, status, headers };
+    return { type: "object", key: file.key, status, headers, reuse };
   },
 });
