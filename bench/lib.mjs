@@ -31,6 +31,16 @@ export function percentiles(values) {
 }
 
 /** Buys `dollars` of credits from the service at `url` with scripts/buy.mjs; returns the credit token. */
+/**
+ * The throughput of `runs` against `baseline`, round by round (each round loads its targets back to
+ * back, so a round's ratio cancels the drift of the shared machine), as the median of those ratios
+ * in percent, and each round's, for the record.
+ */
+export function roundRatios(runs, baseline) {
+  const each = runs.map((r, i) => (r.rps / baseline[i].rps) * 100).sort((a, b) => a - b);
+  return { median: each[Math.floor(each.length / 2)], text: `${each[Math.floor(each.length / 2)].toFixed(1)}% (rounds: ${each.map((x) => x.toFixed(0)).join(", ")})` };
+}
+
 export async function buyCredits(url, dollars) {
   const { stdout } = await run("node", ["scripts/buy.mjs", String(dollars)], { env: { ...process.env, ZEITVAULT_URL: url } });
   return stdout.trim();

@@ -7,12 +7,13 @@
  *   npm run bench:profile                                  (paid increment, 8 s)
  *   BENCH_TARGET=paid-read BENCH_SECONDS=8 npm run bench:profile
  *
- * Targets: paid-increment, paid-read, free-read, inbox-ingest (a public POST of 1 KiB of JSON). The rate limits are raised as in counters.mjs.
+ * Targets: paid-increment, paid-read, free-read, inbox-ingest (a public POST of 1 KiB of JSON), site-asset (a 10 KiB file of a site). The rate limits are raised as in counters.mjs.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
 import WebSocket from "ws";
+import { strToU8, zipSync } from "fflate";
 import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -101,7 +102,10 @@ function summarise(profile, fileOf, lineOf) {
     const { callFrame } = node;
     const anonymous = !callFrame.functionName && callFrame.url.endsWith("worker.js") ? ` ${lineOf(callFrame.scriptId, callFrame.lineNumber)}` : "";
     const name = `${callFrame.functionName || "(anonymous)"} ${callFrame.url ? `${place(node)}:${callFrame.lineNumber + 1}` : ""}${anonymous}`.trim();
-    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+    // A native frame (a Response, a binding's setter) is named with what called it.
+    const caller = !callFrame.url && parent.has(nodeId) ? nodes.get(parent.get(nodeId)).callFrame : null;
+    const from = caller ? ` ← ${caller.functionName || "(anonymous)"} ${caller.url ? `${place(nodes.get(parent.get(nodeId)))}` : ""}`.trimEnd() : "";
+    byFunction.set(name + from, (byFunction.get(name + from) ?? 0) + us);
     byFile.set(place(node), (byFile.get(place(node)) ?? 0) + us);
     const seen = new Set();
     for (let id = nodeId; id !== undefined; id = parent.get(id)) seen.add(place(nodes.get(id)));
@@ -109,7 +113,7 @@ function summarise(profile, fileOf, lineOf) {
     total += us;
   }
   const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `| ${((us / total) * 100).toFixed(1)}% | ${(us / 1000).toFixed(0)} ms | \`${k}\` |`);
-  return { total, functions: top(byFunction, 30), files: top(byFile, 25), inclusive: top(inclusive, 40) };
+  return { total, functions: top(byFunction, Number(process.env.BENCH_TOP ?? 30)), files: top(byFile, 25), inclusive: top(inclusive, 40) };
 }
 
 const inspectorPort = await freePort();
@@ -119,11 +123,18 @@ try {
   const token = stdout.trim();
   const counter = await post(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
   const inbox = await post(`${service.url}/v1/inboxes`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const site = await post(`${service.url}/v1/sites`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const deployed = await fetch(`${service.url}/v1/sites/${site.id}/deploy`, {
+    method: "PUT", body: zipSync({ "index.html": strToU8("<h1>bench</h1>"), "assets/app.css": strToU8("body { color: #123456; }\n".repeat(420)) }),
+    headers: { authorization: `Bearer ${site.management_token}`, "x-credit-token": token, "content-type": "application/zip" },
+  });
+  if (!deployed.ok) throw new Error(`deploy: ${deployed.status} ${await deployed.text()}`);
   const paid = { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token };
   const targets = {
     "paid-increment": { method: "POST", url: `${service.url}/v1/counters/${counter.id}/increment`, headers: paid },
     "paid-read": { method: "GET", url: `${service.url}/v1/counters/${counter.id}`, headers: paid },
     "free-read": { method: "GET", url: `${service.url}/v1/resources/${counter.id}`, headers: { authorization: `Bearer ${counter.management_token}` } },
+    "site-asset": { method: "GET", url: `${site.urls.public}/assets/app.css` },
     "inbox-ingest": { method: "POST", url: inbox.urls.public, headers: { "content-type": "application/json" }, body: JSON.stringify({ event: "ping", pad: "x".repeat(1000) }) },
   };
   const chosen = targets[target];

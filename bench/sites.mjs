@@ -14,7 +14,7 @@ import autocannon from "autocannon";
 import { strToU8, zipSync } from "fflate";
 import { startEngines } from "../scripts/engines.mjs";
 import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { buyCredits, percentiles } from "./lib.mjs";
+import { buyCredits, percentiles, roundRatios } from "./lib.mjs";
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const duration = Number(process.env.BENCH_SECONDS ?? 8);
@@ -56,7 +56,7 @@ try {
   const results = runs.map(median);
   console.log("| target | req/s | p50 ms | p99 ms | non-2xx/3xx |\n|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.title} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.other} |`);
-  console.log(`\nsite asset / bare: ${((results[1].rps / results[0].rps) * 100).toFixed(1)}%; with If-None-Match: ${((results[2].rps / results[0].rps) * 100).toFixed(1)}% (target ≥ 90%)`);
+  console.log(`\nsite asset / bare, median of the rounds' ratios: ${roundRatios(runs[1], runs[0]).text}; with If-None-Match: ${roundRatios(runs[2], runs[0]).text} (target ≥ 90%)`);
 
   const pdf = await (await fetch(`${service.url}/v1/pdf`, { method: "POST", headers: auth, body: "{}" })).json();
   const html = Array.from({ length: 10 }, (_, i) => `<section style="page-break-after: always"><h1>Chapter ${i + 1}</h1>${"<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>".repeat(12)}</section>`).join("");

@@ -93,44 +93,36 @@ export async function closeObject(opened: OpenedObject): Promise<void> {
 }
 
 /**
- * Content-Type and Content-Disposition as stored, when they can be sent: values stored before the
- * create and upload checks existed (a NUL in a type) must not make every download fail.
- */
-function storedHeaders(meta: R2HTTPMetadata | undefined): Record<string, string> {
-  const type = meta?.contentType;
-  const disposition = meta?.contentDisposition;
-  return {
-    "content-type": type && isMediaType(type) ? type : "application/octet-stream",
-    ...(disposition && isHeaderValue(disposition) ? { "content-disposition": disposition } : {}),
-  };
-}
-
-/**
  * Streams an opened object (never held whole), with its Content-Type, ETag and length; a range
- * answers 206. The one way stored bytes leave the service.
+ * answers 206. The one way stored bytes leave the service. Content-Type and Content-Disposition go
+ * as stored when they can be sent: values stored before the create and upload checks existed (a
+ * NUL in a type) must not make every download fail. `extra` replaces the defaults.
  */
-/** `extra`: replacing the defaults. */
 export function objectResponse({ object, range }: OpenedObject, extra: Record<string, string> = {}, status = 200): Response {
+  const meta = object.httpMetadata;
+  const type = meta?.contentType;
   // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
   const fields: Record<string, string> = {
     etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60",
     "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
-    ...storedHeaders(object.httpMetadata),
+    "content-type": type && isMediaType(type) ? type : "application/octet-stream",
   };
-  for (const [name, value] of Object.entries(extra)) fields[name.toLowerCase()] = value;
-  const headers = new Headers(fields);
+  const disposition = meta?.contentDisposition;
+  if (disposition && isHeaderValue(disposition)) fields["content-disposition"] = disposition;
+  for (const name in extra) fields[name.toLowerCase()] = extra[name]!;
+  const size = object.size;
   const body = "body" in object ? (object as R2ObjectBody).body : null;
   if (range && body && object.range) {
     // R2 echoes the range as asked: a suffix, or an offset with an optional length.
     const r = object.range as { offset?: number; length?: number; suffix?: number };
-    const offset = r.suffix !== undefined ? Math.max(0, object.size - r.suffix) : (r.offset ?? 0);
-    const length = r.suffix !== undefined ? object.size - offset : (r.length ?? object.size - offset);
-    headers.set("content-range", `bytes ${offset}-${offset + length - 1}/${object.size}`);
-    headers.set("content-length", String(length));
-    return new Response(body, { status: 206, headers });
+    const offset = r.suffix !== undefined ? Math.max(0, size - r.suffix) : (r.offset ?? 0);
+    const length = r.suffix !== undefined ? size - offset : (r.length ?? size - offset);
+    fields["content-range"] = `bytes ${offset}-${offset + length - 1}/${size}`;
+    fields["content-length"] = String(length);
+    return new Response(body, { status: 206, headers: fields });
   }
-  headers.set("content-length", String(object.size));
-  return new Response(body, { status, headers });
+  fields["content-length"] = String(size);
+  return new Response(body, { status, headers: fields });
 }
 
 /** `status`: of a whole object (a site's 404.html answers 404); a range is 206 whatever it is. */

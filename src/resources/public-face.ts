@@ -212,7 +212,7 @@ export function matchRoute(routes: PublicRoute[], method: string, path: string):
   const segments = splitPath(path);
   const allow = new Set<PublicMethod>();
   for (const route of routes) {
-    const params = matchPath(splitPath(route.path), segments);
+    const params = matchPath(patternOf(route), segments);
     if (!params) continue;
     const methods = methodsOf(route);
     if ((methods as string[]).includes(method)) return { route, params };
@@ -231,24 +231,44 @@ function splitPath(path: string): string[] {
   return trimmed === "" ? [] : trimmed.slice(1).split("/");
 }
 
-function matchPath(pattern: string[], segments: string[]): Record<string, string> | null {
-  const rest = /^\{(\w+)\*\}$/.exec(pattern[pattern.length - 1] ?? "")?.[1];
-  const fixed = rest ? pattern.length - 1 : pattern.length;
-  if (rest ? segments.length < fixed : segments.length !== fixed) return null;
+/** A route's path, split once: each fixed segment as a literal or a `{name}`, and the `{name*}` that takes the rest. */
+interface Pattern {
+  fixed: ({ literal: string } | { param: string })[];
+  rest: string | undefined;
+}
+
+const patterns = new WeakMap<PublicRoute, Pattern>();
+
+function patternOf(route: PublicRoute): Pattern {
+  let pattern = patterns.get(route);
+  if (!pattern) {
+    const segments = splitPath(route.path);
+    const rest = /^\{(\w+)\*\}$/.exec(segments[segments.length - 1] ?? "")?.[1];
+    const fixed = (rest ? segments.slice(0, -1) : segments).map((p) => {
+      const param = /^\{(\w+)\}$/.exec(p)?.[1];
+      return param ? { param } : { literal: p };
+    });
+    pattern = { fixed, rest };
+    patterns.set(route, pattern);
+  }
+  return pattern;
+}
+
+function matchPath({ fixed, rest }: Pattern, segments: string[]): Record<string, string> | null {
+  if (rest ? segments.length < fixed.length : segments.length !== fixed.length) return null;
   const params: Record<string, string> = {};
-  for (let i = 0; i < fixed; i++) {
-    const p = pattern[i]!;
+  for (let i = 0; i < fixed.length; i++) {
+    const p = fixed[i]!;
     const s = segments[i]!;
-    const name = /^\{(\w+)\}$/.exec(p)?.[1];
-    if (name) {
+    if ("param" in p) {
       if (s === "") return null;
       const value = decoded(s);
       if (value === null) return null;
-      params[name] = value;
-    } else if (p !== s) return null;
+      params[p.param] = value;
+    } else if (p.literal !== s) return null;
   }
   if (rest) {
-    const tail = segments.slice(fixed).map(decoded);
+    const tail = segments.slice(fixed.length).map(decoded);
     if (tail.includes(null)) return null;
     params[rest] = tail.join("/");
   }
@@ -256,6 +276,7 @@ function matchPath(pattern: string[], segments: string[]): Record<string, string
 }
 
 function decoded(segment: string): string | null {
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -86,15 +86,18 @@ function errorPage(c: Context<AppEnv>, face: AnyPublicFace, error: AppError): Pu
 }
 
 async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, face: AnyPublicFace): Promise<Response> {
-  const url = new URL(c.req.url);
-  // The exact sub-path, as sent: percent-encoding and a trailing slash kept.
-  const path = url.pathname.slice(url.pathname.indexOf(publicId) + publicId.length);
+  // The exact sub-path, as sent: percent-encoding and a trailing slash kept (the runtime has normalised the URL already).
+  const url = c.req.url;
+  const start = url.indexOf(`/p/${publicId}`, url.indexOf("//") + 2) + 3 + publicId.length;
+  const queryAt = url.indexOf("?", start);
+  const path = url.slice(start, queryAt === -1 ? undefined : queryAt);
+  const search = queryAt === -1 ? "" : url.slice(queryAt);
   const match = matchRoute(face.routes, c.req.method, path);
   if ("error" in match) {
     if (match.error === "not_found") throw new AppError("not_found", "This address serves nothing at that path.");
     throw new AppError("method_not_allowed", `${c.req.method} is not answered here.`, { headers: { Allow: match.allow.join(", ") } });
   }
-  const reuse = reuseKey(match.route, c.req.method, path, url.search, c.req.raw.headers);
+  const reuse = reuseKey(match.route, c.req.method, path, search, c.req.raw.headers);
   const reused = reuse !== null ? reusedAnswer(publicId, reuse, Date.now()) : null;
   if (reused) {
     // The bytes of a version since retired are gone: then the object answers after all.
@@ -111,7 +114,7 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
     route: match.route.name,
     params: match.params,
     path,
-    query: [...url.searchParams],
+    query: [...new URLSearchParams(search)],
     headers: endToEnd(c.req.raw.headers),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     receivedAt: Date.now(),
