@@ -11,6 +11,18 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /** As many base62 characters as 128 bits take (22: 131 bits), the length encodeBase62 gives ID_BYTES. */
 const ID_CHARS = base62Length(ID_BYTES);
 
+/** Random bytes for ids (never for secrets, which take theirs fresh), drawn from the CSPRNG a kilobyte at a time. */
+const pool = new Uint8Array(1024);
+let pooled = 0;
+
+function idByte(): number {
+  if (pooled === 0) {
+    crypto.getRandomValues(pool);
+    pooled = pool.length;
+  }
+  return pool[--pooled]!;
+}
+
 /**
  * A random id, drawn character by character (a byte below 248 = 4 × 62 picks one, evenly; others are
  * drawn again): nothing decodes these, so they skip the big-number arithmetic of encodeBase62, which
@@ -19,9 +31,8 @@ const ID_CHARS = base62Length(ID_BYTES);
 export function randomId(prefix: string): string {
   let out = prefix;
   while (out.length < prefix.length + ID_CHARS) {
-    for (const b of randomBytes(32)) {
-      if (b < 248 && out.length < prefix.length + ID_CHARS) out += ALPHABET[b % 62];
-    }
+    const b = idByte();
+    if (b < 248) out += ALPHABET[b % 62];
   }
   return out;
 }
