@@ -19,7 +19,7 @@ const { privateKey } = await generateKeyPair("RS256", { extractable: true });
 const OAUTH_PRIVATE_JWK = JSON.stringify({ ...(await exportJWK(privateKey)), kid: "test-key-1" });
 
 /**
- * Low-limit twins of RATE_LIMITER / IP_RATE_LIMITER. test/api/rate-limit.test.ts hands them to
+ * Low-limit twins of RATE_LIMITER / IP_RATE_LIMITER / ADDRESS_RATE_LIMITER. test/api/rate-limit.test.ts hands them to
  * the worker in place of the real ones (its own env for its own requests), so the 429 comes
  * after a handful of calls while every other test keeps the wrangler.toml limits.
  */
@@ -29,6 +29,7 @@ const TEST_RATE_LIMITS = {
   // The suite's own Ask tests all come from one address: the production 10 a minute would trip them.
   ASK_RATE_LIMITER: { namespace_id: "1003", simple: { limit: 1000, period: 60 as const } },
   TEST_IP_RATE_LIMITER: { namespace_id: "9002", simple: { limit: 8, period: 60 as const } },
+  TEST_ADDRESS_RATE_LIMITER: { namespace_id: "9004", simple: { limit: 6, period: 60 as const } },
 };
 
 const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({

@@ -37,7 +37,7 @@ async function withRateLimits(config, perMinute) {
   if (raised === source) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
   const copy = path.join(path.dirname(config), `.wrangler-dev-${process.pid}-${Date.now()}.toml`);
   await writeFile(copy, `# Temporary copy of ${path.basename(config)} with raised rate limits (scripts/wrangler-dev.mjs); deleted on stop.\n${raised}`);
-  return { config: copy, vars: { RATE_LIMIT_PER_MINUTE: String(perMinute), IP_RATE_LIMIT_PER_MINUTE: String(perMinute) } };
+  return { config: copy, vars: { RATE_LIMIT_PER_MINUTE: String(perMinute), IP_RATE_LIMIT_PER_MINUTE: String(perMinute), ADDRESS_RATE_LIMIT_PER_MINUTE: String(perMinute) } };
 }
 
 /**

@@ -17,6 +17,8 @@ export interface Env {
   IP_RATE_LIMITER: RateLimit;
   /** Per-client-IP limit of the free Ask writes (feature requests, abuse reports): they fill D1 for nothing. */
   ASK_RATE_LIMITER: RateLimit;
+  /** Requests to one public address, from all callers together (API.md §12). */
+  ADDRESS_RATE_LIMITER: RateLimit;
 
   SERVICE_NAME: string;
   ENVIRONMENT: string;
@@ -41,6 +43,7 @@ export interface Env {
   RATE_LIMIT_PER_MINUTE: string;
   IP_RATE_LIMIT_PER_MINUTE: string;
   ASK_RATE_LIMIT_PER_MINUTE: string;
+  ADDRESS_RATE_LIMIT_PER_MINUTE: string;
   /** Anonymous free tier: calls per client IP per day without any credential (0: every paid call needs payment). */
   FREE_CALLS_PER_DAY: string;
   /** Secret: bearer token of the operator endpoints (`/v1/admin/...`). Unset: those endpoints answer 404. */

@@ -1,7 +1,7 @@
 /**
- * Rate limits per client IP and per presented credential (API.md §10), on the Workers
- * Rate Limiting bindings: no D1 and no Durable Object of ours on the hot path, both
- * bindings asked in parallel.
+ * Rate limits per client IP and per presented credential (API.md §10), and per public
+ * address for all its callers together (§12), on the Workers Rate Limiting bindings: no D1
+ * and no Durable Object of ours on the hot path, the bindings asked in parallel.
  *
  * The credential key is a hash of the credential as presented, never an id read out of
  * it: a forged token that names a victim's account lands in its own bucket, so nobody
@@ -31,7 +31,7 @@ const PERIOD_SECONDS = 60;
 const MAX_TRACKED_KEYS = 50_000;
 
 interface Policy {
-  name: "credential" | "ip" | "ask";
+  name: "credential" | "ip" | "ask" | "address";
   binding: RateLimit;
   limit: number;
   key: string;
@@ -78,6 +78,11 @@ function policiesOf(c: Context<AppEnv>): Policy[] {
   ];
   if (c.req.method === "POST" && ASK_WRITES.has(new URL(c.req.url).pathname)) {
     policies.push({ name: "ask", binding: c.env.ASK_RATE_LIMITER, limit: Number(c.env.ASK_RATE_LIMIT_PER_MINUTE), key: `ask:${clientIp(c)}` });
+  }
+  // A public address is also limited for all its callers together: a flood from many addresses still stops there.
+  const address = /^\/p\/([^/]+)/.exec(c.req.path)?.[1];
+  if (address) {
+    policies.push({ name: "address", binding: c.env.ADDRESS_RATE_LIMITER, limit: Number(c.env.ADDRESS_RATE_LIMIT_PER_MINUTE), key: `addr:${address}` });
   }
   const credential = presentedCredential(c);
   if (credential) {
@@ -132,8 +137,8 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const reset = secondsToReset(now);
   const refused = outcomes.find((o) => !o.allowed);
   if (refused) {
-    const who = refused.policy.name === "credential" ? "this credential" : "this client address";
-    throw new AppError("rate_limited", `Too many requests from ${who}: at most ${refused.policy.limit} a minute. Retry after ${reset} s.`, {
+    const who = { credential: "from this credential", ip: "from this client address", ask: "from this client address", address: "to this address" }[refused.policy.name];
+    throw new AppError("rate_limited", `Too many requests ${who}: at most ${refused.policy.limit} a minute. Retry after ${reset} s.`, {
       headers: { ...headersOf(refused, reset), "Retry-After": String(reset) },
     });
   }

@@ -1,9 +1,9 @@
 /**
- * Rate limits per credential and per client IP (API.md §10) and the anonymous free tier.
+ * Rate limits per credential and per client IP (API.md §10), per public address (§12), and the anonymous free tier.
  *
  * Requests go through the worker's own fetch handler, in workerd, with the real D1 and
  * Durable Objects, but with an env of this file's choosing: the low-limit twins of the
- * rate limiter bindings (vitest.config.ts: 5 per credential, 8 per IP a minute) and, for
+ * rate limiter bindings (vitest.config.ts: 5 per credential, 8 per IP, 6 per public address a minute) and, for
  * the free tier, FREE_CALLS_PER_DAY. Every other test file keeps the wrangler.toml settings.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
@@ -11,11 +11,12 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
 import { checksum } from "../../src/auth/tokens";
-import { ORIGIN, buyCredits, call, json } from "../harness";
+import { ORIGIN, buyCredits, call, createResource, json, publicUrl } from "../harness";
 
 const CREDENTIAL_LIMIT = 5;
 const IP_LIMIT = 8;
-const lowLimits = env as unknown as { TEST_RATE_LIMITER: RateLimit; TEST_IP_RATE_LIMITER: RateLimit; TEST_ASK_RATE_LIMITER: RateLimit };
+const ADDRESS_LIMIT = 6;
+const lowLimits = env as unknown as { TEST_RATE_LIMITER: RateLimit; TEST_IP_RATE_LIMITER: RateLimit; TEST_ASK_RATE_LIMITER: RateLimit; TEST_ADDRESS_RATE_LIMITER: RateLimit };
 const ASK_LIMIT = 3;
 
 interface Send {
@@ -31,6 +32,8 @@ async function send(method: string, path: string, o: Send): Promise<Response> {
     RATE_LIMITER: lowLimits.TEST_RATE_LIMITER,
     IP_RATE_LIMITER: lowLimits.TEST_IP_RATE_LIMITER,
     ASK_RATE_LIMITER: lowLimits.TEST_ASK_RATE_LIMITER,
+    ADDRESS_RATE_LIMITER: lowLimits.TEST_ADDRESS_RATE_LIMITER,
+    ADDRESS_RATE_LIMIT_PER_MINUTE: String(ADDRESS_LIMIT),
     ASK_RATE_LIMIT_PER_MINUTE: String(ASK_LIMIT),
     RATE_LIMIT_PER_MINUTE: String(CREDENTIAL_LIMIT),
     IP_RATE_LIMIT_PER_MINUTE: String(IP_LIMIT),
@@ -127,6 +130,20 @@ describe("rate limits", () => {
     const v6 = (host: string) => send("GET", "/v1/prices", { ip: `2001:db8:1:2::${host}` });
     for (let i = 1; i <= IP_LIMIT; i++) expect((await v6(i.toString(16))).status).toBe(200);
     await expectRateLimited(await v6("ffff"), IP_LIMIT);
+  });
+
+  it("a public address gets its limit a minute from all its callers together; another address is counted apart", async () => {
+    await freshWindow();
+    const { token } = await buyCredits(1);
+    const page = async () => new URL(publicUrl((await createResource("pages", token, { content: "# Hello" })).record)).pathname;
+    const [busy, quiet] = [await page(), await page()];
+    // Each call from an address of its own, so only the address's limit can be what refuses.
+    for (let i = 1; i <= ADDRESS_LIMIT; i++) expect((await send("GET", busy, { ip: freshIp() })).status).toBe(200);
+    const refused = await send("GET", busy, { ip: freshIp() });
+    expect((await json(refused.clone())).detail).toMatch(/to this address/);
+    await expectRateLimited(refused, ADDRESS_LIMIT);
+    expect((await send("GET", `${busy}/anything-below`, { ip: freshIp() })).status).toBe(429);
+    expect((await send("GET", quiet, { ip: freshIp() })).status).toBe(200);
   });
 
   it("covers /oauth and /mcp too, and leaves pages outside the API alone", async () => {
