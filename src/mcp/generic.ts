@@ -5,7 +5,8 @@
  * tool, so the REST route it stands for validates, charges and fails exactly as
  * it would if called by name.
  */
-import { DEFAULT_PUBLIC_BODY_BYTES, methodsOf } from "../resources/public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES } from "../resources/public-face";
+import { methodsOf } from "../resources/public-route-match";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";

@@ -19,7 +19,8 @@ import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, matchRoute, methodsOf, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { matchRoute, methodsOf } from "./public-route-match";
 import { publicResponse, type Settled } from "./public-answer";
 import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";
 

@@ -9,7 +9,8 @@ import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloud
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { KINDS } from "../../src/resources/registry";
-import { DEFAULT_PUBLIC_BODY_BYTES, matchRoute, PUBLIC_METHODS, type PublicRoute } from "../../src/resources/public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type PublicRoute } from "../../src/resources/public-face";
+import { matchRoute } from "../../src/resources/public-route-match";
 import { resourceFixture } from "./examples";
 import { ORIGIN, buyCredits, call, createResource, json, managed, publicUrl } from "../harness";
 
