@@ -3,12 +3,14 @@
  * through a real S3-compatible server (s3rver behind a front that checks every SigV4 signature
  * with AWS's own signer, test/peers/s3.ts), part by part, with progress and checksums; URL sources
  * and destinations; a source that fails part-way (failed with what was moved, then resumed from
- * the last part, the hash carried on); cancel and the resource's end aborting the open upload;
+ * the last part, the digest carried on in memory, or the whole hashed from the destination when a new
+ * process lost it); cancel and the resource's end aborting the open upload;
  * refusals before anything is charged.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { transfers } from "../../src/kinds/utilities/transfers";
+import { forgetAllDigests } from "../../src/kinds/utilities/transfers/hashing";
 import { PART_BYTES } from "../../src/kinds/utilities/transfers/schema";
 import { advance, balanceOf, buyCredits, call, createResource, expire, json, managed, opsOn, received, storageDump, usd } from "../harness";
 import { pattern } from "../peers/pattern";
@@ -69,6 +71,8 @@ describe("transfers", () => {
     const outbound = await w.ok("start", "/transfers", { source: { type: "object", management_token: target.mgmt }, destination: s3("big/copy.bin") });
     const back = await settled(w, outbound.transfer_id);
     expect(back, JSON.stringify(back)).toMatchObject({ status: "completed", bytes_moved: size, sha256: seeded.sha256 });
+    // Hashed on the way: the copy was never read back to learn its digest.
+    expect(await control("/reads?key=big/copy.bin")).toEqual({ reads: 0 });
     const copy = await control<{ size: number; sha256: string; etag: string }>("/digest?key=big/copy.bin");
     expect(copy).toMatchObject({ size, sha256: seeded.sha256 });
     expect(back.destination_etag).toBe(copy.etag);
@@ -123,8 +127,28 @@ describe("transfers", () => {
     expect(resumed).toMatchObject({ status: "running", attempts: 2, bytes_moved: PART_BYTES });
     const done = await settled(w, t.transfer_id);
     expect(done).toMatchObject({ status: "completed", bytes_moved: size, sha256: await sha256(pattern(0, size)) });
+    expect(await control("/reads?key=flaky/copy.bin")).toEqual({ reads: 0 });
     expect(await control("/digest?key=flaky/copy.bin")).toMatchObject({ size, sha256: done.sha256 });
     expect((await w.refused("resume", `/transfers/${t.transfer_id}/resume`)).status).toBe(409);
+  });
+
+  it("a process replaced between runs loses the digest in memory: the parts go on, and the whole is hashed from what the destination holds", async () => {
+    const w = await workspace();
+    const size = 2 * PART_BYTES + 4321;
+    const target = await createResource("objects", w.token, {});
+    for (const [name, destination] of [["to-s3", s3("replaced/copy.bin")], ["to-object", { type: "object", management_token: target.mgmt }]] as const) {
+      await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "PUT", body: String(PART_BYTES) });
+      const t = await w.ok("start", "/transfers", { source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` }, destination });
+      for (let i = 0; i < 50 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).toMatchObject({ status: "running", parts_done: 1 });
+      forgetAllDigests();
+      await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "DELETE" });
+      await advance(w.id, 5_000);
+      expect(await settled(w, t.transfer_id), name).toMatchObject({ status: "completed", bytes_moved: size, sha256: await sha256(pattern(0, size)) });
+    }
+    expect(await control("/reads?key=replaced/copy.bin")).toEqual({ reads: 1 });
+    const object = await json(await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }));
+    expect(object).toMatchObject({ stored: true, size, sha256: await sha256(pattern(0, size)), origin: "transfer" });
   });
 
   it("cancel and the resource's end abort the open upload at the destination", async () => {

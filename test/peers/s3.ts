@@ -9,6 +9,7 @@
  *   POST {controlUrl}/seed?key=…&size=…   writes `size` bytes of the test pattern (pattern.ts)
  *   GET  {controlUrl}/digest?key=…        `{ size, sha256 }` of what the bucket holds, or 404
  *   GET  {controlUrl}/uploads             `{ open }`: multipart uploads not completed or aborted
+ *   GET  {controlUrl}/reads?key=…         `{ reads }`: GETs of the object through the front (the control's own included)
  */
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
@@ -55,6 +56,8 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
   const inner = (await s3.run()) as AddressInfo;
   // Where s3rver keeps the parts of each open multipart upload, a folder per upload id.
   const uploadsDir = path.join(directory, S3_BUCKET, "._S3rver_uploads");
+  // GETs of each object (by its path below the bucket) through the front.
+  const reads = new Map<string, number>();
 
   const front = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -64,7 +67,12 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
         res.writeHead(403, { "content-type": "application/xml" }).end("<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>");
         return;
       }
-      const uploadId = new URL(req.url ?? "/", "http://front").searchParams.get("uploadId");
+      const asked = new URL(req.url ?? "/", "http://front");
+      const uploadId = asked.searchParams.get("uploadId");
+      if (req.method === "GET") {
+        const key = decodeURIComponent(asked.pathname.slice(S3_BUCKET.length + 2));
+        reads.set(key, (reads.get(key) ?? 0) + 1);
+      }
       if (req.method === "DELETE" && uploadId) {
         const dir = path.join(uploadsDir, path.basename(uploadId));
         const known = await stat(dir).then(() => true, () => false);
@@ -105,6 +113,10 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
           size += chunk.length;
         }
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ size, sha256: hash.digest("hex"), etag: got.headers.get("etag") }));
+        return;
+      }
+      if (url.pathname === "/reads") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reads: reads.get(key) ?? 0 }));
         return;
       }
       if (url.pathname === "/uploads") {

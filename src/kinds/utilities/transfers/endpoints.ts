@@ -2,7 +2,7 @@
  * The three kinds of endpoint a transfer moves bytes between, behind one shape: an HTTP(S) URL, an
  * S3-compatible bucket (s3.ts), and the owner's own blobs (read) or objects (read and written) in
  * this service's R2. Every body streams; a part is sent with its length known up front (S3 and R2
- * need it), through the transfer's hash.
+ * need it), through the transfer's digest.
  */
 import { checkOwnedResource } from "../../../resources/owned";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
@@ -11,7 +11,7 @@ import type { Env } from "../../../env";
 import { AppError, unwrap, fieldError } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
 import { S3Client } from "./s3";
-import type { ResumableSha256 } from "./hashing";
+import { pump, type Digest } from "./hashing";
 import type { Endpoint } from "./schema";
 
 /** An endpoint as kept (sealed): an object endpoint's token replaced by its resource and the R2 key read or written. */
@@ -80,6 +80,17 @@ export async function read(env: Env, src: Resolved, start: number, end: number, 
   return res.body;
 }
 
+/** What a parted destination holds once its upload completed, streaming: hashed when the transfer's digest was lost. */
+export async function readBack(env: Env, dst: Resolved, size: number): Promise<ReadableStream<Uint8Array>> {
+  if (dst.type === "s3") return new S3Client(env, dst, "destination").range(0, size - 1);
+  if (dst.type === "object") {
+    const object = await env.BUCKET.get(dst.key);
+    if (!object) throw new AppError("upstream_failed", "The destination's upload completed, but its content is not there to hash.");
+    return object.body;
+  }
+  throw new Error("a URL destination takes no parts");
+}
+
 /** A destination that takes parts (S3, objects); a URL takes the whole body in one PUT. */
 export const takesParts = (dst: Resolved) => dst.type !== "url";
 
@@ -90,10 +101,10 @@ export async function beginUpload(env: Env, dst: Resolved, contentType: string):
   throw new Error("a URL destination takes no parts");
 }
 
-/** Sends one part (`body`, exactly `length` bytes, through `hash`); answers its ETag. */
-export async function sendPart(env: Env, dst: Resolved, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, length: number, hash: ResumableSha256): Promise<string> {
+/** Sends one part (`body`, exactly `length` bytes, through `digest` when there is one); answers its ETag. */
+export async function sendPart(env: Env, dst: Resolved, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, length: number, digest: Digest | null): Promise<string> {
   const sized = new FixedLengthStream(length);
-  const piped = hash.pump(body, sized.writable);
+  const piped = pump(body, sized.writable, digest);
   const sent =
     dst.type === "s3"
       ? new S3Client(env, dst, "destination").uploadPart(uploadId, partNumber, sized.readable)
@@ -129,11 +140,11 @@ export async function completeUpload(env: Env, dst: Resolved, uploadId: string, 
   throw new Error("a URL destination takes no parts");
 }
 
-/** The whole body in one request (a URL destination, or a source without ranges), through `hash`; answers the ETag reported. */
-export async function sendWhole(env: Env, dst: Resolved, body: ReadableStream<Uint8Array>, size: number, contentType: string, hash: ResumableSha256): Promise<string | null> {
+/** The whole body in one request (a URL destination, or a source without ranges), through `digest`; answers the ETag reported. */
+export async function sendWhole(env: Env, dst: Resolved, body: ReadableStream<Uint8Array>, size: number, contentType: string, digest: Digest): Promise<string | null> {
   // An empty body goes as bytes: a zero-length stream would leave R2 waiting for bytes that never come.
   const sized = size > 0 ? new FixedLengthStream(size) : null;
-  const piped = sized ? hash.pump(body, sized.writable) : body.cancel();
+  const piped = sized ? pump(body, sized.writable, digest) : body.cancel();
   const payload = sized?.readable ?? new Uint8Array(0);
   const sent = (async () => {
     if (dst.type === "s3") return new S3Client(env, dst, "destination").put(payload, contentType);

@@ -7,7 +7,7 @@
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../resources/kind";
 import { abortOpen, discardStart, reopen, run, start, RUN_BUDGET_MS } from "./steps";
-import { all, cancel, cancellable, found, insert, nextDue, openUploads, page, recordStep, remove, resumable, resume, TABLES, usage, view } from "./store";
+import { all, cancel, DROP_HASH_STATE, cancellable, found, insert, nextDue, openUploads, page, recordStep, remove, resumable, resume, TABLES, usage, view } from "./store";
 import {
   MAX_TRANSFER_BYTES, MAX_TRANSFERS, PART_BYTES, startInput, transferIdParam, transfersCreate, transfersInput, transfersPage, transferView, type TransfersConfig,
 } from "./schema";
@@ -32,7 +32,7 @@ export const transfers = kind.define({
     "with progress (bytes, percent, rate), the SHA-256 of every byte and the stores' ETags; a transfer that fails part-way resumes from the last part moved.",
   createSchema: transfersCreate,
   example: {},
-  migrations: [{ sql: TABLES }],
+  migrations: [{ sql: TABLES }, { sql: DROP_HASH_STATE }],
   dayPriceMicro: 1000,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 90 * 86400,

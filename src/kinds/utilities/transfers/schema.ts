@@ -78,7 +78,7 @@ export const transferView = z
     part_bytes: z.int(),
     parts_total: z.int(),
     parts_done: z.int(),
-    sha256: z.string().nullable().describe("Hex SHA-256 of every byte moved, computed on the way; set once completed."),
+    sha256: z.string().nullable().describe("Hex SHA-256 of every byte moved, computed on the way (or, when the process moving it was replaced mid-transfer, from what the destination holds); set once completed."),
     source_etag: z.string().nullable().describe("The source's ETag when it gave one (for S3, its MD5 or multipart ETag)."),
     destination_etag: z.string().nullable().describe("The ETag the destination reported for what it stored (S3: the multipart ETag; objects: R2's)."),
     attempts: z.int().describe("Runs started: 1, plus one per resume."),

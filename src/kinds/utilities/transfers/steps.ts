@@ -1,7 +1,7 @@
 /**
  * A transfer's work, done by the resource's alarm in runs of at most RUN_BUDGET_MS: the start
  * (an op) checks both ends and begins the destination's upload; each run then copies parts in
- * order (a ranged read of the source into one part of the destination, through the hash), and
+ * order (a ranged read of the source into one part of the destination, through the digest), and
  * the last run completes the upload and hands an object destination its new content. A run
  * records what it finished in one transaction; a process that dies mid-run loses only the part
  * under way, which the next run sends again.
@@ -11,9 +11,9 @@ import { AppError } from "../../../http/errors";
 import type { PrepareContext } from "../../../resources/kind";
 import { MAX_OBJECT_BYTES } from "../../memory/objects/schema";
 import {
-  abortUpload, beginUpload, completeUpload, handOver, probe, read, resolve, sendPart, sendWhole, shown, takesParts, type DonePart,
+  abortUpload, beginUpload, completeUpload, handOver, probe, read, readBack, resolve, sendPart, sendWhole, shown, takesParts, type DonePart,
 } from "./endpoints";
-import { ResumableSha256 } from "./hashing";
+import { Digest, digestFrom, digestOf, forgetDigest } from "./hashing";
 import { MAX_PARTS, MAX_TRANSFER_BYTES, PART_BYTES, type StartInput } from "./schema";
 import { checkRoom, endpointsOf, nextRunning, partsOf, type Row, type Started, type Stepped } from "./store";
 
@@ -30,7 +30,7 @@ export async function start(ctx: PrepareContext, input: StartInput): Promise<Sta
   const info = await probe(ctx.env, source);
   const limit = destination.type === "object" ? MAX_OBJECT_BYTES : MAX_TRANSFER_BYTES;
   if (info.size > limit) throw new AppError("payload_too_large", `The source holds ${info.size} bytes; this destination takes at most ${limit}.`);
-  // Parts of whole MiBs (so the hash is between blocks at every boundary), 10,000 at most.
+  // Parts of whole MiBs, 10,000 at most (S3's limit).
   const partBytes = Math.max(PART_BYTES, Math.ceil(info.size / MAX_PARTS / MIB) * MIB);
   const parted = info.ranged && takesParts(destination) && info.size > 0;
   const contentType = input.content_type ?? info.contentType ?? "application/octet-stream";
@@ -52,7 +52,7 @@ export async function discardStart(ctx: PrepareContext, started: Started): Promi
 export async function run(ctx: PrepareContext): Promise<Stepped | null> {
   const row = nextRunning(ctx.sql, ctx.now);
   if (!row) return null;
-  const result: Stepped = { transferId: row.transfer_id, attempts: row.attempts, parts: [], hashState: null, completed: null, error: null };
+  const result: Stepped = { transferId: row.transfer_id, attempts: row.attempts, parts: [], completed: null, error: null };
   try {
     if (row.ranged) await copyParts(ctx, row, result);
     else await copyWhole(ctx, row, result);
@@ -66,22 +66,23 @@ export async function run(ctx: PrepareContext): Promise<Stepped | null> {
 async function copyParts(ctx: PrepareContext, row: Row, result: Stepped): Promise<void> {
   const { source, destination } = endpointsOf(ctx.env, row);
   const done: DonePart[] = partsOf(ctx.sql, row.transfer_id);
-  const hash = new ResumableSha256(row.hash_state ? JSON.parse(row.hash_state) : null);
+  const digest = digestFrom(row.transfer_id, Math.min(done.length * row.part_bytes, row.bytes_total));
   const deadline = Date.now() + RUN_BUDGET_MS;
   for (let n = done.length + 1; n <= row.parts_total && Date.now() < deadline; n++) {
     const start = (n - 1) * row.part_bytes;
     const end = Math.min(n * row.part_bytes, row.bytes_total) - 1;
     const body = await read(ctx.env, source, start, end, true);
-    const etag = await sendPart(ctx.env, destination, row.upload_id!, n, body, end - start + 1, hash);
+    const etag = await sendPart(ctx.env, destination, row.upload_id!, n, body, end - start + 1, digest);
     const part = { part_number: n, size: end - start + 1, etag };
     result.parts.push(part);
     done.push(part);
-    if (n < row.parts_total) result.hashState = hash.state();
     ctx.stillHere();
   }
   if (done.length < row.parts_total) return;
   const etag = await completeUpload(ctx.env, destination, row.upload_id!, done, row.bytes_total);
-  const sha256 = hash.hex();
+  forgetDigest(row.transfer_id);
+  // The digest saw every byte only if this process moved them all; otherwise what the destination now holds is hashed.
+  const sha256 = digest?.taken === row.bytes_total ? await digest.hex() : await digestOf(await readBack(ctx.env, destination, row.bytes_total));
   await handOver(ctx.env, destination, row.bytes_total, sha256, row.content_type, row.transfer_id);
   result.completed = { etag, sha256 };
 }
@@ -89,10 +90,10 @@ async function copyParts(ctx: PrepareContext, row: Row, result: Stepped): Promis
 /** A source without ranges, or a URL destination: the whole body in one request (a failure starts it again). */
 async function copyWhole(ctx: PrepareContext, row: Row, result: Stepped): Promise<void> {
   const { source, destination } = endpointsOf(ctx.env, row);
-  const hash = new ResumableSha256(null);
+  const digest = new Digest();
   const body = row.bytes_total === 0 ? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) : await read(ctx.env, source, 0, row.bytes_total - 1, false);
-  const etag = await sendWhole(ctx.env, destination, body, row.bytes_total, row.content_type, hash);
-  const sha256 = hash.hex();
+  const etag = await sendWhole(ctx.env, destination, body, row.bytes_total, row.content_type, digest);
+  const sha256 = await digest.hex();
   await handOver(ctx.env, destination, row.bytes_total, sha256, row.content_type, row.transfer_id);
   result.completed = { etag, sha256 };
 }

@@ -1,8 +1,7 @@
 /**
  * A transfers resource's jobs: each row is one transfer (its endpoints sealed, since they carry
- * credentials), its parts as they land, and the hash of everything moved so far, so a run that
- * stops (the step's time is up, the process died, the source failed) goes on from the last part
- * recorded. Parts and progress are written in the same transaction that records them done.
+ * credentials) and its parts as they land, so a run that stops (the step's time is up, the
+ * process died, the source failed) goes on from the last part recorded. Parts and progress are written in the same transaction that records them done.
  */
 import { seal, unseal } from "../../../auth/sealing";
 import type { Env } from "../../../env";
@@ -10,7 +9,6 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../resources/kind";
 import { keysetPage, type Page } from "../../../resources/pages";
 import { iso, isoOrNull } from "../../../time";
-import type { HashState } from "./hashing";
 import type { DonePart, Resolved } from "./endpoints";
 import { MAX_TRANSFERS, type TransferView } from "./schema";
 
@@ -27,13 +25,16 @@ export const TABLES = [
   "CREATE TABLE transfer_parts (transfer_id TEXT NOT NULL, part_number INTEGER NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL, PRIMARY KEY (transfer_id, part_number))",
 ];
 
+/** The digest of what is moved stays in memory now (hashing.ts): the stored hash state goes. */
+export const DROP_HASH_STATE = ["ALTER TABLE transfers DROP COLUMN hash_state"];
+
 export type Status = TransferView["status"];
 
 export type Row = {
   seq: number; transfer_id: string; label: string | null; status: Status;
   source: string; destination: string; source_view: string; destination_view: string;
   content_type: string; bytes_total: number; part_bytes: number; parts_total: number; ranged: number;
-  upload_id: string | null; hash_state: string | null; sha256: string | null; source_etag: string | null; destination_etag: string | null;
+  upload_id: string | null; sha256: string | null; source_etag: string | null; destination_etag: string | null;
   attempts: number; failures: number; retry_at: number | null; error: string | null;
   run_started_at: number; run_start_bytes: number; created_at: number; updated_at: number; finished_at: number | null;
 };
@@ -124,7 +125,6 @@ export interface Stepped {
   /** The attempt it worked for: a resume or cancel meanwhile makes it stale. */
   attempts: number;
   parts: DonePart[];
-  hashState: HashState | null;
   completed: { etag: string | null; sha256: string } | null;
   error: { message: string; permanent: boolean } | null;
 }
@@ -138,10 +138,9 @@ export function recordStep(store: EngineStore, s: Stepped): void {
   for (const p of s.parts) {
     store.sql.exec("INSERT OR REPLACE INTO transfer_parts (transfer_id, part_number, size, etag) VALUES (?, ?, ?, ?)", s.transferId, p.part_number, p.size, p.etag);
   }
-  const hash = s.hashState ? JSON.stringify(s.hashState) : row.hash_state;
   if (s.completed) {
     store.sql.exec(
-      "UPDATE transfers SET status = 'completed', hash_state = NULL, sha256 = ?, destination_etag = ?, error = NULL, failures = 0, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
+      "UPDATE transfers SET status = 'completed', sha256 = ?, destination_etag = ?, error = NULL, failures = 0, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
       s.completed.sha256, s.completed.etag, store.now, store.now, s.transferId,
     );
     store.sql.exec("DELETE FROM transfer_parts WHERE transfer_id = ?", s.transferId);
@@ -150,14 +149,14 @@ export function recordStep(store: EngineStore, s: Stepped): void {
   if (s.error) {
     const failures = s.parts.length > 0 ? 1 : row.failures + 1;
     if (s.error.permanent || failures >= MAX_FAILURES) {
-      store.sql.exec("UPDATE transfers SET status = 'failed', hash_state = ?, error = ?, failures = ?, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?", hash, s.error.message, failures, store.now, store.now, s.transferId);
+      store.sql.exec("UPDATE transfers SET status = 'failed', error = ?, failures = ?, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?", s.error.message, failures, store.now, store.now, s.transferId);
     } else {
       const retryAt = store.now + 5000 * 4 ** (failures - 1);
-      store.sql.exec("UPDATE transfers SET hash_state = ?, error = ?, failures = ?, retry_at = ?, updated_at = ? WHERE transfer_id = ?", hash, s.error.message, failures, retryAt, store.now, s.transferId);
+      store.sql.exec("UPDATE transfers SET error = ?, failures = ?, retry_at = ?, updated_at = ? WHERE transfer_id = ?", s.error.message, failures, retryAt, store.now, s.transferId);
     }
     return;
   }
-  store.sql.exec("UPDATE transfers SET hash_state = ?, failures = 0, retry_at = NULL, error = NULL, updated_at = ? WHERE transfer_id = ?", hash, store.now, s.transferId);
+  store.sql.exec("UPDATE transfers SET failures = 0, retry_at = NULL, error = NULL, updated_at = ? WHERE transfer_id = ?", store.now, s.transferId);
 }
 
 /** The transfer to resume: failed (it goes on from its last part) or cancelled (it starts over, with a new upload). */
@@ -170,7 +169,7 @@ export function resumable(sql: SqlStorage, id: string): Row {
 /** Runs the transfer again: a failed one from the last part recorded, a cancelled one from the start under `uploadId`. */
 export function resume(store: EngineStore, id: string, uploadId: string | null): TransferView {
   const row = resumable(store.sql, id);
-  if (row.status === "cancelled") store.sql.exec("UPDATE transfers SET upload_id = ?, hash_state = NULL WHERE transfer_id = ?", uploadId, id);
+  if (row.status === "cancelled") store.sql.exec("UPDATE transfers SET upload_id = ? WHERE transfer_id = ?", uploadId, id);
   const moved = movedOf(store.sql, row);
   store.sql.exec(
     "UPDATE transfers SET status = 'running', attempts = attempts + 1, failures = 0, retry_at = NULL, error = NULL, finished_at = NULL, run_started_at = ?, run_start_bytes = ?, updated_at = ? WHERE transfer_id = ?",
