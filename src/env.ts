@@ -97,8 +97,6 @@ export function isDevelopment(env: Pick<Env, "ENVIRONMENT">): boolean {
 
 export interface Variables {
   requestId: string;
-  /** SHA-256 of the tokens this request presented, each hashed once (auth/credentials.ts presentedHash). */
-  tokenHashes?: Map<string, string>;
 }
 
 export interface AppEnv {

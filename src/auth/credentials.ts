@@ -18,15 +18,6 @@ export interface ManagementCredential {
   tokenHash: string;
 }
 
-/** The SHA-256 of a token this request presents, hashed once however often it is asked for (the rate limiter keys by it too). */
-export function presentedHash(c: Context<AppEnv>, token: string): string {
-  let known = c.get("tokenHashes");
-  if (!known) c.set("tokenHashes", (known = new Map()));
-  let hash = known.get(token);
-  if (hash === undefined) known.set(token, (hash = hashToken(token)));
-  return hash;
-}
-
 export function bearer(c: Context<AppEnv>): string | null {
   const header = c.req.header("Authorization");
   if (!header) return null;
@@ -50,7 +41,7 @@ export async function creditCredential(c: Context<AppEnv>, token: string): Promi
   }
   const parts = parseCreditToken(token);
   if (!parts) throw new AppError("unauthorized", "This is not a valid credit token (zv_…) or access token: check for a typo.");
-  return { ...parts, tokenHash: presentedHash(c, token) };
+  return { ...parts, tokenHash: hashToken(token) };
 }
 
 export function managementCredential(c: Context<AppEnv>, resourceId: string): ManagementCredential {
@@ -59,5 +50,5 @@ export function managementCredential(c: Context<AppEnv>, resourceId: string): Ma
   const parts = parseManagementToken(token);
   if (!parts) throw new AppError("unauthorized", "This is not a valid management token (zvm_…): check for a typo.");
   if (parts.resourceId !== resourceId) throw new AppError("forbidden", "This management token belongs to another resource.");
-  return { resourceId, tokenHash: presentedHash(c, token) };
+  return { resourceId, tokenHash: hashToken(token) };
 }

@@ -69,7 +69,30 @@ function open(prefix: string, token: string, payloadBytes: number): Uint8Array |
 
 const idFromBytes = (prefix: string, bytes: Uint8Array) => prefix + encodeBase62(bytes);
 
-export const hashToken = sha256Hex;
+/** Tokens whose readings this isolate keeps (about a megabyte at most). */
+const REMEMBERED_TOKENS = 2000;
+
+/**
+ * What a token string reads as (its parts, its hash) is a function of the string alone, and an agent
+ * presents the same tokens on every call: the readings of the last REMEMBERED_TOKENS strings are kept in
+ * this isolate's memory, so a paid call does not decode, checksum and hash its two tokens each time.
+ * Only these pure readings are kept, never a decision about a token (whether it is known, revoked, or
+ * can pay: the account and the resource decide that on every call); the strings live in memory only, as
+ * every presented token already does while its request runs, and are never stored or logged.
+ */
+function remembered<T>(read: (token: string) => T): (token: string) => T {
+  const readings = new Map<string, T>();
+  return (token) => {
+    if (readings.has(token)) return readings.get(token) as T;
+    const reading = read(token);
+    readings.set(token, reading);
+    if (readings.size > REMEMBERED_TOKENS) readings.delete(readings.keys().next().value!);
+    return reading;
+  };
+}
+
+/** The SHA-256 (hex) of a token: what the service stores and compares in place of the token. */
+export const hashToken = remembered(sha256Hex);
 
 function creditParts(account: Uint8Array, sub: Uint8Array): CreditTokenParts {
   const accountId = idFromBytes("acct_", account);
@@ -87,22 +110,24 @@ export function issueCreditToken(accountId?: string): IssuedToken<CreditTokenPar
   payload.set(sub, ID_BYTES);
   payload.set(randomBytes(SECRET_BYTES), ID_BYTES + SUB_BYTES);
   const token = seal(CREDIT_PREFIX, payload);
-  return { token, hash: hashToken(token), parts: creditParts(account, sub) };
+  return { token, hash: sha256Hex(token), parts: creditParts(account, sub) };
 }
 
-export function parseCreditToken(token: string): CreditTokenParts | null {
+/** A credit token's ids, or null when it is not one (the result is shared: read it, never change it). */
+export const parseCreditToken = remembered((token): Readonly<CreditTokenParts> | null => {
   const payload = open(CREDIT_PREFIX, token, CREDIT_PAYLOAD);
   if (!payload) return null;
-  return creditParts(payload.slice(0, ID_BYTES), payload.slice(ID_BYTES, ID_BYTES + SUB_BYTES));
-}
+  return Object.freeze(creditParts(payload.slice(0, ID_BYTES), payload.slice(ID_BYTES, ID_BYTES + SUB_BYTES)));
+});
 
 export function issueManagementToken(): IssuedToken<{ resourceId: string }> {
   const payload = randomBytes(MANAGEMENT_PAYLOAD);
   const token = seal(MANAGEMENT_PREFIX, payload);
-  return { token, hash: hashToken(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
+  return { token, hash: sha256Hex(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
 }
 
-export function parseManagementToken(token: string): { resourceId: string } | null {
+/** The resource a management token names, or null when it is not one (shared, as above). */
+export const parseManagementToken = remembered((token): Readonly<{ resourceId: string }> | null => {
   const payload = open(MANAGEMENT_PREFIX, token, MANAGEMENT_PAYLOAD);
-  return payload ? { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } : null;
-}
+  return payload ? Object.freeze({ resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) }) : null;
+});

@@ -23,7 +23,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { AppError } from "./errors";
 import { clientIp } from "./client-ip";
-import { presentedHash } from "../auth/credentials";
+import { hashToken } from "../auth/tokens";
 import { setAnswerHeaders } from "./response-headers";
 
 const PERIOD_SECONDS = 60;
@@ -86,7 +86,7 @@ function policiesOf(c: Context<AppEnv>): Policy[] {
   }
   const credential = presentedCredential(c);
   if (credential) {
-    policies.push({ name: "credential", binding: c.env.RATE_LIMITER, limit: Number(c.env.RATE_LIMIT_PER_MINUTE), key: `cred:${presentedHash(c, credential).slice(0, 32)}` });
+    policies.push({ name: "credential", binding: c.env.RATE_LIMITER, limit: Number(c.env.RATE_LIMIT_PER_MINUTE), key: `cred:${hashToken(credential).slice(0, 32)}` });
   }
   return policies;
 }
