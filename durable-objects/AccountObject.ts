@@ -198,11 +198,13 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
         const token = this.store.token(hold.token_id);
         const chain = token ? this.store.chainOf(token) : [];
         let used = 0;
+        let captured = 0;
         for (const c of s.charges) {
           if (used + c.amount > hold.amount) break; // never capture more than was reserved
           used += c.amount;
-          this.store.record({ at: c.at, token_id: hold.token_id, type: "charge", operation: c.operation, resource_id: hold.resource_id, amount: c.amount, request_id: c.requestId, ref: hold.hold_id });
+          captured++;
         }
+        this.store.recordCharges(hold, s.charges.slice(0, captured));
         this.store.take(chain, -hold.amount, "held");
         this.store.take(chain, used, "spent");
         this.sql.exec("DELETE FROM holds WHERE hold_id = ?", hold.hold_id);

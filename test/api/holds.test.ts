@@ -9,10 +9,12 @@ import { decodeBase62, encodeBase62 } from "../../src/auth/base62";
 import { checksum } from "../../src/auth/tokens";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
 
-async function ledgerCharges(tokenId: string): Promise<{ operation: string; amount: number }[]> {
+type Charge = { operation: string; amount: number; at: number; token_id: string; resource_id: string | null; request_id: string; ref: string | null };
+
+async function ledgerCharges(tokenId: string): Promise<Charge[]> {
   const stub = env.ACCOUNTS.get(env.ACCOUNTS.idFromName(tokenId.split(".")[0]!));
   return runInDurableObject(stub, (_o, state) =>
-    state.storage.sql.exec<{ operation: string; amount: number }>("SELECT operation, amount FROM ledger WHERE type = 'charge' ORDER BY seq").toArray(),
+    state.storage.sql.exec<Charge>("SELECT operation, amount, at, token_id, resource_id, request_id, ref FROM ledger WHERE type = 'charge' ORDER BY seq").toArray(),
   );
 }
 
@@ -22,13 +24,27 @@ describe("holds", () => {
   it("an idle hold is settled by the resource's alarm: ledger rows appear without anyone asking", async () => {
     const { token, tokenId } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
-    for (let i = 0; i < 3; i++) expect((await increment(id, mgmt, token)).status).toBe(200);
+    const requestIds: string[] = [];
+    const before = Date.now();
+    for (let i = 0; i < 3; i++) {
+      const res = await increment(id, mgmt, token);
+      expect(res.status).toBe(200);
+      requestIds.push(res.headers.get("x-request-id")!);
+    }
     expect((await ledgerCharges(tokenId)).map((r) => r.operation)).toEqual(["counters.create"]);
 
     await advance(id, 5_001); // a hold is settled 5 s after it was taken
 
     const rows = await ledgerCharges(tokenId);
     expect(rows.map((r) => r.operation)).toEqual(["counters.create", "counters.increment", "counters.increment", "counters.increment"]);
+    // Each call's own row, in call order: the settlement's charges written in one statement keep every field.
+    const charged = rows.slice(1);
+    expect(charged.map((r) => r.request_id)).toEqual(requestIds);
+    for (const r of charged) {
+      expect(r).toMatchObject({ amount: 100, token_id: tokenId, resource_id: id });
+      expect(r.ref).toMatch(/^[0-9a-f-]{36}$/); // the hold it was captured from
+      expect(r.at).toBeGreaterThanOrEqual(before);
+    }
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 0.0003, 6);
   });
 
