@@ -76,11 +76,12 @@ function policiesOf(c: Context<AppEnv>): Policy[] {
   const policies: Policy[] = [
     { name: "ip", binding: c.env.IP_RATE_LIMITER, limit: Number(c.env.IP_RATE_LIMIT_PER_MINUTE), key: `ip:${clientIp(c)}` },
   ];
-  if (c.req.method === "POST" && ASK_WRITES.has(new URL(c.req.url).pathname)) {
+  const path = c.req.path;
+  if (c.req.method === "POST" && ASK_WRITES.has(path)) {
     policies.push({ name: "ask", binding: c.env.ASK_RATE_LIMITER, limit: Number(c.env.ASK_RATE_LIMIT_PER_MINUTE), key: `ask:${clientIp(c)}` });
   }
   // A public address is also limited for all its callers together: a flood from many addresses still stops there.
-  const address = /^\/p\/([^/]+)/.exec(c.req.path)?.[1];
+  const address = path.startsWith("/p/") ? /^\/p\/([^/]+)/.exec(path)?.[1] : undefined;
   if (address) {
     policies.push({ name: "address", binding: c.env.ADDRESS_RATE_LIMITER, limit: Number(c.env.ADDRESS_RATE_LIMIT_PER_MINUTE), key: `addr:${address}` });
   }
