@@ -184,7 +184,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   override async alarm(): Promise<void> {
     const now = Date.now();
     const stale = this.store.holds().filter((h) => h.expires_at <= now);
-    this.settleAll(stale.map((h) => ({ holdId: h.hold_id, charges: [] })));
+    this.settleAll(stale.map((h) => ({ holdId: h.hold_id, charges: "[]" })));
     await this.armSweep();
   }
 
@@ -197,14 +197,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
         if (!hold) return; // settled already (a retry), or released by the sweep
         const token = this.store.token(hold.token_id);
         const chain = token ? this.store.chainOf(token) : [];
-        let used = 0;
-        let captured = 0;
-        for (const c of s.charges) {
-          if (used + c.amount > hold.amount) break; // never capture more than was reserved
-          used += c.amount;
-          captured++;
-        }
-        this.store.recordCharges(hold, s.charges.slice(0, captured));
+        const used = this.store.recordCharges(hold, s.charges);
         this.store.take(chain, -hold.amount, "held");
         this.store.take(chain, used, "spent");
         this.sql.exec("DELETE FROM holds WHERE hold_id = ?", hold.hold_id);

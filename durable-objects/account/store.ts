@@ -86,18 +86,19 @@ export class AccountStore {
   }
 
   /**
-   * A hold's captured charges as ledger rows, in their order, in one statement: a settlement carries a
-   * second or more of a resource's calls, and a statement per row held the account (and, locally, the
-   * one isolate every object shares) for tens of milliseconds at a time.
+   * Writes a settlement's charges (Settlement.charges: a JSON array of [at, operation, amount, request_id])
+   * as ledger rows, in their order, never more than the hold reserved: the charges up to the first that
+   * would pass its amount. Answers the amount captured. Two statements whatever the count: a statement per
+   * row held the account (and, locally, the one isolate every object shares) for tens of milliseconds.
    */
-  recordCharges(hold: HoldRow, charges: { at: number; operation: string; amount: number; requestId: string }[]): void {
-    if (charges.length === 0) return;
+  recordCharges(hold: HoldRow, charges: string): number {
+    const captured = `SELECT key, value FROM (SELECT key, value, sum(value ->> 2) OVER (ORDER BY key) AS running FROM json_each(?1)) WHERE running <= ?2`;
     this.sql.exec(
       `INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref)
-       SELECT json_extract(value, '$[0]'), ?, 'charge', json_extract(value, '$[1]'), ?, json_extract(value, '$[2]'), json_extract(value, '$[3]'), ?
-       FROM json_each(?) ORDER BY key`,
-      hold.token_id, hold.resource_id, hold.hold_id, JSON.stringify(charges.map((c) => [c.at, c.operation, c.amount, c.requestId])),
+       SELECT value ->> 0, ?3, 'charge', value ->> 1, ?4, value ->> 2, value ->> 3, ?5 FROM (${captured}) ORDER BY key`,
+      charges, hold.amount, hold.token_id, hold.resource_id, hold.hold_id,
     );
+    return this.sql.exec<{ used: number }>(`SELECT coalesce(sum(value ->> 2), 0) AS used FROM (${captured})`, charges, hold.amount).one().used;
   }
 
   hold(holdId: string): HoldRow | undefined {

@@ -254,9 +254,8 @@ export class Billing {
         this.sql.exec("UPDATE billing_holds SET closed = 1 WHERE hold_id = ?", hold.hold_id);
       }
       const charges = this.sql
-        .exec<{ at: number; operation: string; amount: number; request_id: string }>("SELECT at, operation, amount, request_id FROM billing_charges WHERE hold_id = ? ORDER BY seq", hold.hold_id)
-        .toArray()
-        .map((c) => ({ at: c.at, operation: c.operation, amount: c.amount, requestId: c.request_id }));
+        .exec<{ charges: string }>("SELECT json_group_array(json_array(at, operation, amount, request_id) ORDER BY seq) AS charges FROM billing_charges WHERE hold_id = ?", hold.hold_id)
+        .one().charges;
       const batch = byAccount.get(hold.account_id) ?? { accountId: hold.account_id, settlements: [] };
       batch.settlements.push({ holdId: hold.hold_id, charges });
       byAccount.set(hold.account_id, batch);

@@ -54,17 +54,15 @@ export interface ChargeRequest extends Credential {
   requestId: string;
 }
 
-export interface HoldCharge {
-  at: number;
-  operation: string;
-  amount: number;
-  requestId: string;
-}
-
-/** A hold's whole use, reported by its resource: the charges are captured, the rest released. */
+/**
+ * A hold's whole use, reported by its resource: the charges are captured, the rest released.
+ * `charges` is a JSON array of `[at, operation, amount, request_id]` in the order they were made,
+ * built by the resource's SQLite and read by the account's: a settlement carries a second or more
+ * of a resource's calls, and neither side turns them into objects one by one.
+ */
 export interface Settlement {
   holdId: string;
-  charges: HoldCharge[];
+  charges: string;
 }
 
 export interface HoldRequest extends Credential {

@@ -6,7 +6,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { decodeBase62, encodeBase62 } from "../../src/auth/base62";
-import { checksum } from "../../src/auth/tokens";
+import { checksum, hashToken } from "../../src/auth/tokens";
+import { accountStub } from "../../src/stubs";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
 
 type Charge = { operation: string; amount: number; at: number; token_id: string; resource_id: string | null; request_id: string; ref: string | null };
@@ -101,5 +102,21 @@ describe("holds", () => {
     await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
     expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(111);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 111 * 0.0001, 6);
+  });
+  it("a settlement never captures more than its hold reserved: the charges up to the first that would pass it, in order", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const account = accountStub(env, tokenId);
+    const credential = { tokenId, tokenHash: hashToken(token) };
+    const grant = await account.hold({ ...credential, resourceId: "r_settlement-cap-test", price: 100, want: 250, settlements: [] });
+    if (!grant.ok) throw new Error(JSON.stringify(grant));
+    expect(grant.value.amount).toBe(200); // a whole multiple of the price
+    const charges = [[1, "counters.increment", 100, "req-1"], [2, "counters.increment", 100, "req-2"], [3, "counters.increment", 100, "req-3"]];
+    await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
+    const rows = (await ledgerCharges(tokenId)).filter((r) => r.ref === grant.value.holdId);
+    expect(rows.map((r) => [r.at, r.operation, r.amount, r.request_id])).toEqual(charges.slice(0, 2));
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0002, 6);
+    // Settled once: the same settlement again captures nothing more.
+    await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0002, 6);
   });
 });
