@@ -69,8 +69,9 @@ function open(prefix: string, token: string, payloadBytes: number): Uint8Array |
 
 const idFromBytes = (prefix: string, bytes: Uint8Array) => prefix + encodeBase62(bytes);
 
-/** Tokens whose readings this isolate keeps (about a megabyte at most). */
+/** Tokens whose readings this isolate keeps, and the longest string kept (ours are under 100 characters; a longer one, an access token or junk, is read each time): a couple of megabytes at most. */
 const REMEMBERED_TOKENS = 2000;
+const REMEMBERED_LENGTH = 128;
 
 /**
  * What a token string reads as (its parts, its hash) is a function of the string alone, and an agent
@@ -83,6 +84,7 @@ const REMEMBERED_TOKENS = 2000;
 function remembered<T>(read: (token: string) => T): (token: string) => T {
   const readings = new Map<string, T>();
   return (token) => {
+    if (token.length > REMEMBERED_LENGTH) return read(token);
     if (readings.has(token)) return readings.get(token) as T;
     const reading = read(token);
     readings.set(token, reading);

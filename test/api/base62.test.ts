@@ -1,12 +1,13 @@
 /**
  * Tokens and ids already handed out must keep decoding to the same objects: the base62 codec
  * and the token checksum against fixed vectors (made with the first, BigInt-per-digit codec),
- * and a round trip with refusals of what is not the form of a value of the given size.
+ * and a round trip with refusals of what is not the form of a value of the given size; a token's
+ * readings (parts, hash), kept per isolate, the same as reading it afresh.
  */
 import { describe, expect, it } from "vitest";
 import { decodeBase62, encodeBase62 } from "../../src/auth/base62";
-import { checksum } from "../../src/auth/tokens";
-import { fromHex, toHex } from "../../src/bytes";
+import { checksum, hashToken, issueCreditToken, issueManagementToken, parseCreditToken, parseManagementToken } from "../../src/auth/tokens";
+import { fromHex, sha256Hex, toHex } from "../../src/bytes";
 
 const VECTORS: [string, string][] = [
   ["ffffffff", "4gfFC3"],
@@ -37,5 +38,23 @@ describe("base62", () => {
 
   it("checksums as CRC-32 did (the standard check value, as six base62 characters)", () => {
     expect(checksum("123456789")).toBe(encodeBase62(fromHex("cbf43926")));
+  });
+  it("a token's readings, kept per isolate, are the same as reading it afresh, and cannot be changed by a caller", () => {
+    const credit = issueCreditToken();
+    const sub = issueCreditToken(credit.parts.accountId);
+    const mgmt = issueManagementToken();
+    for (let round = 0; round < 2; round++) {
+      expect(parseCreditToken(credit.token)).toEqual(credit.parts);
+      expect(parseCreditToken(sub.token)).toEqual(sub.parts);
+      expect(parseManagementToken(mgmt.token)).toEqual(mgmt.parts);
+      expect(hashToken(credit.token)).toBe(credit.hash);
+      expect(hashToken(mgmt.token)).toBe(mgmt.hash);
+    }
+    expect(Object.isFrozen(parseCreditToken(credit.token))).toBe(true);
+    // A checksum that does not match, and a string far longer than any token (read each time, not kept), are no tokens.
+    expect(parseCreditToken(credit.token.slice(0, -1) + (credit.token.endsWith("0") ? "1" : "0"))).toBeNull();
+    const long = "zv_" + "a".repeat(5000);
+    expect(parseCreditToken(long)).toBeNull();
+    expect(hashToken(long)).toBe(sha256Hex(long));
   });
 });
