@@ -5,6 +5,7 @@
  * nothing but compile time.
  */
 import type { Env } from "./env";
+import { memoized } from "./memo";
 import type { AccountApi } from "./rpc/account";
 import type { ResourceApi } from "./rpc/resource";
 
@@ -12,18 +13,12 @@ export type { AccountApi, ResourceApi };
 
 /** Object ids by name, per namespace: deriving one is a hash in the runtime, on every call otherwise. Ids are plain values, not I/O, so they outlive the request that made them. */
 type Namer = { idFromName(name: string): DurableObjectId };
-const ids = new WeakMap<Namer, Map<string, DurableObjectId>>();
-const MAX_IDS = 10_000;
+const idsOf = new WeakMap<Namer, (name: string) => DurableObjectId>();
 
 function idOf(namespace: Namer, name: string): DurableObjectId {
-  let known = ids.get(namespace);
-  if (!known) ids.set(namespace, (known = new Map()));
-  let id = known.get(name);
-  if (!id) {
-    known.set(name, (id = namespace.idFromName(name)));
-    if (known.size > MAX_IDS) known.delete(known.keys().next().value!);
-  }
-  return id;
+  let ids = idsOf.get(namespace);
+  if (!ids) idsOf.set(namespace, (ids = memoized((n: string) => namespace.idFromName(n), 10_000)));
+  return ids(name);
 }
 
 export function accountStub(env: Env, accountId: string): AccountApi {

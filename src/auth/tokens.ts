@@ -9,6 +9,7 @@
 import { base62Length, decodeBase62, encodeBase62 } from "./base62";
 import { ID_BYTES, randomBytes } from "./ids";
 import { sha256Hex, utf8 } from "../bytes";
+import { memoized } from "../memo";
 
 const SECRET_BYTES = 32;
 const SUB_BYTES = 8;
@@ -69,29 +70,16 @@ function open(prefix: string, token: string, payloadBytes: number): Uint8Array |
 
 const idFromBytes = (prefix: string, bytes: Uint8Array) => prefix + encodeBase62(bytes);
 
-/** Tokens whose readings this isolate keeps, and the longest string kept (ours are under 100 characters; a longer one, an access token or junk, is read each time): a couple of megabytes at most. */
-const REMEMBERED_TOKENS = 2000;
-const REMEMBERED_LENGTH = 128;
-
 /**
  * What a token string reads as (its parts, its hash) is a function of the string alone, and an agent
- * presents the same tokens on every call: the readings of the last REMEMBERED_TOKENS strings are kept in
- * this isolate's memory, so a paid call does not decode, checksum and hash its two tokens each time.
- * Only these pure readings are kept, never a decision about a token (whether it is known, revoked, or
- * can pay: the account and the resource decide that on every call); the strings live in memory only, as
- * every presented token already does while its request runs, and are never stored or logged.
+ * presents the same tokens on every call: the readings of the last 2,000 strings of a token's length (ours
+ * are under 100 characters; a longer one, an access token or junk, is read each time) are kept in this
+ * isolate's memory, so a paid call does not decode, checksum and hash its two tokens each time. Only these
+ * pure readings are kept, never a decision about a token (whether it is known, revoked, or can pay: the
+ * account and the resource decide that on every call); the strings live in memory only, as every presented
+ * token already does while its request runs, and are never stored or logged.
  */
-function remembered<T>(read: (token: string) => T): (token: string) => T {
-  const readings = new Map<string, T>();
-  return (token) => {
-    if (token.length > REMEMBERED_LENGTH) return read(token);
-    if (readings.has(token)) return readings.get(token) as T;
-    const reading = read(token);
-    readings.set(token, reading);
-    if (readings.size > REMEMBERED_TOKENS) readings.delete(readings.keys().next().value!);
-    return reading;
-  };
-}
+const remembered = <T>(read: (token: string) => T) => memoized(read, 2000, (token: string) => token.length <= 128);
 
 /** The SHA-256 (hex) of a token: what the service stores and compares in place of the token. */
 export const hashToken = remembered(sha256Hex);

@@ -81,7 +81,7 @@ function policiesOf(c: Context<AppEnv>): Policy[] {
     policies.push({ name: "ask", binding: c.env.ASK_RATE_LIMITER, limit: Number(c.env.ASK_RATE_LIMIT_PER_MINUTE), key: `ask:${clientIp(c)}` });
   }
   // A public address is also limited for all its callers together: a flood from many addresses still stops there.
-  const address = path.startsWith("/p/") ? /^\/p\/([^/]+)/.exec(path)?.[1] : undefined;
+  const address = /^\/p\/([^/]+)/.exec(path)?.[1];
   if (address) {
     policies.push({ name: "address", binding: c.env.ADDRESS_RATE_LIMITER, limit: Number(c.env.ADDRESS_RATE_LIMIT_PER_MINUTE), key: `addr:${address}` });
   }

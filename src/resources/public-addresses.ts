@@ -18,6 +18,7 @@ import { serviceUrls } from "../http/urls";
 import { base62Length, decodeBase62, encodeBase62 } from "../auth/base62";
 import { ID_BYTES, randomBytes } from "../auth/ids";
 import { forgetAddress } from "./public-reuse";
+import { memoized } from "../memo";
 
 /** Any public id, of any layout (deliberately loose, so a future encoding fits). */
 export const PUBLIC_ID_PATTERN = /^[0-9A-Za-z_-]{8,64}$/;
@@ -33,21 +34,8 @@ export function newPublicId(kind: string, resourceId: string): string {
   return `${kind}_${encodeBase62(bytes)}`;
 }
 
-/** Ids parsed lately: every hit on a busy address parses the same one (a site's files). */
-const parsedIds = new Map<string, { kind: string; resourceId: string }>();
-const MAX_PARSED_IDS = 10_000;
-
-/** The kind and resource a public id of the current layout names; null for any other string. */
-export function parsePublicId(publicId: string): { kind: string; resourceId: string } | null {
-  const known = parsedIds.get(publicId);
-  if (known) return known;
-  const parsed = parseId(publicId);
-  if (parsed) {
-    if (parsedIds.size >= MAX_PARSED_IDS) parsedIds.delete(parsedIds.keys().next().value!);
-    parsedIds.set(publicId, parsed);
-  }
-  return parsed;
-}
+/** The kind and resource a public id of the current layout names; null for any other string. Kept for the ids parsed lately: every hit on a busy address parses the same one (a site's files). */
+export const parsePublicId = memoized(parseId, 10_000, (_id, parsed) => parsed !== null);
 
 function parseId(publicId: string): { kind: string; resourceId: string } | null {
   const cut = publicId.lastIndexOf("_");
