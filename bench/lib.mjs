@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the benchmark scripts: bounded concurrency, percentiles, buying credits
- * from a local service, a frozen copy of the source for `wrangler dev`, and a note of what
- * else is loading this (shared) machine.
+ * from a local service, a frozen copy of the source for `wrangler dev`, a note of what else
+ * is loading this (shared) machine, and a client for the isolate's V8 inspector.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -9,6 +9,7 @@ import { cp, mkdtemp, readFile, symlink } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import WebSocket from "ws";
 
 export const run = promisify(execFile);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -110,4 +111,34 @@ export function loadSampler() {
   const timer = setInterval(() => samples.push(loadavg()[0]), 5000);
   timer.unref();
   return { samples, stop: () => clearInterval(timer) };
+}
+
+/**
+ * A minimal Chrome DevTools Protocol client over the inspector's WebSocket (`wrangler dev --inspector-port`):
+ * the isolate that runs the worker and its Durable Objects.
+ */
+export async function inspector(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const url = targets.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets)}`);
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  let id = 0;
+  const waiting = new Map();
+  const client = {};
+  ws.on("message", (data) => {
+    const msg = JSON.parse(String(data));
+    if (msg.method === "Debugger.scriptParsed") client.onScript?.(msg.params);
+    if (msg.id && waiting.has(msg.id)) {
+      waiting.get(msg.id)(msg);
+      waiting.delete(msg.id);
+    }
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const n = ++id;
+      waiting.set(n, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
+      ws.send(JSON.stringify({ id: n, method, params }));
+    });
+  return Object.assign(client, { send, close: () => ws.close() });
 }

@@ -12,9 +12,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
-import WebSocket from "ws";
 import { strToU8, zipSync } from "fflate";
 import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { inspector } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const target = process.env.BENCH_TARGET ?? "paid-increment";
@@ -25,33 +25,6 @@ async function post(url, body, headers) {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return res.json();
-}
-
-/** A minimal Chrome DevTools Protocol client over the inspector's WebSocket. */
-async function inspector(port) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-  const url = targets.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
-  if (!url) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets)}`);
-  const ws = new WebSocket(url);
-  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  let id = 0;
-  const waiting = new Map();
-  const client = {};
-  ws.on("message", (data) => {
-    const msg = JSON.parse(String(data));
-    if (msg.method === "Debugger.scriptParsed") client.onScript?.(msg.params);
-    if (msg.id && waiting.has(msg.id)) {
-      waiting.get(msg.id)(msg);
-      waiting.delete(msg.id);
-    }
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const n = ++id;
-      waiting.set(n, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
-  return Object.assign(client, { send, close: () => ws.close() });
 }
 
 /**

@@ -3,8 +3,10 @@
  * Transfer throughput: a 200 MiB object copied S3 → objects by the transfers kind under `wrangler dev`
  * (the resource's alarm moving 16 MiB parts: a ranged GET from S3 streamed into an R2 multipart part,
  * through the transfer's SHA-256), from a local S3-compatible server (s3rver, from npm, on loopback),
- * timed from the start call to `completed`; the workerd process's resident memory sampled every 200 ms
- * before and during the copy, to show it stays flat (the object is never held whole).
+ * timed from the start call to `completed`. Memory is sampled every 200 ms before and during the copy, two
+ * ways: the isolate's own (V8's heap and the ArrayBuffers it holds, through the inspector: what a Worker's
+ * 128 MB limit counts), to show it stays flat (the object is never held whole), and the resident memory of
+ * the workerd processes (the local runtime's buffers and allocator besides).
  *
  *   npm run bench:transfers                 (200 MiB, S3 → objects)
  *   BENCH_MIB=400 BENCH_DEST=s3 npm run bench:transfers
@@ -14,8 +16,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
 import S3rver from "s3rver";
-import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { buyCredits, log, run, sleep } from "./lib.mjs";
+import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { buyCredits, inspector, log, run, sleep } from "./lib.mjs";
 
 const mib = Number(process.env.BENCH_MIB ?? 200);
 const size = mib * 1024 * 1024;
@@ -44,7 +46,8 @@ const directory = await mkdtemp(path.join(tmpdir(), "zv-bench-s3-"));
 const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET, configs: [] }], vhostBuckets: false });
 const { port } = await s3.run();
 const endpoint = `http://127.0.0.1:${port}`;
-const service = await startWranglerDev({ vars: { ALLOW_PRIVATE_TARGETS: "true" } });
+const inspectorPort = await freePort();
+const service = await startWranglerDev({ vars: { ALLOW_PRIVATE_TARGETS: "true" }, inspectorPort });
 try {
   const client = new AwsClient({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER", service: "s3", region: "us-east-1" });
   const body = Buffer.allocUnsafe(size);
@@ -59,16 +62,22 @@ try {
   const [transfers, target] = [await create("transfers"), await create("objects")];
   const ops = { "content-type": "application/json", authorization: `Bearer ${transfers.management_token}`, "x-credit-token": token };
 
+  const cdp = await inspector(inspectorPort);
+  /** The isolate's memory (MiB): V8's heap in use, and the ArrayBuffers' backing stores (stream chunks live there). */
+  const isolate = async () => {
+    const heap = await cdp.send("Runtime.getHeapUsage");
+    return { heap: heap.usedSize / 2 ** 20, buffers: (heap.backingStorageSize ?? NaN) / 2 ** 20 };
+  };
   const samples = [];
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      samples.push({ at: performance.now(), rss: await workerdRss() });
+      samples.push({ at: performance.now(), rss: await workerdRss(), ...(await isolate()) });
       await sleep(200);
     }
   })();
   await sleep(1000);
-  const idle = Math.max(...samples.map((s) => s.rss));
+  const idle = samples.at(-1);
   const started = performance.now();
   const res = await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers`, {
     method: "POST", headers: ops,
@@ -81,16 +90,26 @@ try {
   while (view.status === "running") {
     await sleep(500);
     view = await (await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers/${t.transfer_id}`, { headers: ops })).json();
-    log(`${view.status}: ${view.bytes_moved} bytes moved, workerd RSS ${Math.round(samples[samples.length - 1].rss / 1024)} MiB`);
+    log(`${view.status}: ${view.bytes_moved} bytes moved, isolate heap ${samples.at(-1).heap.toFixed(1)} MiB + buffers ${samples.at(-1).buffers.toFixed(1)} MiB, workerd RSS ${Math.round(samples.at(-1).rss / 1024)} MiB`);
   }
   const seconds = (performance.now() - started) / 1000;
   sampling = false;
   await sampler;
+  cdp.close();
   if (view.status !== "completed") throw new Error(`transfer ${view.status}: ${view.error}`);
-  const during = samples.filter((s) => s.at >= started).map((s) => s.rss);
+  const during = samples.filter((s) => s.at >= started);
+  const peak = (field) => Math.max(...during.map((s) => s[field]));
+  // The local runtime sets the isolate no memory limit, so V8 collects late and the heap is a saw-tooth; its
+  // floor (the lowest sample in each tenth of the copy, after a collection) is what the transfer still holds.
+  const floors = Array.from({ length: 10 }, (_, i) => {
+    const tenth = during.filter((s) => s.at >= started + (i * seconds * 1000) / 10 && s.at < started + ((i + 1) * seconds * 1000) / 10);
+    return Math.min(...tenth.map((s) => s.heap + s.buffers));
+  }).filter(Number.isFinite);
+  const mb = (x) => `${x.toFixed(1)} MiB`;
   console.log(`S3 → ${destination}`);
-  console.log(`| size | parts | seconds | MiB/s | workerd RSS idle | max during | sha256 |\n|---|---|---|---|---|---|---|`);
-  console.log(`| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ${Math.round(idle / 1024)} MiB | ${Math.round(Math.max(...during) / 1024)} MiB | ${view.sha256.slice(0, 12)}… |`);
+  console.log(`| size | parts | seconds | MiB/s | isolate heap + buffers idle | peak | workerd RSS idle / peak | sha256 |\n|---|---|---|---|---|---|---|---|`);
+  console.log(`| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ${mb(idle.heap + idle.buffers)} | ${mb(peak("heap"))} + ${mb(peak("buffers"))} | ${Math.round(idle.rss / 1024)} / ${Math.round(peak("rss") / 1024)} MiB | ${view.sha256.slice(0, 12)}… |`);
+  console.log(`isolate floor (heap + buffers) in each tenth of the copy: ${floors.map((f) => f.toFixed(1)).join(", ")} MiB`);
 } catch (err) {
   console.error(service.output().slice(-6000));
   throw err;
