@@ -62,12 +62,9 @@ export function forgetAllDigests(): void {
 /** The SHA-256 of a whole stream (the destination read back when its digest was lost), read a chunk at a time as the digest takes it. */
 export async function digestOf(body: ReadableStream<Uint8Array>): Promise<string> {
   const digest = new Digest();
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return digest.hex();
-    await digest.update(value);
-  }
+  const chunks = chunkReader(body);
+  for (let chunk = await chunks.read(); chunk; chunk = await chunks.read()) await digest.update(chunk);
+  return digest.hex();
 }
 
 /**
@@ -76,18 +73,48 @@ export async function digestOf(body: ReadableStream<Uint8Array>): Promise<string
  * in between measured three times slower in workerd, and its queues let the source run ahead.)
  */
 export async function pump(body: ReadableStream<Uint8Array>, sink: WritableStream<Uint8Array>, digest: Digest | null): Promise<void> {
-  const reader = body.getReader();
+  const chunks = chunkReader(body);
   const writer = sink.getWriter();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (digest) await digest.update(value);
-      await writer.write(value);
+    for (let chunk = await chunks.read(); chunk; chunk = await chunks.read()) {
+      if (digest) await digest.update(chunk);
+      await writer.write(chunk);
     }
     await writer.close();
   } catch (err) {
-    await Promise.all([reader.cancel(err).catch(() => undefined), writer.abort(err).catch(() => undefined)]);
+    await Promise.all([chunks.cancel(err).catch(() => undefined), writer.abort(err).catch(() => undefined)]);
     throw err;
   }
+}
+
+/** The buffer a byte stream is read into, reused from chunk to chunk. */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Reads `body` a chunk at a time (null at its end). A byte stream (a fetch or R2 body) is read into one
+ * buffer, reused once the caller asks for the next chunk (it has written the last one by then: a write
+ * to a runtime stream resolves once the bytes are taken): a buffer per chunk from the runtime made
+ * garbage at half the rate of the bytes moved, held the isolate's peak at about 145 MiB and halved the
+ * throughput (bench/README.md, "Transfer throughput"). Other streams (a body through a JavaScript
+ * TransformStream, such as the egress guard's stall watchdog) hand out their own chunks.
+ */
+function chunkReader(body: ReadableStream<Uint8Array>): { read(): Promise<Uint8Array | null>; cancel(reason: unknown): Promise<void> } {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    const reader = body.getReader();
+    return { read: async () => (await reader.read()).value ?? null, cancel: (reason) => reader.cancel(reason) };
+  }
+  let last: Uint8Array | null = null;
+  return {
+    async read() {
+      // A read takes the buffer over (transfers it) and hands it back as the chunk; one the sink kept (detached) is replaced.
+      const buffer = last && last.buffer.byteLength > 0 ? last.buffer : new ArrayBuffer(CHUNK_BYTES);
+      const { done, value } = await byob.read(new Uint8Array(buffer));
+      last = done ? null : (value ?? null);
+      return last;
+    },
+    cancel: (reason) => byob.cancel(reason),
+  };
 }
