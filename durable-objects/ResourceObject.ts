@@ -127,16 +127,16 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
-        const run = () => expected(op.run(this.store(meta, this.now(), pending), config, input.input, prepared), input.expect);
+        const run = (current: MetaRow) => expected(op.run(this.store(current, this.now(), pending), config, input.input, prepared), input.expect);
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {
           // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
-          const out = this.ctx.storage.transactionSync(run);
+          const out = this.ctx.storage.transactionSync(() => run(meta));
           if (price) this.updateMeta({ charged: this.cached!.charged + price });
           await this.afterWork(meta, pending);
           return out;
         }
-        const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, run, async () => {
+        const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, () => run(this.stillHere()), async () => {
           Object.assign(pending, afterCommit()); // the dry run before a hold sends and drops nothing
           await this.armAlarm();
           this.stillHere();

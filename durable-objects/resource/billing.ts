@@ -18,6 +18,7 @@ import { digestsEqual } from "../../src/auth/ids";
 import type { CreditCredential } from "../../src/auth/credentials";
 import { accountStub } from "../../src/stubs";
 import { CallRate } from "./call-rate";
+import { GroupCommit } from "./group-commit";
 import type { Settlement } from "../../src/rpc/account";
 
 /** A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that... */
@@ -77,6 +78,7 @@ export class Billing {
   private readonly inflight = new Map<string, { hash: string; done: Promise<void> }>();
   private holdsOf: Map<string, Hold> | undefined;
   private readonly rates = new Map<string, CallRate>();
+  private commits: GroupCommit | undefined;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -114,25 +116,30 @@ export class Billing {
 
   /**
    * Runs `work` paid by `payer`: against a hold, with the charge written in the same transaction, so
-   * work and charge commit or roll back together. Without a hold for this token, the work is first
-   * dry-run (a call the engine would refuse must not take one), then a hold is taken; `onWait` runs
-   * after each wait for one.
+   * work and charge commit or roll back together (with the other paid calls of the moment: see
+   * GroupCommit). Without a hold for this token, the work is first dry-run (a call the engine would
+   * refuse must not take one), then a hold is taken; `onWait` runs after each wait for one.
    */
   async spend<T>(storage: DurableObjectStorage, payer: CreditCredential, price: number, charge: { operation: string; requestId: string }, work: () => T, onWait: () => Promise<void>): Promise<T> {
+    this.commits ??= new GroupCommit(storage);
     for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
-      const hold = this.usable(payer, price, Date.now());
-      if (hold) {
-        const out = storage.transactionSync(() => {
-          const value = work();
-          this.sql.exec(
-            "INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)",
-            hold.hold_id, Date.now(), charge.operation, price, charge.requestId,
-          );
-          return value;
-        });
-        hold.used += price; // the mirror follows only once the transaction committed
-        this.refillAhead(payer, price, hold);
-        return out;
+      // Which hold pays is decided when the batch runs: one may have been used up or settled since the call came in.
+      const paid = await this.commits.run(() => {
+        const hold = this.usable(payer, price, Date.now());
+        if (!hold) return null;
+        const value = work();
+        this.sql.exec(
+          "INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)",
+          hold.hold_id, Date.now(), charge.operation, price, charge.requestId,
+        );
+        // Last, so a call that throws leaves the mirror as its rolled-back savepoint leaves the table. (Should the
+        // batch's commit fail, the runtime resets the object, and the mirror is read again from the table.)
+        hold.used += price;
+        return { value, hold };
+      });
+      if (paid) {
+        this.refillAhead(payer, price, paid.hold);
+        return paid.value;
       }
       dryRun(storage, work);
       await this.acquire(payer, price);

@@ -1,0 +1,54 @@
+/**
+ * Paid calls that arrive together commit together. Each `transactionSync` at the top level is a
+ * SQLite commit of its own, made there and then (workerd's ExplicitTxn: SAVEPOINT … RELEASE), where
+ * writes outside one wait for the end of the event loop's turn and share its commit. A paid call
+ * must be atomic with its charge, so it cannot simply write outside a transaction; instead the calls
+ * queued before the next macrotask run one after another inside one transaction, each in a nested
+ * one of its own (a savepoint), so a call that throws rolls back alone, and all of them share one
+ * commit. Under load that is one commit for several calls; alone, a call waits one timer tick.
+ *
+ * Each call runs when the batch does, not when it was queued: whatever it depends on (the resource
+ * still being there, which hold pays) is decided inside `work`. If the shared commit itself fails,
+ * the runtime breaks the object (its memory goes with it) and every call of the batch fails.
+ */
+type Queued = { work: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void };
+type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+export class GroupCommit {
+  private queued: Queued[] = [];
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** Runs `work` atomically in the next batch; answers after the batch's transaction (the output gate holds any reply until it is durable). */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.queued.length === 1) setTimeout(() => this.flush(), 0);
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queued;
+    this.queued = [];
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.storage.transactionSync(() =>
+        batch.map((q): Outcome => {
+          try {
+            return { ok: true, value: this.storage.transactionSync(q.work) };
+          } catch (err) {
+            return { ok: false, err };
+          }
+        }),
+      );
+    } catch (err) {
+      for (const q of batch) q.reject(err);
+      return;
+    }
+    batch.forEach((q, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) q.resolve(outcome.value);
+      else q.reject(outcome.err);
+    });
+  }
+}
