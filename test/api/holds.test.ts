@@ -103,6 +103,27 @@ describe("holds", () => {
     expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(111);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 111 * 0.0001, 6);
   });
+  it("paid calls arriving together commit together: each is charged once, and one the engine refuses rolls back alone", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400, max: 10 });
+    expect((await increment(id, mgmt, token)).status).toBe(200); // takes the hold: the rest find it
+    // 30 at once: they are run in a few shared transactions, and only 9 fit under the maximum.
+    const results = await Promise.all(Array.from({ length: 30 }, () => increment(id, mgmt, token)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(9);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(21);
+    const values = (await Promise.all(results.filter((r) => r.status === 200).map((r) => json<{ value: number }>(r)))).map((b) => b.value);
+    expect(values.sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // The refused calls left no charge behind, in the resource or, once settled, in the ledger.
+    const charges = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)), (_o, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM billing_charges").one().n,
+    );
+    expect(charges).toBe(10);
+    await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(10);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 10 * 0.0001, 6);
+  });
+
   it("a settlement never captures more than its hold reserved: the charges up to the first that would pass it, in order", async () => {
     const { token, tokenId } = await buyCredits(1);
     const account = accountStub(env, tokenId);
