@@ -23,12 +23,15 @@ export class GroupCommit {
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.queued.length === 1) setTimeout(() => this.flush(), 0);
+      // Every call sets its own timer (the first to fire runs the batch, the rest find it gone): a timer belongs to
+      // the event that set it, and one whose caller went away may never fire, which must not strand the others.
+      setTimeout(() => this.flush(), 0);
     });
   }
 
   private flush(): void {
     const batch = this.queued;
+    if (!batch.length) return;
     this.queued = [];
     let outcomes: Outcome[];
     try {
