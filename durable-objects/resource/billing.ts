@@ -33,6 +33,8 @@ const REFILL_AT = 0.5;
 const FLUSH_AFTER_MS = 5_000;
 /** How many times a call waits for a hold before giving up (each wait is one account round trip). */
 const HOLD_ATTEMPTS = 4;
+/** Call rates kept per resource (per token and price); the oldest go first, and a token forgotten starts from the minimum hold again. */
+const MAX_RATES = 1_000;
 /** When an account cannot be reached, settlement is retried this much later. */
 const RETRY_AFTER_MS = 30_000;
 
@@ -177,7 +179,11 @@ export class Billing {
   private refillAhead(payer: CreditCredential, price: number, hold: Hold): void {
     const key = `${payer.tokenId}:${price}`;
     let rate = this.rates.get(key);
-    if (!rate) this.rates.set(key, (rate = new CallRate()));
+    if (!rate) {
+      // Kept for the tokens that paid here last: one resource paid by very many tokens must not grow without bound.
+      if (this.rates.size >= MAX_RATES) this.rates.delete(this.rates.keys().next().value!);
+      this.rates.set(key, (rate = new CallRate()));
+    }
     rate.count(Date.now());
     if (hold.amount - hold.used >= hold.amount * REFILL_AT || this.inflight.has(key)) return;
     this.acquire(payer, price, true).catch(() => undefined);
