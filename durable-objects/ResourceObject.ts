@@ -17,7 +17,7 @@ import type { AdoptedObject, CreateInput, OutboxFaults, DeliveryReport, OpInput,
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
-import { dryRun } from "./resource/billing";
+import { dryRun } from "./resource/transactions";
 import { chargeNow, refundCharge } from "./resource/direct-charges";
 import { checkedFaults } from "./resource/test-faults";
 import { noticesStillSent } from "./resource/lifecycle-notices";

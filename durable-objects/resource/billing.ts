@@ -18,7 +18,7 @@ import { digestsEqual } from "../../src/auth/ids";
 import type { CreditCredential } from "../../src/auth/credentials";
 import { accountStub } from "../../src/stubs";
 import { CallRate } from "./call-rate";
-import { GroupCommit } from "./group-commit";
+import { dryRun, GroupCommit } from "./transactions";
 import type { Settlement } from "../../src/rpc/account";
 
 /** A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that... */
@@ -288,20 +288,4 @@ export class Billing {
     }
     this.onSettled(captured);
   }
-}
-
-const ROLLBACK = Symbol("rollback");
-
-/** Runs `work` in a transaction that is always rolled back: would the engine accept this call, and what would it answer? */
-export function dryRun<T>(storage: DurableObjectStorage, work: () => T): T {
-  let value: T | undefined;
-  try {
-    storage.transactionSync(() => {
-      value = work();
-      throw ROLLBACK;
-    });
-  } catch (err) {
-    if (err !== ROLLBACK) throw err;
-  }
-  return value as T;
 }

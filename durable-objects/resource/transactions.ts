@@ -1,4 +1,7 @@
 /**
+ * The resource's two uses of a transaction beyond a plain `transactionSync`: paid calls batched into
+ * one commit, and a dry run that is always rolled back.
+ *
  * Paid calls that arrive together commit together. Each `transactionSync` at the top level is a
  * SQLite commit of its own, made there and then (workerd's ExplicitTxn: SAVEPOINT … RELEASE), where
  * writes outside one wait for the end of the event loop's turn and share its commit. A paid call
@@ -54,4 +57,20 @@ export class GroupCommit {
       else q.reject(outcome.err);
     });
   }
+}
+
+const ROLLBACK = Symbol("rollback");
+
+/** Runs `work` in a transaction that is always rolled back: would the engine accept this call, and what would it answer? */
+export function dryRun<T>(storage: DurableObjectStorage, work: () => T): T {
+  let value: T | undefined;
+  try {
+    storage.transactionSync(() => {
+      value = work();
+      throw ROLLBACK;
+    });
+  } catch (err) {
+    if (err !== ROLLBACK) throw err;
+  }
+  return value as T;
 }
