@@ -86,7 +86,10 @@ try {
   const rows = [baseline, paid, freeRead, paidRead].map((r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} |`);
   console.log(`\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`);
   console.log("| target | req/s | p50 ms | p99 ms | requests | non-2xx |\n|---|---|---|---|---|---|\n" + rows.join("\n"));
-  console.log(`\nratio paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns).text} (target ≥ 85%), p99 paid/bare: ${(paid.p99 / baseline.p99).toFixed(2)}× (target ≤ 1.3×)`);
+  console.log(`\nratio paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns).text} (target ≥ 85%)`);
+  console.log(`p99 paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns, "p99").text} (target ≤ 1.3×)`);
+  // The free read pays nothing and writes nothing: its tail against the bare one is the machine's share of the paid call's.
+  console.log(`p99 free read/bare, for reference: ${roundRatios(freeReadRuns, bareRuns, "p99").text}`);
   console.log(`ratio paid read/free read, median of the rounds' ratios: ${roundRatios(paidReadRuns, freeReadRuns).text} (target ≥ 90%)`);
   console.log(`rate limits: asked on every call (per credential and per IP), raised to ${BENCH_RATE_LIMIT_PER_MINUTE} a minute for this run`);
   console.log(`D1 queries on the hot path: 0 (D1 tables dropped before the run; ${failures} non-2xx of ${paidTotal})`);

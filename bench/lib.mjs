@@ -31,17 +31,20 @@ export function percentiles(values) {
   return { n: sorted.length, min: sorted[0] ?? NaN, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
 }
 
-/** Buys `dollars` of credits from the service at `url` with scripts/buy.mjs; returns the credit token. */
 /**
- * The throughput of `runs` against `baseline`, round by round (each round loads its targets back to
- * back, so a round's ratio cancels the drift of the shared machine), as the median of those ratios
- * in percent, and each round's, for the record.
+ * `runs` against `baseline`, round by round (each round loads its targets back to back, so a round's
+ * ratio cancels the drift of the shared machine), as the median of those ratios and each round's, for
+ * the record: throughput in percent of the baseline's, or (metric "p99") latency as a multiple of it.
+ * @param {"rps" | "p99"} [metric]
  */
-export function roundRatios(runs, baseline) {
-  const each = runs.map((r, i) => (r.rps / baseline[i].rps) * 100).sort((a, b) => a - b);
-  return { median: each[Math.floor(each.length / 2)], text: `${each[Math.floor(each.length / 2)].toFixed(1)}% (rounds: ${each.map((x) => x.toFixed(0)).join(", ")})` };
+export function roundRatios(runs, baseline, metric = "rps") {
+  const each = runs.map((r, i) => r[metric] / baseline[i][metric]).sort((a, b) => a - b);
+  const median = each[Math.floor(each.length / 2)];
+  const show = metric === "rps" ? (x, digits) => `${(x * 100).toFixed(digits)}%` : (x, digits) => `${x.toFixed(digits + 1)}×`;
+  return { median, text: `${show(median, 1)} (rounds: ${each.map((x) => show(x, 0)).join(", ")})` };
 }
 
+/** Buys `dollars` of credits from the service at `url` with scripts/buy.mjs; returns the credit token. */
 export async function buyCredits(url, dollars) {
   const { stdout } = await run("node", ["scripts/buy.mjs", String(dollars)], { env: { ...process.env, ZEITVAULT_URL: url } });
   return stdout.trim();
