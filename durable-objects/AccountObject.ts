@@ -17,7 +17,7 @@ import { AppError, capture, unwrap, type Result } from "../src/http/errors";
 import { resourceStub } from "../src/stubs";
 import { ACCOUNT_SCHEMA } from "./account/schema";
 import { AccountStore } from "./account/store";
-import type { AccountApi, BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow } from "../src/rpc/account";
+import type { AccountApi, BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, RefundRequest, Settlement, TokenRow } from "../src/rpc/account";
 
 export type { BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow };
 
@@ -106,15 +106,21 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
     });
   }
 
-  /** Returns a charge whose call failed after it was taken. Idempotent. */
-  async refund(input: { chargeId: number; requestId: string }): Promise<void> {
+  /**
+   * Returns a charge whose call failed after it was taken. Idempotent. A caller that died before it
+   * learned the charge's id names it by its resource and operation, and a time at or before it.
+   */
+  async refund(input: RefundRequest): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      const charge = this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId).toArray()[0];
-      if (!charge || this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(input.chargeId)).toArray().length) return;
+      const charge = ("chargeId" in input
+        ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
+        : this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? ORDER BY seq LIMIT 1", input.since, input.resourceId, input.operation)
+      ).toArray()[0];
+      if (!charge || this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length) return;
       const token = this.store.token(charge.token_id);
       if (!token) return;
       this.store.take(this.store.chainOf(token), -charge.amount, "spent");
-      this.store.record({ ...charge, at: Date.now(), type: "refund", request_id: input.requestId, ref: String(input.chargeId) });
+      this.store.record({ ...charge, at: Date.now(), type: "refund", request_id: input.requestId, ref: String(charge.seq) });
     });
   }
 

@@ -13,13 +13,14 @@ import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
 import type { Payer } from "../src/money/payment";
 import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { AdoptedObject, CreateInput, OutboxFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
+import type { AdoptedObject, CreateInput, ResourceFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
 import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
 import { chargeNow, refundCharge } from "./resource/direct-charges";
-import { checkedFaults } from "./resource/test-faults";
+import { checkedFaults, dieInCreateAt, InjectedDeath } from "./resource/test-faults";
+import { beginCreation, CREATION_RECOVERY_MS, finishCreation, unfinishedCreation, type Creation } from "./resource/creation";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
 
@@ -36,7 +37,7 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
 export class ResourceObject extends ResourceCore implements ResourceApi {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
-      if (this.meta()) throw new AppError("conflict", "This resource already exists.");
+      if (this.meta() || unfinishedCreation(this.sql)) throw new AppError("conflict", "This resource already exists.");
       const kind = requireKind(input.kind);
       const now = this.now();
       const meta: MetaRow = {
@@ -45,24 +46,43 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
         public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
       };
-      const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${input.kind}.create`, input.id, input.requestId);
+      // Written down before the payment, with the alarm as the backstop (resource/creation.ts).
+      const creation: Creation = {
+        id: input.id, operation: `${input.kind}.create`, account_id: input.payer.type === "credit" ? input.payer.accountId : null,
+        started_at: Date.now(), request_id: input.requestId,
+      };
+      beginCreation(this.sql, creation);
+      await this.clock.alarmAt(now + CREATION_RECOVERY_MS);
+      this.creating = true;
       // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
       const pending = afterCommit();
+      // The charge's id; null: nothing was charged; undefined: not known (a charge call that failed may have been taken).
+      let charged: number | null | undefined = null;
       try {
+        charged = undefined;
+        charged = await chargeNow(this.env, input.payer, input.priceMicro, creation.operation, input.id, input.requestId).catch((err: unknown) => {
+          if (err instanceof AppError) charged = null; // the account refused: nothing taken
+          throw err;
+        });
+        dieInCreateAt(this.faults, "after-charge");
         this.ctx.storage.transactionSync(() => {
           createTables(this.sql, tableLists(kind));
           insertMeta(this.sql, meta);
           this.cached = meta; // the outbox reads the resource's id from it
           kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
+        dieInCreateAt(this.faults, "after-commit");
         await insertResourceIndex(this.env.DB, meta);
-        await this.armAlarm();
+        dieInCreateAt(this.faults, "after-index");
+        finishCreation(this.sql);
       } catch (err) {
-        this.cached = null;
-        await this.ctx.storage.deleteAll();
-        await refundCharge(this.env, input.payer, chargeId, input.requestId);
+        if (!(err instanceof InjectedDeath)) await this.undoCreation(creation, charged);
         throw err;
+      } finally {
+        this.creating = false;
       }
+      // The recovery alarm stays set until this moves it; should this fail, it runs as an ordinary alarm and re-arms.
+      await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
       await this.afterWork(meta, pending);
       return this.record(meta, "active");
     });
@@ -238,6 +258,8 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
   /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
   override async alarm(): Promise<void> {
     this.clock.alarmCleared();
+    const creation = unfinishedCreation(this.sql);
+    if (creation) return this.recoverCreation(creation);
     try {
       const meta = this.meta();
       if (!meta) return;
@@ -255,6 +277,17 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
       console.error("resource alarm failed; trying again in a minute", err);
       if (this.meta()) await this.clock.alarmAt(this.now() + 60_000);
+    }
+  }
+
+  /** A creation begun and never finished: a process died in it (undone here), or it is still running in this one. */
+  private async recoverCreation(creation: Creation): Promise<void> {
+    if (this.creating) return this.clock.alarmAt(this.now() + CREATION_RECOVERY_MS);
+    try {
+      await this.undoCreation(creation);
+    } catch (err) {
+      console.error(`${creation.id}: unfinished creation not undone yet; trying again in a minute`, err);
+      await this.clock.alarmAt(this.now() + 60_000);
     }
   }
 
@@ -276,9 +309,9 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
     return this.settleDelivery(report);
   }
 
-  /** Test only (ENVIRONMENT=test): faults in this resource's outbox (resource/test-faults.ts). */
-  injectOutboxFaults(faults: OutboxFaults): void {
-    Object.assign(this.outbox.faults, checkedFaults(this.env, faults));
+  /** Test only (ENVIRONMENT=test): faults in this resource's object (resource/test-faults.ts). */
+  injectFaults(faults: ResourceFaults): void {
+    Object.assign(this.faults, checkedFaults(this.env, faults));
   }
 
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {

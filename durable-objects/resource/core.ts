@@ -10,12 +10,14 @@ import { digestsEqual } from "../../src/auth/ids";
 import { requireKind } from "../../src/resources/registry";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
 import { deletePrefix } from "../../src/resources/r2";
-import { endResourceIndex } from "../../src/resources/index-table";
+import { deleteResourceIndex, endResourceIndex } from "../../src/resources/index-table";
+import { accountStub } from "../../src/stubs";
+import type { Creation } from "./creation";
 import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import { Billing } from "./billing";
 import { ResourceOutbox } from "./outbox";
-import type { DeliveryReport } from "../../src/rpc/resource";
+import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
 import { ResourceClock } from "./clock";
@@ -28,6 +30,10 @@ export class ResourceCore extends DurableObject<Env> {
   protected billingOf: Billing | undefined;
   /** Deliveries and R2 deletes that committed work obliges (resource/outbox.ts). */
   protected readonly outbox: ResourceOutbox;
+  /** Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand for. */
+  protected readonly faults: ResourceFaults = {};
+  /** Set while create() runs in this process: its record is not a dead process's to undo. */
+  protected creating = false;
   /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
   protected ending: Exclude<ResourceState, "active"> | null = null;
 
@@ -35,7 +41,7 @@ export class ResourceCore extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.clock = new ResourceClock(ctx.storage);
-    this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta()!.id);
+    this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta()!.id, this.faults);
     // Tables made by older code are brought up to date before anything is served.
     void ctx.blockConcurrencyWhile(async () => {
       this.migrate();
@@ -91,6 +97,26 @@ export class ResourceCore extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return record;
+  }
+
+  /**
+   * Undoes a creation that did not finish (resource/creation.ts): the charge is given back first (until
+   * it is, the record and the alarm stay, and the alarm tries again), then the index row and every byte.
+   * `charged`: the charge's id, null when nothing was charged, undefined when not known (the account is
+   * then asked for the charge this creation made, if any).
+   */
+  protected async undoCreation(creation: Creation, charged?: number | null): Promise<void> {
+    if (creation.account_id && charged !== null) {
+      const which = charged === undefined ? { resourceId: creation.id, operation: creation.operation, since: creation.started_at } : { chargeId: charged };
+      await accountStub(this.env, creation.account_id).refund({ ...which, requestId: creation.request_id });
+    }
+    await deleteResourceIndex(this.env.DB, creation.id);
+    this.cached = null;
+    this.billingOf = undefined;
+    this.outbox.reset();
+    this.clock.alarmCleared();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
   }
 
   /** When the alarm must next run, on the resource's clock: expiry, a settlement, a notice or the kind's timer. */

@@ -22,7 +22,7 @@ import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
 import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
-import type { OutboxFaults, DeliveryReport } from "../../src/rpc/resource";
+import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/resources/kind";
@@ -51,7 +51,7 @@ export class DeliveryLog {
     /** The resource's clock, and how far it runs ahead of the real one (the test clock). */
     private readonly clock: Pick<ResourceClock, "now" | "offset">,
     private readonly drops: R2Drops,
-    private readonly faults: OutboxFaults,
+    private readonly faults: ResourceFaults,
   ) {}
 
   /**

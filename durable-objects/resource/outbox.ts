@@ -5,7 +5,7 @@
  * the alarm carries out whatever a dying process did not.
  */
 import type { Env } from "../../src/env";
-import type { DeliveryReport, OutboxFaults } from "../../src/rpc/resource";
+import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
 import type { AfterCommit, Outbox } from "./engine-store";
 import { DeliveryLog } from "./deliveries";
 import { R2Drops } from "./r2-drops";
@@ -14,15 +14,14 @@ import type { ResourceClock } from "./clock";
 export class ResourceOutbox {
   private deliveriesOf: DeliveryLog | undefined;
   private dropsOf: R2Drops | undefined;
-  /** Test-only faults (injectOutboxFaults, ENVIRONMENT=test). */
-  readonly faults: OutboxFaults = {};
-
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly env: Env,
     private readonly clock: ResourceClock,
     /** The resource's id (read lazily: the object knows it once its meta row exists). */
     private readonly resourceId: () => string,
+    /** Test-only faults (injectFaults, ENVIRONMENT=test). */
+    private readonly faults: ResourceFaults,
   ) {}
 
   get deliveries(): DeliveryLog {

@@ -6,7 +6,7 @@
  * being dropped (kinds name new content with new keys), so a late delete is safe.
  */
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
-import type { OutboxFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource";
 import { takeFault } from "./test-faults";
 
 export const R2_DROPS_TABLE = "CREATE TABLE r2_drops (key TEXT PRIMARY KEY, due_at INTEGER NOT NULL)";
@@ -20,7 +20,7 @@ export class R2Drops {
     private readonly sql: SqlStorage,
     private readonly bucket: R2Bucket,
     private readonly clock: () => number,
-    private readonly faults: OutboxFaults,
+    private readonly faults: ResourceFaults,
   ) {}
 
   /** In the caller's transaction. Due after a grace, so the alarm makes them if the caller cannot. */

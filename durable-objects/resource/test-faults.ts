@@ -1,22 +1,40 @@
 /**
- * Test-only faults in a resource's outbox (refused unless ENVIRONMENT is "test"), so tests
- * show that what a commit obliges is still done when the process dies after it, when the queue
- * refuses or loses a message, or when R2 refuses a delete. Held in the object's memory: an
+ * Test-only faults in a resource's object (refused unless ENVIRONMENT is "test"), so tests show
+ * that what a commit obliges is still done when the process dies after it, when the queue refuses
+ * or loses a message, or when R2 refuses a delete, and that a creation the process dies in is undone. Held in the object's memory: an
  * eviction clears them, as it would clear the process they simulate.
  */
 import type { Env } from "../../src/env";
-import type { OutboxFaults } from "../../src/rpc/resource";
+import { AppError } from "../../src/http/errors";
+import type { ResourceFaults } from "../../src/rpc/resource";
 
 
-export function checkedFaults(env: Env, faults: OutboxFaults): OutboxFaults {
-  if (env.ENVIRONMENT !== "test") throw new Error("Delivery faults can be injected only when ENVIRONMENT is test.");
+export function checkedFaults(env: Env, faults: ResourceFaults): ResourceFaults {
+  if (env.ENVIRONMENT !== "test") throw new Error("Faults can be injected only when ENVIRONMENT is test.");
   return { ...faults };
 }
 
 /** Uses up one of a counted fault: true when it applies to this call. */
-export function takeFault(faults: OutboxFaults, name: "skipDispatches" | "refuseSends" | "loseSends" | "failDrops"): boolean {
+export function takeFault(faults: ResourceFaults, name: "skipDispatches" | "refuseSends" | "loseSends" | "failDrops"): boolean {
   const left = faults[name] ?? 0;
   if (left <= 0) return false;
   faults[name] = left - 1;
   return true;
+}
+
+/**
+ * What a process that dies does: stop. Thrown at an injected point, it runs nothing that would follow;
+ * the caller gets a 500, as the worker would when its call into the object is cut.
+ */
+export class InjectedDeath extends AppError {
+  constructor(point: string) {
+    super("internal_error", `The process died ${point} (injected).`);
+  }
+}
+
+/** Stops the next create at `point` when that fault is set (then clears it). */
+export function dieInCreateAt(faults: ResourceFaults, point: NonNullable<ResourceFaults["dieInCreate"]>): void {
+  if (faults.dieInCreate !== point) return;
+  delete faults.dieInCreate;
+  throw new InjectedDeath(point);
 }

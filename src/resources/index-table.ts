@@ -23,6 +23,11 @@ export async function insertResourceIndex(db: D1Database, m: MetaRow): Promise<v
     .run();
 }
 
+/** Forgets a resource whose creation was undone: it never existed for its caller, so it leaves no tombstone. */
+export async function deleteResourceIndex(db: D1Database, id: string): Promise<void> {
+  await db.prepare("DELETE FROM resources WHERE id = ?").bind(id).run();
+}
+
 export async function updateResourceExpiry(db: D1Database, id: string, expiresAt: number): Promise<void> {
   await db.prepare("UPDATE resources SET expires_at = ? WHERE id = ?").bind(expiresAt, id).run();
 }

@@ -80,6 +80,9 @@ export interface HoldGrant {
   expiresAt: number;
 }
 
+/** A charge to give back: by its id, or (when its id was never learned) by its resource, operation and a time at or before it. */
+export type RefundRequest = { requestId: string } & ({ chargeId: number } | { resourceId: string; operation: string; since: number });
+
 export interface AccountApi {
   open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string }): Promise<Result<BalanceView>>;
   void(): Promise<void>;
@@ -87,7 +90,7 @@ export interface AccountApi {
   revertTopUp(input: { ref: string }): Promise<void>;
   balance(input: Credential): Promise<Result<BalanceView>>;
   charge(input: ChargeRequest): Promise<Result<{ chargeId: number }>>;
-  refund(input: { chargeId: number; requestId: string }): Promise<void>;
+  refund(input: RefundRequest): Promise<void>;
   hold(input: HoldRequest): Promise<Result<HoldGrant>>;
   settle(input: { settlements: Settlement[] }): Promise<void>;
   mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string }): Promise<Result<BalanceView>>;

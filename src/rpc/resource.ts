@@ -120,8 +120,10 @@ export interface DeliveryReport {
   retryInSeconds: number | null;
 }
 
-/** Test-only faults in a resource's outbox of deliveries and R2 deletes (durable-objects/resource/test-faults.ts). */
-export interface OutboxFaults {
+/** Test-only faults in a resource's object: its creation, its outbox of deliveries and R2 deletes (durable-objects/resource/test-faults.ts). */
+export interface ResourceFaults {
+  /** The next create stops here, as if its process had died: nothing after runs (no undo, no answer). */
+  dieInCreate?: "after-charge" | "after-commit" | "after-index";
   /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
   skipDispatches?: number;
   /** The queue refuses the next this-many sendBatch calls. */
@@ -164,7 +166,7 @@ export interface ResourceApi {
   /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */
-  injectOutboxFaults(faults: OutboxFaults): void;
+  injectFaults(faults: ResourceFaults): void;
 }
 
 /** Bytes landed in R2 below a resource's prefix by another of its owner's resources, offered as its content. */

@@ -106,7 +106,7 @@ describe("deliveries", () => {
   it("a submission whose dispatch the process never made is sent by the alarm, once", async () => {
     const o = await outbox();
     const name = unique();
-    await stubOf(o.id).injectOutboxFaults({ skipDispatches: 1 });
+    await stubOf(o.id).injectFaults({ skipDispatches: 1 });
     const { delivery_id } = await o.ok("submit", "/requests", { url: `${receiver}/ok/${name}`, body: { n: 1 } });
     await new Promise((r) => setTimeout(r, 300));
     expect(await o.ok("get_delivery", `/requests/${delivery_id}`)).toMatchObject({ status: "pending", sends: 0 });

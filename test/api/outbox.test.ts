@@ -8,7 +8,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS } from "../../src/delivery/outbox-policy";
-import type { OutboxFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
 import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type Received, verifierOf } from "../harness";
 
@@ -16,11 +16,11 @@ const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
 
 /** A wakeup an hour out, calling the receiver at /ok/<name>, with `faults` injected before it fires. */
-async function wakeupWith(faults: OutboxFaults) {
+async function wakeupWith(faults: ResourceFaults) {
   const name = unique();
   const { token } = await buyCredits(1);
   const created = await createResource("wakeups", token, { url: `${receiver}/ok/${name}`, body: { n: 1 }, delay_seconds: 3600 });
-  await stubOf(created.id).injectOutboxFaults(faults);
+  await stubOf(created.id).injectFaults(faults);
   const log = async () => (await json(await call("GET", `/v1/wakeups/${created.id}/deliveries`, { headers: managed(created.mgmt) }))).items[0];
   const status = async () => (await json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }))).status;
   return { ...created, name, log, status };
@@ -201,7 +201,7 @@ describe("R2 deletes", () => {
       call("PUT", `/v1/blobs/${b.id}/content`, { headers: { ...managed(b.mgmt, token), "content-type": "text/plain", "content-length": String(text.length) }, body: text });
     expect((await put("first")).status).toBe(200);
     const [first] = await r2Keys(b.id);
-    await stubOf(b.id).injectOutboxFaults({ failDrops: 1 });
+    await stubOf(b.id).injectFaults({ failDrops: 1 });
     expect((await put("second")).status).toBe(200); // replaced: the old bytes are let go, and R2 refuses
     expect(await r2Keys(b.id)).toContain(first);
     await advance(b.id, 60_000);

@@ -118,7 +118,7 @@ describe("stable", () => {
     const s = await address({});
     for (const n of [1, 2, 3]) expect((await SELF.fetch(`${s.url}/${n}`, { method: "POST", body: String(n) })).status).toBe(202);
     // The dispatch after set_target's commit, and the one after the first replay settles, never happen.
-    await stubOf(s.id).injectOutboxFaults({ skipDispatches: 2 });
+    await stubOf(s.id).injectFaults({ skipDispatches: 2 });
     await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
     await new Promise((r) => setTimeout(r, 300));
     expect(await arrivedFor(name)).toEqual([]);
