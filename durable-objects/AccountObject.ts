@@ -108,13 +108,13 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
 
   /**
    * Returns a charge whose call failed after it was taken. Idempotent. A caller that died before it
-   * learned the charge's id names it by its resource and operation, and a time at or before it.
+   * learned the charge's id names it by its resource, operation and request, and a time at or before it.
    */
   async refund(input: RefundRequest): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       const charge = ("chargeId" in input
         ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
-        : this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? ORDER BY seq LIMIT 1", input.since, input.resourceId, input.operation)
+        : this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?", input.since, input.resourceId, input.operation, input.requestId)
       ).toArray()[0];
       if (!charge || this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length) return;
       const token = this.store.token(charge.token_id);

@@ -18,9 +18,8 @@ import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
 import { createTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
-import { chargeNow, refundCharge } from "./resource/direct-charges";
-import { checkedFaults, dieInCreateAt, InjectedDeath } from "./resource/test-faults";
-import { beginCreation, CREATION_RECOVERY_MS, finishCreation, unfinishedCreation, type Creation } from "./resource/creation";
+import { DirectCharge, isCreation, pendingCharges, PENDING_RECOVERY_MS } from "./resource/direct-charges";
+import { checkedFaults, dieAt, InjectedDeath } from "./resource/test-faults";
 import { noticesStillSent } from "./resource/lifecycle-notices";
 import { ResourceCore } from "./resource/core";
 
@@ -37,7 +36,7 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
 export class ResourceObject extends ResourceCore implements ResourceApi {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
-      if (this.meta() || unfinishedCreation(this.sql)) throw new AppError("conflict", "This resource already exists.");
+      if (this.meta() || pendingCharges(this.sql).some(isCreation)) throw new AppError("conflict", "This resource already exists.");
       const kind = requireKind(input.kind);
       const now = this.now();
       const meta: MetaRow = {
@@ -46,42 +45,32 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
         public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
       };
-      // Written down before the payment, with the alarm as the backstop (resource/creation.ts).
-      const creation: Creation = {
-        id: input.id, operation: `${input.kind}.create`, account_id: input.payer.type === "credit" ? input.payer.accountId : null,
-        started_at: Date.now(), request_id: input.requestId,
-      };
-      beginCreation(this.sql, creation);
-      await this.clock.alarmAt(now + CREATION_RECOVERY_MS);
-      this.creating = true;
+      // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
+      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: input.id, operation: `${input.kind}.create`, requestId: input.requestId });
+      await this.beginCharge(charge);
       // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
       const pending = afterCommit();
-      // The charge's id; null: nothing was charged; undefined: not known (a charge call that failed may have been taken).
-      let charged: number | null | undefined = null;
       try {
-        charged = undefined;
-        charged = await chargeNow(this.env, input.payer, input.priceMicro, creation.operation, input.id, input.requestId).catch((err: unknown) => {
-          if (err instanceof AppError) charged = null; // the account refused: nothing taken
-          throw err;
-        });
-        dieInCreateAt(this.faults, "after-charge");
+        await charge.take();
+        dieAt(this.faults, "create-after-charge");
         this.ctx.storage.transactionSync(() => {
           createTables(this.sql, tableLists(kind));
           insertMeta(this.sql, meta);
           this.cached = meta; // the outbox reads the resource's id from it
           kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
-        dieInCreateAt(this.faults, "after-commit");
+        dieAt(this.faults, "create-after-commit");
         await insertResourceIndex(this.env.DB, meta);
-        dieInCreateAt(this.faults, "after-index");
-        finishCreation(this.sql);
+        dieAt(this.faults, "create-after-index");
+        charge.crossOff();
       } catch (err) {
-        if (!(err instanceof InjectedDeath)) await this.undoCreation(creation, charged);
+        // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
+        if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
         throw err;
       } finally {
-        this.creating = false;
+        this.charging.delete(input.requestId);
       }
-      // The recovery alarm stays set until this moves it; should this fail, it runs as an ordinary alarm and re-arms.
+      // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
       await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
       await this.afterWork(meta, pending);
       return this.record(meta, "active");
@@ -104,18 +93,40 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
           errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
         });
       }
-      const chargeId = await chargeNow(this.env, input.payer, input.priceMicro, `${meta.kind}.extend`, meta.id, input.requestId);
-      const current = this.meta();
-      if (!current || this.endingState(current)) {
-        await refundCharge(this.env, input.payer, chargeId, input.requestId);
-        throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
+      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId });
+      await this.beginCharge(charge);
+      try {
+        await charge.take();
+        dieAt(this.faults, "extend-after-charge");
+        const current = this.meta();
+        if (!current || this.endingState(current)) {
+          await charge.giveBack();
+          throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
+        }
+        const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
+        this.ctx.storage.transactionSync(() => {
+          this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.now()) });
+          charge.crossOff();
+        });
+      } catch (err) {
+        if (!(err instanceof InjectedDeath) && charge.charged !== null) await charge.giveBack().catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
+        throw err;
+      } finally {
+        this.charging.delete(input.requestId);
       }
-      const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
-      this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.now()) });
       await this.armAlarm();
-      await updateResourceExpiry(this.env.DB, meta.id, moved.expires_at);
+      // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
+      await updateResourceExpiry(this.env.DB, meta.id, this.meta()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
       return this.record(this.meta()!, "active");
     });
+  }
+
+  /** Writes a direct charge down before it is taken, with the alarm within reach should this process die (resource/direct-charges.ts). */
+  private async beginCharge(charge: DirectCharge): Promise<void> {
+    charge.record();
+    const recoverAt = this.now() + PENDING_RECOVERY_MS;
+    this.charging.set(charge.pending.request_id, recoverAt);
+    await this.clock.alarmBy(recoverAt);
   }
 
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>> {
@@ -258,11 +269,10 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
   /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
   override async alarm(): Promise<void> {
     this.clock.alarmCleared();
-    const creation = unfinishedCreation(this.sql);
-    if (creation) return this.recoverCreation(creation);
+    if (await this.recoverCharges()) return;
     try {
       const meta = this.meta();
-      if (!meta) return;
+      if (!meta) return await this.armAlarm(); // a creation still running here keeps its backstop
       if (meta.ended || this.now() >= meta.expires_at) {
         await this.end(meta, meta.ended ?? "expired"); // an end that failed part-way resumes here
         return;
@@ -277,17 +287,6 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
       console.error("resource alarm failed; trying again in a minute", err);
       if (this.meta()) await this.clock.alarmAt(this.now() + 60_000);
-    }
-  }
-
-  /** A creation begun and never finished: a process died in it (undone here), or it is still running in this one. */
-  private async recoverCreation(creation: Creation): Promise<void> {
-    if (this.creating) return this.clock.alarmAt(this.now() + CREATION_RECOVERY_MS);
-    try {
-      await this.undoCreation(creation);
-    } catch (err) {
-      console.error(`${creation.id}: unfinished creation not undone yet; trying again in a minute`, err);
-      await this.clock.alarmAt(this.now() + 60_000);
     }
   }
 

@@ -32,6 +32,14 @@ export class ResourceClock {
     await this.storage.setAlarm(this.armedAt);
   }
 
+  /** Brings the alarm forward to a moment of the resource's clock, unless it is known to be set sooner. */
+  async alarmBy(resourceTime: number): Promise<void> {
+    const at = Math.max(Date.now(), resourceTime - this.offset);
+    if (this.armedAt !== null && this.armedAt <= at) return;
+    this.armedAt = at;
+    await this.storage.setAlarm(at);
+  }
+
   /** The runtime cleared the alarm (it runs it), or the resource deleted it. */
   alarmCleared(): void {
     this.armedAt = null;

@@ -11,8 +11,7 @@ import { requireKind } from "../../src/resources/registry";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
 import { deletePrefix } from "../../src/resources/r2";
 import { deleteResourceIndex, endResourceIndex } from "../../src/resources/index-table";
-import { accountStub } from "../../src/stubs";
-import type { Creation } from "./creation";
+import { crossOff, giveBack, isCreation, pendingCharges, type PendingCharge } from "./direct-charges";
 import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import { Billing } from "./billing";
@@ -32,8 +31,8 @@ export class ResourceCore extends DurableObject<Env> {
   protected readonly outbox: ResourceOutbox;
   /** Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand for. */
   protected readonly faults: ResourceFaults = {};
-  /** Set while create() runs in this process: its record is not a dead process's to undo. */
-  protected creating = false;
+  /** Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to recover. */
+  protected readonly charging = new Map<string, number>();
   /** Set while end() deletes the resource: no operation may start (and charge) in that window. */
   protected ending: Exclude<ResourceState, "active"> | null = null;
 
@@ -100,17 +99,13 @@ export class ResourceCore extends DurableObject<Env> {
   }
 
   /**
-   * Undoes a creation that did not finish (resource/creation.ts): the charge is given back first (until
-   * it is, the record and the alarm stay, and the alarm tries again), then the index row and every byte.
-   * `charged`: the charge's id, null when nothing was charged, undefined when not known (the account is
-   * then asked for the charge this creation made, if any).
+   * Undoes a creation that did not finish (resource/direct-charges.ts): the charge is given back first
+   * (until it is, the pending row and the alarm stay, and the alarm tries again), then the index row and
+   * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken.
    */
-  protected async undoCreation(creation: Creation, charged?: number | null): Promise<void> {
-    if (creation.account_id && charged !== null) {
-      const which = charged === undefined ? { resourceId: creation.id, operation: creation.operation, since: creation.started_at } : { chargeId: charged };
-      await accountStub(this.env, creation.account_id).refund({ ...which, requestId: creation.request_id });
-    }
-    await deleteResourceIndex(this.env.DB, creation.id);
+  protected async undoCreation(creation: PendingCharge, charged?: number | null): Promise<void> {
+    await giveBack(this.env, creation, charged);
+    await deleteResourceIndex(this.env.DB, creation.resource_id);
     this.cached = null;
     this.billingOf = undefined;
     this.outbox.reset();
@@ -119,12 +114,38 @@ export class ResourceCore extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
   }
 
+  /**
+   * Pending charges a dead process left behind (resource/direct-charges.ts): each given back, and a
+   * creation undone. True when the alarm must stop here: the resource is gone, or a refund failed (the
+   * alarm then runs again in a minute).
+   */
+  protected async recoverCharges(): Promise<boolean> {
+    const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
+    try {
+      for (const pending of left) {
+        if (isCreation(pending)) {
+          await this.undoCreation(pending);
+          return true;
+        }
+        await giveBack(this.env, pending);
+        crossOff(this.sql, pending.request_id);
+      }
+      return false;
+    } catch (err) {
+      console.error("a pending charge was not given back yet; trying again in a minute", err);
+      await this.clock.alarmAt(this.now() + 60_000);
+      return true;
+    }
+  }
+
   /** When the alarm must next run, on the resource's clock: expiry, a settlement, a notice or the kind's timer. */
   protected nextAlarmAt(): number | null {
+    // A direct charge running in this process: its pending row's backstop, should the process die.
+    const charging = Math.min(...this.charging.values());
     const meta = this.meta();
-    if (!meta) return null;
+    if (!meta) return charging === Infinity ? null : charging;
     const next = [
-      meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.outbox.nextDueAt(),
+      charging, meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.outbox.nextDueAt(),
       nextTimerAt(meta, this.config(meta), this.sql, this.env, this.now()),
     ];
     return Math.min(...next.map((t) => t ?? Infinity));

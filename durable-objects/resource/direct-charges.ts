@@ -1,21 +1,108 @@
 /**
  * Creates and extends are not charged against a hold (billing.ts) but straight at the account,
- * before the work, and given back if the work fails.
+ * before the work, and given back if the work fails. The charge (the account's ledger) and the work
+ * (this object's storage, and for a creation the D1 index) cannot share a transaction, so before it
+ * pays the object writes the charge down as pending, with its alarm set as the backstop, and crosses
+ * it off with the work it paid for. A process that dies in between leaves the row behind: the alarm
+ * gives the charge back, found by its resource, operation and request (its id may never have arrived),
+ * and undoes a creation too (core.ts), whose caller never saw the management token.
  */
 import type { Env } from "../../src/env";
-import { unwrap } from "../../src/http/errors";
+import { AppError, unwrap } from "../../src/http/errors";
 import { accountStub } from "../../src/stubs";
 import type { Payer } from "../../src/money/payment";
 
-/** One amount, once, before the work; null when nothing was charged (x402 paid it, or it was free). */
-export async function chargeNow(env: Env, payer: Payer, amount: number, operation: string, resourceId: string, requestId: string): Promise<number | null> {
-  if (payer.type === "prepaid" || amount === 0) return null;
-  const { accountId, tokenId, tokenHash } = payer;
-  return unwrap(await accountStub(env, accountId).charge({ tokenId, tokenHash, amount, operation, resourceId, requestId })).chargeId;
+/** The alarm's wait before it gives back a pending charge: far past a call's own time, D1 writes included. */
+export const PENDING_RECOVERY_MS = 5 * 60_000;
+
+// A type, not an interface: rows read with sql.exec<T> must be plain records.
+export type PendingCharge = {
+  request_id: string;
+  resource_id: string;
+  /** The ledger's name for the charge: `<kind>.create` or `<kind>.extend`. */
+  operation: string;
+  /** The account charged, when a credit token pays (x402 and free calls are paid outside the object). */
+  account_id: string | null;
+  /** Real time (the account's clock): the charge is among the ledger's rows since. */
+  started_at: number;
+};
+
+const TABLE = "pending_charges";
+
+export const isCreation = (pending: PendingCharge): boolean => pending.operation.endsWith(".create");
+
+/** The charges written down and not crossed off, oldest first. */
+export function pendingCharges(sql: SqlStorage): PendingCharge[] {
+  if (!tableExists(sql)) return [];
+  return sql.exec<PendingCharge>(`SELECT request_id, resource_id, operation, account_id, started_at FROM ${TABLE} ORDER BY started_at`).toArray();
 }
 
-/** Gives back a direct charge whose work failed. */
-export async function refundCharge(env: Env, payer: Payer, chargeId: number | null, requestId: string): Promise<void> {
-  if (payer.type !== "credit" || chargeId === null) return;
-  await accountStub(env, payer.accountId).refund({ chargeId, requestId });
+/** One direct charge: written down, taken, then crossed off with its work or given back. */
+export class DirectCharge {
+  readonly pending: PendingCharge;
+  /** The charge's id; null: nothing was charged (yet, or x402 paid); undefined: not known (a call that failed may have been taken). */
+  charged: number | null | undefined = null;
+
+  constructor(
+    private readonly env: Env,
+    private readonly sql: SqlStorage,
+    private readonly payer: Payer,
+    private readonly amount: number,
+    call: { resourceId: string; operation: string; requestId: string },
+  ) {
+    this.pending = {
+      request_id: call.requestId, resource_id: call.resourceId, operation: call.operation,
+      account_id: payer.type === "credit" ? payer.accountId : null, started_at: Date.now(),
+    };
+  }
+
+  /** Writes the charge down (the caller then makes sure the alarm is set within PENDING_RECOVERY_MS). */
+  record(): void {
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (request_id TEXT PRIMARY KEY, resource_id TEXT NOT NULL, operation TEXT NOT NULL, account_id TEXT, started_at INTEGER NOT NULL)`);
+    const p = this.pending;
+    this.sql.exec(`INSERT INTO ${TABLE} VALUES (?, ?, ?, ?, ?)`, p.request_id, p.resource_id, p.operation, p.account_id, p.started_at);
+  }
+
+  /** Takes the amount, once, before the work (nothing when x402 paid it or it is free). */
+  async take(): Promise<void> {
+    if (this.payer.type === "prepaid" || this.amount === 0) return;
+    const { accountId, tokenId, tokenHash } = this.payer;
+    this.charged = undefined;
+    try {
+      const { pending: p } = this;
+      this.charged = unwrap(await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount: this.amount, operation: p.operation, resourceId: p.resource_id, requestId: p.request_id })).chargeId;
+    } catch (err) {
+      if (err instanceof AppError) this.charged = null; // the account refused: nothing was taken
+      throw err;
+    }
+  }
+
+  /** The work it paid for is done: called in the work's own transaction, or right after its last write. */
+  crossOff(): void {
+    crossOff(this.sql, this.pending.request_id);
+  }
+
+  /** Gives the charge back, then crosses it off. */
+  async giveBack(): Promise<void> {
+    await giveBack(this.env, this.pending, this.charged);
+    this.charged = null;
+    this.crossOff();
+  }
+}
+
+export function crossOff(sql: SqlStorage, requestId: string): void {
+  // The table is gone when the resource ended (its storage deleted) while the charge was under way.
+  if (tableExists(sql)) sql.exec(`DELETE FROM ${TABLE} WHERE request_id = ?`, requestId);
+}
+
+const tableExists = (sql: SqlStorage): boolean => sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", TABLE).toArray().length > 0;
+
+/**
+ * Gives back a pending charge: by its id when known, else found at the account (if it was taken at
+ * all); `charged` null: nothing was taken. Idempotent, so an alarm that runs again is harmless.
+ */
+export async function giveBack(env: Env, pending: PendingCharge, charged?: number | null): Promise<void> {
+  if (!pending.account_id || charged === null) return;
+  const which = charged === undefined ? { resourceId: pending.resource_id, operation: pending.operation, since: pending.started_at } : { chargeId: charged };
+  await accountStub(env, pending.account_id).refund({ ...which, requestId: pending.request_id });
 }

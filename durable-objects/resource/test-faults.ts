@@ -1,7 +1,7 @@
 /**
  * Test-only faults in a resource's object (refused unless ENVIRONMENT is "test"), so tests show
  * that what a commit obliges is still done when the process dies after it, when the queue refuses
- * or loses a message, or when R2 refuses a delete, and that a creation the process dies in is undone. Held in the object's memory: an
+ * or loses a message, or when R2 refuses a delete, and that a direct charge the process dies in is given back. Held in the object's memory: an
  * eviction clears them, as it would clear the process they simulate.
  */
 import type { Env } from "../../src/env";
@@ -32,9 +32,9 @@ export class InjectedDeath extends AppError {
   }
 }
 
-/** Stops the next create at `point` when that fault is set (then clears it). */
-export function dieInCreateAt(faults: ResourceFaults, point: NonNullable<ResourceFaults["dieInCreate"]>): void {
-  if (faults.dieInCreate !== point) return;
-  delete faults.dieInCreate;
+/** Stops the call at `point` when that fault is set (then clears it). */
+export function dieAt(faults: ResourceFaults, point: NonNullable<ResourceFaults["dieAt"]>): void {
+  if (faults.dieAt !== point) return;
+  delete faults.dieAt;
   throw new InjectedDeath(point);
 }

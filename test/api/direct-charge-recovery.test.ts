@@ -1,9 +1,9 @@
 /**
- * A creation the process dies in (durable-objects/resource/creation.ts): the object writes down
- * that it is being made before it pays, and its alarm undoes whatever a dead process left behind
- * (the charge refunded, the index row deleted, the storage cleared), because the caller never saw
- * the management token. The deaths are injected (test-faults.ts) into the object's create, called
- * as the worker calls it.
+ * A create or extend the process dies in (durable-objects/resource/direct-charges.ts): the object
+ * writes the charge down before it takes it, and its alarm gives back what a dead process left
+ * behind; a creation is undone with it (index row and storage removed), because the caller never saw
+ * the management token. The deaths are injected (test-faults.ts): into the object's create, called
+ * as the worker calls it, and into an extend through the API.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { lifetimePriceMicro } from "../../src/money/prices";
 import { requireKind } from "../../src/resources/registry";
 import type { CreateInput, ResourceFaults } from "../../src/rpc/resource";
 import type { Payer } from "../../src/money/payment";
-import { CREATION_RECOVERY_MS } from "../../durable-objects/resource/creation";
+import { PENDING_RECOVERY_MS } from "../../durable-objects/resource/direct-charges";
 import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, storageDump, stubOf, usd } from "../harness";
 
 const TTL = 3600;
@@ -41,22 +41,22 @@ const createOn = (id: string, input: CreateInput) =>
 const recordStatus = async (id: string, mgmt: string) => (await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) })).status;
 const alarmAt = (id: string) => runInDurableObject(stubOf(id), (_o, state) => state.storage.getAlarm());
 
-async function dieIn(point: NonNullable<ResourceFaults["dieInCreate"]>, payer: Payer, owner: string) {
+async function dieIn(point: NonNullable<ResourceFaults["dieAt"]>, payer: Payer, owner: string) {
   const created = createInput(payer, owner);
-  await stubOf(created.id).injectFaults({ dieInCreate: point });
+  await stubOf(created.id).injectFaults({ dieAt: point });
   const result = await createOn(created.id, created.input);
   expect(result.error?.detail).toContain(`died ${point}`);
   return created;
 }
 
-describe("a creation the process dies in", () => {
-  for (const point of ["after-charge", "after-commit", "after-index"] as const) {
+describe("a create the process dies in", () => {
+  for (const point of ["create-after-charge", "create-after-commit", "create-after-index"] as const) {
     it(`dying ${point}: the charge taken is refunded by the alarm, and nothing of the resource is left`, async () => {
       const { token, payer, owner } = await creditPayer();
       const { id, mgmt } = await dieIn(point, payer, owner);
       // The dead process had been charged, and (past the commit) had made and maybe indexed the resource.
       expect((await balanceOf(token)).balance_usd).toBeCloseTo(1 - price / 1e6, 6);
-      expect(await recordStatus(id, mgmt)).toBe(point === "after-charge" ? 404 : 200);
+      expect(await recordStatus(id, mgmt)).toBe(point === "create-after-charge" ? 404 : 200);
       const armed = await alarmAt(id);
       expect(armed).not.toBeNull();
       expect(armed! - Date.now()).toBeGreaterThan(60_000); // the backstop waits well past a creation's own time
@@ -76,7 +76,7 @@ describe("a creation the process dies in", () => {
   }
 
   it("paid outside the object (x402, the free tier): the half-made resource is removed, no account is asked", async () => {
-    const { id, mgmt } = await dieIn("after-index", { type: "prepaid" }, "0x0000000000000000000000000000000000000001");
+    const { id, mgmt } = await dieIn("create-after-index", { type: "prepaid" }, "0x0000000000000000000000000000000000000001");
     expect(await recordStatus(id, mgmt)).toBe(200);
     await runDurableObjectAlarm(stubOf(id));
     expect(await recordStatus(id, mgmt)).toBe(404);
@@ -86,9 +86,9 @@ describe("a creation the process dies in", () => {
   it("a finished creation leaves no record behind: its alarms are the resource's own, and a call answers", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: TTL });
-    expect(await storageDump(id)).not.toContain("resource_creation");
+    expect(await storageDump(id)).toContain("pending_charges: []");
     const armed = await alarmAt(id);
-    expect(armed! - Date.now()).toBeGreaterThan(CREATION_RECOVERY_MS); // the expiry or a settlement, not the backstop's 5 minutes
+    expect(armed! - Date.now()).toBeGreaterThan(PENDING_RECOVERY_MS); // the expiry or a settlement, not the backstop's 5 minutes
     await runDurableObjectAlarm(stubOf(id));
     expect(await recordStatus(id, mgmt)).toBe(200);
     expect((await balanceOf(token)).balance_usd).toBeCloseTo(1 - price / 1e6, 6);
@@ -102,5 +102,29 @@ describe("a creation the process dies in", () => {
     expect((await balanceOf(token)).balance_usd).toBe(1);
     expect(await storageDump(created.id)).toBe("");
     expect(await alarmAt(created.id)).toBeNull();
+  });
+});
+
+describe("an extend the process dies in", () => {
+  it("dying after the charge: the alarm gives it back, the expiry is as before, and the resource lives on", async () => {
+    const { token } = await buyCredits(1);
+    const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
+    const afterCreate = (await balanceOf(token)).balance_usd;
+    await stubOf(id).injectFaults({ dieAt: "extend-after-charge" });
+    const died = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    expect(died.status).toBe(500);
+    expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
+    expect((await alarmAt(id))! - Date.now()).toBeLessThanOrEqual(PENDING_RECOVERY_MS); // brought forward from the expiry, an hour out
+
+    expect(await runDurableObjectAlarm(stubOf(id))).toBe(true);
+    expect((await balanceOf(token)).balance_usd).toBe(afterCreate);
+    const status = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+    expect(status).toMatchObject({ state: "active", expires_at: record.expires_at });
+    expect(await storageDump(id)).toContain("pending_charges: []");
+    // The alarm is the resource's own again (its expiry), and an extend now goes through, charged once.
+    expect((await alarmAt(id))! - Date.now()).toBeGreaterThan(PENDING_RECOVERY_MS);
+    const extended = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    expect(extended.status).toBe(200);
+    expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
   });
 });
