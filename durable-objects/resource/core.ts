@@ -87,7 +87,7 @@ export class ResourceCore extends DurableObject<Env> {
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
     await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
-    await endResourceIndex(this.env.DB, meta.id, state, this.now());
+    await endResourceIndex(this.env.DB, meta.id, state, this.now(), (this.meta() ?? meta).expires_at);
     this.cached = null;
     this.billingOf = undefined;
     this.outbox.reset();

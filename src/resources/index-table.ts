@@ -32,8 +32,9 @@ export async function updateResourceExpiry(db: D1Database, id: string, expiresAt
   await db.prepare("UPDATE resources SET expires_at = ? WHERE id = ?").bind(expiresAt, id).run();
 }
 
-export async function endResourceIndex(db: D1Database, id: string, state: "expired" | "cancelled", at: number): Promise<void> {
-  await db.prepare("UPDATE resources SET state = ?, ended_at = ? WHERE id = ? AND state = 'active'").bind(state, at, id).run();
+/** The tombstone: the final state, when it ended, and the last expiry (an extend's own index write may have failed). */
+export async function endResourceIndex(db: D1Database, id: string, state: "expired" | "cancelled", at: number, expiresAt: number): Promise<void> {
+  await db.prepare("UPDATE resources SET state = ?, ended_at = ?, expires_at = ? WHERE id = ? AND state = 'active'").bind(state, at, expiresAt, id).run();
 }
 
 export async function findResourceIndex(db: D1Database, id: string): Promise<IndexRow | null> {
