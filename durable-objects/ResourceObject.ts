@@ -47,10 +47,11 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
       };
       // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
       const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: input.id, operation: `${input.kind}.create`, requestId: input.requestId });
-      await this.beginCharge(charge);
       // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
       const pending = afterCommit();
+      let indexing = false;
       try {
+        await this.beginCharge(charge);
         await charge.take();
         dieAt(this.faults, "create-after-charge");
         this.ctx.storage.transactionSync(() => {
@@ -60,12 +61,13 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
           kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
         dieAt(this.faults, "create-after-commit");
+        indexing = true;
         await insertResourceIndex(this.env.DB, meta);
         dieAt(this.faults, "create-after-index");
         charge.crossOff();
       } catch (err) {
         // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
-        if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
+        if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
         throw err;
       } finally {
         this.charging.delete(input.requestId);
@@ -94,8 +96,8 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
         });
       }
       const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId });
-      await this.beginCharge(charge);
       try {
+        await this.beginCharge(charge);
         await charge.take();
         dieAt(this.faults, "extend-after-charge");
         const current = this.meta();
@@ -109,7 +111,8 @@ export class ResourceObject extends ResourceCore implements ResourceApi {
           charge.crossOff();
         });
       } catch (err) {
-        if (!(err instanceof InjectedDeath) && charge.charged !== null) await charge.giveBack().catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
+        // Nothing taken: only crossed off. Should the refund fail, the pending row and the alarm finish it.
+        if (!(err instanceof InjectedDeath)) await charge.giveBack().catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
         throw err;
       } finally {
         this.charging.delete(input.requestId);

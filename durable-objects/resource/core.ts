@@ -101,11 +101,12 @@ export class ResourceCore extends DurableObject<Env> {
   /**
    * Undoes a creation that did not finish (resource/direct-charges.ts): the charge is given back first
    * (until it is, the pending row and the alarm stay, and the alarm tries again), then the index row and
-   * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken.
+   * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken;
+   * `mayBeIndexed` false spares a refused creation the D1 write.
    */
-  protected async undoCreation(creation: PendingCharge, charged?: number | null): Promise<void> {
+  protected async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
     await giveBack(this.env, creation, charged);
-    await deleteResourceIndex(this.env.DB, creation.resource_id);
+    if (mayBeIndexed) await deleteResourceIndex(this.env.DB, creation.resource_id);
     this.cached = null;
     this.billingOf = undefined;
     this.outbox.reset();

@@ -23,7 +23,7 @@ export type PendingCharge = {
   operation: string;
   /** The account charged, when a credit token pays (x402 and free calls are paid outside the object). */
   account_id: string | null;
-  /** Real time (the account's clock): the charge is among the ledger's rows since. */
+  /** Real time, when it was written down: the charge is among the account ledger's rows since (about: clocks differ). */
   started_at: number;
 };
 
@@ -103,6 +103,7 @@ const tableExists = (sql: SqlStorage): boolean => sql.exec("SELECT 1 FROM sqlite
  */
 export async function giveBack(env: Env, pending: PendingCharge, charged?: number | null): Promise<void> {
   if (!pending.account_id || charged === null) return;
-  const which = charged === undefined ? { resourceId: pending.resource_id, operation: pending.operation, since: pending.started_at } : { chargeId: charged };
+  // The account runs on another machine's clock: a minute's margin (the request id is what makes the match exact).
+  const which = charged === undefined ? { resourceId: pending.resource_id, operation: pending.operation, since: pending.started_at - 60_000 } : { chargeId: charged };
   await accountStub(env, pending.account_id).refund({ ...which, requestId: pending.request_id });
 }
