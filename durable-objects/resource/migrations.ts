@@ -11,8 +11,9 @@ import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing";
 import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
+import { PENDING_CHARGES_TABLE } from "./direct-charges";
 
-/** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes. */
+/** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes and direct charges. */
 const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES] },
   // Deliveries become a transactional outbox with stored bodies and retention; R2 deletes are recorded before they are made.
@@ -21,6 +22,8 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [META_PUBLIC_DISABLED] },
   // A delivery may carry its own retry schedule.
   { sql: [DELIVERY_RETRY_COLUMN] },
+  // Creates and extends write their charge down before they take it (direct-charges.ts).
+  { sql: [PENDING_CHARGES_TABLE] },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */

@@ -4,12 +4,13 @@
  * rewriting the kind's tables. Moving it is refused unless ENVIRONMENT is "test".
  */
 import type { Env } from "../../src/env";
+import { orIfMissing } from "./missing-table";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS test_clock (id INTEGER PRIMARY KEY CHECK (id = 1), offset_ms INTEGER NOT NULL)";
 
+/** Read when every object starts, in production too, where the table never exists. */
 export function readClockOffset(sql: SqlStorage): number {
-  const exists = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'test_clock'").toArray().length > 0;
-  return exists ? (sql.exec<{ offset_ms: number }>("SELECT offset_ms FROM test_clock").toArray()[0]?.offset_ms ?? 0) : 0;
+  return orIfMissing("test_clock", () => sql.exec<{ offset_ms: number }>("SELECT offset_ms FROM test_clock").toArray()[0]?.offset_ms ?? 0, 0);
 }
 
 /** Moves the offset `ms` further ahead (never back); answers the new offset. */
