@@ -3,6 +3,7 @@ import type { EngineStore } from "../../src/resources/kind";
 import { requireKind } from "../../src/resources/registry";
 import type { Json } from "../../src/json";
 import type { MetaRow, RecordCore, ResourceState } from "../../src/rpc/resource";
+import { orIfMissing } from "./missing-table";
 
 export type { MetaRow, RecordCore, ResourceState };
 
@@ -41,9 +42,9 @@ export function insertMeta(sql: SqlStorage, meta: MetaRow): void {
 }
 
 /** The meta row, or null when this object holds no resource (never created, or ended and deleted). */
+/** The meta row; null in an object that holds no resource (never created, or ended: no tables at all). */
 export function readMeta(sql: SqlStorage): MetaRow | null {
-  const exists = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_meta'").toArray().length > 0;
-  return exists ? (sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null) : null;
+  return orIfMissing("resource_meta", () => sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null, null);
 }
 
 

@@ -12,6 +12,7 @@ import { BILLING_TABLES } from "./billing";
 import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
 import { PENDING_CHARGES_TABLE } from "./direct-charges";
+import { orIfMissing } from "./missing-table";
 
 /** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes and direct charges. */
 const PLATFORM_MIGRATIONS: Migration[] = [
@@ -31,17 +32,9 @@ export const tableLists = (kind: AnyKind): Record<string, Migration[]> => ({ pla
 
 const VERSIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)";
 
-function tableExists(sql: SqlStorage, name: string): boolean {
-  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
-}
-
-/**
- * The stored versions. An object made before versions were kept has its tables as the first
- * migration of each list made them: that is its version, 1.
- */
-function storedVersions(sql: SqlStorage, owners: string[]): Map<string, number> {
-  if (!tableExists(sql, "schema_versions")) return new Map(owners.map((o) => [o, 1]));
-  return new Map(sql.exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions").toArray().map((r) => [r.owner, r.version]));
+/** The stored versions; null in an object made before versions were kept. */
+function storedVersions(sql: SqlStorage): Map<string, number> | null {
+  return orIfMissing("schema_versions", () => new Map(sql.exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions").toArray().map((r) => [r.owner, r.version])), null);
 }
 
 /** Runs what each list has beyond `from` (0 for a new resource) and records the versions; the stored config is rewritten by the steps that say how. */
@@ -71,9 +64,11 @@ export function createTables(sql: SqlStorage, lists: Record<string, Migration[]>
  * rewritten by the migrations that say how, or null when nothing ran.
  */
 export function migrateTables(sql: SqlStorage, lists: Record<string, Migration[]>, config: JsonObject): JsonObject | null {
-  const from = storedVersions(sql, Object.keys(lists));
+  const stored = storedVersions(sql);
+  // An object made before versions were kept has its tables as the first migration of each list made them: version 1.
+  const from = stored ?? new Map(Object.keys(lists).map((o) => [o, 1]));
   const behind = Object.entries(lists).some(([owner, steps]) => (from.get(owner) ?? 0) < steps.length);
-  if (!behind && tableExists(sql, "schema_versions")) return null;
+  if (!behind && stored) return null;
   const out = apply(sql, lists, from, config);
   return out.changed ? out.config : null;
 }
