@@ -41,10 +41,13 @@ export async function findResourceIndex(db: D1Database, id: string): Promise<Ind
   return db.prepare("SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at, public_id FROM resources WHERE id = ?").bind(id).first<IndexRow>();
 }
 
-/** Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on. */
+/** Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on; so do x402 claims a month past their authorization. */
 export async function sweepTombstones(db: D1Database, now: number): Promise<void> {
   await db.prepare("DELETE FROM resources WHERE ended_at IS NOT NULL AND ended_at < ?").bind(now - TOMBSTONE_MS).run();
-  await db.prepare("DELETE FROM payments WHERE valid_before < ? AND status = 'settled'").bind(now - TOMBSTONE_MS).run();
+  // An x402 claim whose authorization lapsed a month ago: settled, or never sent to the chain (its call failed and
+  // its process died before releasing it; the payer's money never moved). One submitted and not confirmed keeps
+  // its hash for reconciliation.
+  await db.prepare("DELETE FROM payments WHERE valid_before < ? AND (status = 'settled' OR tx_hash IS NULL)").bind(now - TOMBSTONE_MS).run();
 }
 
 export interface PublicAddressTarget {

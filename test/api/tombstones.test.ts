@@ -20,6 +20,26 @@ it("the daily sweep turns tombstones older than 30 days into 404", async () => {
   expect((await call("GET", `/v1/resources/${recent.id}`, { headers: managed(recent.mgmt) })).status).toBe(410);
 });
 
+it("the daily sweep forgets x402 claims a month past their authorization, except one sent to the chain and not confirmed", async () => {
+  const month = 31 * 86400 * 1000;
+  const rows = [
+    ["settled", "0xsettled", Date.now() - month],
+    ["claimed", null, Date.now() - month], // its process died before releasing it: no money moved
+    ["claimed", "0xunconfirmed", Date.now() - month], // kept for reconciliation
+    ["claimed", null, Date.now() + 60_000], // its call may still be running
+  ] as const;
+  const payer = `0x${crypto.randomUUID().replace(/-/g, "")}`;
+  for (const [i, [status, tx, validBefore]] of rows.entries()) {
+    await env.DB.prepare("INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, tx_hash, request_id, valid_before, created_at) VALUES ('eip155:84532', ?, ?, 1000, 'counters.create', ?, ?, 'req_sweep', ?, ?)")
+      .bind(payer, `0x${i}`, status, tx, validBefore, validBefore - 600_000).run();
+  }
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "17 3 * * *" }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  const left = await env.DB.prepare("SELECT nonce FROM payments WHERE payer = ? ORDER BY nonce").bind(payer).all<{ nonce: string }>();
+  expect(left.results.map((r) => r.nonce)).toEqual(["0x2", "0x3"]);
+});
+
 it("an end that failed part-way answers 410 meanwhile and is finished by the alarm", async () => {
   const { token } = await buyCredits(0.25);
   const blob = await createResource("blobs", token, { ttl_seconds: 86400 });
