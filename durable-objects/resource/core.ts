@@ -88,14 +88,19 @@ export class ResourceCore extends DurableObject<Env> {
     await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, this.now(), (this.meta() ?? meta).expires_at);
+    this.ending = null;
+    await this.deleteStorage();
+    return record;
+  }
+
+  /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */
+  private async deleteStorage(): Promise<void> {
     this.cached = null;
     this.billingOf = undefined;
     this.outbox.reset();
-    this.ending = null;
     this.clock.alarmCleared();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    return record;
   }
 
   /**
@@ -107,12 +112,7 @@ export class ResourceCore extends DurableObject<Env> {
   protected async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
     await giveBack(this.env, creation, charged);
     if (mayBeIndexed) await deleteResourceIndex(this.env.DB, creation.resource_id);
-    this.cached = null;
-    this.billingOf = undefined;
-    this.outbox.reset();
-    this.clock.alarmCleared();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+    await this.deleteStorage();
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * Test-only faults in a resource's object (refused unless ENVIRONMENT is "test"), so tests show
  * that what a commit obliges is still done when the process dies after it, when the queue refuses
- * or loses a message, or when R2 refuses a delete, and that a direct charge the process dies in is given back. Held in the object's memory: an
- * eviction clears them, as it would clear the process they simulate.
+ * or loses a message, or when R2 refuses a delete, and that a direct charge the process dies in is
+ * given back. Held in the object's memory: an eviction clears them, as it would clear the process
+ * they simulate.
  */
 import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
