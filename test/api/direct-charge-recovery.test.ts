@@ -127,4 +127,15 @@ describe("an extend the process dies in", () => {
     expect(extended.status).toBe(200);
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
   });
+
+  it("an extend the balance cannot pay (402) takes nothing and leaves no pending charge", async () => {
+    const { token } = await buyCredits(0.25); // a counter's 364 days cost $0.364
+    const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
+    const before = (await balanceOf(token)).balance_usd;
+    const refused = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 364 * 86400 }, headers: managed(mgmt, token) });
+    expect(refused.status).toBe(402);
+    expect((await balanceOf(token)).balance_usd).toBe(before);
+    expect(await storageDump(id)).toContain("pending_charges: []");
+    expect((await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }))).expires_at).toBe(record.expires_at);
+  });
 });
