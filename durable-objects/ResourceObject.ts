@@ -3,7 +3,8 @@
  * billing settlement, and the data-plane dispatch to the kind's engine.
  * Data-plane calls paid with a credit token are charged here, against a hold
  * (resource/billing.ts), in the same transaction as the work: a refused or
- * failed call never reaches the ledger.
+ * failed call never reaches the ledger. Its life (create, extend, end) is
+ * resource/lifecycle.ts.
  */
 import { AppError, capture, type Result } from "../src/http/errors";
 import { requireKind } from "../src/resources/registry";
@@ -11,17 +12,12 @@ import type { PublicAnswer } from "../src/resources/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
-import type { Payer } from "../src/money/payment";
-import { insertResourceIndex, updateResourceExpiry } from "../src/resources/index-table";
-import type { AdoptedObject, CreateInput, ResourceFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
-import { insertMeta, type MetaRow, type RecordCore } from "./resource/meta";
-import { createTables, tableLists } from "./resource/migrations";
+import type { AdoptedObject, ResourceFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
+import type { MetaRow, RecordCore } from "./resource/meta";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
-import { DirectCharge, isCreation, pendingCharges, PENDING_RECOVERY_MS } from "./resource/direct-charges";
-import { checkedFaults, dieAt, InjectedDeath } from "./resource/test-faults";
-import { noticesStillSent } from "./resource/lifecycle-notices";
-import { ResourceCore } from "./resource/core";
+import { checkedFaults } from "./resource/test-faults";
+import { ResourceLifecycle } from "./resource/lifecycle";
 
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
@@ -33,103 +29,9 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
   return out;
 }
 
-export class ResourceObject extends ResourceCore implements ResourceApi {
-  create(input: CreateInput): Promise<Result<RecordCore>> {
-    return capture(async () => {
-      if (this.meta() || pendingCharges(this.sql).some(isCreation)) throw new AppError("conflict", "This resource already exists.");
-      const kind = requireKind(input.kind);
-      const now = this.now();
-      const meta: MetaRow = {
-        id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
-        notify_url: input.notifyUrl, config: input.configJson, created_at: now,
-        expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
-        public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
-      };
-      // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
-      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: input.id, operation: `${input.kind}.create`, requestId: input.requestId });
-      // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
-      const pending = afterCommit();
-      let indexing = false;
-      try {
-        await this.beginCharge(charge);
-        await charge.take();
-        dieAt(this.faults, "create-after-charge");
-        this.ctx.storage.transactionSync(() => {
-          createTables(this.sql, tableLists(kind));
-          insertMeta(this.sql, meta);
-          this.cached = meta; // the outbox reads the resource's id from it
-          kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
-        });
-        dieAt(this.faults, "create-after-commit");
-        indexing = true;
-        await insertResourceIndex(this.env.DB, meta);
-        dieAt(this.faults, "create-after-index");
-        charge.crossOff();
-      } catch (err) {
-        // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
-        if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
-        throw err;
-      } finally {
-        this.charging.delete(input.requestId);
-      }
-      // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
-      await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
-      await this.afterWork(meta, pending);
-      return this.record(meta, "active");
-    });
-  }
-
+export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   status(mgmtHash: string): Promise<Result<RecordCore>> {
     return capture(() => this.record(this.authorize(mgmtHash), "active"));
-  }
-
-  /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
-  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
-    return capture(async () => {
-      const meta = this.authorize(input.mgmtHash);
-      const kind = requireKind(meta.kind);
-      const limit = this.now() + kind.maxTtlSeconds * 1000;
-      if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
-        const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
-        throw new AppError("validation_failed", `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`, {
-          errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
-        });
-      }
-      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId });
-      try {
-        await this.beginCharge(charge);
-        await charge.take();
-        dieAt(this.faults, "extend-after-charge");
-        const current = this.meta();
-        if (!current || this.endingState(current)) {
-          await charge.giveBack();
-          throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
-        }
-        const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
-        this.ctx.storage.transactionSync(() => {
-          this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.now()) });
-          charge.crossOff();
-        });
-      } catch (err) {
-        // Nothing taken: only crossed off. Should the refund fail, the pending row and the alarm finish it.
-        if (!(err instanceof InjectedDeath)) await charge.giveBack().catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
-        throw err;
-      } finally {
-        this.charging.delete(input.requestId);
-      }
-      await this.armAlarm();
-      // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
-      await updateResourceExpiry(this.env.DB, meta.id, this.meta()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
-      return this.record(this.meta()!, "active");
-    });
-  }
-
-  /** Writes a direct charge down before it is taken, with the alarm within reach should this process die (resource/direct-charges.ts). */
-  private async beginCharge(charge: DirectCharge): Promise<void> {
-    charge.record();
-    const recoverAt = this.now() + PENDING_RECOVERY_MS;
-    this.charging.set(charge.pending.request_id, recoverAt);
-    await this.clock.alarmBy(recoverAt);
   }
 
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>> {

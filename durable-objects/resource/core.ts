@@ -1,7 +1,7 @@
 /**
  * The internals every ResourceObject RPC shares: the cached meta row, billing and
  * delivery logs, authorization, the alarm, transactions with their after-commit
- * work, and the end of a resource. ResourceObject.ts holds the RPC surface.
+ * work. lifecycle.ts adds create, extend and end; ResourceObject.ts the RPCs on the data.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env";
@@ -9,9 +9,6 @@ import { AppError } from "../../src/http/errors";
 import { digestsEqual } from "../../src/auth/ids";
 import { requireKind } from "../../src/resources/registry";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
-import { deletePrefix } from "../../src/resources/r2";
-import { deleteResourceIndex, endResourceIndex } from "../../src/resources/index-table";
-import { crossOff, giveBack, isCreation, pendingCharges, type PendingCharge } from "./direct-charges";
 import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import { Billing } from "./billing";
@@ -67,77 +64,6 @@ export class ResourceCore extends DurableObject<Env> {
     this.cached = undefined; // read again: a migration may have added columns
   }
 
-
-  /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
-  protected async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
-    this.ending = state;
-    try {
-      await this.billing().flush("all");
-    } catch (err) {
-      this.ending = null; // money not settled: keep the resource, so settlement can be retried
-      throw err;
-    }
-    // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
-    if (!this.meta()?.ended) this.updateMeta({ ended: state });
-    await this.clock.alarmAt(this.now() + 60_000);
-    const record = this.record(this.meta() ?? meta, state);
-    const at = new Date().toISOString();
-    // The event must not hold back the deletion it announces.
-    await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
-      .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
-    await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
-    await deletePrefix(this.env.BUCKET, `${meta.id}/`);
-    await endResourceIndex(this.env.DB, meta.id, state, this.now(), (this.meta() ?? meta).expires_at);
-    this.ending = null;
-    await this.deleteStorage();
-    return record;
-  }
-
-  /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */
-  private async deleteStorage(): Promise<void> {
-    this.cached = null;
-    this.billingOf = undefined;
-    this.outbox.reset();
-    this.clock.alarmCleared();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-  }
-
-  /**
-   * Undoes a creation that did not finish (resource/direct-charges.ts): the charge is given back first
-   * (until it is, the pending row and the alarm stay, and the alarm tries again), then the index row and
-   * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken;
-   * `mayBeIndexed` false spares a refused creation the D1 write.
-   */
-  protected async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
-    await giveBack(this.env, creation, charged);
-    if (mayBeIndexed) await deleteResourceIndex(this.env.DB, creation.resource_id);
-    await this.deleteStorage();
-  }
-
-  /**
-   * Pending charges a dead process left behind (resource/direct-charges.ts): each given back, and a
-   * creation undone. True when the alarm must stop here: the resource is gone, or a refund failed (the
-   * alarm then runs again in a minute).
-   */
-  protected async recoverCharges(): Promise<boolean> {
-    const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
-    try {
-      for (const pending of left) {
-        if (isCreation(pending)) {
-          await this.undoCreation(pending);
-          return true;
-        }
-        await giveBack(this.env, pending);
-        crossOff(this.sql, pending.request_id);
-      }
-      return false;
-    } catch (err) {
-      console.error("a pending charge was not given back yet; trying again in a minute", err);
-      await this.clock.alarmAt(this.now() + 60_000);
-      return true;
-    }
-  }
 
   /** When the alarm must next run, on the resource's clock: expiry, a settlement, a notice or the kind's timer. */
   protected nextAlarmAt(): number | null {

@@ -1,0 +1,186 @@
+/**
+ * A resource's life: made (create), lengthened (extend), ended (expiry or cancel). Creates and
+ * extends are charged straight at the account, so each writes its charge down first and crosses it
+ * off with its work (direct-charges.ts); what a dead process leaves is given back (and a half-made
+ * resource undone) by the alarm. ResourceObject.ts adds the RPCs on the resource's data.
+ */
+import { AppError, capture, type Result } from "../../src/http/errors";
+import { requireKind } from "../../src/resources/registry";
+import type { Payer } from "../../src/money/payment";
+import { deletePrefix } from "../../src/resources/r2";
+import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/resources/index-table";
+import type { CreateInput } from "../../src/rpc/resource";
+import { ResourceCore } from "./core";
+import { crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, type PendingCharge } from "./direct-charges";
+import { afterCommit } from "./engine-store";
+import { noticesStillSent } from "./lifecycle-notices";
+import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
+import { createTables, tableLists } from "./migrations";
+import { dieAt, InjectedDeath } from "./test-faults";
+
+export class ResourceLifecycle extends ResourceCore {
+  create(input: CreateInput): Promise<Result<RecordCore>> {
+    return capture(async () => {
+      if (this.meta() || pendingCharges(this.sql).some(isCreation)) throw new AppError("conflict", "This resource already exists.");
+      const kind = requireKind(input.kind);
+      const now = this.now();
+      const meta: MetaRow = {
+        id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
+        notify_url: input.notifyUrl, config: input.configJson, created_at: now,
+        expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
+        public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
+      };
+      // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
+      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: input.id, operation: `${input.kind}.create`, requestId: input.requestId });
+      // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
+      const pending = afterCommit();
+      let indexing = false;
+      try {
+        await this.beginCharge(charge);
+        await charge.take();
+        dieAt(this.faults, "create-after-charge");
+        this.ctx.storage.transactionSync(() => {
+          createTables(this.sql, tableLists(kind));
+          insertMeta(this.sql, meta);
+          this.cached = meta; // the outbox reads the resource's id from it
+          kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
+        });
+        dieAt(this.faults, "create-after-commit");
+        indexing = true;
+        await insertResourceIndex(this.env.DB, meta);
+        dieAt(this.faults, "create-after-index");
+        charge.crossOff();
+      } catch (err) {
+        // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
+        if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
+        throw err;
+      } finally {
+        this.charging.delete(input.requestId);
+      }
+      // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
+      await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
+      await this.afterWork(meta, pending);
+      return this.record(meta, "active");
+    });
+  }
+
+  /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
+  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
+    return capture(async () => {
+      const meta = this.authorize(input.mgmtHash);
+      const kind = requireKind(meta.kind);
+      const limit = this.now() + kind.maxTtlSeconds * 1000;
+      if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
+        const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
+        throw new AppError("validation_failed", `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`, {
+          errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
+        });
+      }
+      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId });
+      try {
+        await this.beginCharge(charge);
+        await charge.take();
+        dieAt(this.faults, "extend-after-charge");
+        const current = this.meta();
+        if (!current || this.endingState(current)) {
+          await charge.giveBack();
+          throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
+        }
+        const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
+        this.ctx.storage.transactionSync(() => {
+          this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.now()) });
+          charge.crossOff();
+        });
+      } catch (err) {
+        // Nothing taken: only crossed off. Should the refund fail, the pending row and the alarm finish it.
+        if (!(err instanceof InjectedDeath)) await charge.giveBack().catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
+        throw err;
+      } finally {
+        this.charging.delete(input.requestId);
+      }
+      await this.armAlarm();
+      // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
+      await updateResourceExpiry(this.env.DB, meta.id, this.meta()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
+      return this.record(this.meta()!, "active");
+    });
+  }
+
+  /** Writes a direct charge down before it is taken, with the alarm within reach should this process die (resource/direct-charges.ts). */
+  private async beginCharge(charge: DirectCharge): Promise<void> {
+    charge.record();
+    const recoverAt = this.now() + PENDING_RECOVERY_MS;
+    this.charging.set(charge.pending.request_id, recoverAt);
+    await this.clock.alarmBy(recoverAt);
+  }
+
+  /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
+  protected async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
+    this.ending = state;
+    try {
+      await this.billing().flush("all");
+    } catch (err) {
+      this.ending = null; // money not settled: keep the resource, so settlement can be retried
+      throw err;
+    }
+    // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
+    if (!this.meta()?.ended) this.updateMeta({ ended: state });
+    await this.clock.alarmAt(this.now() + 60_000);
+    const record = this.record(this.meta() ?? meta, state);
+    const at = new Date().toISOString();
+    // The event must not hold back the deletion it announces.
+    await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
+      .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
+    await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
+    await deletePrefix(this.env.BUCKET, `${meta.id}/`);
+    await endResourceIndex(this.env.DB, meta.id, state, this.now(), (this.meta() ?? meta).expires_at);
+    this.ending = null;
+    await this.deleteStorage();
+    return record;
+  }
+
+  /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */
+  private async deleteStorage(): Promise<void> {
+    this.cached = null;
+    this.billingOf = undefined;
+    this.outbox.reset();
+    this.clock.alarmCleared();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  /**
+   * Undoes a creation that did not finish (resource/direct-charges.ts): the charge is given back first
+   * (until it is, the pending row and the alarm stay, and the alarm tries again), then the index row and
+   * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken;
+   * `mayBeIndexed` false spares a refused creation the D1 write.
+   */
+  protected async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
+    await giveBack(this.env, creation, charged);
+    if (mayBeIndexed) await deleteResourceIndex(this.env.DB, creation.resource_id);
+    await this.deleteStorage();
+  }
+
+  /**
+   * Pending charges a dead process left behind (resource/direct-charges.ts): each given back, and a
+   * creation undone. True when the alarm must stop here: the resource is gone, or a refund failed (the
+   * alarm then runs again in a minute).
+   */
+  protected async recoverCharges(): Promise<boolean> {
+    const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
+    try {
+      for (const pending of left) {
+        if (isCreation(pending)) {
+          await this.undoCreation(pending);
+          return true;
+        }
+        await giveBack(this.env, pending);
+        crossOff(this.sql, pending.request_id);
+      }
+      return false;
+    } catch (err) {
+      console.error("a pending charge was not given back yet; trying again in a minute", err);
+      await this.clock.alarmAt(this.now() + 60_000);
+      return true;
+    }
+  }
+}
