@@ -17,6 +17,9 @@
 type Queued = { work: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void };
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
+/** The most calls one commit carries (each is a savepoint of a few statements; a batch holds the input gate while it runs). */
+const MAX_BATCH = 256;
+
 export class GroupCommit {
   private queued: Queued[] = [];
 
@@ -25,10 +28,17 @@ export class GroupCommit {
   /** Runs `work` atomically in the next batch; answers after the batch's transaction (the output gate holds any reply until it is durable). */
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      // One timer per batch, set by the call that opens it. A timer per call was tried: an object's timers
+      // fire one at a time, each waiting its turn behind the calls queued at the object's input gate, so
+      // under sustained load they piled up faster than they fired, every batch waited behind the no-op
+      // timers of earlier calls (seconds, in the tail), and at the runtime's cap of 10,000 active timers
+      // `setTimeout` threw. The timer belongs to the object, not to the call that set it: it fires even if
+      // that caller has gone. It is set before the call is queued, so a call whose timer cannot be set
+      // fails with nothing queued.
+      if (!this.queued.length) setTimeout(() => this.flush(), 0);
       this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      // Every call sets its own timer (the first to fire runs the batch, the rest find it gone): a timer belongs to
-      // the event that set it, and one whose caller went away may never fire, which must not strand the others.
-      setTimeout(() => this.flush(), 0);
+      // A batch never grows past MAX_BATCH: the call that fills it runs it now.
+      if (this.queued.length >= MAX_BATCH) this.flush();
     });
   }
 
