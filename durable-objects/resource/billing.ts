@@ -80,6 +80,8 @@ export class Billing {
   private readonly inflight = new Map<string, { hash: string; done: Promise<void> }>();
   private holdsOf: Map<string, Hold> | undefined;
   private readonly rates = new Map<string, CallRate>();
+  /** Calls waiting for a hold, per token and price: a hold asked for covers them all (a cold burst is served by one round trip). */
+  private readonly waiting = new Map<string, number>();
   private commits: GroupCommit | undefined;
 
   constructor(
@@ -124,11 +126,16 @@ export class Billing {
    */
   async spend<T>(storage: DurableObjectStorage, payer: CreditCredential, price: number, charge: { operation: string; requestId: string }, work: () => T, onWait: () => Promise<void>): Promise<T> {
     this.commits ??= new GroupCommit(storage);
+    const key = `${payer.tokenId}:${price}`;
     for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
       // Which hold pays is decided when the batch runs: one may have been used up or settled since the call came in.
       const paid = await this.commits.run(() => {
         const hold = this.usable(payer, price, Date.now());
-        if (!hold) return null;
+        if (!hold) {
+          // Counted inside the batch, so the first of its calls to ask the account asks for all of them.
+          this.waiting.set(key, (this.waiting.get(key) ?? 0) + 1);
+          return null;
+        }
         const value = work();
         this.sql.exec(
           "INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)",
@@ -143,8 +150,14 @@ export class Billing {
         this.refillAhead(payer, price, paid.hold);
         return paid.value;
       }
-      dryRun(storage, work);
-      await this.acquire(payer, price);
+      try {
+        dryRun(storage, work);
+        await this.acquire(payer, price);
+      } finally {
+        const left = this.waiting.get(key)! - 1;
+        if (left > 0) this.waiting.set(key, left);
+        else this.waiting.delete(key);
+      }
       await onWait();
     }
     throw new AppError("conflict", "Too many concurrent payments with this credit token; retry the call.");
@@ -189,10 +202,11 @@ export class Billing {
     this.acquire(payer, price, true).catch(() => undefined);
   }
 
-  /** What to ask the account for: about HOLD_SPAN_MS of this token's calls at the rate observed, within the cap. */
+  /** What to ask the account for: about HOLD_SPAN_MS of this token's calls at the rate observed, and at least the calls waiting, within the cap. */
   private holdSize(payer: CreditCredential, price: number): number {
-    const rate = this.rates.get(`${payer.tokenId}:${price}`)?.perSecond(Date.now()) ?? 0;
-    const calls = Math.max(HOLD_MIN_CALLS, Math.ceil((rate * HOLD_SPAN_MS) / 1000));
+    const key = `${payer.tokenId}:${price}`;
+    const rate = this.rates.get(key)?.perSecond(Date.now()) ?? 0;
+    const calls = Math.max(HOLD_MIN_CALLS, Math.ceil((rate * HOLD_SPAN_MS) / 1000), this.waiting.get(key) ?? 0);
     return Math.max(price, Math.min(price * calls, HOLD_MAX_MICRO));
   }
 

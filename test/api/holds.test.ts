@@ -124,6 +124,19 @@ describe("holds", () => {
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 10 * 0.0001, 6);
   });
 
+  it("a cold burst of 600 parallel paid calls all succeed, each counted and charged once: one hold covers the calls waiting, and batches are capped", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
+    const results = await Promise.all(Array.from({ length: 600 }, () => increment(id, mgmt, token)));
+    const refused = results.find((r) => r.status !== 200);
+    expect(refused && (await refused.text())).toBeUndefined();
+    const values = (await Promise.all(results.map((r) => json<{ value: number }>(r)))).map((b) => b.value);
+    expect(values.sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
+    expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(600);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 600 * 0.0001, 6);
+  });
+
   it("a settlement never captures more than its hold reserved: the charges up to the first that would pass it, in order", async () => {
     const { token, tokenId } = await buyCredits(1);
     const account = accountStub(env, tokenId);
