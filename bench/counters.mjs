@@ -6,6 +6,10 @@
  *
  *   npm run bench                       (defaults: 20 connections, 3 rounds of 10 s per target)
  *   BENCH_CONNECTIONS=50 BENCH_SECONDS=20 BENCH_ROUNDS=5 npm run bench
+ *   BENCH_DIRECT=1 npm run bench        (past wrangler's dev proxy, at each runtime's own address)
+ *
+ * Each round also loads the bare counter and the paid increment at one fixed offered rate
+ * (BENCH_FIXED_RATE, 500 req/s), so their tails are compared below saturation too.
  *
  * It also shows that the paid hot path runs no D1 query: every D1 table of the
  * service is dropped before the run, so a single query would fail the request.
@@ -19,11 +23,14 @@ import { roundRatios } from "./lib.mjs";
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+// The tails compared again at one offered rate below both targets' capacity (autocannon corrects for coordinated omission).
+const fixedRate = Number(process.env.BENCH_FIXED_RATE ?? 500);
 const run = promisify(execFile);
 
-async function load(title, url, headers, seconds = duration, method = "POST") {
-  const result = await autocannon({ title, url, method, headers, connections, duration: seconds });
+async function load(title, url, headers, seconds = duration, method = "POST", overallRate = undefined) {
+  const result = await autocannon({ title, url, method, headers, connections, duration: seconds, overallRate });
   const non2xx = result.non2xx + result.errors + result.timeouts;
+  console.log(`${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ${non2xx} non-2xx (${result.timeouts} timeouts, ${result.errors} errors)`);
   return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, non2xx };
 }
 
@@ -36,9 +43,15 @@ async function post(url, body, headers) {
 // One client address and one credential push ~600 req/s (36,000 a minute): far past the production
 // limits, so this run raises them. The limiter is still asked on every call (its cost is measured).
 const BENCH_RATE_LIMIT_PER_MINUTE = 1_000_000;
-const service = await startWranglerDev({ rateLimitPerMinute: BENCH_RATE_LIMIT_PER_MINUTE });
-const bare = await startWranglerDev({ config: "bench/bare/wrangler.toml" });
+const serviceDev = await startWranglerDev({ rateLimitPerMinute: BENCH_RATE_LIMIT_PER_MINUTE });
+const bareDev = await startWranglerDev({ config: "bench/bare/wrangler.toml" });
 try {
+  // BENCH_DIRECT=1 loads both targets at their runtime's own address, past wrangler's dev proxy (a second
+  // workerd process that forwards every request and caps both near 800 req/s here): more load on each object.
+  const direct = process.env.BENCH_DIRECT === "1";
+  const service = { ...serviceDev, url: (direct && (await serviceDev.runtimeUrl())) || serviceDev.url };
+  const bare = { url: (direct && (await bareDev.runtimeUrl())) || bareDev.url };
+  console.log(`service at ${service.url}, bare at ${bare.url}${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`);
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], { env: { ...process.env, ZEITVAULT_URL: service.url } });
   const token = stdout.trim();
   const counter = await post(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
@@ -62,11 +75,15 @@ try {
   const paidRuns = [];
   const freeReadRuns = [];
   const paidReadRuns = [];
+  const bareFixedRuns = [];
+  const paidFixedRuns = [];
   for (let round = 0; round < rounds; round++) {
     bareRuns.push(await load("bare DO counter", `${bare.url}/c/bench`, {}));
     paidRuns.push(await load("paid increment", `${service.url}/v1/counters/${counter.id}/increment`, paidHeaders));
     freeReadRuns.push(await load("free read (record, management token)", `${service.url}/v1/resources/${counter.id}`, { authorization: `Bearer ${counter.management_token}` }, duration, "GET"));
     paidReadRuns.push(await load("paid read (counter, credit token)", `${service.url}/v1/counters/${counter.id}`, paidHeaders, duration, "GET"));
+    bareFixedRuns.push(await load(`bare DO counter at ${fixedRate} req/s`, `${bare.url}/c/bench`, {}, duration, "POST", fixedRate));
+    paidFixedRuns.push(await load(`paid increment at ${fixedRate} req/s`, `${service.url}/v1/counters/${counter.id}/increment`, paidHeaders, duration, "POST", fixedRate));
   }
   const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
   const baseline = median(bareRuns);
@@ -90,12 +107,13 @@ try {
   console.log(`p99 paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns, "p99").text} (target ≤ 1.3×)`);
   // The free read pays nothing and writes nothing: its tail against the bare one is the machine's share of the paid call's.
   console.log(`p99 free read/bare, for reference: ${roundRatios(freeReadRuns, bareRuns, "p99").text}`);
+  console.log(`p99 paid/bare at ${fixedRate} req/s offered, median of the rounds' ratios: ${roundRatios(paidFixedRuns, bareFixedRuns, "p99").text}`);
   console.log(`ratio paid read/free read, median of the rounds' ratios: ${roundRatios(paidReadRuns, freeReadRuns).text} (target ≥ 90%)`);
   console.log(`rate limits: asked on every call (per credential and per IP), raised to ${BENCH_RATE_LIMIT_PER_MINUTE} a minute for this run`);
   console.log(`D1 queries on the hot path: 0 (D1 tables dropped before the run; ${failures} non-2xx of ${paidTotal})`);
   // autocannon does not count answers that arrive after a round stops: the counter's value is exact, the reads a floor.
   console.log(`charged exactly once: ${calls} calls charged = counter value ${exported.data.value} + ${calls - exported.data.value} paid reads (autocannon counted ${reads} reads)`);
 } finally {
-  await service.stop();
-  await bare.stop();
+  await serviceDev.stop();
+  await bareDev.stop();
 }

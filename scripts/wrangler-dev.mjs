@@ -43,7 +43,7 @@ async function withRateLimits(config, perMinute) {
 /**
  * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number }} [options]
  *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
- * @returns {Promise<{ url: string, state: string, stop(): Promise<void> }>}
+ * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, runtimeUrl(): Promise<string | null> }>}
  */
 export async function startWranglerDev(options = {}) {
   const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));
@@ -80,9 +80,34 @@ export async function startWranglerDev(options = {}) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, state, stop, output: () => output };
+    if (ok) return { url, state, stop, output: () => output, runtimeUrl: () => runtimeUrl(child.pid) };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
   throw new Error(`wrangler dev did not start:\n${output.slice(-4000)}`);
+}
+
+/**
+ * The address of the runtime that runs the worker itself, behind wrangler's dev proxy (a second
+ * workerd process that forwards every request: a hop that production does not have). Found as the
+ * listening socket of wrangler's child workerd started with `entry=127.0.0.1:0` that answers HTTP
+ * with something other than its debug port's 501. `null` when it cannot be found (no `ss`).
+ * @param {number | undefined} wranglerPid
+ * @returns {Promise<string | null>}
+ */
+async function runtimeUrl(wranglerPid) {
+  const sh = (cmd, args) => promisify(execFile)(cmd, args).then((r) => r.stdout, () => "");
+  const descendants = new Set([wranglerPid]);
+  for (const line of (await sh("ps", ["-eo", "pid=,ppid=,args="])).split("\n")) {
+    const [pid, ppid, ...args] = line.trim().split(/\s+/);
+    if (descendants.has(Number(ppid))) descendants.add(Number(pid));
+    if (descendants.has(Number(pid)) && args[0]?.endsWith("/workerd") && args.join(" ").includes("entry=127.0.0.1:0 ")) {
+      for (const m of (await sh("ss", ["-Hltnp"])).matchAll(new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"))) {
+        const url = `http://127.0.0.1:${m[1]}`;
+        const status = await fetch(`${url}/`, { method: "HEAD" }).then((r) => r.status, () => 0);
+        if (status && status !== 501) return url;
+      }
+    }
+  }
+  return null;
 }
