@@ -1,3 +1,4 @@
+import type { KeyMaterial } from "./http/idempotency-store";
 /** Bindings and per-request variables shared by the worker, the Durable Objects and the tests. */
 import type { AccountApi } from "./rpc/account";
 import type { ResourceApi } from "./rpc/resource";
@@ -97,6 +98,8 @@ export function isDevelopment(env: Pick<Env, "ENVIRONMENT">): boolean {
 
 export interface Variables {
   requestId: string;
+  /** The request's Idempotency-Key, derived (http/idempotency.ts), when it carries one. */
+  idempotency?: KeyMaterial;
 }
 
 export interface AppEnv {

@@ -4,6 +4,7 @@
  * off with its work (direct-charges.ts); what a dead process leaves is given back (and a half-made
  * resource undone) by the alarm. ResourceObject.ts adds the RPCs on the resource's data.
  */
+import { digestsEqual } from "../../src/auth/ids";
 import { AppError, capture, type Result } from "../../src/http/errors";
 import { requireKind } from "../../src/resources/registry";
 import type { Payer } from "../../src/money/payment";
@@ -21,7 +22,13 @@ import { dieAt, InjectedDeath } from "./test-faults";
 export class ResourceLifecycle extends ResourceCore {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
-      if (this.meta() || pendingCharges(this.sql).some(isCreation)) throw new AppError("conflict", "This resource already exists.");
+      const existing = this.meta();
+      if (existing && !pendingCharges(this.sql).some(isCreation) && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
+        // The same create again: under an Idempotency-Key the token derives from the key and the request, so only a
+        // retry of the request that made this resource carries it (its answer was lost). It gets the resource, unpaid.
+        return this.record(existing, "active");
+      }
+      if (existing || pendingCharges(this.sql).some(isCreation)) throw new AppError("conflict", "This resource already exists.");
       const kind = requireKind(input.kind);
       const now = this.now();
       const meta: MetaRow = {

@@ -110,8 +110,10 @@ export const parseCreditToken = remembered((token): Readonly<CreditTokenParts> |
   return Object.freeze(creditParts(payload.slice(0, ID_BYTES), payload.slice(ID_BYTES, ID_BYTES + SUB_BYTES)));
 });
 
-export function issueManagementToken(): IssuedToken<{ resourceId: string }> {
-  const payload = randomBytes(MANAGEMENT_PAYLOAD);
+/** `seed`: the token's bytes, when they are not random (a create under an Idempotency-Key derives them: 64 bytes suffice). */
+export function issueManagementToken(seed?: Uint8Array): IssuedToken<{ resourceId: string }> {
+  if (seed && seed.length < MANAGEMENT_PAYLOAD) throw new Error("management token seed too short");
+  const payload = seed ? seed.slice(0, MANAGEMENT_PAYLOAD) : randomBytes(MANAGEMENT_PAYLOAD);
   const token = seal(MANAGEMENT_PREFIX, payload);
   return { token, hash: sha256Hex(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
 }

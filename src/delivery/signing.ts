@@ -9,8 +9,8 @@ import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
 import { fromBase64, toBase64, utf8 } from "../bytes";
 
-export function newSigningSecret(): string {
-  return "whsec_" + toBase64(crypto.getRandomValues(new Uint8Array(32)));
+export function newSigningSecret(bytes: Uint8Array = crypto.getRandomValues(new Uint8Array(32))): string {
+  return "whsec_" + toBase64(bytes);
 }
 
 export type SignedBody = string | Uint8Array | AsyncIterable<Uint8Array>;

@@ -21,6 +21,8 @@ export interface KeyMaterial {
   id: string;
   fingerprint: string;
   aesKey: CryptoKey;
+  /** HKDF key for requestBytes. */
+  seed: CryptoKey;
 }
 
 export interface StoredResponse {
@@ -41,7 +43,7 @@ const HKDF_SALT = enc.encode("zeitvault idempotency v1");
 
 export async function deriveKeyMaterial(scopeSecret: string, idempotencyKey: string, request: { method: string; path: string; body: Uint8Array }): Promise<KeyMaterial> {
   const ikm = await crypto.subtle.importKey("raw", enc.encode(`${scopeSecret}\n${idempotencyKey}`), "HKDF", false, ["deriveBits"]);
-  const bits = new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: new Uint8Array() }, ikm, 96 * 8));
+  const bits = new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: new Uint8Array() }, ikm, 128 * 8));
   const aesKey = await crypto.subtle.importKey("raw", bits.slice(32, 64), "AES-GCM", false, ["encrypt", "decrypt"]);
   const macKey = await crypto.subtle.importKey("raw", bits.slice(64, 96), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const head = enc.encode(`${request.method}\n${request.path}\n`);
@@ -49,7 +51,18 @@ export async function deriveKeyMaterial(scopeSecret: string, idempotencyKey: str
   signed.set(head);
   signed.set(request.body, head.length);
   const fingerprint = toHex(new Uint8Array(await crypto.subtle.sign("HMAC", macKey, signed)));
-  return { id: toHex(bits.slice(0, 32)), fingerprint, aesKey };
+  const seed = await crypto.subtle.importKey("raw", bits.slice(96, 128), "HKDF", false, ["deriveBits"]);
+  return { id: toHex(bits.slice(0, 32)), fingerprint, aesKey, seed };
+}
+
+/**
+ * `length` bytes that only the same caller, sending the same request under the same key, derives
+ * again: a create's management token and secrets, so a retry after a lost answer finds the resource
+ * the first attempt made (and paid for) instead of making and charging another.
+ */
+export async function requestBytes(m: KeyMaterial, label: string, length: number): Promise<Uint8Array> {
+  const info = enc.encode(label);
+  return new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: enc.encode(m.fingerprint), info }, m.seed, length * 8));
 }
 
 export async function sealResponse(m: KeyMaterial, response: StoredResponse): Promise<string> {

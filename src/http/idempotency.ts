@@ -120,6 +120,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();
   const answer = await claimOrAnswer(c.env.DB, m, claim, now);
   if (answer) return answer;
+  c.set("idempotency", m);
   let answered = false;
   try {
     await next();

@@ -76,7 +76,8 @@ function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegi
       "Makes the POST safe to retry: within 24 h, the same key with the same method, path and body (and the same credential, " +
       "x402 payer or, without either, client address) replays the first 2xx answer, with the header `Idempotent-Replayed: true`, and " +
       "charges nothing; another request with the key is 422 `idempotency_mismatch`; while the first runs, 409 " +
-      "`idempotency_in_flight`. A failed call (4xx, 5xx) frees the key for a retry.",
+      "`idempotency_in_flight`. A failed call (4xx, 5xx) frees the key for a retry. A create paid by credit whose answer was lost " +
+      "(its request never finished) is found again by the retry once the key's 5-minute lock lapses, not made and charged twice.",
     schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
   });
 }

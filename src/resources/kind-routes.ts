@@ -20,6 +20,8 @@ import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
 import { newSigningSecret } from "../delivery/signing";
 import { seal } from "../auth/sealing";
+import { requestBytes, type KeyMaterial } from "../http/idempotency-store";
+import { findResourceIndex } from "./index-table";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
@@ -62,27 +64,42 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     for (const field of kind.targetFields ?? []) {
       for (const [path, url] of valuesAt(config, field.split("."))) if (typeof url === "string") checkEgressUrl(url, allowPrivate, path);
     }
-    // Events to notify_url, and a kind's own requests, are signed with the resource's secret: shown once, kept sealed.
-    const signingSecret = notify_url || kind.sends ? newSigningSecret() : null;
-    const sealedSecret = signingSecret ? await seal(c.env, signingSecret) : null;
     const now = Date.now();
     kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
     const { config: shown, sealed, credential } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null, credential: undefined };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
-    const mgmt = issueManagementToken();
-    const id = mgmt.parts.resourceId;
-    const publicId = kind.public && (kind.public.enabled?.(config) ?? true) ? newPublicId(kind.kind, id) : null;
-    const stub = resourceStub(c.env, id);
     const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
+    let made: Identity | undefined;
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
-        const input: CreateInput = { id, kind: kind.kind, owner, mgmtHash: mgmt.hash, label, notifyUrl: notify_url, sealedSecret, publicId, baseUrl: serviceUrls(c).baseUrl, configJson: JSON.stringify(shown), sealedJson: JSON.stringify(sealed), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
-        return unwrap(await stub.create(input));
+        // Paid by credit, a create under an Idempotency-Key takes its token and secret from the key (a credential the
+        // service makes for the resource cannot be shown twice, so such a create stays random).
+        const key = payer.type === "credit" && !credential ? c.get("idempotency") : undefined;
+        made = await identity(c, Boolean(notify_url || kind.sends), key);
+        const publicId = kind.public && (kind.public.enabled?.(config) ?? true) ? newPublicId(kind.kind, made.id) : null;
+        const input: CreateInput = { id: made.id, kind: kind.kind, owner, mgmtHash: made.mgmt.hash, label, notifyUrl: notify_url, sealedSecret: made.sealedSecret, publicId, baseUrl: serviceUrls(c).baseUrl, configJson: JSON.stringify(shown), sealedJson: JSON.stringify(sealed), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        return unwrap(await resourceStub(c.env, made.id).create(input));
       },
-      undo: async () => void (await stub.cancel(mgmt.hash)),
+      undo: async () => void (made && (await resourceStub(c.env, made.id).cancel(made.mgmt.hash))),
     });
-    return c.json({ ...publicRecord(c, core), management_token: mgmt.token, ...(signingSecret ? { signing_secret: signingSecret } : {}), ...(credential ? { credential } : {}) }, 201);
+    const signing = made?.signingSecret ? { signing_secret: made.signingSecret } : {};
+    return c.json({ ...publicRecord(c, core), management_token: made!.mgmt.token, ...signing, ...(credential ? { credential } : {}) }, 201);
   });
+}
+
+type Identity = { id: string; mgmt: ReturnType<typeof issueManagementToken>; signingSecret: string | null; sealedSecret: string | null };
+
+/**
+ * A new resource's id, management token and signing secret (for events to notify_url and a kind's own
+ * requests: shown once, kept sealed). Random, or under an Idempotency-Key derived from it, so a retry whose
+ * first answer was lost names the same resource (its object answers with it, charging nothing); random
+ * again if that id's resource has ended since.
+ */
+async function identity(c: Context<AppEnv>, signs: boolean, key: KeyMaterial | undefined): Promise<Identity> {
+  const mgmt = issueManagementToken(key && (await requestBytes(key, "management token", 64)));
+  if (key && ((await findResourceIndex(c.env.DB, mgmt.parts.resourceId))?.state ?? "active") !== "active") return identity(c, signs, undefined);
+  const signingSecret = signs ? newSigningSecret(key && (await requestBytes(key, "signing secret", 32))) : null;
+  return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret: signingSecret ? await seal(c.env, signingSecret) : null };
 }
 
 /** An unknown field is refused (422), not ignored: a misspelt option must not silently fall back to its default. */

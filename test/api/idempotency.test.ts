@@ -68,7 +68,9 @@ describe("Idempotency-Key", () => {
   it("answers 409 idempotency_in_flight while the first request runs, and takes over a lapsed lock", async () => {
     const { token, tokenId } = await buyCredits(1);
     const key = crypto.randomUUID();
-    expect((await createCounter(key, bearer(token))).status).toBe(201);
+    const first = await createCounter(key, bearer(token));
+    expect(first.status).toBe(201);
+    const made = await json<{ id: string; management_token: string }>(first);
     await setNewestKey("in_flight", Date.now() + 60_000);
 
     const busy = await createCounter(key, bearer(token));
@@ -78,12 +80,44 @@ describe("Idempotency-Key", () => {
     // A different body is a mismatch even while the first one runs.
     expect((await json(await createCounter(key, bearer(token), { label: "other" }))).code).toBe("idempotency_mismatch");
 
-    // A request that never finished (a crashed isolate) holds the key only until its lock lapses.
+    // A request that never finished (a crashed isolate) holds the key only until its lock lapses. Its resource was
+    // made and paid for all the same: the retry finds it (the token derives from the key), and pays nothing more.
     await setNewestKey("in_flight", Date.now() - 1);
     const retried = await createCounter(key, bearer(token));
     expect(retried.status).toBe(201);
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(await json(retried)).toMatchObject({ id: made.id, management_token: made.management_token });
+    expect(await resourcesOwnedBy(tokenId)).toBe(1);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+    // From then on the key replays as usual.
+    expect((await createCounter(key, bearer(token))).headers.get("Idempotent-Replayed")).toBe("true");
+  });
+
+  it("a lost answer's retry after its resource ended makes a new one: an ended id is never revived", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const made = await json<{ id: string; management_token: string }>(await createCounter(key, bearer(token)));
+    expect((await call("DELETE", `/v1/resources/${made.id}`, { headers: bearer(made.management_token) })).status).toBe(200);
+    await setNewestKey("in_flight", Date.now() - 1);
+    const retried = await createCounter(key, bearer(token));
+    expect(retried.status).toBe(201);
+    const again = await json<{ id: string; management_token: string }>(retried);
+    expect(again.id).not.toBe(made.id);
+    expect((await call("GET", `/v1/resources/${made.id}`, { headers: bearer(made.management_token) })).status).toBe(410);
     expect(await resourcesOwnedBy(tokenId)).toBe(2);
+  });
+
+  it("a create paid by credit under a key signs its events with a secret the retry derives again", async () => {
+    const { token } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const body = { label: "signed", notify_url: "https://example.com/hook" };
+    const first = await json<{ id: string; signing_secret: string }>(await createCounter(key, bearer(token), body));
+    expect(first.signing_secret).toMatch(/^whsec_/);
+    await setNewestKey("in_flight", Date.now() - 1);
+    const retried = await json<{ id: string; signing_secret: string }>(await createCounter(key, bearer(token), body));
+    expect(retried).toMatchObject({ id: first.id, signing_secret: first.signing_secret });
+    // Another key, or no key, gets another secret.
+    expect((await json<{ signing_secret: string }>(await createCounter(crypto.randomUUID(), bearer(token), body))).signing_secret).not.toBe(first.signing_secret);
   });
 
   it("scopes keys to the credential: two callers with one key get their own resources", async () => {
