@@ -19,6 +19,12 @@ import { migrateTables, tableLists } from "./migrations";
 import { ResourceClock } from "./clock";
 import type { JsonObject } from "../../src/json";
 
+
+/**
+ * Long-polls that wait on one resource at once. The runtime allows an object 10,000 active timers, shared
+ * by everything it does (group commit, fetch timeouts, long-polls); beyond this a long-poll answers at once.
+ */
+export const MAX_WAITERS = 1_000;
 export class ResourceCore extends DurableObject<Env> {
   protected readonly sql: SqlStorage;
   /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */
@@ -183,10 +189,13 @@ export class ResourceCore extends DurableObject<Env> {
   /** Long-polls waiting for a change: woken after any committed work here, each re-checks its condition. */
   private waiters = new Set<() => void>();
 
-  /** Waits until `ready` holds or `seconds` pass (API.md §3 caps long-polls at 30 s). */
+  /**
+   * Waits until `ready` holds or `seconds` pass (API.md §3 caps long-polls at 30 s). Past MAX_WAITERS long-polls
+   * on this resource, one answers at once, as a long-poll may: each holds one of the object's timers.
+   */
   protected async waitUntil(meta: MetaRow, ready: (store: EngineStore) => boolean, seconds: number): Promise<void> {
     const deadline = Date.now() + Math.min(seconds, 30) * 1000;
-    while (!ready(this.store(meta)) && Date.now() < deadline) {
+    while (!ready(this.store(meta)) && Date.now() < deadline && this.waiters.size < MAX_WAITERS) {
       let wake!: () => void;
       const woken = new Promise<void>((resolve) => (wake = resolve));
       this.waiters.add(wake);

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { queues } from "../../src/kinds/memory/queues";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, stubOf } from "../harness";
 import { watchRowsRead } from "./rows-read";
+import { MAX_WAITERS } from "../../durable-objects/resource/core";
 
 type Op = (method: string, path: string, payload?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -236,6 +237,28 @@ describe("queues", () => {
     expect((await lease(q.op, { wait_seconds: 1 })).body.items).toEqual([]);
     expect(Date.now() - idle).toBeGreaterThanOrEqual(900);
   });
+
+  it("at most 1,000 long-polls wait on one queue at once: one more answers at once, and a push still wakes the others", async () => {
+    const q = await queue({}, 2);
+    const waiting = Array.from({ length: MAX_WAITERS }, () => lease(q.op, { max_messages: 1, wait_seconds: 30 }));
+    // Until all of them wait in the object (each holds one of its timers).
+    const waiters = () => runInDurableObject(stubOf(q.id), (o) => (o as unknown as { waiters: Set<unknown> }).waiters.size);
+    while ((await waiters()) < MAX_WAITERS) await new Promise((r) => setTimeout(r, 100));
+
+    const started = Date.now();
+    const extra = await lease(q.op, { max_messages: 1, wait_seconds: 30 });
+    expect(extra.status).toBe(200);
+    expect(extra.body.items).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    // 100 messages wake every waiter; each message is leased by exactly one (the others answer empty, as woken long-polls may).
+    expect((await q.op("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, n) => ({ body: { n } })) })).status).toBe(200);
+    const answers = await Promise.all(waiting);
+    expect(answers.filter((r) => r.status !== 200)).toEqual([]);
+    const leased = answers.flatMap((r) => ids(r.body.items));
+    expect(new Set(leased).size).toBe(100);
+    expect(leased).toHaveLength(100);
+  }, 60_000);
 
   it("enforces its limits with 413 and 422, uncharged", async () => {
     const q = await queue();
