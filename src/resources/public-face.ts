@@ -124,6 +124,8 @@ export interface PublicRequest {
 interface Answered {
   status?: number;
   headers?: Record<string, string>;
+  /** Held back this long by the worker before it goes out (a bin's configured delay): the object is not kept waiting. */
+  delayMs?: number;
   /**
    * On a route that declares `reuse`: this answer stays right for the same request while the
    * resource's content is at `version` (a site's live deploy). The object adds `until`, the

@@ -145,7 +145,8 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
   return respond(c, face, answered, match.route, settled);
 }
 
-function respond(c: Context<AppEnv>, face: AnyPublicFace, answered: PublicAnswer, route: PublicRoute, settled?: Settled): Promise<Response> {
+async function respond(c: Context<AppEnv>, face: AnyPublicFace, answered: PublicAnswer, route: PublicRoute, settled?: Settled): Promise<Response> {
+  if (answered.delayMs) await new Promise((resolve) => setTimeout(resolve, answered.delayMs));
   const shown = answered.type === "problem" && errorPage(c, face, new AppError(answered.code, answered.detail));
   return publicResponse(c, shown || answered, route, settled);
 }

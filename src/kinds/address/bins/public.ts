@@ -19,7 +19,6 @@ const METHODS = PUBLIC_METHODS.filter((m) => m !== "HEAD");
 const VIEW_PAGE = 50;
 
 type Prepared = { view: true } | { view: false; staged: Staged };
-type Handled = { answer: PublicAnswer; delayMs: number };
 
 const isView = (ctx: PrepareContext, request: PublicRequest) =>
   request.route.startsWith("view") && digestsEqual(request.params.token ?? "", viewToken(ctx.env, ctx.resourceId));
@@ -32,7 +31,7 @@ function body(store: Parameters<typeof captureView>[0], request: PublicRequest):
   return { type: "bytes", body: new Uint8Array(row.body ?? new ArrayBuffer(0)), contentType: headers["content-type"], headers };
 }
 
-export const binFace = definePublicFace<BinConfig, Prepared, Handled>({
+export const binFace = definePublicFace<BinConfig, Prepared, PublicAnswer>({
   routes: [
     { name: "view", path: `/${VIEW_SEGMENT}/{token}`, methods: ["GET"], maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["html"], summary: "With the bin's view token: the captures as a page for a person, newest first (`?before=seq` pages back). With any other token: captured." },
     { name: "view_body", path: `/${VIEW_SEGMENT}/{token}/{seq}/body`, methods: ["GET"], maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["bytes"], summary: "With the bin's view token: a capture's raw body, to download. With any other token: captured." },
@@ -45,13 +44,13 @@ export const binFace = definePublicFace<BinConfig, Prepared, Handled>({
   },
   discard: (ctx, _config, prepared) => discardStaged(ctx, "staged" in prepared ? prepared.staged : undefined),
   handle(store, _config, request, prepared) {
-    if (prepared.view && request.route === "view_body") return { answer: body(store, request), delayMs: 0 };
+    if (prepared.view && request.route === "view_body") return body(store, request);
     if (prepared.view) {
       const before = /^\d{1,15}$/.test(queryOf(request, "before") ?? "") ? Number(queryOf(request, "before")) : null;
       const { rows, next } = newestPage(store, before, VIEW_PAGE);
       const here = `${store.publicUrl}${request.path.replace(/\/$/, "")}`;
       const html = capturesPage(rows.map(captureView(store)), counts(store.sql).items, next === null ? null : `${here}?before=${next}`, here);
-      return { answer: { type: "html", body: html }, delayMs: 0 };
+      return { type: "html", body: html };
     }
     const seq = keep(store, LIMITS, request, prepared.staged);
     const response = responseOf(store.sql);
@@ -59,10 +58,7 @@ export const binFace = definePublicFace<BinConfig, Prepared, Handled>({
     const answer: PublicAnswer = response.body === null
       ? { type: "json", status: response.status, headers, body: { received: true, seq } }
       : { type: "bytes", status: response.status, headers, body: utf8(response.body), contentType: response.content_type };
-    return { answer, delayMs: response.delay_ms };
-  },
-  async finish(_ctx, _config, _request, handled) {
-    if (handled.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, handled.delayMs));
-    return handled.answer;
+    // The worker holds the answer back, not the object (whose timers are shared by all its calls).
+    return { ...answer, delayMs: response.delay_ms };
   },
 });
