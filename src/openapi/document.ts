@@ -73,11 +73,10 @@ function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegi
   registry.registerComponent("parameters", "IdempotencyKey", {
     name: "Idempotency-Key", in: "header", required: false,
     description:
-      "Makes the POST safe to retry: within 24 h, the same key with the same method, path and body (and the same credential, " +
-      "x402 payer or, without either, client address) replays the first 2xx answer, with the header `Idempotent-Replayed: true`, and " +
-      "charges nothing; another request with the key is 422 `idempotency_mismatch`; while the first runs, 409 " +
-      "`idempotency_in_flight`. A failed call (4xx, 5xx) frees the key for a retry. A create paid by credit whose answer was lost " +
-      "(its request never finished) is found again by the retry once the key's 5-minute lock lapses, not made and charged twice.",
+      "Makes a POST safe to retry: for 24 h the same key, request and caller replays the first 2xx answer " +
+      "(`Idempotent-Replayed: true`), charging nothing; another request with the key is 422 `idempotency_mismatch`; while the " +
+      "first runs, 409 `idempotency_in_flight`; a 4xx or 5xx frees the key. A credit-paid create whose answer was lost is " +
+      "found by the retry, not made twice.",
     schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
   });
 }
