@@ -13,7 +13,7 @@
 import { fromBase64, toBase64, toHex } from "../bytes";
 import { AppError } from "./errors";
 
-const REPLAY_WINDOW_MS = 24 * 3600 * 1000;
+export const REPLAY_WINDOW_MS = 24 * 3600 * 1000;
 /** How long an in-flight claim holds the key if its request never finishes (a crashed isolate). */
 const IN_FLIGHT_LOCK_MS = 5 * 60 * 1000;
 

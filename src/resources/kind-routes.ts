@@ -20,7 +20,7 @@ import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
 import { newSigningSecret } from "../delivery/signing";
 import { seal } from "../auth/sealing";
-import { requestBytes, type KeyMaterial } from "../http/idempotency-store";
+import { REPLAY_WINDOW_MS, requestBytes, type KeyMaterial } from "../http/idempotency-store";
 import { findResourceIndex } from "./index-table";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
@@ -93,11 +93,13 @@ type Identity = { id: string; mgmt: ReturnType<typeof issueManagementToken>; sig
  * A new resource's id, management token and signing secret (for events to notify_url and a kind's own
  * requests: shown once, kept sealed). Random, or under an Idempotency-Key derived from it, so a retry whose
  * first answer was lost names the same resource (its object answers with it, charging nothing); random
- * again if that id's resource has ended since.
+ * again if that id's resource has ended since or was made longer ago than a key is kept (the key is being
+ * used again for a new resource, which must not be handed the old one).
  */
 async function identity(c: Context<AppEnv>, signs: boolean, key: KeyMaterial | undefined): Promise<Identity> {
   const mgmt = issueManagementToken(key && (await requestBytes(key, "management token", 64)));
-  if (key && ((await findResourceIndex(c.env.DB, mgmt.parts.resourceId))?.state ?? "active") !== "active") return identity(c, signs, undefined);
+  const made = key && (await findResourceIndex(c.env.DB, mgmt.parts.resourceId));
+  if (made && (made.state !== "active" || made.created_at <= Date.now() - REPLAY_WINDOW_MS)) return identity(c, signs, undefined);
   const signingSecret = signs ? newSigningSecret(key && (await requestBytes(key, "signing secret", 32))) : null;
   return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret: signingSecret ? await seal(c.env, signingSecret) : null };
 }

@@ -107,6 +107,21 @@ describe("Idempotency-Key", () => {
     expect(await resourcesOwnedBy(tokenId)).toBe(2);
   });
 
+  it("a key used again after its 24 h makes a new resource, even for the same request while the first one lives", async () => {
+    const { token, tokenId } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const made = await json<{ id: string }>(await createCounter(key, bearer(token)));
+    const dayAgo = Date.now() - 24 * 3600 * 1000 - 1;
+    await env.DB.prepare("UPDATE resources SET created_at = ? WHERE id = ?").bind(dayAgo, made.id).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY created_at DESC LIMIT 1)").bind(dayAgo).run();
+    const again = await createCounter(key, bearer(token));
+    expect(again.status).toBe(201);
+    expect(again.headers.get("Idempotent-Replayed")).toBeNull();
+    expect((await json<{ id: string }>(again)).id).not.toBe(made.id);
+    expect(await resourcesOwnedBy(tokenId)).toBe(2);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(2 * CREATE_USD, 6);
+  });
+
   it("a create paid by credit under a key signs its events with a secret the retry derives again", async () => {
     const { token } = await buyCredits(1);
     const key = crypto.randomUUID();
