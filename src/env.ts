@@ -1,5 +1,5 @@
-import type { KeyMaterial } from "./http/idempotency-store";
 /** Bindings and per-request variables shared by the worker, the Durable Objects and the tests. */
+import type { KeyMaterial } from "./http/idempotency-store";
 import type { AccountApi } from "./rpc/account";
 import type { ResourceApi } from "./rpc/resource";
 

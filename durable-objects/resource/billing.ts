@@ -8,8 +8,8 @@
  * resource ends. Open holds are mirrored in memory: the hot path is one INSERT.
  *
  * A call should never wait for the account while the balance can pay: holds are
- * sized to about a second of the token's observed call rate here (within the
- * cap), and the next one is asked for in the background once the current one is
+ * sized to about a second of the token's observed call rate here, and at least
+ * the calls waiting for one (within the cap), and the next one is asked for in the background once the current one is
  * half used, so under steady load it is there before the current one runs out.
  */
 import type { Env } from "../../src/env";
@@ -20,6 +20,7 @@ import { accountStub } from "../../src/stubs";
 import { CallRate } from "./call-rate";
 import { dryRun, GroupCommit } from "./transactions";
 import type { Settlement } from "../../src/rpc/account";
+import type { Hold } from "./billing-tables";
 
 /** A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that... */
 const HOLD_MIN_CALLS = 100;
@@ -38,42 +39,10 @@ const MAX_RATES = 1_000;
 /** When an account cannot be reached, settlement is retried this much later. */
 const RETRY_AFTER_MS = 30_000;
 
-export const BILLING_TABLES = [
-  `CREATE TABLE billing_holds (
-    hold_id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL,
-    token_id TEXT NOT NULL,
-    token_hash TEXT NOT NULL,
-    amount INTEGER NOT NULL,
-    closed INTEGER NOT NULL DEFAULT 0,
-    flush_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
-  )`,
-  `CREATE TABLE billing_charges (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    hold_id TEXT NOT NULL,
-    at INTEGER NOT NULL,
-    operation TEXT NOT NULL,
-    amount INTEGER NOT NULL,
-    request_id TEXT NOT NULL
-  )`,
-];
-
-type HoldRow = {
-  hold_id: string;
-  account_id: string;
-  token_id: string;
-  token_hash: string;
-  amount: number;
-  closed: number;
-  flush_at: number;
-  expires_at: number;
-};
-
-/** A hold as kept in memory: its row plus what its charges add up to. */
-export type Hold = HoldRow & { used: number };
-
 type Batch = { accountId: string; settlements: Settlement[] };
+
+/** What holds in flight, call rates and waiting calls are kept under: one token at one price. */
+const keyOf = (payer: CreditCredential, price: number) => `${payer.tokenId}:${price}`;
 
 export class Billing {
   /** One hold request in flight per token and price; concurrent calls wait for it instead of asking again. */
@@ -126,7 +95,7 @@ export class Billing {
    */
   async spend<T>(storage: DurableObjectStorage, payer: CreditCredential, price: number, charge: { operation: string; requestId: string }, work: () => T, onWait: () => Promise<void>): Promise<T> {
     this.commits ??= new GroupCommit(storage);
-    const key = `${payer.tokenId}:${price}`;
+    const key = keyOf(payer, price);
     for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
       // Which hold pays is decided when the batch runs: one may have been used up or settled since the call came in.
       const paid = await this.commits.run(() => {
@@ -172,7 +141,7 @@ export class Billing {
 
   /** Makes sure a hold for this token covers `price`, asking the account once however many calls are waiting. */
   private async acquire(payer: CreditCredential, price: number, ahead = false): Promise<void> {
-    const key = `${payer.tokenId}:${price}`;
+    const key = keyOf(payer, price);
     const running = this.inflight.get(key);
     if (running) {
       // The same token shares the outcome (a 402 applies to all); another secret must not see it, and asks again.
@@ -190,7 +159,7 @@ export class Billing {
    * finds no hold: it asks again and gets what is left, or the 402.
    */
   private refillAhead(payer: CreditCredential, price: number, hold: Hold): void {
-    const key = `${payer.tokenId}:${price}`;
+    const key = keyOf(payer, price);
     let rate = this.rates.get(key);
     if (!rate) {
       // Kept for the tokens that paid here last: one resource paid by very many tokens must not grow without bound.
@@ -204,7 +173,7 @@ export class Billing {
 
   /** What to ask the account for: about HOLD_SPAN_MS of this token's calls at the rate observed, and at least the calls waiting, within the cap. */
   private holdSize(payer: CreditCredential, price: number): number {
-    const key = `${payer.tokenId}:${price}`;
+    const key = keyOf(payer, price);
     const rate = this.rates.get(key)?.perSecond(Date.now()) ?? 0;
     const calls = Math.max(HOLD_MIN_CALLS, Math.ceil((rate * HOLD_SPAN_MS) / 1000), this.waiting.get(key) ?? 0);
     return Math.max(price, Math.min(price * calls, HOLD_MAX_MICRO));

@@ -19,12 +19,12 @@ import { migrateTables, tableLists } from "./migrations";
 import { ResourceClock } from "./clock";
 import type { JsonObject } from "../../src/json";
 
-
 /**
  * Long-polls that wait on one resource at once. The runtime allows an object 10,000 active timers, shared
  * by everything it does (group commit, fetch timeouts, long-polls); beyond this a long-poll answers at once.
  */
 export const MAX_WAITERS = 1_000;
+
 export class ResourceCore extends DurableObject<Env> {
   protected readonly sql: SqlStorage;
   /** The meta row, read once per object lifetime: undefined = not read yet, null = no resource here. */

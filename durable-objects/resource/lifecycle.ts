@@ -23,12 +23,13 @@ export class ResourceLifecycle extends ResourceCore {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
       const existing = this.meta();
-      if (existing && !pendingCharges(this.sql).some(isCreation) && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
+      const creating = pendingCharges(this.sql).some(isCreation);
+      if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
         // The same create again: under an Idempotency-Key the token derives from the key and the request, so only a
         // retry of the request that made this resource carries it (its answer was lost). It gets the resource, unpaid.
         return this.record(existing, "active");
       }
-      if (existing || pendingCharges(this.sql).some(isCreation)) throw new AppError("conflict", "This resource already exists.");
+      if (existing || creating) throw new AppError("conflict", "This resource already exists.");
       const kind = requireKind(input.kind);
       const now = this.now();
       const meta: MetaRow = {

@@ -8,7 +8,7 @@
 import type { AnyKind, Migration } from "../../src/resources/kind";
 import type { JsonObject } from "../../src/json";
 import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
-import { BILLING_TABLES } from "./billing";
+import { BILLING_TABLES } from "./billing-tables";
 import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
 import { PENDING_CHARGES_TABLE } from "./direct-charges";
