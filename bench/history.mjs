@@ -6,6 +6,7 @@
  *
  *   npm run bench:history                      (the bare Durable Object counter of bench/bare/)
  *   BENCH_TARGET=free-read npm run bench:history   (the service's free read: a record with its management token)
+ *   BENCH_DIRECT=1 npm run bench:history           (past wrangler's dev proxy, at the runtime's own address)
  *
  * Why it exists: bench/counters.mjs compares the service against the bare worker, each in its own
  * runtime, and the comparison is only fair if both runtimes have served alike (bench/README.md,
@@ -22,12 +23,13 @@ const connections = 20;
 
 const dev = target === "bare" ? await startWranglerDev({ config: "bench/bare/wrangler.toml" }) : await startWranglerDev({ rateLimitPerMinute: 1_000_000 });
 try {
-  let request = { url: `${dev.url}/c/bench`, method: "POST" };
+  const url = (process.env.BENCH_DIRECT === "1" && (await dev.runtimeUrl())) || dev.url;
+  let request = { url: `${url}/c/bench`, method: "POST" };
   if (target === "free-read") {
     const token = await buyCredits(dev.url, 1);
     const res = await fetch(`${dev.url}/v1/counters`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ ttl_seconds: 86400 }) });
     const counter = await res.json();
-    request = { url: `${dev.url}/v1/resources/${counter.id}`, method: "GET", headers: { authorization: `Bearer ${counter.management_token}` } };
+    request = { url: `${url}/v1/resources/${counter.id}`, method: "GET", headers: { authorization: `Bearer ${counter.management_token}` } };
   } else if (target !== "bare") {
     throw new Error("BENCH_TARGET must be bare or free-read");
   }
@@ -38,7 +40,7 @@ try {
     console.log(`${label.padEnd(28)} p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms (${served} served so far)`);
   };
   await autocannon({ ...request, connections, duration: 3 });
-  await measure(`${target}, fresh, at ${fixedRate} req/s`);
+  await measure(`${target}${url === dev.url ? "" : " (direct)"}, fresh, ${fixedRate} req/s`);
   for (let cycle = 1; cycle <= cycles; cycle++) {
     const load = await autocannon({ ...request, connections, duration: 20 });
     served += load.requests.total;
