@@ -20,7 +20,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { roundRatios } from "./lib.mjs";
+import { postJson, roundRatios } from "./lib.mjs";
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,12 +34,6 @@ async function load(title, url, headers, seconds = duration, method = "POST", ov
   const non2xx = result.non2xx + result.errors + result.timeouts;
   console.log(`${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ${non2xx} non-2xx (${result.timeouts} timeouts, ${result.errors} errors)`);
   return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, non2xx };
-}
-
-async function post(url, body, headers) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return res.json();
 }
 
 // One client address and one credential push ~600 req/s (36,000 a minute): far past the production
@@ -56,7 +50,7 @@ try {
   console.log(`service at ${service.url}, bare at ${bare.url}${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`);
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], { env: { ...process.env, ZEITVAULT_URL: service.url } });
   const token = stdout.trim();
-  const counter = await post(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const counter = await postJson(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
 
   // The limiter is on: the paid path pays for asking it, as in production.
   const probe = await fetch(`${service.url}/v1/resources/${counter.id}`, { headers: { authorization: `Bearer ${counter.management_token}` } });

@@ -14,7 +14,7 @@
  */
 import autocannon from "autocannon";
 import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { buyCredits } from "./lib.mjs";
+import { buyCredits, postJson } from "./lib.mjs";
 
 const target = process.env.BENCH_TARGET ?? "bare";
 const fixedRate = Number(process.env.BENCH_FIXED_RATE ?? 500);
@@ -27,8 +27,7 @@ try {
   let request = { url: `${url}/c/bench`, method: "POST" };
   if (target === "free-read") {
     const token = await buyCredits(dev.url, 1);
-    const res = await fetch(`${dev.url}/v1/counters`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ ttl_seconds: 86400 }) });
-    const counter = await res.json();
+    const counter = await postJson(`${dev.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
     request = { url: `${url}/v1/resources/${counter.id}`, method: "GET", headers: { authorization: `Bearer ${counter.management_token}` } };
   } else if (target !== "bare") {
     throw new Error("BENCH_TARGET must be bare or free-read");

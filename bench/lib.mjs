@@ -44,6 +44,13 @@ export function roundRatios(runs, baseline, metric = "rps") {
   return { median, text: `${show(median, 1)} (rounds: ${each.map((x) => show(x, 0)).join(", ")})` };
 }
 
+/** POSTs `body` as JSON and answers the parsed answer; anything but a 2xx throws with the answer's text. */
+export async function postJson(url, body, headers = {}) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
 /** Buys `dollars` of credits from the service at `url` with scripts/buy.mjs; returns the credit token. */
 export async function buyCredits(url, dollars) {
   const { stdout } = await run("node", ["scripts/buy.mjs", String(dollars)], { env: { ...process.env, ZEITVAULT_URL: url } });

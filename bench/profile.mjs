@@ -14,18 +14,12 @@ import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { strToU8, zipSync } from "fflate";
 import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { inspector } from "./lib.mjs";
+import { inspector, postJson } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const target = process.env.BENCH_TARGET ?? "paid-increment";
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const run = promisify(execFile);
-
-async function post(url, body, headers) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 /**
  * Maps a line of wrangler's bundle to the source file it came from: esbuild writes a `// path` comment
@@ -94,9 +88,9 @@ const service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, inspecto
 try {
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], { env: { ...process.env, ZEITVAULT_URL: service.url } });
   const token = stdout.trim();
-  const counter = await post(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
-  const inbox = await post(`${service.url}/v1/inboxes`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
-  const site = await post(`${service.url}/v1/sites`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const counter = await postJson(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const inbox = await postJson(`${service.url}/v1/inboxes`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const site = await postJson(`${service.url}/v1/sites`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
   const deployed = await fetch(`${service.url}/v1/sites/${site.id}/deploy`, {
     method: "PUT", body: zipSync({ "index.html": strToU8("<h1>bench</h1>"), "assets/app.css": strToU8("body { color: #123456; }\n".repeat(420)) }),
     headers: { authorization: `Bearer ${site.management_token}`, "x-credit-token": token, "content-type": "application/zip" },

@@ -9,8 +9,9 @@
  *
  * A call should never wait for the account while the balance can pay: holds are
  * sized to about a second of the token's observed call rate here, and at least
- * the calls waiting for one (within the cap), and the next one is asked for in the background once the current one is
- * half used, so under steady load it is there before the current one runs out.
+ * the calls waiting for one (within the cap), and the next one is asked for in
+ * the background once the current one is half used, so under steady load it is
+ * there before the current one runs out.
  */
 import type { Env } from "../../src/env";
 import { AppError, unwrap } from "../../src/http/errors";
