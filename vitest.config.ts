@@ -67,6 +67,9 @@ export default defineConfig({
                 TEST_S3: inject("s3"),
               },
               ratelimits: TEST_RATE_LIMITS,
+              // The engines' Container object, unbound for the worker (ENGINE_CONTAINER would take every engine call):
+              // test/api/engine-endpoint.test.ts hands it over where it means to. Containers do not run here.
+              durableObjects: { TEST_ENGINE_CONTAINER: { className: "EngineContainer", useSQLite: true } },
             },
           })),
         ],
