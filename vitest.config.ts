@@ -69,6 +69,9 @@ export default defineConfig({
               ratelimits: TEST_RATE_LIMITS,
               // A real D1 database that no migration ever touches: readiness must report it (test/api/operator-config.test.ts).
               d1Databases: { TEST_EMPTY_DB: "test-empty-db" },
+              // The engines' Container object, unbound for the worker (ENGINE_CONTAINER would take every engine call):
+              // test/api/engine-endpoint.test.ts hands it over where it means to. Containers do not run here.
+              durableObjects: { TEST_ENGINE_CONTAINER: { className: "EngineContainer", useSQLite: true } },
             },
           })),
         ],
