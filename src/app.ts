@@ -24,6 +24,7 @@ import { registerAsk } from "./ask";
 import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
+import { requestLog } from "./operator/request-log";
 
 
 const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }> = {
@@ -31,9 +32,10 @@ const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }>
   415: { code: "unsupported_media_type", detail: "Send the body as application/json (Content-Type: application/json)." },
 };
 
-/** What every request meets first, on either app: its id, and CORS. */
+/** What every request meets first, on either app: its id, its log line (and the operator's counts), and CORS. */
 function greet(app: Hono<AppEnv>): void {
   app.use("*", requestId);
+  app.use("*", requestLog);
   app.use("*", corsForAll);
   // Before any other work, so a refused caller costs as little as possible.
   for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
