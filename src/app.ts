@@ -24,6 +24,7 @@ import { registerAsk } from "./ask";
 import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
+import { registerOperator } from "./operator";
 import { requestLog } from "./operator/request-log";
 
 
@@ -79,6 +80,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   documentPublicPaths(app);
   registerDownloadRoutes(app);
   registerAsk(app);
+  // After registerAsk: its /v1/admin/* guard must come first in the chain for /v1/admin/stats too.
+  registerOperator(app);
   registerSite(app);
   registerMcpRoutes(app);
   registerOpenApi(app);
