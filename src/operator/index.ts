@@ -5,6 +5,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { PENDING_WINDOW_MS } from "./delivery-stats";
+import { registerOperatorPage } from "./page";
 import { registerStatsRoute } from "./stats-route";
 
 /** How long a death is remembered (the stats cover 30 days at most). */
@@ -15,6 +16,7 @@ const USAGE_KEPT_MS = 400 * 86_400_000;
 /** Must come after the /v1/admin/* guard is installed (ask/admin.ts). */
 export function registerOperator(app: OpenAPIHono<AppEnv>): void {
   registerStatsRoute(app);
+  registerOperatorPage(app);
 }
 
 /** Daily: open rows no attempt has touched within the window (a lost message, not a pending one), old deaths, old daily counts. */
