@@ -36,11 +36,12 @@ const TEST_RATE_LIMITS = {
 const quietRequestLog = (log: string) => (log.startsWith('{"request_id":"req_') ? false : undefined);
 
 const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({
-  test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, onConsoleLog: quietRequestLog, ...extra },
+  test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, ...extra },
 });
 
 export default defineConfig({
   test: {
+    onConsoleLog: quietRequestLog,
     projects: [
       {
         ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts", "./test/peers/s3-setup.ts"] }),

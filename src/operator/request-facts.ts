@@ -18,7 +18,10 @@ export interface RequestFacts {
   isPublic: boolean;
 }
 
-type RouteFacts = Omit<RequestFacts, "isPublic">;
+type RouteFacts = Omit<RequestFacts, "isPublic"> & {
+  /** The route names its kind by a parameter (`/v1/{kind}/{id}/deliveries`): the path's second segment says which. */
+  kindInPath?: boolean;
+};
 
 let operations: Map<string, string> | undefined;
 
@@ -44,6 +47,7 @@ function routeFacts(method: string, pattern: string): RouteFacts {
       route: pattern.replace(/:(\w+)/g, "{$1}"),
       kind: findKind(segment) ? segment : null,
       operation: operationIndex().get(key) ?? null,
+      kindInPath: segment === ":kind",
     };
     known.set(key, facts);
   }
@@ -57,6 +61,11 @@ function routeFacts(method: string, pattern: string): RouteFacts {
 function answeringRoute(c: Context<AppEnv>): { method: string; path: string } | null {
   for (const route of matchedRoutes(c)) if (route.handler.length < 2) return route;
   return null;
+}
+
+function kindSegment(path: string): string | null {
+  const segment = path.split("/", 3)[2] ?? "";
+  return findKind(segment) ? segment : null;
 }
 
 /** The kind a public id names (`{kind}_{…}`); ids of the first layout name none. */
@@ -73,7 +82,7 @@ export function requestFacts(c: Context<AppEnv>): RequestFacts {
   const path = c.req.path;
   const isPublic = path.startsWith("/p/");
   const charged = c.get("charged");
-  let kind = isPublic ? publicKind(path) : facts.kind;
+  let kind = isPublic ? publicKind(path) : facts.kindInPath ? kindSegment(path) : facts.kind;
   // /v1/resources/{id}/extend names no kind in its path: the operation it was charged for does.
   if (charged && !kind) {
     const named = charged.operation.split(".")[0]!;
