@@ -12,6 +12,7 @@ import { buildApp } from "../../src/app";
 import { seal } from "../../src/auth/sealing";
 import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
+import { sweepOperatorStats } from "../../src/operator";
 import { statsAnswer, type StatsAnswer } from "../../src/operator/stats-schema";
 import { ORIGIN, advance, buyCredits, call, createResource, json, managed } from "../harness";
 
@@ -133,6 +134,28 @@ describe("the figures", () => {
     // Sent again by hand and delivered: no longer dead.
     await consume("zeitvault-deliveries", message(`/ok/${unique()}`));
     expect((await stats()).deliveries.dead).toBe(start.deliveries.dead);
+  });
+});
+
+describe("the daily sweep", () => {
+  it("forgets open deliveries no attempt touched in a day, deaths past 90 days and daily counts past 400, nothing newer", async () => {
+    const now = Date.now();
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const id = () => `evt_sweep_${unique()}`;
+    const [staleOpen, freshOpen, oldDead, recentDead] = [id(), id(), id(), id()];
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO deliveries_open VALUES (?, 'r_x', ?, ?, 1)").bind(staleOpen, now - 2 * 86_400_000, now - 25 * 3600_000),
+      env.DB.prepare("INSERT INTO deliveries_open VALUES (?, 'r_x', ?, ?, 1)").bind(freshOpen, now - 2 * 86_400_000, now - 3600_000),
+      env.DB.prepare("INSERT INTO deliveries_dead VALUES (?, 'r_x', ?)").bind(oldDead, now - 91 * 86_400_000),
+      env.DB.prepare("INSERT INTO deliveries_dead VALUES (?, 'r_x', ?)").bind(recentDead, now - 89 * 86_400_000),
+      env.DB.prepare("INSERT INTO usage_daily (day, kind, calls) VALUES (?, 'sweep-old', 1), (?, 'sweep-kept', 1)").bind(day(now - 401 * 86_400_000), day(now - 399 * 86_400_000)),
+    ]);
+    await sweepOperatorStats(env.DB, now);
+    const ids = async (table: string) => (await env.DB.prepare(`SELECT delivery_id FROM ${table} WHERE delivery_id LIKE 'evt_sweep_%'`).all<{ delivery_id: string }>()).results.map((r) => r.delivery_id);
+    expect(await ids("deliveries_open")).toEqual([freshOpen]);
+    expect(await ids("deliveries_dead")).toEqual([recentDead]);
+    const kinds = (await env.DB.prepare("SELECT kind FROM usage_daily WHERE kind LIKE 'sweep-%'").all<{ kind: string }>()).results.map((r) => r.kind);
+    expect(kinds).toEqual(["sweep-kept"]);
   });
 });
 
