@@ -88,6 +88,8 @@ export default defineConfig({
                 bindings: {
                   ENVIRONMENT: "test",
                   TEST_MIGRATIONS: migrations,
+                  // No flush timer left running past a test (src/operator/usage-counters.ts).
+                  STATS_FLUSH_SECONDS: "0",
                   TEST_EVM: evm,
                   // watches' chain_balance reads the local node, on loopback.
                   ALLOW_PRIVATE_TARGETS: "true",
