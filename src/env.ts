@@ -98,6 +98,10 @@ export interface Env {
   NOTIFY_TEST_ORIGIN?: string;
   MIN_PURCHASE_USD: string;
   MAX_PURCHASE_USD: string;
+  /** Seconds between an isolate's flushes of its request counts to D1 (src/operator/usage-counters.ts); default 10, 0 after every request. */
+  STATS_FLUSH_SECONDS?: string;
+  /** Optional Workers Analytics Engine dataset: one data point per request (src/operator/request-log.ts). */
+  ANALYTICS?: AnalyticsEngineDataset;
 }
 
 /**
@@ -112,6 +116,11 @@ export interface Variables {
   requestId: string;
   /** The request's Idempotency-Key, derived (http/idempotency.ts), when it carries one. */
   idempotency?: KeyMaterial;
+  /**
+   * Set by runPaid once the call is paid (money/payment.ts), read by the request log (operator/request-log.ts):
+   * the priced operation and the µUSD it charged (0 for a purchase, which buys credit, and for a free call).
+   */
+  charged?: { operation: string; micro: number };
 }
 
 export interface AppEnv {
