@@ -14,6 +14,7 @@ import { isDevelopment } from "../env";
 import { deploymentProblems } from "./config-guard";
 import { LATEST_MIGRATION } from "./schema-version";
 import type { ProbeMessage } from "../delivery/messages";
+import { engineFetch, type EngineFetch } from "../engines/endpoint";
 
 export interface Probe {
   name: string;
@@ -82,26 +83,32 @@ async function getText(url: string): Promise<{ status: number; text: string }> {
   return { status: res.status, text: (await res.text()).slice(0, 2000) };
 }
 
-/** A Gotenberg-compatible engine: `/health` (`{ status: "up" | "down", details }`) and `/version` (text). */
-async function engineAt(name: string, base: string): Promise<Probe> {
-  const root = base.replace(/\/$/, "");
+/**
+ * A Gotenberg-compatible engine: `/health` (`{ status: "up" | "down", details: { <engine>: { status } } }`)
+ * and `/version` (text). Only the engines `needs` names decide: an OCR-only host has no chromium.
+ */
+async function engineAt(name: string, send: EngineFetch, needs: string[] | null): Promise<Probe> {
+  const get = (path: string) => send(path, { signal: AbortSignal.timeout(PEER_TIMEOUT_MS) }).then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 2000) }));
   try {
-    const health = await getText(`${root}/health`);
+    const health = await get("/health");
     const body = JSON.parse(health.text || "{}") as { status?: string; details?: Record<string, { status?: string }> };
-    const down = Object.entries(body.details ?? {}).filter(([, d]) => d?.status && d.status !== "up").map(([n]) => n);
-    const version = await getText(`${root}/version`).then((v) => (v.status === 200 ? v.text.trim().slice(0, 100) : undefined), () => undefined);
-    if (health.status !== 200 || (body.status && body.status !== "up")) return fail(name, `answers ${health.status}${down.length ? `; down: ${down.join(", ")}` : ""}`);
-    return { ...ok(name, down.length ? `up; down: ${down.join(", ")}` : "up", version), ...(down.length ? { status: "warn" as const } : {}) };
+    const down = Object.entries(body.details ?? {}).filter(([n, d]) => (needs === null || needs.includes(n)) && d?.status !== "up").map(([n]) => n);
+    const version = await get("/version").then((v) => (v.status === 200 ? v.text.trim().slice(0, 100) : undefined), () => undefined);
+    const up = needs ? down.length === 0 : health.status === 200 && body.status === "up";
+    return up ? ok(name, "up", version) : fail(name, `answers ${health.status}${down.length ? `; down: ${down.join(", ")}` : ""}`);
   } catch (err) {
-    return fail(name, `not reachable at ${new URL(root).host}: ${why(err)}`);
+    return fail(name, `not reachable: ${why(err)}`);
   }
 }
 
 export async function engines(env: Env): Promise<Probe[]> {
   const out: Promise<Probe>[] = [];
   if (env.BROWSER_RENDERING_ACCOUNT_ID && env.BROWSER_RENDERING_API_TOKEN) out.push(Promise.resolve(ok("engine:browser_rendering", "configured (PDFs)")));
-  if (env.ENGINE_URL) out.push(engineAt("engine", env.ENGINE_URL));
-  if (!out.length) return [{ name: "engine", status: "warn", detail: "none configured: pdf, ocr and convert answer 503 (set ENGINE_URL)" }];
+  const gotenberg = engineFetch(env, "gotenberg");
+  if (gotenberg) out.push(engineAt("engine", gotenberg, null));
+  // OCR beside Gotenberg, at an address of its own: asked only about what OCR needs.
+  if (!env.ENGINE_CONTAINER && env.OCR_ENGINE_URL && env.OCR_ENGINE_URL !== env.ENGINE_URL) out.push(engineAt("engine:ocr", engineFetch(env, "ocr")!, ["tesseract", "pdftoppm"]));
+  if (!out.length) return [{ name: "engine", status: "warn", detail: "none configured: pdf, ocr and convert answer 503 (set ENGINE_URL, or bind ENGINE_CONTAINER)" }];
   return Promise.all(out);
 }
 
