@@ -116,11 +116,30 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
         ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
         : this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?", input.since, input.resourceId, input.operation, input.requestId)
       ).toArray()[0];
-      if (!charge || this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length) return;
-      const token = this.store.token(charge.token_id);
-      if (!token) return;
-      this.store.take(this.store.chainOf(token), -charge.amount, "spent");
-      this.store.record({ ...charge, at: Date.now(), type: "refund", request_id: input.requestId, ref: String(charge.seq) });
+      if (charge) this.giveBack(charge, input.requestId);
+    });
+  }
+
+  /**
+   * The operator gives back what one call (its request id) was charged to a token or its sub-tokens, with
+   * every hold settled first so a data-plane call's charge is in the ledger. Idempotent: a charge given back
+   * once is not again. Answers what this call gave back.
+   */
+  refundCall(input: { tokenId: string; callRequestId: string; requestId: string }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>> {
+    return capture(async () => {
+      if (!this.store.token(input.tokenId)) throw new AppError("not_found", `No credit token ${input.tokenId} in this account.`);
+      await this.reclaim();
+      const ids = this.store.descendantsOf(input.tokenId);
+      let refunded = 0;
+      let charges = 0;
+      this.ctx.storage.transactionSync(() => {
+        for (const charge of this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE type = 'charge' AND request_id = ?", input.callRequestId).toArray()) {
+          if (!ids.has(charge.token_id) || !this.giveBack(charge, input.requestId)) continue;
+          refunded += charge.amount;
+          charges++;
+        }
+      });
+      return { refunded, charges, view: this.store.view(input.tokenId) };
     });
   }
 
@@ -195,6 +214,16 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   // ---- internals ----
+
+  /** Returns one charge to its token's chain (inside the caller's transaction); false when it was given back already. */
+  private giveBack(charge: LedgerRow, requestId: string): boolean {
+    if (this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length) return false;
+    const token = this.store.token(charge.token_id);
+    if (!token) return false;
+    this.store.take(this.store.chainOf(token), -charge.amount, "spent");
+    this.store.record({ ...charge, at: Date.now(), type: "refund", request_id: requestId, ref: String(charge.seq) });
+    return true;
+  }
 
   private settleAll(settlements: Settlement[]): void {
     for (const s of settlements) {

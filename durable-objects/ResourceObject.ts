@@ -226,12 +226,18 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   }
 
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>> {
-    return capture(async () => {
-      const meta = this.authorizeKind(input.mgmtHash, input.kind);
-      if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
-      const { view, dead } = await this.outbox.deliveries.retry(input.deliveryId, meta.signing_secret);
-      for (const report of dead) await this.settleDelivery(report);
-      return view;
-    });
+    return capture(() => this.retryDeliveryOf(this.authorizeKind(input.mgmtHash, input.kind), input.deliveryId));
+  }
+
+  /** The operator sends a dead delivery again (after an outage of its own), without the owner's token. */
+  operatorRetryDelivery(deliveryId: string): Promise<Result<Json>> {
+    return capture(() => this.retryDeliveryOf(this.stillHere(), deliveryId));
+  }
+
+  private async retryDeliveryOf(meta: MetaRow, deliveryId: string): Promise<Json> {
+    if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
+    const { view, dead } = await this.outbox.deliveries.retry(deliveryId, meta.signing_secret);
+    for (const report of dead) await this.settleDelivery(report);
+    return view;
   }
 }

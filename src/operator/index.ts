@@ -1,11 +1,12 @@
 /**
- * What the operator watches: liveness and readiness (health-routes.ts), the request log line and its
- * counts (request-log.ts, installed by app.ts on both apps), GET /v1/admin/stats, the /admin page, and
- * the daily sweep of their tables. The configuration guard (config-guard.ts) is installed by app.ts.
+ * What the operator watches and does: liveness and readiness (health-routes.ts), the request log line
+ * and its counts (request-log.ts, installed by app.ts on both apps), GET /v1/admin/stats, the /admin
+ * page, refunds and dead deliveries (admin-actions.ts), and the daily sweep of their tables. The configuration guard (config-guard.ts) is installed by app.ts.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { PENDING_WINDOW_MS } from "./delivery-stats";
+import { registerAdminActions } from "./admin-actions";
 import { registerHealthRoutes } from "./health-routes";
 import { registerOperatorPage } from "./page";
 import { registerStatsRoute } from "./stats-route";
@@ -19,6 +20,7 @@ const USAGE_KEPT_MS = 400 * 86_400_000;
 export function registerOperator(app: OpenAPIHono<AppEnv>): void {
   registerHealthRoutes(app);
   registerStatsRoute(app);
+  registerAdminActions(app);
   registerOperatorPage(app);
 }
 

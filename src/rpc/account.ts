@@ -91,6 +91,7 @@ export interface AccountApi {
   balance(input: Credential): Promise<Result<BalanceView>>;
   charge(input: ChargeRequest): Promise<Result<{ chargeId: number }>>;
   refund(input: RefundRequest): Promise<void>;
+  refundCall(input: { tokenId: string; callRequestId: string; requestId: string }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>>;
   hold(input: HoldRequest): Promise<Result<HoldGrant>>;
   settle(input: { settlements: Settlement[] }): Promise<void>;
   mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string }): Promise<Result<BalanceView>>;

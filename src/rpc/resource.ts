@@ -163,6 +163,8 @@ export interface ResourceApi {
   recordDelivery(report: DeliveryReport): Promise<boolean>;
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>>;
+  /** The operator's retry of a dead delivery: no management token, the resource must still be active. */
+  operatorRetryDelivery(deliveryId: string): Promise<Result<Json>>;
   /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */
