@@ -42,7 +42,10 @@ const deadDelivery = z.object({
   died_at: z.string(),
 });
 const deadPage = z.object({ items: z.array(deadDelivery), next_cursor: z.string().nullable() }).openapi("DeadDeliveryPage");
-const deliveryParam = z.object({ delivery_id: z.string().regex(/^[0-9A-Za-z_-]{1,100}$/).describe("The delivery's `webhook-id`.") });
+const deliveryParam = z.object({
+  delivery_id: z.string().regex(/^[0-9A-Za-z_-]{1,100}$/).describe("The delivery's `webhook-id`.")
+    .openapi({ param: { name: "delivery_id", in: "path" }, example: "evt_3f9c2a7e5b1d4c8a9e6f0b2d4a6c8e0f" }),
+});
 
 type DeadRow = { delivery_id: string; resource_id: string; kind: string | null; at: number };
 
