@@ -67,6 +67,8 @@ export default defineConfig({
                 TEST_S3: inject("s3"),
               },
               ratelimits: TEST_RATE_LIMITS,
+              // A real D1 database that no migration ever touches: readiness must report it (test/api/operator-config.test.ts).
+              d1Databases: { TEST_EMPTY_DB: "test-empty-db" },
             },
           })),
         ],

@@ -24,6 +24,8 @@ import { registerAsk } from "./ask";
 import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
+import { configGuard, GUARDED_PATHS } from "./operator/config-guard";
+import { registerHealthRoutes } from "./operator/health-routes";
 
 
 const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }> = {
@@ -37,6 +39,8 @@ function greet(app: Hono<AppEnv>): void {
   app.use("*", corsForAll);
   // Before any other work, so a refused caller costs as little as possible.
   for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
+  // A deployment missing a setting it needs serves no route that could take money or sign.
+  for (const path of GUARDED_PATHS) app.use(path, configGuard);
 }
 
 /** Every error as problem+json, Hono's own refusals (malformed JSON, wrong content type) included. */
@@ -77,6 +81,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   documentPublicPaths(app);
   registerDownloadRoutes(app);
   registerAsk(app);
+  // After registerAsk, which puts the operator token's guard on /v1/admin/*.
+  registerHealthRoutes(app);
   registerSite(app);
   registerMcpRoutes(app);
   registerOpenApi(app);

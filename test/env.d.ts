@@ -7,6 +7,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
+      /** A D1 database no migration touches (readiness reports it). */
+      TEST_EMPTY_DB: D1Database;
       TEST_EVM: EvmPeerInfo;
       TEST_RECEIVER_URL: string;
       TEST_OPENSSL_URL: string;

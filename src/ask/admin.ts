@@ -17,8 +17,8 @@ import { abuseReportPage, disableBody, featureRequestPage, listQuery, publicAddr
 import { listAbuseReports, listFeatureRequests } from "./store";
 import { disablePublicAddress, enablePublicAddress, findDisabledPublicAddress, mirrorDisabled, publicBaseUrl, type PublicAddressRow } from "../resources/public-addresses";
 
-const ADMIN = { tags: ["Ask"], security: [{ admin: [] }] };
-const ADMIN_ERRORS = [401, 403, 404, 422];
+export const ADMIN = { tags: ["Ask"], security: [{ admin: [] }] };
+export const ADMIN_ERRORS = [401, 403, 404, 422];
 // Not the OAuth metadata pointer the other 401s carry: no access token can ever be an operator token.
 const CHALLENGE = 'Bearer realm="operator"';
 

@@ -9,7 +9,7 @@
 import type { Env } from "../env";
 import { resourceStub } from "../stubs";
 import { attemptDelivery } from "./attempt";
-import { isDeliveryMessage } from "./messages";
+import { isDeliveryMessage, isProbeMessage } from "./messages";
 import { retryDelay } from "./schedule";
 
 export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, _ctx?: ExecutionContext): Promise<void> {
@@ -17,6 +17,11 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
   await Promise.all(
     batch.messages.map(async (message) => {
       const body = message.body;
+      if (isProbeMessage(body)) {
+        // The readiness report's proof that the queue accepts messages (src/operator/probes.ts).
+        message.ack();
+        return;
+      }
       if (!isDeliveryMessage(body)) {
         console.error(`queue ${batch.queue}: dropping a message of unknown type`);
         message.ack();

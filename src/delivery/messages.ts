@@ -34,6 +34,15 @@ export interface WebhookMessage {
 
 export type DeliveryMessage = WebhookMessage;
 
+/** Sent by the readiness report to prove the queue takes messages; acknowledged unread. */
+export interface ProbeMessage {
+  type: "probe";
+}
+
+export function isProbeMessage(body: unknown): body is ProbeMessage {
+  return typeof body === "object" && body !== null && (body as { type?: unknown }).type === "probe";
+}
+
 export function isDeliveryMessage(body: unknown): body is DeliveryMessage {
   return typeof body === "object" && body !== null && (body as { type?: unknown }).type === "webhook";
 }

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   upstream_failed: [502, "Upstream failed"],
   settlement_failed: [502, "Settlement failed"],
   engine_unavailable: [503, "Engine unavailable"],
+  service_misconfigured: [503, "Service misconfigured"],
   engine_timeout: [504, "Engine timed out"],
 } as const satisfies Record<string, readonly [number, string]>;
 

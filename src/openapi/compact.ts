@@ -63,7 +63,8 @@ const FOLDED: Record<string, { statuses: string[]; description: string }> = {
       "The errors any operation may answer, as problem+json (those particular to this operation are listed on their own): " +
       "`invalid_request` (400: malformed JSON, a bad header), `unauthorized` (401: a missing, malformed or unknown credential), " +
       "`forbidden` (403), `not_found` (404), `resource_expired` or `resource_cancelled` (410: with the final record, for 30 days), " +
-      "`rate_limited` (429, with Retry-After), `internal_error` (500: logged with the request id, never charged).",
+      "`rate_limited` (429, with Retry-After), `internal_error` (500: logged with the request id, never charged), " +
+      "`service_misconfigured` (503: a setting for the operator to fix).",
   },
 };
 
