@@ -32,12 +32,16 @@ const TEST_RATE_LIMITS = {
   TEST_ADDRESS_RATE_LIMITER: { namespace_id: "9004", simple: { limit: 6, period: 60 as const } },
 };
 
+/** The worker's request log line (src/operator/request-log.ts): one per request, kept out of the test output. */
+const quietRequestLog = (log: string) => (log.startsWith('{"request_id":"req_') ? false : undefined);
+
 const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({
   test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, ...extra },
 });
 
 export default defineConfig({
   test: {
+    onConsoleLog: quietRequestLog,
     projects: [
       {
         ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts", "./test/peers/s3-setup.ts"] }),
@@ -49,6 +53,8 @@ export default defineConfig({
                 // "test" unlocks the test clock (test/harness.ts advance); development conveniences stay on.
                 ENVIRONMENT: "test",
                 TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token",
+                // The operator's counts reach D1 after every request, so a test reads what it just did.
+                STATS_FLUSH_SECONDS: "0",
                 // Likewise the notary's TSA key and certificate, made once per run (test/peers/tsa-setup.ts).
                 ...inject("tsaSecrets"),
                 // The notary's tokens are checked by the real `openssl ts -verify` (test/peers/openssl.ts).
@@ -69,6 +75,9 @@ export default defineConfig({
               ratelimits: TEST_RATE_LIMITS,
               // A real D1 database that no migration ever touches: readiness must report it (test/api/operator-config.test.ts).
               d1Databases: { TEST_EMPTY_DB: "test-empty-db" },
+              // The engines' Container object, unbound for the worker (ENGINE_CONTAINER would take every engine call):
+              // test/api/engine-endpoint.test.ts hands it over where it means to. Containers do not run here.
+              durableObjects: { TEST_ENGINE_CONTAINER: { className: "EngineContainer", useSQLite: true } },
             },
           })),
         ],
@@ -84,6 +93,8 @@ export default defineConfig({
                 bindings: {
                   ENVIRONMENT: "test",
                   TEST_MIGRATIONS: migrations,
+                  // No flush timer left running past a test (src/operator/usage-counters.ts).
+                  STATS_FLUSH_SECONDS: "0",
                   TEST_EVM: evm,
                   // watches' chain_balance reads the local node, on loopback.
                   ALLOW_PRIVATE_TARGETS: "true",

@@ -6,3 +6,5 @@
 export { default } from "./src/index";
 export { AccountObject } from "./durable-objects/AccountObject";
 export { ResourceObject } from "./durable-objects/ResourceObject";
+// The engines image as a Cloudflare Container: bound only when wrangler.toml's commented block is uncommented.
+export { EngineContainer } from "./durable-objects/EngineContainer";

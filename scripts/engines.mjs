@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The local engines: real Debian programs behind the HTTP API the Worker speaks to an engine in
- * production, on loopback, for `npm run dev` and the tests.
+ * production: on loopback for `npm run dev` and the tests, and as the engines image (engines/Dockerfile).
  *
  *   POST /forms/chromium/convert/html  Gotenberg's route: multipart `files` (index.html; header.html,
  *   POST /forms/chromium/convert/url   footer.html) or field `url`, with Gotenberg's fields (paperWidth,
@@ -16,15 +16,20 @@
  *                                      JSON `{ languages, pages: [{ page, width, height, text, words: [{ text,
  *                                      confidence, left, top, width, height }] }] }`, by Debian's tesseract (TSV).
  *   GET  /ocr/languages                 `{ languages }`: the tesseract languages installed.
- *   GET  /health                        which engines are here, and the command that installs the rest.
+ *   GET  /health                        Gotenberg's shape: `{ status: "up" | "down", details: { chromium: { status,
+ *                                      timestamp, error? }, tesseract, pdftoppm, libreoffice } }`, 503 when one
+ *                                      is down (not installed: its error says the command that installs it).
+ *   GET  /version                       Gotenberg's shape (text/plain): the project's version, then the programs'
+ *                                      (`1.0.0 (chromium 156.0.8078.108; tesseract 5.3.0; …)`).
  *
- * On Cloudflare the same routes are a Gotenberg the operator runs (a Container, or any URL), or the
- * Worker uses Browser Rendering instead (src/engines/).
+ * On Cloudflare the same program runs as the engines image (engines/Dockerfile) in a Cloudflare Container or
+ * on any host, or Gotenberg serves the Gotenberg routes; Browser Rendering can print PDFs instead (src/engines/).
  *
- * Run directly: `node scripts/engines.mjs` listens on ENGINE_PORT (default 3901).
+ * Run directly: `node scripts/engines.mjs` listens on ENGINE_HOST (default 127.0.0.1; the image sets 0.0.0.0)
+ * and ENGINE_PORT (default 3901).
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -33,16 +38,23 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
-const CHROMIUM = "/usr/bin/chromium";
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SELECTOR_TIMEOUT_MS = 10_000;
-/** Each engine: the file that shows it is installed, and the Debian packages that install it. */
-export const ENGINES = {
-  chromium: { file: CHROMIUM, packages: ["chromium"] },
-  tesseract: { file: "/usr/bin/tesseract", packages: ["tesseract-ocr", "tesseract-ocr-eng"] },
-  pdftoppm: { file: "/usr/bin/pdftoppm", packages: ["poppler-utils"] },
-  libreoffice: { file: "/usr/bin/soffice", packages: ["libreoffice-writer-nogui", "libreoffice-calc-nogui", "libreoffice-impress-nogui"] },
-};
-const INSTALL_HINT = (names) => `sudo apt-get install -y ${names.flatMap((n) => ENGINES[n].packages).join(" ")}`;
+
+/**
+ * Each engine: the file that shows it is installed, and the apt-get arguments that install it, read from
+ * engines/debian-packages.txt, the list CI and the image install from.
+ * @type {Record<"chromium" | "tesseract" | "pdftoppm" | "libreoffice", { file: string; packages: string[] }>}
+ */
+export const ENGINES = Object.fromEntries(
+  readFileSync(path.join(ROOT, "engines/debian-packages.txt"), "utf8").split("\n")
+    .map((line) => line.replace(/#.*/, "").trim().split(/\s+/))
+    .filter((fields) => fields.length >= 3)
+    .map(([name, file, ...packages]) => [name, { file, packages }]),
+);
+const CHROMIUM = ENGINES.chromium.file;
+/** One apt-get per engine: LibreOffice's --no-install-recommends must not reach the others. */
+const INSTALL_HINT = (names) => names.map((n) => `sudo apt-get install -y ${ENGINES[n].packages.join(" ")}`).join(" && ");
 
 export function missingEngines() {
   return Object.entries(ENGINES).filter(([, e]) => !existsSync(e.file)).map(([name]) => name);
@@ -62,9 +74,24 @@ function duration(value) {
 }
 
 let browser;
+/** Why chromium would not start, until it does: /health reports it. */
+let browserFault = null;
+/**
+ * One browser, launched on first use and again after it exited or would not start: a long-running image must
+ * not keep a dead one. An exit is no fault (the next render starts it); a failed start is.
+ */
 const browserReady = () => (browser ??= chromium.launch({
   executablePath: CHROMIUM,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  // --disable-dev-shm-usage: a container's /dev/shm is small (Docker's 64 MB), and a long page would crash the renderer.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+}).then((b) => {
+  browserFault = null;
+  b.on("disconnected", () => (browser = undefined));
+  return b;
+}, (err) => {
+  browserFault = `chromium would not start: ${String(err instanceof Error ? err.message : err).slice(0, 300)}`;
+  browser = undefined;
+  throw err;
 }));
 
 async function printPdf(form, url) {
@@ -204,16 +231,43 @@ async function officePdf(form) {
   return turn;
 }
 
+/** Gotenberg's health answer, one detail per engine: down when it is not installed, or chromium will not run. */
+function health() {
+  const missing = missingEngines();
+  const timestamp = new Date().toISOString();
+  const details = Object.fromEntries(Object.keys(ENGINES).map((name) => {
+    const error = missing.includes(name) ? `not installed: ${INSTALL_HINT([name])}` : name === "chromium" ? browserFault : null;
+    return [name, error ? { status: "down", timestamp, error } : { status: "up", timestamp }];
+  }));
+  return { status: Object.values(details).every((d) => d.status === "up") ? "up" : "down", details };
+}
+
+/** How each program tells its version (first line of its output); chromium's wrapper also writes noise to stderr. */
+const VERSION_ARGS = { chromium: ["--version"], tesseract: ["--version"], pdftoppm: ["-v"], libreoffice: ["--version"] };
+let versions;
+/** The project's version, then each installed program's: asked once, they do not change under a running process. */
+const version = () => (versions ??= Promise.all(Object.entries(ENGINES).map(async ([name, engine]) => {
+  if (!existsSync(engine.file) || !VERSION_ARGS[name]) return null;
+  const out = await run(engine.file, VERSION_ARGS[name], 20_000);
+  const found = /\d+(?:\.\d+)+/.exec(`${out.stdout}\n${out.stderr}`.split("\n").find((l) => /\d+\.\d+/.test(l)) ?? "");
+  return found ? `${name} ${found[0]}` : null;
+})).then((programs) => {
+  const project = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
+  const known = programs.filter(Boolean);
+  return known.length ? `${project} (${known.join("; ")})` : project;
+}));
+
 async function handle(req, res) {
   const url = new URL(req.url, "http://engines");
   const answer = (status, body, type = "text/plain; charset=utf-8") => {
     res.writeHead(status, { "content-type": type });
     res.end(body);
   };
-  if (req.method === "GET" && url.pathname === "/health") {
-    const missing = missingEngines();
-    return answer(200, JSON.stringify({ engines: Object.fromEntries(Object.keys(ENGINES).map((n) => [n, !missing.includes(n)])), install: missing.length ? INSTALL_HINT(missing) : null }), "application/json");
+  if ((req.method === "GET" || req.method === "HEAD") && url.pathname === "/health") {
+    const body = health();
+    return answer(body.status === "up" ? 200 : 503, req.method === "HEAD" ? undefined : JSON.stringify(body), "application/json");
   }
+  if (req.method === "GET" && url.pathname === "/version") return answer(200, await version());
   if (req.method === "GET" && url.pathname === "/ocr/languages") {
     if (missingEngines().includes("tesseract")) return answer(503, `tesseract is not installed: ${INSTALL_HINT(["tesseract"])}`);
     return answer(200, JSON.stringify({ languages: await tesseractLanguages() }), "application/json");
@@ -245,31 +299,36 @@ async function handle(req, res) {
   return answer(out.status, out.text);
 }
 
-/** Starts the engines on loopback; `port` 0 picks a free one. */
-export async function startEngines({ port = 0 } = {}) {
+/** Starts the engines, on loopback unless `host` says otherwise (the image: 0.0.0.0); `port` 0 picks a free one. */
+export async function startEngines({ port = 0, host = "127.0.0.1" } = {}) {
   const server = createServer((req, res) => {
     handle(req, res).catch((err) => {
       res.writeHead(500, { "content-type": "text/plain" });
       res.end(String(err));
     });
   });
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise((resolve, reject) => server.once("error", reject).listen(port, host, resolve));
   const address = server.address();
+  // A wildcard address is reached on loopback from this host.
+  const reach = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `http://${reach}:${address.port}`,
     missing: missingEngines(),
     installHint: (names) => INSTALL_HINT(names),
     stop: async () => {
       await new Promise((resolve) => server.close(resolve));
-      if (browser) await (await browser).close().catch(() => undefined);
+      const open = browser;
       browser = undefined;
+      if (open) await open.then((b) => b.close()).catch(() => undefined);
       await rm(profile, { recursive: true, force: true });
     },
   };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const engines = await startEngines({ port: Number(process.env.ENGINE_PORT ?? 3901) });
+  const engines = await startEngines({ port: Number(process.env.ENGINE_PORT ?? 3901), host: process.env.ENGINE_HOST || "127.0.0.1" });
   console.log(`engines listening on ${engines.url}`);
   if (engines.missing.length) console.warn(`missing engines: ${engines.missing.join(", ")}; install them with: ${engines.installHint(engines.missing)}`);
+  // In the image this is the container's first process: a stop (SIGTERM) must end it, chromium with it.
+  for (const signal of ["SIGTERM", "SIGINT"]) process.once(signal, () => void engines.stop().finally(() => process.exit(0)));
 }

@@ -25,7 +25,8 @@ import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
 import { configGuard, GUARDED_PATHS } from "./operator/config-guard";
-import { registerHealthRoutes } from "./operator/health-routes";
+import { registerOperator } from "./operator";
+import { requestLog } from "./operator/request-log";
 
 
 const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }> = {
@@ -33,9 +34,10 @@ const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }>
   415: { code: "unsupported_media_type", detail: "Send the body as application/json (Content-Type: application/json)." },
 };
 
-/** What every request meets first, on either app: its id, and CORS. */
+/** What every request meets first, on either app: its id, its log line (and the operator's counts), and CORS. */
 function greet(app: Hono<AppEnv>): void {
   app.use("*", requestId);
+  app.use("*", requestLog);
   app.use("*", corsForAll);
   // Before any other work, so a refused caller costs as little as possible.
   for (const path of RATE_LIMITED_PATHS) app.use(path, rateLimit);
@@ -82,7 +84,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerDownloadRoutes(app);
   registerAsk(app);
   // After registerAsk, which puts the operator token's guard on /v1/admin/*.
-  registerHealthRoutes(app);
+  registerOperator(app);
   registerSite(app);
   registerMcpRoutes(app);
   registerOpenApi(app);

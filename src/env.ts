@@ -52,10 +52,22 @@ export interface Env {
   /** Secret: 32 bytes, base64: AES-256-GCM key for secrets kept at rest (webhook signing secrets, …). */
   DATA_ENCRYPTION_KEY?: string;
   /**
-   * A Gotenberg-compatible engine (src/engines/): real Gotenberg beside the Worker (a Container, any URL) in
-   * production, `scripts/engines.mjs` locally. Renders PDFs unless Browser Rendering is configured.
+   * A Gotenberg-compatible engine (src/engines/): real Gotenberg, or the engines image (engines/Dockerfile,
+   * `scripts/engines.mjs`), on any host the Worker reaches in production; `scripts/engines.mjs` locally.
+   * Renders PDFs unless Browser Rendering is configured, and converts office documents.
    */
   ENGINE_URL?: string;
+  /**
+   * The OCR engine (`POST /forms/ocr`, `GET /ocr/languages`: the engines image or `scripts/engines.mjs`),
+   * when it is not at ENGINE_URL: Gotenberg has no OCR route, so beside a Gotenberg it has an address of its own.
+   * Unset: ENGINE_URL.
+   */
+  OCR_ENGINE_URL?: string;
+  /**
+   * The engines image as a Cloudflare Container (durable-objects/EngineContainer.ts; the commented block at the
+   * end of wrangler.toml): when bound, every engine request goes to it, and ENGINE_URL and OCR_ENGINE_URL are not used.
+   */
+  ENGINE_CONTAINER?: DurableObjectNamespace;
   /** Browser Rendering's REST API (HTML/URL → PDF on Cloudflare): the account, and a secret API token with Browser Rendering Edit. */
   BROWSER_RENDERING_ACCOUNT_ID?: string;
   BROWSER_RENDERING_API_TOKEN?: string;
@@ -86,6 +98,10 @@ export interface Env {
   NOTIFY_TEST_ORIGIN?: string;
   MIN_PURCHASE_USD: string;
   MAX_PURCHASE_USD: string;
+  /** Seconds between an isolate's flushes of its request counts to D1 (src/operator/usage-counters.ts); default 10, 0 after every request. */
+  STATS_FLUSH_SECONDS?: string;
+  /** Optional Workers Analytics Engine dataset: one data point per request (src/operator/request-log.ts). */
+  ANALYTICS?: AnalyticsEngineDataset;
 }
 
 /**
@@ -100,6 +116,11 @@ export interface Variables {
   requestId: string;
   /** The request's Idempotency-Key, derived (http/idempotency.ts), when it carries one. */
   idempotency?: KeyMaterial;
+  /**
+   * Set by runPaid once the call is paid (money/payment.ts), read by the request log (operator/request-log.ts):
+   * the priced operation and the µUSD it charged (0 for a purchase, which buys credit, and for a free call).
+   */
+  charged?: { operation: string; micro: number };
 }
 
 export interface AppEnv {

@@ -6,6 +6,7 @@ import { consumeDeliveries } from "./delivery/consumer";
 import { sweepIdempotencyKeys } from "./http/idempotency";
 import { sweepFreeCalls } from "./http/free-tier";
 import { sweepAskSalts } from "./ask";
+import { sweepOperatorStats } from "./operator";
 
 const app = buildApp();
 const publicApp = buildPublicApp();
@@ -21,6 +22,6 @@ export default {
   queue: consumeDeliveries,
   async scheduled(_controller, env, ctx) {
     const now = Date.now();
-    ctx.waitUntil(Promise.all([sweepTombstones(env.DB, now), sweepIdempotencyKeys(env.DB, now), sweepFreeCalls(env.DB, now), sweepAskSalts(env.DB, now)]));
+    ctx.waitUntil(Promise.all([sweepTombstones(env.DB, now), sweepIdempotencyKeys(env.DB, now), sweepFreeCalls(env.DB, now), sweepAskSalts(env.DB, now), sweepOperatorStats(env.DB, now)]));
   },
 } satisfies ExportedHandler<Env>;

@@ -13,6 +13,7 @@ declare global {
       TEST_RECEIVER_URL: string;
       TEST_OPENSSL_URL: string;
       TEST_POPPLER_URL: string;
+      TEST_ENGINE_CONTAINER: DurableObjectNamespace;
       TEST_SMTP: { host: string; logUrl: string };
       TEST_S3: { endpoint: string; controlUrl: string; bucket: string; accessKeyId: string; secretAccessKey: string };
     }

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { AppError } from "../http/errors";
-import { bearer } from "../auth/credentials";
+import { operatorToken } from "../operator/operator-token";
 import { digestsEqual } from "../auth/ids";
 import { sha256Hex } from "../bytes";
 import { parseCreditToken, parseManagementToken } from "../auth/tokens";
@@ -22,21 +22,26 @@ export const ADMIN_ERRORS = [401, 403, 404, 422];
 // Not the OAuth metadata pointer the other 401s carry: no access token can ever be an operator token.
 const CHALLENGE = 'Bearer realm="operator"';
 
-const adminGuard = createMiddleware<AppEnv>(async (c, next) => {
+/**
+ * The operator token, as a bearer or (reads only, from the operator page's browser) as HTTP Basic's password
+ * (operator/operator-token.ts); `challenge` is what a 401 asks for: Bearer here, Basic on the page.
+ */
+export const operatorGuard = (challenge: string) => createMiddleware<AppEnv>(async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;
   if (!expected) throw new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`);
-  const token = bearer(c);
-  if (!token) throw new AppError("unauthorized", "Send the operator token as `Authorization: Bearer …`.", { headers: { "WWW-Authenticate": CHALLENGE } });
+  const token = operatorToken(c, challenge);
+  if (!token) throw new AppError("unauthorized", "Send the operator token as `Authorization: Bearer …`.", { headers: { "WWW-Authenticate": challenge } });
   // Hash both sides first so the comparison is constant-time whatever the lengths.
   if (!digestsEqual(sha256Hex(token), sha256Hex(expected))) {
     if (parseCreditToken(token) || parseManagementToken(token)) {
       throw new AppError("forbidden", "This is a customer credential; operator endpoints need the operator token.");
     }
-    throw new AppError("unauthorized", "Unknown operator token.", { headers: { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` } });
+    throw new AppError("unauthorized", "Unknown operator token.", { headers: { "WWW-Authenticate": challenge.startsWith("Bearer") ? `${challenge}, error="invalid_token"` : challenge } });
   }
   await next();
   c.res.headers.set("Cache-Control", "no-store");
 });
+const adminGuard = operatorGuard(CHALLENGE);
 
 function stateBody(c: Context<AppEnv>, publicId: string, row: PublicAddressRow | null) {
   return {

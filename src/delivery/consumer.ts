@@ -5,15 +5,25 @@
  * consumer records it as dead. Every attempt is written to the sending
  * resource's log (when the resource still exists), which answers whether this
  * message should go on: a message the resource has since sent again stops.
+ * What each message did is also counted for the operator (pending, dead: one
+ * D1 batch per queue batch, operator/delivery-stats.ts), never failing a delivery.
  */
 import type { Env } from "../env";
 import { resourceStub } from "../stubs";
 import { attemptDelivery } from "./attempt";
 import { isDeliveryMessage, isProbeMessage } from "./messages";
 import { retryDelay } from "./schedule";
+import { recordDeliveryEvents, type DeliveryEvent, type DeliveryStep } from "../operator/delivery-stats";
+
+function stepOf(final: "delivered" | "aborted" | "dead" | null, retried: boolean): DeliveryStep {
+  if (retried) return "retrying";
+  if (final === "dead") return "dead";
+  return final ? "settled" : "stopped";
+}
 
 export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, _ctx?: ExecutionContext): Promise<void> {
   const dead = batch.queue.endsWith("-dlq");
+  const events: DeliveryEvent[] = [];
   await Promise.all(
     batch.messages.map(async (message) => {
       const body = message.body;
@@ -32,6 +42,7 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
       if (dead) {
         await log.recordDelivery({ deliveryId: body.deliveryId, send, attempt: null, final: "dead", retryInSeconds: null }).catch(() => undefined);
         message.ack();
+        events.push({ deliveryId: body.deliveryId, resourceId: body.resourceId, step: "dead" });
         return;
       }
       const result = await attemptDelivery(env, body);
@@ -46,6 +57,8 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
       const goOn = await log.recordDelivery(report).catch(() => true);
       if (failed && goOn) message.retry({ delaySeconds: delay ?? 0 });
       else message.ack();
+      events.push({ deliveryId: body.deliveryId, resourceId: body.resourceId, step: stepOf(final, failed && goOn) });
     }),
   );
+  await recordDeliveryEvents(env.DB, events);
 }

@@ -1,13 +1,15 @@
 /**
  * Image or PDF → text with word boxes: one interface, one protocol, run where the operator puts it.
- * The engine at `ENGINE_URL` answers `POST /forms/ocr` (multipart `files` and `languages`) with the
- * recognised pages, and `GET /ocr/languages`: `scripts/engines.mjs` (Debian's tesseract, poppler for
- * PDFs) locally, and the same program in a Cloudflare Container (or on any host) in production.
+ * The engine answers `POST /forms/ocr` (multipart `files` and `languages`) with the recognised pages, and
+ * `GET /ocr/languages`: `scripts/engines.mjs` (Debian's tesseract, poppler for PDFs) locally, and the same
+ * program as the engines image in production, in a Cloudflare Container or at `OCR_ENGINE_URL` (else
+ * `ENGINE_URL`; endpoint.ts): Gotenberg has no such route.
  * Tesseract compiled to WebAssembly was weighed and left out: its core and English model are ~15 MB,
  * past a Worker's script size, and a page takes seconds of CPU (README, "Engines").
  */
 import type { Env } from "../env";
 import { AppError } from "../http/errors";
+import { engineFetch } from "./endpoint";
 
 export const OCR_TIMEOUT_MS = 90_000;
 
@@ -40,8 +42,8 @@ export interface OcrEngine {
 }
 
 export function ocrEngine(env: Env): OcrEngine {
-  const base = env.ENGINE_URL?.replace(/\/$/, "");
-  if (!base) throw new AppError("engine_unavailable", "No OCR engine is configured here (ENGINE_URL); nothing was charged.");
+  const send = engineFetch(env, "ocr");
+  if (!send) throw new AppError("engine_unavailable", "No OCR engine is configured here (ENGINE_CONTAINER, OCR_ENGINE_URL or ENGINE_URL); nothing was charged.");
   return {
     async recognize(bytes, contentType, languages) {
       const form = new FormData();
@@ -49,7 +51,7 @@ export function ocrEngine(env: Env): OcrEngine {
       form.append("languages", languages.join("+"));
       let res: Response;
       try {
-        res = await fetch(`${base}/forms/ocr`, { method: "POST", body: form, signal: AbortSignal.timeout(OCR_TIMEOUT_MS) });
+        res = await send("/forms/ocr", { method: "POST", body: form, signal: AbortSignal.timeout(OCR_TIMEOUT_MS) });
       } catch (err) {
         if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) throw new AppError("engine_timeout", `The OCR engine did not answer within ${OCR_TIMEOUT_MS / 1000} s.`);
         throw new AppError("engine_unavailable", "The OCR engine could not be reached; nothing was charged.");

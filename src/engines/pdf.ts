@@ -2,8 +2,8 @@
  * HTML or a URL → PDF: one interface, two real engines, chosen by configuration.
  * - Browser Rendering's REST API (`BROWSER_RENDERING_ACCOUNT_ID` + `BROWSER_RENDERING_API_TOKEN`):
  *   Cloudflare's headless Chrome, nothing to run beside the Worker.
- * - A Gotenberg-compatible engine at `ENGINE_URL`: real Gotenberg in production (a Cloudflare
- *   Container or any URL), `scripts/engines.mjs` (Debian's chromium) in development and tests.
+ * - A Gotenberg-compatible engine (endpoint.ts): the engines image as a Cloudflare Container, or real
+ *   Gotenberg or the engines image at `ENGINE_URL`; `scripts/engines.mjs` (Debian's chromium) in development and tests.
  * Both are given the same job and answer the PDF's bytes, or an AppError that charges nothing:
  * 422 for what the job asked that cannot be done, 503 when no engine answers, 504 past the timeout.
  */
@@ -13,6 +13,7 @@ import { readCapped } from "../delivery/fetch-guarded";
 import { attachmentDisposition } from "../http/header-fields";
 import { sniff } from "../http/sniff";
 import { digestHex } from "../bytes";
+import { engineFetch, type EngineFetch } from "./endpoint";
 
 /** The longest a render may take, engine time included. */
 export const RENDER_TIMEOUT_MS = 60_000;
@@ -53,11 +54,11 @@ async function pdfOf(name: string, res: Response): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Calls an engine that answers a PDF, turning a timeout or a connection failure into 504 / 503. */
-export async function enginePdf(name: string, url: string, init: RequestInit, timeoutMs = RENDER_TIMEOUT_MS): Promise<Uint8Array> {
+/** Calls an engine that answers a PDF (`send` given the timeout's signal), turning a timeout or a connection failure into 504 / 503. */
+export async function enginePdf(name: string, send: (signal: AbortSignal) => Promise<Response>, timeoutMs = RENDER_TIMEOUT_MS): Promise<Uint8Array> {
   let res: Response;
   try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    res = await send(AbortSignal.timeout(timeoutMs));
   } catch (err) {
     if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) throw new AppError("engine_timeout", `The ${name} engine did not answer within ${timeoutMs / 1000} s.`);
     throw new AppError("engine_unavailable", `The ${name} engine could not be reached; nothing was charged.`);
@@ -66,7 +67,7 @@ export async function enginePdf(name: string, url: string, init: RequestInit, ti
 }
 
 /** Gotenberg's /forms/chromium/convert/{html,url} (multipart; lengths in inches, durations like `500ms`). */
-export function gotenbergPdf(base: string): PdfEngine {
+export function gotenbergPdf(send: EngineFetch): PdfEngine {
   return {
     name: "gotenberg",
     render(job) {
@@ -84,7 +85,7 @@ export function gotenbergPdf(base: string): PdfEngine {
       if (job.waitForSelector !== null) fields.waitForSelector = job.waitForSelector;
       if (job.waitMs > 0) fields.waitDelay = `${job.waitMs}ms`;
       for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
-      return enginePdf("gotenberg", `${base.replace(/\/$/, "")}/forms/chromium/convert/${"html" in job.source ? "html" : "url"}`, { method: "POST", body: form });
+      return enginePdf("gotenberg", (signal) => send(`/forms/chromium/convert/${"html" in job.source ? "html" : "url"}`, { method: "POST", body: form, signal }));
     },
   };
 }
@@ -108,9 +109,9 @@ export function browserRenderingPdf(accountId: string, apiToken: string): PdfEng
         ...(job.waitForSelector !== null ? { waitForSelector: { selector: job.waitForSelector, visible: true } } : {}),
         ...(job.waitMs > 0 ? { waitForTimeout: job.waitMs } : {}),
       };
-      return enginePdf("browser-rendering", `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`, {
-        method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json", accept: "application/pdf" }, body: JSON.stringify(body),
-      });
+      return enginePdf("browser-rendering", (signal) => fetch(`https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`, {
+        method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json", accept: "application/pdf" }, body: JSON.stringify(body), signal,
+      }));
     },
   };
 }
@@ -118,8 +119,9 @@ export function browserRenderingPdf(accountId: string, apiToken: string): PdfEng
 /** The configured engine: Browser Rendering when its account and token are set, else the Gotenberg engine; else 503. */
 export function pdfEngine(env: Env): PdfEngine {
   if (env.BROWSER_RENDERING_ACCOUNT_ID && env.BROWSER_RENDERING_API_TOKEN) return browserRenderingPdf(env.BROWSER_RENDERING_ACCOUNT_ID, env.BROWSER_RENDERING_API_TOKEN);
-  if (env.ENGINE_URL) return gotenbergPdf(env.ENGINE_URL);
-  throw new AppError("engine_unavailable", "No PDF engine is configured here (BROWSER_RENDERING_* or ENGINE_URL); nothing was charged.");
+  const gotenberg = engineFetch(env, "gotenberg");
+  if (gotenberg) return gotenbergPdf(gotenberg);
+  throw new AppError("engine_unavailable", "No PDF engine is configured here (BROWSER_RENDERING_*, ENGINE_CONTAINER or ENGINE_URL); nothing was charged.");
 }
 
 /** Pages in the PDF's page tree (the root's /Count), or null when the file does not say plainly. */

@@ -4,7 +4,9 @@
  * refused call is never charged) or a per-call x402 payment (verified and
  * claimed before the work, settled after it, released if the work fails).
  * A call with neither gets 402 with the exact price of that call, unless the
- * anonymous free tier (http/free-tier.ts) covers it.
+ * anonymous free tier (http/free-tier.ts) covers it. A paid call leaves what
+ * it was charged on the context (`charged`) for the request log and the
+ * operator's figures (operator/request-log.ts).
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
@@ -56,7 +58,9 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
   const credit = await creditFromRequest(c, call.creditFrom);
   if (credit) {
     try {
-      return await work.run({ type: "credit", ...credit }, credit.tokenId);
+      const value = await work.run({ type: "credit", ...credit }, credit.tokenId);
+      c.set("charged", { operation: call.operation, micro: call.priceMicro });
+      return value;
     } catch (err) {
       throw withTerms(err, terms);
     }
@@ -67,7 +71,9 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
     const free = call.creditFrom === null ? null : await claimFreeCall(c);
     if (free) {
       try {
-        return await work.run({ type: "prepaid" }, free.owner);
+        const value = await work.run({ type: "prepaid" }, free.owner);
+        c.set("charged", { operation: call.operation, micro: 0 });
+        return value;
       } catch (err) {
         await free.release();
         throw withTerms(err, terms);
@@ -98,6 +104,8 @@ async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork
     const settlement = await settler.settle(payment, terms);
     await recordSettlement(db, key, settlement.transaction || null, true);
     c.header(payment.version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", encodeHeader(settlement));
+    // A purchase (no credit source) is money in, not a charge for work: the operator's revenue counts it.
+    c.set("charged", { operation: call.operation, micro: call.creditFrom === null ? 0 : call.priceMicro });
     return value;
   } catch (err) {
     const tx = err instanceof AppError ? err.options.extra?.transaction : undefined;

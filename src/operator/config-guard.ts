@@ -11,8 +11,8 @@ import { AppError } from "../http/errors";
 import { configProblems, type ConfigProblem } from "./config-check";
 
 /** The paths the guard covers (app.ts installs it there); the operator's own are judged by their own scope. */
-export const GUARDED_PATHS = ["/v1/*", "/mcp", "/oauth/*", "/p/*", "/.well-known/*"];
-const OPERATOR_PREFIX = "/v1/admin/";
+export const GUARDED_PATHS = ["/v1/*", "/mcp", "/oauth/*", "/p/*", "/.well-known/*", "/admin", "/admin/*"];
+const isOperatorPath = (path: string) => path.startsWith("/v1/admin/") || path === "/admin" || path.startsWith("/admin/");
 
 // The settings of an isolate never change under it: one check per isolate, not per request.
 const checked = new WeakMap<Env, ConfigProblem[]>();
@@ -38,7 +38,7 @@ export const configGuard = createMiddleware<AppEnv>(async (c, next) => {
   const problems = deploymentProblems(c.env);
   if (problems.length) {
     // The operator endpoints (readiness among them) stay open to a service-wide problem: they are how it is found.
-    const scope = c.req.path.startsWith(OPERATOR_PREFIX) ? "operator" : "service";
+    const scope = isOperatorPath(c.req.path) ? "operator" : "service";
     const blocking = problems.filter((p) => p.scope === scope);
     if (blocking.length) throw misconfigured(blocking);
   }

@@ -104,6 +104,7 @@ describe("a production deployment", () => {
     const weak = { ...production, ADMIN_TOKEN: "admin123" };
     await refused(await send("/v1/admin/health", weak, { headers: { authorization: "Bearer admin123" } }), "ADMIN_TOKEN");
     await refused(await send("/v1/admin/feature-requests", weak, { headers: { authorization: "Bearer admin123" } }), "ADMIN_TOKEN");
+    await refused(await send("/admin", weak, { headers: { authorization: `Basic ${btoa("operator:admin123")}` } }), "ADMIN_TOKEN");
     expect((await createCounter(weak)).status).toBe(402);
   });
 

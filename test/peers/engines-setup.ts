@@ -3,7 +3,7 @@
  * Gotenberg's routes, LibreOffice behind Gotenberg's, tesseract for OCR) for the worker tests, and poppler-utils to read what they make.
  */
 import type { TestProject } from "vitest/node";
-import { startEngines } from "../../scripts/engines.mjs";
+import { ENGINES, startEngines } from "../../scripts/engines.mjs";
 import { chromiumPath } from "./chromium";
 import { debianFile } from "./debian";
 import { startPopplerPeer } from "./poppler";
@@ -18,8 +18,9 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   // Installed when missing, or the failure names the command that does.
   chromiumPath();
-  debianFile("/usr/bin/tesseract", ["tesseract-ocr", "tesseract-ocr-eng"], "the OCR engine");
-  debianFile("/usr/bin/soffice", ["--no-install-recommends", "libreoffice-writer-nogui", "libreoffice-calc-nogui", "libreoffice-impress-nogui"], "converting office documents");
+  // The packages are engines/debian-packages.txt's, as CI and the engines image install them.
+  debianFile(ENGINES.tesseract.file, ENGINES.tesseract.packages, "the OCR engine");
+  debianFile(ENGINES.libreoffice.file, ENGINES.libreoffice.packages, "converting office documents");
   const [engines, poppler] = await Promise.all([startEngines(), startPopplerPeer()]);
   project.provide("engineUrl", engines.url);
   project.provide("popplerUrl", poppler.url);
