@@ -48,7 +48,10 @@ async function main() {
 
   // 2. Read what the account has, then settle the secrets: those it lacks are made.
   console.log("Reading what the account has …");
-  const [secrets, found] = await Promise.all([secretNames(target), findResources(section, target, configPath)]);
+  // One read alone first: with `wrangler login`, an expired token is refreshed (its refresh token used up)
+  // by that one process, not raced by the parallel reads after it.
+  const secrets = await secretNames(target);
+  const found = await findResources(section, target, configPath);
   const existing = secrets ?? new Set();
   const relayer = await settleRelayerKey(vars, flags, existing);
   if (relayer.missing.length) throw new Error(`setup needs this value (no terminal to ask on):\n  ${relayer.missing[0]}`);
@@ -94,7 +97,7 @@ async function main() {
   if (found.pendingMigrations === null || found.pendingMigrations.length) await applyMigrations(target);
   if (deploy && !(await deployEnvironment({ env, configPath, secrets: values }))) return 1;
   showAdminToken(values);
-  console.log(`\n[env.${env}] is set up.`);
+  console.log(`\n[env.${env}] is set up. Once ${vars.BASE_URL} reaches the Worker, check it: ADMIN_TOKEN=… npm run doctor -- ${vars.BASE_URL}`);
   return 0;
 }
 

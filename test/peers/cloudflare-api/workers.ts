@@ -1,8 +1,9 @@
 /**
  * Worker scripts as wrangler 4.86 uses them for setup and deploy: the service record that says a Worker
- * exists, its secrets (list, put, and the settings PATCH of `secret bulk`, which makes a draft Worker
- * when there is none), and the deploy: the assets upload session, the script upload, its schedules,
- * the workers.dev subdomain, and the queue consumers it attaches.
+ * exists, its secrets (list, put, and the settings PATCH of `secret bulk`; both make a draft Worker
+ * when there is none), and the deploy, secrets possibly with it: the assets upload session, the script
+ * upload (a new Worker's, or a version and its deployment), its settings and schedules, the workers.dev
+ * subdomain, and the queue consumers it attaches.
  */
 import { hexId, newId, now, route, jsonBody, summarizeJson, type Account, type Route, type RouteContext, type Script } from "./state";
 
@@ -73,6 +74,14 @@ export const workerRoutes: Route[] = [
     return { result: [...script.secrets.keys()].map((name) => ({ name, type: "secret_text" })) };
   }),
 
+  route("PUT", "/workers/scripts/:name/secrets", ({ account, params, body, entry }) => {
+    const script = scriptOr404(account, params.name!);
+    if (!script) return { status: 404, errors: [NOT_FOUND] };
+    const { name, text } = jsonBody<{ name: string; text: string }>(body);
+    entry.summary = `secret ${name}`;
+    script.secrets.set(name, text);
+    return { result: { name, type: "secret_text" } };
+  }),
   route("GET", "/workers/scripts/:name/settings", ({ account, params }) => {
     const script = scriptOr404(account, params.name!);
     if (!script) return { status: 404, errors: [NOT_FOUND] };
