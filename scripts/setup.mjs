@@ -17,7 +17,8 @@ import { deployEnvironment } from "./lib/deploy.mjs";
 import { secretNames } from "./lib/wrangler.mjs";
 import { readEnvironment, setDatabaseId, setVar } from "./lib/wrangler-toml.mjs";
 import { OPERATOR_FLAGS, settleOperatorValues, settleRelayerKey } from "./setup/operator-values.mjs";
-import { applyMigrations, createResources, findResources } from "./setup/resources.mjs";
+import { createResources, findResources } from "./setup/resources.mjs";
+import { applyMigrations } from "./lib/migrations.mjs";
 import { describeSecret, GENERATED_SECRETS, makeSecrets, secretsToUpload, showAdminToken } from "./setup/secrets.mjs";
 
 const { values: flags } = parseArgs({
@@ -95,7 +96,8 @@ async function main() {
     console.log(`✓ wrote [env.${env}] in ${configPath}`);
   }
   if (found.pendingMigrations === null || found.pendingMigrations.length) await applyMigrations(target);
-  if (deploy && !(await deployEnvironment({ env, configPath, secrets: values }))) return 1;
+  // Applied just above: the deploy need not look again.
+  if (deploy && !(await deployEnvironment({ env, configPath, secrets: values, migrate: false }))) return 1;
   showAdminToken(values);
   console.log(`\n[env.${env}] is set up. Once ${vars.BASE_URL} reaches the Worker, check it: ADMIN_TOKEN=… npm run doctor -- ${vars.BASE_URL}`);
   return 0;

@@ -1,7 +1,8 @@
 /**
  * The one way the service is deployed, used by `npm run deploy` and by the last step of `npm run setup`:
  * copy the site assets, read the environment's vars from wrangler.toml and its secret names from
- * Cloudflare, and deploy only a config that config-check.ts finds nothing wrong with. An unsafe config
+ * Cloudflare, apply the pending D1 migrations, and deploy only a config that config-check.ts finds
+ * nothing wrong with. An unsafe config
  * (payments to nowhere, testnet money in production, a missing key) is refused before wrangler runs.
  * Setup hands over the secrets it made: they go up with the code in the same deploy (wrangler's
  * --secrets-file, a file only the owner can read, removed as soon as wrangler exits), so a new Worker
@@ -15,6 +16,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { formatProblems, loadConfigCheck } from "./config-check.mjs";
 import { secretNames, wrangler } from "./wrangler.mjs";
+import { applyMigrations } from "./migrations.mjs";
 import { readEnvironment } from "./wrangler-toml.mjs";
 
 const SITE_ASSETS = fileURLToPath(new URL("../site-assets.mjs", import.meta.url));
@@ -41,13 +43,17 @@ export async function deployRefusals({ env, configPath, secrets = {} }) {
   return out.length ? [`[env.${env}] in ${configPath} is not safe to deploy:`, ...out] : [];
 }
 
-/** Deploys the environment when it is safe; returns false (having printed why) when it is refused or wrangler fails. */
-export async function deployEnvironment({ env, configPath, secrets = {} }) {
+/**
+ * Deploys the environment when it is safe, after the D1 migrations the code needs (`migrate`: false when the
+ * caller applied them already); returns false (having printed why) when it is refused or wrangler fails.
+ */
+export async function deployEnvironment({ env, configPath, secrets = {}, migrate = true }) {
   const refusals = await deployRefusals({ env, configPath, secrets });
   if (refusals.length) {
     console.error(refusals.join("\n"));
     return false;
   }
+  if (migrate) await applyMigrations(["--env", env, "--config", configPath]);
   await promisify(execFile)(process.execPath, [SITE_ASSETS]);
   console.log(`Deploying [env.${env}] …`);
   const args = ["deploy", "--env", env, "--config", configPath];

@@ -70,10 +70,3 @@ export async function createResources(found) {
   }
   return id;
 }
-
-/** Applies the migrations not yet applied (wrangler's own bookkeeping decides which). */
-export async function applyMigrations(target) {
-  const out = await wranglerOk(["d1", "migrations", "apply", "DB", "--remote", ...target]);
-  const applied = [...new Set([...out.matchAll(/│ (\S+\.sql)\s+│ ✅/g)].map((m) => m[1]))];
-  console.log(applied.length ? `✓ applied D1 migrations ${applied.join(", ")}` : "✓ D1 migrations: none to apply");
-}

@@ -3,7 +3,7 @@
  * each problem named with its fix, before wrangler uploads anything; a safe one is deployed; the
  * top-level development config is never deployed.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { setDatabaseId, setVar } from "../../scripts/lib/wrangler-toml.mjs";
 import { startCloudflareApi, type CloudflareApi } from "../peers/cloudflare-api";
@@ -56,7 +56,7 @@ it("refuses an environment setup has not made a database for yet", { timeout: 12
   expect(mutations(api)).toEqual([]);
 });
 
-it("deploys a safe production config", { timeout: 180_000 }, async () => {
+it("deploys a safe production config, after the migrations the code needs", { timeout: 180_000 }, async () => {
   await arrange(SAFE);
   const before = api.account.scripts.get("zeitvault")!.deployed;
   const run = await deploy([]);
@@ -66,6 +66,11 @@ it("deploys a safe production config", { timeout: 180_000 }, async () => {
   expect(worker.deployed).not.toBe(before);
   expect(worker.bindings).toContainEqual({ type: "plain_text", name: "X402_PAY_TO", text: PAY_TO });
   expect(mutations(api).some((m) => m.startsWith("POST /accounts/") && m.includes("/deployments"))).toBe(true);
+  // The database had only the first migration: the rest landed before the code that needs them.
+  const migrations = (await readdir("migrations")).filter((f) => f.endsWith(".sql")).sort();
+  expect([...api.account.d1.values()][0]!.migrations).toEqual(migrations);
+  const steps = mutations(api);
+  expect(steps.findIndex((m) => m.includes("/d1/database/"))).toBeLessThan(steps.findIndex((m) => m.includes("/deployments")));
 });
 
 it("never deploys the top-level development config", async () => {
