@@ -1,8 +1,6 @@
 /** `GET /`: one screen for a human who opened the API's address in a browser. */
 import { KINDS } from "../resources/registry";
-import { escapeHtml, page, STYLE_HASH, topBar } from "./layout";
-
-const CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+import { escapeHtml, page, STATIC_CSP, topBar } from "./layout";
 
 function curlExample(base: string): string {
   return `curl -i -X POST ${base}/v1/counters \\
@@ -74,6 +72,6 @@ ${topBar(serviceName)}
     title: `${serviceName}: persistence for AI agents`,
     description: "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs and management tokens.",
     body,
-    csp: CSP,
+    csp: STATIC_CSP,
   });
 }

@@ -40,6 +40,9 @@ footer { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .7
 /** CSP source for the inline stylesheet: a hash, so no 'unsafe-inline' is needed. */
 export const STYLE_HASH = `'sha256-${toBase64(sha256(utf8(STYLE)))}'`;
 
+/** The policy of a page that is markup and the stylesheet alone: nothing else loads, nothing runs. */
+export const STATIC_CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
 export interface PageOptions {
   title: string;
   description: string;

@@ -15,7 +15,9 @@
  * - an escalation's ack page, opened from the link its first step sent: a person acknowledges by name,
  *   the incident's timeline says who and when, and no further step goes out;
  * - an OAuth flow through a real OpenID provider (oidc-provider) with PKCE: authorize, sign in,
- *   consent, the callback exchanges the code, and the agent gets the tokens.
+ *   consent, the callback exchanges the code, and the agent gets the tokens;
+ * - the page a problem's `type` opens (`/errors/{code}`): readable at phone width, no serious
+ *   accessibility problem, the same address JSON for an agent.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
@@ -382,6 +384,27 @@ it("an escalation's ack page: the link from the first step acknowledges by name,
   const after = (await (await api(`/incidents/${incident.incident_id}`)).json()) as { state: string; acknowledged_by: string; next_step_at: string | null; timeline: { event: string; by: string | null }[] };
   expect(after).toMatchObject({ state: "acknowledged", acknowledged_by: "Dana <on call>", next_step_at: null });
   expect(after.timeline.map((t) => t.event)).toEqual(["triggered", "step", "acknowledged"]);
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+});
+
+it("an error's type URI, opened in a browser: what it means and what to do, at phone width, no serious accessibility problem", async () => {
+  // (The free tier pays for calls here, so the problem at hand is a missing credential.)
+  const refused = await fetch(`${server.url}/v1/credits/balance`);
+  const { type } = (await refused.json()) as { type: string };
+  expect(type).toBe(`${server.url}/errors/unauthorized`);
+  expect(await accessibilityProblems(type)).toEqual([]);
+
+  const { page, problems, elsewhere } = await watchedPage();
+  await page.setViewportSize({ width: 390, height: 800 });
+  const res = await page.goto(type);
+  expect(res?.status()).toBe(200);
+  expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
+  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Unauthorized");
+  await expect(page.getByRole("heading", { name: "What to do" }).isVisible()).resolves.toBe(true);
+  const forAgent = await fetch(type, { headers: { accept: "application/json" } });
+  expect(await forAgent.json()).toMatchObject({ code: "unauthorized", status: 401, what_to_do: expect.stringContaining("X-CREDIT-TOKEN") });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
 });
