@@ -43,7 +43,7 @@ async function withRateLimits(config, perMinute) {
 /**
  * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number }} [options]
  *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
- * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, runtimeUrl(): Promise<string | null> }>}
+ * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null> }>}
  */
 export async function startWranglerDev(options = {}) {
   const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));

@@ -60,7 +60,8 @@ describe("2026-07-28 requests", () => {
   it("check Mcp-Method and Mcp-Name against the body (base64-encoded names decoded first)", async () => {
     const call = (headers: Record<string, string>, name = "list_prices") =>
       post({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name, arguments: {}, _meta: MODERN_META } }, wireHeaders("2026-07-28", headers));
-    for (const headers of [{}, { "mcp-method": "tools/list", "mcp-name": "list_prices" }, { "mcp-method": "tools/call" }, { "mcp-method": "tools/call", "mcp-name": "list_kinds" }, { "mcp-method": "tools/call", "mcp-name": "=?base64?***?=" }]) {
+    const wrong: Record<string, string>[] = [{}, { "mcp-method": "tools/list", "mcp-name": "list_prices" }, { "mcp-method": "tools/call" }, { "mcp-method": "tools/call", "mcp-name": "list_kinds" }, { "mcp-method": "tools/call", "mcp-name": "=?base64?***?=" }];
+    for (const headers of wrong) {
       const res = await call(headers);
       expect(res.status, JSON.stringify(headers)).toBe(400);
       expect(await res.json()).toMatchObject({ id: 5, error: { code: -32020 } });
