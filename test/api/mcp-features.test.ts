@@ -142,3 +142,17 @@ describe("progress of a call that waits", () => {
     expect(quick.headers.get("content-type")).toContain("application/json");
   });
 });
+
+describe("what the documents say of /mcp", () => {
+  it("names every revision served in the OpenAPI description and /llms.txt, as discover does", async () => {
+    const revisions = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+    const doc = await json(await call("GET", "/openapi.json?kinds=all"));
+    const llms = await (await call("GET", "/llms.txt")).text();
+    for (const revision of revisions) {
+      expect(doc.paths["/mcp"].post.description, revision).toContain(revision);
+      expect(llms, revision).toContain(revision);
+    }
+    const discovered = ((await (await modern(1, "server/discover")).json()) as Body).result.supportedVersions;
+    expect(discovered).toEqual(revisions);
+  });
+});
