@@ -165,3 +165,25 @@ describe("GET, DELETE and notifications", () => {
     expect(await rpc(badMeta)).toMatchObject({ id: 10, error: { code: -32602, message: expect.stringContaining("x402/payment") } });
   });
 });
+
+describe("malformed params", () => {
+  const METHODS = ["initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel"];
+  const BAD: unknown[] = [null, 5, "x", [], { cursor: 5 }, { name: 5, arguments: [] }, { uri: {} }, { ref: null, argument: 1 }, { level: [] }, { name: "list_prices", _meta: { progressToken: {} } }];
+
+  it("get a JSON-RPC error or a 4xx in every revision, never a 500", async () => {
+    for (const version of ["2024-11-05", "2025-03-26", "2025-11-25", "2026-07-28"]) {
+      for (const method of METHODS) {
+        for (const params of BAD) {
+          const meta = version === "2026-07-28" && typeof params === "object" && params !== null && !Array.isArray(params) ? { _meta: { "io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {} } } : {};
+          const body = { jsonrpc: "2.0", id: 1, method, params: meta._meta ? { ...(params as Body), ...meta } : params };
+          const res = await post(body, wireHeaders(version, { "mcp-method": method }));
+          const label = `${version} ${method} ${JSON.stringify(params)}`;
+          expect(res.status, label).toBeLessThan(500);
+          const answer = (await res.json()) as Body;
+          expect(answer.error ?? answer.result, label).toBeDefined();
+          if (answer.error) expect(answer.error.message, label).toEqual(expect.any(String));
+        }
+      }
+    }
+  }, 120_000);
+});

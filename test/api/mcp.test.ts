@@ -49,6 +49,8 @@ describe.each(DRIVERS)("$name", (driver) => {
     const names = (await session.list()).map((t) => t.name);
     expect(names.length).toBeGreaterThan(100);
     expect(new Set(names).size).toBe(names.length);
+    // 2025-11-25's tool-name rule, for every tool: 1 to 128 of A-Z a-z 0-9 _ - .
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
     for (const kind of KINDS) expect(names).toContain(`create_${kind.kind.replace(/-/g, "_")}`);
     await session.close();
   });
