@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { fromBase64 } from "../bytes";
 import { RPC_ERRORS, RpcFault } from "./jsonrpc";
+import { fieldValue } from "./transport";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 
@@ -51,14 +52,14 @@ const mismatch = (message: string) => new RpcFault(RPC_ERRORS.header_mismatch, `
  * what the body says, so a gateway routing on them and this server act on the same request.
  */
 export function checkStandardHeaders(c: Context<AppEnv>, method: string, params: unknown): void {
-  const sent = c.req.header("Mcp-Method");
+  const sent = fieldValue(c, "Mcp-Method");
   if (sent === undefined) throw mismatch("the Mcp-Method header is required.");
   if (sent !== method) throw mismatch(`Mcp-Method header ${sent} does not match the body's method ${method}.`);
   const field = NAMED[method];
   if (!field) return;
   const value = typeof params === "object" && params !== null ? (params as Record<string, unknown>)[field] : undefined;
   if (typeof value !== "string") return; // the method's own validation names the missing field
-  const header = c.req.header("Mcp-Name");
+  const header = fieldValue(c, "Mcp-Name");
   if (header === undefined) throw mismatch(`the Mcp-Name header is required for ${method}.`);
   const decoded = decodedHeader(header);
   if (decoded === null) throw mismatch("the Mcp-Name header's =?base64?…?= value is not base64 of UTF-8.");

@@ -13,6 +13,11 @@ export const VERSION_META = "io.modelcontextprotocol/protocolVersion";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/** A header's value without the whitespace around it, which is not part of it (RFC 9110 §5.5); a runtime may leave some. */
+export function fieldValue(c: Context<AppEnv>, name: string): string | undefined {
+  return c.req.header(name)?.replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
 function originOf(value: string): string | null {
   try {
     return new URL(value).origin;
@@ -35,7 +40,7 @@ export function configuredOrigins(env: Pick<Env, "MCP_ALLOWED_ORIGINS">): string
  * socket, so there the request's own origin counts only on a loopback name.
  */
 export function checkOrigin(c: Context<AppEnv>): void {
-  const header = c.req.header("Origin");
+  const header = fieldValue(c, "Origin");
   if (header === undefined) return;
   const origin = originOf(header);
   if (origin && origin !== "null" && allowedOrigin(c, origin)) return;
@@ -107,7 +112,7 @@ function metaVersion(message: unknown): unknown {
  * without one is an initialize (its own negotiation) or 2025-03-26, as the transport says.
  */
 export function resolveWire(c: Context<AppEnv>, message: unknown): Wire {
-  const header = c.req.header("MCP-Protocol-Version");
+  const header = fieldValue(c, "MCP-Protocol-Version");
   const meta = metaVersion(message);
   if (meta !== undefined) {
     if (header === undefined) throw mismatch(`the request carries ${VERSION_META} in _meta but no MCP-Protocol-Version header.`);
