@@ -41,17 +41,22 @@ export function objectParts(schema: z.ZodType): ObjectParts | null {
 /**
  * Output schemas say what an answer holds, not that it holds nothing else: zod's output mode
  * closes every object (`additionalProperties: false`), and a client validating structuredContent
- * against that would fail the day a response gains a field. Field descriptions are dropped too:
- * the REST reference has them, and every tool list would carry them again.
+ * against that would fail the day a response gains a field. It also counts a field with a default
+ * as always there, which parsing would make true, but a route answers its value unparsed: such a
+ * field is not required. Field descriptions are dropped too: the REST reference has them, and
+ * every tool list would carry them again.
  */
 function opened(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(opened);
   if (typeof node !== "object" || node === null) return node;
+  const schema = node as JsonSchema;
+  const properties = typeof schema.properties === "object" && schema.properties !== null ? (schema.properties as Record<string, JsonSchema>) : {};
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
+  for (const [key, value] of Object.entries(schema)) {
     if (key === "additionalProperties" && value === false) continue;
     if (key === "description" && typeof value === "string") continue;
-    out[key] = key === "properties" || key === "$defs" ? Object.fromEntries(Object.entries(value as JsonSchema).map(([k, v]) => [k, opened(v)])) : opened(value);
+    if (key === "required" && Array.isArray(value)) out[key] = value.filter((name) => !(typeof name === "string" && properties[name] && "default" in properties[name]));
+    else out[key] = key === "properties" || key === "$defs" ? Object.fromEntries(Object.entries(value as JsonSchema).map(([k, v]) => [k, opened(v)])) : opened(value);
   }
   return out;
 }

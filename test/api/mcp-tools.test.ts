@@ -8,7 +8,8 @@ import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { ORIGIN, balanceOf, buyCredits, signPayment } from "../harness";
-import { connectV1, post, wireHeaders, type Body, type ToolAnswer } from "./mcp-clients";
+import { connectV1, connectV2, post, wireHeaders, type Body, type ToolAnswer } from "./mcp-clients";
+import { exampleBody } from "./examples";
 
 type V1 = Awaited<ReturnType<typeof connectV1>>["client"];
 
@@ -97,6 +98,20 @@ describe("toolsets", () => {
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toMatchObject({ code: "invalid_request", errors: [{ path: "query.toolsets" }] });
   });
+});
+
+describe("output schemas", () => {
+  it("describe what every kind's create answers: the v2 client checks each structuredContent against its tool's", async () => {
+    const { token } = await buyCredits(5);
+    const { client } = await connectV2({ bearer: token, toolsets: "all" });
+    // Every page: the client compiles each outputSchema here, and checks every result of that tool against it.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(200);
+    for (const kind of KINDS) {
+      const created = (await client.callTool({ name: `create_${kind.kind.replace(/-/g, "_")}`, arguments: { ...(await exampleBody(kind)), ttl_seconds: 3600 } })) as unknown as ToolAnswer;
+      expect(created.isError, `${kind.kind}: ${created.content[0]?.text}`).toBeFalsy();
+      expect(created.structuredContent, kind.kind).toMatchObject({ kind: kind.kind });
+    }
+  }, 120_000);
 });
 
 describe("the generic tools", () => {
