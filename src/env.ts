@@ -26,6 +26,12 @@ export interface Env {
   BASE_URL: string;
   AUTH_URL: string;
   PUBLIC_BASE_URL: string;
+  /**
+   * Browser origins allowed to call `/mcp` besides the service's own, comma-separated
+   * (`https://app.example.com`). A request with any other Origin answers 403 (DNS rebinding);
+   * one with no Origin (an agent, not a page) is always served.
+   */
+  MCP_ALLOWED_ORIGINS?: string;
 
   X402_NETWORK: string;
   X402_CHAIN_ID: string;

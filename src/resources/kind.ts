@@ -66,6 +66,11 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   path: string;
   summary: string;
   priceMicro: number;
+  /**
+   * A POST that discards what the resource held (a cancel, a purge, an acknowledged message): its
+   * MCP tool says so (`destructiveHint`). PUT and DELETE are taken as such from their method.
+   */
+  destructive?: boolean;
   /** Request body (POST/PUT) or query (GET/DELETE); the parameters of `path` and `headers` are merged into it. */
   input: z.ZodType<In>;
   /** The parameters `path` names (e.g. `{ key }`), each a string schema. */
