@@ -65,6 +65,21 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
       expect(res.headers.get("allow")).toBe(allowed.join(", "));
       expect(res.headers.get("content-type")).toContain("application/problem+json");
     }
+    // A method beyond PUBLIC_METHODS (WebDAV's) is 405 with `Allow` too, unless the route takes any method (a bin).
+    for (const path of new Set(routes.map((rt) => rt.path))) {
+      const there = concrete({ path } as PublicRoute);
+      const match = matchRoute(routes, "PROPFIND", there);
+      const res = await hit(`${r.url}${there}`, "PROPFIND");
+      if ("route" in match) {
+        expect(match.route.anyMethod, `PROPFIND ${path}`).toBe(true);
+        expect(res.status, `PROPFIND ${path}`).not.toBe(405);
+        await res.body?.cancel();
+        continue;
+      }
+      expect(res.status, `PROPFIND ${path}`).toBe(405);
+      expect(res.headers.get("allow")).toBe(PUBLIC_METHODS.filter((m) => "route" in matchRoute(routes, m, there)).join(", "));
+      await res.body?.cancel();
+    }
     // A face whose route takes the rest of the path (`{path*}`) has no other paths.
     if (routes.some((rt) => /\{\w+\*\}$/.test(rt.path))) return;
     for (const path of ["/no/such/path", "/start/and/more"]) {
