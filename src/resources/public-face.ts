@@ -118,6 +118,11 @@ export interface PublicRequest {
   path: string;
   /** The query, in order, repeated keys kept. */
   query: [string, string][];
+  /**
+   * The query exactly as sent, without its `?` ("" for none): what a proxy passes on byte for byte
+   * (`%20` stays `%20`, a bare `flag` stays bare), since a receiver may check a signature over the URL.
+   */
+  rawQuery: string;
   /** Header names in lower case; hop-by-hop headers dropped; repeated ones joined with ", ". */
   headers: Record<string, string>;
   /** The client's address (CF-Connecting-IP); null when unknown (local development). */
