@@ -81,7 +81,7 @@ describe("notify", () => {
       expect(problem.errors[0]!.message).toMatch(detail);
       expect(body).not.toContain("SECRETVALUE");
     };
-    await refused(["ntfy://ok-topic", "nosuch://SECRETVALUE"], "channels.1", /no channel has \(nosuch:\/\/\)/);
+    await refused(["ntfy://ok-topic", "nosuch://SECRETVALUE"], "channels.1", /with a channel's scheme \(GET \/v1\/notify\/channels lists them\)/);
     await refused(["tgram://SECRETVALUE"], "channels.0", /needs a chat id/);
     await refused(["slack://onlyone"], "channels.0", /needs token B/);
     await refused(["twilio://AC1:SECRETVALUE@+1555/notanumber"], "channels.0", /phone number/);
