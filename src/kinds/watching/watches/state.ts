@@ -97,7 +97,23 @@ function alert(store: EngineStore, config: WatchConfig, a: WatchAlert): void {
   raise(store, config.alert_notify, { ...a, data: { check_type: config.check.type, ...a.data }, tags: ["watch", a.type.slice(6)] });
 }
 
-const what = (store: EngineStore, config: WatchConfig) => `Watch ${store.resourceId} (${config.check.type})`;
+/** How the type reads in a title. */
+const TYPE_WORDS: Record<WatchConfig["check"]["type"], string> = {
+  http_status: "HTTP status", keyword: "Keyword", content_change: "Content", json_value: "JSON value", response_time: "Response time",
+  header: "Header", redirect: "Redirect", dns_record: "DNS", rss: "Feed", heartbeat: "Heartbeat", domain_expiry: "Domain expiry",
+  chain_balance: "Balance", number_threshold: "Number",
+};
+
+/**
+ * The watch as people read it in an alert's title (and an incident's, on its ack page): by the owner's
+ * label, else by its type and what it looks at; never by its resource id.
+ */
+function what(store: EngineStore, config: WatchConfig): string {
+  if (store.label) return `Watch “${store.label}”`;
+  const c = config.check;
+  const target = "url" in c ? c.url : "domain" in c ? c.domain : "name" in c ? c.name : "address" in c ? c.address : null;
+  return `${TYPE_WORDS[c.type]} watch${target ? ` of ${target}` : ""}`;
+}
 
 function goDown(store: EngineStore, config: WatchConfig, row: StateRow, check: CheckRow, failures: number, number: number): void {
   const downAt = row.down_at ?? store.now;
