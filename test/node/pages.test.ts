@@ -1,6 +1,8 @@
 /**
  * Pages meant for people, opened by a real browser (Debian's Chromium through
  * playwright-core) on a real `wrangler dev`:
+ * - the landing page at 390 px wide: the page never scrolls sideways, its code blocks wrap within
+ *   themselves, every kind is in its family's table with its price; axe-core finds nothing at all;
  * - the API reference at /docs renders the document and lists the operations;
  * - a one-time secret's link shows that a secret is waiting (looking uses nothing up),
  *   takes its passphrase, reveals the value once with a working copy button, and then
@@ -58,6 +60,31 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await receiver?.stop();
+});
+
+it("the landing page at 390 px: no sideways scroll of the page, its code blocks wrap within themselves, every kind in its family's table; axe finds nothing", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const { page, problems, elsewhere } = await watchedPage(context);
+  expect((await page.goto(`${server.url}/`))?.status()).toBe(200);
+  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+  const blocks = (await page.locator("pre").evaluateAll((nodes) => nodes.map((n) => ({ right: n.getBoundingClientRect().right, scroll: n.scrollWidth, client: n.clientWidth })))) as { right: number; scroll: number; client: number }[];
+  expect(blocks.length).toBeGreaterThan(0);
+  for (const b of blocks) {
+    expect(b.right).toBeLessThanOrEqual(390);
+    // Nothing runs off the block's edge (a phone shows no scrollbar to say there is more): its lines wrap.
+    expect(b.scroll).toBeLessThanOrEqual(b.client);
+  }
+  const tables = page.locator(".kinds table");
+  await expect(tables.count()).resolves.toBe(6);
+  for (const box of await tables.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().right))) expect(box).toBeLessThanOrEqual(390);
+  const prices = (await (await fetch(`${server.url}/v1/prices`)).json()) as { operations: { operation: string }[] };
+  const creatable = prices.operations.filter((o) => o.operation.endsWith(".create")).map((o) => o.operation.slice(0, -".create".length));
+  await expect(page.locator(".kinds th[scope=row] code").allTextContents()).resolves.toEqual(expect.arrayContaining(creatable));
+  await expect(page.locator(".kinds tbody tr").count()).resolves.toBe(creatable.length);
+  expect(await accessibilityProblems(`${server.url}/`, true)).toEqual([]);
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
 });
 
 it("renders the reference and lists the operations, with nothing loaded from another origin", async () => {
@@ -190,8 +217,8 @@ it("a front door's page: a person leaves a message, gets a receipt, and the agen
   expect(problems).toEqual([]);
 });
 
-/** axe-core's serious and critical findings on the page at `url` (its script injected past the page's CSP, in a context of its own). */
-async function accessibilityProblems(url: string): Promise<string[]> {
+/** axe-core's serious and critical findings (with `every`, all of them) on the page at `url` (its script injected past the page's CSP, in a context of its own). */
+async function accessibilityProblems(url: string, every = false): Promise<string[]> {
   const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   const context = await browser.newContext({ bypassCSP: true });
   try {
@@ -201,7 +228,7 @@ async function accessibilityProblems(url: string): Promise<string[]> {
     const violations = (await page.evaluate(
       "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))",
     )) as { id: string; impact: string; help: string; nodes: number }[];
-    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes})`);
+    return violations.filter((v) => every || v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes})`);
   } finally {
     await context.close();
   }
