@@ -75,7 +75,17 @@ export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-
  * An http(s) URL the service calls or sends people to. Control characters are refused: a URL parser
  * would quietly percent-encode them, but one that reaches a header (a redirect's Location) would not.
  */
-export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
+export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
+  // Said in the schema too (zod's url check publishes nothing): a client building a body fills a URL, not any string.
+  .meta({ format: "uri" });
+
+/**
+ * A field naming another of the caller's resources by its management token (zvm_…), which proves the
+ * caller holds it. `x-management-token-of` lists the kinds it takes, so a client reading the schema
+ * knows to create one of those first (the regex alone says only what a token looks like).
+ */
+export const managementTokenOf = (kinds: readonly string[], message: string) =>
+  z.string().regex(/^zvm_[0-9A-Za-z]+$/, message).meta({ "x-management-token-of": [...kinds] });
 
 /** A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in UTF-8. */
 export const multiLine = (maxBytes: number) =>

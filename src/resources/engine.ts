@@ -53,6 +53,8 @@ export interface EngineStore {
   /** When the resource was created, and when it expires (as of now), Unix ms. */
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** The owner's label for the resource (null without one): what pages and messages for people call it, rather than its id. */
+  readonly label: string | null;
   /** Where lifecycle events go (the create's notify_url), for kinds that send their own events there too. */
   readonly notifyUrl: string | null;
   /** The resource's public address `{PUBLIC_BASE_URL}/p/{public_id}`, for kinds with one (null otherwise). */

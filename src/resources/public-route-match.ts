@@ -16,7 +16,7 @@ export function matchRoute(routes: PublicRoute[], method: string, path: string):
     const params = matchPath(patternOf(route), segments);
     if (!params) continue;
     const methods = methodsOf(route);
-    if ((methods as string[]).includes(method)) return { route, params };
+    if ((methods as string[]).includes(method) || (route.anyMethod && !(PUBLIC_METHODS as readonly string[]).includes(method))) return { route, params };
     methods.forEach((m) => allow.add(m));
   }
   return allow.size ? { error: "method_not_allowed", allow: PUBLIC_METHODS.filter((m) => allow.has(m)) } : { error: "not_found" };

@@ -37,11 +37,13 @@ footer { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .7
 .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: .25rem .5rem; }
 `;
 
-/** CSP source for the inline stylesheet: a hash, so no 'unsafe-inline' is needed. */
-export const STYLE_HASH = `'sha256-${toBase64(sha256(utf8(STYLE)))}'`;
+/** CSP source for an inline stylesheet: a hash, so no 'unsafe-inline' is needed. */
+export const styleHash = (css: string) => `'sha256-${toBase64(sha256(utf8(css)))}'`;
 
-/** The policy of a page that is markup and the stylesheet alone: nothing else loads, nothing runs. */
-export const STATIC_CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+/** The policy of a page that is markup and inline stylesheets alone (the layout's, and `css`): nothing else loads, nothing runs. */
+export const staticCsp = (...css: string[]) =>
+  `default-src 'none'; style-src ${[STYLE, ...css].map(styleHash).join(" ")}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+export const STATIC_CSP = staticCsp();
 
 export interface PageOptions {
   title: string;

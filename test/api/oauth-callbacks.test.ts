@@ -102,6 +102,10 @@ describe("oauth-callbacks", () => {
     const d = await callback();
     const page = await d.hit({ error: "access_denied", error_description: "The user said no.", state: d.info.state });
     expect(page.status).toBe(200);
+    // The person reads the provider's words, not its error code.
+    const said = await page.text();
+    expect(said).toContain("The provider said: The user said no.");
+    expect(said).not.toContain("access_denied");
     expect(await d.ok("result", "/result")).toMatchObject({ status: "error", error: "access_denied", error_description: "The user said no." });
   });
 

@@ -86,6 +86,19 @@ describe("proxies", () => {
     }
   });
 
+  it("passes the caller's query on byte for byte (the upstream's own query kept as written), the injected parameters after it", async () => {
+    const name = unique();
+    const p = await proxy({ upstream_url: `${receiver}/echo/${name}?sig=a%20b`, auth: "none", allow_ips: ["0.0.0.0/0", "::/0"], inject_query: { key: QUERY_KEY } });
+    const raw = "q=a%20b&flag&t=~x&plus=1+2";
+    const res = await SELF.fetch(`${p.url}/v1/items?${raw}&key=callers&key=again`, { headers: { "cf-connecting-ip": "198.51.100.7" } });
+    expect(res.status).toBe(200);
+    const [hit] = await arrived(name);
+    expect(hit!.path).toBe(`/echo/${name}/v1/items?sig=a%20b&${raw}&key=${encodeURIComponent(QUERY_KEY)}`);
+    expect(await res.text()).not.toContain(encodeURIComponent(QUERY_KEY));
+    const log = await settledLog(p, 1);
+    expect(log[0]!.path).toBe(`/v1/items?${raw}&key=callers&key=again`);
+  });
+
   it("masks a secret split across the upstream's chunks, and leaves other bytes alone", async () => {
     const name = unique();
     const body = new Uint8Array(300 * 1024).fill(0x2e);

@@ -148,7 +148,8 @@ describe("watch-groups", () => {
     await g.hears({ a: "down", b: "down" });
     const [step] = await received(steps, 1);
     const incident = JSON.parse(step!.body).data as { incident_id: string; source: string; title: string };
-    expect(incident).toMatchObject({ source: g.id, title: `Group ${g.id} is down` });
+    // Named for people: by the children's aliases (no label was given), never by the resource id.
+    expect(incident).toMatchObject({ source: g.id, title: expect.stringMatching(/^Watch group of [a-z_, ]+ is down$/) });
     await a.set(true);
     await g.hears({ a: "up" });
     const escalation = opsOn(escalations, policy.id, policy.mgmt, token);

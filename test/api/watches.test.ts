@@ -9,7 +9,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { watches } from "../../src/kinds/watching/watches";
 import { watchRowsRead } from "./rows-read";
-import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
+import { advance, advanceTo, balanceOf, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -99,6 +99,18 @@ describe("watches: thresholds and events", () => {
     const after = await w.status();
     expect(after.checks).toBe(before.checks + 1);
     expect(Date.parse(after.next_check_at!) - Date.parse(before.next_check_at!)).toBe(10 * MINUTE);
+  });
+
+  it("with realert_seconds equal to the interval, repeats at every check, however late the alerting check ran", async () => {
+    const name = unique();
+    const url = await serveContent(name, "no", { status: 500 });
+    const w = await watch({ type: "http_status", url }, { realert_seconds: 60 });
+    // The first check runs 5 s after its slot; each next one right on its slot.
+    await w.tick(5000);
+    for (let n = 2; n <= 4; n++) await advanceTo(w.id, (await w.status()).next_check_at!);
+    const events = await w.events(4);
+    expect(events.map((e) => [e.type, e.data.alert_number])).toEqual([["watch.down", 1], ["watch.down", 2], ["watch.down", 3], ["watch.down", 4]]);
+    expect(await w.status()).toMatchObject({ checks: 4, alerts_sent: 4 });
   });
 
   it("pauses (no checks, the down episode ended) and resumes with a check at once", async () => {
