@@ -60,7 +60,7 @@ function summary(url) {
     `  engines     ${engineLine}`,
     `  egress      ${egress}`,
     `  runtime     workerd ${PROJECT_WORKERD_VERSION}, the project's (the tests run it too)`,
-    `  next: \`${buy}\` buys $5 of credits and prints the token (README: walk-through with curl)`,
+    `  next: \`${buy}\` buys $5 of credits and prints the token (README's walk-through with curl)`,
     "",
   ].join("\n");
 }

@@ -87,12 +87,12 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   greet(app);
 
-  // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
+  // docs/api.md#requests-and-conventions: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
   app.use("/v1/*", apiBodyLimit);
   app.use("/v1/*", jsonDepthLimit);
   app.use("/v1/*", forgetWrittenResources);
-  // API.md §3: Idempotency-Key honoured on every POST of the API proper.
+  // docs/api.md#requests-and-conventions: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
 
   registerMoneyRoutes(app);

@@ -82,7 +82,7 @@ function routedOp(kind: AnyKind, method: string, path: string): AnyOp {
   return op;
 }
 
-/** A refused call's problem+json (API.md §9), typed and checked by the published Problem schema. */
+/** A refused call's problem+json (docs/api.md#errors), typed and checked by the published Problem schema. */
 export async function problemOf(res: Response, status?: number): Promise<z.infer<typeof problem>> {
   const text = await res.text();
   if (status !== undefined) expect(res.status, text).toBe(status);

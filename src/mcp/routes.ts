@@ -1,5 +1,5 @@
 /**
- * `/mcp`: the MCP endpoint (API.md §13, README "MCP tool endpoint"), hand-written on Hono and
+ * `/mcp`: the MCP endpoint (docs/mcp.md), hand-written on Hono and
  * stateless in every revision it serves (2024-11-05 through 2026-07-28: revisions.ts). POST
  * carries JSON-RPC (endpoint.ts); GET and DELETE answer 405, as each revision allows: there is no
  * server-to-client stream to open and no session to end. The service's icon is served beside it.

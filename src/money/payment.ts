@@ -77,7 +77,7 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
   }
   const header = c.req.header("PAYMENT-SIGNATURE") ?? c.req.header("X-PAYMENT");
   if (!header) {
-    // The anonymous free tier (API.md §10), off by default; never for a purchase, which would mint credit.
+    // The anonymous free tier (docs/api.md#rate-limits), off by default; never for a purchase, which would mint credit.
     const free = call.creditFrom === null ? null : await claimFreeCall(c);
     if (free) {
       try {

@@ -8,7 +8,7 @@ export const problem = z
     type: z.string(),
     title: z.string(),
     status: z.int(),
-    code: z.string().describe("Stable machine-readable error code (API.md §9)."),
+    code: z.string().describe("Stable machine-readable error code."),
     detail: z.string(),
     request_id: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
@@ -107,10 +107,10 @@ export const resourceIdParam = z.object({
   id: z.string().regex(/^r_[0-9A-Za-z]{22}$/).openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
 });
 
-/** A time a caller gives (API.md §3: RFC 3339), with its offset (`Z` or `+02:00`). */
+/** A time a caller gives (docs/api.md#requests-and-conventions: RFC 3339), with its offset (`Z` or `+02:00`). */
 export const rfc3339 = z.iso.datetime({ offset: true });
 
-/** Lists (API.md §3): `?limit=&cursor=` → `{ items, next_cursor }`. */
+/** Lists (docs/api.md#requests-and-conventions): `?limit=&cursor=` → `{ items, next_cursor }`. */
 export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).openapi({ example: fallback }).describe(`Items per page (1–100, default ${fallback}).`);
 
 /** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
@@ -129,7 +129,7 @@ export const noInput = z.object({});
 /** Any JSON value (an entry, a message, a stored result): zod checks nothing, the JSON parser already did. */
 export const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
 
-/** A page of a list (API.md §3): `{ items, next_cursor }`. */
+/** A page of a list (docs/api.md#requests-and-conventions): `{ items, next_cursor }`. */
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 /**

@@ -20,9 +20,9 @@ export const TAG_DESCRIPTIONS = [
   { name: "Manage", description: "Status, extend, export and cancel, with the management token." },
   { name: "Money", description: "Credits, balance, sub-tokens, prices." },
   { name: "Ask", description: "Free feedback and abuse reporting." },
-  { name: "Public addresses", description: "A resource's public face at `/p/{public_id}`: no credentials, free (API.md §12)." },
+  { name: "Public addresses", description: "A resource's public face at `/p/{public_id}`: no credentials, free." },
   { name: "Operator", description: "Liveness for anyone; readiness and the rest behind the operator token (ADMIN_TOKEN)." },
   { name: "OAuth", description: "Client credentials: an access token for a credit token." },
-  { name: "MCP", description: "JSON-RPC tool endpoint for agents (API.md §13)." },
+  { name: "MCP", description: "JSON-RPC tool endpoint for agents (MCP)." },
   { name: "Reference", description: "This document (whole, or a slice per kind or family) and `/llms.txt`, its index for agents." },
 ];

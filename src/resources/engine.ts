@@ -84,7 +84,7 @@ export interface EngineStore {
   dropObjects(keys: string[]): void;
   /**
    * A signed URL that downloads the R2 object `key` (below `${resourceId}/`) without credentials,
-   * valid until the resource ends (API.md §5: export gives large bodies this way). Range requests work.
+   * valid until the resource ends (docs/api.md#managing-a-resource: export gives large bodies this way). Range requests work.
    */
   downloadUrl(key: string): string;
 }

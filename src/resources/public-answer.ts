@@ -35,7 +35,7 @@ export function htmlPolicy(nonce: string): string {
 /**
  * The policy of HTML an owner wrote, served from the API's own origin: sandboxed into an opaque
  * origin (no cookies, storage or credentials of ours; forms go nowhere), nothing loaded from any
- * other origin (API.md §12), inline styles allowed (owners write them), and scripts only when the
+ * other origin (docs/api.md#public-addresses), inline styles allowed (owners write them), and scripts only when the
  * owner opted in, then inline or from the same origin.
  */
 export function authoredPolicy(scripts: boolean): string {

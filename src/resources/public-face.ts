@@ -1,5 +1,5 @@
 /**
- * The public-face contract (API.md §12): what a kind declares to answer at its public
+ * The public-face contract (docs/api.md#public-addresses): what a kind declares to answer at its public
  * address `/p/{public_id}`, what a request there looks like to it, and the answers it may
  * give. One contract for every kind with a face: a dead-man switch's pings, a debouncer's
  * events, a one-time secret's page, a blob's link, and the inboxes, bins, forms and sites

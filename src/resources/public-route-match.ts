@@ -1,5 +1,5 @@
 /**
- * Matching a public request to one of its face's routes (API.md §12): the path split once
+ * Matching a public request to one of its face's routes (docs/api.md#public-addresses): the path split once
  * per route into literals, `{name}` params and a trailing `{name*}`, so 404 and 405 (with
  * `Allow`) are decided at the edge before any Durable Object wakes.
  */

@@ -1,5 +1,5 @@
 /**
- * The public address router (API.md §12): `/p/{public_id}` and the paths below it, for
+ * The public address router (docs/api.md#public-addresses): `/p/{public_id}` and the paths below it, for
  * kinds with a public face (resources/public-face.ts). No credentials and no charge: the
  * resource's owner pays for its life, and callers are held to the per-address rate limit.
  *

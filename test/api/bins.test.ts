@@ -1,5 +1,5 @@
 /**
- * bins, per KINDS.md and issue 13: every request at the address or below it captured whole (method,
+ * bins, per docs/kinds.md and issue 13: every request at the address or below it captured whole (method,
  * path, query, headers, raw bytes, client address, timing), answered as configured; captures
  * listed newest first, fetched, their raw bodies downloaded; a view link for people (its page is
  * opened in Chromium by test/node/pages.test.ts).

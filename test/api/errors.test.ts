@@ -1,5 +1,5 @@
 /**
- * Errors per API.md §9: problem+json everywhere, request ids, the right status for each way a request
+ * Errors per docs/api.md#errors: problem+json everywhere, request ids, the right status for each way a request
  * can be wrong, and a detail that names the fix (the right token in the right header, how to pay,
  * the allowed methods, the path that was meant, the field at fault), with a page behind every `type`.
  */

@@ -1,5 +1,5 @@
 /**
- * oauth-callbacks, per issue 14 and KINDS.md: the authorize_url with state and a PKCE S256
+ * oauth-callbacks, per issue 14 and docs/kinds.md: the authorize_url with state and a PKCE S256
  * challenge; a callback with the wrong state changes nothing; the right one has the code
  * exchanged at the token endpoint (a local receiver standing in; the request as RFC 6749 and
  * 7636 specify it: grant, code, redirect_uri, verifier, client authentication) and the tokens

@@ -1,5 +1,5 @@
 /**
- * proxies, per KINDS.md and issue 13: an auth-gated reverse proxy in front of a local upstream
+ * proxies, per docs/kinds.md and issue 13: an auth-gated reverse proxy in front of a local upstream
  * that echoes what it received. Only callers with the proxy's own credential (bearer or basic,
  * shown once) or from an allowed range reach it; the injected secrets arrive there and appear in
  * no answer (masked even when the upstream echoes them), log, export or storage; a wrong

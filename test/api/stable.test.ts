@@ -1,5 +1,5 @@
 /**
- * stable addresses, per KINDS.md and issue 13: a permanent public URL proxied (both ways,
+ * stable addresses, per docs/kinds.md and issue 13: a permanent public URL proxied (both ways,
  * streaming, up to 10 MiB) or redirected (307) to a target the agent changes; while there is no
  * target, requests are buffered (202) and replayed to the next target in arrival order, once
  * each, signed, through the delivery pipeline. Tested against the local receiver.

@@ -1,5 +1,5 @@
 /**
- * transfers, per issue 15 and KINDS.md: a 200 MiB object copied S3 → objects → S3 byte-exact
+ * transfers, per issue 15 and docs/kinds.md: a 200 MiB object copied S3 → objects → S3 byte-exact
  * through a real S3-compatible server (s3rver behind a front that checks every SigV4 signature
  * with AWS's own signer, test/peers/s3.ts), part by part, with progress and checksums; URL sources
  * and destinations; a source that fails part-way (failed with what was moved, then resumed from

@@ -1,5 +1,5 @@
 /**
- * watch-groups, per KINDS.md and issue 16: nested expressions and "K of N" across transitions,
+ * watch-groups, per docs/kinds.md and issue 16: nested expressions and "K of N" across transitions,
  * unknown (paused) children in three-valued logic, one event per group transition (never one
  * per child), a group of groups, and the history naming the child that caused each transition.
  * Watches tell their groups through relays over the real queue, so the tests wait for the news.

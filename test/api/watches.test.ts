@@ -1,5 +1,5 @@
 /**
- * watches, per KINDS.md and issue 16: each of the 13 check types against a real local target (the
+ * watches, per docs/kinds.md and issue 16: each of the 13 check types against a real local target (the
  * receiver's scripted answers, its DNS-over-HTTPS and RDAP responders; chain_balance against the
  * local EVM node is in test/direct), the thresholds (N−1 failures send nothing, the Nth one
  * watch.down; recovery one watch.up; flapping nothing extra), repeats, pause, history, and bad

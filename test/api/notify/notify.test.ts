@@ -1,5 +1,5 @@
 /**
- * notify, per issue 14 and KINDS.md: channel URLs checked at create (422 naming the one that
+ * notify, per issue 14 and docs/kinds.md: channel URLs checked at create (422 naming the one that
  * does not parse, nothing charged), kept sealed and only ever shown redacted; a send fans out
  * to every channel as its own delivery through the one pipeline, answers at once, and reports
  * each channel's result (long-poll until all are settled); a provider that answers 2xx but says
