@@ -19,7 +19,7 @@ export interface AfterCommit {
 
 export const afterCommit = (): AfterCommit => ({ sends: [], drops: [] });
 
-/** Where a transaction records its sends and R2 deletes (ResourceCore.outbox). */
+/** Where a transaction records its sends and R2 deletes (the resource's outbox, resource/outbox.ts). */
 export interface Outbox {
   pending: AfterCommit;
   send(id: string, request: OutgoingRequest): void;

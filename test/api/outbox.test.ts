@@ -99,9 +99,10 @@ function randomBytes(size: number): Uint8Array {
 async function sendStored(id: string, key: string, body: Uint8Array, urls: string[]): Promise<string[]> {
   await env.BUCKET.put(key, body);
   return runInDurableObject(stubOf(id), async (obj) => {
-    // The object's work path (protected: reached here as a kind's operation reaches it).
-    const o = obj as unknown as { meta(): unknown; commit<T>(meta: unknown, work: (store: import("../../src/resources/kind").EngineStore) => T): Promise<T> };
-    return o.commit(o.meta(), (store) =>
+    // The object's work part (private: reached here as a kind's operation reaches it).
+    type Store = import("../../src/resources/kind").EngineStore;
+    const o = obj as unknown as { meta: { get(): unknown }; work: { commit<T>(meta: unknown, work: (store: Store) => T): Promise<T> } };
+    return o.work.commit(o.meta.get(), (store) =>
       urls.map((url) => store.send({ url, method: "POST", headers: { "content-type": "application/octet-stream" }, body: { key }, eventType: "test.stored" })),
     );
   });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { queues } from "../../src/kinds/memory/queues";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, stubOf } from "../harness";
 import { watchRowsRead } from "./rows-read";
-import { MAX_WAITERS } from "../../durable-objects/resource/core";
+import { MAX_WAITERS } from "../../durable-objects/resource/work";
 
 type Op = (method: string, path: string, payload?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -242,7 +242,7 @@ describe("queues", () => {
     const q = await queue({}, 2);
     const waiting = Array.from({ length: MAX_WAITERS }, () => lease(q.op, { max_messages: 1, wait_seconds: 30 }));
     // Until all of them wait in the object (each holds one of its timers).
-    const waiters = () => runInDurableObject(stubOf(q.id), (o) => (o as unknown as { waiters: Set<unknown> }).waiters.size);
+    const waiters = () => runInDurableObject(stubOf(q.id), (o) => (o as unknown as { work: { waiters: Set<unknown> } }).work.waiters.size);
     while ((await waiters()) < MAX_WAITERS) await new Promise((r) => setTimeout(r, 100));
 
     const started = Date.now();
