@@ -11,8 +11,7 @@ import type { EngineStore } from "../resources/engine";
 import { sha256Hex } from "../bytes";
 import { ERROR_CODES, type Result } from "../http/errors";
 import { resourceStub } from "../stubs";
-import type { AttemptResult } from "./attempt";
-import type { WebhookMessage } from "./messages";
+import type { AttemptResult, WebhookMessage } from "./messages";
 
 const PREFIX = "zeitvault://resources/";
 

@@ -17,7 +17,7 @@
  * Without `finish`, `handle` answers directly.
  */
 import type { Json } from "../json";
-import type { EngineStore, PrepareContext } from "./kind";
+import type { EngineStore, PrepareContext } from "./engine";
 import { AppError, type ErrorCode } from "../http/errors";
 import { parseCallerJson } from "../http/json-depth";
 

@@ -7,8 +7,7 @@
 import { AppError } from "../../../http/errors";
 import { keysetPage } from "../../../resources/pages";
 import type { EngineStore } from "../../../resources/kind";
-import type { InlineContent } from "./content";
-import type { Fetched } from "./fetch";
+import type { Fetched, InlineContent } from "./content";
 import { payloadOf } from "./receipt";
 import { MAX_FETCHES, MAX_STORED_BYTES } from "./schema";
 
