@@ -12,7 +12,7 @@ import { KINDS } from "../../src/resources/registry";
 import { DEFAULT_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type PublicRoute } from "../../src/resources/public-face";
 import { matchRoute } from "../../src/resources/public-route-match";
 import { resourceFixture } from "./examples";
-import { ORIGIN, buyCredits, call, createResource, json, managed, publicUrl } from "../harness";
+import { ORIGIN, buyCredits, call, createResource, json, managed, publicUrl, type Problem } from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 const NO_SUCH_PATH = "This address serves nothing at that path.";
@@ -26,8 +26,8 @@ async function hit(url: string, method: string, body?: string | Uint8Array): Pro
   return SELF.fetch(url, { method, headers, body });
 }
 
-async function problem(res: Response): Promise<Record<string, any>> {
-  return res.headers.get("content-type")?.includes("json") ? json(res) : { detail: await res.text() };
+async function problem(res: Response): Promise<Partial<Problem>> {
+  return res.headers.get("content-type")?.includes("json") ? json<Problem>(res) : { detail: await res.text() };
 }
 
 /** What the resource shows of itself (usage and status): a refused request must not change it. */
