@@ -7,7 +7,7 @@
  * resource/lifecycle.ts.
  */
 import { AppError, capture, type Result } from "../src/http/errors";
-import { requireKind } from "../src/resources/registry";
+import { requireKind } from "../src/resources/kinds";
 import type { PublicAnswer } from "../src/resources/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import { afterCommit } from "./resource/engine-store";

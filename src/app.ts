@@ -24,6 +24,8 @@ import { registerAsk } from "./ask";
 import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
+import { completeDocumentation } from "./openapi/deferred";
+import { loadAllKinds } from "./resources/kinds";
 import { configGuard, GUARDED_PATHS } from "./operator/config-guard";
 import { registerOperator } from "./operator";
 import { requestLog } from "./operator/request-log";
@@ -73,6 +75,18 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use("/v1/*", forgetWrittenResources);
   // API.md §3: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
+  // A request loads the kind it names (resources/kinds.ts); what answers about every kind loads them all first,
+  // and the document and the MCP tools (which read its registry) have every kind's part written in first.
+  app.use("/v1/prices", async (_c, next) => {
+    await loadAllKinds();
+    await next();
+  });
+  for (const path of ["/openapi.json", "/llms.txt", "/mcp"]) {
+    app.use(path, async (_c, next) => {
+      await completeDocumentation(app);
+      await next();
+    });
+  }
 
   registerMoneyRoutes(app);
   registerReceiptRoutes(app);

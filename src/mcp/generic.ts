@@ -10,7 +10,7 @@ import { methodsOf } from "../resources/public-route-match";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { FAMILIES, KINDS, findKind } from "../resources/registry";
+import { allKinds, FAMILIES, KIND_NAMES, requireKind } from "../resources/kinds";
 import type { AnyKind } from "../resources/kind";
 import { AppError, validationError } from "../http/errors";
 import { microToUsd } from "../money/amounts";
@@ -30,7 +30,7 @@ export interface GenericTool {
   run(ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult>;
 }
 
-const kindField = z.enum(KINDS.map((k) => k.kind) as [string, ...string[]]).describe("The kind, as list_kinds names it (e.g. `counters`).");
+const kindField = z.enum(KIND_NAMES as [string, ...string[]]).describe("The kind, as list_kinds names it (e.g. `counters`).");
 const inputField = (what: string) => z.record(z.string(), z.unknown()).default({}).describe(what);
 const idempotencyKey = z
   .string()
@@ -120,7 +120,7 @@ export const GENERIC_TOOLS: GenericTool[] = [
     inputSchema: toJsonSchema(listKindsInput) as ToolInputSchema,
     run: (_ctx, args) => {
       const { family } = parsed(listKindsInput, args);
-      const kinds = KINDS.filter((k) => !family || k.family === family).map((k) => ({
+      const kinds = allKinds().filter((k) => !family || k.family === family).map((k) => ({
         kind: k.kind, family: k.family, title: k.title, summary: k.summary, price_per_day_usd: perDay(k),
         default_ttl_seconds: k.defaultTtlSeconds, max_ttl_seconds: k.maxTtlSeconds, operations: k.ops.map((op) => op.name),
       }));
@@ -131,7 +131,7 @@ export const GENERIC_TOOLS: GenericTool[] = [
     name: "describe_kind",
     description: "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
     inputSchema: toJsonSchema(describeKindInput) as ToolInputSchema,
-    run: (ctx, args) => free(describeKind(findKind(parsed(describeKindInput, args).kind)!, ctx.tools)),
+    run: (ctx, args) => free(describeKind(requireKind(parsed(describeKindInput, args).kind), ctx.tools)),
   },
   {
     name: "create_resource",
@@ -148,7 +148,7 @@ export const GENERIC_TOOLS: GenericTool[] = [
     inputSchema: toJsonSchema(callInput) as ToolInputSchema,
     run: (ctx, args, payment) => {
       const { kind, id, management_token, operation, input, idempotency_key } = parsed(callInput, args);
-      const known = [...findKind(kind)!.ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];
+      const known = [...requireKind(kind).ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];
       if (!known.includes(operation)) {
         throw new AppError("validation_failed", `operation: ${kind} has no operation ${operation}; it has ${known.join(", ")}.`, { errors: [{ path: "operation", message: `must be one of ${known.join(", ")}` }] });
       }

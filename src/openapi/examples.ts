@@ -4,7 +4,7 @@
  * them. A client generated from the document, or an agent reading it, has a request
  * that works for every operation.
  */
-import { KINDS } from "../resources/registry";
+import { allKinds } from "../resources/kinds";
 
 type Json = Record<string, any>;
 
@@ -17,7 +17,7 @@ function exampleParameters(op: Json, values: Record<string, Record<string, unkno
 }
 
 export function withExamples(doc: Json): Json {
-  for (const kind of KINDS) {
+  for (const kind of allKinds()) {
     const create = doc.paths?.[`/v1/${kind.kind}`]?.post;
     if (create) create.requestBody.content["application/json"].example = kind.example;
     for (const op of kind.ops) {

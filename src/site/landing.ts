@@ -1,5 +1,5 @@
 /** `GET /`: one screen for a human who opened the API's address in a browser. */
-import { KINDS } from "../resources/registry";
+import { KIND_CARDS } from "../resources/kinds";
 import { escapeHtml, page, STYLE_HASH, topBar } from "./layout";
 
 const CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
@@ -36,7 +36,7 @@ const code = (label: string, text: string) => `<pre tabindex="0" aria-label="${e
 
 export function landingPage(serviceName: string, baseUrl: string): Response {
   const name = escapeHtml(serviceName);
-  const kinds = KINDS.map((k) => `<code>${escapeHtml(k.kind)}</code> (${escapeHtml(k.summary.replace(/\.$/, ""))})`).join(", ");
+  const kinds = KIND_CARDS.map((k) => `<code>${escapeHtml(k.kind)}</code> (${escapeHtml(k.summary.replace(/\.$/, ""))})`).join(", ");
   const body = `<div class="wrap">
 ${topBar(serviceName)}
 <main id="main">
