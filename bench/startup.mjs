@@ -10,17 +10,18 @@
  *   BENCH_PROFILE=0 BENCH_ROUNDS=3 npm run bench:startup      (CPU only, no profiles)
  *
  * The service's bundle is built as `npm run deploy` builds it (`wrangler deploy --dry-run`, from the
- * worktree as it is), once. Each round then measures each target twice, back to back:
+ * worktree as it is), once. Each round then measures both targets, back to back:
  * - **CPU**, as `wrangler check startup` sets it up (the bundle's modules in a fresh workerd under
  *   miniflare, imported by the first request) but read as the runtime's own CPU time, from the kernel
- *   (each thread's `/proc/<workerd pid>/task/<tid>/schedstat`: nanoseconds on a CPU): *load*, from the process's start until it
- *   is ready (workerd's own start and the modules' compilation), and *first request*, the one that
- *   imports the bundle (its global scope evaluated; a request before it warms the path in). Sampled wall
- *   time stretches whenever the thread waits for a core, which here is often; time on the CPU does not.
- * - **The profile**: `wrangler check startup --worker`, whose sampled time outside `(idle)` is printed
- *   too, and whose samples, summed over the rounds, say where the service's start-up goes (self time by
- *   source file and function, and time by file including callees). The profiles are kept under
- *   bench/results/.
+ *   (each thread's `/proc/<workerd pid>/task/<tid>/schedstat`: nanoseconds on a CPU): *load*, from the
+ *   process's start until it is ready (workerd's own start and the compilation of every module), and
+ *   *first request*, the one that imports the bundle (its global scope evaluated; a request before it
+ *   warms the path in). The round keeps the median of BENCH_STARTS (3) cold starts of each, interleaved.
+ *   Sampled wall time stretches whenever the thread waits for a core, which here is often; CPU time does not.
+ * - **The profile**: one `wrangler check startup --worker` of each, whose sampled time outside `(idle)` is
+ *   printed too, and whose samples, summed over the rounds, say where the service's start-up goes (self
+ *   time by source file and function, time by file including callees, and each module's initialisation).
+ *   The profiles are kept under bench/results/.
  * Printed: each target's medians, the medians of the rounds' ratios (with each round's), and the
  * bundle's size (raw and gzip, as wrangler reports its upload).
  */
@@ -34,6 +35,8 @@ import { bundleSourceMap, log, otherActivity, run } from "./lib.mjs";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const topN = Number(process.env.BENCH_TOP ?? 25);
+/** Cold starts of each target per round, for the CPU measures (their median is the round's). */
+const startsPerRound = Number(process.env.BENCH_STARTS ?? 3);
 /** BENCH_PROFILE=0: the CPU measures only, without check startup's profiles (a quicker look). */
 const profiling = process.env.BENCH_PROFILE !== "0";
 const WRANGLER = path.resolve("node_modules/.bin/wrangler");
@@ -146,7 +149,7 @@ function busyMs(p, weigh = samples) {
  * bundle's top level holds every module's top-level statements, and those lines say whose they are.
  */
 function where(profiles, map) {
-  const byFile = new Map(), byFunction = new Map(), inclusive = new Map();
+  const byFile = new Map(), byFunction = new Map(), inclusive = new Map(), initialising = new Map();
   let total = 0;
   const add = (m, k, us) => m.set(k, (m.get(k) ?? 0) + us);
   const fromBundle = (cf) => cf.url.endsWith("/worker.js") || cf.url === "worker.js";
@@ -189,11 +192,32 @@ function where(profiles, map) {
       const seen = new Set();
       for (let at = id; at !== undefined; at = parent.get(at)) if (nodes.get(at).callFrame.functionName !== "(root)") seen.add(place(nodes.get(at).callFrame));
       for (const file of seen) add(inclusive, file, us);
+      add(initialising, initialiser(nodes, parent, id), us);
     }
   }
   const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n)
     .map(([k, us]) => `| ${((us / total) * 100).toFixed(1)}% | ${(us / 1000 / profiles.length).toFixed(1)} ms | \`${k}\` |`);
-  return { files: top(byFile, topN), inclusive: top(inclusive, topN), functions: top(byFunction, topN) };
+  return { files: top(byFile, topN), inclusive: top(inclusive, topN), functions: top(byFunction, topN), modules: top(initialising, topN) };
+
+  /**
+   * Whose initialisation a sample belongs to: esbuild wraps a module that is imported lazily somewhere (and
+   * every module it imports) in a function named by its path, run once; the nearest such frame above the
+   * sample owns it. `__init` is the wrapper itself (its own time is mostly compiling the module it is about
+   * to run); nothing above: the bundle's top level, or a request's own work.
+   */
+  function initialiser(nodes, parent, id) {
+    const { functionName } = nodes.get(id).callFrame;
+    if (functionName === "__init") return "(compiling a module's code before its first run)";
+    if (functionName === "(garbage collector)" || functionName === "(program)") return functionName;
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const cf = nodes.get(at).callFrame;
+      if (/\/[^/]+\.(?:[cm]?[jt]s|json)$/.test(cf.functionName) && fromBundle(cf)) {
+        const file = cf.functionName.replace(/^.*node_modules\//, "");
+        return file.startsWith("src/") || file.startsWith("durable-objects/") ? file : `${place(cf)} (${file.split("/").slice(-2).join("/")})`;
+      }
+    }
+    return "(not in a wrapped module: the top level, or the request)";
+  }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -209,10 +233,13 @@ const measured = { service: [], calibration: [] };
 for (let round = 1; round <= rounds; round++) {
   // Alternate which goes first, so neither always meets the machine right after the other.
   const order = round % 2 ? ["service", "calibration"] : ["calibration", "service"];
+  const forms = { service: service.form, calibration: calibration.form };
+  // Several cold starts of each, interleaved; the round keeps each one's median.
+  const starts = { service: [], calibration: [] };
+  for (let i = 0; i < startsPerRound; i++) for (const name of order) starts[name].push(await cpuOfStart(forms[name]));
   for (const name of order) {
-    const form = name === "service" ? service.form : calibration.form;
-    const cpu = await cpuOfStart(form);
-    const p = profiling ? await profile(name, form, round) : null;
+    const p = profiling ? await profile(name, forms[name], round) : null;
+    const cpu = { first: median(starts[name].map((s) => s.first)), load: median(starts[name].map((s) => s.load)) };
     measured[name].push({ ...cpu, sampled: p ? busyMs(p) : NaN, counted: p ? busyMs(p, ticks) : NaN });
     if (p && name === "service") serviceProfiles.push(p);
   }
@@ -221,7 +248,7 @@ for (let round = 1; round <= rounds; round++) {
 }
 log(`machine after: ${(await otherActivity()).text}`);
 
-const { files, inclusive, functions } = where(serviceProfiles, bundleSourceMap(service.source));
+const { files, inclusive, functions, modules } = where(serviceProfiles, bundleSourceMap(service.source));
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const row = (label, key) => {
   const [svc, cal] = [measured.service.map((m) => m[key]), measured.calibration.map((m) => m[key])];
@@ -254,5 +281,9 @@ ${inclusive.join("\n")}
 | self | ms | function |
 |---|---|---|
 ${functions.join("\n")}
+
+| share | ms | initialisation of a module (its top-level code and what it calls; other modules' excluded) |
+|---|---|---|
+${modules.join("\n")}
 ` : ""}`);
 await writeFile(path.join(results, `startup-${stamp}.json`), JSON.stringify({ measured, upload: service.upload, bytes: Buffer.byteLength(service.source), gzipBytes }, null, 2));
