@@ -113,11 +113,19 @@ function describeKind(kind: AnyKind, tools: Catalogue) {
 
 const free = (body: unknown) => Promise.resolve(result(body, false));
 
+/** A tool's JSON Schema, made when a tools/list first shows it rather than at every isolate's start. */
+const inputSchemas = new WeakMap<z.ZodType, ToolInputSchema>();
+function inputSchemaOf(schema: z.ZodType): ToolInputSchema {
+  let json = inputSchemas.get(schema);
+  if (!json) inputSchemas.set(schema, (json = toJsonSchema(schema) as ToolInputSchema));
+  return json;
+}
+
 export const GENERIC_TOOLS: GenericTool[] = [
   {
     name: "list_kinds",
     description: "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
-    inputSchema: toJsonSchema(listKindsInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(listKindsInput); },
     run: (_ctx, args) => {
       const { family } = parsed(listKindsInput, args);
       const kinds = allKinds().filter((k) => !family || k.family === family).map((k) => ({
@@ -130,13 +138,13 @@ export const GENERIC_TOOLS: GenericTool[] = [
   {
     name: "describe_kind",
     description: "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
-    inputSchema: toJsonSchema(describeKindInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(describeKindInput); },
     run: (ctx, args) => free(describeKind(requireKind(parsed(describeKindInput, args).kind), ctx.tools)),
   },
   {
     name: "create_resource",
     description: "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
-    inputSchema: toJsonSchema(createInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(createInput); },
     run: (ctx, args, payment) => {
       const { kind, input, idempotency_key } = parsed(createInput, args);
       return callTool(ctx.app, ctx.c, ctx.tools.get(`create_${snake(kind)}`)!, input, payment, idempotency_key);
@@ -145,7 +153,7 @@ export const GENERIC_TOOLS: GenericTool[] = [
   {
     name: "call_operation",
     description: "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
-    inputSchema: toJsonSchema(callInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(callInput); },
     run: (ctx, args, payment) => {
       const { kind, id, management_token, operation, input, idempotency_key } = parsed(callInput, args);
       const known = [...requireKind(kind).ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];

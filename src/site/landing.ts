@@ -1,8 +1,8 @@
 /** `GET /`: one screen for a human who opened the API's address in a browser. */
 import { KIND_CARDS } from "../resources/kinds";
-import { escapeHtml, page, STYLE_HASH, topBar } from "./layout";
+import { escapeHtml, page, styleHash, topBar } from "./layout";
 
-const CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+const csp = () => `default-src 'none'; style-src ${styleHash()}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 function curlExample(base: string): string {
   return `curl -i -X POST ${base}/v1/counters \\
@@ -74,6 +74,6 @@ ${topBar(serviceName)}
     title: `${serviceName}: persistence for AI agents`,
     description: "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs and management tokens.",
     body,
-    csp: CSP,
+    csp: csp(),
   });
 }

@@ -37,8 +37,9 @@ footer { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .7
 .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: .25rem .5rem; }
 `;
 
-/** CSP source for the inline stylesheet: a hash, so no 'unsafe-inline' is needed. */
-export const STYLE_HASH = `'sha256-${toBase64(sha256(utf8(STYLE)))}'`;
+let styleHashText: string | undefined;
+/** CSP source for the inline stylesheet: a hash, so no 'unsafe-inline' is needed (worked out on first use, not at start-up). */
+export const styleHash = (): string => (styleHashText ??= `'sha256-${toBase64(sha256(utf8(STYLE)))}'`);
 
 export interface PageOptions {
   title: string;
