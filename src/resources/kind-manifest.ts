@@ -1,5 +1,5 @@
 /**
- * Generated from the registry (src/resources/registry.ts) by `npm run kinds:manifest`: do not edit.
+ * Generated from the registry (src/resources/registry.ts) by `npm run manifests`: do not edit.
  * What the worker knows of each kind before it loads the kind's module (resources/kinds.ts): its name,
  * family and summary, the method and path of every route it has, with an operation's body limit, and how
  * to load it. test/node/kind-manifest.test.ts fails when this is out of date.

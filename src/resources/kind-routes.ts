@@ -249,7 +249,7 @@ export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
       // One parameter: a handler, not a middleware (operator/request-facts.ts names the route by the first handler).
       app.on(method.toUpperCase(), honoPath(path), async (c: Context<AppEnv>) => {
         chain ??= (await build(card)).chains.get(key);
-        if (!chain) throw new Error(`${card.kind}: the manifest's route ${key} is not the kind's (npm run kinds:manifest)`);
+        if (!chain) throw new Error(`${card.kind}: the manifest's route ${key} is not the kind's (npm run manifests)`);
         return runChain(c, chain);
       });
     }

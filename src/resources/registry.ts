@@ -1,5 +1,5 @@
 /**
- * The registry of kinds: adding a kind is one import and one line here, then `npm run kinds:manifest`
+ * The registry of kinds: adding a kind is one import and one line here, then `npm run manifests`
  * (test/node/kind-manifest.test.ts says when it is due). This module imports every kind: tests and the
  * manifest's generator read it; the worker reaches kinds through kinds.ts, one at a time, from the manifest.
  */

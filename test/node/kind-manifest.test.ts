@@ -1,7 +1,7 @@
 /**
  * The kind manifest (src/resources/kind-manifest.ts) is the registry's: every kind, in order, with its
  * name, family, summary, its own routes and its operations' methods, paths and body limits, and a loader
- * that imports the very kind the registry lists. `npm run kinds:manifest` rewrites it after a change.
+ * that imports the very kind the registry lists. `npm run manifests` rewrites it after a change.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -57,7 +57,7 @@ function manifest(): string {
     ].join("\n");
   });
   return `/**
- * Generated from the registry (src/resources/registry.ts) by \`npm run kinds:manifest\`: do not edit.
+ * Generated from the registry (src/resources/registry.ts) by \`npm run manifests\`: do not edit.
  * What the worker knows of each kind before it loads the kind's module (resources/kinds.ts): its name,
  * family and summary, the method and path of every route it has, with an operation's body limit, and how
  * to load it. test/node/kind-manifest.test.ts fails when this is out of date.
@@ -72,8 +72,8 @@ ${cards.join("\n")}
 
 it("is the registry's, as generated", () => {
   const expected = manifest();
-  if (process.env.WRITE_KIND_MANIFEST === "1") writeFileSync(FILE, expected);
-  else expect(readFileSync(FILE, "utf8"), "the kind manifest is out of date: npm run kinds:manifest").toBe(expected);
+  if (process.env.WRITE_MANIFESTS === "1") writeFileSync(FILE, expected);
+  else expect(readFileSync(FILE, "utf8"), "the kind manifest is out of date: npm run manifests").toBe(expected);
 });
 
 it("loads the very kinds the registry lists", async () => {
