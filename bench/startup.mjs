@@ -8,6 +8,7 @@
  *   npm run bench:startup                       (5 rounds)
  *   BENCH_ROUNDS=7 BENCH_TOP=40 npm run bench:startup
  *   BENCH_PROFILE=0 BENCH_ROUNDS=3 npm run bench:startup      (CPU only, no profiles)
+ *   BENCH_BASE=../other-checkout npm run bench:startup         (that checkout's bundle too, for a before/after)
  *
  * The service's bundle is built as `npm run deploy` builds it (`wrangler deploy --dry-run`, from the
  * worktree as it is), once. Each round then measures both targets, back to back:
@@ -225,20 +226,23 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 log(`building the service (wrangler deploy --dry-run) and the calibration worker in ${work}`);
 const service = await build("service", "wrangler.toml");
 const calibration = await build("calibration", "bench/startup-calibration/wrangler.toml");
+// BENCH_BASE=<a checkout, node_modules beside it>: its bundle too, in the same rounds, to compare a change with what it changes.
+const base = process.env.BENCH_BASE ? await build("base", path.join(path.resolve(process.env.BENCH_BASE), "wrangler.toml")) : null;
 const gzipBytes = gzipSync(service.source).length;
 log(`machine before: ${(await otherActivity()).text}`);
 
 const serviceProfiles = [];
-const measured = { service: [], calibration: [] };
+const measured = { service: [], calibration: [], base: [] };
 for (let round = 1; round <= rounds; round++) {
-  // Alternate which goes first, so neither always meets the machine right after the other.
-  const order = round % 2 ? ["service", "calibration"] : ["calibration", "service"];
-  const forms = { service: service.form, calibration: calibration.form };
+  // Rotate which goes first, so none always meets the machine right after another.
+  const names = base ? ["service", "calibration", "base"] : ["service", "calibration"];
+  const order = names.map((_, i) => names[(i + round - 1) % names.length]);
+  const forms = { service: service.form, calibration: calibration.form, base: base?.form };
   // Several cold starts of each, interleaved; the round keeps each one's median.
-  const starts = { service: [], calibration: [] };
+  const starts = { service: [], calibration: [], base: [] };
   for (let i = 0; i < startsPerRound; i++) for (const name of order) starts[name].push(await cpuOfStart(forms[name]));
   for (const name of order) {
-    const p = profiling ? await profile(name, forms[name], round) : null;
+    const p = profiling && name !== "base" ? await profile(name, forms[name], round) : null;
     const cpu = { first: median(starts[name].map((s) => s.first)), load: median(starts[name].map((s) => s.load)) };
     measured[name].push({ ...cpu, sampled: p ? busyMs(p) : NaN, counted: p ? busyMs(p, ticks) : NaN });
     if (p && name === "service") serviceProfiles.push(p);
@@ -250,8 +254,8 @@ log(`machine after: ${(await otherActivity()).text}`);
 
 const { files, inclusive, functions, modules } = where(serviceProfiles, bundleSourceMap(service.source));
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
-const row = (label, key) => {
-  const [svc, cal] = [measured.service.map((m) => m[key]), measured.calibration.map((m) => m[key])];
+const row = (label, key, of = "service", against = "calibration") => {
+  const [svc, cal] = [measured[of].map((m) => m[key]), measured[against].map((m) => m[key])];
   const ratios = svc.map((ms, i) => ms / cal[i]).sort((a, b) => a - b);
   return `| ${label} | ${median(svc).toFixed(0)} ms | ${median(cal).toFixed(0)} ms | **${median(ratios).toFixed(2)}×** | ${ratios.map((x) => x.toFixed(2)).join(", ")} |`;
 };
@@ -264,7 +268,11 @@ ${row("CPU, first request (global scope)", "first")}
 ${row("CPU, load (workerd start, compilation)", "load")}
 ${row("check startup: sampled time", "sampled")}
 ${row("check startup: samples × interval", "counted")}
-
+${base ? `${row("base: CPU, first request", "first", "base")}
+${row("base: CPU, load", "load", "base")}
+${row("service / base: CPU, first request", "first", "service", "base")}
+${row("service / base: CPU, load", "load", "service", "base")}
+` : ""}
 - bundle: worker.js ${kib(Buffer.byteLength(service.source))} (gzip ${kib(gzipBytes)}); wrangler's upload ${service.upload ? `${service.upload.raw.toFixed(0)} KiB / gzip ${service.upload.gzip.toFixed(0)} KiB` : "(not reported)"}
 - per round (service / calibration, ms): ${measured.service.map((m, i) => `${m.first.toFixed(0)}/${measured.calibration[i].first.toFixed(0)}`).join(", ")} (first request)
 ${profiling ? `
