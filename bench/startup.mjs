@@ -23,6 +23,9 @@
  *   printed too, and whose samples, summed over the rounds, say where the service's start-up goes (self
  *   time by source file and function, time by file including callees, and each module's initialisation).
  *   The profiles are kept under bench/results/.
+ * - **Then**, in the service's cold starts only: the CPU of the first request that names a kind, and of the
+ *   first request for the OpenAPI document, each after the import (FOLLOW_UPS): what was moved out of the
+ *   global scope is paid there.
  * Printed: each target's medians, the medians of the rounds' ratios (with each round's), and the
  * bundle's size (raw and gzip, as wrangler reports its upload).
  */
@@ -90,21 +93,53 @@ const workerdChildren = () =>
     .map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm === "workerd").map(([pid]) => Number(pid));
 
 /**
- * CPU of one cold start of a built form, in ms: `load` (workerd started and the modules compiled) and
- * `first` (the request that imports the main module), as check startup's harness runs it.
+ * The requests measured after the import, each on its own (service and base only): what the first request
+ * that names a kind pays for it (its module and routes built; refused, no credential, before any storage),
+ * and what the first request for the document pays (every kind loaded, the document built).
  */
-async function cpuOfStart(formFile) {
+const FOLLOW_UPS = {
+  kind: { method: "GET", path: "/v1/counters/r_4k2R8h1Zq0Wm3n5T7v9x1y" },
+  document: { method: "GET", path: "/openapi.json" },
+};
+
+/** What the follow-up requests need of the form's bindings: its variables, a D1 database and its rate limiters. */
+function bindingsOf(metadata) {
+  const options = { bindings: {}, d1Databases: [], ratelimits: {} };
+  for (const b of metadata.bindings ?? []) {
+    if (b.type === "plain_text") options.bindings[b.name] = b.text;
+    else if (b.type === "d1") options.d1Databases.push(b.name);
+    else if (b.type === "ratelimit") options.ratelimits[b.name] = { simple: b.simple };
+  }
+  return options;
+}
+
+/**
+ * CPU of one cold start of a built form, in ms: `load` (workerd started and the modules compiled) and
+ * `first` (the request that imports the main module), as check startup's harness runs it; with
+ * `followUps`, each follow-up request's too, one after another.
+ */
+async function cpuOfStart(formFile, followUps = false) {
   const form = await readForm(formFile);
   const metadata = JSON.parse(form.get("metadata"));
   const modules = [];
   for (const [name, part] of form.entries()) {
     if (typeof part !== "string" && MODULE_TYPES[part.type]) modules.push({ type: MODULE_TYPES[part.type], path: name, contents: new Uint8Array(await part.arrayBuffer()) });
   }
-  const entry = `export default { async fetch(request) { if (new URL(request.url).pathname === "/start") await import(${JSON.stringify(metadata.main_module)}); return new Response("ok"); } };`;
+  const main = JSON.stringify(metadata.main_module);
+  const entry = `export default { async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname === "/start") await import(${main});
+    if (url.pathname === "/then") {
+      const worker = (await import(${main})).default;
+      const answer = await worker.fetch(new Request("https://startup.example" + url.searchParams.get("path"), { method: url.searchParams.get("method") }), env, ctx);
+      return new Response(String(answer.status));
+    }
+    return new Response("ok");
+  } };`;
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
     name: "startup", compatibilityDate: metadata.compatibility_date, compatibilityFlags: metadata.compatibility_flags,
-    modulesRoot: "/", modules: [{ type: "ESModule", path: "startup-entry.mjs", contents: entry }, ...modules],
+    modulesRoot: "/", modules: [{ type: "ESModule", path: "startup-entry.mjs", contents: entry }, ...modules], ...bindingsOf(metadata),
   });
   try {
     await mf.ready;
@@ -115,7 +150,16 @@ async function cpuOfStart(formFile) {
     const warm = await cpuNs(pid);
     await (await mf.dispatchFetch("http://startup/start")).text();
     const first = await cpuNs(pid);
-    return { load: load / 1e6, first: (first - warm) / 1e6 };
+    const measured = { load: load / 1e6, first: (first - warm) / 1e6 };
+    if (!followUps) return measured;
+    for (const [name, { method, path }] of Object.entries(FOLLOW_UPS)) {
+      await new Promise((r) => setTimeout(r, 100));
+      const at = await cpuNs(pid);
+      const status = await (await mf.dispatchFetch(`http://startup/then?${new URLSearchParams({ method, path })}`)).text();
+      measured[name] = (await cpuNs(pid) - at) / 1e6;
+      measured[`${name}Status`] = Number(status);
+    }
+    return measured;
   } finally {
     await mf.dispose();
   }
@@ -240,10 +284,10 @@ for (let round = 1; round <= rounds; round++) {
   const forms = { service: service.form, calibration: calibration.form, base: base?.form };
   // Several cold starts of each, interleaved; the round keeps each one's median.
   const starts = { service: [], calibration: [], base: [] };
-  for (let i = 0; i < startsPerRound; i++) for (const name of order) starts[name].push(await cpuOfStart(forms[name]));
+  for (let i = 0; i < startsPerRound; i++) for (const name of order) starts[name].push(await cpuOfStart(forms[name], name !== "calibration"));
   for (const name of order) {
     const p = profiling && name !== "base" ? await profile(name, forms[name], round) : null;
-    const cpu = { first: median(starts[name].map((s) => s.first)), load: median(starts[name].map((s) => s.load)) };
+    const cpu = Object.fromEntries(Object.keys(starts[name][0]).map((key) => [key, median(starts[name].map((s) => s[key]))]));
     measured[name].push({ ...cpu, sampled: p ? busyMs(p) : NaN, counted: p ? busyMs(p, ticks) : NaN });
     if (p && name === "service") serviceProfiles.push(p);
   }
@@ -254,8 +298,8 @@ log(`machine after: ${(await otherActivity()).text}`);
 
 const { files, inclusive, functions, modules } = where(serviceProfiles, bundleSourceMap(service.source));
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
-const row = (label, key, of = "service", against = "calibration") => {
-  const [svc, cal] = [measured[of].map((m) => m[key]), measured[against].map((m) => m[key])];
+const row = (label, key, of = "service", against = "calibration", againstKey = key) => {
+  const [svc, cal] = [measured[of].map((m) => m[key]), measured[against].map((m) => m[againstKey])];
   const ratios = svc.map((ms, i) => ms / cal[i]).sort((a, b) => a - b);
   return `| ${label} | ${median(svc).toFixed(0)} ms | ${median(cal).toFixed(0)} ms | **${median(ratios).toFixed(2)}×** | ${ratios.map((x) => x.toFixed(2)).join(", ")} |`;
 };
@@ -268,12 +312,17 @@ ${row("CPU, first request (global scope)", "first")}
 ${row("CPU, load (workerd start, compilation)", "load")}
 ${row("check startup: sampled time", "sampled")}
 ${row("check startup: samples × interval", "counted")}
+${row("then: a kind's first request (GET /v1/counters/{id}, 401)", "kind", "service", "calibration", "first")}
+${row("then: the first document (GET /openapi.json)", "document", "service", "calibration", "first")}
 ${base ? `${row("base: CPU, first request", "first", "base")}
 ${row("base: CPU, load", "load", "base")}
 ${row("service / base: CPU, first request", "first", "service", "base")}
 ${row("service / base: CPU, load", "load", "service", "base")}
+${row("service / base: a kind's first request", "kind", "service", "base")}
+${row("service / base: the first document", "document", "service", "base")}
 ` : ""}
 - bundle: worker.js ${kib(Buffer.byteLength(service.source))} (gzip ${kib(gzipBytes)}); wrangler's upload ${service.upload ? `${service.upload.raw.toFixed(0)} KiB / gzip ${service.upload.gzip.toFixed(0)} KiB` : "(not reported)"}
+- follow-up answers (service): ${[...new Set(measured.service.map((m) => `${m.kindStatus}/${m.documentStatus}`))].join(", ")} (a kind's request / the document); the calibration's global scope is the unit of their ratios
 - per round (service / calibration, ms): ${measured.service.map((m, i) => `${m.first.toFixed(0)}/${measured.calibration[i].first.toFixed(0)}`).join(", ")} (first request)
 ${profiling ? `
 Where the service's start-up goes in check startup's profiles (${rounds}; ms per start-up, as samples × the sampling interval):
