@@ -8,6 +8,7 @@ import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import { digestsEqual } from "../../src/auth/ids";
 import { loadKind, requireKind } from "../../src/resources/kinds";
+import { loadSealing } from "../../src/auth/sealing-loader";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
 import { afterCommit, dueTimer, engineStore, nextTimerAt, prepareContext, type AfterCommit } from "./engine-store";
 import { readMeta, recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
@@ -44,9 +45,11 @@ export class ResourceCore extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.clock = new ResourceClock(ctx.storage);
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta()!.id, this.faults);
-    // Tables made by older code are brought up to date before anything is served, and the kind's
-    // module is loaded first: what follows reaches it synchronously (resources/kinds.ts requireKind).
+    // Tables made by older code are brought up to date before anything is served. First the kind's module
+    // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
+    // requireKind, auth/sealing-loader.ts).
     void ctx.blockConcurrencyWhile(async () => {
+      await loadSealing();
       const meta = this.meta();
       if (meta) await loadKind(meta.kind);
       this.migrate();

@@ -21,7 +21,7 @@ import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
 import { newSigningSecret } from "../delivery/signing";
-import { seal } from "../auth/sealing";
+import { loadSealing } from "../auth/sealing-loader";
 import { REPLAY_WINDOW_MS, requestBytes, type KeyMaterial } from "../http/idempotency-store";
 import { findResourceIndex } from "./index-table";
 import { TAGS } from "../openapi/tags";
@@ -103,7 +103,9 @@ async function identity(c: Context<AppEnv>, signs: boolean, key: KeyMaterial | u
   const made = key && (await findResourceIndex(c.env.DB, mgmt.parts.resourceId));
   if (made && (made.state !== "active" || made.created_at <= Date.now() - REPLAY_WINDOW_MS)) return identity(c, signs, undefined);
   const signingSecret = signs ? newSigningSecret(key && (await requestBytes(key, "signing secret", 32))) : null;
-  return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret: signingSecret ? await seal(c.env, signingSecret) : null };
+  // AES is loaded by the first create that needs it, not at start-up (auth/sealing-loader.ts).
+  const sealedSecret = signingSecret ? (await loadSealing()).seal(c.env, signingSecret) : null;
+  return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret };
 }
 
 /** An unknown field is refused (422), not ignored: a misspelt option must not silently fall back to its default. */
