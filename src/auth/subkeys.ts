@@ -8,12 +8,13 @@ import { sha256 } from "@noble/hashes/sha2";
 import { fromBase64, utf8 } from "../bytes";
 import { isDevelopment, type Env } from "../env";
 
-const DEVELOPMENT_KEY = sha256(utf8("zeitvault development key: never used in production"));
+/** Made when first needed, not by every isolate's start-up (a JavaScript SHA-256 at load). */
+let developmentKey: Uint8Array | undefined;
 
 export function keyMaterial(env: Env): Uint8Array {
   if (env.DATA_ENCRYPTION_KEY) return fromBase64(env.DATA_ENCRYPTION_KEY);
   if (!isDevelopment(env)) throw new Error("DATA_ENCRYPTION_KEY is not configured");
-  return DEVELOPMENT_KEY;
+  return (developmentKey ??= sha256(utf8("zeitvault development key: never used in production")));
 }
 
 /** A key for another purpose (e.g. signing download URLs), derived from the same secret so there is one to keep. */
