@@ -37,10 +37,9 @@ async function workerdRss() {
   return all.filter((p) => /bin\/workerd /.test(p.args) && ours(p.pid)).reduce((sum, p) => sum + p.rss, 0);
 }
 
-// wrangler 4.86 bundles workerd 1.20260426, whose local runtime loops opening sockets (thousands a second, until
-// "Too many open files") once a transfer's streamed parts pass about 32 MiB; the workerd the tests run (the
-// project's own, 1.20261023) does not. Use that one, as the tests do.
-process.env.MINIFLARE_WORKERD_PATH ??= path.resolve("node_modules/@cloudflare/workerd-linux-64/bin/workerd");
+// startWranglerDev runs the project's workerd (the tests' 1.20261023), as `npm run dev` does: wrangler 4.86's bundled
+// 1.20260426 loops opening sockets (thousands a second, until "Too many open files") once a transfer's streamed
+// parts pass about 32 MiB (scripts/wrangler-dev.mjs).
 
 const directory = await mkdtemp(path.join(tmpdir(), "zv-bench-s3-"));
 const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET, configs: [] }], vhostBuckets: false });

@@ -171,8 +171,21 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
     });
   }
 
-  /** TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped. */
-  override async alarm(): Promise<void> {
+  /**
+   * TTL expiry and due settlements. The runtime retries the alarm if this throws, so neither is skipped.
+   * Runs one at a time: a run awaits I/O (a timer's prepare step, a settlement), and another entry into
+   * the alarm meanwhile (the test clock's, or the runtime's while that one runs) would start the same due
+   * work twice.
+   */
+  override alarm(): Promise<void> {
+    const run = this.alarmRunning.then(() => this.runAlarm());
+    this.alarmRunning = run.catch(() => undefined);
+    return run;
+  }
+
+  private alarmRunning: Promise<void> = Promise.resolve();
+
+  private async runAlarm(): Promise<void> {
     this.clock.alarmCleared();
     if (await this.recoverCharges()) return;
     try {

@@ -1,18 +1,85 @@
 /**
  * Starts the real `wrangler dev` (local D1 with migrations applied, R2, Durable
  * Objects, Queues) on a free loopback port, for checks that need a running
- * server: the official x402 clients, the buy script, the benchmarks.
+ * server: the official x402 clients, the buy script, the benchmarks. With
+ * `npm run dev` (scripts/dev.mjs) it shares one way to run wrangler: the
+ * runtime, the environment and the migrations step below.
+ *
+ * The runtime is the project's workerd, the one the tests run in (@cloudflare/vitest-plugin's
+ * miniflare), not the older one bundled with wrangler 4.86 (1.20260426), whose local runtime loops
+ * opening sockets until "Too many open files" and dies once a streamed copy passes about 80 MiB.
+ * wrangler takes another runtime through MINIFLARE_WORKERD_PATH (set by the caller, it wins).
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 
 const WRANGLER = path.resolve("node_modules/.bin/wrangler");
-/** Read when wrangler starts, not at import, so a caller can set the environment first (bench/transfers.mjs). */
-const quiet = () => ({ ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" });
+const testsWorkerd = createRequire(createRequire(import.meta.resolve("@cloudflare/vitest-plugin")).resolve("miniflare"))("workerd");
+/** The workerd binary the tests run, and its version (`1.20261023.1`). */
+export const PROJECT_WORKERD = testsWorkerd.default;
+export const PROJECT_WORKERD_VERSION = testsWorkerd.version;
+
+/**
+ * The environment wrangler runs in, here and under `npm run dev`: the project's runtime; no metrics,
+ * no banner and update check, no fetch of the `Request.cf` placeholder from workers.cloudflare.com
+ * (offline it printed a stack trace; the built-in placeholder is used either way). Read when wrangler
+ * starts, not at import, so a caller can set the environment first.
+ */
+export function wranglerEnv(extra = {}) {
+  return {
+    ...process.env,
+    MINIFLARE_WORKERD_PATH: process.env.MINIFLARE_WORKERD_PATH || PROJECT_WORKERD,
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_HIDE_BANNER: "true",
+    CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    ...extra,
+  };
+}
+const quiet = () => wranglerEnv({ NO_COLOR: "1", CI: "true" });
+
+/**
+ * Applies the local D1 migrations, its output kept rather than printed (a table per migration);
+ * answers the names applied now and how many there are. A failure throws with that output.
+ * @param {{ config?: string, persistTo?: string }} [options]
+ * @returns {Promise<{ applied: string[], total: number }>}
+ */
+export async function applyMigrations({ config = "wrangler.toml", persistTo } = {}) {
+  const args = ["d1", "migrations", "apply", "DB", "--local", "--config", config, ...(persistTo ? ["--persist-to", persistTo] : [])];
+  let stdout;
+  try {
+    ({ stdout } = await promisify(execFile)(WRANGLER, args, { env: quiet(), maxBuffer: 16 << 20 }));
+  } catch (err) {
+    throw new Error(`wrangler d1 migrations apply failed:\n${err.stdout ?? ""}${err.stderr ?? err.message}`);
+  }
+  // The first table lists what is to be applied; none when the database is up to date.
+  const pending = stdout.includes("No migrations to apply") ? "" : stdout.slice(0, stdout.indexOf("About to apply") >>> 0);
+  const applied = [...new Set(pending.match(/\d{4}_[\w-]+\.sql/g) ?? [])];
+  const total = (await readdir(path.resolve(path.dirname(config), "migrations"))).filter((f) => f.endsWith(".sql")).length;
+  return { applied, total };
+}
+
+/** The workerd binaries running under process `pid` (wrangler's children): which runtime it started. */
+export async function workerdsUnder(pid) {
+  return (await descendants(pid)).filter((p) => /(^|\/)workerd$/.test(p.args[0] ?? "")).map((p) => p.args[0]);
+}
+
+/** The processes below `pid`, with their command lines split on spaces. */
+async function descendants(pid) {
+  const { stdout } = await promisify(execFile)("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(() => ({ stdout: "" }));
+  const all = stdout.split("\n").map((line) => line.trim().split(/\s+/)).map(([child, parent, ...args]) => ({ pid: Number(child), parent: Number(parent), args }));
+  const found = new Map([[pid, null]]);
+  // Until no generation is added (a child's pid may be lower than its parent's).
+  for (let size = 0; size !== found.size; ) {
+    size = found.size;
+    for (const p of all) if (found.has(p.parent) && !found.has(p.pid)) found.set(p.pid, p);
+  }
+  return [...found.values()].filter(Boolean);
+}
 
 /** @returns {Promise<number>} a loopback port that was free a moment ago */
 export async function freePort() {
@@ -43,7 +110,7 @@ async function withRateLimits(config, perMinute) {
 /**
  * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number }} [options]
  *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
- * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, runtimeUrl(): Promise<string | null> }>}
+ * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
  */
 export async function startWranglerDev(options = {}) {
   const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));
@@ -51,7 +118,7 @@ export async function startWranglerDev(options = {}) {
   const config = raised?.config ?? options.config ?? "wrangler.toml";
   const removeCopy = () => (raised ? rm(raised.config, { force: true }) : Promise.resolve());
   try {
-    await promisify(execFile)(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state, "--config", config], { env: quiet() });
+    await applyMigrations({ config, persistTo: state });
   } catch (err) {
     await removeCopy();
     throw err;
@@ -80,7 +147,7 @@ export async function startWranglerDev(options = {}) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, state, stop, output: () => output, runtimeUrl: () => runtimeUrl(child.pid) };
+    if (ok) return { url, state, stop, output: () => output, runtimeUrl: () => runtimeUrl(child.pid), workerds: () => workerdsUnder(child.pid) };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
@@ -97,11 +164,8 @@ export async function startWranglerDev(options = {}) {
  */
 async function runtimeUrl(wranglerPid) {
   const sh = (cmd, args) => promisify(execFile)(cmd, args).then((r) => r.stdout, () => "");
-  const descendants = new Set([wranglerPid]);
-  for (const line of (await sh("ps", ["-eo", "pid=,ppid=,args="])).split("\n")) {
-    const [pid, ppid, ...args] = line.trim().split(/\s+/);
-    if (descendants.has(Number(ppid))) descendants.add(Number(pid));
-    if (descendants.has(Number(pid)) && args[0]?.endsWith("/workerd") && args.join(" ").includes("entry=127.0.0.1:0 ")) {
+  for (const { pid, args } of await descendants(wranglerPid)) {
+    if (args[0]?.endsWith("/workerd") && args.join(" ").includes("entry=127.0.0.1:0 ")) {
       for (const m of (await sh("ss", ["-Hltnp"])).matchAll(new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"))) {
         const url = `http://127.0.0.1:${m[1]}`;
         const status = await fetch(`${url}/`, { method: "HEAD" }).then((r) => r.status, () => 0);

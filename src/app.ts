@@ -1,11 +1,12 @@
 /** Builds the Hono apps: middleware, then every route group, all generated from the registry where they can be. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { AppError, onError, problemResponse, validationError, type ErrorCode } from "./http/errors";
 import { requestId } from "./http/request-id";
+import { routeTable, type RouteTable } from "./http/route-table";
 import { corsForAll } from "./http/cors";
 import { rateLimit } from "./http/rate-limit";
 import { idempotency } from "./http/idempotency";
@@ -40,9 +41,29 @@ function greet(app: Hono<AppEnv>): void {
   for (const path of GUARDED_PATHS) app.use(path, configGuard);
 }
 
+/**
+ * A request no route took. With the app's route table: a plain OPTIONS to a known path is 204 with
+ * its `Allow`, another method there 405 with it, and an unknown path a 404 naming the known paths
+ * a typo or two away (or where the paths are listed).
+ */
+function unrouted(c: Context<AppEnv>, table: RouteTable | null): Response {
+  const { pathname } = new URL(c.req.url);
+  const method = c.req.method;
+  const allow = table?.allowed(pathname);
+  if (allow && method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow.join(", ") } });
+  if (allow && !allow.includes(method)) {
+    const takes = allow.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(", ");
+    return problemResponse(new AppError("method_not_allowed", `${pathname} does not take ${method}; it takes ${takes} (see its entry in /openapi.json).`, { headers: { Allow: allow.join(", ") } }), c);
+  }
+  const near = table?.nearest(pathname) ?? [];
+  const named = near.map((n) => (n.methods.includes(method) ? `\`${n.path}\`` : `\`${n.path}\` (${n.methods.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(", ")})`));
+  const hint = named.length ? `: did you mean ${named.join(" or ")}?` : ". Every path is in /openapi.json (one kind's: /openapi.json?kinds=counters; an index: /llms.txt).";
+  return problemResponse(new AppError("not_found", `No route for ${method} ${pathname}${hint}`), c);
+}
+
 /** Every error as problem+json, Hono's own refusals (malformed JSON, wrong content type) included. */
-function answerErrors(app: Hono<AppEnv>): void {
-  app.notFound((c) => problemResponse(new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`), c));
+function answerErrors(app: Hono<AppEnv>, table: (() => RouteTable) | null = null): void {
+  app.notFound((c) => unrouted(c, table?.() ?? null));
   app.onError((err, c) => {
     if (err instanceof HTTPException && err.status < 500) {
       const mapped = HTTP_EXCEPTION_CODES[err.status] ?? { code: "invalid_request" };
@@ -61,12 +82,12 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   greet(app);
 
-  // API.md §3: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
+  // docs/api.md#requests-and-conventions: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
   app.use("/v1/*", apiBodyLimit);
   app.use("/v1/*", jsonDepthLimit);
   app.use("/v1/*", forgetWrittenResources);
-  // API.md §3: Idempotency-Key honoured on every POST of the API proper.
+  // docs/api.md#requests-and-conventions: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
   // A request loads the kind it names (resources/kinds.ts); what answers about every kind loads them all first,
   // and the document and the MCP tools (which read its registry) have every kind's part written in first.
@@ -96,7 +117,9 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerLazily(app, ROUTE_GROUPS.site);
   registerMcpRoutes(app);
   registerOpenApi(app);
-  answerErrors(app);
+  // Built on the first request no route took, when every route is in place; the routes cannot change after.
+  let table: RouteTable | undefined;
+  answerErrors(app, () => (table ??= routeTable(app.routes)));
   return app;
 }
 

@@ -18,7 +18,7 @@ export interface Env {
   IP_RATE_LIMITER: RateLimit;
   /** Per-client-IP limit of the free Ask writes (feature requests, abuse reports): they fill D1 for nothing. */
   ASK_RATE_LIMITER: RateLimit;
-  /** Requests to one public address, from all callers together (API.md §12). */
+  /** Requests to one public address, from all callers together (docs/api.md#public-addresses). */
   ADDRESS_RATE_LIMITER: RateLimit;
 
   SERVICE_NAME: string;
@@ -26,6 +26,12 @@ export interface Env {
   BASE_URL: string;
   AUTH_URL: string;
   PUBLIC_BASE_URL: string;
+  /**
+   * Browser origins allowed to call `/mcp` besides the service's own, comma-separated
+   * (`https://app.example.com`). A request with any other Origin answers 403 (DNS rebinding);
+   * one with no Origin (an agent, not a page) is always served.
+   */
+  MCP_ALLOWED_ORIGINS?: string;
 
   X402_NETWORK: string;
   X402_CHAIN_ID: string;
@@ -89,7 +95,7 @@ export interface Env {
   TSA_PRIVATE_JWK?: string;
   /** Secret: the TSA certificate (PEM) for TSA_PRIVATE_JWK, with a critical extendedKeyUsage timeStamping; published at /v1/tsa/certificate.pem. */
   TSA_CERT_PEM?: string;
-  /** The TSA policy OID put into every time stamp (default: the service's own, see README). */
+  /** The TSA policy OID put into every time stamp (default: the service's own, see docs/kinds.md). */
   TSA_POLICY_OID?: string;
   /**
    * Tests only (honoured while ENVIRONMENT is development or test): notify's HTTPS requests go to

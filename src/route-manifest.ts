@@ -119,6 +119,8 @@ export const ROUTE_GROUPS = {
       ["GET", "/", false],
       ["GET", "/docs", false],
       ["GET", "/vendor/*", false],
+      ["GET", "/errors/:code", true],
+      ["GET", "/errors/:code", false],
     ],
   },
 } satisfies Record<string, RouteGroupCard>;

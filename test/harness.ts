@@ -82,7 +82,7 @@ function routedOp(kind: AnyKind, method: string, path: string): AnyOp {
   return op;
 }
 
-/** A refused call's problem+json (API.md §9), typed and checked by the published Problem schema. */
+/** A refused call's problem+json (docs/api.md#errors), typed and checked by the published Problem schema. */
 export async function problemOf(res: Response, status?: number): Promise<z.infer<typeof problem>> {
   const text = await res.text();
   if (status !== undefined) expect(res.status, text).toBe(status);
@@ -285,11 +285,11 @@ export async function serveContent(name: string, body: string | Uint8Array, opti
   return `${env.TEST_RECEIVER_URL}/content/${name}`;
 }
 
-/** One MCP `tools/call` over raw JSON-RPC, paid by `bearer`: the tool's result. */
+/** One MCP `tools/call` over raw JSON-RPC (protocol 2025-11-25, which has structuredContent), paid by `bearer`: the tool's result. */
 export async function mcpTool(bearer: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, any> }> {
   const res = await call("POST", "/mcp", {
     body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
-    headers: { accept: "application/json, text/event-stream", authorization: `Bearer ${bearer}` },
+    headers: { accept: "application/json, text/event-stream", authorization: `Bearer ${bearer}`, "mcp-protocol-version": "2025-11-25" },
   });
   return (await json(res)).result;
 }

@@ -196,7 +196,7 @@ export class ResourceCore extends DurableObject<Env> {
   private waiters = new Set<() => void>();
 
   /**
-   * Waits until `ready` holds or `seconds` pass (API.md §3 caps long-polls at 30 s). Past MAX_WAITERS long-polls
+   * Waits until `ready` holds or `seconds` pass (docs/api.md#requests-and-conventions caps long-polls at 30 s). Past MAX_WAITERS long-polls
    * on this resource, one answers at once, as a long-poll may: each holds one of the object's timers.
    */
   protected async waitUntil(meta: MetaRow, ready: (store: EngineStore) => boolean, seconds: number): Promise<void> {

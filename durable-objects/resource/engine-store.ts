@@ -42,6 +42,7 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
     now,
     createdAt: meta.created_at,
     expiresAt: meta.expires_at,
+    label: meta.label,
     notifyUrl: meta.notify_url,
     publicUrl: meta.public_id ? `${env.PUBLIC_BASE_URL || meta.base_url}/p/${meta.public_id}` : null,
     send: (request) => {

@@ -1,5 +1,5 @@
 /**
- * When to send `resource.expiring` (24 h and 1 h before expires_at, API.md §5).
+ * When to send `resource.expiring` (24 h and 1 h before expires_at, docs/api.md#managing-a-resource).
  * A notice whose moment came before the resource was created is not owed; an
  * extension that moves expires_at makes the notices owed again.
  */

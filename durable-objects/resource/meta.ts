@@ -22,7 +22,7 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   signing_secret TEXT,
   -- Bits of the resource.expiring notices already sent (lifecycle-notices.ts).
   notices_sent INTEGER NOT NULL DEFAULT 0,
-  -- The id of its public address /p/{public_id} (API.md §12); null for kinds without one.
+  -- The id of its public address /p/{public_id} (docs/api.md#public-addresses); null for kinds without one.
   public_id TEXT,
   -- The API's base URL as the resource was created, for the links it hands out (signed downloads).
   base_url TEXT NOT NULL,

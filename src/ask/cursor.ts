@@ -1,5 +1,5 @@
 /**
- * Opaque list cursors (API.md §3): the position after the last item of a page,
+ * Opaque list cursors (docs/api.md#requests-and-conventions): the position after the last item of a page,
  * newest first. Keyset, not offset, so a page stays right while reports arrive.
  */
 import { fromBase64Url, toBase64Url } from "../bytes";

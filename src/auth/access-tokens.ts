@@ -1,5 +1,5 @@
 /**
- * OAuth access tokens (API.md §2, RFC 9068 profile): RS256 JWTs with
+ * OAuth access tokens (docs/api.md#credentials, RFC 9068 profile): RS256 JWTs with
  * `typ: at+jwt`, valid 3600 s, naming the credit token id (never its secret).
  * Verification accepts only RS256 from our own keys, issuer and audience.
  */

@@ -1,5 +1,5 @@
 /**
- * Credit tokens (zv_) and management tokens (zvm_), per API.md §2.
+ * Credit tokens (zv_) and management tokens (zvm_), per docs/api.md#credentials.
  *
  * A token is prefix + base62(id bytes + 32 secret bytes) + a 6-char CRC32 checksum.
  * Embedding the id lets the worker route straight to the owning Durable Object,

@@ -1,5 +1,5 @@
 /**
- * Outbound events: the envelope every event shares (API.md §11), the lifecycle
+ * Outbound events: the envelope every event shares (docs/api.md#outbound-events-webhooks), the lifecycle
  * events' types, which the OpenAPI document lists under `webhooks` beside the
  * requests kinds send on their own (KindDefinition.sends), and sendEvent, through
  * which a kind raises its own (a dead-man switch going down, a window firing):

@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (API.md §11, Svix's schedule): after
+ * When a failed delivery is tried again (docs/api.md#outbound-events-webhooks, Svix's schedule): after
  * about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; the attempt after the
  * last of these that fails sends the message to the dead-letter queue
  * (wrangler.toml: max_retries = 7).

@@ -5,7 +5,7 @@
  * program as the engines image in production, in a Cloudflare Container or at `OCR_ENGINE_URL` (else
  * `ENGINE_URL`; endpoint.ts): Gotenberg has no such route.
  * Tesseract compiled to WebAssembly was weighed and left out: its core and English model are ~15 MB,
- * past a Worker's script size, and a page takes seconds of CPU (README, "Engines").
+ * past a Worker's script size, and a page takes seconds of CPU (docs/architecture.md, "Engines").
  */
 import type { Env } from "../env";
 import { AppError } from "../http/errors";

@@ -1,5 +1,5 @@
 /**
- * What a /v1 body may be. API.md §3: JSON bodies up to 1 MiB, unless an operation
+ * What a /v1 body may be. docs/api.md#requests-and-conventions: JSON bodies up to 1 MiB, unless an operation
  * declares more (`maxBodyBytes`, e.g. a vault value of a full MiB inside its JSON);
  * one middleware chooses the limit by the route the request is for. And a JSON
  * body nests at most MAX_JSON_DEPTH levels below each field (json-depth.ts).

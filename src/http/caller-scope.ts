@@ -1,5 +1,5 @@
 /**
- * Whose Idempotency-Key a request uses (API.md §3), so two callers never see each other's
+ * Whose Idempotency-Key a request uses (docs/api.md#requests-and-conventions), so two callers never see each other's
  * keys or responses. The scope's secret is keying material for the stored record
  * (idempotency-store.ts) and is never stored itself:
  * - any credential presented (Authorization, X-CREDIT-TOKEN): those exact strings, except that a

@@ -15,9 +15,11 @@ const headers = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Hea
 
 export const corsForAll = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method === "OPTIONS") {
-    // A plain OPTIONS to a public address is the kind's to answer (a bin records it).
-    if (c.req.path.startsWith("/p/") && !c.req.header("access-control-request-method")) return next();
-    return preflight(c, next);
+    const plain = !c.req.header("access-control-request-method");
+    // A plain OPTIONS (no preflight) to a public address is the kind's to answer (a bin records it); to the
+    // API, the route table's (app.ts: 204 with the path's `Allow`, or 404), with the headers below.
+    if (plain && c.req.path.startsWith("/p/")) return next();
+    if (!plain || !c.req.path.startsWith("/v1/")) return preflight(c, next);
   }
   await next();
   setAnswerHeaders(c, headers);

@@ -1,11 +1,11 @@
 /**
- * The anonymous free tier (API.md §10, seed-spec §5): FREE_CALLS_PER_DAY paid calls per
+ * The anonymous free tier (docs/api.md#rate-limits, seed-spec §5): FREE_CALLS_PER_DAY paid calls per
  * client IP per UTC day that come with no payment at all. 0 (the default) turns it off
  * and then costs nothing: D1 is only touched when the tier is on and a call has no payment.
  *
  * The count is one atomic D1 upsert that refuses to pass the allowance, so concurrent
  * calls from one address can never exceed it; a call that fails gives its unit back
- * (a failed call is never charged, API.md §9). Only a hash of the address is stored.
+ * (a failed call is never charged, docs/api.md#errors). Only a hash of the address is stored.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";

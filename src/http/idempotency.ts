@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on every POST (API.md §3), as middleware in front of the routes: a
+ * Idempotency-Key on every POST (docs/api.md#requests-and-conventions), as middleware in front of the routes: a
  * retried request is answered from the first one's record and never reaches the handler,
  * so a replayed create charges nothing and returns the same resource and token.
  *
@@ -10,7 +10,7 @@
  * - Same key, another request: 422 `idempotency_mismatch`. Still running: 409
  *   `idempotency_in_flight`.
  * - Only a 2xx answer is kept. Every other answer did nothing and charged nothing
- *   (API.md §9: a failed call is never charged), so the key is released: the client
+ *   (docs/api.md#errors: a failed call is never charged), so the key is released: the client
  *   may fix the cause (pay after a 402, correct a 422, wait out a 429 or a 5xx) and
  *   retry with the same key. Event streams and bodies over 1 MiB are not kept either.
  * Requests without the header pay nothing for this: no D1, no crypto.

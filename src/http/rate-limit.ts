@@ -1,5 +1,5 @@
 /**
- * Rate limits per client IP and per presented credential (API.md §10), and per public
+ * Rate limits per client IP and per presented credential (docs/api.md#rate-limits), and per public
  * address for all its callers together (§12), on the Workers Rate Limiting bindings: no D1
  * and no Durable Object of ours on the hot path, the bindings asked in parallel.
  *

@@ -156,7 +156,18 @@ async function toToolResult(res: Response, tool: Tool): Promise<ToolResult> {
   }
   // x402 MCP transport: a payment refusal carries the v2 PaymentRequired object, which the 402 has in its header.
   const required = res.status === 402 ? res.headers.get("PAYMENT-REQUIRED") : null;
-  return result(required ? decodeBase64Json(required) : body, true);
+  return required ? paymentRequired(decodeBase64Json(required), body) : result(body, true);
+}
+
+/**
+ * x402's MCP transport (v2): the terms as structuredContent (a revision without it drops it, see
+ * listing.ts) and, for every revision, as `content[0].text` in its `x402/error` wrapper, which
+ * carries the problem's detail (why: no payment, a spent authorization, …) beside them.
+ */
+function paymentRequired(terms: unknown, problem: unknown): ToolResult {
+  const detail = isRecord(problem) && typeof problem.detail === "string" ? problem.detail : "Payment required";
+  const text = JSON.stringify({ "x402/error": { code: 402, message: detail, data: terms } });
+  return { content: [{ type: "text", text }], ...(isRecord(terms) ? { structuredContent: terms } : {}), isError: true };
 }
 
 export async function callTool(

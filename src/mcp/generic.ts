@@ -15,7 +15,9 @@ import type { AnyKind } from "../resources/kind";
 import { AppError, validationError } from "../http/errors";
 import { microToUsd } from "../money/amounts";
 import { callTool, problemResult, result, type AppFetch, type PaymentPayload, type ToolResult } from "./dispatch";
-import { snake, toJsonSchema, type Catalogue, type ToolInputSchema } from "./tools";
+import { snake, type Catalogue, type ToolFace, type ToolInputSchema } from "./tools";
+import { toJsonSchema, type JsonSchema } from "./json-schema";
+import { GENERIC_HINTS } from "./annotations";
 
 export interface GenericContext {
   app: AppFetch;
@@ -23,10 +25,7 @@ export interface GenericContext {
   tools: Catalogue;
 }
 
-export interface GenericTool {
-  name: string;
-  description: string;
-  inputSchema: ToolInputSchema;
+export interface GenericTool extends ToolFace {
   run(ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult>;
 }
 
@@ -77,7 +76,8 @@ function operationInput(schema: ToolInputSchema): ToolInputSchema {
 /** The delivery log of any kind's resource, reached through call_operation as two more operations. */
 const DELIVERY_TOOLS: Record<string, string> = { deliveries: "list_deliveries", retry_delivery: "retry_delivery" };
 
-function describeKind(kind: AnyKind, tools: Catalogue) {
+/** Everything needed to use one kind (describe_kind's answer, and the kind's MCP resource). */
+export function describeKind(kind: AnyKind, tools: Catalogue) {
   const slug = snake(kind.kind);
   const create = tools.get(`create_${slug}`)!;
   const operations = kind.ops.map((op) => {
@@ -121,9 +121,24 @@ function inputSchemaOf(schema: z.ZodType): ToolInputSchema {
   return json;
 }
 
+const listKindsOutput: JsonSchema = {
+  type: "object",
+  properties: { kinds: { type: "array", items: { type: "object", properties: { kind: { type: "string" }, family: { type: "string" }, operations: { type: "array", items: { type: "string" } } }, required: ["kind", "family", "operations"] } } },
+  required: ["kinds"],
+};
+
+const describeKindOutput: JsonSchema = {
+  type: "object",
+  properties: { kind: { type: "string" }, family: { type: "string" }, create: { type: "object" }, operations: { type: "array", items: { type: "object" } }, how: { type: "string" } },
+  required: ["kind", "family", "create", "operations", "how"],
+};
+
 export const GENERIC_TOOLS: GenericTool[] = [
   {
     name: "list_kinds",
+    title: "List kinds",
+    annotations: GENERIC_HINTS.list_kinds,
+    outputSchema: listKindsOutput,
     description: "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
     get inputSchema() { return inputSchemaOf(listKindsInput); },
     run: (_ctx, args) => {
@@ -137,12 +152,18 @@ export const GENERIC_TOOLS: GenericTool[] = [
   },
   {
     name: "describe_kind",
+    title: "Describe kind",
+    annotations: GENERIC_HINTS.describe_kind,
+    outputSchema: describeKindOutput,
     description: "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
     get inputSchema() { return inputSchemaOf(describeKindInput); },
     run: (ctx, args) => free(describeKind(requireKind(parsed(describeKindInput, args).kind), ctx.tools)),
   },
   {
     name: "create_resource",
+    title: "Create resource",
+    annotations: GENERIC_HINTS.create_resource,
+    outputSchema: { type: "object", properties: { id: { type: "string" }, kind: { type: "string" }, management_token: { type: "string" } }, required: ["id", "kind"] },
     description: "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
     get inputSchema() { return inputSchemaOf(createInput); },
     run: (ctx, args, payment) => {
@@ -152,6 +173,10 @@ export const GENERIC_TOOLS: GenericTool[] = [
   },
   {
     name: "call_operation",
+    title: "Call operation",
+    annotations: GENERIC_HINTS.call_operation,
+    // Any operation of any kind: its answer is an object (stored bytes come as one too), nothing more can be said.
+    outputSchema: { type: "object" },
     description: "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
     get inputSchema() { return inputSchemaOf(callInput); },
     run: (ctx, args, payment) => {

@@ -11,10 +11,10 @@ import { allKinds } from "../resources/kinds";
 import type { AnyKind } from "../resources/kind";
 import { priceList, type PriceLine } from "../money/prices";
 import { toolDescription } from "./descriptions";
+import { hintsFor, titleFor, waitsFor, type Method, type ToolHints } from "./annotations";
+import { asZod, objectParts, outputSchemaOf, toJsonSchema, type JsonSchema, type ObjectParts } from "./json-schema";
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
 type ZodObject = z.ZodObject<z.ZodRawShape>;
-type JsonSchema = Record<string, unknown>;
 
 export interface ToolInputSchema {
   type: "object";
@@ -24,10 +24,18 @@ export interface ToolInputSchema {
   [rule: string]: unknown;
 }
 
-export interface Tool {
+/** What tools/list shows of a tool, before a revision picks the fields it has (listing.ts). */
+export interface ToolFace {
   name: string;
+  title: string;
   description: string;
   inputSchema: ToolInputSchema;
+  /** The success answer's shape (structuredContent); absent when the answer is not one JSON object. */
+  outputSchema?: JsonSchema;
+  annotations: ToolHints;
+}
+
+export interface Tool extends ToolFace {
   method: Method;
   /** Path template of the REST route, `{param}` style. */
   path: string;
@@ -44,6 +52,10 @@ export interface Tool {
   managed: boolean;
   /** The route answers stored bytes, not JSON: the result carries them base64-encoded. */
   returnsBytes: boolean;
+  /** The call can take a while (a long-poll, a render): progress notifications are offered. */
+  waits: boolean;
+  /** A long-poll: its `wait_seconds` argument is the most it waits. */
+  longPoll: boolean;
 }
 
 export type Catalogue = Map<string, Tool>;
@@ -69,37 +81,6 @@ export function kindToolNames(kind: AnyKind): string[] {
   return [`create_${slug}`, ...kind.ops.map((op) => `${slug}_${op.name}`)];
 }
 
-export function toJsonSchema(schema: z.ZodType): JsonSchema {
-  // io "input": a field with a default is optional to the caller, as in the REST body.
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  return rest;
-}
-
-function asZod(schema: unknown, where: string): z.ZodType {
-  if (schema instanceof z.ZodType) return schema;
-  throw new Error(`${where}: the MCP catalogue needs a zod schema`);
-}
-
-interface ObjectParts {
-  properties: Record<string, JsonSchema>;
-  required: string[];
-  /** Cross-field rules on the object itself (see openapi/schemas.ts). */
-  rules?: JsonSchema;
-}
-
-const RULES = ["oneOf", "anyOf", "not", "dependentRequired"];
-
-function objectParts(schema: z.ZodType): ObjectParts | null {
-  const json = toJsonSchema(schema);
-  if (json.type !== "object" || typeof json.properties !== "object" || json.properties === null) return null;
-  const rules = Object.fromEntries(RULES.filter((r) => json[r] !== undefined).map((r) => [r, json[r]]));
-  return {
-    properties: json.properties as Record<string, JsonSchema>,
-    required: Array.isArray(json.required) ? (json.required as string[]) : [],
-    ...(Object.keys(rules).length ? { rules } : {}),
-  };
-}
-
 function bodySchema(route: RouteConfig): z.ZodType | null {
   const content = route.request?.body?.content?.["application/json"];
   if (!content || !("schema" in content) || content.schema === undefined) return null;
@@ -110,14 +91,16 @@ function isManaged(route: RouteConfig): boolean {
   return (route.security ?? []).some((requirement) => "management" in requirement);
 }
 
-function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool {
-  const managed = isManaged(route);
-  const params = route.request?.params ? asZod(route.request.params, `${name} params`) : null;
-  if (params && !(params instanceof z.ZodObject)) throw new Error(`${name}: path parameters must be a zod object`);
-  const locator = managed ? (params ?? z.object({})).safeExtend({ [MANAGEMENT_TOKEN]: managementToken }) : params;
+interface Input {
+  inputSchema: ToolInputSchema;
+  queryKeys: string[];
+  body: Tool["body"];
+}
+
+/** The tool's arguments: path parameters (and the management token), query and body fields, side by side. */
+function inputOf(name: string, route: RouteConfig, locator: ZodObject | null): Input {
   const located = locator ? objectParts(locator) : null;
   const reserved = new Set(Object.keys(located?.properties ?? {}));
-
   const properties: Record<string, JsonSchema> = { ...located?.properties };
   const required = [...(located?.required ?? [])];
   const rules: JsonSchema[] = [];
@@ -133,11 +116,17 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
     if (clash) throw new Error(`${name}: query field "${clash}" clashes with a path parameter or ${MANAGEMENT_TOKEN}`);
     add(query);
   }
+  const body = addBody(route, reserved, add, properties, required);
+  const inputSchema: ToolInputSchema = {
+    type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}),
+    ...(rules.length > 1 ? { allOf: rules } : rules[0]),
+  };
+  return { inputSchema, queryKeys: Object.keys(query?.properties ?? {}), body };
+}
 
-  let body: Tool["body"] = "none";
+function addBody(route: RouteConfig, reserved: Set<string>, add: (parts: ObjectParts) => void, properties: Record<string, JsonSchema>, required: string[]): Tool["body"] {
   const schema = bodySchema(route);
   if (route.request?.body?.content?.["application/octet-stream"]) {
-    body = "bytes";
     add({
       properties: {
         content_base64: { type: "string", description: "The bytes, base64-encoded (a tool call carries up to 1 MiB; upload more over REST)." },
@@ -145,33 +134,62 @@ function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool 
       },
       required: ["content_base64"],
     });
-  } else if (schema) {
-    const fields = objectParts(schema);
-    if (fields && !Object.keys(fields.properties).some((k) => reserved.has(k))) {
-      body = "fields";
-      add(fields);
-    } else {
-      body = "nested";
-      properties.body = toJsonSchema(schema);
-      if (route.request?.body?.required) required.push("body");
-    }
+    return "bytes";
   }
+  if (!schema) return "none";
+  const fields = objectParts(schema);
+  if (fields && !Object.keys(fields.properties).some((k) => reserved.has(k))) {
+    add(fields);
+    return "fields";
+  }
+  properties.body = toJsonSchema(schema);
+  if (route.request?.body?.required) required.push("body");
+  return "nested";
+}
 
+/** What a tool answering stored bytes puts in structuredContent (dispatch.ts bytesResult). */
+const BYTES_OUTPUT: JsonSchema = {
+  type: "object",
+  properties: { content_type: { type: "string" }, size: { type: "integer" }, content_base64: { type: "string" }, truncated: { type: "boolean" } },
+  required: ["content_type", "size", "content_base64", "truncated"],
+};
+
+/** The route's success answer: stored bytes, or the JSON schema of its body (200, or 201 for a create). */
+function successOf(route: RouteConfig): { bytes: boolean; outputSchema?: JsonSchema } {
+  for (const status of [200, 201]) {
+    const content = (route.responses?.[status] as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+    if (!content) continue;
+    if (content["application/octet-stream"]) return { bytes: true, outputSchema: BYTES_OUTPUT };
+    const json = content["application/json"]?.schema;
+    if (json !== undefined) return { bytes: false, outputSchema: outputSchemaOf(asZod(json, `${route.operationId} response`)) };
+  }
+  return { bytes: false };
+}
+
+function buildTool(name: string, route: RouteConfig, prices: PriceLine[]): Tool {
+  const managed = isManaged(route);
+  const params = route.request?.params ? asZod(route.request.params, `${name} params`) : null;
+  if (params && !(params instanceof z.ZodObject)) throw new Error(`${name}: path parameters must be a zod object`);
+  const locator = managed ? (params ?? z.object({})).safeExtend({ [MANAGEMENT_TOKEN]: managementToken }) : params;
+  const { inputSchema, queryKeys, body } = inputOf(name, route, locator);
+  const method = route.method.toUpperCase() as Method;
+  const { bytes, outputSchema } = successOf(route);
   return {
     name,
+    title: titleFor(name),
     description: toolDescription(route.summary ?? name, name, managed, prices),
-    inputSchema: {
-      type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}),
-      ...(rules.length > 1 ? { allOf: rules } : rules[0]),
-    },
-    method: route.method.toUpperCase() as Method,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: hintsFor(name, method, inputSchema),
+    method,
     path: route.path,
     locator,
     pathParams: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? ""),
-    queryKeys: Object.keys(query?.properties ?? {}),
+    queryKeys,
     body,
     managed,
-    returnsBytes: Boolean((route.responses?.[200] as { content?: Record<string, unknown> } | undefined)?.content?.["application/octet-stream"]),
+    returnsBytes: bytes,
+    ...waitsFor(name),
   };
 }
 
@@ -192,9 +210,4 @@ export function buildRouteTools(app: OpenAPIHono<AppEnv>): Catalogue {
     catalogue.set(name, buildTool(name, route, prices));
   }
   return catalogue;
-}
-
-/** The `tools/list` view of a tool. */
-export function listed(tool: Pick<Tool, "name" | "description" | "inputSchema">) {
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
 }

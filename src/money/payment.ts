@@ -15,6 +15,7 @@ import { bearer, creditCredential, type CreditCredential } from "../auth/credent
 import { chainConfig, encodeHeader, paymentError, type PaymentTerms } from "./x402/terms";
 import { claimPayment, recordSettlement, releasePayment, type ClaimKey } from "./x402/claims";
 import { claimFreeCall } from "../http/free-tier";
+import { microToUsd } from "./amounts";
 
 /** Who pays, as handed to a Durable Object: a credit token to charge, or already paid by x402. */
 export type Payer = ({ type: "credit" } & CreditCredential) | { type: "prepaid" };
@@ -48,7 +49,16 @@ function withTerms(err: unknown, terms: PaymentTerms): unknown {
 
 async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): Promise<CreditCredential | null> {
   const token = from === "bearer" ? bearer(c) : from === "x-credit-token" ? (c.req.header("X-CREDIT-TOKEN")?.trim() ?? null) : null;
-  return token ? creditCredential(c, token) : null;
+  return token ? creditCredential(c, token, from === "bearer" ? "bearer" : "x-credit-token") : null;
+}
+
+/** The 402 of a call that came without payment: its price as the price list writes it, and each way to pay it here. */
+function unpaidDetail(call: PaidCall): string {
+  const price = `${call.description} costs $${microToUsd(call.priceMicro)}`;
+  const x402 = "sign the x402 terms in this answer (also in the PAYMENT-REQUIRED header) and repeat the call with PAYMENT-SIGNATURE (or X-PAYMENT)";
+  if (call.creditFrom === "bearer") return `${price}: send a credit token as \`Authorization: Bearer zv_…\` (buy one at POST /v1/credits), or ${x402}.`;
+  if (call.creditFrom === "x-credit-token") return `${price}: send a credit token in the X-CREDIT-TOKEN header (beside the management token in Authorization), or ${x402}.`;
+  return `${price}: ${x402}.`;
 }
 
 export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>): Promise<T> {
@@ -65,7 +75,7 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
   }
   const header = c.req.header("PAYMENT-SIGNATURE") ?? c.req.header("X-PAYMENT");
   if (!header) {
-    // The anonymous free tier (API.md §10), off by default; never for a purchase, which would mint credit.
+    // The anonymous free tier (docs/api.md#rate-limits), off by default; never for a purchase, which would mint credit.
     const free = call.creditFrom === null ? null : await claimFreeCall(c);
     if (free) {
       try {
@@ -77,7 +87,7 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
         throw withTerms(err, terms);
       }
     }
-    throw paymentError("payment_required", `${call.description} costs ${call.priceMicro} µUSD: pay with x402 or a credit token.`, terms);
+    throw paymentError("payment_required", unpaidDetail(call), terms);
   }
   return runWithX402(c, call, work, header, terms);
 }

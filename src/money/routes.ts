@@ -1,4 +1,4 @@
-/** Money: buy and top up credits with x402, balance, sub-tokens, the price list (API.md §6). */
+/** Money: buy and top up credits with x402, balance, sub-tokens, the price list (docs/api.md#money-endpoints). */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";

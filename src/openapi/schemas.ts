@@ -8,7 +8,7 @@ export const problem = z
     type: z.string(),
     title: z.string(),
     status: z.int(),
-    code: z.string().describe("Stable machine-readable error code (API.md §9)."),
+    code: z.string().describe("Stable machine-readable error code."),
     detail: z.string(),
     request_id: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
@@ -75,7 +75,17 @@ export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-
  * An http(s) URL the service calls or sends people to. Control characters are refused: a URL parser
  * would quietly percent-encode them, but one that reaches a header (a redirect's Location) would not.
  */
-export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
+export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
+  // Said in the schema too (zod's url check publishes nothing): a client building a body fills a URL, not any string.
+  .meta({ format: "uri" });
+
+/**
+ * A field naming another of the caller's resources by its management token (zvm_…), which proves the
+ * caller holds it. `x-management-token-of` lists the kinds it takes, so a client reading the schema
+ * knows to create one of those first (the regex alone says only what a token looks like).
+ */
+export const managementTokenOf = (kinds: readonly string[], message: string) =>
+  z.string().regex(/^zvm_[0-9A-Za-z]+$/, message).meta({ "x-management-token-of": [...kinds] });
 
 /** A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in UTF-8. */
 export const multiLine = (maxBytes: number) =>
@@ -97,10 +107,10 @@ export const resourceIdParam = z.object({
   id: z.string().regex(/^r_[0-9A-Za-z]{22}$/).openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
 });
 
-/** A time a caller gives (API.md §3: RFC 3339), with its offset (`Z` or `+02:00`). */
+/** A time a caller gives (docs/api.md#requests-and-conventions: RFC 3339), with its offset (`Z` or `+02:00`). */
 export const rfc3339 = z.iso.datetime({ offset: true });
 
-/** Lists (API.md §3): `?limit=&cursor=` → `{ items, next_cursor }`. */
+/** Lists (docs/api.md#requests-and-conventions): `?limit=&cursor=` → `{ items, next_cursor }`. */
 export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).openapi({ example: fallback }).describe(`Items per page (1–100, default ${fallback}).`);
 
 /** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
@@ -119,7 +129,7 @@ export const noInput = z.object({});
 /** Any JSON value (an entry, a message, a stored result): zod checks nothing, the JSON parser already did. */
 export const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
 
-/** A page of a list (API.md §3): `{ items, next_cursor }`. */
+/** A page of a list (docs/api.md#requests-and-conventions): `{ items, next_cursor }`. */
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 /**

@@ -23,7 +23,7 @@ function report(c: Context<AppEnv>, started: number): void {
   const now = Date.now();
   const facts = requestFacts(c);
   const status = c.res.status;
-  // A call answered otherwise than 2xx is never charged (API.md §9), whatever it reached.
+  // A call answered otherwise than 2xx is never charged (docs/api.md#errors), whatever it reached.
   const chargedMicro = status >= 200 && status < 300 ? (c.get("charged")?.micro ?? 0) : 0;
   // Wall time to the answer (a streamed body may flow on after it); Workers' clock moves with I/O only.
   const durationMs = now - started;
@@ -33,7 +33,7 @@ function report(c: Context<AppEnv>, started: number): void {
       status, charged_micro: chargedMicro, duration_ms: durationMs,
     }),
   );
-  // Documented in README "Watching the service": keep the positions stable, queries read them by number.
+  // Documented in docs/operations.md ("Watching it"): keep the positions stable, queries read them by number.
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [facts.kind ?? ""],
     blobs: [facts.route ?? "", facts.kind ?? "", facts.operation ?? "", `${Math.floor(status / 100)}xx`, c.req.method, facts.isPublic ? "public" : "api"],

@@ -1,5 +1,5 @@
 /**
- * Signed download links for R2 objects a resource holds (API.md §5: export hands
+ * Signed download links for R2 objects a resource holds (docs/api.md#managing-a-resource: export hands
  * out large bodies this way; kinds link their stored content). The link names the
  * object and carries an HMAC over it and its expiry, so no credential travels and
  * nothing is stored per link. Once the resource ends its R2 prefix is deleted, so

@@ -53,6 +53,8 @@ export interface EngineStore {
   /** When the resource was created, and when it expires (as of now), Unix ms. */
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** The owner's label for the resource (null without one): what pages and messages for people call it, rather than its id. */
+  readonly label: string | null;
   /** Where lifecycle events go (the create's notify_url), for kinds that send their own events there too. */
   readonly notifyUrl: string | null;
   /** The resource's public address `{PUBLIC_BASE_URL}/p/{public_id}`, for kinds with one (null otherwise). */
@@ -82,7 +84,7 @@ export interface EngineStore {
   dropObjects(keys: string[]): void;
   /**
    * A signed URL that downloads the R2 object `key` (below `${resourceId}/`) without credentials,
-   * valid until the resource ends (API.md §5: export gives large bodies this way). Range requests work.
+   * valid until the resource ends (docs/api.md#managing-a-resource: export gives large bodies this way). Range requests work.
    */
   downloadUrl(key: string): string;
 }

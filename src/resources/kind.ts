@@ -66,13 +66,18 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   path: string;
   summary: string;
   priceMicro: number;
+  /**
+   * A POST that discards what the resource held (a cancel, a purge, an acknowledged message): its
+   * MCP tool says so (`destructiveHint`). PUT and DELETE are taken as such from their method.
+   */
+  destructive?: boolean;
   /** Request body (POST/PUT) or query (GET/DELETE); the parameters of `path` and `headers` are merged into it. */
   input: z.ZodType<In>;
   /** The parameters `path` names (e.g. `{ key }`), each a string schema. */
   params?: z.ZodObject & z.ZodType<Params>;
   /** Request headers the operation reads, by lower-case name (e.g. "if-match"). */
   headers?: z.ZodObject & z.ZodType<Headers>;
-  /** A larger request body than the API's 1 MiB (API.md §3), for operations that need it. */
+  /** A larger request body than the API's 1 MiB (docs/api.md#requests-and-conventions), for operations that need it. */
   maxBodyBytes?: number;
   /**
    * The body is raw bytes of any type, up to `maxBodyBytes`, not JSON: it reaches `prepare` as a
@@ -88,7 +93,7 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   /** Response headers derived from the output (e.g. an ETag): what each means, for the OpenAPI document, and their values. */
   responseHeaders?: { documented: Record<string, string>; of(out: Out): Record<string, string> };
   /**
-   * A long-poll (API.md §3: `wait_seconds` ≤ 30 in the input): while `ready` is false the call
+   * A long-poll (docs/api.md#requests-and-conventions: `wait_seconds` ≤ 30 in the input): while `ready` is false the call
    * waits, up to that long, for other work on the resource to change it, then runs either way.
    */
   ready?(store: EngineStore, config: Config, input: In & Params & Headers): boolean;
@@ -166,7 +171,7 @@ export interface KindDefinition<Config = unknown> {
   sends?: Record<string, string>;
   /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
   timer?: KindTimer<Config, unknown>;
-  /** A public address `/p/{public_id}` (API.md §12): its routes and the steps answering them (resources/public-face.ts). */
+  /** A public address `/p/{public_id}` (docs/api.md#public-addresses): its routes and the steps answering them (resources/public-face.ts). */
   public?: AnyPublicFace<Config>;
   /**
    * Releases what lives outside the resource's storage and R2 prefix (an unfinished multipart

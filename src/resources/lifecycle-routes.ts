@@ -1,4 +1,4 @@
-/** Manage: status, extend, export and cancel of any resource, with its management token (API.md §5). */
+/** Manage: status, extend, export and cancel of any resource, with its management token (docs/api.md#managing-a-resource). */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";

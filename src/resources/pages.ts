@@ -1,5 +1,5 @@
 /**
- * Keyset pages (API.md §3: `?limit=&cursor=` → `{ items, next_cursor }`). A list asks for `limit + 1`
+ * Keyset pages (docs/api.md#requests-and-conventions: `?limit=&cursor=` → `{ items, next_cursor }`). A list asks for `limit + 1`
  * rows past its cursor: the extra row only says that a next page exists, whose cursor is the key of
  * this page's last row.
  */

@@ -1,5 +1,5 @@
 /**
- * Public addresses (API.md §12): their ids, where they live, and the operator's switch.
+ * Public addresses (docs/api.md#public-addresses): their ids, where they live, and the operator's switch.
  *
  * A public id names its resource's object and kind, as management tokens do, so a request
  * reaches the object without a D1 read: `{kind}_{base62(resource id bytes ‖ 128 random bits)}`.
@@ -94,7 +94,7 @@ export function publicIdOf(url: URL, publicBase: string, pattern: RegExp): strin
   return pattern.test(id) ? id : null;
 }
 
-/** Where public addresses live: PUBLIC_BASE_URL, else the API's own base (API.md §12). */
+/** Where public addresses live: PUBLIC_BASE_URL, else the API's own base (docs/api.md#public-addresses). */
 export function publicBaseUrl(c: Context<AppEnv>): string {
   return c.env.PUBLIC_BASE_URL || serviceUrls(c).baseUrl;
 }

@@ -11,7 +11,7 @@ import type { AppEnv } from "../env";
 import { toBase64 } from "../bytes";
 import { serveObject } from "./downloads";
 import { AppError, problemResponse } from "../http/errors";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, type PublicAnswer, type PublicMethod, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, type PublicAnswer, type PublicRoute } from "./public-face";
 import { proxyGuarded } from "../delivery/fetch-guarded";
 import { masking } from "../http/masking";
 import { notModified } from "../http/conditional";
@@ -35,7 +35,7 @@ export function htmlPolicy(nonce: string): string {
 /**
  * The policy of HTML an owner wrote, served from the API's own origin: sandboxed into an opaque
  * origin (no cookies, storage or credentials of ours; forms go nowhere), nothing loaded from any
- * other origin (API.md §12), inline styles allowed (owners write them), and scripts only when the
+ * other origin (docs/api.md#public-addresses), inline styles allowed (owners write them), and scripts only when the
  * owner opted in, then inline or from the same origin.
  */
 export function authoredPolicy(scripts: boolean): string {
@@ -82,7 +82,7 @@ export type Settled = (outcome: { status: number; durationMs: number }) => void;
 
 /** An upstream's answer, passed back: its status and end-to-end headers, never its cookies, and no power over our origin. */
 async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type: "upstream" }>, route: PublicRoute | null, settled?: Settled): Promise<Response> {
-  const method = answer.method ?? (c.req.method as PublicMethod);
+  const method = answer.method ?? c.req.method;
   const headers = { ...answer.requestHeaders };
   const stream = route?.streamsBody && method !== "GET" && method !== "HEAD" ? c.req.raw.body : null;
   const length = c.req.header("content-length");

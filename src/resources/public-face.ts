@@ -1,5 +1,5 @@
 /**
- * The public-face contract (API.md §12): what a kind declares to answer at its public
+ * The public-face contract (docs/api.md#public-addresses): what a kind declares to answer at its public
  * address `/p/{public_id}`, what a request there looks like to it, and the answers it may
  * give. One contract for every kind with a face: a dead-man switch's pings, a debouncer's
  * events, a one-time secret's page, a blob's link, and the inboxes, bins, forms and sites
@@ -23,6 +23,12 @@ import { parseCallerJson } from "../http/json-depth";
 
 export const PUBLIC_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export type PublicMethod = (typeof PUBLIC_METHODS)[number];
+/**
+ * The method of a request that reached a face: one of PUBLIC_METHODS, or on a route that takes
+ * `anyMethod`, whatever else the runtime passed on (WebDAV's PROPFIND, MKCOL, REPORT, SEARCH, a
+ * CDN's PURGE …), upper case as sent.
+ */
+export type RequestMethod = PublicMethod | (string & {});
 
 /** Bodies a route takes when it does not say: small events and form posts. */
 export const DEFAULT_PUBLIC_BODY_BYTES = 64 * 1024;
@@ -62,6 +68,12 @@ export interface PublicRoute {
   path: string;
   /** HEAD comes with GET. */
   methods: PublicMethod[];
+  /**
+   * Every other method the runtime passes on is taken here too (a request bin captures PROPFIND
+   * as webhook.site does; a reverse proxy passes it on). Without it, such a method is 405 with
+   * `Allow`, like any method the route does not list.
+   */
+  anyMethod?: boolean;
   summary: string;
   /** The largest body the route takes (default DEFAULT_PUBLIC_BODY_BYTES, at most MAX_PUBLIC_BODY_BYTES; 0 refuses any): beyond it 413, nothing stored. */
   maxBodyBytes?: number;
@@ -98,7 +110,7 @@ export function endToEnd(headers: Headers, drop: string[] = []): Record<string, 
 
 /** A request to a public address, as the kind sees it. */
 export interface PublicRequest {
-  method: PublicMethod;
+  method: RequestMethod;
   /** The route that matched, and the values of its `{name}` segments. */
   route: string;
   params: Record<string, string>;
@@ -106,6 +118,11 @@ export interface PublicRequest {
   path: string;
   /** The query, in order, repeated keys kept. */
   query: [string, string][];
+  /**
+   * The query exactly as sent, without its `?` ("" for none): what a proxy passes on byte for byte
+   * (`%20` stays `%20`, a bare `flag` stays bare), since a receiver may check a signature over the URL.
+   */
+  rawQuery: string;
   /** Header names in lower case; hop-by-hop headers dropped; repeated ones joined with ", ". */
   headers: Record<string, string>;
   /** The client's address (CF-Connecting-IP); null when unknown (local development). */

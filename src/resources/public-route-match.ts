@@ -1,5 +1,5 @@
 /**
- * Matching a public request to one of its face's routes (API.md §12): the path split once
+ * Matching a public request to one of its face's routes (docs/api.md#public-addresses): the path split once
  * per route into literals, `{name}` params and a trailing `{name*}`, so 404 and 405 (with
  * `Allow`) are decided at the edge before any Durable Object wakes.
  */
@@ -16,7 +16,7 @@ export function matchRoute(routes: PublicRoute[], method: string, path: string):
     const params = matchPath(patternOf(route), segments);
     if (!params) continue;
     const methods = methodsOf(route);
-    if ((methods as string[]).includes(method)) return { route, params };
+    if ((methods as string[]).includes(method) || (route.anyMethod && !(PUBLIC_METHODS as readonly string[]).includes(method))) return { route, params };
     methods.forEach((m) => allow.add(m));
   }
   return allow.size ? { error: "method_not_allowed", allow: PUBLIC_METHODS.filter((m) => allow.has(m)) } : { error: "not_found" };

@@ -1,5 +1,5 @@
 /**
- * The public address router (API.md §12): `/p/{public_id}` and the paths below it, for
+ * The public address router (docs/api.md#public-addresses): `/p/{public_id}` and the paths below it, for
  * kinds with a public face (resources/public-face.ts). No credentials and no charge: the
  * resource's owner pays for its life, and callers are held to the per-address rate limit.
  *
@@ -20,7 +20,7 @@ import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicMethod, type PublicRequest, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicRequest, type PublicRoute } from "./public-face";
 import { matchRoute, methodsOf } from "./public-route-match";
 import { publicResponse, type Settled } from "./public-answer";
 import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";
@@ -84,7 +84,7 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
 
 /** A face people open in a browser shows its own page for an error (an address used up, a refusal), thrown or answered. */
 function errorPage(c: Context<AppEnv>, face: AnyPublicFace, error: AppError): PublicAnswer | null {
-  return face.errorAnswer?.({ method: c.req.method as PublicMethod, headers: endToEnd(c.req.raw.headers) }, { status: error.status, detail: error.detail }) ?? null;
+  return face.errorAnswer?.({ method: c.req.method, headers: endToEnd(c.req.raw.headers) }, { status: error.status, detail: error.detail }) ?? null;
 }
 
 async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, face: AnyPublicFace): Promise<Response> {
@@ -112,11 +112,12 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
   }
   const streams = match.route.streamsBody ?? false;
   const request: PublicRequest = {
-    method: c.req.method as PublicRequest["method"],
+    method: c.req.method,
     route: match.route.name,
     params: match.params,
     path,
     query: [...new URLSearchParams(search)],
+    rawQuery: search.slice(1),
     headers: endToEnd(c.req.raw.headers),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     receivedAt: Date.now(),
@@ -166,7 +167,8 @@ function documentFaces(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
     const lines = k.public!.routes.map((r) => {
       const limit = r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
       const body = r.methods.some((m) => m !== "GET" && m !== "HEAD" && m !== "OPTIONS") ? ` (bodies up to ${limit} bytes)` : "";
-      return `  - \`${methodsOf(r).join("/")} /p/{public_id}${r.path}\`: ${r.summary}${body}`;
+      const any = r.anyMethod ? " (and any other method: WebDAV's PROPFIND, MKCOL …)" : "";
+      return `  - \`${methodsOf(r).join("/")} /p/{public_id}${r.path}\`${any}: ${r.summary}${body}`;
     });
     return `- **${k.kind}** (ids begin \`${k.kind}_\`)\n${lines.join("\n")}`;
   });
@@ -192,6 +194,10 @@ function documentFaces(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
   }
 }
 
+/**
+ * Every method reaches the router, not only PUBLIC_METHODS: a face's route table decides, so a
+ * bin captures PROPFIND and any other face answers it 405 with `Allow` (never the app's 404).
+ */
 export function registerPublicRoutes(app: Hono<AppEnv>): void {
-  app.on([...PUBLIC_METHODS], ["/p/:public_id", "/p/:public_id/*"], servePublic);
+  for (const path of ["/p/:public_id", "/p/:public_id/*"]) app.all(path, servePublic);
 }

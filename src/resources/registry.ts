@@ -49,7 +49,7 @@ import { watches } from "../kinds/watching/watches";
 import { watchGroups } from "../kinds/watching/watch-groups";
 import { escalations } from "../kinds/watching/escalations";
 
-/** In the order of KINDS.md: the price list, the OpenAPI document and the MCP tools list them so. */
+/** In the order of docs/kinds.md: the price list, the OpenAPI document and the MCP tools list them so. */
 export const KINDS: readonly AnyKind[] = [
   wakeups, schedules, deadman, delayed, drips, snapshots, spread, debounce, notary, attest,
   inboxes, bins, fanout, stable, deliveries, transformers, handshakes, proxies, frontdoor, notify, forms, approvals, oauthCallbacks,

@@ -32,7 +32,7 @@ export type MetaRow = {
   ended: Exclude<ResourceState, "active"> | null;
 };
 
-/** The record of API.md §4 without `urls`, which the worker adds from the request's origin. */
+/** The record of docs/api.md#the-resource-record without `urls`, which the worker adds from the request's origin. */
 export interface RecordCore {
   id: string;
   kind: string;
@@ -58,7 +58,7 @@ export interface CreateInput {
   notifyUrl: string | null;
   /** The whsec_ secret for notify_url, sealed; null without notify_url. */
   sealedSecret: string | null;
-  /** Its public address id, for kinds with one (API.md §12). */
+  /** Its public address id, for kinds with one (docs/api.md#public-addresses). */
   publicId: string | null;
   /** The API's base URL (BASE_URL, or the request's origin), for links the resource hands out. */
   baseUrl: string;

@@ -1,16 +1,30 @@
-/** `GET /`: one screen for a human who opened the API's address in a browser. */
-import { KIND_CARDS } from "../resources/kinds";
-import { escapeHtml, page, styleHash, topBar } from "./layout";
+/**
+ * `GET /`: the page for a human who opened the API's address in a browser: what it is, two ways to
+ * start, and every kind with its price, by family. Readable at phone width (390 px): the code blocks
+ * and the tables wrap within the screen.
+ */
+import { escapeHtml, page, staticCsp, topBar } from "./layout";
+import { KINDS_STYLE, kindsTables } from "./kinds-table";
 
-const csp = () => `default-src 'none'; style-src ${styleHash()}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+/**
+ * The page's own styles: the kinds' tables, and code blocks that wrap on a phone rather than run off
+ * its edge (a sideways scroll inside a block shows no scrollbar there, so the line looks cut off).
+ */
+const LANDING_STYLE = `${KINDS_STYLE}
+@media (max-width: 30rem) { pre { white-space: pre-wrap; word-break: break-all; } }
+`;
+const CSP = staticCsp(LANDING_STYLE);
 
+// The URL on a line of its own and short comment lines, so it fits a phone without wrapping mid-word.
 function curlExample(base: string): string {
-  return `curl -i -X POST ${base}/v1/counters \\
+  return `curl -i -X POST \\
+  ${base}/v1/counters \\
   -H 'Content-Type: application/json' \\
   -d '{"ttl_seconds": 3600}'
 # HTTP/1.1 402 Payment Required
-# with the x402 terms of exactly this call, in the
-# body and in the PAYMENT-REQUIRED header`;
+# with the x402 terms of exactly this
+# call, in the body and in the
+# PAYMENT-REQUIRED header`;
 }
 
 // What `npm run buy` does, with the official client; short lines so it fits a half-width column.
@@ -36,7 +50,6 @@ const code = (label: string, text: string) => `<pre tabindex="0" aria-label="${e
 
 export function landingPage(serviceName: string, baseUrl: string): Response {
   const name = escapeHtml(serviceName);
-  const kinds = KIND_CARDS.map((k) => `<code>${escapeHtml(k.kind)}</code> (${escapeHtml(k.summary.replace(/\.$/, ""))})`).join(", ");
   const body = `<div class="wrap">
 ${topBar(serviceName)}
 <main id="main">
@@ -62,9 +75,9 @@ ${topBar(serviceName)}
   </div>
   <ul class="facts">
     <li>Every resource expires unless extended; status, export and cancel are free with its management token.</li>
-    <li>Available now: ${kinds}. The <a href="/v1/prices">price list</a> is the authority on what each call costs.</li>
     <li>Missing something? <code>POST /v1/feature-requests</code>. Abusive content? <code>POST /v1/abuse-reports</code>. Both are free.</li>
   </ul>
+  ${kindsTables()}
 </main>
 <footer class="muted">
   Read the <a href="/docs">API reference</a>, or give an agent the <a href="/openapi.json">OpenAPI document</a>.
@@ -73,7 +86,8 @@ ${topBar(serviceName)}
   return page({
     title: `${serviceName}: persistence for AI agents`,
     description: "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs and management tokens.",
+    head: `<style>${LANDING_STYLE}</style>`,
     body,
-    csp: csp(),
+    csp: CSP,
   });
 }

@@ -1,5 +1,5 @@
 /**
- * approvals, per issue 14 and KINDS.md: a request with its Markdown description rendered safely,
+ * approvals, per issue 14 and docs/kinds.md: a request with its Markdown description rendered safely,
  * approvers' own links sent to them (signed event), the first decision winning even under
  * parallel clicks (everyone after gets 409 and changes nothing), the decision record a JWS that
  * verifies against the JWKS and carries the hash of what was asked, the agent long-polling or

@@ -1,5 +1,5 @@
 /**
- * attest, per KINDS.md: the service fetches a URL and answers with the content and a
+ * attest, per docs/kinds.md: the service fetches a URL and answers with the content and a
  * receipt (JWS) anyone can verify against the JWKS; the bytes stay in R2 for the TTL.
  */
 import { SELF, env, runInDurableObject } from "cloudflare:test";

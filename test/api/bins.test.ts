@@ -1,5 +1,5 @@
 /**
- * bins, per KINDS.md and issue 13: every request at the address or below it captured whole (method,
+ * bins, per docs/kinds.md and issue 13: every request at the address or below it captured whole (method,
  * path, query, headers, raw bytes, client address, timing), answered as configured; captures
  * listed newest first, fetched, their raw bodies downloaded; a view link for people (its page is
  * opened in Chromium by test/node/pages.test.ts).
@@ -148,6 +148,19 @@ describe("bins", () => {
     // A right token with a capture that is not there: 404, not a capture.
     expect((await SELF.fetch(`${view_url}/99/body`)).status).toBe(404);
     expect((await b.ok("info", "")).captures).toBe(2);
+  });
+
+  it("captures every method the runtime passes on (WebDAV's and a CDN's too), as webhook.site does", async () => {
+    const b = await bin();
+    const methods = ["PROPFIND", "MKCOL", "PURGE", "REPORT", "SEARCH"];
+    for (const [i, method] of methods.entries()) {
+      const res = await SELF.fetch(`${b.url}${i % 2 ? "/dav/folder" : ""}`, { method, body: i === 0 ? '<?xml version="1.0"?><propfind xmlns="DAV:"><allprop/></propfind>' : undefined, headers: { depth: "1" } });
+      expect(res.status, method).toBe(200);
+      expect(await json(res)).toEqual({ received: true, seq: i + 1 });
+    }
+    const page = await b.ok("list", "/captures");
+    expect(page.items.map((c) => [c.method, c.path]).reverse()).toEqual(methods.map((m, i) => [m, i % 2 ? "/dav/folder" : ""]));
+    expect((await b.ok("get_capture", "/captures/1")).body_text).toContain("<allprop/>");
   });
 
   it("1,000 requests in parallel are each captured exactly once", async () => {

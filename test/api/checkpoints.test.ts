@@ -1,5 +1,5 @@
 /**
- * checkpoints, per KINDS.md: save JSON or bytes with a monotonic seq and expected_seq; latest,
+ * checkpoints, per docs/kinds.md: save JSON or bytes with a monotonic seq and expected_seq; latest,
  * by id, history; keep-last-N; forks by parent id; values of more than 1 MiB round-trip exactly.
  */
 import { SELF, runInDurableObject } from "cloudflare:test";

@@ -1,5 +1,5 @@
 /**
- * convert, per issue 15 and KINDS.md: HTML, Markdown, plain text and an image printed by the local
+ * convert, per issue 15 and docs/kinds.md: HTML, Markdown, plain text and an image printed by the local
  * PDF engine, and DOCX, ODT, XLSX and PPTX (written here from their specifications) converted by
  * Debian's LibreOffice; each PDF read back by poppler's pdftotext and pdfinfo. A body that is not
  * what its Content-Type says, or that LibreOffice cannot open, is refused and not charged.

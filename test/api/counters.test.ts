@@ -1,4 +1,4 @@
-/** counters, per KINDS.md: increment/decrement by n, get, set, compare-and-set, bounds, reset windows. */
+/** counters, per docs/kinds.md: increment/decrement by n, get, set, compare-and-set, bounds, reset windows. */
 import { describe, expect, it } from "vitest";
 import { counters } from "../../src/kinds/memory/counters";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn } from "../harness";

@@ -1,5 +1,5 @@
 /**
- * deadman, per KINDS.md: period + grace; public ping URL with /start, /fail, /{exit_code};
+ * deadman, per docs/kinds.md: period + grace; public ping URL with /start, /fail, /{exit_code};
  * new → up → late → down → up; alert after N misses; recovery event; re-alert interval;
  * a sealed payload released once to a successor. Time is driven: the switch's times are
  * moved back and the alarm run, never waited for.

@@ -1,5 +1,5 @@
 /**
- * debounce, per KINDS.md: events posted by the API or the public URL, optional key;
+ * debounce, per docs/kinds.md: events posted by the API or the public URL, optional key;
  * one firing after quiet_seconds without events, never later than max_wait_seconds;
  * the last event or all of them. Time is driven: the windows' times are moved back and
  * the alarm run, never waited for.

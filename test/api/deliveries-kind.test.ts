@@ -1,5 +1,5 @@
 /**
- * The deliveries kind, per KINDS.md and issue 13: a submitted request reaches a real local
+ * The deliveries kind, per docs/kinds.md and issue 13: a submitted request reaches a real local
  * receiver through the real queue, signed; retried until a 2xx on the default schedule or its own
  * (scaled to no wait here); dead letters listed, retried by hand; a 10 MiB binary body arrives
  * byte-exact and its stored copy is deleted once delivered; an idempotency key sends once; a

@@ -1,5 +1,5 @@
 /**
- * drips, per KINDS.md: messages enqueued (one or a batch) are released to the target at `rate`
+ * drips, per docs/kinds.md: messages enqueued (one or a batch) are released to the target at `rate`
  * with at most max_parallel in flight; pause/resume; backlog listing. Time is driven by moving
  * the release window back and running the alarm; deliveries go to the real local receiver.
  */

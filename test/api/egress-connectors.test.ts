@@ -1,5 +1,5 @@
 /**
- * egress-connectors, per issue 15 and KINDS.md: requests sent through a real forward proxy (Debian's
+ * egress-connectors, per issue 15 and docs/kinds.md: requests sent through a real forward proxy (Debian's
  * tinyproxy, test/peers/egress-proxy-setup.ts, sending from 127.0.0.2) to a local upstream (the
  * receiver), which sees them arrive from the proxy's address; the allowlist (exact, wildcard, port),
  * sealed headers, the answer whole (text, bytes, chunked), the log; refusals (403 off the list, 413

@@ -1,5 +1,5 @@
 /**
- * escalations, per KINDS.md and issue 16: steps fire at their delays to their targets, the chain
+ * escalations, per docs/kinds.md and issue 16: steps fire at their delays to their targets, the chain
  * repeats, an acknowledgement (API or the ack address) stops it, and a watch that goes down opens
  * an incident that its recovery resolves; every step and who acknowledged are in the timeline.
  * Time is driven by the test clock. The ack page in a real browser: test/node/pages.test.ts.

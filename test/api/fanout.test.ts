@@ -1,5 +1,5 @@
 /**
- * fanout, per KINDS.md and issue 13: one public URL, each request passed on to every destination
+ * fanout, per docs/kinds.md and issue 13: one public URL, each request passed on to every destination
  * whose filter it passes (field equality, JSONata), each as its own signed, retried delivery to a
  * real local receiver; destinations added and removed live; per-destination statistics and sends.
  * Under load: 1,000 requests in parallel to 3 receivers, one failing half of what it gets, every

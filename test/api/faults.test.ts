@@ -165,7 +165,7 @@ describe("JSON nested past 64 levels", () => {
     const { id, mgmt } = await createResource("vaults", token);
     const args = `{"id":"${id}","management_token":"${mgmt}","key":"k","value":${deep(100)}}`;
     const res = await SELF.fetch(`${ORIGIN}/mcp`, {
-      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-11-25" },
       body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vaults_put","arguments":${args}}}`,
     });
     expect((await json(res)).result).toMatchObject({ isError: true, structuredContent: { status: 422, errors: [{ path: "value" }] } });

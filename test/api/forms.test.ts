@@ -1,5 +1,5 @@
 /**
- * forms, per issue 14 and KINDS.md: the configured fields served as a page and checked on
+ * forms, per issue 14 and docs/kinds.md: the configured fields served as a page and checked on
  * submission (a 422 naming each wrong field for a script, the page again with the errors and
  * the values for a person), JSON from scripts, the honeypot (answered as taken, discarded), the
  * hourly share per client address (429 with Retry-After, counted), submissions listed, fetched,

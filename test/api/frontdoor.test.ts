@@ -1,5 +1,5 @@
 /**
- * frontdoor, per KINDS.md and issue 13: messages left at a public URL are pushed to the agent's
+ * frontdoor, per docs/kinds.md and issue 13: messages left at a public URL are pushed to the agent's
  * endpoint (signed, retried until a 2xx) or pulled and acked; the sender's receipt URL tells
  * pending, delivered or acknowledged; an ack stops a push still retrying; a push that gives up
  * leaves the message to be pulled. Tested against the local receiver.

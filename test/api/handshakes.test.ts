@@ -1,5 +1,5 @@
 /**
- * handshakes, per KINDS.md and issue 13: each provider's challenge answered as its documentation
+ * handshakes, per docs/kinds.md and issue 13: each provider's challenge answered as its documentation
  * says it must be, checked here by computing the expected answer from the provider's published
  * algorithm (WebCrypto HMACs, not the service's code); wrong tokens and signatures refused with
  * 403; everything else buffered like an inbox, Slack/Twitch/Zoom signatures marking it verified.

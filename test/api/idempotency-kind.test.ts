@@ -1,5 +1,5 @@
 /**
- * idempotency (the kind; idempotency.test.ts covers the Idempotency-Key header), per KINDS.md:
+ * idempotency (the kind; idempotency.test.ts covers the Idempotency-Key header), per docs/kinds.md:
  * claim → new / in_flight (409) / duplicate / mismatch (422), store the result, lock timeout, window expiry.
  * Time is moved by editing the stored times, never waited for.
  */

@@ -1,5 +1,5 @@
 /**
- * inboxes, per KINDS.md and issue 13: any method at the address or below it, bodies up to 10 MiB
+ * inboxes, per docs/kinds.md and issue 13: any method at the address or below it, bodies up to 10 MiB
  * kept byte-exact in arrival order; pull with a cursor and long-poll, ack; signatures checked as
  * Stripe, GitHub, Slack, Standard Webhooks and Shopify sign them (with the providers' own
  * libraries where they publish one).

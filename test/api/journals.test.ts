@@ -1,5 +1,5 @@
 /**
- * journals, per KINDS.md: appends with server seq and time, expected_seq, range reads,
+ * journals, per docs/kinds.md: appends with server seq and time, expected_seq, range reads,
  * a long-poll tail, a hash chain anyone can recompute and a head signed against the JWKS.
  * The chain is recomputed here from the published rule, with this file's own canonical
  * JSON and WebCrypto's SHA-256, never with the service's code.

@@ -1,5 +1,5 @@
 /**
- * links, per issue 15 and KINDS.md: a redirect (302, or 307) or one of the owner's blobs/objects
+ * links, per issue 15 and docs/kinds.md: a redirect (302, or 307) or one of the owner's blobs/objects
  * served at the public address; each GET a click, counted and logged (time, referrer host,
  * country), HEAD not; 410 past max_clicks (a page for a browser), counted as refused; the
  * content named by its management token (a 422 for anything else, uncharged).

@@ -1,5 +1,5 @@
 /**
- * notary, per KINDS.md: a SHA-256 (or data, hashed server-side) is stamped with an
+ * notary, per docs/kinds.md: a SHA-256 (or data, hashed server-side) is stamped with an
  * RFC 3161 TimeStampResp that the real `openssl ts -verify` accepts against the
  * published certificate (through the local OpenSSL peer, test/peers/openssl.ts);
  * the JSON form; the hash chain, recomputed here from its documented rule; nonce;

@@ -1,5 +1,5 @@
 /**
- * oauth-callbacks, per issue 14 and KINDS.md: the authorize_url with state and a PKCE S256
+ * oauth-callbacks, per issue 14 and docs/kinds.md: the authorize_url with state and a PKCE S256
  * challenge; a callback with the wrong state changes nothing; the right one has the code
  * exchanged at the token endpoint (a local receiver standing in; the request as RFC 6749 and
  * 7636 specify it: grant, code, redirect_uri, verifier, client authentication) and the tokens
@@ -102,6 +102,10 @@ describe("oauth-callbacks", () => {
     const d = await callback();
     const page = await d.hit({ error: "access_denied", error_description: "The user said no.", state: d.info.state });
     expect(page.status).toBe(200);
+    // The person reads the provider's words, not its error code.
+    const said = await page.text();
+    expect(said).toContain("The provider said: The user said no.");
+    expect(said).not.toContain("access_denied");
     expect(await d.ok("result", "/result")).toMatchObject({ status: "error", error: "access_denied", error_description: "The user said no." });
   });
 

@@ -1,5 +1,5 @@
 /**
- * ocr, per issue 15 and KINDS.md: pictures of known text, made here (HTML printed by the local PDF
+ * ocr, per issue 15 and docs/kinds.md: pictures of known text, made here (HTML printed by the local PDF
  * engine, then rasterized by poppler as PNG, JPEG and TIFF), read back by the real engine
  * (tesseract, scripts/engines.mjs): the words, their boxes and confidences, per page for a PDF; a
  * file fetched from a URL; a language not installed, a file that is no image, an empty one: 4xx,

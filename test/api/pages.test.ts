@@ -1,5 +1,5 @@
 /**
- * pages, per issue 15 and KINDS.md: Markdown rendered safely, HTML served as written and
+ * pages, per issue 15 and docs/kinds.md: Markdown rendered safely, HTML served as written and
  * sandboxed (scripts only when opted in), ETag / Last-Modified / 304, updated in place, views
  * counted (HEAD not), title and description for link previews, bad input refused uncharged.
  * In a real browser (scripts blocked or run, the text shown): test/node/pages.test.ts.

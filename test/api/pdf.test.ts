@@ -1,5 +1,5 @@
 /**
- * pdf, per issue 15 and KINDS.md: HTML or a URL rendered by a real engine (the local one:
+ * pdf, per issue 15 and docs/kinds.md: HTML or a URL rendered by a real engine (the local one:
  * Debian's chromium behind Gotenberg's routes, scripts/engines.mjs) to a PDF that poppler's
  * pdftotext and pdfinfo read: the text, the paper size and orientation, the page count, the
  * footer template; waits for a selector; kept, listed, downloaded (signed link, Range), deleted;

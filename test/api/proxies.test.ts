@@ -1,5 +1,5 @@
 /**
- * proxies, per KINDS.md and issue 13: an auth-gated reverse proxy in front of a local upstream
+ * proxies, per docs/kinds.md and issue 13: an auth-gated reverse proxy in front of a local upstream
  * that echoes what it received. Only callers with the proxy's own credential (bearer or basic,
  * shown once) or from an allowed range reach it; the injected secrets arrive there and appear in
  * no answer (masked even when the upstream echoes them), log, export or storage; a wrong
@@ -84,6 +84,19 @@ describe("proxies", () => {
     for (const place of [JSON.stringify(record), exported, stored, JSON.stringify(await r2Keys(p.id))]) {
       for (const secret of [API_KEY, QUERY_KEY, p.credential!.token!]) expect(place).not.toContain(secret);
     }
+  });
+
+  it("passes the caller's query on byte for byte (the upstream's own query kept as written), the injected parameters after it", async () => {
+    const name = unique();
+    const p = await proxy({ upstream_url: `${receiver}/echo/${name}?sig=a%20b`, auth: "none", allow_ips: ["0.0.0.0/0", "::/0"], inject_query: { key: QUERY_KEY } });
+    const raw = "q=a%20b&flag&t=~x&plus=1+2";
+    const res = await SELF.fetch(`${p.url}/v1/items?${raw}&key=callers&key=again`, { headers: { "cf-connecting-ip": "198.51.100.7" } });
+    expect(res.status).toBe(200);
+    const [hit] = await arrived(name);
+    expect(hit!.path).toBe(`/echo/${name}/v1/items?sig=a%20b&${raw}&key=${encodeURIComponent(QUERY_KEY)}`);
+    expect(await res.text()).not.toContain(encodeURIComponent(QUERY_KEY));
+    const log = await settledLog(p, 1);
+    expect(log[0]!.path).toBe(`/v1/items?${raw}&key=callers&key=again`);
   });
 
   it("masks a secret split across the upstream's chunks, and leaves other bytes alone", async () => {

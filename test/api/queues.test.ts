@@ -1,5 +1,5 @@
 /**
- * queues, per KINDS.md: push (delay, dedup id, priority); lease N with visibility;
+ * queues, per docs/kinds.md: push (delay, dedup id, priority); lease N with visibility;
  * ack, nack with delay, extend; dead letters after max_receive_count, listed and
  * redriven; long-poll leases; stats. Time is moved by editing the stored
  * visible_at inside the Durable Object, never by waiting minutes.

@@ -1,5 +1,5 @@
 /**
- * Rate limits per credential and per client IP (API.md §10), per public address (§12), and the anonymous free tier.
+ * Rate limits per credential and per client IP (docs/api.md#rate-limits), per public address (§12), and the anonymous free tier.
  *
  * Requests go through the worker's own fetch handler, in workerd, with the real D1 and
  * Durable Objects, but with an env of this file's choosing: the low-limit twins of the

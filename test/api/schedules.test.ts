@@ -1,5 +1,5 @@
 /**
- * schedules, per KINDS.md: 5-field cron + IANA timezone; start/end; pause/resume;
+ * schedules, per docs/kinds.md: 5-field cron + IANA timezone; start/end; pause/resume;
  * run now; next?count=N preview; jitter; overlap skip/allow; history. Ticks are
  * driven by moving the next fire time and running the alarm.
  */

@@ -1,5 +1,5 @@
 /**
- * sites, per issue 15 and KINDS.md: a zip streamed in and unpacked into R2; index.html, directory
+ * sites, per issue 15 and docs/kinds.md: a zip streamed in and unpacked into R2; index.html, directory
  * indexes, pretty URLs, the SPA fallback, 404.html, content types, ETag and 304, Cache-Control;
  * HTML sandboxed; redeploys atomic with history and rollback, the retired version's bytes deleted;
  * zip slip, zip bombs, damaged and empty archives refused with 422, nothing kept, nothing charged.

@@ -1,5 +1,5 @@
 /**
- * snapshots, per KINDS.md: URL + interval or cron; each fetch stored in R2 with
+ * snapshots, per docs/kinds.md: URL + interval or cron; each fetch stored in R2 with
  * status, headers, sha256, size; `changed` against the previous good one; keep
  * last N; an event on change. The first snapshot (the baseline) is taken by the
  * resource's own alarm right after create; later ones are driven by moving the

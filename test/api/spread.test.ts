@@ -1,4 +1,4 @@
-/** spread, per KINDS.md: members by key fire once per period at a stable hashed offset; slots listed; preview. */
+/** spread, per docs/kinds.md: members by key fire once per period at a stable hashed offset; slots listed; preview. */
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { spread } from "../../src/kinds/time/spread";

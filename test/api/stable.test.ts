@@ -1,5 +1,5 @@
 /**
- * stable addresses, per KINDS.md and issue 13: a permanent public URL proxied (both ways,
+ * stable addresses, per docs/kinds.md and issue 13: a permanent public URL proxied (both ways,
  * streaming, up to 10 MiB) or redirected (307) to a target the agent changes; while there is no
  * target, requests are buffered (202) and replayed to the next target in arrival order, once
  * each, signed, through the delivery pipeline. Tested against the local receiver.
@@ -65,6 +65,26 @@ describe("stable", () => {
     const root = await SELF.fetch(s.url, { redirect: "manual" });
     expect(root.headers.get("location")).toBe("https://example.com/agent/");
     expect(await s.ok("info", "")).toMatchObject({ redirected: 2, mode: "redirect" });
+  });
+
+  it("passes the query on byte for byte, as nginx's proxy_pass does: proxied, redirected and replayed, the target's own query kept as written", async () => {
+    const name = unique();
+    const raw = "q=a%20b&flag&t=~x&plus=1+2&e=";
+    const s = await address({ target_url: `${receiver}/echo/${name}?sig=a%20b&v=1` });
+    const proxied = (await (await SELF.fetch(`${s.url}/hook?${raw}`, { method: "POST", body: "x" })).json()) as { url: string };
+    expect(proxied.url).toBe(`/echo/${name}/hook?sig=a%20b&v=1&${raw}`);
+
+    await s.ok("set_target", "/target", { target_url: "https://example.com/in?sig=a%20b", mode: "redirect" });
+    const redirected = await SELF.fetch(`${s.url}/hook?${raw}`, { redirect: "manual" });
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get("location")).toBe(`https://example.com/in/hook?sig=a%20b&${raw}`);
+
+    // Kept while there is no target, and replayed with the query as it came.
+    await s.ok("set_target", "/target", { target_url: null });
+    expect((await SELF.fetch(`${s.url}/later?${raw}`, { method: "POST", body: "y" })).status).toBe(202);
+    await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
+    const hits = await received(name, 2);
+    expect(hits[1]!.path).toBe(`/echo/${name}/later?${raw}`);
   });
 
   it("buffers while no target is set and replays in arrival order, once each, signed", async () => {

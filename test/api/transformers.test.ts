@@ -1,5 +1,5 @@
 /**
- * transformers, per KINDS.md and issue 13: JSON at the public address reshaped by a JSONata
+ * transformers, per docs/kinds.md and issue 13: JSON at the public address reshaped by a JSONata
  * expression (and headers derived by another) and forwarded to a real local receiver through the
  * delivery pipeline; `test` runs the expressions without sending; a failing expression or a body
  * that is not JSON sends nothing, is logged and answered 422; a null result skips; evaluation is

@@ -1,4 +1,4 @@
-/** vaults, per KINDS.md: get/put/delete, per-key TTL, prefix listing with a cursor, metadata, compare-and-set, batch, 1 MiB values. */
+/** vaults, per docs/kinds.md: get/put/delete, per-key TTL, prefix listing with a cursor, metadata, compare-and-set, batch, 1 MiB values. */
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { vaults } from "../../src/kinds/memory/vaults";
@@ -250,7 +250,7 @@ describe("vaults", () => {
     const tool = async (name: string, args: Record<string, unknown>) => {
       const res = await SELF.fetch(`${ORIGIN}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${token}` },
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-11-25" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { id, management_token: mgmt, ...args } } }),
       });
       return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, any> } }).result;

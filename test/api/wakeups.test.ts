@@ -1,5 +1,5 @@
 /**
- * wakeups, per KINDS.md: `at` or `delay_seconds`; method, headers, JSON or text
+ * wakeups, per docs/kinds.md: `at` or `delay_seconds`; method, headers, JSON or text
  * body; scheduled → delivered / failed; fire now; reschedule; attempt log.
  * Time is driven: the fire time is moved and the alarm run, never waited for.
  */

@@ -1,5 +1,5 @@
 /**
- * watch-groups, per KINDS.md and issue 16: nested expressions and "K of N" across transitions,
+ * watch-groups, per docs/kinds.md and issue 16: nested expressions and "K of N" across transitions,
  * unknown (paused) children in three-valued logic, one event per group transition (never one
  * per child), a group of groups, and the history naming the child that caused each transition.
  * Watches tell their groups through relays over the real queue, so the tests wait for the news.
@@ -148,7 +148,8 @@ describe("watch-groups", () => {
     await g.hears({ a: "down", b: "down" });
     const [step] = await received(steps, 1);
     const incident = JSON.parse(step!.body).data as { incident_id: string; source: string; title: string };
-    expect(incident).toMatchObject({ source: g.id, title: `Group ${g.id} is down` });
+    // Named for people: by the children's aliases (no label was given), never by the resource id.
+    expect(incident).toMatchObject({ source: g.id, title: expect.stringMatching(/^Watch group of [a-z_, ]+ is down$/) });
     await a.set(true);
     await g.hears({ a: "up" });
     const escalation = opsOn(escalations, policy.id, policy.mgmt, token);

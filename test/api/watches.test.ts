@@ -1,5 +1,5 @@
 /**
- * watches, per KINDS.md and issue 16: each of the 13 check types against a real local target (the
+ * watches, per docs/kinds.md and issue 16: each of the 13 check types against a real local target (the
  * receiver's scripted answers, its DNS-over-HTTPS and RDAP responders; chain_balance against the
  * local EVM node is in test/direct), the thresholds (N−1 failures send nothing, the Nth one
  * watch.down; recovery one watch.up; flapping nothing extra), repeats, pause, history, and bad
@@ -9,7 +9,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { watches } from "../../src/kinds/watching/watches";
 import { watchRowsRead } from "./rows-read";
-import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
+import { advance, advanceTo, balanceOf, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -99,6 +99,18 @@ describe("watches: thresholds and events", () => {
     const after = await w.status();
     expect(after.checks).toBe(before.checks + 1);
     expect(Date.parse(after.next_check_at!) - Date.parse(before.next_check_at!)).toBe(10 * MINUTE);
+  });
+
+  it("with realert_seconds equal to the interval, repeats at every check, however late the alerting check ran", async () => {
+    const name = unique();
+    const url = await serveContent(name, "no", { status: 500 });
+    const w = await watch({ type: "http_status", url }, { realert_seconds: 60 });
+    // The first check runs 5 s after its slot; each next one right on its slot.
+    await w.tick(5000);
+    for (let n = 2; n <= 4; n++) await advanceTo(w.id, (await w.status()).next_check_at!);
+    const events = await w.events(4);
+    expect(events.map((e) => [e.type, e.data.alert_number])).toEqual([["watch.down", 1], ["watch.down", 2], ["watch.down", 3], ["watch.down", 4]]);
+    expect(await w.status()).toMatchObject({ checks: 4, alerts_sent: 4 });
   });
 
   it("pauses (no checks, the down episode ended) and resumes with a check at once", async () => {

@@ -216,13 +216,15 @@ describe("wrangler.toml's commented container block", () => {
     const toml = await read("wrangler.toml");
     const start = toml.indexOf("\n# [[containers]]");
     expect(start).toBeGreaterThan(0);
-    const block = toml.slice(start).split("\n").map((l) => (l === "#" ? "" : l.replace(/^# /, ""))).join("\n");
+    // The block runs to the first blank line: what follows (the deployed environments) stays as it is.
+    const end = toml.indexOf("\n\n", start + 1);
+    const block = toml.slice(start, end).split("\n").map((l) => (l === "#" ? "" : l.replace(/^# /, ""))).join("\n");
     expect(block).toMatch(/class_name = "EngineContainer"[\s\S]*name = "ENGINE_CONTAINER"[\s\S]*new_sqlite_classes = \["EngineContainer"\]/);
     const dir = await mkdtemp(path.join(tmpdir(), "containers-"));
     // Beside wrangler.toml, so its relative paths (main, assets, the Dockerfile) resolve the same.
     const config = path.join(ROOT, `.containers-check-${process.pid}.toml`);
     try {
-      await writeFile(config, toml.slice(0, start) + block);
+      await writeFile(config, toml.slice(0, start) + block + toml.slice(end));
       await writeFile(path.join(dir, "docker"), `#!/bin/sh\necho "$*" >> "${dir}/log"\n[ "$1" = build ] && cat > "${dir}/Dockerfile"\nexit 0\n`);
       await chmod(path.join(dir, "docker"), 0o755);
       const { stdout } = await promisify(execFile)(path.join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", path.join(dir, "out"), "-c", config], {

@@ -1,6 +1,8 @@
 /**
  * Pages meant for people, opened by a real browser (Debian's Chromium through
  * playwright-core) on a real `wrangler dev`:
+ * - the landing page at 390 px wide: the page never scrolls sideways, its code blocks wrap within
+ *   themselves, every kind is in its family's table with its price; axe-core finds nothing at all;
  * - the API reference at /docs renders the document and lists the operations;
  * - a one-time secret's link shows that a secret is waiting (looking uses nothing up),
  *   takes its passphrase, reveals the value once with a working copy button, and then
@@ -14,8 +16,12 @@
  *   JWKS, a second click changes nothing; no serious accessibility problem either;
  * - an escalation's ack page, opened from the link its first step sent: a person acknowledges by name,
  *   the incident's timeline says who and when, and no further step goes out;
+ * - times on the approval, bin and escalation pages shown in the reader's time zone (a browser set to
+ *   Asia/Kolkata), the UTC instant in `<time datetime>` and the UTC words in its title;
  * - an OAuth flow through a real OpenID provider (oidc-provider) with PKCE: authorize, sign in,
- *   consent, the callback exchanges the code, and the agent gets the tokens.
+ *   consent, the callback exchanges the code, and the agent gets the tokens;
+ * - the page a problem's `type` opens (`/errors/{code}`): readable at phone width, no serious
+ *   accessibility problem, the same address JSON for an agent.
  * Everything loads from the service's own origin (no request leaves for another), and no
  * page's Content-Security-Policy is ever violated.
  */
@@ -56,6 +62,31 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await receiver?.stop();
+});
+
+it("the landing page at 390 px: no sideways scroll of the page, its code blocks wrap within themselves, every kind in its family's table; axe finds nothing", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const { page, problems, elsewhere } = await watchedPage(context);
+  expect((await page.goto(`${server.url}/`))?.status()).toBe(200);
+  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+  const blocks = (await page.locator("pre").evaluateAll((nodes) => nodes.map((n) => ({ right: n.getBoundingClientRect().right, scroll: n.scrollWidth, client: n.clientWidth })))) as { right: number; scroll: number; client: number }[];
+  expect(blocks.length).toBeGreaterThan(0);
+  for (const b of blocks) {
+    expect(b.right).toBeLessThanOrEqual(390);
+    // Nothing runs off the block's edge (a phone shows no scrollbar to say there is more): its lines wrap.
+    expect(b.scroll).toBeLessThanOrEqual(b.client);
+  }
+  const tables = page.locator(".kinds table");
+  await expect(tables.count()).resolves.toBe(6);
+  for (const box of await tables.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().right))) expect(box).toBeLessThanOrEqual(390);
+  const prices = (await (await fetch(`${server.url}/v1/prices`)).json()) as { operations: { operation: string }[] };
+  const creatable = prices.operations.filter((o) => o.operation.endsWith(".create")).map((o) => o.operation.slice(0, -".create".length));
+  await expect(page.locator(".kinds th[scope=row] code").allTextContents()).resolves.toEqual(expect.arrayContaining(creatable));
+  await expect(page.locator(".kinds tbody tr").count()).resolves.toBe(creatable.length);
+  expect(await accessibilityProblems(`${server.url}/`, true)).toEqual([]);
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
 });
 
 it("renders the reference and lists the operations, with nothing loaded from another origin", async () => {
@@ -188,8 +219,8 @@ it("a front door's page: a person leaves a message, gets a receipt, and the agen
   expect(problems).toEqual([]);
 });
 
-/** axe-core's serious and critical findings on the page at `url` (its script injected past the page's CSP, in a context of its own). */
-async function accessibilityProblems(url: string): Promise<string[]> {
+/** axe-core's serious and critical findings (with `every`, all of them) on the page at `url` (its script injected past the page's CSP, in a context of its own). */
+async function accessibilityProblems(url: string, every = false): Promise<string[]> {
   const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   const context = await browser.newContext({ bypassCSP: true });
   try {
@@ -199,7 +230,7 @@ async function accessibilityProblems(url: string): Promise<string[]> {
     const violations = (await page.evaluate(
       "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))",
     )) as { id: string; impact: string; help: string; nodes: number }[];
-    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes})`);
+    return violations.filter((v) => every || v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes})`);
   } finally {
     await context.close();
   }
@@ -295,12 +326,12 @@ it("an approval's page: approved with a comment, the record verifies against the
   await page.fill("#comment", "Looks good <ship>");
   await page.click("button[value=approve]");
   await page.locator("#decision").waitFor();
-  await expect(page.locator("#decision").textContent()).resolves.toContain("Decided: Approve by owner-link");
+  await expect(page.locator("#decision").textContent()).resolves.toContain("Decided: Approve, through the request's own link");
 
   // A second click, from the same page opened before the decision: the decision stands.
   await stale.click("button[value=deny]");
   await stale.locator("#decision").waitFor();
-  await expect(stale.locator("#decision").textContent()).resolves.toContain("Already decided: Approve by owner-link");
+  await expect(stale.locator("#decision").textContent()).resolves.toContain("Already decided: Approve, through the request's own link");
 
   const got = (await (await fetch(`${server.url}/v1/approvals/${record.id}`, { headers: { authorization: `Bearer ${record.management_token}` } })).json()) as { state: string; jws: string; decision: unknown };
   expect(got.state).toBe("approved");
@@ -310,6 +341,45 @@ it("an approval's page: approved with a comment, the record verifies against the
   await stale.close();
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
+});
+
+it("times on the approval, bin and escalation pages read in the reader's own time zone, the UTC instant in <time datetime>", async () => {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return (await res.json()) as { id: string; management_token: string; urls: { public: string } };
+  };
+  const approval = await post("/v1/approvals", { title: "Rotate the keys?", timeout_seconds: 7200 });
+  const bin = await post("/v1/bins", {});
+  await (await fetch(`${bin.urls.public}/hook`, { method: "POST", body: "x" })).body?.cancel();
+  const auth = (r: { management_token: string }) => ({ authorization: `Bearer ${r.management_token}` });
+  const { view_url } = (await (await fetch(`${server.url}/v1/bins/${bin.id}`, { headers: auth(bin) })).json()) as { view_url: string };
+  const policy = await post("/v1/escalations", { steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-times` }] }] });
+  const incident = (await (await fetch(`${server.url}/v1/escalations/${policy.id}/incidents`, {
+    method: "POST", headers: { ...auth(policy), "content-type": "application/json" }, body: JSON.stringify({ title: "Disk almost full" }),
+  })).json()) as { ack_url: string };
+
+  // A zone half an hour off any whole-hour offset, so the local time cannot pass for UTC by chance.
+  const zone = "Asia/Kolkata";
+  const context = await browser.newContext({ locale: "en-US", timezoneId: zone, viewport: { width: 390, height: 800 } });
+  const { page, problems, elsewhere } = await watchedPage(context);
+  for (const url of [approval.urls.public, view_url, incident.ack_url]) {
+    expect((await page.goto(url))?.status()).toBe(200);
+    const shown = (await page.locator("time").evaluateAll((nodes) => nodes.map((n) => ({ datetime: n.getAttribute("datetime"), text: n.textContent, title: n.getAttribute("title") })))) as { datetime: string; text: string; title: string }[];
+    expect(shown.length, url).toBeGreaterThan(0);
+    for (const t of shown) {
+      expect(new Date(t.datetime).toISOString()).toBe(t.datetime);
+      const local = Object.fromEntries(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).formatToParts(new Date(t.datetime)).map((p) => [p.type, p.value]));
+      expect(t.text, url).toMatch(new RegExp(`${local.hour}:${local.minute}(:\\d{2})? ${local.dayPeriod}`));
+      expect(t.text).toMatch(/GMT\+5:30|IST/);
+      expect(t.title).toMatch(/ UTC$/);
+    }
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    expect(await accessibilityProblems(url)).toEqual([]);
+  }
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
 });
 
 it("an OAuth flow through a real OpenID provider with PKCE: the person signs in, the agent gets the tokens", async () => {
@@ -382,6 +452,27 @@ it("an escalation's ack page: the link from the first step acknowledges by name,
   const after = (await (await api(`/incidents/${incident.incident_id}`)).json()) as { state: string; acknowledged_by: string; next_step_at: string | null; timeline: { event: string; by: string | null }[] };
   expect(after).toMatchObject({ state: "acknowledged", acknowledged_by: "Dana <on call>", next_step_at: null });
   expect(after.timeline.map((t) => t.event)).toEqual(["triggered", "step", "acknowledged"]);
+  expect(elsewhere()).toEqual([]);
+  expect(problems).toEqual([]);
+});
+
+it("an error's type URI, opened in a browser: what it means and what to do, at phone width, no serious accessibility problem", async () => {
+  // (The free tier pays for calls here, so the problem at hand is a missing credential.)
+  const refused = await fetch(`${server.url}/v1/credits/balance`);
+  const { type } = (await refused.json()) as { type: string };
+  expect(type).toBe(`${server.url}/errors/unauthorized`);
+  expect(await accessibilityProblems(type)).toEqual([]);
+
+  const { page, problems, elsewhere } = await watchedPage();
+  await page.setViewportSize({ width: 390, height: 800 });
+  const res = await page.goto(type);
+  expect(res?.status()).toBe(200);
+  expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
+  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+  await expect(page.locator("h1").textContent()).resolves.toBe("Unauthorized");
+  await expect(page.getByRole("heading", { name: "What to do" }).isVisible()).resolves.toBe(true);
+  const forAgent = await fetch(type, { headers: { accept: "application/json" } });
+  expect(await forAgent.json()).toMatchObject({ code: "unauthorized", status: 401, what_to_do: expect.stringContaining("X-CREDIT-TOKEN") });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
 });

@@ -49,14 +49,30 @@ export async function forwardBody(ctx: PrepareContext, request: PublicRequest): 
 
 /**
  * Where a request below an address goes on a target that stands for the address (a stable address,
- * a proxy): the path below the address appended to the target's path, the query (in order, repeated
- * keys kept) to its query.
+ * a proxy): the path below the address appended to the target's path, and the query as sent
+ * (`rawQuery`, byte for byte, as nginx's proxy_pass passes it) after the target's own, which is kept
+ * as written too. Never through URLSearchParams, which would re-encode both (`%20` as `+`, `flag` as `flag=`).
  */
-export function belowTarget(target: string, path: string, query: [string, string][]): URL {
+export function belowTarget(target: string, path: string, rawQuery: string): string {
   const url = new URL(target);
+  url.hash = "";
   if (path) url.pathname = url.pathname.replace(/\/$/, "") + path;
-  for (const [k, v] of query) url.searchParams.append(k, v);
-  return url;
+  const href = url.href;
+  if (!rawQuery) return href;
+  return href.endsWith("?") ? `${href}${rawQuery}` : `${href}${url.search ? "&" : "?"}${rawQuery}`;
+}
+
+/** `rawQuery` without the parameters named in `names` (compared as decoded), the rest as sent. */
+export function withoutParams(rawQuery: string, names: Set<string>): string {
+  return rawQuery.split("&").filter((pair) => pair !== "" && !names.has(formDecoded(pair.split("=", 1)[0]!))).join("&");
+}
+
+function formDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "));
+  } catch {
+    return text;
+  }
 }
 
 /** Deletes a body forwardBody stored itself, for a request that failed after it (the router deletes its own). */

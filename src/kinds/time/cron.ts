@@ -3,7 +3,17 @@
  * snapshots): five fields read by croner, so DST shifts the UTC times and never
  * the local ones. One place validates an expression and builds its clock.
  */
+import { z } from "@hono/zod-openapi";
 import { Cron } from "croner";
+
+/**
+ * What an expression looks like: five fields of digits, names, `*`, `?`, `L`, `W`, `#`, `,`, `-`, `/`
+ * (or a nickname such as `@daily`). Croner checks the rest (ranges, steps, names); the shape is in the
+ * schema so a client builds one (`* * * * *`) rather than any string.
+ */
+const CRON_SHAPE = /^\s*[*?0-9A-Za-z,#/-]+(\s+[*?0-9A-Za-z,#/-]+){4}\s*$|^@[A-Za-z]+$/;
+
+export const cronExpression = z.string().max(120).regex(CRON_SHAPE, "must be five fields (minute hour day-of-month month day-of-week) or a nickname such as @daily");
 
 export function validTimeZone(zone: string): boolean {
   try {

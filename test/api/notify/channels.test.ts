@@ -2,7 +2,7 @@
  * notify's channels, per issue 14: each channel's URL, sent the same message, makes exactly the
  * request its provider's documentation specifies (method, path, query, the headers that carry
  * auth, the body), checked at a local receiver standing in for the provider. Every channel in
- * the registry has a case (channel-cases.ts); the table in the README is the same list.
+ * the registry has a case (channel-cases.ts); the table in docs/channels.md is the same list.
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";

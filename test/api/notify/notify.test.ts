@@ -1,5 +1,5 @@
 /**
- * notify, per issue 14 and KINDS.md: channel URLs checked at create (422 naming the one that
+ * notify, per issue 14 and docs/kinds.md: channel URLs checked at create (422 naming the one that
  * does not parse, nothing charged), kept sealed and only ever shown redacted; a send fans out
  * to every channel as its own delivery through the one pipeline, answers at once, and reports
  * each channel's result (long-poll until all are settled); a provider that answers 2xx but says
@@ -81,7 +81,7 @@ describe("notify", () => {
       expect(problem.errors[0]!.message).toMatch(detail);
       expect(body).not.toContain("SECRETVALUE");
     };
-    await refused(["ntfy://ok-topic", "nosuch://SECRETVALUE"], "channels.1", /no channel has \(nosuch:\/\/\)/);
+    await refused(["ntfy://ok-topic", "nosuch://SECRETVALUE"], "channels.1", /with a channel's scheme \(GET \/v1\/notify\/channels lists them\)/);
     await refused(["tgram://SECRETVALUE"], "channels.0", /needs a chat id/);
     await refused(["slack://onlyone"], "channels.0", /needs token B/);
     await refused(["twilio://AC1:SECRETVALUE@+1555/notanumber"], "channels.0", /phone number/);
@@ -233,5 +233,55 @@ describe("notify", () => {
     const r = (await settled(wrong, refused.send_id)).results[0]!;
     expect(r).toMatchObject({ status: "aborted", attempts: 1 });
     expect(r.last_error).toMatch(/^SMTP 535/);
+  });
+
+  it("writes Slack's mrkdwn: Markdown converted as Apprise does (**b** → *b*, [t](u) → <u|t>), and &, <, > escaped everywhere but in the links it makes", async () => {
+    const hook = `slk${unique()}`;
+    const n = await notifyWith([`slack://T0001/B0001/${hook}`]);
+    const markdown = await n.ok("send", "/sends", {
+      title: "Q&A <ops>", format: "markdown",
+      body: "Deploy **v2** & <rollback> [the log](https://ci.example/run?id=1&x=2), see `a<b` and _why_\n\n- one\n- **two**",
+    });
+    await settled(n, markdown.send_id);
+    const plain = await n.ok("send", "/sends", { body: "a & b <c> **not bold**" });
+    await settled(n, plain.send_id);
+    const log = (await (await fetch(`${receiver}/_log/notify`)).json()) as { path: string; body: string }[];
+    const texts = log.filter((r) => r.path.endsWith(`/hooks.slack.com/services/T0001/B0001/${hook}`)).map((r) => (JSON.parse(r.body) as { text: string }).text);
+    expect(texts).toEqual([
+      "*Q&amp;A &lt;ops&gt;*\nDeploy *v2* &amp; &lt;rollback&gt; <https://ci.example/run?id=1&amp;x=2|the log>, see `a&lt;b` and _why_\n• one\n• *two*",
+      "a &amp; b &lt;c&gt; **not bold**",
+    ]);
+  });
+
+  it("honours Telegram's ?silent= (yes/true/no/false, as Apprise reads it) over the priority's default, and ?preview=", async () => {
+    const bot = `123456:tg${unique()}`;
+    const n = await notifyWith([`tgram://${bot}/1?silent=yes`, `tgram://${bot}/2?silent=true`, `tgram://${bot}/3?silent=no&preview=no`, `tgram://${bot}/4?silent=false`, `tgram://${bot}/5`]);
+    for (const priority of ["normal", "low"]) {
+      const { send_id } = await n.ok("send", "/sends", { body: `at ${priority}`, priority });
+      await settled(n, send_id);
+    }
+    const log = (await (await fetch(`${receiver}/_log/notify`)).json()) as { path: string; body: string }[];
+    const sent = log.filter((r) => r.path.includes(`/bot${bot}/`)).map((r) => JSON.parse(r.body) as { chat_id: string; text: string; disable_notification: boolean; disable_web_page_preview?: boolean });
+    const silentAt = (priority: string) => Object.fromEntries(sent.filter((b) => b.text === `at ${priority}`).map((b) => [b.chat_id, b.disable_notification]));
+    expect(silentAt("normal")).toEqual({ 1: true, 2: true, 3: false, 4: false, 5: false });
+    expect(silentAt("low")).toEqual({ 1: true, 2: true, 3: false, 4: false, 5: true });
+    expect(sent.filter((b) => b.chat_id === "3").map((b) => b.disable_web_page_preview)).toEqual([true, true]);
+    expect(sent.filter((b) => b.chat_id === "5").map((b) => b.disable_web_page_preview)).toEqual([undefined, undefined]);
+  });
+
+  it("mailto:// and mailtos:// without ?from= send as user@host (the login itself when it is an address), as Apprise does", async () => {
+    const smtp = env.TEST_SMTP;
+    const host = smtp.host.split(":")[0]!;
+    const n = await notifyWith([`mailto://ada:smtp-test-password@${smtp.host}/ops@example.com`]);
+    const { send_id } = await n.ok("send", "/sends", { title: "no from", body: "derived sender" });
+    const sent = await settled(n, send_id);
+    expect(sent.summary, JSON.stringify(sent.results)).toEqual({ delivered: 1, failed: 0, pending: 0 });
+    const mails = (await (await fetch(smtp.logUrl)).json()) as { user: string; from: string; to: string[]; data: string }[];
+    const mail = mails.find((m) => m.data.includes(`Message-ID: <${send_id}@`))!;
+    expect(mail).toMatchObject({ user: "ada", from: `ada@${host}`, to: ["ops@example.com"] });
+    expect(mail.data).toContain(`From: ada@${host}\r\n`);
+    // mailtos:// (implicit TLS) reads the same way, and a login that is an address is the sender.
+    const secure = await notifyWith(["mailtos://ada%40example.com:pw@smtp.example.com/ops@example.com", "mailtos://bob:pw@smtp.example.com"]);
+    expect((await secure.ok("list_channels", "/channels")).channels).toHaveLength(2);
   });
 });

@@ -1,11 +1,14 @@
 /**
  * The decision page: what is asked (its description as safely rendered Markdown), a comment box
  * when the request takes one, and a button per option; once decided, what was decided, by whom
- * and when. Plain HTML, no script; labelled, keyboard-usable, phone width.
+ * and when, in words (never an internal label such as the owner link's `owner-link`). Plain HTML,
+ * labelled, keyboard-usable, phone width; the only script shows times in the reader's time zone.
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { safeMarkdown } from "../../../site/markdown";
 import { NONCE_SLOT } from "../../../resources/public-answer";
+import { localTimesScript, timeHtml } from "../../../site/times";
+import { OWNER_LINK } from "./store";
 import { MAX_COMMENT_CHARS, type ApprovalsConfig, type DecisionPayload } from "./schema";
 
 const STYLE = `
@@ -23,7 +26,7 @@ textarea:focus-visible, button:focus-visible { outline: 3px solid var(--accent);
 `;
 
 function approvalsPage(title: string, body: string): string {
-  return htmlDocument({ title, description: title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`, body: `<main id="main">${body}</main>` });
+  return htmlDocument({ title, description: title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`, body: `<main id="main">${body}</main>${localTimesScript}` });
 }
 
 function asked(config: ApprovalsConfig): string {
@@ -34,7 +37,7 @@ export function decisionForm(config: ApprovalsConfig, approver: string, decideBy
   const comment = config.comment === "none" ? "" : `<div><label for="comment">Comment${config.comment === "required" ? " (required)" : " (optional)"}</label>
 <textarea id="comment" name="comment" maxlength="${MAX_COMMENT_CHARS}"${config.comment === "required" ? " required" : ""}></textarea></div>`;
   return approvalsPage(config.title, `${asked(config)}
-<p class="muted">Asked of ${escapeHtml(approver)}; decide by <time datetime="${decideBy}">${decideBy}</time>.</p>
+<p class="muted">${approver === OWNER_LINK ? "Anyone with this link can decide" : `Asked of ${escapeHtml(approver)}`}; decide by ${timeHtml(decideBy)}.</p>
 ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ""}
 <form method="post">
 ${comment}
@@ -44,9 +47,10 @@ ${comment}
 
 export function decidedPage(config: ApprovalsConfig, d: DecisionPayload, already: boolean): string {
   const label = config.options.find((o) => o.id === d.option)?.label;
-  const what = d.state === "expired" ? `Expired without a decision${label ? ` (counted as “${escapeHtml(label)}”)` : ""}` : `${escapeHtml(label ?? d.state)} by ${escapeHtml(d.decided_by)}`;
+  const by = d.decided_by === OWNER_LINK ? ", through the request's own link" : ` by ${escapeHtml(d.decided_by)}`;
+  const what = d.state === "expired" ? `Expired without a decision${label ? ` (counted as “${escapeHtml(label)}”)` : ""}` : `${escapeHtml(label ?? d.state)}${by}`;
   return approvalsPage(config.title, `${asked(config)}
 <div class="decided" role="status" id="decision"><p><strong>${already ? "Already decided: " : "Decided: "}${what}</strong></p>
-<p class="muted">At <time datetime="${d.decided_at}">${d.decided_at}</time>.</p>
+<p class="muted">At ${timeHtml(d.decided_at)}.</p>
 ${d.comment ? `<p>Comment: ${escapeHtml(d.comment)}</p>` : ""}</div>`);
 }

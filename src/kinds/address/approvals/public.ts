@@ -56,7 +56,8 @@ export const approvalsFace = definePublicFace<ApprovalsConfig, Prepared>({
       if (status === 409) return { type: "problem", code: "conflict", detail: `Already decided: ${d.state}${d.option ? ` (${d.option})` : ""} by ${d.decided_by} at ${d.decided_at}.` };
       return { type: "json", status, body: { state: d.state, decision: d, jws: approvalRow(store.sql).jws } };
     };
-    if (request.method === "GET") {
+    // GET, and HEAD with it (the public router drops a HEAD answer's body): everything but POST shows the page.
+    if (request.method !== "POST") {
       if (decided) return shown(decided, 200, true);
       return html || !/json/i.test(request.headers.accept ?? "")
         ? { type: "html", body: decisionForm(config, who, iso(row.deadline)) }

@@ -1,10 +1,11 @@
 /**
  * The page a person sees at a bin's view link: the captures, newest first, each with its request
- * line, time, client, headers and body (text shown escaped, binary as a download). Plain HTML, no
- * script; the stylesheet carries the response's nonce (resources/public-answer.ts).
+ * line, time, client, headers and body (text shown escaped, binary as a download). Plain HTML; the
+ * stylesheet and the one script (times in the reader's zone) carry the response's nonce.
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { NONCE_SLOT } from "../../../resources/public-answer";
+import { localTimesScript, timeHtml } from "../../../site/times";
 import type { BinCapture } from "./schema";
 
 /** Characters of a text body shown on the page; the raw link has all of it. */
@@ -39,7 +40,7 @@ function card(c: BinCapture): string {
   const headers = Object.entries(c.headers).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("");
   return `<article id="capture-${c.seq}">
 <h2><span class="method">${escapeHtml(c.method)}</span>${escapeHtml(requestLine(c))}</h2>
-<dl><dt>#</dt><dd>${c.seq}</dd><dt>Received</dt><dd>${escapeHtml(c.received_at)}</dd><dt>From</dt><dd>${escapeHtml(c.client_ip ?? "unknown")}</dd>
+<dl><dt>#</dt><dd>${c.seq}</dd><dt>Received</dt><dd>${timeHtml(c.received_at, true)}</dd><dt>From</dt><dd>${escapeHtml(c.client_ip ?? "unknown")}</dd>
 <dt>Size</dt><dd>${c.size} bytes</dd><dt>SHA-256</dt><dd>${c.sha256}</dd></dl>
 <details><summary>Headers (${Object.keys(c.headers).length})</summary><dl>${headers}</dl></details>
 ${bodyOf(c)}
@@ -57,6 +58,6 @@ export function capturesPage(captures: BinCapture[], total: number, olderUrl: st
 <p>${total} request${total === 1 ? "" : "s"} captured, newest first. <a href="${escapeHtml(newestUrl)}">Refresh</a></p>
 ${captures.length ? captures.map(card).join("\n") : `<p class="muted">Nothing captured${olderUrl === null && total === 0 ? " yet" : " here"}.</p>`}
 ${olderUrl ? `<p><a rel="next" href="${escapeHtml(olderUrl)}">Older requests</a></p>` : ""}
-</main>`,
+</main>${localTimesScript}`,
   });
 }

@@ -35,8 +35,8 @@ export const binFace = definePublicFace<BinConfig, Prepared, PublicAnswer>({
   routes: [
     { name: "view", path: `/${VIEW_SEGMENT}/{token}`, methods: ["GET"], maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["html"], summary: "With the bin's view token: the captures as a page for a person, newest first (`?before=seq` pages back). With any other token: captured." },
     { name: "view_body", path: `/${VIEW_SEGMENT}/{token}/{seq}/body`, methods: ["GET"], maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["bytes"], summary: "With the bin's view token: a capture's raw body, to download. With any other token: captured." },
-    { name: "capture", path: "", methods: METHODS, maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["json", "bytes"], summary: "Captured whole (method, path, query, headers, raw body, client address, timing) and answered as the bin is configured." },
-    { name: "capture_below", path: "/{path*}", methods: METHODS, maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["json", "bytes"], summary: "The same, for any path below the address (kept in the capture's `path`)." },
+    { name: "capture", path: "", methods: METHODS, anyMethod: true, maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["json", "bytes"], summary: "Captured whole (method, path, query, headers, raw body, client address, timing) and answered as the bin is configured." },
+    { name: "capture_below", path: "/{path*}", methods: METHODS, anyMethod: true, maxBodyBytes: MAX_CAPTURE_BYTES, answers: ["json", "bytes"], summary: "The same, for any path below the address (kept in the capture's `path`)." },
   ],
   async prepare(ctx, _config, request) {
     if (isView(ctx, request) && (request.route === "view" || /^\d{1,15}$/.test(request.params.seq ?? ""))) return { view: true };

@@ -35,8 +35,8 @@ async function prepare(ctx: PrepareContext, config: InboxConfig, request: Public
 
 export const inboxFace = definePublicFace<InboxConfig, Prepared>({
   routes: [
-    { name: "receive", path: "", methods: METHODS, maxBodyBytes: MAX_ITEM_BYTES, summary: "Stored in arrival order, with its method, headers, query and raw body; answers the item's seq." },
-    { name: "receive_below", path: "/{path*}", methods: METHODS, maxBodyBytes: MAX_ITEM_BYTES, summary: "The same, for any path below the address (kept in the item's `path`)." },
+    { name: "receive", path: "", methods: METHODS, anyMethod: true, maxBodyBytes: MAX_ITEM_BYTES, summary: "Stored in arrival order, with its method, headers, query and raw body; answers the item's seq." },
+    { name: "receive_below", path: "/{path*}", methods: METHODS, anyMethod: true, maxBodyBytes: MAX_ITEM_BYTES, summary: "The same, for any path below the address (kept in the item's `path`)." },
   ],
   prepare,
   discard: (ctx, _config, prepared) => discardStaged(ctx, prepared.staged),

@@ -1,6 +1,6 @@
 /**
  * `GET /v1/notify/channels`: every channel notify can send through, free and without
- * credentials, from the same registry that parses the URLs (the README's table says the same).
+ * credentials, from the same registry that parses the URLs (docs/channels.md's table says the same).
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../env";

@@ -1,4 +1,4 @@
-/** The channel list as the README shows it (test/node/readme-channels.test.ts keeps the two the same). */
+/** The channel list as docs/channels.md shows it (test/node/docs-channels.test.ts keeps the two the same). */
 import { CHANNELS } from "./channels/registry";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|");

@@ -10,14 +10,14 @@ import { sendRelay } from "../../../delivery/relay";
 import type { Env } from "../../../env";
 import { checkOwnedResource } from "../../../resources/owned";
 import type { EngineStore } from "../../../resources/kind";
-import { singleLine } from "../../../openapi/schemas";
+import { managementTokenOf, singleLine } from "../../../openapi/schemas";
 import { FORMATS, PRIORITIES } from "./channels/message";
 import { MAX_BODY_CHARS } from "./schema";
 
 /** A create field naming a notify resource by its management token. */
 export const notifyTarget = (what: string) =>
-  z.string().regex(/^zvm_[0-9A-Za-z]+$/, "must be a notify resource's management token (zvm_…)").nullable().default(null)
-    .describe(`A notify resource's management token (zvm_…): ${what} go to its channels too. Only the notify resource's id is kept, and the record shows that.`);
+  managementTokenOf(["notify"], "must be a notify resource's management token (zvm_…)").nullable().default(null)
+    .describe(`A notify resource's management token: ${what} go to its channels too (only its id is kept, and the record shows that).`);
 
 /** Checks at create that `token` is the management token of an active notify resource; answers its id. */
 export const checkNotifyTarget = (env: Env, token: string, field: string): Promise<string> => checkOwnedResource(env, token, ["notify"], field);

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { pageLimit, seqCursor, singleLine, httpUrl } from "../../../openapi/schemas";
 import { delivery as deliverySchema } from "../../../delivery/schemas";
 import { FORMATS, PRIORITIES } from "./channels/message";
+import { CHANNELS } from "./channels/registry";
 
 /** Channels one notify resource holds. */
 export const MAX_CHANNELS = 50;
@@ -17,7 +18,16 @@ export const MAX_BODY_CHARS = 16_384;
 /** Sends kept (older ones leave the list; their deliveries stay in the log as its retention says). */
 export const MAX_SENDS = 10_000;
 
-export const channelUrl = z.string().min(1).max(MAX_URL_CHARS).regex(/^[^\u0000-\u0020\u007f]+$/, "must be a URL without spaces or control characters")
+/**
+ * `scheme://…` with one of the channels' schemes, and no spaces or control characters: the pattern
+ * the schema publishes, so a client builds a channel URL rather than any string. The generic JSON
+ * webhook's schemes come first (what a client filling the pattern's first alternative writes).
+ * Schemes are lower case, as Apprise writes them (a JSON Schema pattern has no flag to fold case).
+ */
+const schemes = [...CHANNELS.filter((c) => c.schemes.includes("json")), ...CHANNELS.filter((c) => !c.schemes.includes("json"))].flatMap((c) => c.schemes);
+const CHANNEL_URL = new RegExp(`^(?:${schemes.map((s) => s.replace(/[.+]/g, "\\$&")).join("|")})://[^\\u0000-\\u0020\\u007f]+$`);
+
+export const channelUrl = z.string().min(1).max(MAX_URL_CHARS).regex(CHANNEL_URL, "must be scheme://… with a channel's scheme (GET /v1/notify/channels lists them), without spaces or control characters")
   .describe("A channel in Apprise's URL grammar (`tgram://bot_token/chat_id`, `ntfys://ntfy.sh/topic`, …): `GET /v1/notify/channels` lists them.");
 
 export const notifyCreate = z

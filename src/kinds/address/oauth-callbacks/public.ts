@@ -38,7 +38,11 @@ export const oauthFace = definePublicFace<OauthConfig, Prepared>({
   handle(store, _config, _request, prepared): PublicAnswer {
     if (prepared && "refused" in prepared) return page(400, "This sign-in link is not valid", prepared.refused);
     if (!prepared || !record(store, prepared.outcome)) return page(409, "Already done", "This sign-in was already completed. You can close this tab.");
-    if ("error" in prepared.outcome) return page(200, "Sign-in did not complete", `The provider said: ${prepared.outcome.error}. You can close this tab; the agent has been told.`);
+    // The provider's own words when it gave them; its error code (`access_denied`) only when it did not.
+    if ("error" in prepared.outcome) {
+      const said = prepared.outcome.error_description ?? prepared.outcome.error;
+      return page(200, "Sign-in did not complete", `The provider said: ${said}. You can close this tab; the agent has been told.`);
+    }
     return page(200, "You are signed in", "All done: the agent has what it needs. You can close this tab.");
   },
 });

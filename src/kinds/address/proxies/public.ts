@@ -10,7 +10,7 @@ import { unseal } from "../../../auth/sealing";
 import { sha256Hex } from "../../../bytes";
 import { inRange, parseCidr, parseIp } from "../../../http/cidr";
 import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
-import { belowTarget, forwardedHeaders } from "../forwarding";
+import { belowTarget, forwardedHeaders, withoutParams } from "../forwarding";
 import { access, logOutcome, logRequest, overLimit } from "./store";
 import { MAX_BODY_BYTES, type ProxyCreate } from "./schema";
 
@@ -31,14 +31,17 @@ function admitted(config: Access, hash: string | null, request: PublicRequest): 
   return fromAllowedRange(config, request.clientIp) ? "ip" : null;
 }
 
-/** The upstream URL: its path and the path below the address; the caller's query, the injected parameters replacing any of the same name. */
+/**
+ * The upstream URL: its path and the path below the address; the caller's query as sent, less any
+ * parameter the injected ones replace, which follow it.
+ */
 function upstreamUrl(config: Access, request: PublicRequest, query: Record<string, string>): string {
-  const url = belowTarget(config.upstream_url, request.path, request.query.filter(([k]) => !(k in query)));
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  return url.href;
+  const injected = Object.entries(query).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+  const kept = withoutParams(request.rawQuery, new Set(Object.keys(query)));
+  return belowTarget(config.upstream_url, request.path, [kept, ...injected].filter(Boolean).join("&"));
 }
 
-const pathOf = (request: PublicRequest) => (request.query.length ? `${request.path}?${new URLSearchParams(request.query)}` : request.path);
+const pathOf = (request: PublicRequest) => (request.rawQuery ? `${request.path}?${request.rawQuery}` : request.path);
 
 export const proxyFace = definePublicFace<Access>({
   routes: [

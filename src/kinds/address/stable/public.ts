@@ -6,13 +6,10 @@
  */
 import { AppError } from "../../../http/errors";
 import { utf8Length } from "../../../bytes";
-import { PUBLIC_METHODS, definePublicFace, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { PUBLIC_METHODS, definePublicFace, type PublicAnswer } from "../../../resources/public-face";
 import { discardForward, forwardBody, forwardedHeaders, type ForwardBody } from "../forwarding";
 import { buffer, countPassed, targetFor, targetOf } from "./store";
 import { MAX_BODY_BYTES, type StableConfig } from "./schema";
-
-/** The query as the buffer keeps it (and a replay sends it). */
-const queryString = (request: PublicRequest) => new URLSearchParams(request.query).toString();
 
 const ROUTE = { methods: [...PUBLIC_METHODS], maxBodyBytes: MAX_BODY_BYTES, streamsBody: true, answers: ["upstream" as const, "redirect" as const, "json" as const] };
 
@@ -29,7 +26,8 @@ export const stableFace = definePublicFace<StableConfig, ForwardBody>({
   discard: (ctx, _config, body) => discardForward(ctx, body),
   handle(store, _config, request, body): PublicAnswer {
     const target = targetOf(store.sql);
-    const query = queryString(request);
+    // As sent, byte for byte: proxied, redirected, or kept for the replay.
+    const query = request.rawQuery;
     if (target.target_url && request.bodyUnread) {
       const url = targetFor({ ...target, target_url: target.target_url }, request.path, query);
       if (target.mode === "redirect") {

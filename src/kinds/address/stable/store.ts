@@ -24,7 +24,7 @@ export const TABLES = [
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     received_at INTEGER NOT NULL,
     method TEXT NOT NULL,
-    -- below the address, and the query (re-encoded)
+    -- below the address, and the query as sent (rows kept before it was, re-encoded)
     path TEXT NOT NULL,
     query TEXT NOT NULL,
     headers TEXT NOT NULL,
@@ -71,7 +71,7 @@ export function countPassed(sql: SqlStorage, how: "proxied" | "redirected"): voi
  * appended to its path and the query to its query.
  */
 export function targetFor(target: Target & { target_url: string }, path: string, query: string): string {
-  return target.forward_path ? belowTarget(target.target_url, path, [...new URLSearchParams(query)]).href : target.target_url;
+  return target.forward_path ? belowTarget(target.target_url, path, query) : target.target_url;
 }
 
 export interface Buffered {

@@ -69,12 +69,12 @@ export const queues = kind.define({
       run: (store, config, input) => lease(store, config, input),
     }),
     kind.op({
-      name: "ack_batch", method: "post", path: "/leases/ack", summary: `Ack up to ${MAX_BATCH} leases (those no longer held are listed as lost)`,
+      name: "ack_batch", method: "post", destructive: true, path: "/leases/ack", summary: `Ack up to ${MAX_BATCH} leases (those no longer held are listed as lost)`,
       priceMicro: BATCH_PRICE, input: ackBatchInput, output: ackBatchResult, example: { input: { lease_ids: ["lease_1a2b3c4d5e6f708192a3b4c5d6e7f809"] }, after: ["push", "lease"] },
       run: (store, _config, input) => ackMany(store, input.lease_ids),
     }),
     kind.op({
-      name: "ack", method: "post", path: "/leases/{lease_id}/ack", summary: "Ack a lease: the message is done and deleted", priceMicro: OP_PRICE,
+      name: "ack", method: "post", destructive: true, path: "/leases/{lease_id}/ack", summary: "Ack a lease: the message is done and deleted", priceMicro: OP_PRICE,
       params: leaseParam, input: noInput, output: acked, errors: [409], example: { params: { lease_id: "lease_1a2b3c4d5e6f708192a3b4c5d6e7f809" }, after: ["push", "lease"] },
       run: (store, _config, input) => ack(store, input.lease_id),
     }),

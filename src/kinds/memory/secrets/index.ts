@@ -54,7 +54,7 @@ export const secrets = kind.define({
       run: (store) => secretStatusView(store),
     }),
     kind.op({
-      name: "burn", method: "post", path: "/burn", summary: "Destroy the secret unread (no change once read or burned)", priceMicro: OP_PRICE,
+      name: "burn", method: "post", destructive: true, path: "/burn", summary: "Destroy the secret unread (no change once read or burned)", priceMicro: OP_PRICE,
       input: noInput, output: secretStatus,
       run: (store) => {
         burn(store, "owner");

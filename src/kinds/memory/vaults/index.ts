@@ -91,7 +91,7 @@ export const vaults = kind.define({
       run: (store, _config, input) => getMany(store, input.keys),
     }),
     kind.op({
-      name: "batch", method: "post", path: "/batch", summary: `Up to ${MAX_BATCH} puts and deletes with per-item if_version, all or none`,
+      name: "batch", method: "post", destructive: true, path: "/batch", summary: `Up to ${MAX_BATCH} puts and deletes with per-item if_version, all or none`,
       priceMicro: BATCH_PRICE, maxBodyBytes: BATCH_BODY_BYTES,
       input: batchInput, output: batchResult, errors: [409, 413],
       example: { input: { operations: [{ op: "put", key: "agents/bob/profile", value: { name: "Bob" }, if_version: 0 }, { op: "delete", key: "agents/carol/profile" }] } },

@@ -1,6 +1,6 @@
 /** Request and response shapes of links; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
-import { exactlyOneOf, pageLimit, pageOf, seqCursor, httpUrl } from "../../../openapi/schemas";
+import { exactlyOneOf, managementTokenOf, pageLimit, pageOf, seqCursor, httpUrl } from "../../../openapi/schemas";
 
 /** Clicks kept in the log (the newest; the count goes on). */
 export const MAX_CLICK_LOG = 10_000;
@@ -17,7 +17,7 @@ const common = {
 export const linkCreate = exactlyOneOf(
   z.object({
     target_url: httpUrl.optional().describe("Where the link redirects (http or https)."),
-    content: z.string().regex(/^zvm_[0-9A-Za-z]+$/, "must be a blobs or objects resource's management token (zvm_…)").optional().describe(
+    content: managementTokenOf(["blobs", "objects"], "must be a blobs or objects resource's management token (zvm_…)").optional().describe(
       "Serve one of your blobs or objects instead: its management token (zvm_…), which proves you hold it; only its id is kept. " +
       "The link serves its current content, with its type and name, Range honoured.",
     ),

@@ -23,7 +23,7 @@ export interface Fetched {
   content: InlineContent;
 }
 
-/** Where verifiers find the keys (API.md §8: the auth URL, else the base URL the resource was created under). */
+/** Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was created under). */
 function issuer(ctx: PrepareContext): string {
   return ctx.env.AUTH_URL || ctx.baseUrl;
 }

@@ -44,7 +44,7 @@ export const attestConfig = z.object({
 export type AttestConfig = z.infer<typeof attestConfig>;
 
 export const fetchInput = z.object({
-  url: z.url({ protocol: /^https?$/ }).max(2048).describe("What to fetch: http or https to a public address; redirects are followed (at most 5), each hop checked."),
+  url: z.url({ protocol: /^https?$/ }).max(2048).meta({ format: "uri" }).describe("What to fetch: http or https to a public address; redirects are followed (at most 5), each hop checked."),
   method: z.enum(["GET", "HEAD"]).default("GET"),
   headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
     .describe("Request headers to send (e.g. accept-language, or an authorization the page needs). Their names are in the receipt; their values are neither signed nor stored."),

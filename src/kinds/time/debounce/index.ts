@@ -83,7 +83,7 @@ export const debounce = kind.define({
       run: (store, config, input) => flush(store, config, input),
     }),
     kind.op({
-      name: "cancel", method: "post", path: "/windows/cancel", summary: "Close a window without firing it (or all of them)", priceMicro: OP_PRICE,
+      name: "cancel", method: "post", destructive: true, path: "/windows/cancel", summary: "Close a window without firing it (or all of them)", priceMicro: OP_PRICE,
       input: manyInput, output: cancelResult, errors: [404], example: { input: { all: true }, after: ["post_event"] },
       run: (store, _config, input) => cancelWindows(store, input),
     }),

@@ -39,7 +39,7 @@ export const delayed = kind.define({
       run: (store, _config, input) => list(store, input.status, input.limit, input.cursor),
     }),
     kind.op({
-      name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
+      name: "cancel", method: "post", destructive: true, path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
       input: cancelInput, output: message, errors: [409], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["publish"] },
       run: (store, _config, input) => cancel(store, input.message_id),
     }),

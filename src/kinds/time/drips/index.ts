@@ -66,12 +66,12 @@ export const drips = kind.define({
       run: (store, _config, input) => detail(byId(store, input.message_id)),
     }),
     kind.op({
-      name: "cancel", method: "post", path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
+      name: "cancel", method: "post", destructive: true, path: "/messages/cancel", summary: "Cancel a pending message", priceMicro: OP_PRICE,
       input: messageInput, output: message, errors: [404, 409], example: { input: { message_id: "msg_3f1c9a0b7d2e4c6a8b0d1e2f3a4b5c6d" }, after: ["pause", "enqueue"] },
       run: (store, _config, input) => cancel(store, input.message_id),
     }),
     kind.op({
-      name: "purge", method: "post", path: "/messages/purge", summary: "Cancel every pending message", priceMicro: OP_PRICE,
+      name: "purge", method: "post", destructive: true, path: "/messages/purge", summary: "Cancel every pending message", priceMicro: OP_PRICE,
       input: noInput, output: purgeResult,
       run: (store) => purge(store),
     }),

@@ -66,7 +66,7 @@ export function tsaSigner(env: Env): Promise<TsaSigner> {
  * The TSA policy OID stamped into every TSTInfo: TSA_POLICY_OID, else ours. Ours sits
  * under 2.25, the arc of ITU-T X.667 where a UUID is an OID anyone may use without
  * registration: 2.25.<UUID fe5a17ca-48b6-4ef5-b49e-52cc0b223d37 as a decimal integer>,
- * and below it .1 for version 1 of the policy (published in the README).
+ * and below it .1 for version 1 of the policy (published in docs/kinds.md).
  */
 export const DEFAULT_POLICY_OID = "2.25.338091700168649796157310283022103362871.1";
 

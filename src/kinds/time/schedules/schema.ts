@@ -1,13 +1,13 @@
 /** Request and response shapes of schedules: a recurring cron call, in the caller's time zone. */
 import { z } from "@hono/zod-openapi";
 import { requestFields } from "../../../delivery/outbound";
-import { cronProblem, validTimeZone } from "../cron";
+import { cronExpression, cronProblem, validTimeZone } from "../cron";
 import { pageLimit, seqCursor, rfc3339 } from "../../../openapi/schemas";
 
 
 export const scheduleConfig = z
   .object({
-    cron: z.string().max(120).describe("Five fields: minute hour day-of-month month day-of-week (e.g. `*/15 9-17 * * 1-5`), read in `timezone`; a 422 says why an expression is refused."),
+    cron: cronExpression.describe("Five fields: minute hour day-of-month month day-of-week (e.g. `*/15 9-17 * * 1-5`), read in `timezone`; a 422 says why an expression is refused."),
     timezone: z.string().max(64).default("UTC").describe("IANA time zone the cron fields are read in (e.g. `Europe/Berlin`): DST is followed."),
     ...requestFields,
     start_at: rfc3339.optional().describe("No call before this time (RFC 3339; a time in the past changes nothing)."),

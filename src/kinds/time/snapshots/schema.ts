@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, headerFields } from "../../../http/header-fields";
-import { cronProblem, validTimeZone } from "../cron";
+import { cronExpression, cronProblem, validTimeZone } from "../cron";
 import { SELECTED_TEXT_MAX, selectorProblem } from "./compare";
 import { exactlyOneOf, pageLimit, seqCursor, pageOf, rfc3339, httpUrl } from "../../../openapi/schemas";
 
@@ -30,7 +30,7 @@ export const snapshotConfig = exactlyOneOf(
       .describe("Request headers sent with every fetch (e.g. accept-language, user-agent, an authorization the page needs). They are part of `config` in the record."),
     interval_seconds: z.int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS).optional()
       .describe(`Fetch every this many seconds (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}). Give this or cron.`),
-    cron: z.string().max(120).optional().describe("Or fetch on a 5-field cron (minute hour day-of-month month day-of-week), read in `timezone`."),
+    cron: cronExpression.optional().describe("Or fetch on a 5-field cron (minute hour day-of-month month day-of-week), read in `timezone`."),
     timezone: z.string().max(64).default("UTC").describe("IANA time zone of the cron fields (e.g. `Europe/Berlin`); a 422 names an unknown one."),
     start_at: rfc3339.optional().describe("No scheduled fetch before this time (a time in the past means now). Default: the first snapshot, the baseline, is taken at once. No fetch is scheduled at or after the resource's expiry."),
     keep_last: z.int().min(1).max(MAX_KEEP_LAST).default(20)

@@ -38,7 +38,7 @@ export const spread = kind.define({
       run: (store, _config, input) => list(store, input.limit, input.cursor),
     }),
     kind.op({
-      name: "remove_member", method: "post", path: "/members/remove", summary: "Remove a member", priceMicro: OP_PRICE,
+      name: "remove_member", method: "post", destructive: true, path: "/members/remove", summary: "Remove a member", priceMicro: OP_PRICE,
       input: removeInput, output: member, example: { input: { key: "feed-42" }, after: ["add_member"] },
       run: (store, _config, input) => remove(store, input.key),
     }),

@@ -76,7 +76,7 @@ export const transfers = kind.define({
       },
     }),
     kind.op({
-      name: "cancel", method: "post", path: "/transfers/{transfer_id}/cancel", summary: "Stop a running or failed transfer; its open upload at the destination is aborted", priceMicro: OP_PRICE,
+      name: "cancel", method: "post", destructive: true, path: "/transfers/{transfer_id}/cancel", summary: "Stop a running or failed transfer; its open upload at the destination is aborted", priceMicro: OP_PRICE,
       params: transferIdParam, input: noInput, output: transferView, errors: [404, 409], example: { params: EXAMPLE_ID, after: ["start"] },
       prepare: async (ctx, _config, input) => abortOpen(ctx, cancellable(ctx.sql, input.transfer_id)),
       run: (store, _config, input) => cancel(store, input.transfer_id),

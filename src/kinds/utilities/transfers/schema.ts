@@ -1,7 +1,7 @@
 /** Request and response shapes of transfers; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, headerFields } from "../../../http/header-fields";
-import { httpUrl, pageLimit, pageOf, seqCursor, singleLine } from "../../../openapi/schemas";
+import { httpUrl, managementTokenOf, pageLimit, pageOf, seqCursor, singleLine } from "../../../openapi/schemas";
 
 /** The largest transfer: S3's and R2's largest object (10,000 parts). */
 export const MAX_TRANSFER_BYTES = 5 * 1024 ** 4;
@@ -11,7 +11,7 @@ export const MAX_PARTS = 10_000;
 /** Transfers a resource keeps (finished ones can be deleted). */
 export const MAX_TRANSFERS = 1000;
 
-const manageToken = z.string().regex(/^zvm_[0-9A-Za-z]+$/, "must be a management token (zvm_…)");
+const manageToken = managementTokenOf(["objects", "blobs"], "must be a management token (zvm_…)");
 
 const s3Key = z.string().min(1).max(1024).regex(/^[^\u0000-\u001f\u007f]+$/, "must be an S3 key: 1–1,024 characters, no control characters");
 

@@ -2,11 +2,13 @@
  * The ack page of an incident (`/ack/{key}`, the link each step carries): GET shows what is
  * happening and a button, POST acknowledges (a form post with an optional name, or JSON from a
  * script). Opening the link changes nothing, so a chat's link preview never acknowledges. Plain
- * HTML, no script, phone width.
+ * HTML, phone width; the only script shows times in the reader's time zone. Who acknowledged or
+ * resolved is said in words, never as the labels the API records (`api`, `ack page`, a watch's id).
  */
 import { AppError } from "../../../http/errors";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { NONCE_SLOT } from "../../../resources/public-answer";
+import { localTimesScript, timeHtml } from "../../../site/times";
 import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
 import { acknowledge, byAckKey, type IncidentRow } from "./store";
 import type { EscalationConfig } from "./schema";
@@ -22,22 +24,38 @@ input:focus-visible, button:focus-visible { outline: 3px solid var(--accent); ou
 .details { white-space: pre-wrap; border-left: 4px solid var(--line); padding-left: 1rem; }
 `;
 
+/** Recorded when the page's form is sent without a name. */
+const ACK_PAGE = "ack page";
+
+/** Who did it, in words: a name as given; the labels the API records for its own ways in, said for people. */
+function byWhom(by: string | null, row: IncidentRow): string {
+  if (by === null) return "";
+  if (by === ACK_PAGE) return " on this page";
+  if (by === "api") return " through the API";
+  // The watch or group that raised it resolves it when it recovers: its id is its label, not a person's.
+  if (by === row.source && /^r_/.test(by)) return " automatically, as what raised it recovered";
+  return ` by ${escapeHtml(by)}`;
+}
+
 function incidentPage(row: IncidentRow): string {
   const head = `<h1>${escapeHtml(row.title)}</h1>${row.details ? `<p class="details">${escapeHtml(row.details)}</p>` : ""}
-<p class="muted">Opened <time datetime="${new Date(row.opened_at).toISOString()}">${new Date(row.opened_at).toISOString()}</time>; ${row.steps_sent} escalation step(s) sent.</p>`;
+<p class="muted">Opened ${timeHtml(row.opened_at)}; ${row.steps_sent} escalation step(s) sent.</p>`;
   const body = row.state === "open"
     ? `<form method="post"><div><label for="by">Your name (optional)</label><br><input id="by" name="by" maxlength="100" autocomplete="name"></div>
 <button type="submit">Acknowledge</button></form>`
     : row.state === "acknowledged"
-      ? `<p role="status"><strong>Acknowledged</strong> by ${escapeHtml(row.acked_by ?? "someone")} at ${new Date(row.acked_at!).toISOString()}. No further steps will be sent.</p>`
-      : `<p role="status"><strong>Resolved</strong> by ${escapeHtml(row.resolved_by ?? "someone")} at ${new Date(row.resolved_at!).toISOString()}.</p>`;
-  return htmlDocument({ title: row.title, description: row.title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`, body: `<main id="main">${head}${body}</main>` });
+      ? `<p role="status"><strong>Acknowledged</strong>${byWhom(row.acked_by, row)} at ${timeHtml(row.acked_at!)}. No further steps will be sent.</p>`
+      : `<p role="status"><strong>Resolved</strong>${byWhom(row.resolved_by, row)} at ${timeHtml(row.resolved_at!)}.</p>`;
+  return htmlDocument({
+    title: row.title, description: row.title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
+    body: `<main id="main">${head}${body}</main>${localTimesScript}`,
+  });
 }
 
-/** Who acknowledges: the form's `by` (or JSON's), one line; "ack page" when left empty. */
+/** Who acknowledges: the form's `by` (or JSON's), one line; ACK_PAGE when left empty. */
 function who(request: PublicRequest): string {
   const by = postedFields(request).by;
-  if (typeof by !== "string" || by.trim() === "") return "ack page";
+  if (typeof by !== "string" || by.trim() === "") return ACK_PAGE;
   const name = by.trim();
   if ([...name].length > 100 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new AppError("validation_failed", "by: one line of at most 100 characters.");
   return name;

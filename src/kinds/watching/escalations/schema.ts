@@ -1,6 +1,6 @@
 /** Request and response shapes of escalations: a policy of steps, and the incidents it escalates. */
 import { z } from "@hono/zod-openapi";
-import { httpUrl, pageLimit, pageOf, rfc3339, seqCursor, singleLine } from "../../../openapi/schemas";
+import { httpUrl, managementTokenOf, pageLimit, pageOf, rfc3339, seqCursor, singleLine } from "../../../openapi/schemas";
 
 export const MAX_STEPS = 10;
 export const MAX_TARGETS = 10;
@@ -11,7 +11,7 @@ export const MAX_INCIDENTS = 1000;
 
 const target = z.union([
   z.object({ url: httpUrl.describe("Receives the signed escalation.step event.") }).strict(),
-  z.object({ notify: z.string().regex(/^zvm_[0-9A-Za-z]+$/, "must be a notify resource's management token (zvm_…)").describe("A notify resource's management token: its people get the step as a message (only its id is kept).") }).strict(),
+  z.object({ notify: managementTokenOf(["notify"], "must be a notify resource's management token (zvm_…)").describe("A notify resource's management token: its people get the step as a message (only its id is kept).") }).strict(),
 ]);
 
 export const escalationConfig = z.object({

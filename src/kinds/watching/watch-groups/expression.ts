@@ -12,7 +12,8 @@ export type Expression = string | { and: Expression[] } | { or: Expression[] } |
 
 export const MAX_DEPTH = 8;
 export const MAX_CHILDREN = 20;
-export const alias = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, "must be an alias: a lower-case letter, then letters, digits or _ (at most 32)");
+export const ALIAS_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+export const alias = z.string().regex(ALIAS_PATTERN, "must be an alias: a lower-case letter, then letters, digits or _ (at most 32)");
 
 const MAX_TERMS = 20;
 export const expression: z.ZodType<Expression> = z.lazy(() =>

@@ -47,6 +47,9 @@ function alert(store: EngineStore, config: GroupConfig, type: "group.down" | "gr
   raise(store, config.alert_notify, { type, data, uniqueBy, title, body, priority: type === "group.down" ? "high" : "normal", tags: ["watch-group", type.slice(6)] });
 }
 
+/** The group as people read it in a title: by the owner's label, else by its children's aliases; never by its resource id. */
+const named = (store: EngineStore, rows: ChildRow[]) => (store.label ? `Watch group “${store.label}”` : `Watch group of ${rows.map((c) => c.alias).join(", ")}`);
+
 /** What the expression says now, and what the group does about it; `cause` is the child whose news this is. */
 function settle(store: EngineStore, config: GroupConfig, cause: ChildRow): void {
   const rows = children(store.sql);
@@ -66,12 +69,12 @@ function settle(store: EngineStore, config: GroupConfig, cause: ChildRow): void 
   publishState(store, next, `${cause.alias} is ${cause.state}`);
   const data = { state: next, cause: causeView, children: snapshot };
   if (next === "down" && row.definite !== "down") {
-    alert(store, config, "group.down", data, `down:${store.now}`, `Group ${store.resourceId} is down`, `${cause.alias} is ${cause.state}${cause.reason ? `: ${cause.reason}` : ""}.`);
-    if (config.escalation) escalate(store, config.escalation, { open: true, since: store.now, title: `Group ${store.resourceId} is down`, details: `${cause.alias} is ${cause.state}` });
+    alert(store, config, "group.down", data, `down:${store.now}`, `${named(store, rows)} is down`, `${cause.alias} is ${cause.state}${cause.reason ? `: ${cause.reason}` : ""}.`);
+    if (config.escalation) escalate(store, config.escalation, { open: true, since: store.now, title: `${named(store, rows)} is down`, details: `${cause.alias} is ${cause.state}` });
   }
   if (next === "up" && row.definite === "down" && row.down_at !== null) {
     const downtime = Math.round((store.now - row.down_at) / 1000);
-    alert(store, config, "group.up", { ...data, down_since: iso(row.down_at), downtime_seconds: downtime }, `up:${row.down_at}`, `Group ${store.resourceId} is up again`, `After ${downtime} s down.`);
+    alert(store, config, "group.up", { ...data, down_since: iso(row.down_at), downtime_seconds: downtime }, `up:${row.down_at}`, `${named(store, rows)} is up again`, `After ${downtime} s down.`);
     if (config.escalation) escalate(store, config.escalation, { open: false, since: row.down_at, reason: "the group recovered" });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_HEADERS, headerFields, headerName } from "../../../http/header-fields";
-import { httpUrl, jsonValue, pageLimit, pageOf, rfc3339, seqCursor, singleLine } from "../../../openapi/schemas";
+import { httpUrl, jsonValue, managementTokenOf, pageLimit, pageOf, rfc3339, seqCursor, singleLine } from "../../../openapi/schemas";
 import { notifyTarget } from "../../address/notify/people";
 import { MAX_EXPRESSION_CHARS } from "../../../expressions/jsonata";
 
@@ -32,15 +32,15 @@ const comparison = z.enum(["==", "!=", "<", "<=", ">", ">="]);
  * (nine types share them), so the document says it once.
  */
 const httpRequest = z.object({
-  url: httpUrl.describe("The URL checked: http or https to a public address; redirects are followed (at most 5), each hop checked.").openapi("WatchCheckUrl"),
+  url: httpUrl.describe("The URL checked (http or https, public); up to 5 redirects followed, each hop checked.").openapi("WatchCheckUrl"),
   method: z.enum(["GET", "HEAD", "POST"]).default("GET").openapi("WatchCheckMethod"),
   headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
-    .describe("Request headers sent with every check. Without a user-agent of its own, the watch sends `{service}-watch/1.0 ({resource id})`.").openapi("WatchCheckHeaders"),
+    .describe("Headers sent with every check (the default user-agent is `{service}-watch/1.0 ({resource id})`).").openapi("WatchCheckHeaders"),
   body: z.string().max(64 * 1024).nullable().default(null).describe("A body for POST checks (sent as given).").openapi("WatchCheckBody"),
   expected_status: z.array(statusSpec).min(1).max(20).default(["2xx"])
-    .describe("Statuses that count as up: codes (e.g. 204) or classes (`2xx`). Checked by every HTTP type before its own test.").openapi("WatchExpectedStatus"),
+    .describe("Statuses that count as up: codes (204) or classes (`2xx`); every HTTP type checks them first.").openapi("WatchExpectedStatus"),
   max_bytes: z.int().min(1024).max(MAX_RESPONSE_BYTES).default(1024 * 1024)
-    .describe(`The most of an answer a check reads (1 KiB–${MAX_RESPONSE_BYTES} bytes); a larger answer fails the check.`).openapi("WatchMaxBytes"),
+    .describe(`The most of an answer a check reads (1 KiB–${MAX_RESPONSE_BYTES} bytes); more fails the check.`).openapi("WatchMaxBytes"),
 });
 
 const type = <T extends string>(name: T) => z.literal(name);
@@ -94,7 +94,7 @@ export const dnsRecordCheck = z.object({
   name: hostname,
   record_type: z.enum(DNS_TYPES).default("A"),
   expected: z.array(z.string().min(1).max(1000)).max(50).default([])
-    .describe("Expected values (`10 mx.example.com` for MX). Empty: up while any record answers. A changed answer sends watch.changed."),
+    .describe("Expected values (`10 mx.example.com` for MX); empty: up while any record answers. A change sends watch.changed."),
   match: z.enum(["exact", "contains"]).default("exact").describe("`exact`: the answer is exactly the expected set; `contains`: it includes every expected value."),
   resolver_url: httpUrl.default("https://cloudflare-dns.com/dns-query").describe("A DNS-over-HTTPS resolver."),
   format: z.enum(["json", "wire"]).default("json").describe("`json`: application/dns-json (Cloudflare, Google); `wire`: RFC 8484 application/dns-message."),
@@ -105,7 +105,7 @@ export const rssCheck = httpRequest.extend({ type: type("rss") }).strict()
 
 export const heartbeatCheck = z.object({
   type: type("heartbeat"),
-  grace_seconds: z.int().min(0).max(86400).default(60).describe("How late a ping may be: a check is up when a ping arrived within the last interval_seconds + grace_seconds."),
+  grace_seconds: z.int().min(0).max(86400).default(60).describe("How late a ping may be: up while one arrived within the last interval_seconds + grace_seconds."),
 }).strict().describe("Inbound pings at the resource's public address (GET or POST `/p/{public_id}`; `/fail` reports a failure).");
 
 export const domainExpiryCheck = z.object({
@@ -131,7 +131,7 @@ export const numberThresholdCheck = httpRequest.extend({ type: type("number_thre
   operator: z.enum(["==", "!=", "<", "<=", ">", ">=", "changed_by_percent"])
     .describe("Up while `number {operator} value` holds; `changed_by_percent`: watch.changed when it moved more than `value`%."),
   value: z.number().describe("The threshold, or the percentage."),
-}).strict().describe("The number is the first capture group of `regex` (or the whole match) in the body, or what the JSONata `expression` gives on the JSON answer.");
+}).strict().describe("The number: the first group of `regex` (or its whole match) in the body, or the JSONata `expression` on the JSON answer.");
 
 export const check = z.discriminatedUnion("type", [
   httpStatusCheck, keywordCheck, contentChangeCheck, jsonValueCheck, responseTimeCheck, headerCheck, redirectCheck,
@@ -141,13 +141,13 @@ export type Check = z.infer<typeof check>;
 export type CheckType = Check["type"];
 export type HttpCheck = Extract<Check, { url: string; method: string }>;
 
-export const escalationTarget = z.string().regex(/^zvm_[0-9A-Za-z]+$/, "must be an escalations resource's management token (zvm_…)").nullable().default(null)
-  .describe("An escalations resource's management token: going down opens an incident there, recovery resolves it (only its id is kept).");
+export const escalationTarget = managementTokenOf(["escalations"], "must be an escalations resource's management token (zvm_…)").nullable().default(null)
+  .describe("An escalations resource's management token: down opens an incident there, up resolves it (only its id is kept).");
 
 export const watchConfig = z.object({
   check,
   interval_seconds: z.int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS).default(300)
-    .describe(`Seconds between checks (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}). The first check is made at once.`),
+    .describe(`Seconds between checks (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}); the first is made at once.`),
   timeout_ms: z.int().min(1000).max(MAX_TIMEOUT_MS).default(10_000).describe("A check not answered within this long fails."),
   alert_after: z.int().min(1).max(100).default(1).describe("Consecutive failed checks before watch.down."),
   recover_after: z.int().min(1).max(100).default(1).describe("Consecutive good checks before watch.up."),

@@ -4,8 +4,8 @@
  *
  *   pending ──ok──▶ up ──alert_after failures──▶ down ──recover_after successes──▶ up
  *
- * A watch goes down once (watch.down), repeats the alert every realert_seconds while it stays
- * down, and comes back once (watch.up); a success between failures (or a failure between
+ * A watch goes down once (watch.down), repeats the alert at the first check realert_seconds or
+ * more after the check that last alerted while it stays down, and comes back once (watch.up); a success between failures (or a failure between
  * successes) starts the count again, so flapping sends nothing extra. Change types send
  * watch.changed whatever the state. Every transition is told to the groups that follow the
  * watch (signals.ts) and to its escalation.
@@ -97,7 +97,23 @@ function alert(store: EngineStore, config: WatchConfig, a: WatchAlert): void {
   raise(store, config.alert_notify, { ...a, data: { check_type: config.check.type, ...a.data }, tags: ["watch", a.type.slice(6)] });
 }
 
-const what = (store: EngineStore, config: WatchConfig) => `Watch ${store.resourceId} (${config.check.type})`;
+/** How the type reads in a title. */
+const TYPE_WORDS: Record<WatchConfig["check"]["type"], string> = {
+  http_status: "HTTP status", keyword: "Keyword", content_change: "Content", json_value: "JSON value", response_time: "Response time",
+  header: "Header", redirect: "Redirect", dns_record: "DNS", rss: "Feed", heartbeat: "Heartbeat", domain_expiry: "Domain expiry",
+  chain_balance: "Balance", number_threshold: "Number",
+};
+
+/**
+ * The watch as people read it in an alert's title (and an incident's, on its ack page): by the owner's
+ * label, else by its type and what it looks at; never by its resource id.
+ */
+function what(store: EngineStore, config: WatchConfig): string {
+  if (store.label) return `Watch “${store.label}”`;
+  const c = config.check;
+  const target = "url" in c ? c.url : "domain" in c ? c.domain : "name" in c ? c.name : "address" in c ? c.address : null;
+  return `${TYPE_WORDS[c.type]} watch${target ? ` of ${target}` : ""}`;
+}
 
 function goDown(store: EngineStore, config: WatchConfig, row: StateRow, check: CheckRow, failures: number, number: number): void {
   const downAt = row.down_at ?? store.now;
@@ -119,6 +135,19 @@ function comeUp(store: EngineStore, config: WatchConfig, row: StateRow, check: C
     title: `${what(store, config)} is up again`, body: `Recovered at ${iso(store.now)} after ${downtime} s down.`,
   });
   if (config.escalation) escalate(store, config.escalation, { open: false, since: downAt, reason: "the watch recovered" });
+}
+
+/**
+ * The time a check counts as made at, for repeats: its slot on the schedule (the latest at or before
+ * it started, so a late alarm counts as the slot it ran in), or when it started if asked for. A repeat
+ * is measured from the alerting check's slot, so with realert_seconds equal to the interval every
+ * failing check repeats: measured from the alert's own time, a few ms after its check, the next slot
+ * fell just short and the repeat came a whole interval late.
+ */
+function checkSlot(config: WatchConfig, scheduledAt: number | null, startedAt: number): number {
+  if (scheduledAt === null) return startedAt;
+  const interval = config.interval_seconds * 1000;
+  return scheduledAt + Math.max(0, Math.floor((startedAt - scheduledAt) / interval)) * interval;
 }
 
 /** The schedule's next slot after `scheduledAt`: a run that came late does not bunch up checks to catch up. */
@@ -148,6 +177,7 @@ export function recordCheck(store: EngineStore, config: WatchConfig, { outcome, 
     });
   }
   if (row.state === "paused") return (update(store, counts), checkView(check));
+  const checkedAt = checkSlot(config, scheduledAt, startedAt);
   if (outcome.ok) {
     const successes = row.successes + 1;
     const recovers = row.state === "down" && successes >= config.recover_after;
@@ -157,10 +187,10 @@ export function recordCheck(store: EngineStore, config: WatchConfig, { outcome, 
   } else {
     const failures = row.failures + 1;
     if (row.state !== "down" && failures >= config.alert_after) {
-      update(store, { ...counts, failures, successes: 0, state: "down", down_at: store.now, last_alert_at: store.now, alerts: row.alerts + 1, down_alerts: 1 });
+      update(store, { ...counts, failures, successes: 0, state: "down", down_at: store.now, last_alert_at: checkedAt, alerts: row.alerts + 1, down_alerts: 1 });
       goDown(store, config, { ...row, down_at: store.now }, check, failures, 1);
-    } else if (row.state === "down" && config.realert_seconds !== null && store.now >= (row.last_alert_at ?? 0) + config.realert_seconds * 1000) {
-      update(store, { ...counts, failures, successes: 0, last_alert_at: store.now, alerts: row.alerts + 1, down_alerts: row.down_alerts + 1 });
+    } else if (row.state === "down" && config.realert_seconds !== null && checkedAt >= (row.last_alert_at ?? 0) + config.realert_seconds * 1000) {
+      update(store, { ...counts, failures, successes: 0, last_alert_at: checkedAt, alerts: row.alerts + 1, down_alerts: row.down_alerts + 1 });
       goDown(store, config, row, check, failures, row.down_alerts + 1);
     } else update(store, { ...counts, failures, successes: 0 });
   }

@@ -2,16 +2,18 @@
 import { MESSAGE, TEXT, type Case } from "./common";
 
 const MD = "**92%** used on db-1";
+/** The same in Slack's mrkdwn, where bold is one asterisk. */
+const SLACK_MD = "*92%* used on db-1";
 const TITLED = `${MESSAGE.title}\n${TEXT}`;
 
 export const CHAT: Case[] = [
   {
     name: "slack (webhook)", url: "slack://T0001/B0001/slacksecret1/#alerts",
-    expect: { path: "/hooks.slack.com/services/T0001/B0001/slacksecret1", json: { text: `*${MESSAGE.title}*\n${MD}`, channel: "#alerts", mrkdwn: true } },
+    expect: { path: "/hooks.slack.com/services/T0001/B0001/slacksecret1", json: { text: `*${MESSAGE.title}*\n${SLACK_MD}`, channel: "#alerts", mrkdwn: true } },
   },
   {
     name: "slack (bot token)", url: "slack://xoxb-1234-slackbot/#ops",
-    expect: { path: "/slack.com/api/chat.postMessage", find: "xoxb-1234-slackbot", headers: { authorization: "Bearer xoxb-1234-slackbot" }, json: { channel: "#ops", text: `*${MESSAGE.title}*\n${MD}` } },
+    expect: { path: "/slack.com/api/chat.postMessage", find: "xoxb-1234-slackbot", headers: { authorization: "Bearer xoxb-1234-slackbot" }, json: { channel: "#ops", text: `*${MESSAGE.title}*\n${SLACK_MD}` } },
   },
   {
     name: "discord", url: "discord://112233/discordsecret1",

@@ -82,6 +82,20 @@ export class ChannelUrl {
     return null;
   }
 
+  /**
+   * A yes/no query parameter read as Apprise reads one, by its first letters: yes, true, on, 1,
+   * enable(d), always, allow are true; no, false, off, 0, disable(d), never, deny are false.
+   * Null when absent, empty, or none of these (the channel's default applies).
+   */
+  flag(...names: string[]): boolean | null {
+    const value = this.param(...names)?.toLowerCase();
+    if (value === undefined) return null;
+    const head = value.slice(0, 2);
+    if (["ye", "y", "tr", "t", "on", "1", "en", "al"].includes(head)) return true;
+    if (["no", "n", "fa", "f", "of", "0", "di", "de", "ne"].includes(head)) return false;
+    return null;
+  }
+
   /** The shown form: credentials keep their first two characters. */
   shown(): string {
     let out = this.raw;

@@ -16,10 +16,12 @@ export default channel({
   supports: { title: true, format: "html", attach: false, priority: false },
   parse(u) {
     const user = u.need(u.user, "the SMTP user");
-    const from = address(u.param("from") ?? user);
+    const host = u.need(u.host, "the SMTP host");
+    // Without ?from=, the sender is the login when it is an address, else user@host (as Apprise derives it).
+    const from = address(u.param("from") ?? (user.includes("@") ? user : `${user}@${host}`));
     const to = (u.segments.length ? u.segments : [from]).map(address);
     const scheme = u.scheme === "mailtos" ? "smtps" : "smtp";
-    return { url: `${scheme}://${u.need(u.host, "the SMTP host")}${u.port ? `:${u.port}` : ""}`, user, password: u.secret(u.password, "the SMTP password"), from, name: u.param("name"), to };
+    return { url: `${scheme}://${host}${u.port ? `:${u.port}` : ""}`, user, password: u.secret(u.password, "the SMTP password"), from, name: u.param("name"), to };
   },
   request(t, m) {
     const boundary = `zv-${m.id}`;

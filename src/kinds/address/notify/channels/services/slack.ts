@@ -1,5 +1,5 @@
 import { bearer, channel, json } from "../channel";
-import { asMarkdown } from "../message";
+import { slackBody, slackEscape } from "../slack-mrkdwn";
 import { ChannelUrlError } from "../url";
 
 /** Incoming webhook (three tokens) or a bot/user token (xoxb-/xoxp-) posting with chat.postMessage. */
@@ -19,7 +19,8 @@ export default channel({
     return { mode: "webhook" as const, tokens: [u.secret(a, "token A"), u.secret(b, "token B"), u.secret(c, "token C")], channels, botname: u.user };
   },
   request(t, m) {
-    const text = m.title ? `*${m.title}*\n${asMarkdown(m)}` : asMarkdown(m);
+    // mrkdwn: Markdown converted (`**b**` → `*b*`, links `<url|text>`), and &, <, > escaped in all text.
+    const text = m.title ? `*${slackEscape(m.title)}*\n${slackBody(m)}` : slackBody(m);
     const extra = { ...(t.botname ? { username: t.botname } : {}), ...(m.attach ? { attachments: [{ image_url: m.attach, fallback: m.attach }] } : {}) };
     if (t.mode === "bot") {
       return t.channels.map((ch) => ({ ...json("https://slack.com/api/chat.postMessage", { channel: ch, text, mrkdwn: true, ...extra }, { authorization: bearer(t.token) }), okWhen: { field: "ok", equals: true } }));

@@ -1,0 +1,83 @@
+/**
+ * `npm run dev` starts and says what it started in one summary (migrations, engines, egress proxy,
+ * runtime, URL, the next command), then wrangler's request log; it and the servers the tests start
+ * (scripts/wrangler-dev.mjs) run the project's workerd, not the one bundled with wrangler (which dies
+ * on "Too many open files" past about 80 MiB of streamed copy: bench/transfers.mjs copies 200 MiB).
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { applyMigrations, freePort, PROJECT_WORKERD, PROJECT_WORKERD_VERSION, startWranglerDev, workerdsUnder } from "../../scripts/wrangler-dev.mjs";
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "zv-dev-test-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+it("the project's workerd is the newer one, not wrangler's bundled runtime", async () => {
+  expect(PROJECT_WORKERD).toMatch(/\/workerd$/);
+  expect(PROJECT_WORKERD).not.toContain("/wrangler/node_modules/");
+  expect(PROJECT_WORKERD_VERSION.split(".")[1]! >= "20261023").toBe(true);
+});
+
+it("the migrations step says what it applied, and nothing the second time", async () => {
+  const state = await mkdtemp(path.join(root, "d1-"));
+  const first = await applyMigrations({ persistTo: state });
+  expect(first.applied.length).toBe(first.total);
+  expect(first.applied[0]).toBe("0001_init.sql");
+  await expect(applyMigrations({ persistTo: state })).resolves.toEqual({ applied: [], total: first.total });
+});
+
+it("the servers the tests start run the project's workerd", async () => {
+  const server = await startWranglerDev();
+  try {
+    const runtimes = await server.workerds();
+    expect(runtimes.length).toBeGreaterThan(0);
+    expect(new Set(runtimes)).toEqual(new Set([PROJECT_WORKERD]));
+  } finally {
+    await server.stop();
+  }
+}, 120_000);
+
+it("`npm run dev` prints one summary, runs the project's workerd, logs requests after it, and stops on Ctrl-C", async () => {
+  const port = await freePort();
+  const state = await mkdtemp(path.join(root, "dev-"));
+  const child = spawn(process.execPath, ["scripts/dev.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
+    env: { ...process.env, ENGINE_PORT: "0", TMPDIR: root, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    const deadline = Date.now() + 150_000;
+    while (!out.includes("  next: ") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    const url = `http://127.0.0.1:${port}`;
+    const lines = out.trimEnd().split("\n");
+    expect(lines.length, out).toBeLessThanOrEqual(8);
+    expect(out).toContain(`Zeitvault is ready at ${url}`);
+    expect(out).toMatch(/ {2}D1 {10}\d+ migration\(s\) applied \(0001_init, .*\), local data in /);
+    expect(out).toMatch(/ {2}engines {5}(found .*|none found) at http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/ {2}egress {6}(tinyproxy on 127\.0\.0\.1:\d+|not started, .*)/);
+    expect(out).toContain(`  runtime     workerd ${PROJECT_WORKERD_VERSION}`);
+    expect(out).toContain(`  next: \`ZEITVAULT_URL=${url} npm run -s buy -- 5\``);
+    expect(out).not.toMatch(/┌|ENOTFOUND|Binding|wrangler 4\.|Scheduled Workers/);
+
+    expect(new Set(await workerdsUnder(child.pid!))).toEqual(new Set([PROJECT_WORKERD]));
+    expect((await fetch(`${url}/v1/prices`)).status).toBe(200);
+    const logged = Date.now() + 10_000;
+    while (!out.includes("GET /v1/prices 200") && Date.now() < logged) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain("GET /v1/prices 200");
+  } finally {
+    child.kill("SIGINT");
+    await exited;
+  }
+  // The egress proxy's folder went with it.
+  expect((await readdir(root)).filter((name) => name.startsWith("zv-egress-"))).toEqual([]);
+}, 200_000);
