@@ -8,7 +8,6 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { exportJWK, generateKeyPair } from "jose";
 import type { EvmPeerInfo } from "./test/peers/evm-setup";
-import SlowestFiles from "./test/reporters/slowest-files";
 
 const migrations = await readD1Migrations("./migrations");
 
@@ -44,7 +43,7 @@ export default defineConfig({
   test: {
     onConsoleLog: quietRequestLog,
     // The usual output, then the slowest files (test/reporters/slowest-files.ts).
-    reporters: ["default", new SlowestFiles()],
+    reporters: ["default", "./test/reporters/slowest-files.ts"],
     projects: [
       {
         ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts", "./test/peers/s3-setup.ts"] }),
