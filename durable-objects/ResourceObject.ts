@@ -14,7 +14,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import { AppError, capture, type Result } from "../src/http/errors";
-import { requireKind } from "../src/resources/registry";
+import { loadKind, requireKind } from "../src/resources/kinds";
+import { loadSealing } from "../src/auth/sealing-loader";
 import type { PublicAnswer } from "../src/resources/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import type { Json, JsonObject } from "../src/json";
@@ -66,8 +67,13 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta.get()!.id, this.faults);
     this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, armAlarm);
     this.lifecycle = new ResourceLifecycle(ctx, env, this.meta, this.clock, this.outbox, this.work, billing, () => (this.billingOf = undefined), this.faults, armAlarm);
-    // Tables made by older code are brought up to date before anything is served.
+    // Tables made by older code are brought up to date before anything is served. First the kind's module
+    // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
+    // requireKind, auth/sealing-loader.ts).
     ctx.blockConcurrencyWhile(async () => {
+      await loadSealing();
+      const meta = this.meta.get();
+      if (meta) await loadKind(meta.kind);
       this.migrate();
       await this.clock.load();
     }).catch((err) => console.error("resource object did not start", err));

@@ -5,8 +5,8 @@ import { sweepTombstones } from "./resources/index-table";
 import { consumeDeliveries } from "./delivery/consumer";
 import { sweepIdempotencyKeys } from "./http/idempotency";
 import { sweepFreeCalls } from "./http/free-tier";
-import { sweepAskSalts } from "./ask";
-import { sweepOperatorStats } from "./operator";
+import { sweepAskSalts } from "./ask/privacy";
+import { sweepOperatorStats } from "./operator/sweep";
 
 const app = buildApp();
 const publicApp = buildPublicApp();

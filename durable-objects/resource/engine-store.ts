@@ -2,7 +2,7 @@
 import type { Env } from "../../src/env";
 import type { AnyKind, EngineStore, OutgoingRequest, PrepareContext } from "../../src/resources/kind";
 import { newDeliveryId } from "../../src/delivery/events";
-import { requireKind } from "../../src/resources/registry";
+import { requireKind } from "../../src/resources/kinds";
 import type { MetaRow } from "./meta";
 import { signedDownloadUrl } from "../../src/resources/downloads";
 import { deliveryCounts, deliveryPage, findDelivery } from "./delivery-views";

@@ -6,7 +6,7 @@
  */
 import { digestsEqual } from "../../src/auth/ids";
 import { AppError, capture, type Result } from "../../src/http/errors";
-import { requireKind } from "../../src/resources/registry";
+import { loadKind, requireKind } from "../../src/resources/kinds";
 import type { Payer } from "../../src/money/payment";
 import { deletePrefix } from "../../src/resources/r2";
 import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/resources/index-table";
@@ -71,7 +71,7 @@ export class ResourceLifecycle {
         return this.work.record(existing, "active");
       }
       if (existing || creating) throw new AppError("conflict", "This resource already exists.");
-      const kind = requireKind(input.kind);
+      const kind = await loadKind(input.kind);
       const now = this.clock.now();
       const meta: MetaRow = {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,

@@ -4,7 +4,7 @@
  * afterwards (its sends and R2 deletes carried out, the alarm moved, long-polls woken).
  */
 import type { Env } from "../../src/env";
-import { requireKind } from "../../src/resources/registry";
+import { requireKind } from "../../src/resources/kinds";
 import type { EngineStore, PrepareContext } from "../../src/resources/kind";
 import type { DeliveryReport } from "../../src/rpc/resource";
 import { afterCommit, dueTimer, engineStore, prepareContext, type AfterCommit } from "./engine-store";

@@ -7,7 +7,7 @@
  * submission (smtp.ts); both are logged and retried the same way.
  */
 import type { Env } from "../env";
-import { unseal } from "../auth/sealing";
+import { loadSealing } from "../auth/sealing-loader";
 import { AppError } from "../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { signatureHeaders } from "./signing";
@@ -59,6 +59,7 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
   let body = message.body;
   let headers = message.headers;
   let opened: OpenedRequest | null = null;
+  const { unseal } = await loadSealing();
   try {
     if (message.requestSealed && body !== null) {
       opened = openRequest(env, body);

@@ -12,7 +12,7 @@ import { ERROR_CODES } from "../http/errors";
 import { MAX_KEY_LENGTH } from "../http/idempotency";
 import { TAG_DESCRIPTIONS } from "./tags";
 import { covers, IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "../http/api-paths";
-import { FAMILIES, kindsNamed } from "../resources/registry";
+import { FAMILIES, kindsNamed } from "../resources/kinds";
 import { errorResponses } from "./responses";
 import { compact, outline } from "./compact";
 import { withExamples } from "./examples";

@@ -5,7 +5,7 @@
  * that works for every operation.
  */
 import type { OpenAPIObject, OperationObject, ParameterLocation } from "openapi3-ts/oas31";
-import { KINDS } from "../resources/registry";
+import { allKinds } from "../resources/kinds";
 import { isRef } from "./walk";
 
 /** Sets `example` on the parameters an example names (path, query, header). */
@@ -21,7 +21,7 @@ function exampleParameters(op: OperationObject, values: Partial<Record<Parameter
 const contentOf = (op: OperationObject | undefined) => (op?.requestBody && !isRef(op.requestBody) ? op.requestBody.content : undefined);
 
 export function withExamples(doc: OpenAPIObject): OpenAPIObject {
-  for (const kind of KINDS) {
+  for (const kind of allKinds()) {
     const create = contentOf(doc.paths?.[`/v1/${kind.kind}`]?.post)?.["application/json"];
     if (create) create.example = kind.example;
     for (const op of kind.ops) {

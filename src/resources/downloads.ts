@@ -10,7 +10,7 @@ import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
-import { subkey } from "../auth/sealing";
+import { subkey } from "../auth/subkeys";
 import { toHex, utf8 } from "../bytes";
 import { digestsEqual } from "../auth/ids";
 import { AppError } from "../http/errors";

@@ -253,3 +253,18 @@ export function kindOf<Config>() {
     },
   };
 }
+
+/**
+ * What the worker knows of a kind before loading its module (src/resources/kind-manifest.ts, generated from
+ * the registry): enough to register its routes, size their bodies and name it, and how to load the rest.
+ */
+export interface KindCard {
+  kind: string;
+  family: Family;
+  summary: string;
+  /** The routes its `routes` adds, as registered (`get`, `/v1/tsa/certificate.pem`). */
+  ownRoutes: { method: OpDefinition["method"]; path: string }[];
+  ops: Pick<OpDefinition, "name" | "method" | "path" | "maxBodyBytes" | "rawBody">[];
+  /** Imports the kind's module: its schemas, routes and engine are built then, not at start-up. */
+  load(): Promise<AnyKind>;
+}
