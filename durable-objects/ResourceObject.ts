@@ -16,7 +16,7 @@ import type { Env } from "../src/env";
 import { AppError, capture, type Result } from "../src/http/errors";
 import { loadKind, requireKind } from "../src/resources/kinds";
 import { loadSealing } from "../src/auth/sealing-loader";
-import type { PublicAnswer } from "../src/resources/public-face";
+import type { PublicAnswer } from "../src/kind/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import type { Json, JsonObject } from "../src/json";
 import type {

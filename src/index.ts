@@ -1,7 +1,7 @@
 /** The worker's handlers: HTTP, the delivery queue consumer and the daily sweeps (worker.ts adds the Durable Objects for wrangler). */
 import type { Env } from "./env";
 import { buildApp, buildPublicApp } from "./app";
-import { sweepTombstones } from "./resources/index-table";
+import { sweepTombstones } from "./kind/index-table";
 import { consumeDeliveries } from "./delivery/consumer";
 import { sweepIdempotencyKeys } from "./http/idempotency";
 import { sweepFreeCalls } from "./http/free-tier";

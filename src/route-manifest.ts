@@ -62,7 +62,7 @@ export const ROUTE_GROUPS = {
     ],
   },
   downloads: {
-    load: () => import("./resources/downloads").then((m) => m.registerDownloadRoutes),
+    load: () => import("./kind/downloads").then((m) => m.registerDownloadRoutes),
     routes: [
       ["GET", "/v1/downloads/*", false],
       ["HEAD", "/v1/downloads/*", false],

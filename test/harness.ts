@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createdResource, paymentRequired, problem, resourceRecord } from "../src/openapi/schemas";
 import type { deliveryPage } from "../src/delivery/schemas";
-import type { AnyKind, AnyOp, OpNames, OpOutput, TypedKind } from "../src/resources/kind";
+import type { AnyKind, AnyOp, OpNames, OpOutput, TypedKind } from "../src/kind/kind";
 
 export const ORIGIN = "https://zeitvault.test";
 

@@ -25,7 +25,7 @@ import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/deliv
 import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
-import type { OutgoingRequest } from "../../src/resources/kind";
+import type { OutgoingRequest } from "../../src/kind/kind";
 import { sealing } from "../../src/auth/sealing-loader";
 import { sealRequest } from "../../src/delivery/secret-requests";
 import { utf8Length } from "../../src/bytes";

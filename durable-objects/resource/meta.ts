@@ -1,5 +1,5 @@
 /** The generic part of a ResourceObject's storage: one row describing the resource. */
-import type { EngineStore } from "../../src/resources/kind";
+import type { EngineStore } from "../../src/kind/kind";
 import { requireKind } from "../../src/resources/kinds";
 import type { Json } from "../../src/json";
 import type { MetaRow, RecordCore, ResourceState } from "../../src/rpc/resource";

@@ -5,7 +5,7 @@
  */
 import type { Env } from "../../src/env";
 import { requireKind } from "../../src/resources/kinds";
-import type { EngineStore, PrepareContext } from "../../src/resources/kind";
+import type { EngineStore, PrepareContext } from "../../src/kind/kind";
 import type { DeliveryReport } from "../../src/rpc/resource";
 import { afterCommit, dueTimer, engineStore, prepareContext, type AfterCommit } from "./engine-store";
 import { recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";

@@ -6,7 +6,7 @@
  * `sends` or calls configured `targetFields` reaches the open world; so does an operation that
  * takes a `url` to fetch). Titles come from the kinds' titles and the operation names.
  */
-import type { AnyKind, AnyOp } from "../resources/kind";
+import type { AnyKind, AnyOp } from "../kind/kind";
 import { allKinds } from "../resources/kinds";
 import type { JsonSchema } from "./json-schema";
 

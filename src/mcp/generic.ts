@@ -5,13 +5,13 @@
  * tool, so the REST route it stands for validates, charges and fails exactly as
  * it would if called by name.
  */
-import { DEFAULT_PUBLIC_BODY_BYTES } from "../resources/public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES } from "../kind/public-face";
 import { methodsOf } from "../resources/public-route-match";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { allKinds, FAMILIES, KIND_NAMES, requireKind } from "../resources/kinds";
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import { AppError, validationError } from "../http/errors";
 import { microToUsd } from "../money/amounts";
 import { callTool, problemResult, result, type AppFetch, type PaymentPayload, type ToolResult } from "./dispatch";

@@ -8,7 +8,7 @@
 import { z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { allKinds } from "../resources/kinds";
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import { priceList, type PriceLine } from "../money/prices";
 import { toolDescription } from "./descriptions";
 import { hintsFor, titleFor, waitsFor, type Method, type ToolHints } from "./annotations";

@@ -6,7 +6,7 @@
  * GitHub's MCP server does; `all` adds every kind's. Tools not listed can still be
  * called by name: the list is what a model is shown, not what it may use.
  */
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import { FAMILIES, KIND_NAMES, kindsNamed } from "../resources/kinds";
 import { GENERIC_TOOLS } from "./generic";
 import { CORE_ROUTE_TOOLS, kindToolNames } from "./tools";

@@ -3,7 +3,7 @@
  * registry. No price is written anywhere else.
  */
 import { allKinds } from "../resources/kinds";
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import { microToUsd } from "./amounts";
 
 const DAY_SECONDS = 86400;

@@ -6,7 +6,7 @@
  * components all of that refers to.
  */
 import type { OpenAPIObject, PathItemObject, SecurityRequirementObject } from "openapi3-ts/oas31";
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import { ownPathsOf } from "../resources/kind-routes";
 import { pruneComponents } from "./refs";
 import { operations } from "./walk";

@@ -5,7 +5,7 @@
  * request pays for the kind it names. The registry (registry.ts) stays the list to edit, and what tests and
  * the manifest's generator read; nothing the worker loads at start-up imports it.
  */
-import type { AnyKind, Family, KindCard } from "./kind";
+import type { AnyKind, Family, KindCard } from "../kind/kind";
 import { AppError } from "../http/errors";
 import { KIND_CARDS } from "./kind-manifest";
 

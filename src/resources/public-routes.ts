@@ -1,6 +1,6 @@
 /**
  * The public address router (docs/api.md#public-addresses): `/p/{public_id}` and the paths below it, for
- * kinds with a public face (resources/public-face.ts). No credentials and no charge: the
+ * kinds with a public face (kind/public-face.ts). No credentials and no charge: the
  * resource's owner pays for its life, and callers are held to the per-address rate limit.
  *
  * The public id names the kind and the resource's object (resources/public-addresses.ts),
@@ -14,15 +14,15 @@ import type { AppEnv } from "../env";
 import { allKinds, isKindName, loadKind } from "./kinds";
 import { documentLater } from "../openapi/deferred";
 import { AppError, unwrap } from "../http/errors";
-import { findPublicAddress, findResourceIndex } from "./index-table";
+import { findPublicAddress, findResourceIndex } from "../kind/index-table";
 import { resourceStub } from "../stubs";
 import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicRequest, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicRequest, type PublicRoute } from "../kind/public-face";
 import { matchRoute, methodsOf } from "./public-route-match";
-import { publicResponse, type Settled } from "./public-answer";
+import { publicResponse, type Settled } from "../kind/public-answer";
 import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");

@@ -3,7 +3,7 @@
  * (test/node/kind-manifest.test.ts says when it is due). This module imports every kind: tests and the
  * manifest's generator read it; the worker reaches kinds through kinds.ts, one at a time, from the manifest.
  */
-import type { AnyKind } from "./kind";
+import type { AnyKind } from "../kind/kind";
 import { FAMILIES, kindsNamed as namedIn } from "./kinds";
 import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";

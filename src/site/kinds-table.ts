@@ -4,7 +4,7 @@
  * them. Made to read at phone width: three columns, long names free to wrap.
  */
 import { allKinds, FAMILIES } from "../resources/kinds";
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import { TAG_DESCRIPTIONS, TAGS } from "../openapi/tags";
 import { lifetimePriceMicro, priceList } from "../money/prices";
 import { microToUsd } from "../money/amounts";

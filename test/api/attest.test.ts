@@ -7,7 +7,7 @@ import { compactVerify, createLocalJWKSet, type JWK } from "jose";
 import { expect, it } from "vitest";
 import type { attest } from "../../src/kinds/time/attest";
 import type { exportAll } from "../../src/kinds/time/attest/engine";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { balanceOf, buyCredits, call, createResource, json, managed, serveContent, r2Keys, type Problem, type ResourceExport } from "../harness";
 
 /** What attest's op `N` answers. */

@@ -7,7 +7,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bins } from "../../src/kinds/address/bins";
-import { INLINE_PUBLIC_BODY_BYTES } from "../../src/resources/public-face";
+import { INLINE_PUBLIC_BODY_BYTES } from "../../src/kind/public-face";
 import { sha256Hex, toBase64 } from "../../src/bytes";
 import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, opsOn, publicUrl, r2Keys } from "../harness";
 

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, publicUrl, r2Keys } from "../harness";
 import { MAX_BLOB_BYTES } from "../../src/kinds/memory/blobs/schema";
 import type { blobs } from "../../src/kinds/memory/blobs";
-import type { OpOutput } from "../../src/resources/kind";
+import type { OpOutput } from "../../src/kind/kind";
 
 const CHUNK = 1 << 20;
 let credit: string;

@@ -10,7 +10,7 @@ import { debounce } from "../../src/kinds/time/debounce";
 import type { allFired } from "../../src/kinds/time/debounce/firing";
 import type { EventEnvelope } from "../../src/delivery/events";
 import type { Json } from "../../src/json";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { advance, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf, type Problem, type ResourceExport } from "../harness";
 
 /** What debounce's op `N` answers. */

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { delayed } from "../../src/kinds/time/delayed";
-import type { OpOutput } from "../../src/resources/kind";
+import type { OpOutput } from "../../src/kind/kind";
 import { advance, buyCredits, createResource, opsOn, received, verifierOf, type Problem } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;

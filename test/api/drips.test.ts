@@ -7,7 +7,7 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { drips } from "../../src/kinds/time/drips";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, received, stubOf, verifierOf, type OpenApiDocument, type PriceList, type Problem, type ResourceExport } from "../harness";
 
 /** What drips' op `N` answers. */

@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AnyKind, AnyOp, OpExample } from "../../src/resources/kind";
+import type { AnyKind, AnyOp, OpExample } from "../../src/kind/kind";
 import { fromBinaryString } from "../../src/bytes";
 import { buyCredits, call, createResource, json, managed, type ResourceRecord } from "../harness";
 import { requireKind } from "../../src/resources/registry";

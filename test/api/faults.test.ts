@@ -6,7 +6,7 @@
 import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { signedDownloadUrl } from "../../src/resources/downloads";
+import { signedDownloadUrl } from "../../src/kind/downloads";
 import { ORIGIN, buyCredits, call, createResource, json, managed, mcpTool, publicUrl, received, type Problem, type Receipt } from "../harness";
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

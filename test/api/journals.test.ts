@@ -8,7 +8,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { journals } from "../../src/kinds/memory/journals";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { balanceOf, buyCredits, call, createResource, json, managed, opsOn, type Problem, type ResourceExport } from "../harness";
 import { watchRowsRead } from "./rows-read";
 

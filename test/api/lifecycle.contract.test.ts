@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys, type PaymentRequired, type Problem, type ResourceExport, type ResourceRecord } from "../harness";
 import { exampleBody, exampleRequest, resourceFixture } from "./examples";
-import type { AnyKind } from "../../src/resources/kind";
+import type { AnyKind } from "../../src/kind/kind";
 
 async function storageIsEmpty(id: string): Promise<boolean> {
   return runInDurableObject(stubOf(id), async (_obj, state) => {

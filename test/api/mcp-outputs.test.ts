@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import type { AnyKind, AnyOp } from "../../src/resources/kind";
+import type { AnyKind, AnyOp } from "../../src/kind/kind";
 import { connectV2, type ListedTool, type ToolAnswer } from "./mcp-clients";
 import { localized, prepareExample, resourceFixture } from "./examples";
 

@@ -7,7 +7,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { findKind } from "../../src/resources/registry";
 import { tableLists } from "../../durable-objects/resource/migrations";
-import type { Migration } from "../../src/resources/kind";
+import type { Migration } from "../../src/kind/kind";
 import { buyCredits, call, createResource, json, managed, stubOf, type DeliveryPage } from "../harness";
 
 const counters = findKind("counters")!;

@@ -9,7 +9,7 @@ import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, exp
 import { MAX_OBJECT_BYTES, MAX_REQUEST_BYTES, MIN_PART_BYTES, STREAM_PART_BYTES } from "../../src/kinds/memory/objects/schema";
 import type { objects } from "../../src/kinds/memory/objects";
 import type { exportAll } from "../../src/kinds/memory/objects/engine";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { checkPartFits } from "../../src/kinds/memory/objects/layout";
 
 /** What objects' op `N` answers. */

@@ -100,7 +100,7 @@ async function sendStored(id: string, key: string, body: Uint8Array, urls: strin
   await env.BUCKET.put(key, body);
   return runInDurableObject(stubOf(id), async (obj) => {
     // The object's work part (private: reached here as a kind's operation reaches it).
-    type Store = import("../../src/resources/kind").EngineStore;
+    type Store = import("../../src/kind/kind").EngineStore;
     const o = obj as unknown as { meta: { get(): unknown }; work: { commit<T>(meta: unknown, work: (store: Store) => T): Promise<T> } };
     return o.work.commit(o.meta.get(), (store) =>
       urls.map((url) => store.send({ url, method: "POST", headers: { "content-type": "application/octet-stream" }, body: { key }, eventType: "test.stored" })),

@@ -10,7 +10,7 @@ import { SELF, env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findKind } from "../../src/resources/registry";
 import { AppError } from "../../src/http/errors";
-import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest, type StoredPublicBody } from "../../src/resources/public-face";
+import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest, type StoredPublicBody } from "../../src/kind/public-face";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
 import { buyCredits, createResource, json, publicUrl, r2Keys, received } from "../harness";
 

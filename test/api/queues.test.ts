@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { queues } from "../../src/kinds/memory/queues";
 import type { exportAll } from "../../src/kinds/memory/queues/messages";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, stubOf, type Problem, type ResourceExport } from "../harness";
 import { watchRowsRead } from "./rows-read";
 import { MAX_WAITERS } from "../../durable-objects/resource/work";

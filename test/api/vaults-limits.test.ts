@@ -3,7 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { vaults } from "../../src/kinds/memory/vaults";
 import type { exportVault } from "../../src/kinds/memory/vaults/listing";
-import type { OpOutput } from "../../src/resources/kind";
+import type { OpOutput } from "../../src/kind/kind";
 import { buyCredits, call, createResource, json, managed, opsOn, stubOf, type ResourceExport } from "../harness";
 
 async function vault() {

@@ -5,7 +5,7 @@ import { vaults } from "../../src/kinds/memory/vaults";
 import type { exportVault } from "../../src/kinds/memory/vaults/listing";
 import type { Entry, putResult } from "../../src/kinds/memory/vaults/schema";
 import type { z } from "@hono/zod-openapi";
-import type { OpNames, OpOutput } from "../../src/resources/kind";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, runDueAlarms, stubOf, type Problem, type ResourceExport, type ResourceRecord } from "../harness";
 
 /** What vaults' op `N` answers. */

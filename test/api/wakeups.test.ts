@@ -6,7 +6,7 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { wakeups } from "../../src/kinds/time/wakeups";
-import type { OpOutput } from "../../src/resources/kind";
+import type { OpOutput } from "../../src/kind/kind";
 import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf, verifierOf, type DeliveryPage, type Problem } from "../harness";
 
 /** A wakeup's state: what its ops answer, and its record's status. */

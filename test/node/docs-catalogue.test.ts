@@ -9,7 +9,7 @@ import { FAMILIES, KINDS } from "../../src/resources/registry";
 import { priceList, type PriceLine } from "../../src/money/prices";
 import { loadAllKinds } from "../../src/resources/kinds";
 import { TAGS } from "../../src/openapi/tags";
-import type { AnyKind } from "../../src/resources/kind";
+import type { AnyKind } from "../../src/kind/kind";
 
 const FILE = "docs/catalogue.md";
 

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { expect, it } from "vitest";
-import type { AnyKind, KindCard } from "../../src/resources/kind";
+import type { AnyKind, KindCard } from "../../src/kind/kind";
 import { KINDS } from "../../src/resources/registry";
 import { KIND_CARDS } from "../../src/resources/kind-manifest";
 

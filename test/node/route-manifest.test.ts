@@ -18,7 +18,7 @@ const GROUPS = {
   oauth: ["auth/oauth-routes", "registerOAuthRoutes"],
   lifecycle: ["resources/lifecycle-routes", "registerLifecycleRoutes"],
   deliveries: ["resources/delivery-routes", "registerDeliveryRoutes"],
-  downloads: ["resources/downloads", "registerDownloadRoutes"],
+  downloads: ["kind/downloads", "registerDownloadRoutes"],
   ask: ["ask/index", "registerAsk"],
   operator: ["operator/index", "registerOperator"],
   site: ["site/index", "registerSite"],

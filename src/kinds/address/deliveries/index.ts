@@ -8,7 +8,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { AppError } from "../../../http/errors";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { delivery, deliveryPage } from "../../../delivery/schemas";
 import { MAX_ATTEMPTS, MAX_RETRY_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from "../../../delivery/schedule";
 import { discard, prepare, submit, TABLES } from "./submit";

@@ -8,7 +8,7 @@ import { AppError } from "../../../http/errors";
 import { fromBase64, sha256Hex, utf8 } from "../../../bytes";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { MAX_INLINE_BODY_BYTES } from "../../../delivery/outbound";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { MAX_BODY_BYTES, MAX_KEYS, type SubmitInput } from "./schema";
 
 export const TABLES = [

@@ -4,10 +4,10 @@
  * never damages what was there.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
-import type { PublicAnswer, PublicRequest } from "../../../resources/public-face";
-import { putStream, type Stored } from "../../../resources/r2";
-import { checkRange } from "../../../resources/downloads";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
+import type { PublicAnswer, PublicRequest } from "../../../kind/public-face";
+import { putStream, type Stored } from "../../../kind/r2";
+import { checkRange } from "../../../kind/downloads";
 import { isoOrNull } from "../../../time";
 import { attachmentDisposition } from "../../../http/header-fields";
 import type { BlobConfig, BlobView } from "./schema";

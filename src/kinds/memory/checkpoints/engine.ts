@@ -6,9 +6,9 @@
  * limits commit together or not at all; pruned R2 objects go once it committed.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
+import { keysetPage } from "../../../kind/pages";
 import { iso } from "../../../time";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { decodeValue, type Encoding } from "./content";
 import { MAX_CHECKPOINTS, MAX_STORED_BYTES, type CheckpointsConfig, type SaveInput } from "./schema";
 

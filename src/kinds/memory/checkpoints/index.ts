@@ -7,7 +7,7 @@
  * keep_last bounds each thread's history.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { deleteThread, exportAll, history, save, threads, usage, withValue } from "./engine";
 import { discardSave, prepareSave, readById, readLatest } from "./values";
 import {

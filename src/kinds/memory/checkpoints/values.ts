@@ -7,7 +7,7 @@
  */
 import { digestHex } from "../../../bytes";
 import { AppError } from "../../../http/errors";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { encodeValue, newCheckpointId, objectKey } from "./content";
 import { checkSave, checkpointById, existingThread, latestOf, type CheckpointRow, type PreparedSave } from "./engine";
 import { INLINE_MAX_BYTES, MAX_VALUE_BYTES, type SaveInput } from "./schema";

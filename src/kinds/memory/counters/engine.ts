@@ -4,7 +4,7 @@
  * a counter needs no alarm of its own.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import type { CounterConfig } from "./schema";
 
 type Row = {

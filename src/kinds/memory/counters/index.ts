@@ -1,7 +1,7 @@
 /** counters: atomic counters with bounds and reset windows (Redis INCR, semaphores, budgets). */
 import { noInput } from "../../../openapi/schemas";
 import { AppError } from "../../../http/errors";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { current, init, view, write } from "./engine";
 import { compareAndSetInput, counterConfig, counterValue, setInput, stepInput, type CounterConfig } from "./schema";
 import { TABLES } from "./engine";

@@ -8,7 +8,7 @@
  * Keys are forgotten `window_seconds` after their last claim or result.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { claim, complete, exportAll, get, list, release, remove, timer, usage } from "./keys";
 import {
   MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam,

@@ -10,11 +10,11 @@
  * row (an operation that meets it deletes it too, when that operation commits).
  */
 import { utf8Length } from "../../../bytes";
-import { keysetPage } from "../../../resources/pages";
+import { keysetPage } from "../../../kind/pages";
 import { AppError } from "../../../http/errors";
 import { iso, isoOrNull } from "../../../time";
 import type { Json } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { MAX_KEYS, MAX_RESULT_BYTES, MAX_RESULTS_BYTES, type IdempotencyConfig } from "./schema";
 
 type Row = {

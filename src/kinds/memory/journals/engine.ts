@@ -8,7 +8,7 @@
 import { utf8Length } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import type { Json } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { canonicalJson, entryHash, GENESIS, HASH_RULE } from "./chain";
 import { MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, MAX_PAGE_BYTES, type EntryInput, type ReadInput, type TailInput } from "./schema";

@@ -8,7 +8,7 @@
  */
 import { CompactSign } from "jose";
 import { SIGNING_ALG, signingKeys } from "../../../auth/signing-keys";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { head } from "./engine";
 import { HEAD_TYP, type HeadPayload, type SignedHead } from "./schema";

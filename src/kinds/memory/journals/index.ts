@@ -4,7 +4,7 @@
  * a long-poll tail, a hash chain over the entries and a signed head.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { append, exportAll, hasAfter, info, init, one, read, tail, head } from "./engine";
 import { signHead } from "./head";
 import {

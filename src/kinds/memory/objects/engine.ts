@@ -4,10 +4,10 @@
  * current object only once all its bytes are in, so a failed attempt never damages
  * what was there. The object's row here says which key is current.
  */
-import { checkRange } from "../../../resources/downloads";
+import { checkRange } from "../../../kind/downloads";
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
-import type { Stored } from "../../../resources/r2";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
+import type { Stored } from "../../../kind/r2";
 import { isoOrNull } from "../../../time";
 import { attachmentDisposition } from "../../../http/header-fields";
 import { openUploadView, partView, partsOf, uploadBytes } from "./uploads";

@@ -10,8 +10,8 @@
  * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
  */
 import { rawBodyInput, noInput } from "../../../openapi/schemas";
-import { rangeHeader } from "../../../resources/downloads";
-import { kindOf } from "../../../resources/kind";
+import { rangeHeader } from "../../../kind/downloads";
+import { kindOf } from "../../../kind/kind";
 import { currentKey, discardLanded, exportAll, init, record, remove, stored, usage, view } from "./engine";
 import { fetchSource, putUpload } from "./incoming";
 import {

@@ -5,8 +5,8 @@
  * synchronous step (uploads.ts), which checks again atomically.
  */
 import { AppError } from "../../../http/errors";
-import type { PrepareContext } from "../../../resources/kind";
-import { sizedAndHashed, type Stored } from "../../../resources/r2";
+import type { PrepareContext } from "../../../kind/kind";
+import { sizedAndHashed, type Stored } from "../../../kind/r2";
 import { toHex } from "../../../bytes";
 import { httpMetadata, newObjectKey, type Landed } from "./engine";
 import { checkPartFits, selectParts } from "./layout";

@@ -5,8 +5,8 @@
  * there again, since two fetches may have been prepared side by side.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import type { Fetched, InlineContent } from "./content";
 import { payloadOf } from "./receipt";
 import { MAX_FETCHES, MAX_STORED_BYTES } from "./schema";

@@ -5,7 +5,7 @@
  * here (a refused URL, a network error, an over-cap body) throws before any
  * charge; if the call is refused afterwards, `discardFetch` removes the object.
  */
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { AppError } from "../../../http/errors";
 import { fetchGuarded } from "../../../delivery/fetch-guarded";
 import { inlineContent, type Fetched, type InlineContent } from "./content";

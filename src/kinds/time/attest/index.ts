@@ -6,7 +6,7 @@
  * No fetch at creation: a create has no asynchronous step, and a fetch is
  * a paid operation of its own, with its own failure modes.
  */
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { exportAll, get, list, record, stored } from "./engine";
 import { discardFetch, fetchAndKeep, readInline } from "./fetch";
 import { MAX_BODY_BYTES, MAX_FETCHES, MAX_STORED_BYTES, attestConfig, attestedFetch, fetchInput, fetchPage, getInput, listInput, type AttestConfig } from "./schema";

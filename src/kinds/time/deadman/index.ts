@@ -5,7 +5,7 @@
  * sealed payload to a successor. The next success brings it back up, with a recovery event.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { allPings, listPings } from "./pings";
 import {
   clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease,

@@ -7,7 +7,7 @@
  * It is write-only: neither status nor export can read it back.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { seal, unseal } from "../../../auth/sealing";
 import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../../../delivery/events";

@@ -1,6 +1,6 @@
 /** The ping log of a dead-man switch: the last MAX_PINGS_KEPT pings, newest first when listed. */
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage } from "../../../kind/pages";
 import { iso } from "../../../time";
 import { utf8Prefix } from "../../../bytes";
 import { utf8Length } from "../../../bytes";

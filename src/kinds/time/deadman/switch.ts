@@ -6,7 +6,7 @@
  * period past it. `state` is the last state announced: an event goes out when the
  * state derived from the clock moves away from it (by a ping or the timer).
  */
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../../../delivery/events";
 import { notifyPeople } from "../../address/notify/people";

@@ -4,8 +4,8 @@
  * the resource expires (so no open window is lost with it). A firing is one
  * debounce.fired request; the window then closes and the next event opens a new one.
  */
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage } from "../../../kind/pages";
 import type { Json } from "../../../json";
 import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../../../delivery/events";

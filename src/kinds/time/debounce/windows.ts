@@ -6,8 +6,8 @@
  * MAX_EVENTS_PER_WINDOW and MAX_WINDOW_BYTES, older ones dropped and counted.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import type { Json } from "../../../json";
 import { iso } from "../../../time";
 import { utf8Length } from "../../../bytes";

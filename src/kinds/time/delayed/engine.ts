@@ -4,8 +4,8 @@
  * follows at once) through the delivery pipeline, which reports how each ended.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import { outgoingRequest } from "../../../delivery/outbound";
 import { MAX_PENDING, type ChannelConfig } from "./schema";
 import { iso, notBefore } from "../../../time";

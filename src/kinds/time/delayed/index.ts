@@ -1,5 +1,5 @@
 /** delayed: a channel to one target; messages posted with a delay or a time are delivered then (QStash publish). */
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { cancel, exportAll, finished, list, pending, publish, timer } from "./engine";
 import { MAX_PENDING, cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
 import { TABLES } from "./engine";

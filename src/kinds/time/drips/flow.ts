@@ -8,7 +8,7 @@
  * a full drip needs no polling.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { isoOrNull } from "../../../time";
 import { move, state, view, type MessageRow, type State } from "./messages";
 import { MAX_PERIOD_SECONDS, MAX_RATE_COUNT, type DripConfig } from "./schema";

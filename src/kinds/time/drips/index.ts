@@ -5,7 +5,7 @@
  * and attempt log are covered by that price.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./messages";
 import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./flow";
 import {

@@ -7,9 +7,9 @@
  * the oldest are forgotten beyond that.
  */
 import { utf8Length } from "../../../bytes";
-import { keysetPage } from "../../../resources/pages";
+import { keysetPage } from "../../../kind/pages";
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { outgoingRequest } from "../../../delivery/outbound";
 import { MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_KEPT, MAX_KEPT_BYTES, type DripConfig, type EnqueueInput, type MessageStatus } from "./schema";

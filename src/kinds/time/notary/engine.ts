@@ -4,9 +4,9 @@
  * the synchronous run then numbers the stamp and links it into the chain inside the
  * transaction, so concurrent stamps still get gapless seqs and one unbroken chain.
  */
-import { keysetPage } from "../../../resources/pages";
+import { keysetPage } from "../../../kind/pages";
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { iso } from "../../../time";
 import { fromBase64, fromHex, toBase64, toHex, sha256 } from "../../../bytes";
 import { arrayBuffer, unsignedInteger } from "./bytes";

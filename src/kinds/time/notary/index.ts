@@ -1,5 +1,5 @@
 /** notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161, OpenTimestamps). */
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { append, count, exportAll, find, list, lookup, sign, status } from "./engine";
 import { MAX_STAMPS, MAX_DATA_BYTES, findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig } from "./schema";
 import { TABLES } from "./engine";

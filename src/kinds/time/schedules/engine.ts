@@ -7,8 +7,8 @@
  * Ticks missed while nothing ran (an outage) are not replayed in a burst.
  */
 import type { Cron } from "croner";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import { outgoingRequest } from "../../../delivery/outbound";
 import { cronOf as cronClock } from "../cron";
 import { iso, isoOrNull } from "../../../time";

@@ -1,6 +1,6 @@
 /** schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules). */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./engine";
 import { history, historyInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
 import { TABLES } from "./engine";

@@ -9,8 +9,8 @@
  * the same content again is not reported twice. That baseline is kept even
  * when keep_last would prune it.
  */
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage } from "../../../kind/pages";
 import { AppError } from "../../../http/errors";
 import { iso, isoOrNull } from "../../../time";
 import { cronOf } from "../cron";

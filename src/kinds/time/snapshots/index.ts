@@ -7,7 +7,7 @@
  * object's CPU), and diffs (the agent holds both versions through content_url).
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { discardSnapshot, readText, takeSnapshot } from "./fetch";
 import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./engine";
 import {

@@ -4,8 +4,8 @@
  * across restarts and N members land spread over the period.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import { outgoingRequest } from "../../../delivery/outbound";
 import { MAX_MEMBERS, type SpreadConfig } from "./schema";
 

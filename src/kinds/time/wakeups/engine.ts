@@ -5,7 +5,7 @@
  */
 import { AppError } from "../../../http/errors";
 import { notBefore, isoOrNull } from "../../../time";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import type { WakeupConfig } from "./schema";
 import { outgoingRequest } from "../../../delivery/outbound";
 

@@ -1,6 +1,6 @@
 /** wakeups: one HTTP call at a set time, signed, retried, logged (QStash, Temporal timers). */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { AppError } from "../../../http/errors";
 import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./engine";
 import { rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";

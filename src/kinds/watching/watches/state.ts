@@ -11,8 +11,8 @@
  * watch (signals.ts) and to its escalation.
  */
 import type { Json } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage } from "../../../kind/pages";
 import { iso, isoOrNull } from "../../../time";
 import { escalate, publishState, raise, subscribers, type Alert, type SignalState } from "../signals";
 import type { Outcome } from "./checks";

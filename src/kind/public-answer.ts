@@ -1,5 +1,5 @@
 /**
- * A public face's answer (resources/public-face.ts) as the HTTP response. Every kind's answers
+ * A public face's answer (kind/public-face.ts) as the HTTP response. Every kind's answers
  * go out through here, so the headers that keep the API's origin safe are set in one place:
  * `nosniff` everywhere, `no-store` unless the kind says otherwise, and for HTML a strict
  * Content-Security-Policy (nothing from any other origin; inline script and style only with

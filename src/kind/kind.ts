@@ -171,7 +171,7 @@ export interface KindDefinition<Config = unknown> {
   sends?: Record<string, string>;
   /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
   timer?: KindTimer<Config, unknown>;
-  /** A public address `/p/{public_id}` (docs/api.md#public-addresses): its routes and the steps answering them (resources/public-face.ts). */
+  /** A public address `/p/{public_id}` (docs/api.md#public-addresses): its routes and the steps answering them (kind/public-face.ts). */
   public?: AnyPublicFace<Config>;
   /**
    * Releases what lives outside the resource's storage and R2 prefix (an unfinished multipart
