@@ -6,7 +6,7 @@ import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, type JWK } from "jose";
 import { expect, it } from "vitest";
 import type { attest } from "../../src/kinds/time/attest";
-import type { exportAll } from "../../src/kinds/time/attest/engine";
+import type { exportAll } from "../../src/kinds/time/attest/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { balanceOf, buyCredits, call, createResource, json, managed, serveContent, r2Keys, type Problem, type ResourceExport } from "../harness";
 

@@ -5,7 +5,7 @@
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { checkpoints } from "../../src/kinds/memory/checkpoints";
-import type { exportAll } from "../../src/kinds/memory/checkpoints/engine";
+import type { exportAll } from "../../src/kinds/memory/checkpoints/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, r2Keys, stubOf, type Problem, type ResourceExport } from "../harness";
 

@@ -7,7 +7,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { deadman as deadmanKind } from "../../src/kinds/time/deadman";
-import type { allPings } from "../../src/kinds/time/deadman/pings";
+import type { allPings } from "../../src/kinds/time/deadman/store/pings";
 import type { EventEnvelope } from "../../src/delivery/events";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { advance, buyCredits, call, createResource, json, managed, msOf, received, stubOf, type DeliveryPage, type Problem, type Received, type ResourceExport, verifierOf } from "../harness";

@@ -7,7 +7,7 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { debounce } from "../../src/kinds/time/debounce";
-import type { allFired } from "../../src/kinds/time/debounce/firing";
+import type { allFired } from "../../src/kinds/time/debounce/store/firing";
 import type { EventEnvelope } from "../../src/delivery/events";
 import type { Json } from "../../src/json";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
@@ -16,7 +16,7 @@ import { advance, buyCredits, call, createResource, json, managed, opsOn, receiv
 /** What debounce's op `N` answers. */
 type Out<N extends OpNames<typeof debounce>> = OpOutput<typeof debounce, N>;
 
-/** A debounce.fired request (src/kinds/time/debounce/firing.ts): `event` in mode last, `events` in mode all. */
+/** A debounce.fired request (src/kinds/time/debounce/store/firing.ts): `event` in mode last, `events` in mode all. */
 interface Fired extends EventEnvelope {
   data: { key: string | null; mode: string; reason: string; received: number; dropped: number; event?: Json; events?: { received_at: string; source: string; event: Json }[] };
 }

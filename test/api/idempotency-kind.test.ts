@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { idempotency } from "../../src/kinds/memory/idempotency";
-import type { exportAll } from "../../src/kinds/memory/idempotency/keys";
+import type { exportAll } from "../../src/kinds/memory/idempotency/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, stubOf, type Problem, type ResourceExport } from "../harness";
 

@@ -10,7 +10,7 @@ import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { balanceOf, buyCredits, call, createResource, json, managed, stubOf, type Problem, type ResourceExport } from "../harness";
 import { notary } from "../../src/kinds/time/notary";
-import type { exportAll } from "../../src/kinds/time/notary/engine";
+import type { exportAll } from "../../src/kinds/time/notary/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { MAX_STAMPS } from "../../src/kinds/time/notary/schema";
 import { DEFAULT_POLICY_OID, generateTsaSecrets, tsaPolicy, tsaSigner } from "../../src/kinds/time/notary/tsa-signer";

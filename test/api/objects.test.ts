@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, expire, received, serveContent, r2Keys, type Problem, type ResourceExport } from "../harness";
 import { MAX_OBJECT_BYTES, MAX_REQUEST_BYTES, MIN_PART_BYTES, STREAM_PART_BYTES } from "../../src/kinds/memory/objects/schema";
 import type { objects } from "../../src/kinds/memory/objects";
-import type { exportAll } from "../../src/kinds/memory/objects/engine";
+import type { exportAll } from "../../src/kinds/memory/objects/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { checkPartFits } from "../../src/kinds/memory/objects/layout";
 

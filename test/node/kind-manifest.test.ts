@@ -62,7 +62,7 @@ function manifest(): string {
  * family and summary, the method and path of every route it has, with an operation's body limit, and how
  * to load it. test/node/kind-manifest.test.ts fails when this is out of date.
  */
-import type { KindCard } from "./kind";
+import type { KindCard } from "../kind/kind";
 
 export const KIND_CARDS: readonly KindCard[] = [
 ${cards.join("\n")}

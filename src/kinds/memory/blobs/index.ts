@@ -2,10 +2,10 @@
 import { rangeHeader } from "../../../kind/downloads";
 import { kindOf } from "../../../kind/kind";
 import { definePublicFace } from "../../../kind/public-face";
-import { discard, init, publicDownload, record, remove, shared, stored, upload, usage, view } from "./engine";
+import { discard, init, publicDownload, record, remove, shared, stored, upload, usage, view } from "./store";
 import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
 import { rawBodyInput, noInput } from "../../../openapi/schemas";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 

@@ -2,9 +2,9 @@
 import { noInput } from "../../../openapi/schemas";
 import { AppError } from "../../../http/errors";
 import { kindOf } from "../../../kind/kind";
-import { current, init, view, write } from "./engine";
+import { current, init, view, write } from "./store";
 import { compareAndSetInput, counterConfig, counterValue, setInput, stepInput, type CounterConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per operation
 

@@ -10,7 +10,7 @@ import { AppError } from "../../../http/errors";
 import { fetchGuarded } from "../../../delivery/fetch-guarded";
 import { inlineContent, type Fetched, type InlineContent } from "./content";
 import { receiptPayloadOf, signReceipt } from "./receipt";
-import { checkRoom, objectKey, stored } from "./engine";
+import { checkRoom, objectKey, stored } from "./store";
 
 import { INLINE_MAX_BYTES, type AttestConfig, type FetchInput } from "./schema";
 

@@ -8,7 +8,7 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../kind/kind";
 import { bodyText, definePublicFace, type PublicAnswer, type PublicMethod, type PublicRequest } from "../../../kind/public-face";
 import type { DeadmanConfig, Signal } from "./schema";
-import { ping } from "./switch";
+import { ping } from "./store/switch";
 
 const METHODS: PublicMethod[] = ["GET", "HEAD", "POST"];
 const NAMED: Record<string, Signal> = { success: "success", start: "start", fail: "fail", log: "log" };

@@ -6,8 +6,8 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
-import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
-import { allFired, finished, flush, listFired, nextFireAt, timer } from "./firing";
+import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./store/windows";
+import { allFired, finished, flush, listFired, nextFireAt, timer } from "./store/firing";
 import { eventFace } from "./public";
 import {
   accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput,
@@ -15,8 +15,8 @@ import {
   MAX_OPEN_WINDOWS,
 } from "./schema";
 import type { EngineStore } from "../../../kind/kind";
-import { TABLES as WINDOWS_TABLES } from "./windows";
-import { TABLES as FIRING_TABLES } from "./firing";
+import { TABLES as WINDOWS_TABLES } from "./store/windows";
+import { TABLES as FIRING_TABLES } from "./store/firing";
 
 const OP_PRICE = 100; // µUSD
 

@@ -13,7 +13,7 @@ import { checkCreatable, runCheck, type Outcome } from "./checks";
 import { heartbeatFace } from "./public";
 import {
   allChecks, history, initState, nextCheckAt, pause, readState, recordCheck, resume, statusView, TABLES as STATE_TABLES,
-} from "./state";
+} from "./store";
 import {
   MAX_HISTORY, MAX_INTERVAL_SECONDS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_MS, MIN_INTERVAL_SECONDS, checkResult, historyInput, historyPage,
   watchConfig, watchStatus, type WatchConfig,

@@ -4,7 +4,7 @@
  * scheduled check reads the last ping; the ping itself only records.
  */
 import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
-import { ping } from "./state";
+import { ping } from "./store";
 import type { WatchConfig } from "./schema";
 
 const METHODS = ["GET", "HEAD", "POST"] as const;

@@ -6,13 +6,13 @@
  * unsealed); the timer then comes at once and releases it, once, and forgets it.
  * It is write-only: neither status nor export can read it back.
  */
-import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../kind/kind";
-import { seal, unseal } from "../../../auth/sealing";
-import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../../../delivery/events";
-import { utf8Length } from "../../../bytes";
-import { MAX_PAYLOAD_BYTES, type DeadmanConfig } from "./schema";
+import { AppError } from "../../../../http/errors";
+import type { EngineStore, PrepareContext } from "../../../../kind/kind";
+import { seal, unseal } from "../../../../auth/sealing";
+import { iso, isoOrNull } from "../../../../time";
+import { sendEvent } from "../../../../delivery/events";
+import { utf8Length } from "../../../../bytes";
+import { MAX_PAYLOAD_BYTES, type DeadmanConfig } from "../schema";
 
 type PayloadRow = {
   sealed: string | null; bytes: number | null; set_at: number | null; due: number;

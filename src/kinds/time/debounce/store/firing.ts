@@ -4,12 +4,12 @@
  * the resource expires (so no open window is lost with it). A firing is one
  * debounce.fired request; the window then closes and the next event opens a new one.
  */
-import type { EngineStore } from "../../../kind/kind";
-import { keysetPage } from "../../../kind/pages";
-import type { Json } from "../../../json";
-import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../../../delivery/events";
-import { MAX_FIRED_KEPT, type DebounceConfig } from "./schema";
+import type { EngineStore } from "../../../../kind/kind";
+import { keysetPage } from "../../../../kind/pages";
+import type { Json } from "../../../../json";
+import { iso, isoOrNull } from "../../../../time";
+import { sendEvent } from "../../../../delivery/events";
+import { MAX_FIRED_KEPT, type DebounceConfig } from "../schema";
 import { bump, dropWindow, eventsOf, keyOut, requireWindow, type WindowRow } from "./windows";
 
 type Reason = "quiet" | "max_wait" | "flush" | "expiring";

@@ -6,13 +6,13 @@
  * Finished messages are kept for listing and export up to MAX_KEPT(_BYTES);
  * the oldest are forgotten beyond that.
  */
-import { utf8Length } from "../../../bytes";
-import { keysetPage } from "../../../kind/pages";
-import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../kind/kind";
-import { iso, isoOrNull } from "../../../time";
-import { outgoingRequest } from "../../../delivery/outbound";
-import { MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_KEPT, MAX_KEPT_BYTES, type DripConfig, type EnqueueInput, type MessageStatus } from "./schema";
+import { utf8Length } from "../../../../bytes";
+import { keysetPage } from "../../../../kind/pages";
+import { AppError } from "../../../../http/errors";
+import type { EngineStore } from "../../../../kind/kind";
+import { iso, isoOrNull } from "../../../../time";
+import { outgoingRequest } from "../../../../delivery/outbound";
+import { MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_KEPT, MAX_KEPT_BYTES, type DripConfig, type EnqueueInput, type MessageStatus } from "../schema";
 
 export type MessageRow = {
   seq: number; message_id: string; dedup_id: string | null; body: string | null; headers: string; bytes: number;

@@ -6,13 +6,13 @@
  * period past it. `state` is the last state announced: an event goes out when the
  * state derived from the clock moves away from it (by a ping or the timer).
  */
-import type { EngineStore } from "../../../kind/kind";
-import { iso, isoOrNull } from "../../../time";
-import { sendEvent } from "../../../delivery/events";
-import { notifyPeople } from "../../address/notify/people";
+import type { EngineStore } from "../../../../kind/kind";
+import { iso, isoOrNull } from "../../../../time";
+import { sendEvent } from "../../../../delivery/events";
+import { notifyPeople } from "../../../address/notify/people";
 import { logPing } from "./pings";
 import { payloadView, tripPayload } from "./payload";
-import type { DeadmanConfig, Signal, SwitchState } from "./schema";
+import type { DeadmanConfig, Signal, SwitchState } from "../schema";
 
 export type SwitchRow = {
   state: SwitchState; due_at: number | null; misses: number;

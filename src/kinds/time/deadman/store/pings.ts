@@ -1,10 +1,10 @@
 /** The ping log of a dead-man switch: the last MAX_PINGS_KEPT pings, newest first when listed. */
-import type { EngineStore } from "../../../kind/kind";
-import { keysetPage } from "../../../kind/pages";
-import { iso } from "../../../time";
-import { utf8Prefix } from "../../../bytes";
-import { utf8Length } from "../../../bytes";
-import { MAX_PINGS_KEPT, PING_EXCERPT_BYTES, type Signal } from "./schema";
+import type { EngineStore } from "../../../../kind/kind";
+import { keysetPage } from "../../../../kind/pages";
+import { iso } from "../../../../time";
+import { utf8Prefix } from "../../../../bytes";
+import { utf8Length } from "../../../../bytes";
+import { MAX_PINGS_KEPT, PING_EXCERPT_BYTES, type Signal } from "../schema";
 
 type PingRow = {
   seq: number; at: number; signal: Signal; exit_code: number | null; source: "public" | "api"; method: string;

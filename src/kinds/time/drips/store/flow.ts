@@ -7,11 +7,11 @@
  * delivered, aborted or dead; the alarm is armed again after that report, so
  * a full drip needs no polling.
  */
-import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../kind/kind";
-import { isoOrNull } from "../../../time";
+import { AppError } from "../../../../http/errors";
+import type { EngineStore } from "../../../../kind/kind";
+import { isoOrNull } from "../../../../time";
 import { move, state, view, type MessageRow, type State } from "./messages";
-import { MAX_PERIOD_SECONDS, MAX_RATE_COUNT, type DripConfig } from "./schema";
+import { MAX_PERIOD_SECONDS, MAX_RATE_COUNT, type DripConfig } from "../schema";
 
 /** Released per alarm run, so one run stays short; the alarm comes straight back for the rest. */
 const BATCH = 100;

@@ -5,13 +5,13 @@
  * keeps only its newest event; in mode `all` its newest events within
  * MAX_EVENTS_PER_WINDOW and MAX_WINDOW_BYTES, older ones dropped and counted.
  */
-import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../kind/pages";
-import type { EngineStore } from "../../../kind/kind";
-import type { Json } from "../../../json";
-import { iso } from "../../../time";
-import { utf8Length } from "../../../bytes";
-import { MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW, MAX_KEY_LENGTH, MAX_OPEN_WINDOWS, MAX_WINDOW_BYTES, type DebounceConfig } from "./schema";
+import { AppError } from "../../../../http/errors";
+import { keysetPage } from "../../../../kind/pages";
+import type { EngineStore } from "../../../../kind/kind";
+import type { Json } from "../../../../json";
+import { iso } from "../../../../time";
+import { utf8Length } from "../../../../bytes";
+import { MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW, MAX_KEY_LENGTH, MAX_OPEN_WINDOWS, MAX_WINDOW_BYTES, type DebounceConfig } from "../schema";
 
 export type WindowRow = {
   seq: number; key: string; opened_at: number; last_event_at: number; due_at: number; fire_by: number;
