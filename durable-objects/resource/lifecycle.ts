@@ -141,9 +141,27 @@ export class ResourceLifecycle extends ResourceCore {
     await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, this.now(), (this.meta() ?? meta).expires_at);
+    await this.settleDirectCharges();
     this.ending = null;
     await this.deleteStorage();
     return record;
+  }
+
+  /**
+   * Before the end deletes the pending charges with everything else: an extend under way here is let finish
+   * (it sees the end and gives its charge back), and one a dead process left written down is given back now,
+   * not lost with the row that recorded it. A failure throws: the end is resumed by the alarm, which gives
+   * them back first.
+   */
+  private async settleDirectCharges(): Promise<void> {
+    for (const waitUntil = Date.now() + 30_000; this.charging.size; ) {
+      if (Date.now() > waitUntil) throw new Error("an extend's charge is still under way; the end resumes with the alarm");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const pending of pendingCharges(this.sql)) {
+      await giveBack(this.env, pending);
+      crossOff(this.sql, pending.request_id);
+    }
   }
 
   /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */

@@ -128,6 +128,23 @@ describe("an extend the process dies in", () => {
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
   });
 
+  it("a cancel after the extend's process died: the end gives the extend's charge back before it deletes the row that records it", async () => {
+    const { token } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: TTL });
+    const afterCreate = (await balanceOf(token)).balance_usd;
+    await stubOf(id).injectFaults({ dieAt: "extend-after-charge" });
+    const died = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    expect(died.status).toBe(500);
+    expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
+    // The cancel comes before the alarm's backstop: the pending charge must not go with the storage.
+    const cancelled = await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt, token) });
+    expect(cancelled.status).toBe(200);
+    expect(await storageDump(id)).toBe("");
+    expect((await balanceOf(token)).balance_usd).toBe(afterCreate);
+    const receipts = await json(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
+    expect(receipts.statement.charges.map((c: { operation: string }) => c.operation)).toEqual(["counters.create"]);
+  });
+
   it("an extend the balance cannot pay (402) takes nothing and leaves no pending charge", async () => {
     const { token } = await buyCredits(0.25); // a counter's 364 days cost $0.364
     const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
