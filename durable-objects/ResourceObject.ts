@@ -8,7 +8,7 @@
  */
 import { AppError, capture, type Result } from "../src/http/errors";
 import { requireKind } from "../src/resources/registry";
-import type { PublicAnswer } from "../src/resources/public-face";
+import { PREPARE_ATTEMPTS, PreparedStale, type PublicAnswer } from "../src/resources/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
@@ -97,9 +97,19 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
       const ending = this.endingState(meta) ?? (this.now() >= meta.expires_at ? "expired" : null);
       if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`);
       const config = this.config(meta);
-      const handled = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
+      const once = () => this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
         this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
+      let handled: unknown;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          handled = await once();
+          break;
+        } catch (err) {
+          if (!(err instanceof PreparedStale)) throw err;
+          if (attempt >= PREPARE_ATTEMPTS) throw new AppError("conflict", "The resource changed while this request was prepared, each time it was tried; send it again.");
+        }
+      }
       const answer = face.finish ? await face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
       // Reused no later than the resource's end (in the worker's time: a test clock runs ahead of it).
       return answer.reuse ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.now()) } } : answer;

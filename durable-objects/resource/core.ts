@@ -17,6 +17,7 @@ import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
 import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
 import { ResourceClock } from "./clock";
+import { pauseAfterPrepare } from "./test-faults";
 import type { JsonObject } from "../../src/json";
 
 /**
@@ -177,6 +178,7 @@ export class ResourceCore extends DurableObject<Env> {
     if (!prepare) return work(undefined);
     const ctx = this.prepareContext(meta);
     const value = await prepare(ctx);
+    await pauseAfterPrepare(this.faults);
     try {
       this.stillHere();
       return await work(value);

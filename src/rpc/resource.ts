@@ -134,6 +134,8 @@ export interface ResourceFaults {
   reportWindowMs?: number;
   /** The next this-many R2 deletes the outbox makes fail. */
   failDrops?: number;
+  /** The next call with a prepare step waits this long between its steps, so another call commits in between. */
+  pauseAfterPrepareMs?: number;
 }
 
 export interface ResourceApi {
