@@ -112,7 +112,7 @@ async function withRateLimits(config, perMinute) {
  *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
  *   `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
  *   a given state is the caller's, left in place by stop().
- * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, kill(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
+ * @returns {Promise<{ url: string, state: string, pid: number | undefined, stop(): Promise<void>, kill(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
  */
 export async function startWranglerDev(options = {}) {
   const state = options.state ?? (await mkdtemp(path.join(tmpdir(), "zeitvault-dev-")));
@@ -163,7 +163,7 @@ export async function startWranglerDev(options = {}) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, state, stop, kill, output: () => output, runtimeUrl: () => runtimeUrl(child.pid), workerds: () => workerdsUnder(child.pid) };
+    if (ok) return { url, state, pid: child.pid, stop, kill, output: () => output, runtimeUrl: () => runtimeUrl(child.pid), workerds: () => workerdsUnder(child.pid) };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
