@@ -18,6 +18,7 @@ import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
 import { ResourceClock } from "./clock";
 import { pauseAfterPrepare } from "./test-faults";
+import { PENDING_RECOVERY_MS, settlementsDueAt } from "./direct-charges";
 import type { JsonObject } from "../../src/json";
 
 /**
@@ -78,8 +79,10 @@ export class ResourceCore extends DurableObject<Env> {
     const charging = Math.min(...this.charging.values());
     const meta = this.meta();
     if (!meta) return charging === Infinity ? null : charging;
+    const settling = settlementsDueAt(this.sql);
     const next = [
-      charging, meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.outbox.nextDueAt(),
+      charging, settling === null ? null : settling + PENDING_RECOVERY_MS,
+      meta.expires_at, this.billing().nextFlushAt(), nextNoticeAt(meta), this.outbox.nextDueAt(),
       nextTimerAt(meta, this.config(meta), this.sql, this.env, this.now()),
     ];
     return Math.min(...next.map((t) => t ?? Infinity));

@@ -12,7 +12,7 @@ import { deletePrefix } from "../../src/resources/r2";
 import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/resources/index-table";
 import type { CreateInput } from "../../src/rpc/resource";
 import { ResourceCore } from "./core";
-import { crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, type PendingCharge } from "./direct-charges";
+import { awaitsSettlement, crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, settledInD1, type PendingCharge } from "./direct-charges";
 import { afterCommit } from "./engine-store";
 import { noticesStillSent } from "./lifecycle-notices";
 import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
@@ -23,7 +23,7 @@ export class ResourceLifecycle extends ResourceCore {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
       const existing = this.meta();
-      const creating = pendingCharges(this.sql).some(isCreation);
+      const creating = pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p));
       if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
         // The same create again: under an Idempotency-Key the token derives from the key and the request, so only a
         // retry of the request that made this resource carries it (its answer was lost). It gets the resource, unpaid.
@@ -57,7 +57,8 @@ export class ResourceLifecycle extends ResourceCore {
         indexing = true;
         await insertResourceIndex(this.env.DB, meta);
         dieAt(this.faults, "create-after-index");
-        charge.crossOff();
+        // Paid by x402, it stays written down until the worker has settled the payment (settledCreate).
+        if (!charge.pending.settles) charge.crossOff();
       } catch (err) {
         // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
         if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
@@ -69,6 +70,14 @@ export class ResourceLifecycle extends ResourceCore {
       await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
       await this.afterWork(meta, pending);
       return this.record(meta, "active");
+    });
+  }
+
+  /** The worker settled the x402 payment of this resource's create: it is paid for, and stays. */
+  settledCreate(requestId: string): Promise<Result<null>> {
+    return capture(() => {
+      crossOff(this.sql, requestId);
+      return null;
     });
   }
 
@@ -195,6 +204,14 @@ export class ResourceLifecycle extends ResourceCore {
     const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
     try {
       for (const pending of left) {
+        if (awaitsSettlement(pending)) {
+          // The worker settles after the create answers; past the backstop's wait, D1's payment row says how it went.
+          if (this.now() < pending.started_at + PENDING_RECOVERY_MS) continue; // on the resource's clock, which a test moves
+          if (await settledInD1(this.env.DB, pending.request_id)) {
+            crossOff(this.sql, pending.request_id);
+            continue;
+          }
+        }
         if (isCreation(pending)) {
           await this.undoCreation(pending);
           return true;

@@ -70,6 +70,7 @@ export interface CreateInput {
   priceMicro: number;
   payer: Payer;
   requestId: string;
+
 }
 
 export interface OpInput {
@@ -141,6 +142,8 @@ export interface ResourceFaults {
 export interface ResourceApi {
   create(input: CreateInput): Promise<Result<RecordCore>>;
   status(mgmtHash: string): Promise<Result<RecordCore>>;
+  /** The x402 payment of the create `requestId` settled: its creation is crossed off (CreateInput.awaitsSettlement). */
+  settledCreate(requestId: string): Promise<Result<null>>;
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
   extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>>;
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>>;

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { toHex } from "viem";
-import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, usd } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, storageDump, usd } from "../harness";
 
 const PRICE = usd(0.5);
 
@@ -87,6 +87,8 @@ describe("x402 per call", () => {
     const { id } = await json(res);
     const row = await env.DB.prepare("SELECT owner FROM resources WHERE id = ?").bind(id).first<{ owner: string }>();
     expect(row!.owner).toBe(payer);
+    // Settled, the worker told the object so: its creation is crossed off, and no alarm will undo it.
+    expect(await storageDump(id)).toContain("pending_charges: []");
   });
 
   it("a refused operation releases the payment so it can be sent again", async () => {
