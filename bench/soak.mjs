@@ -107,7 +107,15 @@ export async function soak(options = {}) {
     DELIVERY_RETRY_SCALE: "0.01", ENGINE_URL: engines.url,
     ...(proxy.missing ? {} : { EGRESS_PROXY_URL: proxy.url, EGRESS_IPS: proxy.ips }),
   };
-  let service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars });
+  // The runtime's error lines over the whole run: the service's own carry a request id ([req_…]); workerd's do not.
+  const errorLines = { ours: [], runtime: [] };
+  const onOutput = (chunk) => {
+    for (const line of chunk.split("\n")) {
+      if (/\[req_[0-9A-Za-z]+\]/.test(line)) errorLines.ours.push(line.slice(0, 300));
+      else if (/Uncaught|\[ERROR\]/.test(line)) errorLines.runtime.push(line.replace(/\x1b\[[0-9;]*m/g, "").slice(0, 200));
+    }
+  };
+  let service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars, onOutput });
   const { state, url } = service;
   const port = Number(new URL(url).port);
 
@@ -122,7 +130,7 @@ export async function soak(options = {}) {
     up = new Promise((r) => (restarted = r));
     await service.kill();
     log(`killed the runtime (kill ${kills.length})`);
-    service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars, state, port });
+    service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars, state, port, onOutput });
     k.up = Date.now() + 10_000;
     log(`restarted in ${((Date.now() - k.at) / 1000).toFixed(1)} s`);
     restarted();
@@ -503,6 +511,9 @@ export async function soak(options = {}) {
   // answers
   row("no 5xx outside the kill windows", fiveHundreds.length === 0, `${fiveHundreds.length} of ${answers.length} answers${fiveHundreds.length ? `: ${fiveHundreds.slice(0, 3).map((f) => `${f.status} ${f.method} ${f.p} ${f.requestId} ${f.text}`).join(" | ")}` : ""}`);
   row("every call got a definitive answer", unresolved.length === 0, `${unresolved.length} unresolved${unresolved.length ? `: ${unresolved.slice(0, 3).map((u) => `${u.method} ${u.p} ${u.why}`).join(" | ")}` : ""}`);
+
+  const kindsOf = (lines) => [...new Set(lines.map((l) => l.replace(/wdErrId = \w+|req_\w+|\d+/g, "…")))].slice(0, 3).join(" / ");
+  row("every error answered or logged with its request id", errorLines.ours.length === 0, `${errorLines.ours.length} service error lines${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length} runtime lines without a request (workerd's own, docs/operations.md)${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`);
 
   // memory
   const q = Math.max(1, Math.floor(memory.length / 4));

@@ -108,10 +108,10 @@ async function withRateLimits(config, perMinute) {
 }
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number, state?: string, port?: number }} [options]
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number, state?: string, port?: number, onOutput?: (chunk: string) => void }} [options]
  *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
  *   `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
- *   a given state is the caller's, left in place by stop().
+ *   a given state is the caller's, left in place by stop(). `onOutput`: every chunk wrangler prints (a long run's whole log).
  * @returns {Promise<{ url: string, state: string, pid: number | undefined, stop(): Promise<void>, kill(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
  */
 export async function startWranglerDev(options = {}) {
@@ -134,7 +134,10 @@ export async function startWranglerDev(options = {}) {
   });
   // The last 64 KiB of its output, for a failure's message (a long run can log a lot).
   let output = "";
-  const keep = (d) => (output = (output + d).slice(-65536));
+  const keep = (d) => {
+    output = (output + d).slice(-65536);
+    options.onOutput?.(String(d));
+  };
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
