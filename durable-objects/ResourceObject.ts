@@ -16,7 +16,7 @@ import type { Env } from "../src/env";
 import { AppError, capture, type Result } from "../src/http/errors";
 import { loadKind, requireKind } from "../src/resources/kinds";
 import { loadSealing } from "../src/auth/sealing-loader";
-import type { PublicAnswer } from "../src/kind/public-face";
+import { PREPARE_ATTEMPTS, PreparedStale, type PublicAnswer } from "../src/kind/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import type { Json, JsonObject } from "../src/json";
 import type {
@@ -65,7 +65,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     this.meta = new MetaCell(ctx.storage.sql);
     this.clock = new ResourceClock(ctx.storage);
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta.get()!.id, this.faults);
-    this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, armAlarm);
+    this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, this.faults, armAlarm);
     this.lifecycle = new ResourceLifecycle(ctx, env, this.meta, this.clock, this.outbox, this.work, billing, () => (this.billingOf = undefined), this.faults, armAlarm);
     // Tables made by older code are brought up to date before anything is served. First the kind's module
     // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
@@ -116,6 +116,11 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
 
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return this.lifecycle.create(input);
+  }
+
+  /** The worker settled the x402 payment of this resource's create: it is paid for, and stays. */
+  settledCreate(requestId: string): Promise<Result<null>> {
+    return this.lifecycle.settledCreate(requestId);
   }
 
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
@@ -190,9 +195,19 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       const ending = this.meta.endingState(meta) ?? (this.clock.now() >= meta.expires_at ? "expired" : null);
       if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`);
       const config = this.meta.config(meta);
-      const handled = await this.work.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
+      const once = () => this.work.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
         this.work.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
+      let handled: unknown;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          handled = await once();
+          break;
+        } catch (err) {
+          if (!(err instanceof PreparedStale)) throw err;
+          if (attempt >= PREPARE_ATTEMPTS) throw new AppError("conflict", "The resource changed while this request was prepared, each time it was tried; send it again.");
+        }
+      }
       const answer = face.finish ? await face.finish(this.work.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
       // Reused no later than the resource's end (in the worker's time: a test clock runs ahead of it).
       return answer.reuse ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.clock.now()) } } : answer;

@@ -108,12 +108,15 @@ async function withRateLimits(config, perMinute) {
 }
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number }} [options]
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number, state?: string, port?: number, onOutput?: (chunk: string) => void }} [options]
  *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
- * @returns {Promise<{ url: string, state: string, stop(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
+ *   `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
+ *   a given state is the caller's, left in place by stop(). `onOutput`: every chunk wrangler prints (a long run's whole log).
+ * @returns {Promise<{ url: string, state: string, pid: number | undefined, stop(): Promise<void>, kill(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
  */
 export async function startWranglerDev(options = {}) {
-  const state = await mkdtemp(path.join(tmpdir(), "zeitvault-dev-"));
+  const state = options.state ?? (await mkdtemp(path.join(tmpdir(), "zeitvault-dev-")));
+  const ownState = !options.state;
   const raised = options.rateLimitPerMinute ? await withRateLimits(options.config ?? "wrangler.toml", options.rateLimitPerMinute) : null;
   const config = raised?.config ?? options.config ?? "wrangler.toml";
   const removeCopy = () => (raised ? rm(raised.config, { force: true }) : Promise.resolve());
@@ -123,7 +126,7 @@ export async function startWranglerDev(options = {}) {
     await removeCopy();
     throw err;
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const vars = Object.entries({ ...raised?.vars, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars, ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : [])], {
     env: quiet(),
@@ -131,7 +134,10 @@ export async function startWranglerDev(options = {}) {
   });
   // The last 64 KiB of its output, for a failure's message (a long run can log a lot).
   let output = "";
-  const keep = (d) => (output = (output + d).slice(-65536));
+  const keep = (d) => {
+    output = (output + d).slice(-65536);
+    options.onOutput?.(String(d));
+  };
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
@@ -140,14 +146,27 @@ export async function startWranglerDev(options = {}) {
       child.kill("SIGTERM");
       await new Promise((r) => child.once("exit", r));
     }
-    await rm(state, { recursive: true, force: true });
+    if (ownState) await rm(state, { recursive: true, force: true });
+    await removeCopy();
+  };
+  /** A crash: wrangler and every workerd under it get SIGKILL at once, nothing flushed; the state stays for a restart. */
+  const kill = async () => {
+    const below = await descendants(child.pid);
+    for (const p of [{ pid: child.pid }, ...below]) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once("exit", r));
     await removeCopy();
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, state, stop, output: () => output, runtimeUrl: () => runtimeUrl(child.pid), workerds: () => workerdsUnder(child.pid) };
+    if (ok) return { url, state, pid: child.pid, stop, kill, output: () => output, runtimeUrl: () => runtimeUrl(child.pid), workerds: () => workerdsUnder(child.pid) };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

@@ -52,6 +52,12 @@ export const DELIVERY_OUTBOX_COLUMNS = [
 /** Platform migration 4: a delivery may carry its own retry schedule (the deliveries kind). */
 export const DELIVERY_RETRY_COLUMN = "ALTER TABLE deliveries ADD COLUMN retry_delays TEXT";
 
+/**
+ * Platform migration 6: which process put the row on the queue (a per-isolate id), so where the queue is
+ * held in memory a restarted process sends again what the dead one had queued (outbox-policy.ts).
+ */
+export const DELIVERY_QUEUED_BY_COLUMN = "ALTER TABLE deliveries ADD COLUMN queued_by TEXT";
+
 export type DeliveryRow = {
   seq: number;
   delivery_id: string;
@@ -73,6 +79,7 @@ export type DeliveryRow = {
   updated_at: number;
   settled_at: number | null;
   retry_delays: string | null;
+  queued_by: string | null;
 };
 
 export type AttemptRow = {

@@ -23,7 +23,7 @@ import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
 import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
 import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
-import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
+import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, IN_MEMORY_QUEUE_CHECK_MS, MAX_REFUSALS, queueInMemory, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/kind/kind";
 import { sealing } from "../../src/auth/sealing-loader";
@@ -34,6 +34,10 @@ import type { ResourceClock } from "./clock";
 import { takeFault } from "./test-faults";
 import type { DeliveryRow } from "./deliveries-tables";
 import { deliveryPage, deliveryView } from "./delivery-views";
+
+/** This process (isolate), as the rows it put on the queue name it; drawn on first use (no random values at a module's top level). */
+let processId: string | undefined;
+const thisProcess = (): string => (processId ??= crypto.randomUUID());
 
 /** Statuses in which the delivery may still be sent (a dead one by a manual retry): its stored body stays. */
 const BODY_NEEDED = "('pending', 'retrying', 'dead')";
@@ -123,9 +127,9 @@ export class DeliveryLog {
           for (const m of batch) {
             this.sql.exec(
               `UPDATE deliveries SET sends = MAX(sends, ?), refusals = 0,
-                 due_at = CASE WHEN settled_at IS NOT NULL THEN NULL WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END, queued = 1
+                 due_at = CASE WHEN settled_at IS NOT NULL THEN NULL WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END, queued = 1, queued_by = ?
                WHERE delivery_id = ?`,
-              m.send, heardBy, heardBy, m.deliveryId,
+              m.send, heardBy, heardBy, thisProcess(), m.deliveryId,
             );
           }
         } catch (err) {
@@ -146,13 +150,17 @@ export class DeliveryLog {
     return dead;
   }
 
-  /** The alarm's part: sends again every row that is due (not on the queue, or not heard of in time). */
+  /**
+   * The alarm's part: sends again every row that is due (not on the queue, or not heard of in time), and
+   * where the queue is held in memory every row another process queued (that process died, and its queue with it).
+   */
   async dispatchDue(sealedSecret: string): Promise<DeliveryReport[]> {
     const real = Date.now();
+    const [lost, lostBinding] = queueInMemory(this.env) ? [" OR (queued = 1 AND queued_by IS NOT ?)", [thisProcess()]] : ["", []];
     const ids = this.sql
       .exec<{ delivery_id: string }>(
-        "SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR (queued = 1 AND due_at <= ?)) ORDER BY seq LIMIT 500",
-        this.clock.now(), real,
+        `SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR (queued = 1 AND due_at <= ?)${lost}) ORDER BY seq LIMIT 500`,
+        this.clock.now(), real, ...lostBinding,
       )
       .toArray()
       .map((r) => r.delivery_id);
@@ -163,7 +171,9 @@ export class DeliveryLog {
   nextDueAt(): number | null {
     const q = (queued: number) => this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deliveries WHERE queued = ? AND due_at IS NOT NULL", queued).one().at;
     const waiting = q(0);
-    const onQueue = q(1);
+    let onQueue = q(1);
+    // Looked at again soon, to find out whether this process (and the queue in its memory) is still the one running.
+    if (onQueue !== null && queueInMemory(this.env)) onQueue = Math.min(onQueue, Date.now() + IN_MEMORY_QUEUE_CHECK_MS);
     const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset].filter((t): t is number => t !== null);
     return times.length ? Math.min(...times) : null;
   }
@@ -196,7 +206,7 @@ export class DeliveryLog {
       return { retry: false, settled: true };
     }
     const heardBy = Date.now() + (report.retryInSeconds ?? 0) * 1000 + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
-    this.sql.exec("UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ? WHERE delivery_id = ?", heardBy, report.deliveryId);
+    this.sql.exec("UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ?, queued_by = ? WHERE delivery_id = ?", heardBy, thisProcess(), report.deliveryId);
     return { retry: true, settled: false };
   }
 

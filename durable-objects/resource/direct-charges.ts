@@ -26,12 +26,40 @@ export type PendingCharge = {
   account_id: string | null;
   /** Real time, when it was written down: the charge is among the account ledger's rows since (about: clocks differ). */
   started_at: number;
+  /** "x402": a creation paid by an x402 payment the worker settles after it (settledCreate crosses it off). */
+  settles: string | null;
 };
 
 const TABLE = "pending_charges";
 
 /** Made by the first direct charge (a creation's, before the other tables), and by a migration in older resources. */
-export const PENDING_CHARGES_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (request_id TEXT PRIMARY KEY, resource_id TEXT NOT NULL, operation TEXT NOT NULL, account_id TEXT, started_at INTEGER NOT NULL)`;
+export const PENDING_CHARGES_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (request_id TEXT PRIMARY KEY, resource_id TEXT NOT NULL, operation TEXT NOT NULL, account_id TEXT, started_at INTEGER NOT NULL, settles TEXT)`;
+
+/** Platform migration 7: a creation may wait for its x402 settlement (tables made before have no such column; new ones have it). */
+export function addSettlesColumn(sql: SqlStorage): void {
+  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${TABLE}')`).toArray().map((c) => c.name);
+  if (!columns.includes("settles")) sql.exec(`ALTER TABLE ${TABLE} ADD COLUMN settles TEXT`);
+}
+
+/** A creation paid by x402 that waits for the worker to settle the payment. */
+export const awaitsSettlement = (pending: PendingCharge): boolean => pending.settles === "x402";
+
+/** When the alarm must look at the creations still waiting for their settlement (real time), or null. */
+export function settlementsDueAt(sql: SqlStorage): number | null {
+  return orIfMissing(TABLE, () => sql.exec<{ at: number | null }>(`SELECT MIN(started_at) AS at FROM ${TABLE} WHERE settles IS NOT NULL`).one().at, null) ?? null;
+}
+
+/**
+ * Whether the x402 payment of a creation whose worker died before saying so settled (or was submitted and
+ * may still land): then the resource is paid for and stays. Otherwise the claim is released, so the payer's
+ * authorization can be used again, and the caller undoes the creation.
+ */
+export async function settledInD1(db: D1Database, requestId: string): Promise<boolean> {
+  const row = await db.prepare("SELECT status, tx_hash FROM payments WHERE request_id = ?").bind(requestId).first<{ status: string; tx_hash: string | null }>();
+  if (row && (row.status === "settled" || row.tx_hash)) return true;
+  await db.prepare("DELETE FROM payments WHERE request_id = ? AND status = 'claimed' AND tx_hash IS NULL").bind(requestId).run();
+  return false;
+}
 
 export const isCreation = (pending: PendingCharge): boolean => pending.operation.endsWith(".create");
 
@@ -41,7 +69,7 @@ export function pendingCharges(sql: SqlStorage): PendingCharge[] {
   return orIfMissing(TABLE, () => {
     // Every alarm asks, and the answer is almost always none: count(*) asks the b-tree without a scan step.
     if (!sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${TABLE}`).one().n) return [];
-    return sql.exec<PendingCharge>(`SELECT request_id, resource_id, operation, account_id, started_at FROM ${TABLE} ORDER BY started_at`).toArray();
+    return sql.exec<PendingCharge>(`SELECT request_id, resource_id, operation, account_id, started_at, settles FROM ${TABLE} ORDER BY started_at`).toArray();
   }, []);
 }
 
@@ -61,6 +89,7 @@ export class DirectCharge {
     this.pending = {
       request_id: call.requestId, resource_id: call.resourceId, operation: call.operation,
       account_id: payer.type === "credit" ? payer.accountId : null, started_at: Date.now(),
+      settles: payer.type === "prepaid" && payer.x402 && call.operation.endsWith(".create") ? "x402" : null,
     };
   }
 
@@ -68,7 +97,7 @@ export class DirectCharge {
   record(): void {
     this.sql.exec(PENDING_CHARGES_TABLE);
     const p = this.pending;
-    this.sql.exec(`INSERT INTO ${TABLE} VALUES (?, ?, ?, ?, ?)`, p.request_id, p.resource_id, p.operation, p.account_id, p.started_at);
+    this.sql.exec(`INSERT INTO ${TABLE} (request_id, resource_id, operation, account_id, started_at, settles) VALUES (?, ?, ?, ?, ?, ?)`, p.request_id, p.resource_id, p.operation, p.account_id, p.started_at, p.settles);
   }
 
   /** Takes the amount, once, before the work (nothing when x402 paid it or it is free). */

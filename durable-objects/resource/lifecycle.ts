@@ -11,7 +11,7 @@ import type { Payer } from "../../src/money/payment";
 import { deletePrefix } from "../../src/kind/r2";
 import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/kind/index-table";
 import type { CreateInput } from "../../src/rpc/resource";
-import { crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, type PendingCharge } from "./direct-charges";
+import { awaitsSettlement, crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, settledInD1, settlementsDueAt, type PendingCharge } from "./direct-charges";
 import { afterCommit } from "./engine-store";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./lifecycle-notices";
 import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
@@ -51,8 +51,10 @@ export class ResourceLifecycle {
   nextDueAt(): number | null {
     // A direct charge running in this process: its pending row's backstop, should the process die.
     const charging = Math.min(...this.charging.values());
+    // An x402 create awaiting the worker's settlement: past the backstop's wait, D1's payment row decides it.
+    const settling = settlementsDueAt(this.sql);
     const meta = this.meta.get();
-    const next = Math.min(charging, meta?.expires_at ?? Infinity, (meta && nextNoticeAt(meta)) ?? Infinity);
+    const next = Math.min(charging, settling === null ? Infinity : settling + PENDING_RECOVERY_MS, meta?.expires_at ?? Infinity, (meta && nextNoticeAt(meta)) ?? Infinity);
     return next === Infinity ? null : next;
   }
 
@@ -64,7 +66,7 @@ export class ResourceLifecycle {
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
       const existing = this.meta.get();
-      const creating = pendingCharges(this.sql).some(isCreation);
+      const creating = pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p));
       if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
         // The same create again: under an Idempotency-Key the token derives from the key and the request, so only a
         // retry of the request that made this resource carries it (its answer was lost). It gets the resource, unpaid.
@@ -98,7 +100,8 @@ export class ResourceLifecycle {
         indexing = true;
         await insertResourceIndex(this.env.DB, meta);
         dieAt(this.faults, "create-after-index");
-        charge.crossOff();
+        // Paid by x402, it stays written down until the worker has settled the payment (settledCreate).
+        if (!charge.pending.settles) charge.crossOff();
       } catch (err) {
         // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
         if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
@@ -110,6 +113,14 @@ export class ResourceLifecycle {
       await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
       await this.work.afterWork(meta, pending);
       return this.work.record(meta, "active");
+    });
+  }
+
+  /** The worker settled the x402 payment of this resource's create: it is paid for, and stays. */
+  settledCreate(requestId: string): Promise<Result<null>> {
+    return capture(() => {
+      crossOff(this.sql, requestId);
+      return null;
     });
   }
 
@@ -182,9 +193,27 @@ export class ResourceLifecycle {
     await requireKind(meta.kind).end?.(this.work.prepareContext(meta), this.meta.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
     await endResourceIndex(this.env.DB, meta.id, state, this.clock.now(), (this.meta.get() ?? meta).expires_at);
+    await this.settleDirectCharges();
     this.meta.ending = null;
     await this.deleteStorage();
     return record;
+  }
+
+  /**
+   * Before the end deletes the pending charges with everything else: an extend under way here is let finish
+   * (it sees the end and gives its charge back), and one a dead process left written down is given back now,
+   * not lost with the row that recorded it. A failure throws: the end is resumed by the alarm, which gives
+   * them back first.
+   */
+  private async settleDirectCharges(): Promise<void> {
+    for (const waitUntil = Date.now() + 30_000; this.charging.size; ) {
+      if (Date.now() > waitUntil) throw new Error("an extend's charge is still under way; the end resumes with the alarm");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const pending of pendingCharges(this.sql)) {
+      await giveBack(this.env, pending);
+      crossOff(this.sql, pending.request_id);
+    }
   }
 
   /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */
@@ -218,6 +247,14 @@ export class ResourceLifecycle {
     const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
     try {
       for (const pending of left) {
+        if (awaitsSettlement(pending)) {
+          // The worker settles after the create answers; past the backstop's wait, D1's payment row says how it went.
+          if (this.clock.now() < pending.started_at + PENDING_RECOVERY_MS) continue; // on the resource's clock, which a test moves
+          if (await settledInD1(this.env.DB, pending.request_id)) {
+            crossOff(this.sql, pending.request_id);
+            continue;
+          }
+        }
         if (isCreation(pending)) {
           await this.undoCreation(pending);
           return true;

@@ -9,9 +9,9 @@ import type { AnyKind, Migration } from "../../src/kind/kind";
 import type { JsonObject } from "../../src/json";
 import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing-tables";
-import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
+import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_QUEUED_BY_COLUMN, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
-import { PENDING_CHARGES_TABLE } from "./direct-charges";
+import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
 
 /** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes and direct charges. */
@@ -25,6 +25,10 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [DELIVERY_RETRY_COLUMN] },
   // Creates and extends write their charge down before they take it (direct-charges.ts).
   { sql: [PENDING_CHARGES_TABLE] },
+  // Where the queue is held in memory (wrangler dev), a restart sends again what the dead process had queued.
+  { sql: [DELIVERY_QUEUED_BY_COLUMN] },
+  // A creation paid by x402 stays written down until its payment is settled.
+  { run: addSettlesColumn },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */

@@ -39,3 +39,11 @@ export function dieAt(faults: ResourceFaults, point: NonNullable<ResourceFaults[
   delete faults.dieAt;
   throw new InjectedDeath(point);
 }
+
+/** Holds the next prepared call between its two steps (once), as a slow step would. */
+export async function pauseAfterPrepare(faults: ResourceFaults): Promise<void> {
+  const ms = faults.pauseAfterPrepareMs;
+  if (!ms) return;
+  delete faults.pauseAfterPrepareMs;
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -6,7 +6,8 @@
 import type { Env } from "../../src/env";
 import { requireKind } from "../../src/resources/kinds";
 import type { EngineStore, PrepareContext } from "../../src/kind/kind";
-import type { DeliveryReport } from "../../src/rpc/resource";
+import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
+import { pauseAfterPrepare } from "./test-faults";
 import { afterCommit, dueTimer, engineStore, prepareContext, type AfterCommit } from "./engine-store";
 import { recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import type { MetaCell } from "./meta-cell";
@@ -31,6 +32,8 @@ export class ResourceWork {
     private readonly clock: ResourceClock,
     private readonly outbox: ResourceOutbox,
     private readonly billing: () => Billing,
+    /** Test-only faults (resource/test-faults.ts): a pause between a prepare step and its transaction. */
+    private readonly faults: ResourceFaults,
     /** Sets the alarm for what is next due (the object's, which knows every part's due times). */
     private readonly armAlarm: () => Promise<void>,
   ) {}
@@ -61,6 +64,7 @@ export class ResourceWork {
     if (!prepare) return work(undefined);
     const ctx = this.prepareContext(meta);
     const value = await prepare(ctx);
+    await pauseAfterPrepare(this.faults);
     try {
       this.meta.stillHere();
       return await work(value);

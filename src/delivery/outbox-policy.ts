@@ -18,6 +18,20 @@ export const DISPATCH_GRACE_MS = 10_000;
  */
 export const REPORT_WINDOW_MS = 15 * 60_000;
 
+/**
+ * Under `wrangler dev` (ENVIRONMENT "development") the queue keeps accepted messages in the process's
+ * memory: a crash or a restart loses them, and waiting out REPORT_WINDOW_MS would deliver them a quarter
+ * of an hour late. There the alarm looks this often, while the queue has rows, whether the process that
+ * queued them is still the one running; rows queued by another are sent again at once. Deployed, the queue
+ * keeps its messages, a process seldom outlives its object, and the window alone applies.
+ */
+export const IN_MEMORY_QUEUE_CHECK_MS = 30_000;
+
+/** Whether the queue this process sends to loses its messages with the process (see IN_MEMORY_QUEUE_CHECK_MS). */
+export function queueInMemory(env: { ENVIRONMENT: string }): boolean {
+  return env.ENVIRONMENT === "development";
+}
+
 /** Waits before sending again a delivery the queue refused, in seconds (DELIVERY_RETRY_SCALE scales them). */
 export const REQUEUE_DELAYS_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14400] as const;
 

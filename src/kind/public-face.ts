@@ -192,6 +192,16 @@ export type PublicAnswer =
   /** Only for a request with `bodyUnread`: read its body (up to the route's limit) and ask again with it. */
   | (Answered & { type: "read_body" });
 
+/**
+ * Thrown by a face's `handle` when what its `prepare` read has changed since (a fanout destination
+ * added between the two steps): the transaction rolls back, the prepared work is discarded, and the
+ * object runs both steps again (PREPARE_ATTEMPTS in all).
+ */
+export class PreparedStale extends Error {}
+
+/** How many times a request is prepared before a stale preparation is a 409. */
+export const PREPARE_ATTEMPTS = 3;
+
 export interface PublicFace<Config = unknown, Prepared = undefined, Handled = PublicAnswer> {
   /** Whether a resource with this config has an address at all (default: always). */
   enabled?(config: Config): boolean;

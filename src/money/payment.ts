@@ -17,8 +17,11 @@ import { claimPayment, recordSettlement, releasePayment, type ClaimKey } from ".
 import { claimFreeCall } from "../http/free-tier";
 import { microToUsd } from "./amounts";
 
-/** Who pays, as handed to a Durable Object: a credit token to charge, or already paid by x402. */
-export type Payer = ({ type: "credit" } & CreditCredential) | { type: "prepaid" };
+/**
+ * Who pays, as handed to a Durable Object: a credit token to charge, or paid outside it (the free tier, or
+ * `x402`: a payment the worker settles once the work is done, so a create stays written down until then).
+ */
+export type Payer = ({ type: "credit" } & CreditCredential) | { type: "prepaid"; x402?: true };
 
 export interface PaidCall {
   priceMicro: number;
@@ -33,6 +36,8 @@ export interface PaidWork<T> {
   run(payer: Payer, owner: string): Promise<T>;
   /** Reverses the work if the x402 payment behind it cannot be settled. */
   undo?(value: T): Promise<void>;
+  /** Told once the x402 payment behind the work is settled (a create crosses its pending creation off). */
+  settled?(value: T): Promise<void>;
 }
 
 const PAYMENT_CODES = new Set(["payment_required", "insufficient_balance", "cap_exceeded", "payment_invalid"]);
@@ -104,7 +109,7 @@ async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork
   let value: T;
   try {
     await settler.precheck(payment, terms);
-    value = await work.run({ type: "prepaid" }, payment.payer);
+    value = await work.run({ type: "prepaid", x402: true }, payment.payer);
   } catch (err) {
     await releasePayment(db, key);
     throw withTerms(err, terms);
@@ -113,6 +118,8 @@ async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork
   try {
     const settlement = await settler.settle(payment, terms);
     await recordSettlement(db, key, settlement.transaction || null, true);
+    // Recorded first: a worker that dies before this leaves the work to the alarm, which reads the settlement.
+    await work.settled?.(value);
     c.header(payment.version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE", encodeHeader(settlement));
     // A purchase (no credit source) is money in, not a charge for work: the operator's revenue counts it.
     c.set("charged", { operation: call.operation, micro: call.creditFrom === null ? 0 : call.priceMicro });

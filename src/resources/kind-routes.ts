@@ -83,6 +83,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
         return unwrap(await resourceStub(c.env, made.id).create(input));
       },
       undo: async () => void (made && (await resourceStub(c.env, made.id).cancel(made.mgmt.hash))),
+      settled: async () => void (made && unwrap(await resourceStub(c.env, made.id).settledCreate(c.get("requestId")))),
     });
     const signing = made?.signingSecret ? { signing_secret: made.signingSecret } : {};
     return c.json({ ...publicRecord(c, core), management_token: made!.mgmt.token, ...signing, ...(credential ? { credential } : {}) }, 201);

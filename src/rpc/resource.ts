@@ -70,6 +70,7 @@ export interface CreateInput {
   priceMicro: number;
   payer: Payer;
   requestId: string;
+
 }
 
 export interface OpInput {
@@ -134,11 +135,15 @@ export interface ResourceFaults {
   reportWindowMs?: number;
   /** The next this-many R2 deletes the outbox makes fail. */
   failDrops?: number;
+  /** The next call with a prepare step waits this long between its steps, so another call commits in between. */
+  pauseAfterPrepareMs?: number;
 }
 
 export interface ResourceApi {
   create(input: CreateInput): Promise<Result<RecordCore>>;
   status(mgmtHash: string): Promise<Result<RecordCore>>;
+  /** The x402 payment of the create `requestId` settled: its creation is crossed off (CreateInput.awaitsSettlement). */
+  settledCreate(requestId: string): Promise<Result<null>>;
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
   extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>>;
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>>;

@@ -13,7 +13,8 @@ import { requireKind } from "../../src/resources/registry";
 import type { CreateInput, ResourceFaults } from "../../src/rpc/resource";
 import type { Payer } from "../../src/money/payment";
 import { PENDING_RECOVERY_MS } from "../../durable-objects/resource/direct-charges";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, storageDump, stubOf, usd, type Receipt } from "../harness";
+import { env } from "cloudflare:test";
+import { ORIGIN, advance, balanceOf, buyCredits, call, createResource, json, managed, storageDump, stubOf, usd, type Receipt } from "../harness";
 
 const TTL = 3600;
 const price = lifetimePriceMicro(requireKind("counters"), TTL);
@@ -128,6 +129,23 @@ describe("an extend the process dies in", () => {
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
   });
 
+  it("a cancel after the extend's process died: the end gives the extend's charge back before it deletes the row that records it", async () => {
+    const { token } = await buyCredits(1);
+    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: TTL });
+    const afterCreate = (await balanceOf(token)).balance_usd;
+    await stubOf(id).injectFaults({ dieAt: "extend-after-charge" });
+    const died = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    expect(died.status).toBe(500);
+    expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
+    // The cancel comes before the alarm's backstop: the pending charge must not go with the storage.
+    const cancelled = await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt, token) });
+    expect(cancelled.status).toBe(200);
+    expect(await storageDump(id)).toBe("");
+    expect((await balanceOf(token)).balance_usd).toBe(afterCreate);
+    const receipts = await json<{ statement: { charges: { operation: string }[] } }>(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
+    expect(receipts.statement.charges.map((c) => c.operation)).toEqual(["counters.create"]);
+  });
+
   it("an extend the balance cannot pay (402) takes nothing and leaves no pending charge", async () => {
     const { token } = await buyCredits(0.25); // a counter's 364 days cost $0.364
     const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
@@ -138,4 +156,33 @@ describe("an extend the process dies in", () => {
     expect(await storageDump(id)).toContain("pending_charges: []");
     expect((await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }))).expires_at).toBe(record.expires_at);
   });
+});
+
+describe("a create paid by x402 whose worker dies before it settles the payment", () => {
+  const payer = "0x00000000000000000000000000000000000000a1";
+  /** The claim runPaid writes in D1 before the work, as the worker that then died left it (or settled it). */
+  async function claim(requestId: string, status: "claimed" | "settled") {
+    await env.DB.prepare(
+      "INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, request_id, valid_before, created_at) VALUES ('eip155:84532', ?, ?, ?, 'counters.create', ?, ?, ?, ?)",
+    ).bind(payer, `0x${crypto.randomUUID().replaceAll("-", "")}`, price, status, requestId, Date.now() + 3_600_000, Date.now()).run();
+  }
+  const claimOf = (requestId: string) => env.DB.prepare("SELECT status FROM payments WHERE request_id = ?").bind(requestId).first<{ status: string }>();
+
+  for (const settled of [false, true]) {
+    it(settled ? "settled before it died: the resource is paid for and stays" : "never settled: the alarm undoes the resource and frees the payment's claim", async () => {
+      const { id, mgmt, input } = createInput({ type: "prepaid", x402: true }, payer);
+      await claim(input.requestId, settled ? "settled" : "claimed");
+      const result = await createOn(id, input);
+      expect(result.ok).toBe(true);
+      // The worker died here: it never told the object. Until the backstop's wait is over, the resource lives.
+      expect(await storageDump(id)).toContain("x402");
+      await advance(id, 60_000);
+      expect(await recordStatus(id, mgmt)).toBe(200);
+      await advance(id, PENDING_RECOVERY_MS);
+      expect(await recordStatus(id, mgmt)).toBe(settled ? 200 : 404);
+      expect((await claimOf(input.requestId))?.status ?? null).toBe(settled ? "settled" : null);
+      if (settled) expect(await storageDump(id)).toContain("pending_charges: []");
+      else expect(await storageDump(id)).toBe("");
+    });
+  }
 });

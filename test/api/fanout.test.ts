@@ -9,7 +9,7 @@ import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { fanout } from "../../src/kinds/address/fanout";
 import { sha256Hex } from "../../src/bytes";
-import { balanceOf, buyCredits, call, createResource, opsOn, publicUrl, r2Keys, received, verifierOf, type Received } from "../harness";
+import { balanceOf, buyCredits, call, createResource, opsOn, publicUrl, r2Keys, received, stubOf, verifierOf, type Received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -80,6 +80,19 @@ describe("fanout", () => {
     expect(sends.items[1]).toMatchObject({ outcome: "filter_error", filter_error: expect.stringContaining("D3030") });
     expect(await log(b)).toHaveLength(1);
     expect(await f.reply("DELETE", `/destinations/${added.destination_id}`)).toMatchObject({ status: 404 });
+  });
+
+  it("a destination added while a message is being prepared gets that message: the message commits after the add", async () => {
+    const [a, b] = [unique(), unique()];
+    const f = await fanoutWith([{ url: `${receiver}/ok/${a}` }]);
+    // The next request waits between its prepare step (which saw one destination) and its commit.
+    await stubOf(f.id).injectFaults({ pauseAfterPrepareMs: 800 });
+    const publishing = SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n: 1 }) });
+    await new Promise((r) => setTimeout(r, 200));
+    await f.ok("add_destination", "/destinations", { url: `${receiver}/ok/${b}` });
+    expect(await (await publishing).json()).toMatchObject({ seq: 1, sent: 2 });
+    await received(a, 1);
+    await received(b, 1);
   });
 
   it("a binary body reaches every destination byte-exact, stored once and deleted once delivered", async () => {

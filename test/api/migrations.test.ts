@@ -67,7 +67,7 @@ describe("migrations", () => {
       sql.exec("DROP TABLE r2_drops");
       sql.exec("DROP INDEX deliveries_due");
       sql.exec("DROP INDEX deliveries_body");
-      for (const column of ["body_key", "sends", "refusals", "queued", "due_at", "settled_at", "retry_delays"]) sql.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
+      for (const column of ["body_key", "sends", "refusals", "queued", "due_at", "settled_at", "retry_delays", "queued_by"]) sql.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
       sql.exec("ALTER TABLE resource_meta DROP COLUMN public_disabled");
       sql.exec(
         "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, 'resource.expiring', 'https://example.com/', 'POST', '{}', '{}', 'pending', ?, ?)",

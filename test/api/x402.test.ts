@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { toHex } from "viem";
-import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, usd, type PaymentRequired } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, storageDump, usd, type PaymentRequired } from "../harness";
 
 const PRICE = usd(0.5);
 
@@ -84,9 +84,11 @@ describe("x402 per call", () => {
     expect(res.status, await res.clone().text()).toBe(201);
     const settlement = JSON.parse(atob(res.headers.get("PAYMENT-RESPONSE")!));
     expect(settlement).toMatchObject({ success: true, network: "eip155:84532", payer });
-    const { id } = await json(res);
+    const { id } = await json<{ id: string }>(res);
     const row = await env.DB.prepare("SELECT owner FROM resources WHERE id = ?").bind(id).first<{ owner: string }>();
     expect(row!.owner).toBe(payer);
+    // Settled, the worker told the object so: its creation is crossed off, and no alarm will undo it.
+    expect(await storageDump(id)).toContain("pending_charges: []");
   });
 
   it("a refused operation releases the payment so it can be sent again", async () => {

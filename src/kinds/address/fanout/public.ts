@@ -2,12 +2,13 @@
  * The fanout's address: POST, PUT, PATCH or DELETE, at the address or below it. `prepare` runs each
  * destination's filter (JSONata is asynchronous) and stages the body for the pipeline; `handle`
  * records the message and, in the same transaction, one delivery per destination that passed:
- * all committed together, or none. A destination added between the two steps gets the next
- * message on; one removed between them gets nothing.
+ * all committed together, or none. A destination added between the two steps makes `handle` ask for
+ * the request to be prepared again (it takes every message committed after it was added); one removed
+ * between them gets nothing.
  */
 import type { Json } from "../../../json";
 import { evaluate } from "../../../expressions/jsonata";
-import { definePublicFace, type PublicRequest } from "../../../kind/public-face";
+import { definePublicFace, PreparedStale, type PublicRequest } from "../../../kind/public-face";
 import { discardForward, forwardBody, forwardedHeaders, jsonOf, type ForwardBody } from "../forwarding";
 import { activeDestinations, messageCount, recordMessage, recordSend } from "./store";
 import { MAX_FILTERED_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGES, type FanoutConfig, type Filter } from "./schema";
@@ -59,7 +60,7 @@ export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
     let sent = 0;
     for (const d of activeDestinations(store.sql)) {
       const verdict = prepared.verdicts[d.id];
-      if (!verdict) continue;
+      if (!verdict) throw new PreparedStale(`destination ${d.id} was added while the message was prepared`);
       if (!verdict.pass) {
         recordSend(store.sql, d.id, seq, verdict.error ? "filter_error" : "filtered_out", null, verdict.error);
         continue;
