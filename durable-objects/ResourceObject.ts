@@ -12,12 +12,14 @@ import type { PublicAnswer } from "../src/resources/public-face";
 import { digestsEqual } from "../src/auth/ids";
 import { afterCommit } from "./resource/engine-store";
 import type { Json } from "../src/json";
-import type { AdoptedObject, ResourceFaults, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi } from "../src/rpc/resource";
+import type { AdoptedObject, ResourceFaults, DeliveryReport, MintTokenInput, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi, TokenView } from "../src/rpc/resource";
 import type { MetaRow, RecordCore } from "./resource/meta";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
 import { checkedFaults } from "./resource/test-faults";
 import { ResourceLifecycle } from "./resource/lifecycle";
+import { MAX_DEPTH, MAX_TOKENS } from "./resource/grants";
+import { deriveLimits, UNLIMITED } from "../src/resources/token-limits";
 
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
@@ -31,27 +33,30 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
 
 export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   status(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(() => this.record(this.authorize(mgmtHash), "active"));
+    return capture(() => this.record(this.authorize(mgmtHash, { name: "get_resource" }), "active"));
   }
 
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>> {
     return capture(() => {
-      const meta = this.authorize(mgmtHash);
+      const meta = this.authorize(mgmtHash, { name: "export_resource" });
       const kind = requireKind(meta.kind);
       return { resource: this.record(meta, "active"), data: kind.exportData(this.store(meta), this.config(meta)) };
     });
   }
 
   cancel(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(async () => this.end(this.authorize(mgmtHash), "cancelled"));
+    return capture(async () => this.end(this.authorize(mgmtHash, { name: "cancel_resource" }), "cancelled"));
   }
 
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
   op(input: OpInput, body: ReadableStream<Uint8Array> | null = null): Promise<Result<Json>> {
     return capture(async () => {
-      const meta = this.authorizeKind(input.mgmtHash, input.kind);
-      const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
+      const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
+      const { meta, grant } = this.authorizeKind(input.mgmtHash, input.kind, { name: op.name, op, input: input.input });
+      // A narrowed token's paid calls: refused here, before any prepare step, once spent; counted with the work.
+      const counted = grant && input.priceMicro > 0 && !input.peek ? grant.tokenId : null;
+      if (counted) this.grants.countPaidCall(counted, false);
       const config = this.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
@@ -63,7 +68,10 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
       return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
-        const run = (current: MetaRow) => expected(op.run(this.store(current, this.now(), pending), config, input.input, prepared), input.expect);
+        const run = (current: MetaRow) => {
+          if (counted) this.grants.countPaidCall(counted);
+          return expected(op.run(this.store(current, this.now(), pending), config, input.input, prepared), input.expect);
+        };
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {
           // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
@@ -226,6 +234,30 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
     return this.settleDelivery(report);
   }
 
+  mintToken(input: MintTokenInput): Promise<Result<TokenView>> {
+    return capture(() => {
+      const { meta, grant } = this.authorizeCall(input.mgmtHash, { name: "tokens" });
+      if (grant && this.grants.depth(grant.tokenId) >= MAX_DEPTH) {
+        throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
+      }
+      if (this.grants.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
+      const now = this.now();
+      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && this.grants.remaining(grant.tokenId), input.asked, now, meta.expires_at);
+      return this.grants.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: grant?.tokenId ?? null, label: input.label, limits, now });
+    });
+  }
+
+  listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>> {
+    return capture(() => this.grants.list(this.authorizeCall(input.mgmtHash, { name: "tokens" }).grant?.tokenId ?? null, input.limit, input.cursor));
+  }
+
+  revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>> {
+    return capture(() => {
+      const { grant } = this.authorizeCall(input.mgmtHash, { name: "tokens" });
+      return { token_id: input.tokenId, revoked: this.grants.revoke(grant?.tokenId ?? null, input.tokenId, this.now()) };
+    });
+  }
+
   /** Test only (ENVIRONMENT=test): faults in this resource's object (resource/test-faults.ts). */
   injectFaults(faults: ResourceFaults): void {
     Object.assign(this.faults, checkedFaults(this.env, faults));
@@ -233,13 +265,13 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
 
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
     return capture(() => {
-      this.authorizeKind(input.mgmtHash, input.kind);
+      this.authorizeKind(input.mgmtHash, input.kind, { name: "list_deliveries" });
       return this.outbox.deliveries.list(input.limit, input.cursor);
     });
   }
 
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>> {
-    return capture(() => this.retryDeliveryOf(this.authorizeKind(input.mgmtHash, input.kind), input.deliveryId));
+    return capture(() => this.retryDeliveryOf(this.authorizeKind(input.mgmtHash, input.kind, { name: "retry_delivery" }).meta, input.deliveryId));
   }
 
   /** The operator sends a dead delivery again (after an outage of its own), without the owner's token. */

@@ -18,6 +18,7 @@ import { documentPublicPaths, registerPublicRoutes } from "./resources/public-ro
 import { forgetWrittenResources } from "./resources/public-reuse";
 import { registerDeliveryRoutes } from "./resources/delivery-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
+import { registerTokenRoutes } from "./resources/token-routes";
 import { registerMoneyRoutes } from "./money/routes";
 import { registerReceiptRoutes } from "./money/receipts";
 import { registerOAuthRoutes } from "./auth/oauth-routes";
@@ -99,6 +100,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerReceiptRoutes(app);
   registerOAuthRoutes(app);
   registerLifecycleRoutes(app);
+  registerTokenRoutes(app);
   registerKindRoutes(app);
   registerDeliveryRoutes(app);
   documentPublicPaths(app);

@@ -18,6 +18,8 @@ import { nextNoticeAt, sendDueNotices } from "./lifecycle-notices";
 import { migrateTables, tableLists } from "./migrations";
 import { ResourceClock } from "./clock";
 import type { JsonObject } from "../../src/json";
+import { checkLimits, type Need } from "../../src/resources/token-limits";
+import { ResourceGrants, type Grant } from "./grants";
 
 /**
  * Long-polls that wait on one resource at once. The runtime allows an object 10,000 active timers, shared
@@ -32,6 +34,8 @@ export class ResourceCore extends DurableObject<Env> {
   protected billingOf: Billing | undefined;
   /** Deliveries and R2 deletes that committed work obliges (resource/outbox.ts). */
   protected readonly outbox: ResourceOutbox;
+  /** Narrowed management tokens and their limits (resource/grants.ts). */
+  protected readonly grants: ResourceGrants;
   /** Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand for. */
   protected readonly faults: ResourceFaults = {};
   /** Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to recover. */
@@ -43,6 +47,7 @@ export class ResourceCore extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.clock = new ResourceClock(ctx.storage);
+    this.grants = new ResourceGrants(this.sql);
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta()!.id, this.faults);
     // Tables made by older code are brought up to date before anything is served.
     void ctx.blockConcurrencyWhile(async () => {
@@ -137,20 +142,32 @@ export class ResourceCore extends DurableObject<Env> {
     return this.ending ?? meta.ended;
   }
 
-  protected authorize(mgmtHash: string): MetaRow {
+  /**
+   * The resource, when `mgmtHash` is its own token's, or a narrowed token's whose limits allow `need`
+   * (403 naming the limit otherwise; resource/grants.ts); `grant` is that narrowed token, null for the
+   * resource's own. The own token's check stays one comparison; a narrowed one's is one indexed read.
+   */
+  protected authorizeCall(mgmtHash: string, need: Need): { meta: MetaRow; grant: Grant | null } {
     const meta = this.meta();
     if (!meta) throw new AppError("not_found", "No such resource.", { resourceMissing: true });
     const ending = this.endingState(meta);
     if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `This resource is being ${ending === "expired" ? "expired" : "cancelled"}; its data is being deleted.`);
-    if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
-    return meta;
+    if (digestsEqual(meta.mgmt_hash, mgmtHash)) return { meta, grant: null };
+    const grant = this.grants.find(mgmtHash);
+    if (!grant) throw new AppError("unauthorized", "The management token is not valid for this resource.");
+    checkLimits(grant, need, this.now());
+    return { meta, grant };
+  }
+
+  protected authorize(mgmtHash: string, need: Need): MetaRow {
+    return this.authorizeCall(mgmtHash, need).meta;
   }
 
   /** As authorize, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found there. */
-  protected authorizeKind(mgmtHash: string, kind: string): MetaRow {
-    const meta = this.authorize(mgmtHash);
-    if (meta.kind !== kind) throw new AppError("not_found", `${meta.id} is not a ${kind} resource.`);
-    return meta;
+  protected authorizeKind(mgmtHash: string, kind: string, need: Need): { meta: MetaRow; grant: Grant | null } {
+    const authorized = this.authorizeCall(mgmtHash, need);
+    if (authorized.meta.kind !== kind) throw new AppError("not_found", `${authorized.meta.id} is not a ${kind} resource.`);
+    return authorized;
   }
 
   protected store(meta: MetaRow, now = this.now(), pending?: AfterCommit): EngineStore {

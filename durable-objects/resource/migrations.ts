@@ -13,6 +13,7 @@ import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from 
 import { R2_DROPS_TABLE } from "./r2-drops";
 import { PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
+import { GRANTS_TABLE } from "./grants";
 
 /** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes and direct charges. */
 const PLATFORM_MIGRATIONS: Migration[] = [
@@ -25,6 +26,8 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [DELIVERY_RETRY_COLUMN] },
   // Creates and extends write their charge down before they take it (direct-charges.ts).
   { sql: [PENDING_CHARGES_TABLE] },
+  // Narrowed management tokens, kept by the resource they narrow (grants.ts).
+  { sql: [GRANTS_TABLE] },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */
