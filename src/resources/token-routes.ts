@@ -76,7 +76,7 @@ const example = { operations: ["get", "list"], expires_at: "2026-12-01T00:00:00Z
 export function registerTokenRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/resources/{id}/tokens", operationId: "create_token", summary: "Make a narrower management token for this resource (free)", ...MANAGE,
+      method: "post", path: "/v1/resources/{id}/tokens", operationId: "narrow_token", summary: "Make a narrower management token for this resource (free)", ...MANAGE,
       description: "With the resource's management token or a narrowed one: the new token may do no more than the one that makes it (asking for more is 403 `token_widening`). Each call outside its limits is a 403 naming the limit.",
       request: { params: resourceIdParam, body: { required: true, content: { "application/json": { schema: mintBody, example } } } },
       responses: { 201: jsonResponse("Made. `management_token` is shown this once.", minted), ...errorResponses([...REFUSED, 507]) },

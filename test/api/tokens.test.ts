@@ -205,7 +205,7 @@ describe("narrowed management tokens", () => {
 
   it("are reached over MCP as tools", async () => {
     const { id, mgmt, credit } = await vault();
-    const made = await mcpTool(credit, "create_token", { id, management_token: mgmt, operations: ["get"], key_prefixes: ["agents/alice/"] });
+    const made = await mcpTool(credit, "narrow_token", { id, management_token: mgmt, operations: ["get"], key_prefixes: ["agents/alice/"] });
     expect(made.isError, JSON.stringify(made)).toBeFalsy();
     const token = made.structuredContent.management_token as string;
     expect(token).toMatch(/^zvm_/);
