@@ -40,7 +40,7 @@ const mintBody = z
     label: singleLine(200).optional().describe("Your note of who holds it."),
   })
   .strict()
-  .openapi("TokenRequest");
+  .openapi("NarrowTokenRequest");
 
 const tokenView = z
   .object({
