@@ -54,9 +54,9 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
       const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
       const { meta, grant } = this.authorizeKind(input.mgmtHash, input.kind, { name: op.name, op, input: input.input });
-      // A narrowed token's paid calls: refused here, before any prepare step, once spent; counted with the work.
-      const counted = grant && input.priceMicro > 0 && !input.peek ? grant.tokenId : null;
-      if (counted) this.grants.countPaidCall(counted, false);
+      // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for nothing.
+      const counted = grant && input.priceMicro > 0 && !input.peek ? grant : null;
+      if (counted && op.prepare) this.grants.checkPaidCall(counted);
       const config = this.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
@@ -237,12 +237,12 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   mintToken(input: MintTokenInput): Promise<Result<TokenView>> {
     return capture(() => {
       const { meta, grant } = this.authorizeCall(input.mgmtHash, { name: "tokens" });
-      if (grant && this.grants.depth(grant.tokenId) >= MAX_DEPTH) {
+      if (grant && grant.line.length >= MAX_DEPTH) {
         throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
       }
       if (this.grants.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
       const now = this.now();
-      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && this.grants.remaining(grant.tokenId), input.asked, now, meta.expires_at);
+      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && this.grants.remaining(grant), input.asked, now, meta.expires_at);
       return this.grants.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: grant?.tokenId ?? null, label: input.label, limits, now });
     });
   }

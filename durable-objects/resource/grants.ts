@@ -53,14 +53,14 @@ type GrantRow = {
 export interface Grant extends Limits {
   tokenId: string;
   parentId: string | null;
+  /** Its line: its own id, then each token's it was made from (a token's parents never change). */
+  line: string[];
 }
-
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function grantOf(row: GrantRow): Grant {
+function limitsOf(row: GrantRow): Limits {
   return {
-    tokenId: row.token_id, parentId: row.parent_id,
     operations: row.operations === null ? null : (JSON.parse(row.operations) as string[]),
     expiresAt: row.expires_at, maxPaidCalls: row.max_paid_calls,
     keyPrefixes: row.key_prefixes === null ? null : (JSON.parse(row.key_prefixes) as string[]),
@@ -68,7 +68,7 @@ function grantOf(row: GrantRow): Grant {
 }
 
 function viewOf(row: GrantRow): TokenView {
-  const grant = grantOf(row);
+  const grant = limitsOf(row);
   return {
     token_id: row.token_id, parent_token_id: row.parent_id, label: row.label, operations: grant.operations,
     expires_at: iso(row.expires_at), max_paid_calls: row.max_paid_calls, paid_calls: row.paid_calls,
@@ -79,7 +79,18 @@ function viewOf(row: GrantRow): TokenView {
 /** The token and every token made from it, by id (a recursive walk down parent_id). */
 const SUBTREE = `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.token_id FROM resource_tokens t JOIN tree ON t.parent_id = tree.id)`;
 
+const spentError = (row: { token_id: string; max_paid_calls: number | null }, tokenId: string) =>
+  new AppError("token_calls_spent", `${row.token_id === tokenId ? "This management token" : `The token it was made from (${row.token_id})`} has made all ${row.max_paid_calls} paid calls it was granted; nothing was charged.`, {
+    extra: { limit: "max_paid_calls", token_id: row.token_id, max_paid_calls: row.max_paid_calls },
+  });
+
 export class ResourceGrants {
+  /**
+   * Tokens read since the object started, by hash: a token's limits never change once made, so a call reads
+   * them (and its line) once per object lifetime; a revoke forgets them all. Unknown hashes are not kept.
+   */
+  private readonly known = new Map<string, Grant | { revokedAt: number }>();
+
   constructor(private readonly sql: SqlStorage) {}
 
   private row(column: "token_hash" | "token_id", value: string): GrantRow | null {
@@ -88,27 +99,36 @@ export class ResourceGrants {
 
   /** The narrowed token with this hash, or null when none has it; a revoked one is refused here (403). */
   find(tokenHash: string): Grant | null {
-    const row = this.row("token_hash", tokenHash);
-    if (!row) return null;
-    if (row.revoked_at !== null) throw new AppError("token_revoked", `This management token was revoked at ${iso(row.revoked_at)}.`, { extra: { limit: "revoked" } });
-    return grantOf(row);
+    let known = this.known.get(tokenHash);
+    if (!known) {
+      const row = this.row("token_hash", tokenHash);
+      if (!row) return null;
+      known = row.revoked_at !== null ? { revokedAt: row.revoked_at } : { tokenId: row.token_id, parentId: row.parent_id, line: this.line(row), ...limitsOf(row) };
+      this.known.set(tokenHash, known);
+    }
+    if ("revokedAt" in known) throw new AppError("token_revoked", `This management token was revoked at ${iso(known.revokedAt)}.`, { extra: { limit: "revoked" } });
+    return known;
   }
 
-  /** The token's line, itself first, then each token it was made from. */
-  private line(tokenId: string): GrantRow[] {
-    const out: GrantRow[] = [];
-    for (let id: string | null = tokenId; id !== null && out.length <= MAX_DEPTH; ) {
-      const row = this.row("token_id", id);
-      if (!row) break;
-      out.push(row);
-      id = row.parent_id;
+  /** The ids of a token's line, itself first, then each token it was made from. */
+  private line(row: GrantRow): string[] {
+    const out = [row.token_id];
+    for (let parent = row.parent_id; parent !== null && out.length <= MAX_DEPTH; ) {
+      out.push(parent);
+      parent = this.row("token_id", parent)?.parent_id ?? null;
     }
     return out;
   }
 
+  private lineRows(grant: Grant): { token_id: string; paid_calls: number; max_paid_calls: number | null }[] {
+    return this.sql.exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
+      `SELECT token_id, paid_calls, max_paid_calls FROM resource_tokens WHERE token_id IN (${grant.line.map(() => "?").join(", ")})`, ...grant.line,
+    ).toArray();
+  }
+
   /** Paid calls the token may still make, over its whole line; null when no token in it has a cap. */
-  remaining(tokenId: string): number | null {
-    const left = this.line(tokenId).flatMap((row) => (row.max_paid_calls === null ? [] : [row.max_paid_calls - row.paid_calls]));
+  remaining(grant: Grant): number | null {
+    const left = this.lineRows(grant).flatMap((row) => (row.max_paid_calls === null ? [] : [row.max_paid_calls - row.paid_calls]));
     return left.length ? Math.max(0, Math.min(...left)) : null;
   }
 
@@ -116,25 +136,23 @@ export class ResourceGrants {
     return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM resource_tokens").one().n;
   }
 
-  depth(tokenId: string): number {
-    return this.line(tokenId).length;
+  /** Refuses (403) a paid call once the token, or one it was made from, has spent its cap: before a prepare step works for nothing. */
+  checkPaidCall(grant: Grant): void {
+    const spent = this.lineRows(grant).find((row) => row.max_paid_calls !== null && row.paid_calls >= row.max_paid_calls);
+    if (spent) throw spentError(spent, grant.tokenId);
   }
 
   /**
-   * Counts one paid call against the token and every token it was made from, or refuses it (403) when
-   * one of them has spent its cap. Runs inside the call's transaction, so a refused or failed call
-   * counts nothing, and two calls cannot both take the last one (`count` false: only the refusal).
+   * Counts one paid call against the token and every token it was made from, in one statement, or refuses
+   * it (403) when that takes one of them past its cap. Runs inside the call's transaction, so the refusal
+   * rolls the count back with the work, a failed call counts nothing, and two calls cannot both take the last.
    */
-  countPaidCall(tokenId: string, count = true): void {
-    const line = this.line(tokenId);
-    const spent = line.find((row) => row.max_paid_calls !== null && row.paid_calls >= row.max_paid_calls);
-    if (spent) {
-      const whose = spent.token_id === tokenId ? "This management token" : `The token it was made from (${spent.token_id})`;
-      throw new AppError("token_calls_spent", `${whose} has made all ${spent.max_paid_calls} paid calls it was granted; nothing was charged.`, {
-        extra: { limit: "max_paid_calls", token_id: spent.token_id, max_paid_calls: spent.max_paid_calls },
-      });
-    }
-    if (count) for (const row of line) this.sql.exec("UPDATE resource_tokens SET paid_calls = paid_calls + 1 WHERE token_id = ?", row.token_id);
+  countPaidCall(grant: Grant): void {
+    const counted = this.sql.exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
+      `UPDATE resource_tokens SET paid_calls = paid_calls + 1 WHERE token_id IN (${grant.line.map(() => "?").join(", ")}) RETURNING token_id, paid_calls, max_paid_calls`, ...grant.line,
+    ).toArray();
+    const over = counted.find((row) => row.max_paid_calls !== null && row.paid_calls > row.max_paid_calls);
+    if (over) throw spentError(over, grant.tokenId);
   }
 
   insert(input: { tokenId: string; tokenHash: string; parentId: string | null; label: string | null; limits: Limits; now: number }): TokenView {
@@ -166,8 +184,9 @@ export class ResourceGrants {
    */
   revoke(viewer: string | null, tokenId: string, now: number): string[] {
     const row = this.row("token_id", tokenId);
-    const visible = row && (viewer === null || viewer === tokenId || this.line(tokenId).some((r) => r.token_id === viewer));
+    const visible = row && (viewer === null || this.line(row).includes(viewer));
     if (!visible) throw new AppError("not_found", `No token ${tokenId} is visible to this token.`);
+    this.known.clear();
     const ids = this.sql.exec<{ id: string }>(`${SUBTREE} SELECT id FROM tree`, tokenId).toArray().map((r) => r.id);
     this.sql.exec(`${SUBTREE} UPDATE resource_tokens SET revoked_at = ? WHERE token_id IN (SELECT id FROM tree) AND revoked_at IS NULL`, tokenId, now);
     return ids;
