@@ -17,7 +17,9 @@ async function mint(id: string, token: string, body: Record<string, unknown>) {
   return call("POST", `/v1/resources/${id}/tokens`, { body, headers: managed(token) });
 }
 
-async function minted(id: string, token: string, body: Record<string, unknown>): Promise<{ management_token: string; token_id: string } & Record<string, any>> {
+type Minted = { management_token: string; token_id: string; expires_at: string; operations: string[] | null } & Record<string, unknown>;
+
+async function minted(id: string, token: string, body: Record<string, unknown>): Promise<Minted> {
   const res = await mint(id, token, body);
   const text = await res.text();
   expect(res.status, text).toBe(201);
