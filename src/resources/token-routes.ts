@@ -36,7 +36,7 @@ const mintBody = z
       .optional()
       .describe("When it stops working: in the future, and no later than the resource's expires_at (or its parent's). Absent: its parent's (or the resource's end)."),
     max_paid_calls: z.int().min(1).max(1_000_000_000).optional().describe("How many paid calls it (and every token made from it) may make; no more than its parent has left."),
-    key_prefixes: z.array(keyPrefix).min(1).max(20).optional().describe("For kinds with keys (vaults, idempotency): the keys it reaches start with one of these; each under one of its parent's."),
+    key_prefixes: z.array(keyPrefix).min(1).max(20).optional().describe("For kinds with keys (vaults' keys, idempotency's keys, checkpoints' threads): the keys it reaches start with one of these; each under one of its parent's."),
     label: singleLine(200).optional().describe("Your note of who holds it."),
   })
   .strict()

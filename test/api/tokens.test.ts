@@ -222,3 +222,21 @@ describe("narrowed management tokens", () => {
     expect(revoked.structuredContent.revoked).toEqual([made.structuredContent.token_id]);
   });
 });
+
+describe("narrowed management tokens on checkpoints", () => {
+  it("take threads as keys: a token for one thread's prefix saves and reads only there", async () => {
+    const { token: credit } = await buyCredits(2);
+    const { id, mgmt } = await createResource("checkpoints", credit, {});
+    const made = await minted(id, mgmt, { key_prefixes: ["run-a"] });
+    const as = (token: string) => (method: string, path: string, body?: unknown) => call(method, `/v1/checkpoints/${id}${path}`, { body, headers: managed(token, credit) });
+    const sub = as(made.management_token);
+    expect((await sub("POST", "/checkpoints", { thread: "run-a1", value: { step: 1 } })).status).toBe(200);
+    expect((await sub("GET", "/latest?thread=run-a1")).status).toBe(200);
+    expect((await as(mgmt)("POST", "/checkpoints", { thread: "run-b", value: { step: 1 } })).status).toBe(200);
+    await refused(await sub("GET", "/latest?thread=run-b"), "token_key_not_allowed");
+    await refused(await sub("GET", "/latest"), "token_key_not_allowed"); // the default thread, "main"
+    await refused(await sub("POST", "/checkpoints", { thread: "run-b", value: 2 }), "token_key_not_allowed");
+    await refused(await sub("DELETE", "/threads/run-b"), "token_key_not_allowed");
+    await refused(await sub("GET", "/threads"), "token_key_not_allowed");
+  });
+});
