@@ -10,7 +10,7 @@ import { AppError } from "../../src/http/errors";
 import type { Limits } from "../../src/resources/token-limits";
 import type { TokenView } from "../../src/rpc/resource";
 
-export const GRANTS_TABLE = `CREATE TABLE resource_tokens (
+export const GRANTS_TABLE = `CREATE TABLE IF NOT EXISTS resource_tokens (
   token_id TEXT PRIMARY KEY,
   token_hash TEXT NOT NULL UNIQUE,
   -- The token it was made from; null when the resource's own token made it.
