@@ -42,6 +42,8 @@ const workerProject = (name: string, include: string[], extra: { globalSetup?: s
 export default defineConfig({
   test: {
     onConsoleLog: quietRequestLog,
+    // The usual output, then the slowest files (test/reporters/slowest-files.ts).
+    reporters: ["default", "./test/reporters/slowest-files.ts"],
     projects: [
       {
         ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts", "./test/peers/s3-setup.ts"] }),

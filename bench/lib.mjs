@@ -152,3 +152,34 @@ export async function inspector(port) {
     });
   return Object.assign(client, { send, close: () => ws.close() });
 }
+
+/**
+ * Maps a line of a wrangler (esbuild) bundle to the source it came from: esbuild writes a `// path` comment
+ * line before each module's code, so the nearest one above a line names its file. A package's files are
+ * named by the package (`viem`, `@noble/curves`), wherever node_modules resolved to (a symlinked
+ * node_modules gives `../main/node_modules/…`). `lineOf` gives a line's first characters, to name an
+ * anonymous function.
+ * @param {string} source the bundle's text
+ */
+export function bundleSourceMap(source) {
+  const lines = source.split("\n");
+  const starts = [];
+  lines.forEach((line, i) => {
+    const m = /^\/\/ (\S+\.(?:[cm]?[jt]sx?|json))$/.exec(line);
+    if (!m) return;
+    const file = m[1];
+    const at = file.lastIndexOf("node_modules/");
+    const pkg = at === -1 ? null : /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file.slice(at));
+    starts.push([i, pkg ? pkg[1] : file.replace(/^(\.\.\/)+/, "")]);
+  });
+  const fileOf = (line) => {
+    let lo = 0, hi = starts.length - 1, found = "(bundle)";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid][0] <= line) (found = starts[mid][1]), (lo = mid + 1);
+      else hi = mid - 1;
+    }
+    return found;
+  };
+  return { fileOf, lineOf: (line) => (lines[line] ?? "").trim().slice(0, 70) };
+}

@@ -14,36 +14,12 @@ import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { strToU8, zipSync } from "fflate";
 import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { inspector, postJson } from "./lib.mjs";
+import { bundleSourceMap, inspector, postJson } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const target = process.env.BENCH_TARGET ?? "paid-increment";
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const run = promisify(execFile);
-
-/**
- * Maps a line of wrangler's bundle to the source file it came from: esbuild writes a `// path` comment
- * line before each module's code, so the nearest one above a line names its file.
- */
-function sourceMap(source) {
-  const starts = [];
-  source.split("\n").forEach((line, i) => {
-    const m = /^\/\/ ((?:\.\.\/)*(?:node_modules\/|src\/|durable-objects\/|worker\.ts)[^\s]*)$/.exec(line);
-    if (m) starts.push([i, m[1].replace(/^(\.\.\/)+/, "").replace(/^node_modules\/((?:@[^/]+\/)?[^/]+).*/, "$1")]);
-  });
-  const lines = source.split("\n");
-  const fileOf = (line) => {
-    let lo = 0, hi = starts.length - 1, found = "(bundle)";
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (starts[mid][0] <= line) (found = starts[mid][1]), (lo = mid + 1);
-      else hi = mid - 1;
-    }
-    return found;
-  };
-  // An anonymous function is named by the start of its line, trimmed.
-  return { fileOf, lineOf: (line) => (lines[line] ?? "").trim().slice(0, 70) };
-}
 
 /**
  * Self time per function and per source file, and inclusive ("total") time per source file: each
@@ -118,7 +94,7 @@ try {
   await cdp.send("Profiler.start");
   const result = await autocannon({ ...chosen, connections, duration: seconds });
   const { profile } = await cdp.send("Profiler.stop");
-  for (const scriptId of scripts.keys()) scripts.set(scriptId, sourceMap((await cdp.send("Debugger.getScriptSource", { scriptId })).scriptSource));
+  for (const scriptId of scripts.keys()) scripts.set(scriptId, bundleSourceMap((await cdp.send("Debugger.getScriptSource", { scriptId })).scriptSource));
   cdp.close();
 
   const fileOf = (scriptId, line) => scripts.get(scriptId)?.fileOf(line) ?? "(bundle)";

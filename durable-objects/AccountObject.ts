@@ -32,7 +32,8 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.store = new AccountStore(this.sql);
-    ctx.blockConcurrencyWhile(async () => {
+    // Not awaited (a constructor cannot be): the runtime holds every call until it has run.
+    void ctx.blockConcurrencyWhile(async () => {
       this.sql.exec(ACCOUNT_SCHEMA);
     });
   }

@@ -3,24 +3,40 @@
  * billing settlement, and the data-plane dispatch to the kind's engine.
  * Data-plane calls paid with a credit token are charged here, against a hold
  * (resource/billing.ts), in the same transaction as the work: a refused or
- * failed call never reaches the ledger. Its life (create, extend, end) is
- * resource/lifecycle.ts.
+ * failed call never reaches the ledger.
+ *
+ * This class is the RPC surface and the alarm; the work is done by parts with
+ * their own state, each in resource/: the meta row (meta-cell.ts), the clock
+ * (clock.ts), the outbox of sends and R2 deletes (outbox.ts), billing's holds
+ * and group commit (billing.ts), how a kind's code runs (work.ts), and the
+ * resource's life: create, extend, end (lifecycle.ts).
  */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../src/env";
 import { AppError, capture, type Result } from "../src/http/errors";
-import { requireKind } from "../src/resources/registry";
-import type { PublicAnswer } from "../src/resources/public-face";
+import { loadKind, requireKind } from "../src/resources/kinds";
+import { loadSealing } from "../src/auth/sealing-loader";
+import type { PublicAnswer } from "../src/kind/public-face";
 import { digestsEqual } from "../src/auth/ids";
-import { afterCommit } from "./resource/engine-store";
-import type { Json } from "../src/json";
-import type { AdoptedObject, ResourceFaults, DeliveryReport, MintTokenInput, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi, TokenView } from "../src/rpc/resource";
+import type { Json, JsonObject } from "../src/json";
+import type {
+  AdoptedObject, CreateInput, DeliveryReport, MintTokenInput, OpInput, TokenView, PublicInput, PublicSettled, RelayInput, ResourceApi, ResourceFaults,
+} from "../src/rpc/resource";
+import type { Payer } from "../src/money/payment";
+import { afterCommit, nextTimerAt } from "./resource/engine-store";
 import type { MetaRow, RecordCore } from "./resource/meta";
+import { MetaCell } from "./resource/meta-cell";
+import { ResourceClock } from "./resource/clock";
+import { ResourceOutbox } from "./resource/outbox";
+import { Billing } from "./resource/billing";
+import { ResourceWork } from "./resource/work";
+import { ResourceLifecycle } from "./resource/lifecycle";
+import { migrateTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
 import { checkedFaults } from "./resource/test-faults";
-import { ResourceLifecycle } from "./resource/lifecycle";
 import { MAX_DEPTH, MAX_TOKENS } from "./resource/grants";
 import { deriveLimits, UNLIMITED } from "../src/resources/token-limits";
-
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
 function expected(out: Json, expect: OpInput["expect"]): Json {
@@ -31,21 +47,98 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
   return out;
 }
 
-export class ResourceObject extends ResourceLifecycle implements ResourceApi {
+export class ResourceObject extends DurableObject<Env> implements ResourceApi {
+  private readonly meta: MetaCell;
+  /** The resource's clock (ahead of the real one only in tests and sandboxes) and its alarm. */
+  private readonly clock: ResourceClock;
+  /** Deliveries and R2 deletes that committed work obliges. */
+  private readonly outbox: ResourceOutbox;
+  private readonly work: ResourceWork;
+  private readonly lifecycle: ResourceLifecycle;
+  /** Made on first use: it needs the resource's id. */
+  private billingOf: Billing | undefined;
+  /** Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand for. */
+  private readonly faults: ResourceFaults = {};
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const armAlarm = () => this.armAlarm();
+    const billing = () => this.billing();
+    this.meta = new MetaCell(ctx.storage.sql, () => this.clock.now());
+    this.clock = new ResourceClock(ctx.storage);
+    this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta.get()!.id, this.faults);
+    this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, armAlarm);
+    this.lifecycle = new ResourceLifecycle(ctx, env, this.meta, this.clock, this.outbox, this.work, billing, () => (this.billingOf = undefined), this.faults, armAlarm);
+    // Tables made by older code are brought up to date before anything is served. First the kind's module
+    // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
+    // requireKind, auth/sealing-loader.ts).
+    ctx.blockConcurrencyWhile(async () => {
+      await loadSealing();
+      const meta = this.meta.get();
+      if (meta) await loadKind(meta.kind);
+      this.migrate();
+      await this.clock.load();
+    }).catch((err) => console.error("resource object did not start", err));
+  }
+
+  /** Runs the migrations this resource has not run yet (see resource/migrations.ts). */
+  private migrate(): void {
+    const meta = this.meta.get();
+    if (!meta) return;
+    this.ctx.storage.transactionSync(() => {
+      const config = migrateTables(this.ctx.storage.sql, tableLists(requireKind(meta.kind)), JSON.parse(meta.config) as JsonObject);
+      if (config) this.meta.update({ config: JSON.stringify(config) });
+    });
+    this.meta.forget(); // read again: a migration may have added columns
+  }
+
+  private billing(): Billing {
+    this.billingOf ??= new Billing(this.ctx.storage.sql, this.env, this.meta.get()!.id, (captured) => {
+      if (captured) this.meta.update({ charged: this.meta.get()!.charged + captured });
+    }, () => this.clock.now());
+    return this.billingOf;
+  }
+
+  /** When the alarm must next run, on the resource's clock: the resource's life, a settlement, the outbox or the kind's timer. */
+  private nextAlarmAt(): number | null {
+    const meta = this.meta.get();
+    const next = [this.lifecycle.nextDueAt()];
+    if (meta) {
+      const now = this.clock.now();
+      next.push(this.billing().nextFlushAt(), this.outbox.nextDueAt(), nextTimerAt(meta, this.meta.config(meta), this.ctx.storage.sql, this.env, now));
+    }
+    const at = Math.min(...next.map((t) => t ?? Infinity));
+    return at === Infinity ? null : at;
+  }
+
+  private async armAlarm(): Promise<void> {
+    const at = this.nextAlarmAt();
+    if (at !== null) await this.clock.alarmAt(at);
+  }
+
+  create(input: CreateInput): Promise<Result<RecordCore>> {
+    return this.lifecycle.create(input);
+  }
+
+  /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
+  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
+    return this.lifecycle.extend(input);
+  }
+
   status(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(() => this.record(this.authorize(mgmtHash, { name: "get_resource" }), "active"));
+    return capture(() => this.work.record(this.meta.authorize(mgmtHash, { name: "get_resource" }), "active"));
   }
 
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>> {
     return capture(() => {
-      const meta = this.authorize(mgmtHash, { name: "export_resource" });
+      const meta = this.meta.authorize(mgmtHash, { name: "export_resource" });
       const kind = requireKind(meta.kind);
-      return { resource: this.record(meta, "active"), data: kind.exportData(this.store(meta), this.config(meta)) };
+      return { resource: this.work.record(meta, "active"), data: kind.exportData(this.work.store(meta), this.meta.config(meta)) };
     });
   }
 
   cancel(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(async () => this.end(this.authorize(mgmtHash, { name: "cancel_resource" }), "cancelled"));
+    return capture(async () => this.lifecycle.end(this.meta.authorize(mgmtHash, { name: "cancel_resource" }), "cancelled"));
   }
 
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
@@ -53,39 +146,39 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
     return capture(async () => {
       const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
-      const { meta, grant } = this.authorizeKind(input.mgmtHash, input.kind, { name: op.name, op, input: input.input });
+      const { meta, grant } = this.meta.authorizeKind(input.mgmtHash, input.kind, { name: op.name, op, input: input.input });
       // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for nothing.
       const counted = grant && input.priceMicro > 0 && !input.peek ? grant : null;
-      if (counted && op.prepare) this.grants.checkPaidCall(counted);
-      const config = this.config(meta);
+      if (counted && op.prepare) this.meta.grants.checkPaidCall(counted);
+      const config = this.meta.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
-        return dryRun(this.ctx.storage, () => op.run(this.store(meta, this.now(), afterCommit()), config, input.input, undefined));
+        return dryRun(this.ctx.storage, () => op.run(this.work.store(meta, this.clock.now(), afterCommit()), config, input.input, undefined));
       }
-      if (op.ready) await this.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
+      if (op.ready) await this.work.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
       // A call that cannot be paid is refused before its prepare step does work it would then have to undo.
       if (op.prepare && input.priceMicro && input.payer.type !== "prepaid") await this.billing().reserve(input.payer, input.priceMicro);
-      return this.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
+      return this.work.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
         const run = (current: MetaRow) => {
-          if (counted) this.grants.countPaidCall(counted);
-          return expected(op.run(this.store(current, this.now(), pending), config, input.input, prepared), input.expect);
+          if (counted) this.meta.grants.countPaidCall(counted);
+          return expected(op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared), input.expect);
         };
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {
           // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
           const out = this.ctx.storage.transactionSync(() => run(meta));
-          if (price) this.updateMeta({ charged: this.cached!.charged + price });
-          await this.afterWork(meta, pending);
+          if (price) this.meta.update({ charged: this.meta.get()!.charged + price });
+          await this.work.afterWork(meta, pending);
           return out;
         }
-        const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, () => run(this.stillHere()), async () => {
+        const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, () => run(this.meta.stillHere()), async () => {
           Object.assign(pending, afterCommit()); // the dry run before a hold sends and drops nothing
           await this.armAlarm();
-          this.stillHere();
+          this.meta.stillHere();
         });
-        await this.afterWork(meta, pending);
+        await this.work.afterWork(meta, pending);
         return out;
       });
     });
@@ -97,29 +190,29 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
    */
   publicRequest(input: PublicInput): Promise<Result<PublicAnswer>> {
     return capture(async () => {
-      const meta = this.meta();
+      const meta = this.meta.get();
       const face = meta && requireKind(meta.kind).public;
       if (!meta || !face || !meta.public_id || !digestsEqual(meta.public_id, input.publicId) || meta.public_disabled) {
         throw new AppError("not_found", "Nothing is served at this address.", { resourceMissing: !meta });
       }
-      const ending = this.endingState(meta) ?? (this.now() >= meta.expires_at ? "expired" : null);
+      const ending = this.meta.endingState(meta) ?? (this.clock.now() >= meta.expires_at ? "expired" : null);
       if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`);
-      const config = this.config(meta);
-      const handled = await this.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
-        this.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
+      const config = this.meta.config(meta);
+      const handled = await this.work.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
+        this.work.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
       );
-      const answer = face.finish ? await face.finish(this.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
+      const answer = face.finish ? await face.finish(this.work.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
       // Reused no later than the resource's end (in the worker's time: a test clock runs ahead of it).
-      return answer.reuse ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.now()) } } : answer;
+      return answer.reuse ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.clock.now()) } } : answer;
     });
   }
 
   publicSettled(input: PublicSettled): Promise<Result<null>> {
     return capture(async () => {
-      const meta = this.meta();
+      const meta = this.meta.get();
       const settled = meta && requireKind(meta.kind).public?.settled;
-      if (!meta || !settled || this.endingState(meta) || !meta.public_id || !digestsEqual(meta.public_id, input.publicId)) return null;
-      await this.commit(meta, (store) => settled(store, this.config(meta), input.report, { status: input.status, durationMs: input.durationMs }));
+      if (!meta || !settled || this.meta.endingState(meta) || !meta.public_id || !digestsEqual(meta.public_id, input.publicId)) return null;
+      await this.work.commit(meta, (store) => settled(store, this.meta.config(meta), input.report, { status: input.status, durationMs: input.durationMs }));
       return null;
     });
   }
@@ -127,12 +220,12 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   /** A message another resource relayed here: the kind takes it in a transaction (once per relay id); an ended resource takes nothing. */
   relay(input: RelayInput): Promise<Result<null>> {
     return capture(async () => {
-      const meta = this.meta();
+      const meta = this.meta.get();
       const relay = meta && requireKind(meta.kind).relay;
-      if (!meta || !relay || this.endingState(meta) || this.now() >= meta.expires_at) {
+      if (!meta || !relay || this.meta.endingState(meta) || this.clock.now() >= meta.expires_at) {
         throw new AppError("not_found", meta && !relay ? `A ${meta.kind} resource takes no relayed messages.` : "The resource has ended.");
       }
-      await this.commit(meta, (store) => relay(store, this.config(meta), JSON.parse(input.body) as Json, input.deliveryId, input.from));
+      await this.work.commit(meta, (store) => relay(store, this.meta.config(meta), JSON.parse(input.body) as Json, input.deliveryId, input.from));
       return null;
     });
   }
@@ -140,23 +233,23 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   /** What this resource shares with another of its owner's (a link serving a blob's bytes); an ended one shares nothing. */
   sharedObject(): Promise<Result<{ key: string } | null>> {
     return capture(() => {
-      const meta = this.meta();
+      const meta = this.meta.get();
       const shared = meta && requireKind(meta.kind).shared;
-      if (!meta || !shared || this.endingState(meta) || this.now() >= meta.expires_at) return null;
-      return shared(this.store(meta), this.config(meta));
+      if (!meta || !shared || this.meta.endingState(meta) || this.clock.now() >= meta.expires_at) return null;
+      return shared(this.work.store(meta), this.meta.config(meta));
     });
   }
 
   /** Takes bytes another of its owner's resources wrote below this one's prefix (a transfer's copy) as its own content. */
   adoptObject(input: AdoptedObject): Promise<Result<null>> {
     return capture(async () => {
-      const meta = this.meta();
+      const meta = this.meta.get();
       const adopt = meta && requireKind(meta.kind).adopt;
-      if (!meta || !adopt || this.endingState(meta) || this.now() >= meta.expires_at) {
+      if (!meta || !adopt || this.meta.endingState(meta) || this.clock.now() >= meta.expires_at) {
         throw new AppError("not_found", meta && !adopt ? `A ${meta.kind} resource takes no content from other resources.` : "The resource has ended.");
       }
       if (!input.key.startsWith(`${meta.id}/`)) throw new AppError("forbidden", "The content is not below this resource's prefix.");
-      await this.commit(meta, (store) => adopt(store, this.config(meta), input));
+      await this.work.commit(meta, (store) => adopt(store, this.meta.config(meta), input));
       return null;
     });
   }
@@ -164,9 +257,9 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   /** The operator disabled (or enabled again) this resource's public address: mirrored here, so no hit reads D1. */
   setPublicDisabled(input: { publicId: string; disabled: boolean }): Promise<Result<boolean>> {
     return capture(() => {
-      const meta = this.meta();
+      const meta = this.meta.get();
       if (!meta || meta.public_id !== input.publicId) return false;
-      this.updateMeta({ public_disabled: input.disabled ? 1 : 0 });
+      this.meta.update({ public_disabled: input.disabled ? 1 : 0 });
       return true;
     });
   }
@@ -174,7 +267,7 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
   /** The account asks for its held money back (to report an exact balance, or because it ran short). */
   flushBilling(): Promise<Result<null>> {
     return capture(async () => {
-      if (this.meta()) await this.billing().flush("all");
+      if (this.meta.get()) await this.billing().flush("all");
       return null;
     });
   }
@@ -195,24 +288,24 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
 
   private async runAlarm(): Promise<void> {
     this.clock.alarmCleared();
-    if (await this.recoverCharges()) return;
+    if (await this.lifecycle.recoverCharges()) return;
     try {
-      const meta = this.meta();
+      const meta = this.meta.get();
       if (!meta) return await this.armAlarm(); // a creation still running here keeps its backstop
-      if (meta.ended || this.now() >= meta.expires_at) {
-        await this.end(meta, meta.ended ?? "expired"); // an end that failed part-way resumes here
+      if (meta.ended || this.clock.now() >= meta.expires_at) {
+        await this.lifecycle.end(meta, meta.ended ?? "expired"); // an end that failed part-way resumes here
         return;
       }
       await this.billing().flush("due");
-      await this.finishOutbox(meta);
+      await this.work.finishOutbox(meta);
       // Read again: an extend may have moved expires_at while settlement waited.
-      await this.sendDueNotices(this.meta()!);
-      await this.fireDueTimer();
+      await this.lifecycle.sendDueNotices(this.meta.get()!);
+      await this.work.fireDueTimer();
       await this.armAlarm();
     } catch (err) {
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
       console.error("resource alarm failed; trying again in a minute", err);
-      if (this.meta()) await this.clock.alarmAt(this.now() + 60_000);
+      if (this.meta.get()) await this.clock.alarmAt(this.clock.now() + 60_000);
     }
   }
 
@@ -222,39 +315,40 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
    * it to the alarm, armed for now); the alarm is never left in the past for the runtime to race.
    */
   async advanceClock(ms: number, runDue = true): Promise<number> {
-    this.clock.offset = advanceClockOffset(this.env, this.sql, ms);
-    for (let run = 0; runDue && run < 50 && (this.nextAlarmAt() ?? Infinity) <= this.now(); run++) await this.alarm();
+    this.clock.offset = advanceClockOffset(this.env, this.ctx.storage.sql, ms);
+    for (let run = 0; runDue && run < 50 && (this.nextAlarmAt() ?? Infinity) <= this.clock.now(); run++) await this.alarm();
     await this.armAlarm();
-    return this.now();
+    return this.clock.now();
   }
 
   /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */
   /** Answers whether the reporting message should go on retrying. */
   async recordDelivery(report: DeliveryReport): Promise<boolean> {
-    return this.settleDelivery(report);
+    return this.work.settleDelivery(report);
   }
 
   mintToken(input: MintTokenInput): Promise<Result<TokenView>> {
     return capture(() => {
-      const { meta, grant } = this.authorizeCall(input.mgmtHash, { name: "tokens" });
+      const { meta, grant } = this.meta.authorizeCall(input.mgmtHash, { name: "tokens" });
+      const grants = this.meta.grants;
       if (grant && grant.line.length >= MAX_DEPTH) {
         throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
       }
-      if (this.grants.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
-      const now = this.now();
-      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && this.grants.remaining(grant), input.asked, now, meta.expires_at);
-      return this.grants.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: grant?.tokenId ?? null, label: input.label, limits, now });
+      if (grants.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
+      const now = this.clock.now();
+      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && grants.remaining(grant), input.asked, now, meta.expires_at);
+      return grants.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: grant?.tokenId ?? null, label: input.label, limits, now });
     });
   }
 
   listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>> {
-    return capture(() => this.grants.list(this.authorizeCall(input.mgmtHash, { name: "tokens" }).grant?.tokenId ?? null, input.limit, input.cursor));
+    return capture(() => this.meta.grants.list(this.meta.authorizeCall(input.mgmtHash, { name: "tokens" }).grant?.tokenId ?? null, input.limit, input.cursor));
   }
 
   revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>> {
     return capture(() => {
-      const { grant } = this.authorizeCall(input.mgmtHash, { name: "tokens" });
-      return { token_id: input.tokenId, revoked: this.grants.revoke(grant?.tokenId ?? null, input.tokenId, this.now()) };
+      const { grant } = this.meta.authorizeCall(input.mgmtHash, { name: "tokens" });
+      return { token_id: input.tokenId, revoked: this.meta.grants.revoke(grant?.tokenId ?? null, input.tokenId, this.clock.now()) };
     });
   }
 
@@ -265,24 +359,24 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
 
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
     return capture(() => {
-      this.authorizeKind(input.mgmtHash, input.kind, { name: "list_deliveries" });
+      this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "list_deliveries" });
       return this.outbox.deliveries.list(input.limit, input.cursor);
     });
   }
 
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>> {
-    return capture(() => this.retryDeliveryOf(this.authorizeKind(input.mgmtHash, input.kind, { name: "retry_delivery" }).meta, input.deliveryId));
+    return capture(() => this.retryDeliveryOf(this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "retry_delivery" }).meta, input.deliveryId));
   }
 
   /** The operator sends a dead delivery again (after an outage of its own), without the owner's token. */
   operatorRetryDelivery(deliveryId: string): Promise<Result<Json>> {
-    return capture(() => this.retryDeliveryOf(this.stillHere(), deliveryId));
+    return capture(() => this.retryDeliveryOf(this.meta.stillHere(), deliveryId));
   }
 
   private async retryDeliveryOf(meta: MetaRow, deliveryId: string): Promise<Json> {
     if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
     const { view, dead } = await this.outbox.deliveries.retry(deliveryId, meta.signing_secret);
-    for (const report of dead) await this.settleDelivery(report);
+    for (const report of dead) await this.work.settleDelivery(report);
     return view;
   }
 }

@@ -13,21 +13,15 @@ import { idempotency } from "./http/idempotency";
 import { IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "./http/api-paths";
 import { registerKindRoutes } from "./resources/kind-routes";
 import { apiBodyLimit, jsonDepthLimit } from "./http/body-limits";
-import { registerDownloadRoutes } from "./resources/downloads";
 import { documentPublicPaths, registerPublicRoutes } from "./resources/public-routes";
 import { forgetWrittenResources } from "./resources/public-reuse";
-import { registerDeliveryRoutes } from "./resources/delivery-routes";
-import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
-import { registerTokenRoutes } from "./resources/token-routes";
-import { registerMoneyRoutes } from "./money/routes";
-import { registerReceiptRoutes } from "./money/receipts";
-import { registerOAuthRoutes } from "./auth/oauth-routes";
-import { registerAsk } from "./ask";
-import { registerSite } from "./site";
 import { registerMcpRoutes } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/document";
+import { completeDocumentation } from "./openapi/deferred";
+import { loadAllKinds } from "./resources/kinds";
+import { registerLazily } from "./lazy-routes";
+import { ROUTE_GROUPS } from "./route-manifest";
 import { configGuard, GUARDED_PATHS } from "./operator/config-guard";
-import { registerOperator } from "./operator";
 import { requestLog } from "./operator/request-log";
 
 
@@ -95,20 +89,33 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use("/v1/*", forgetWrittenResources);
   // docs/api.md#requests-and-conventions: Idempotency-Key honoured on every POST of the API proper.
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
+  // A request loads the kind it names (resources/kinds.ts); what answers about every kind loads them all first,
+  // and the document and the MCP tools (which read its registry) have every kind's part written in first.
+  app.use("/v1/prices", async (_c, next) => {
+    await loadAllKinds();
+    await next();
+  });
+  for (const path of ["/openapi.json", "/llms.txt", "/mcp"]) {
+    app.use(path, async (_c, next) => {
+      await completeDocumentation(app);
+      await next();
+    });
+  }
 
-  registerMoneyRoutes(app);
-  registerReceiptRoutes(app);
-  registerOAuthRoutes(app);
-  registerLifecycleRoutes(app);
-  registerTokenRoutes(app);
+  // Route groups whose modules load when first reached (lazy-routes.ts, route-manifest.ts): registered here as before.
+  registerLazily(app, ROUTE_GROUPS.money);
+  registerLazily(app, ROUTE_GROUPS.receipts);
+  registerLazily(app, ROUTE_GROUPS.oauth);
+  registerLazily(app, ROUTE_GROUPS.lifecycle);
+  registerLazily(app, ROUTE_GROUPS.tokens);
   registerKindRoutes(app);
-  registerDeliveryRoutes(app);
+  registerLazily(app, ROUTE_GROUPS.deliveries);
   documentPublicPaths(app);
-  registerDownloadRoutes(app);
-  registerAsk(app);
-  // After registerAsk, which puts the operator token's guard on /v1/admin/*.
-  registerOperator(app);
-  registerSite(app);
+  registerLazily(app, ROUTE_GROUPS.downloads);
+  registerLazily(app, ROUTE_GROUPS.ask);
+  // After the ask group, which puts the operator token's guard on /v1/admin/*.
+  registerLazily(app, ROUTE_GROUPS.operator);
+  registerLazily(app, ROUTE_GROUPS.site);
   registerMcpRoutes(app);
   registerOpenApi(app);
   // Built on the first request no route took, when every route is in place; the routes cannot change after.

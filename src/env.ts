@@ -1,14 +1,15 @@
 /** Bindings and per-request variables shared by the worker, the Durable Objects and the tests. */
-import type { KeyMaterial } from "./http/idempotency-store";
-import type { AccountApi } from "./rpc/account";
-import type { ResourceApi } from "./rpc/resource";
+import type { KeyMaterial } from "./http/idempotency-key";
 
 export interface Env {
   DB: D1Database;
   BUCKET: R2Bucket;
-  /** Typed with the objects' RPC surfaces (src/rpc/), which the classes implement: src/ never imports durable-objects/. */
-  ACCOUNTS: DurableObjectNamespace<AccountApi & Rpc.DurableObjectBranded>;
-  RESOURCES: DurableObjectNamespace<ResourceApi & Rpc.DurableObjectBranded>;
+  /**
+   * Reached only through src/stubs.ts, which types their stubs with the objects' RPC surfaces (src/rpc/): this
+   * file sits below everything, and the RPC types reach up into money, delivery and the kind contract.
+   */
+  ACCOUNTS: DurableObjectNamespace;
+  RESOURCES: DurableObjectNamespace;
   DELIVERIES: Queue;
   /** The Worker's static assets (public/): the API reference's renderer, copied from npm by scripts/site-assets.mjs. */
   ASSETS: Fetcher;

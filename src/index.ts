@@ -1,12 +1,12 @@
 /** The worker's handlers: HTTP, the delivery queue consumer and the daily sweeps (worker.ts adds the Durable Objects for wrangler). */
 import type { Env } from "./env";
 import { buildApp, buildPublicApp } from "./app";
-import { sweepTombstones } from "./resources/index-table";
+import { sweepTombstones } from "./kind/index-table";
 import { consumeDeliveries } from "./delivery/consumer";
 import { sweepIdempotencyKeys } from "./http/idempotency";
 import { sweepFreeCalls } from "./http/free-tier";
-import { sweepAskSalts } from "./ask";
-import { sweepOperatorStats } from "./operator";
+import { sweepAskSalts } from "./ask/privacy";
+import { sweepOperatorStats } from "./operator/sweep";
 
 const app = buildApp();
 const publicApp = buildPublicApp();

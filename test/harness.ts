@@ -5,9 +5,10 @@ import { Webhook } from "standardwebhooks";
 import { toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
-import type { z } from "@hono/zod-openapi";
-import { createdResource, problem } from "../src/openapi/schemas";
-import type { AnyKind, AnyOp, OpNames, OpOutput, TypedKind } from "../src/resources/kind";
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createdResource, paymentRequired, problem, resourceRecord } from "../src/openapi/schemas";
+import type { deliveryPage } from "../src/delivery/schemas";
+import type { AnyKind, AnyOp, OpNames, OpOutput, TypedKind } from "../src/kind/kind";
 
 export const ORIGIN = "https://zeitvault.test";
 
@@ -26,7 +27,12 @@ export async function call(method: string, path: string, opts: CallOptions = {})
   return SELF.fetch(`${ORIGIN}${path}`, { method, headers, body });
 }
 
-export async function json<T = Record<string, any>>(res: Response): Promise<T> {
+/**
+ * A JSON body. Without a type it is an object of unknown fields: enough for `expect` to compare
+ * them, and a test that reads into a field names what it reads (`json<T>`, typed by the schema or
+ * an interface of its own), as `answer` and `problemOf` do by the published schemas.
+ */
+export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
   return (await res.json()) as T;
 }
 
@@ -58,14 +64,16 @@ export function opsOn<K extends TypedKind>(kind: K, id: string, mgmt: string, cr
     /**
      * Any call on the resource, by method and path, as a test that expects either outcome reads it:
      * a success is checked against the output of the op the path routes to, a refusal against the
-     * Problem schema (its fields are typed by `refused`; the successes by `ok`).
+     * Problem schema (its fields are typed by `refused`; the successes by `ok`). Its body is an
+     * object of unknown fields unless the test names the type it reads, as with `json<T>`: the
+     * op's output (`OpOutput<typeof kind, "name">`) or `Problem`.
      */
-    reply: async (method: string, path: string, payload?: unknown, headers: Record<string, string> = {}) => {
+    reply: async <T = Record<string, unknown>>(method: string, path: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: T }> => {
       const res = await call(method, `/v1/${kind.kind}/${id}${path}`, { body: payload, headers: { ...headers, ...managed(mgmt, credit) } });
-      if (res.status >= 400) return { status: res.status, headers: res.headers, body: (await problemOf(res)) as Record<string, any> };
+      if (res.status >= 400) return { status: res.status, headers: res.headers, body: (await problemOf(res)) as T };
       const op = routedOp(kind, method, path);
-      if (!op.output || op.servesObject || !res.headers.get("content-type")?.includes("json")) return { status: res.status, headers: res.headers, body: {} as Record<string, any> };
-      return { status: res.status, headers: res.headers, body: (await answer(kind, op.name as OpNames<K>, res)) as Record<string, any> };
+      if (!op.output || op.servesObject || !res.headers.get("content-type")?.includes("json")) return { status: res.status, headers: res.headers, body: {} as T };
+      return { status: res.status, headers: res.headers, body: (await answer(kind, op.name as OpNames<K>, res)) as T };
     },
     ok: async <N extends OpNames<K>>(name: N, path: string, payload?: unknown, headers?: Record<string, string>) =>
       answer(kind, name, await send(name, path, payload, headers)),
@@ -82,8 +90,54 @@ function routedOp(kind: AnyKind, method: string, path: string): AnyOp {
   return op;
 }
 
+/** A refused call's body (docs/api.md#errors), as the published Problem schema has it. */
+export type Problem = z.infer<typeof problem>;
+
+/** A 402 with the x402 v1 terms, as the published PaymentRequired schema has it. */
+export type PaymentRequired = z.infer<typeof paymentRequired>;
+
+/** A resource's record (`GET /v1/resources/{id}`), as the published ResourceRecord schema has it. */
+export type ResourceRecord = z.infer<typeof resourceRecord>;
+
+/** What `GET /v1/resources/{id}/export` answers (the ResourceExport schema): `data` is in the kind's own shape. */
+export interface ResourceExport<Data> {
+  resource: ResourceRecord;
+  data: Data;
+}
+
+/** The price list (`GET /v1/prices`), as the PriceList schema (src/money/routes.ts) has it. */
+export interface PriceList {
+  currency: "USD";
+  operations: {
+    operation: string; method: string; path: string; price_usd: number; unit: "call" | "day" | "mb";
+    default_ttl_seconds: number | null; max_ttl_seconds: number | null; limits?: Record<string, number>;
+  }[];
+  limits: { deliveries: { settled_kept: number; settled_days: number; attempts_kept: number } };
+  egress: { ips: string[] };
+}
+
+/** A signed statement (`GET /v1/receipts`), as the Receipt schema (src/money/receipts.ts) has it. */
+export interface Receipt {
+  statement: {
+    token_id: string;
+    period: { since: string; until: string };
+    charges: { at: string; operation: string; resource_id: string | null; amount_usd: number; request_id: string }[];
+    total_usd: number;
+    balance_usd: number;
+    issued_at: string;
+  };
+  signature: string;
+}
+
+/** A resource's delivery log (`GET /v1/{kind}/{id}/deliveries`), as the published DeliveryPage schema has it. */
+export type DeliveryPage = z.infer<typeof deliveryPage>;
+export type Delivery = DeliveryPage["items"][number];
+
+/** `GET /openapi.json`: an OpenAPI 3.1 document, as the generator types it. */
+export type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
+
 /** A refused call's problem+json (docs/api.md#errors), typed and checked by the published Problem schema. */
-export async function problemOf(res: Response, status?: number): Promise<z.infer<typeof problem>> {
+export async function problemOf(res: Response, status?: number): Promise<Problem> {
   const text = await res.text();
   if (status !== undefined) expect(res.status, text).toBe(status);
   else expect(res.status, text).toBeGreaterThanOrEqual(400);
@@ -166,11 +220,22 @@ export async function buyCredits(amountUsd: number, key?: Hex): Promise<{ token:
   const { header, name } = await signPayment({ priceMicro: usd(amountUsd), key });
   const res = await call("POST", "/v1/credits", { body: { amount_usd: amountUsd }, headers: { [name]: header } });
   expect(res.status, await res.clone().text()).toBe(201);
-  const body = await json(res);
+  const body = await json<{ credit_token: string; token_id: string }>(res);
   return { token: body.credit_token, tokenId: body.token_id, res };
 }
 
-export async function balanceOf(token: string): Promise<Record<string, any>> {
+/** A credit token's balance, as the CreditBalance schema (src/money/routes.ts) has it. */
+export interface CreditBalance {
+  token_id: string;
+  type: "credit" | "subtoken";
+  balance_usd: number;
+  spent_usd: number;
+  cap_usd: number | null;
+  cap_remaining_usd: number | null;
+  expires_at: string;
+}
+
+export async function balanceOf(token: string): Promise<CreditBalance> {
   const res = await call("GET", "/v1/credits/balance", { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   return json(res);
@@ -286,10 +351,10 @@ export async function serveContent(name: string, body: string | Uint8Array, opti
 }
 
 /** One MCP `tools/call` over raw JSON-RPC (protocol 2025-11-25, which has structuredContent), paid by `bearer`: the tool's result. */
-export async function mcpTool(bearer: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, any> }> {
+export async function mcpTool(bearer: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
   const res = await call("POST", "/mcp", {
     body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
     headers: { accept: "application/json, text/event-stream", authorization: `Bearer ${bearer}`, "mcp-protocol-version": "2025-11-25" },
   });
-  return (await json(res)).result;
+  return (await json<{ result: { isError?: boolean; structuredContent: Record<string, unknown> } }>(res)).result;
 }

@@ -25,8 +25,8 @@ import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/deliv
 import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
-import type { OutgoingRequest } from "../../src/resources/kind";
-import { seal } from "../../src/auth/sealing";
+import type { OutgoingRequest } from "../../src/kind/kind";
+import { sealing } from "../../src/auth/sealing-loader";
 import { sealRequest } from "../../src/delivery/secret-requests";
 import { utf8Length } from "../../src/bytes";
 import type { R2Drops } from "./r2-drops";
@@ -67,7 +67,7 @@ export class DeliveryLog {
     // sealed: 1 the body (a released secret), 2 the whole request (url, headers, body), shown by its redacted URL.
     const text = secret
       ? sealRequest(this.env, { url: request.url, headers: request.headers, body: body as string | null, okWhen: secret.okWhen, aws: secret.aws })
-      : typeof body === "string" ? (request.sensitive ? seal(this.env, body) : body) : null;
+      : typeof body === "string" ? (request.sensitive ? sealing().seal(this.env, body) : body) : null;
     const inserted = this.sql.exec(
       `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at, retry_delays)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,

@@ -3,7 +3,7 @@
  * delivery with its attempts, pages of them, counts by status. Sealed bodies and whole sealed
  * requests are never shown; a sealed request shows the redacted URL it was stored with.
  */
-import { keysetPage } from "../../src/resources/pages";
+import { keysetPage } from "../../src/kind/pages";
 import type { Json } from "../../src/json";
 import { iso, isoOrNull } from "../../src/time";
 import type { AttemptRow, DeliveryRow } from "./deliveries-tables";

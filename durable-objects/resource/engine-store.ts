@@ -1,10 +1,10 @@
 /** The EngineStore and PrepareContext a kind's code receives inside its ResourceObject. */
 import type { Env } from "../../src/env";
-import type { AnyKind, EngineStore, OutgoingRequest, PrepareContext } from "../../src/resources/kind";
+import type { AnyKind, EngineStore, OutgoingRequest, PrepareContext } from "../../src/kind/kind";
 import { newDeliveryId } from "../../src/delivery/events";
-import { requireKind } from "../../src/resources/registry";
+import { requireKind } from "../../src/resources/kinds";
 import type { MetaRow } from "./meta";
-import { signedDownloadUrl } from "../../src/resources/downloads";
+import { signedDownloadUrl } from "../../src/kind/downloads";
 import { deliveryCounts, deliveryPage, findDelivery } from "./delivery-views";
 
 /**
@@ -19,7 +19,7 @@ export interface AfterCommit {
 
 export const afterCommit = (): AfterCommit => ({ sends: [], drops: [] });
 
-/** Where a transaction records its sends and R2 deletes (ResourceCore.outbox). */
+/** Where a transaction records its sends and R2 deletes (the resource's outbox, resource/outbox.ts). */
 export interface Outbox {
   pending: AfterCommit;
   send(id: string, request: OutgoingRequest): void;

@@ -2,36 +2,77 @@
  * A resource's life: made (create), lengthened (extend), ended (expiry or cancel). Creates and
  * extends are charged straight at the account, so each writes its charge down first and crosses it
  * off with its work (direct-charges.ts); what a dead process leaves is given back (and a half-made
- * resource undone) by the alarm. ResourceObject.ts adds the RPCs on the resource's data.
+ * resource undone) by the alarm. A part of ResourceObject, which holds the RPC surface.
  */
 import { digestsEqual } from "../../src/auth/ids";
 import { AppError, capture, type Result } from "../../src/http/errors";
-import { requireKind } from "../../src/resources/registry";
+import { loadKind, requireKind } from "../../src/resources/kinds";
 import type { Payer } from "../../src/money/payment";
-import { deletePrefix } from "../../src/resources/r2";
-import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/resources/index-table";
+import { deletePrefix } from "../../src/kind/r2";
+import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/kind/index-table";
 import type { CreateInput } from "../../src/rpc/resource";
-import { ResourceCore } from "./core";
 import { crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, type PendingCharge } from "./direct-charges";
 import { afterCommit } from "./engine-store";
-import { noticesStillSent } from "./lifecycle-notices";
+import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./lifecycle-notices";
 import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
+import type { Env } from "../../src/env";
+import type { ResourceFaults } from "../../src/rpc/resource";
+import type { MetaCell } from "./meta-cell";
+import type { ResourceClock } from "./clock";
+import type { ResourceOutbox } from "./outbox";
+import type { ResourceWork } from "./work";
+import type { Billing } from "./billing";
 import { createTables, tableLists } from "./migrations";
 import { dieAt, InjectedDeath } from "./test-faults";
 
-export class ResourceLifecycle extends ResourceCore {
+export class ResourceLifecycle {
+  /** Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to recover. */
+  private readonly charging = new Map<string, number>();
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Env,
+    private readonly meta: MetaCell,
+    private readonly clock: ResourceClock,
+    private readonly outbox: ResourceOutbox,
+    private readonly work: ResourceWork,
+    private readonly billing: () => Billing,
+    /** Forgets the billing part's memory, when the storage it mirrors is deleted. */
+    private readonly forgetBilling: () => void,
+    private readonly faults: ResourceFaults,
+    private readonly armAlarm: () => Promise<void>,
+  ) {}
+
+  private get sql(): SqlStorage {
+    return this.ctx.storage.sql;
+  }
+
+  /** When the alarm must next run for the resource's life: a running charge's backstop, expiry, the next expiry notice. */
+  nextDueAt(): number | null {
+    // A direct charge running in this process: its pending row's backstop, should the process die.
+    const charging = Math.min(...this.charging.values());
+    const meta = this.meta.get();
+    const next = Math.min(charging, meta?.expires_at ?? Infinity, (meta && nextNoticeAt(meta)) ?? Infinity);
+    return next === Infinity ? null : next;
+  }
+
+  async sendDueNotices(meta: MetaRow): Promise<void> {
+    const sent = await sendDueNotices(meta, this.clock.now(), (type, data) => this.work.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
+    if (sent !== meta.notices_sent) this.meta.update({ notices_sent: sent });
+  }
+
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
-      const existing = this.meta();
+      const existing = this.meta.get();
       const creating = pendingCharges(this.sql).some(isCreation);
       if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
         // The same create again: under an Idempotency-Key the token derives from the key and the request, so only a
         // retry of the request that made this resource carries it (its answer was lost). It gets the resource, unpaid.
-        return this.record(existing, "active");
+        return this.work.record(existing, "active");
       }
       if (existing || creating) throw new AppError("conflict", "This resource already exists.");
-      const kind = requireKind(input.kind);
-      const now = this.now();
+      const kind = await loadKind(input.kind);
+      const now = this.clock.now();
       const meta: MetaRow = {
         id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
         notify_url: input.notifyUrl, config: input.configJson, created_at: now,
@@ -50,8 +91,8 @@ export class ResourceLifecycle extends ResourceCore {
         this.ctx.storage.transactionSync(() => {
           createTables(this.sql, tableLists(kind));
           insertMeta(this.sql, meta);
-          this.cached = meta; // the outbox reads the resource's id from it
-          kind.init?.(this.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
+          this.meta.set(meta); // the outbox reads the resource's id from it
+          kind.init?.(this.work.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
         dieAt(this.faults, "create-after-commit");
         indexing = true;
@@ -67,17 +108,17 @@ export class ResourceLifecycle extends ResourceCore {
       }
       // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
       await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
-      await this.afterWork(meta, pending);
-      return this.record(meta, "active");
+      await this.work.afterWork(meta, pending);
+      return this.work.record(meta, "active");
     });
   }
 
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
   extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
     return capture(async () => {
-      const meta = this.authorize(input.mgmtHash, { name: "extend_resource" });
+      const meta = this.meta.authorize(input.mgmtHash, { name: "extend_resource" });
       const kind = requireKind(meta.kind);
-      const limit = this.now() + kind.maxTtlSeconds * 1000;
+      const limit = this.clock.now() + kind.maxTtlSeconds * 1000;
       if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
         const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
         throw new AppError("validation_failed", `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`, {
@@ -89,14 +130,14 @@ export class ResourceLifecycle extends ResourceCore {
         await this.beginCharge(charge);
         await charge.take();
         dieAt(this.faults, "extend-after-charge");
-        const current = this.meta();
-        if (!current || this.endingState(current)) {
+        const current = this.meta.get();
+        if (!current || this.meta.endingState(current)) {
           await charge.giveBack();
           throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
         }
         const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
         this.ctx.storage.transactionSync(() => {
-          this.updateMeta({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.now()) });
+          this.meta.update({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.clock.now()) });
           charge.crossOff();
         });
       } catch (err) {
@@ -108,48 +149,48 @@ export class ResourceLifecycle extends ResourceCore {
       }
       await this.armAlarm();
       // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
-      await updateResourceExpiry(this.env.DB, meta.id, this.meta()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
-      return this.record(this.meta()!, "active");
+      await updateResourceExpiry(this.env.DB, meta.id, this.meta.get()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
+      return this.work.record(this.meta.get()!, "active");
     });
   }
 
   /** Writes a direct charge down before it is taken, with the alarm within reach should this process die (resource/direct-charges.ts). */
   private async beginCharge(charge: DirectCharge): Promise<void> {
     charge.record();
-    const recoverAt = this.now() + PENDING_RECOVERY_MS;
+    const recoverAt = this.clock.now() + PENDING_RECOVERY_MS;
     this.charging.set(charge.pending.request_id, recoverAt);
     await this.clock.alarmBy(recoverAt);
   }
 
   /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
-  protected async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
-    this.ending = state;
+  async end(meta: MetaRow, state: Exclude<ResourceState, "active">): Promise<RecordCore> {
+    this.meta.ending = state;
     try {
       await this.billing().flush("all");
     } catch (err) {
-      this.ending = null; // money not settled: keep the resource, so settlement can be retried
+      this.meta.ending = null; // money not settled: keep the resource, so settlement can be retried
       throw err;
     }
     // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
-    if (!this.meta()?.ended) this.updateMeta({ ended: state });
-    await this.clock.alarmAt(this.now() + 60_000);
-    const record = this.record(this.meta() ?? meta, state);
+    if (!this.meta.get()?.ended) this.meta.update({ ended: state });
+    await this.clock.alarmAt(this.clock.now() + 60_000);
+    const record = this.work.record(this.meta.get() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.
-    await this.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
+    await this.work.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
-    await requireKind(meta.kind).end?.(this.prepareContext(meta), this.config(meta));
+    await requireKind(meta.kind).end?.(this.work.prepareContext(meta), this.meta.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
-    await endResourceIndex(this.env.DB, meta.id, state, this.now(), (this.meta() ?? meta).expires_at);
-    this.ending = null;
+    await endResourceIndex(this.env.DB, meta.id, state, this.clock.now(), (this.meta.get() ?? meta).expires_at);
+    this.meta.ending = null;
     await this.deleteStorage();
     return record;
   }
 
   /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */
   private async deleteStorage(): Promise<void> {
-    this.cached = null;
-    this.billingOf = undefined;
+    this.meta.set(null);
+    this.forgetBilling();
     this.outbox.reset();
     this.clock.alarmCleared();
     await this.ctx.storage.deleteAlarm();
@@ -162,7 +203,7 @@ export class ResourceLifecycle extends ResourceCore {
    * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken;
    * `mayBeIndexed` false spares a refused creation the D1 write.
    */
-  protected async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
+  private async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
     await giveBack(this.env, creation, charged);
     if (mayBeIndexed) await deleteResourceIndex(this.env.DB, creation.resource_id);
     await this.deleteStorage();
@@ -173,7 +214,7 @@ export class ResourceLifecycle extends ResourceCore {
    * creation undone. True when the alarm must stop here: the resource is gone, or a refund failed (the
    * alarm then runs again in a minute).
    */
-  protected async recoverCharges(): Promise<boolean> {
+  async recoverCharges(): Promise<boolean> {
     const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
     try {
       for (const pending of left) {
@@ -187,7 +228,7 @@ export class ResourceLifecycle extends ResourceCore {
       return false;
     } catch (err) {
       console.error("a pending charge was not given back yet; trying again in a minute", err);
-      await this.clock.alarmAt(this.now() + 60_000);
+      await this.clock.alarmAt(this.clock.now() + 60_000);
       return true;
     }
   }

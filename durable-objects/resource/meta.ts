@@ -1,6 +1,6 @@
 /** The generic part of a ResourceObject's storage: one row describing the resource. */
-import type { EngineStore } from "../../src/resources/kind";
-import { requireKind } from "../../src/resources/registry";
+import type { EngineStore } from "../../src/kind/kind";
+import { requireKind } from "../../src/resources/kinds";
 import type { Json } from "../../src/json";
 import type { MetaRow, RecordCore, ResourceState } from "../../src/rpc/resource";
 import { orIfMissing } from "./missing-table";

@@ -5,7 +5,7 @@
  * runs them all; an existing one runs, once, the ones it has not, before it serves anything
  * (the object's constructor holds requests back meanwhile). Each list only ever grows.
  */
-import type { AnyKind, Migration } from "../../src/resources/kind";
+import type { AnyKind, Migration } from "../../src/kind/kind";
 import type { JsonObject } from "../../src/json";
 import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing-tables";

@@ -5,7 +5,7 @@
  */
 import { randomId } from "../auth/ids";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { keysetPage, type Page } from "../resources/pages";
+import { keysetPage, type Page } from "../kind/pages";
 import { clientHash, redactCredentials, redactOptional } from "./privacy";
 import type { AbuseReason, FeatureRequestInput } from "./schema";
 import { iso } from "../time";

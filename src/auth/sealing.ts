@@ -8,24 +8,11 @@
  * no setup; production refuses to seal without the secret.
  */
 import { gcm } from "@noble/ciphers/aes";
-import { hmac } from "@noble/hashes/hmac";
-import { sha256 } from "@noble/hashes/sha2";
 import { fromBase64, toBase64, utf8 } from "../bytes";
-import { isDevelopment, type Env } from "../env";
+import type { Env } from "../env";
+import { keyMaterial } from "./subkeys";
 
 const VERSION = "v1";
-const DEVELOPMENT_KEY = sha256(utf8("zeitvault development key: never used in production"));
-
-function keyMaterial(env: Env): Uint8Array {
-  if (env.DATA_ENCRYPTION_KEY) return fromBase64(env.DATA_ENCRYPTION_KEY);
-  if (!isDevelopment(env)) throw new Error("DATA_ENCRYPTION_KEY is not configured");
-  return DEVELOPMENT_KEY;
-}
-
-/** A key for another purpose (e.g. signing download URLs), derived from the same secret so there is one to keep. */
-export function subkey(env: Env, purpose: string): Uint8Array {
-  return hmac(sha256, keyMaterial(env), utf8(`zeitvault subkey: ${purpose}`));
-}
 
 function key(env: Env): Uint8Array {
   const material = keyMaterial(env);

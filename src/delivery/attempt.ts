@@ -7,26 +7,18 @@
  * submission (smtp.ts); both are logged and retried the same way.
  */
 import type { Env } from "../env";
-import { unseal } from "../auth/sealing";
+import { loadSealing } from "../auth/sealing-loader";
 import { AppError } from "../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { signatureHeaders } from "./signing";
 import { readCapped } from "./fetch-guarded";
-import type { WebhookMessage } from "./messages";
+import type { AttemptResult, WebhookMessage } from "./messages";
 import { attemptRelay, isRelay } from "./relay";
 import { isSmtp, sendSmtp, smtpFailure, type SmtpEnvelope } from "./smtp";
 import { answerRefusal, awsHeaders, openRequest, type OpenedRequest } from "./secret-requests";
 
 const TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 4096;
-
-export interface AttemptResult {
-  outcome: "delivered" | "failed" | "aborted";
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-  responseExcerpt: string | null;
-}
 
 async function excerpt(res: Response): Promise<string> {
   return new TextDecoder().decode((await readCapped(res.body, EXCERPT_BYTES)).bytes);
@@ -67,6 +59,7 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
   let body = message.body;
   let headers = message.headers;
   let opened: OpenedRequest | null = null;
+  const { unseal } = await loadSealing();
   try {
     if (message.requestSealed && body !== null) {
       opened = openRequest(env, body);

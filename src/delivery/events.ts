@@ -7,7 +7,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { sha256Hex } from "../bytes";
-import type { EngineStore } from "../resources/kind";
+import type { EngineStore } from "../kind/kind";
 import { iso } from "../time";
 
 export const lifecycleEvents = {

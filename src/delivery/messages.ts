@@ -70,3 +70,12 @@ export function batches<T>(items: { message: T; bytes: number }[]): T[][] {
   if (current.length) out.push(current);
   return out;
 }
+
+/** How one attempt went, as the consumer reports it to the resource (delivery/attempt.ts makes it). */
+export interface AttemptResult {
+  outcome: "delivered" | "failed" | "aborted";
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+}

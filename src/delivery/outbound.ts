@@ -6,7 +6,7 @@
 import { httpUrl } from "../openapi/schemas";
 import { utf8Length } from "../bytes";
 import { z } from "@hono/zod-openapi";
-import type { OutgoingRequest } from "../resources/kind";
+import type { OutgoingRequest } from "../kind/kind";
 import { headerFields } from "../http/header-fields";
 
 /** Headers we set ourselves (signature, framing): a configured one must not replace them. */

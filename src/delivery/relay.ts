@@ -7,12 +7,11 @@
  */
 import type { Env } from "../env";
 import type { Json } from "../json";
-import type { EngineStore } from "../resources/engine";
+import type { EngineStore } from "../kind/engine";
 import { sha256Hex } from "../bytes";
 import { ERROR_CODES, type Result } from "../http/errors";
 import { resourceStub } from "../stubs";
-import type { AttemptResult } from "./attempt";
-import type { WebhookMessage } from "./messages";
+import type { AttemptResult, WebhookMessage } from "./messages";
 
 const PREFIX = "zeitvault://resources/";
 

@@ -7,7 +7,7 @@
  * an AWS Signature V4 is valid for minutes, so it is made per attempt, never stored.
  */
 import { AwsV4Signer } from "aws4fetch";
-import { seal, unseal } from "../auth/sealing";
+import { sealing } from "../auth/sealing-loader";
 import type { Env } from "../env";
 
 /**
@@ -44,12 +44,14 @@ export interface OpenedRequest {
   aws?: AwsSigning;
 }
 
+/** Sealing is loaded by then (auth/sealing-loader.ts): by the resource object that stages the request. */
 export function sealRequest(env: Env, request: OpenedRequest): string {
-  return seal(env, JSON.stringify(request));
+  return sealing().seal(env, JSON.stringify(request));
 }
 
+/** Sealing is loaded by then: by the attempt that opens it. */
 export function openRequest(env: Env, sealed: string): OpenedRequest {
-  return JSON.parse(unseal(env, sealed)) as OpenedRequest;
+  return JSON.parse(sealing().unseal(env, sealed)) as OpenedRequest;
 }
 
 /** The headers an AWS service wants on this attempt (Authorization, X-Amz-Date, the body's hash). */

@@ -10,7 +10,7 @@ import { routePath } from "hono/route";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { AppError } from "./errors";
-import { KINDS } from "../resources/registry";
+import { KIND_CARDS } from "../resources/kinds";
 import { deeperThan, MAX_JSON_DEPTH } from "../json";
 import { tooDeep } from "./json-depth";
 
@@ -25,7 +25,7 @@ const limiter = (maxSize: number) =>
  */
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 const LARGER = new Map(
-  KINDS.flatMap((kind) =>
+  KIND_CARDS.flatMap((kind) =>
     kind.ops
       .filter((op) => op.maxBodyBytes)
       .map((op) => [`${op.method.toUpperCase()} ${honoPath(`/v1/${kind.kind}/{id}${op.path}`)}`, { limit: limiter(op.maxBodyBytes!), raw: Boolean(op.rawBody) }] as const),

@@ -11,13 +11,12 @@
  *   the new payment unused;
  * - nothing (the anonymous free tier): the client address.
  */
-import { getAddress, verifyTypedData, type Hex } from "viem";
+import type { Hex } from "viem";
 import { z } from "zod";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { clientIp } from "./client-ip";
 import { chainConfig, decodeHeader } from "../money/x402/terms";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../money/x402/verify";
 import { looksLikeJwt, verifyAccessToken } from "../auth/access-tokens";
 import { serviceUrls } from "./urls";
 
@@ -59,6 +58,8 @@ async function x402Payer(c: Context<AppEnv>, header: string): Promise<string | n
   const now = BigInt(Math.floor(Date.now() / 1000));
   const chain = chainConfig(c.env);
   if (BigInt(a.validBefore) <= now || BigInt(a.validBefore) > now + BigInt(chain.maxTimeoutSeconds + WINDOW_SLACK_SECONDS)) return null;
+  // Loaded here, not at start-up: viem is needed only by x402 payers.
+  const { getAddress, verifyTypedData, TRANSFER_WITH_AUTHORIZATION_TYPES } = await import("../money/x402/verify");
   try {
     if (getAddress(a.to) !== getAddress(chain.payTo)) return null;
     const from = getAddress(a.from);

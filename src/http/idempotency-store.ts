@@ -12,18 +12,13 @@
  */
 import { fromBase64, toBase64, toHex } from "../bytes";
 import { AppError } from "./errors";
+import type { KeyMaterial } from "./idempotency-key";
 
 export const REPLAY_WINDOW_MS = 24 * 3600 * 1000;
 /** How long an in-flight claim holds the key if its request never finishes (a crashed isolate). */
 const IN_FLIGHT_LOCK_MS = 5 * 60 * 1000;
 
-export interface KeyMaterial {
-  id: string;
-  fingerprint: string;
-  aesKey: CryptoKey;
-  /** HKDF key for requestBytes. */
-  seed: CryptoKey;
-}
+export type { KeyMaterial };
 
 export interface StoredResponse {
   status: number;

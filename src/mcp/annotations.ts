@@ -6,8 +6,8 @@
  * `sends` or calls configured `targetFields` reaches the open world; so does an operation that
  * takes a `url` to fetch). Titles come from the kinds' titles and the operation names.
  */
-import type { AnyKind, AnyOp } from "../resources/kind";
-import { KINDS } from "../resources/registry";
+import type { AnyKind, AnyOp } from "../kind/kind";
+import { allKinds } from "../resources/kinds";
 import type { JsonSchema } from "./json-schema";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -28,12 +28,15 @@ interface Declared {
 
 const snake = (kind: string) => kind.replace(/-/g, "_");
 
-const DECLARED = new Map<string, Declared>(
-  KINDS.flatMap((kind) => [
-    [`create_${snake(kind.kind)}`, { kind }] as const,
-    ...kind.ops.map((op) => [`${snake(kind.kind)}_${op.name}`, { kind, op }] as const),
-  ]),
-);
+/** Made on first use: /mcp has every kind loaded by then (app.ts), not at the isolate's start. */
+let declaredTools: Map<string, Declared> | undefined;
+const declaredTool = (): Map<string, Declared> =>
+  (declaredTools ??= new Map<string, Declared>(
+    allKinds().flatMap((kind) => [
+      [`create_${snake(kind.kind)}`, { kind }] as const,
+      ...kind.ops.map((op) => [`${snake(kind.kind)}_${op.name}`, { kind, op }] as const),
+    ]),
+  ));
 
 /** Routes outside the kinds that reach beyond the service: buying credits settles on a chain, a retried delivery calls its receiver. */
 const OPEN_WORLD_ROUTES = new Set(["buy_credits", "retry_delivery"]);
@@ -44,7 +47,7 @@ const DESTRUCTIVE_ROUTES = new Set(["cancel_resource"]);
 const reachesOut = (kind: AnyKind) => Boolean(kind.sends && Object.keys(kind.sends).length) || Boolean(kind.targetFields?.length);
 
 export function hintsFor(name: string, method: Method, input: { properties?: Record<string, JsonSchema> }): ToolHints {
-  const declared = DECLARED.get(name);
+  const declared = declaredTool().get(name);
   const readOnly = method === "GET";
   const destructive = !readOnly && (method === "PUT" || method === "DELETE" || DESTRUCTIVE_ROUTES.has(name) || declared?.op?.destructive === true);
   const fetchesUrl = input.properties !== undefined && "url" in input.properties && !readOnly;
@@ -57,7 +60,7 @@ const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(
 
 /** A human title (2025-06-18's `title`): "Counter: increment", "Queue: create", "Get resource". */
 export function titleFor(name: string): string {
-  const declared = DECLARED.get(name);
+  const declared = declaredTool().get(name);
   if (!declared) return capitalised(humane(name));
   return `${declared.kind.title}: ${declared.op ? humane(declared.op.name) : "create"}`;
 }
@@ -68,7 +71,7 @@ export function titleFor(name: string): string {
  * answer with progress notifications when the client asks for them.
  */
 export function waitsFor(name: string): { waits: boolean; longPoll: boolean } {
-  const op = DECLARED.get(name)?.op;
+  const op = declaredTool().get(name)?.op;
   return { waits: Boolean(op?.ready || op?.prepare), longPoll: Boolean(op?.ready) };
 }
 

@@ -4,7 +4,7 @@
  * among the kind's already chosen (`context.arguments.kind`, 2025-06-18 on), else among all kinds'.
  */
 import { z } from "@hono/zod-openapi";
-import { findKind, KINDS } from "../resources/registry";
+import { allKinds, isKindName, KIND_NAMES, requireKind } from "../resources/kinds";
 import { paramsOf, type MethodContext } from "./context";
 import { RPC_ERRORS, RpcFault } from "./jsonrpc";
 import { USE_KIND } from "./prompts";
@@ -22,11 +22,11 @@ const completeParams = z.object({
   context: z.object({ arguments: z.record(z.string(), z.string()).optional() }).loose().optional(),
 }).loose();
 
-const kindNames = () => KINDS.map((k) => k.kind);
+const kindNames = () => [...KIND_NAMES];
 
 function operationNames(kind: string | undefined): string[] {
-  const chosen = kind ? findKind(kind) : undefined;
-  const ops = chosen ? chosen.ops.map((op) => op.name) : KINDS.flatMap((k) => k.ops.map((op) => op.name));
+  const chosen = kind && isKindName(kind) ? requireKind(kind) : undefined;
+  const ops = chosen ? chosen.ops.map((op) => op.name) : allKinds().flatMap((k) => k.ops.map((op) => op.name));
   return [...new Set(ops)].sort();
 }
 

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { AnyKind } from "../resources/kind";
+import type { AnyKind } from "../kind/kind";
 import type { AppFetch } from "./dispatch";
 import { RPC_ERRORS, RpcFault } from "./jsonrpc";
 import type { Revision } from "./revisions";

@@ -5,13 +5,13 @@
  * tool, so the REST route it stands for validates, charges and fails exactly as
  * it would if called by name.
  */
-import { DEFAULT_PUBLIC_BODY_BYTES } from "../resources/public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES } from "../kind/public-face";
 import { methodsOf } from "../resources/public-route-match";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { FAMILIES, KINDS, findKind } from "../resources/registry";
-import type { AnyKind } from "../resources/kind";
+import { allKinds, FAMILIES, KIND_NAMES, requireKind } from "../resources/kinds";
+import type { AnyKind } from "../kind/kind";
 import { AppError, validationError } from "../http/errors";
 import { microToUsd } from "../money/amounts";
 import { callTool, problemResult, result, type AppFetch, type PaymentPayload, type ToolResult } from "./dispatch";
@@ -29,7 +29,7 @@ export interface GenericTool extends ToolFace {
   run(ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult>;
 }
 
-const kindField = z.enum(KINDS.map((k) => k.kind) as [string, ...string[]]).describe("The kind, as list_kinds names it (e.g. `counters`).");
+const kindField = z.enum(KIND_NAMES as [string, ...string[]]).describe("The kind, as list_kinds names it (e.g. `counters`).");
 const inputField = (what: string) => z.record(z.string(), z.unknown()).default({}).describe(what);
 const idempotencyKey = z
   .string()
@@ -113,6 +113,14 @@ export function describeKind(kind: AnyKind, tools: Catalogue) {
 
 const free = (body: unknown) => Promise.resolve(result(body, false));
 
+/** A tool's JSON Schema, made when a tools/list first shows it rather than at every isolate's start. */
+const inputSchemas = new WeakMap<z.ZodType, ToolInputSchema>();
+function inputSchemaOf(schema: z.ZodType): ToolInputSchema {
+  let json = inputSchemas.get(schema);
+  if (!json) inputSchemas.set(schema, (json = toJsonSchema(schema) as ToolInputSchema));
+  return json;
+}
+
 const listKindsOutput: JsonSchema = {
   type: "object",
   properties: { kinds: { type: "array", items: { type: "object", properties: { kind: { type: "string" }, family: { type: "string" }, operations: { type: "array", items: { type: "string" } } }, required: ["kind", "family", "operations"] } } },
@@ -132,10 +140,10 @@ export const GENERIC_TOOLS: GenericTool[] = [
     annotations: GENERIC_HINTS.list_kinds,
     outputSchema: listKindsOutput,
     description: "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
-    inputSchema: toJsonSchema(listKindsInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(listKindsInput); },
     run: (_ctx, args) => {
       const { family } = parsed(listKindsInput, args);
-      const kinds = KINDS.filter((k) => !family || k.family === family).map((k) => ({
+      const kinds = allKinds().filter((k) => !family || k.family === family).map((k) => ({
         kind: k.kind, family: k.family, title: k.title, summary: k.summary, price_per_day_usd: perDay(k),
         default_ttl_seconds: k.defaultTtlSeconds, max_ttl_seconds: k.maxTtlSeconds, operations: k.ops.map((op) => op.name),
       }));
@@ -148,8 +156,8 @@ export const GENERIC_TOOLS: GenericTool[] = [
     annotations: GENERIC_HINTS.describe_kind,
     outputSchema: describeKindOutput,
     description: "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
-    inputSchema: toJsonSchema(describeKindInput) as ToolInputSchema,
-    run: (ctx, args) => free(describeKind(findKind(parsed(describeKindInput, args).kind)!, ctx.tools)),
+    get inputSchema() { return inputSchemaOf(describeKindInput); },
+    run: (ctx, args) => free(describeKind(requireKind(parsed(describeKindInput, args).kind), ctx.tools)),
   },
   {
     name: "create_resource",
@@ -157,7 +165,7 @@ export const GENERIC_TOOLS: GenericTool[] = [
     annotations: GENERIC_HINTS.create_resource,
     outputSchema: { type: "object", properties: { id: { type: "string" }, kind: { type: "string" }, management_token: { type: "string" } }, required: ["id", "kind"] },
     description: "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
-    inputSchema: toJsonSchema(createInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(createInput); },
     run: (ctx, args, payment) => {
       const { kind, input, idempotency_key } = parsed(createInput, args);
       return callTool(ctx.app, ctx.c, ctx.tools.get(`create_${snake(kind)}`)!, input, payment, idempotency_key);
@@ -170,10 +178,10 @@ export const GENERIC_TOOLS: GenericTool[] = [
     // Any operation of any kind: its answer is an object (stored bytes come as one too), nothing more can be said.
     outputSchema: { type: "object" },
     description: "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
-    inputSchema: toJsonSchema(callInput) as ToolInputSchema,
+    get inputSchema() { return inputSchemaOf(callInput); },
     run: (ctx, args, payment) => {
       const { kind, id, management_token, operation, input, idempotency_key } = parsed(callInput, args);
-      const known = [...findKind(kind)!.ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];
+      const known = [...requireKind(kind).ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];
       if (!known.includes(operation)) {
         throw new AppError("validation_failed", `operation: ${kind} has no operation ${operation}; it has ${known.join(", ")}.`, { errors: [{ path: "operation", message: `must be one of ${known.join(", ")}` }] });
       }

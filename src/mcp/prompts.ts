@@ -4,7 +4,7 @@
  * completion/complete completes: a kind, then one of that kind's operations.
  */
 import { z } from "@hono/zod-openapi";
-import { findKind } from "../resources/registry";
+import { isKindName, requireKind } from "../resources/kinds";
 import { paramsOf, type MethodContext } from "./context";
 import { describeKind } from "./generic";
 import { RPC_ERRORS, RpcFault } from "./jsonrpc";
@@ -44,8 +44,8 @@ export function getPrompt(ctx: MethodContext, params: unknown): Record<string, u
   const { name, arguments: args = {} } = paramsOf(getParams, params);
   if (name !== USE_KIND) throw invalid(`no prompt named ${name} (prompts/list names them).`);
   if (!args.kind) throw invalid("arguments.kind is required.");
-  const kind = findKind(args.kind);
-  if (!kind) throw invalid(`arguments.kind: no kind ${args.kind} (list_kinds names them).`);
+  if (!isKindName(args.kind)) throw invalid(`arguments.kind: no kind ${args.kind} (list_kinds names them).`);
+  const kind = requireKind(args.kind);
   const op = args.operation ? kind.ops.find((o) => o.name === args.operation) : undefined;
   if (args.operation && !op) throw invalid(`arguments.operation: ${kind.kind} has no operation ${args.operation}; it has ${kind.ops.map((o) => o.name).join(", ")}.`);
   const slug = snake(kind.kind);

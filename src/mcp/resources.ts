@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { llmsTxt } from "../openapi/llms";
-import { findKind, KINDS } from "../resources/registry";
+import { allKinds, isKindName, requireKind } from "../resources/kinds";
 import { paramsOf, type MethodContext } from "./context";
 import { callTool } from "./dispatch";
 import { describeKind } from "./generic";
@@ -36,7 +36,7 @@ const kindUri = (kind: string) => `${SCHEME}kinds/${kind}`;
 function catalogue(): Listed[] {
   return [
     ...FIXED,
-    ...KINDS.map((k) => ({ uri: kindUri(k.kind), name: k.kind, title: k.title, description: `${k.summary} Its schemas, examples, prices and operations (describe_kind's answer).`, mimeType: "application/json" })),
+    ...allKinds().map((k) => ({ uri: kindUri(k.kind), name: k.kind, title: k.title, description: `${k.summary} Its schemas, examples, prices and operations (describe_kind's answer).`, mimeType: "application/json" })),
   ];
 }
 
@@ -67,7 +67,8 @@ async function contentOf(ctx: MethodContext, uri: string): Promise<{ mimeType: s
     if (prices.isError) throw new Error(`list_prices failed: ${prices.content[0]?.text}`);
     return { mimeType: "application/json", text: prices.content[0]!.text };
   }
-  const kind = uri.startsWith(`${SCHEME}kinds/`) ? findKind(uri.slice(`${SCHEME}kinds/`.length)) : undefined;
+  const name = uri.startsWith(`${SCHEME}kinds/`) ? uri.slice(`${SCHEME}kinds/`.length) : undefined;
+  const kind = name !== undefined && isKindName(name) ? requireKind(name) : undefined;
   return kind ? { mimeType: "application/json", text: JSON.stringify(describeKind(kind, ctx.tools())) } : null;
 }
 

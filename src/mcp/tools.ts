@@ -7,8 +7,8 @@
  */
 import { z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { KINDS } from "../resources/registry";
-import type { AnyKind } from "../resources/kind";
+import { allKinds } from "../resources/kinds";
+import type { AnyKind } from "../kind/kind";
 import { priceList, type PriceLine } from "../money/prices";
 import { toolDescription } from "./descriptions";
 import { hintsFor, titleFor, waitsFor, type Method, type ToolHints } from "./annotations";
@@ -205,7 +205,7 @@ export function buildRouteTools(app: OpenAPIHono<AppEnv>): Catalogue {
   }
   const prices = priceList();
   const catalogue: Catalogue = new Map();
-  for (const name of [...CORE_ROUTE_TOOLS, ...KINDS.flatMap(kindToolNames)]) {
+  for (const name of [...CORE_ROUTE_TOOLS, ...allKinds().flatMap(kindToolNames)]) {
     const route = routes.get(name);
     if (!route) throw new Error(`MCP tool ${name}: no REST route has operationId ${name}`);
     catalogue.set(name, buildTool(name, route, prices));

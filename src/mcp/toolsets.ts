@@ -6,8 +6,8 @@
  * GitHub's MCP server does; `all` adds every kind's. Tools not listed can still be
  * called by name: the list is what a model is shown, not what it may use.
  */
-import type { AnyKind } from "../resources/kind";
-import { FAMILIES, KINDS, kindsNamed } from "../resources/registry";
+import type { AnyKind } from "../kind/kind";
+import { FAMILIES, KIND_NAMES, kindsNamed } from "../resources/kinds";
 import { GENERIC_TOOLS } from "./generic";
 import { CORE_ROUTE_TOOLS, kindToolNames } from "./tools";
 
@@ -21,4 +21,4 @@ export function listedToolNames(kinds: AnyKind[]): string[] {
   return [...GENERIC_TOOLS.map((t) => t.name), ...CORE_ROUTE_TOOLS, ...kinds.flatMap(kindToolNames)];
 }
 
-export const TOOLSET_NAMES = ["all", ...FAMILIES, ...KINDS.map((k) => k.kind)];
+export const TOOLSET_NAMES = ["all", ...FAMILIES, ...KIND_NAMES];

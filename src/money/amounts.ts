@@ -3,7 +3,6 @@
  * (1 µUSD = one USDC atomic unit). JSON carries dollars as numbers with at most
  * six decimals; conversion goes through decimal strings, never float arithmetic.
  */
-import { formatUnits, parseUnits } from "viem";
 import { z } from "@hono/zod-openapi";
 
 const USDC_DECIMALS = 6;
@@ -20,11 +19,22 @@ function decimalText(value: number): string | null {
 export function usdToMicro(value: number): number {
   const text = decimalText(value);
   if (text === null) throw new RangeError(`${value} is not a dollar amount with at most 6 decimals`);
-  return Number(parseUnits(text, USDC_DECIMALS));
+  // Exactly six decimals: the digits without the point are the micro-dollars (viem's parseUnits gives the same;
+  // importing viem here would load all of it with every isolate, test/node/amounts.test.ts pins the two together).
+  return Number(BigInt(text.replace(".", "")));
+}
+
+/** Micro-dollars as decimal text of dollars (viem's formatUnits): the last six digits are the fraction. */
+function dollarsText(micro: bigint): string {
+  const digits = micro.toString();
+  const negative = digits.startsWith("-");
+  const padded = (negative ? digits.slice(1) : digits).padStart(USDC_DECIMALS, "0");
+  const fraction = padded.slice(-USDC_DECIMALS).replace(/0+$/, "");
+  return `${negative ? "-" : ""}${padded.slice(0, -USDC_DECIMALS) || "0"}${fraction ? `.${fraction}` : ""}`;
 }
 
 export function microToUsd(micro: number): number {
-  return Number(formatUnits(BigInt(micro), USDC_DECIMALS));
+  return Number(dollarsText(BigInt(micro)));
 }
 
 /** A dollar amount in a request body: positive, at most six decimals. */

@@ -13,8 +13,6 @@ import type { AppEnv } from "../env";
 import { AppError } from "../http/errors";
 import { bearer, creditCredential, type CreditCredential } from "../auth/credentials";
 import { chainConfig, encodeHeader, paymentError, type PaymentTerms } from "./x402/terms";
-import { verifyPayment } from "./x402/verify";
-import { settlerFor } from "./x402/settle";
 import { claimPayment, recordSettlement, releasePayment, type ClaimKey } from "./x402/claims";
 import { claimFreeCall } from "../http/free-tier";
 import { microToUsd } from "./amounts";
@@ -96,6 +94,8 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
 
 async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>, header: string, terms: PaymentTerms): Promise<T> {
   const db = c.env.DB;
+  // viem (and its curves and ABI parsing) is loaded by the first x402 payment, not by every isolate's start.
+  const [{ verifyPayment }, { settlerFor }] = await Promise.all([import("./x402/verify"), import("./x402/settle")]);
   const payment = await verifyPayment(header, terms, Math.floor(Date.now() / 1000)).catch((err) => Promise.reject(withTerms(err, terms)));
   const key: ClaimKey = { network: terms.chain.caip2, payer: payment.payer.toLowerCase(), nonce: payment.nonce.toLowerCase() };
   const settler = settlerFor(c.env);

@@ -2,8 +2,8 @@
  * The price list: the single source of every charge, generated from the
  * registry. No price is written anywhere else.
  */
-import { KINDS } from "../resources/registry";
-import type { AnyKind } from "../resources/kind";
+import { allKinds } from "../resources/kinds";
+import type { AnyKind } from "../kind/kind";
 import { microToUsd } from "./amounts";
 
 const DAY_SECONDS = 86400;
@@ -25,8 +25,9 @@ export function lifetimePriceMicro(kind: AnyKind, seconds: number): number {
   return kind.dayPriceMicro * Math.max(1, Math.ceil(seconds / DAY_SECONDS));
 }
 
+/** Every kind's lines: the request asking has loaded every kind (app.ts). */
 export function priceList(): PriceLine[] {
-  return KINDS.flatMap((kind) => {
+  return allKinds().flatMap((kind) => {
     const ttl = { default_ttl_seconds: kind.defaultTtlSeconds, max_ttl_seconds: kind.maxTtlSeconds };
     const perDay = microToUsd(kind.dayPriceMicro);
     return [

@@ -7,18 +7,19 @@
  * description is written once (not again in its schema), and the security most
  * operations share becomes the document's default.
  */
+import type {
+  ContentObject, HeaderObject, OpenAPIObject as Document, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SecurityRequirementObject,
+} from "openapi3-ts/oas31";
 import { ERROR_CODES } from "../http/errors";
 import { pruneComponents } from "./refs";
+import { isRef, operations } from "./walk";
 
-type Json = Record<string, any>;
-type Document = Json & { paths?: Record<string, Json>; components?: Json };
+type Response = ResponseObject | ReferenceObject;
+type Parameter = ParameterObject | ReferenceObject;
+type Headers = Record<string, HeaderObject | ReferenceObject>;
 
-const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
-
-function* operations(doc: Document): Generator<Json> {
-  for (const item of Object.values(doc.paths ?? {})) for (const m of METHODS) if (item[m]) yield item[m];
-  for (const item of Object.values<Json>(doc.webhooks ?? {})) for (const m of METHODS) if (item[m]) yield item[m];
-}
+/** An operation's responses by status (the generator's type has them as `any`). */
+const responsesOf = (op: OperationObject): [string, Response][] => Object.entries<Response>(op.responses ?? {});
 
 /** `not found` → `NotFound`: component names allow letters, digits, `.`, `-` and `_` only. */
 const pascal = (text: string) => text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep, ch: string) => ch.toUpperCase()).replace(/[^A-Za-z0-9]/g, "");
@@ -27,10 +28,10 @@ const pascal = (text: string) => text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g,
  * The name a shared response gets: an error's status title (`Unauthorized`), a success's schema
  * (`CreatedResource`) or status, then a counter for variants.
  */
-function responseName(status: string, response: Json): string {
+function responseName(status: string, response: ResponseObject): string {
   if (status === "default") return "Error";
   if (/^[123]/.test(status)) {
-    const ref = Object.values<Json>(response.content ?? {})[0]?.schema?.$ref as string | undefined;
+    const ref = Object.values(response.content ?? {})[0]?.schema?.$ref;
     return ref ? `${ref.split("/").pop()}Response` : `Status${status}`;
   }
   const entry = Object.values(ERROR_CODES).find(([s]) => String(s) === status);
@@ -38,11 +39,11 @@ function responseName(status: string, response: Json): string {
 }
 
 /** Puts `value` under components[section] (reusing an equal one already there) and answers its $ref. */
-function hoist(doc: Document, section: string, base: string, value: Json, seen: Map<string, string>): Json {
+function hoist(doc: Document, section: "responses" | "parameters", base: string, value: ResponseObject | ParameterObject, seen: Map<string, string>): ReferenceObject {
   const key = JSON.stringify(value);
   let name = seen.get(key);
   if (!name) {
-    const taken = ((doc.components ??= {})[section] ??= {}) as Json;
+    const taken: Record<string, object> = ((doc.components ??= {})[section] ??= {});
     name = base;
     for (let n = 2; taken[name] !== undefined; n++) name = `${base}${n}`;
     taken[name] = value;
@@ -69,18 +70,27 @@ const FOLDED: Record<string, { statuses: string[]; description: string }> = {
 };
 
 /** Every header any folded status documents, anywhere: one folded response for all operations, not a variant per set of statuses. */
-function foldedHeaders(doc: Document): Record<string, Json> {
-  const headers: Record<string, Json> = {};
-  for (const op of operations(doc)) for (const { statuses } of Object.values(FOLDED)) for (const s of statuses) Object.assign(headers, op.responses?.[s]?.headers ?? {});
+function foldedHeaders(doc: Document): Headers {
+  const headers: Headers = {};
+  for (const op of operations(doc)) {
+    for (const { statuses } of Object.values(FOLDED)) {
+      for (const s of statuses) {
+        const response = op.responses?.[s] as Response | undefined;
+        if (response && !isRef(response)) Object.assign(headers, response.headers ?? {});
+      }
+    }
+  }
   return headers;
 }
 
-function fold(op: Json, headers: Record<string, Json>): void {
+function fold(op: OperationObject, headers: Headers): void {
+  const responses = op.responses;
+  if (!responses) return;
   for (const [range, { statuses, description }] of Object.entries(FOLDED)) {
-    const present = statuses.filter((s) => op.responses?.[s]);
+    const present = statuses.filter((s) => responses[s]);
     if (!present.length) continue;
-    op.responses[range] = { ...op.responses[present[0]!], description, headers };
-    for (const s of present) delete op.responses[s];
+    responses[range] = { ...(responses[present[0]!] as Response), description, headers };
+    for (const s of present) delete responses[s];
   }
 }
 
@@ -88,10 +98,10 @@ function fold(op: Json, headers: Record<string, Json>): void {
  * A parameter as written once: its description not again in its schema, and `required: false`
  * (the default) not at all.
  */
-function describedOnce(p: Json): Json {
-  if (p.$ref) return p;
+function describedOnce(p: Parameter): Parameter {
+  if (isRef(p)) return p;
   const { required, ...rest } = p;
-  const out = required === false ? rest : p;
+  const out: ParameterObject = required === false ? rest : p;
   if (!out.schema?.description || out.schema.description !== out.description) return out;
   const { description: _, ...schema } = out.schema;
   return { ...out, schema };
@@ -105,19 +115,19 @@ export function compact(doc: Document): Document {
   for (const op of operations(doc)) {
     if (op.parameters) op.parameters = op.parameters.map(describedOnce);
     fold(op, headers);
-    for (const response of Object.values<Json>(op.responses ?? {})) responseCount.set(JSON.stringify(response), (responseCount.get(JSON.stringify(response)) ?? 0) + 1);
+    for (const [, response] of responsesOf(op)) responseCount.set(JSON.stringify(response), (responseCount.get(JSON.stringify(response)) ?? 0) + 1);
   }
-  for (const op of operations(doc)) for (const p of op.parameters ?? []) if (!p.$ref) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
+  for (const op of operations(doc)) for (const p of op.parameters ?? []) if (!isRef(p)) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
   const params = new Map<string, string>();
   const security = new Map<string, number>();
 
   for (const op of operations(doc)) {
-    for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+    for (const [status, response] of responsesOf(op)) {
       const shared = /^[45]|^default$/.test(status) || (responseCount.get(JSON.stringify(response)) ?? 0) > 1;
-      if (!response.$ref && shared) op.responses[status] = hoist(doc, "responses", responseName(status, response), response, responses);
+      if (!isRef(response) && shared) op.responses![status] = hoist(doc, "responses", responseName(status, response), response, responses);
     }
-    op.parameters = op.parameters?.map((p: Json) =>
-      !p.$ref && (paramCount.get(JSON.stringify(p)) ?? 0) > 1 ? hoist(doc, "parameters", pascal(`${p.name} ${p.in === "path" ? "" : p.in}`), p, params) : p,
+    op.parameters = op.parameters?.map((p) =>
+      !isRef(p) && (paramCount.get(JSON.stringify(p)) ?? 0) > 1 ? hoist(doc, "parameters", pascal(`${p.name} ${p.in === "path" ? "" : p.in}`), p, params) : p,
     );
     if (op.security) security.set(JSON.stringify(op.security), (security.get(JSON.stringify(op.security)) ?? 0) + 1);
   }
@@ -126,7 +136,7 @@ export function compact(doc: Document): Document {
   // that said nothing (no credential) says so now, or it would inherit the default.
   const [common] = [...security.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
   if (common) {
-    doc.security = JSON.parse(common);
+    doc.security = JSON.parse(common) as SecurityRequirementObject[];
     for (const op of operations(doc)) {
       if (!op.security) op.security = [];
       else if (JSON.stringify(op.security) === common) delete op.security;
@@ -143,7 +153,7 @@ const isEmpty = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v
 function withoutDescriptions(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutDescriptions);
   if (!node || typeof node !== "object") return node;
-  const out: Json = Object.fromEntries(
+  const out: Record<string, unknown> = Object.fromEntries(
     Object.entries(node)
       .filter(([k, v]) => !(k === "description" && typeof v === "string"))
       .map(([k, v]) => [k, DATA_KEYS.has(k) ? v : withoutDescriptions(v)]),
@@ -158,12 +168,12 @@ function withoutDescriptions(node: unknown): unknown {
 }
 
 /** A schema's own and its fields' descriptions dropped (a `$ref` stays as it is). */
-const bare = (holder: Json | undefined, key: string) => {
-  if (holder?.[key]) holder[key] = withoutDescriptions(holder[key]);
-};
+function bare<T extends object, K extends keyof T>(holder: T | undefined, key: K): void {
+  if (holder?.[key]) holder[key] = withoutDescriptions(holder[key]) as T[K];
+}
 
-function bareContent(entry: Json | undefined): void {
-  for (const media of Object.values<Json>(entry?.content ?? {})) bare(media, "schema");
+function bareContent(entry: { content?: ContentObject } | ReferenceObject | undefined): void {
+  if (entry && !isRef(entry)) for (const media of Object.values(entry.content ?? {})) bare(media, "schema");
 }
 
 /**
@@ -190,23 +200,24 @@ export function outline(full: Document): Document {
   for (const op of operations(doc)) {
     delete op.description;
     bareContent(op.requestBody);
-    for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-      if (status in OUTLINE_FOLDED) delete op.responses[status];
-      else if (/^2/.test(status) && !response.$ref) for (const media of Object.values<Json>(response.content ?? {})) delete media.schema;
+    for (const [status, response] of responsesOf(op)) {
+      if (status in OUTLINE_FOLDED) delete op.responses![status];
+      else if (/^2/.test(status) && !isRef(response)) for (const media of Object.values(response.content ?? {})) delete media.schema;
       else bareContent(response);
     }
-    for (const p of op.parameters ?? []) bare(p, "schema");
+    for (const p of op.parameters ?? []) if (!isRef(p)) bare(p, "schema");
   }
   const components = doc.components ?? {};
-  for (const [name, response] of Object.entries<Json>(components.responses ?? {})) {
+  for (const [name, response] of Object.entries(components.responses ?? {})) {
+    if (isRef(response)) continue;
     if (name === "Error") response.description += ` Also ${Object.values(OUTLINE_FOLDED).join("; ")}.`;
-    for (const media of Object.values<Json>(response.content ?? {})) {
+    for (const media of Object.values(response.content ?? {})) {
       if (media.schema?.$ref !== "#/components/schemas/Problem" && media.schema?.$ref !== "#/components/schemas/PaymentRequired") delete media.schema;
     }
   }
   pruneComponents(doc);
   for (const name of Object.keys(components.schemas ?? {})) bare(components.schemas, name);
-  for (const response of Object.values<Json>(components.responses ?? {})) bareContent(response);
-  for (const p of Object.values<Json>(components.parameters ?? {})) bare(p, "schema");
+  for (const response of Object.values(components.responses ?? {})) bareContent(response);
+  for (const p of Object.values(components.parameters ?? {})) if (!isRef(p)) bare(p, "schema");
   return doc;
 }

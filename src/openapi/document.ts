@@ -12,7 +12,7 @@ import { ERROR_CODES } from "../http/errors";
 import { MAX_KEY_LENGTH } from "../http/idempotency";
 import { TAG_DESCRIPTIONS } from "./tags";
 import { covers, IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "../http/api-paths";
-import { FAMILIES, kindsNamed } from "../resources/registry";
+import { FAMILIES, kindsNamed } from "../resources/kinds";
 import { errorResponses } from "./responses";
 import { compact, outline } from "./compact";
 import { withExamples } from "./examples";
@@ -20,8 +20,6 @@ import { slice } from "./slice";
 import { llmsTxt } from "./llms";
 
 type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
-/** The document as served, after the generator: plain JSON. */
-type Served = Record<string, any>;
 type Operation = NonNullable<NonNullable<NonNullable<Document["paths"]>[string]>["post"]>;
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
@@ -122,7 +120,7 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
     tags: TAG_DESCRIPTIONS,
   });
   // Built once per server URL and isolate: the registry cannot change under a running worker.
-  const built = new Map<string, { full: Served; outline: Served }>();
+  const built = new Map<string, { full: Document; outline: Document }>();
   const documents = (c: Context<AppEnv>) => {
     const server = c.env.BASE_URL || new URL(c.req.url).origin;
     let docs = built.get(server);
@@ -130,13 +128,13 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
       const full = compact(withExamples(withMiddlewareContract(app.getOpenAPI31Document(config(server)))));
       built.set(server, (docs = { full, outline: outline(full) }));
     }
-    const titled = (doc: Served) => ({ ...doc, info: { ...doc.info, title: c.env.SERVICE_NAME } });
+    const titled = (doc: Document) => ({ ...doc, info: { ...doc.info, title: c.env.SERVICE_NAME } });
     return { full: titled(docs.full), outline: titled(docs.outline) };
   };
   registerReferenceRoutes(app, documents);
 }
 
-function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, documents: (c: Context<AppEnv>) => { full: Served; outline: Served }): void {
+function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, documents: (c: Context<AppEnv>) => { full: Document; outline: Document }): void {
   const kindsQuery = z.object({
     kinds: z.string().max(2000).optional().openapi({ example: "counters,queues" })
       .describe(`Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, or a kind): a valid document on its own, with the routes every resource shares, fields described. \`all\`: the whole document with every field's description.`),

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { FAMILIES, KINDS } from "../resources/registry";
+import { allKinds, FAMILIES } from "../resources/kinds";
 import { serviceUrls } from "../http/urls";
 import { microToUsd } from "../money/amounts";
 import { TAGS } from "./tags";
@@ -14,7 +14,7 @@ export function llmsTxt(c: Context<AppEnv>): string {
   const { baseUrl, authUrl } = serviceUrls(c);
   const name = c.env.SERVICE_NAME;
   const families = FAMILIES.map((family) => {
-    const kinds = KINDS.filter((k) => k.family === family);
+    const kinds = allKinds().filter((k) => k.family === family);
     if (kinds.length === 0) return "";
     const lines = kinds.map((k) => `- [${k.kind}](${baseUrl}/openapi.json?kinds=${k.kind}): ${k.summary} $${microToUsd(k.dayPriceMicro)} per day.`);
     return `## ${TAGS[family]}\n\n${lines.join("\n")}\n`;

@@ -5,11 +5,23 @@ import { paymentRequired, problem } from "./schemas";
 
 const problemContent = (schema: z.ZodType) => ({ "application/problem+json": { schema } });
 
+/** The codes each status answers with, as a description (`a`, `b`): worked out once, not once per route. */
+let codesByStatus: Map<number, string> | undefined;
+function codesOf(status: number): string {
+  if (!codesByStatus) {
+    codesByStatus = new Map();
+    for (const [code, [s]] of Object.entries(ERROR_CODES)) {
+      const known = codesByStatus.get(s);
+      codesByStatus.set(s, known === undefined ? `\`${code}\`` : `${known}, \`${code}\``);
+    }
+  }
+  return codesByStatus.get(status) ?? "";
+}
+
 export function errorResponses(statuses: number[]) {
   const out: Record<string, { description: string; content: ReturnType<typeof problemContent>; headers?: Record<string, unknown> }> = {};
   for (const status of [...new Set([...statuses, 400, 429, 500])].sort()) {
-    const codes = Object.entries(ERROR_CODES).filter(([, [s]]) => s === status).map(([code]) => code);
-    const description = `${codes.map((c) => `\`${c}\``).join(", ")}`;
+    const description = codesOf(status);
     if (status === 402) {
       out[status] = {
         description: `Payment required (${description}); the body carries the x402 terms of this call.`,

@@ -5,11 +5,11 @@
  * (status, extend, export, cancel, signed downloads), their events, and only the
  * components all of that refers to.
  */
-import type { AnyKind } from "../resources/kind";
+import type { OpenAPIObject, PathItemObject, SecurityRequirementObject } from "openapi3-ts/oas31";
+import type { AnyKind } from "../kind/kind";
 import { ownPathsOf } from "../resources/kind-routes";
 import { pruneComponents } from "./refs";
-
-type Json = Record<string, any>;
+import { operations } from "./walk";
 
 /** Routes every slice keeps: a resource cannot be managed, or its content fetched, without them. */
 const SHARED_PATHS = [
@@ -22,26 +22,27 @@ const SLICE_DESCRIPTION =
   "by its management token and paid with `X-CREDIT-TOKEN` or x402. Every response carries `RateLimit-*` headers; every error is `application/problem+json`.";
 const LIFECYCLE_EVENTS = ["resource.expiring", "resource.expired", "resource.cancelled"];
 
-function securityNames(requirements: Json[] | undefined, into: Set<string>): void {
+function securityNames(requirements: SecurityRequirementObject[] | undefined, into: Set<string>): void {
   for (const r of requirements ?? []) for (const name of Object.keys(r)) into.add(name);
 }
 
-export function slice(full: Json, kinds: AnyKind[]): Json {
+export function slice(full: OpenAPIObject, kinds: AnyKind[]): OpenAPIObject {
   const doc = structuredClone(full);
   const owns = (path: string) =>
     SHARED_PATHS.includes(path) || kinds.some((k) => path === `/v1/${k.kind}` || path.startsWith(`/v1/${k.kind}/`) || ownPathsOf(k).includes(path));
-  doc.paths = Object.fromEntries(Object.entries<Json>(doc.paths ?? {}).filter(([path]) => owns(path)));
+  doc.paths = Object.fromEntries(Object.entries<PathItemObject>(doc.paths ?? {}).filter(([path]) => owns(path)));
   const events = new Set([...LIFECYCLE_EVENTS, ...kinds.flatMap((k) => Object.keys(k.sends ?? {}))]);
-  doc.webhooks = Object.fromEntries(Object.entries<Json>(doc.webhooks ?? {}).filter(([type]) => events.has(type)));
+  doc.webhooks = Object.fromEntries(Object.entries<PathItemObject>(doc.webhooks ?? {}).filter(([type]) => events.has(type)));
 
   pruneComponents(doc);
   const schemes = new Set<string>();
   securityNames(doc.security, schemes);
-  const ops = [...Object.values<Json>(doc.paths), ...Object.values<Json>(doc.webhooks)].flatMap((item) => Object.values<Json>(item));
+  const ops = [...operations(doc)];
   for (const op of ops) securityNames(op.security, schemes);
-  doc.components.securitySchemes = Object.fromEntries(Object.entries<Json>(doc.components.securitySchemes ?? {}).filter(([name]) => schemes.has(name)));
+  const components = (doc.components ??= {});
+  components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes ?? {}).filter(([name]) => schemes.has(name)));
   const tags = new Set(ops.flatMap((op) => op.tags ?? []));
-  doc.tags = (doc.tags ?? []).filter((t: Json) => tags.has(t.name));
+  doc.tags = (doc.tags ?? []).filter((t) => tags.has(t.name));
   doc.info = { ...doc.info, title: `${doc.info.title}: ${kinds.map((k) => k.kind).join(", ")}`, description: SLICE_DESCRIPTION };
   return doc;
 }

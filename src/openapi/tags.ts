@@ -1,5 +1,5 @@
 /** OpenAPI tags: one per family, plus Manage, Money and Ask (seed-spec §1). */
-import type { Family } from "../resources/kind";
+import type { Family } from "../kind/kind";
 
 export const TAGS: Record<Family, string> = {
   time: "Time",

@@ -7,7 +7,6 @@
 import type { Env } from "../env";
 import { accountStub, resourceStub } from "../stubs";
 import { signingKeys } from "../auth/signing-keys";
-import { tsaSigner } from "../kinds/time/notary/tsa-signer";
 import { seal } from "../auth/sealing";
 import { egressProxy } from "../delivery/connect-proxy";
 import { isDevelopment } from "../env";
@@ -147,6 +146,8 @@ export async function egress(env: Env): Promise<Probe> {
 /** Each key loads as the code will use it (development keys are generated per isolate). */
 export async function keys(env: Env): Promise<Probe> {
   try {
+    // The TSA signer (pkijs) is loaded by this probe and by the notary, not at start-up.
+    const { tsaSigner } = await import("../kinds/time/notary/tsa-signer");
     const [signing, tsa] = await Promise.all([signingKeys(env), tsaSigner(env)]);
     seal(env, "readiness");
     return ok("keys", `signing kid ${signing.current.kid}${signing.published.length > 1 ? " (a rotation is under way)" : ""}; TSA ${tsa ? "loaded" : "missing"}; encryption at rest loaded`);

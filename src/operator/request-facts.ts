@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../env";
-import { findKind, KINDS } from "../resources/registry";
+import { isKindName, KIND_CARDS } from "../resources/kinds";
 
 export interface RequestFacts {
   /** The answering route's pattern as the OpenAPI document writes it (`/v1/vaults/{id}/keys/{key}`); null when no route matched. */
@@ -29,7 +29,7 @@ let operations: Map<string, string> | undefined;
 function operationIndex(): Map<string, string> {
   if (operations) return operations;
   operations = new Map();
-  for (const kind of KINDS) {
+  for (const kind of KIND_CARDS) {
     operations.set(`POST /v1/${kind.kind}`, `${kind.kind}.create`);
     for (const op of kind.ops) operations.set(`${op.method.toUpperCase()} /v1/${kind.kind}/:id${op.path.replace(/\{(\w+)\}/g, ":$1")}`, `${kind.kind}.${op.name}`);
   }
@@ -45,7 +45,7 @@ function routeFacts(method: string, pattern: string): RouteFacts {
     const segment = pattern.startsWith("/v1/") ? pattern.split("/")[2]! : "";
     facts = {
       route: pattern.replace(/:(\w+)/g, "{$1}"),
-      kind: findKind(segment) ? segment : null,
+      kind: isKindName(segment) ? segment : null,
       operation: operationIndex().get(key) ?? null,
       kindInPath: segment === ":kind",
     };
@@ -65,7 +65,7 @@ function answeringRoute(c: Context<AppEnv>): { method: string; path: string } | 
 
 function kindSegment(path: string): string | null {
   const segment = path.split("/", 3)[2] ?? "";
-  return findKind(segment) ? segment : null;
+  return isKindName(segment) ? segment : null;
 }
 
 /** The kind a public id names (`{kind}_{…}`); ids of the first layout name none. */
@@ -73,7 +73,7 @@ function publicKind(path: string): string | null {
   const end = path.indexOf("/", 3);
   const id = path.slice(3, end === -1 ? undefined : end);
   const kind = id.slice(0, Math.max(0, id.lastIndexOf("_")));
-  return kind && findKind(kind) ? kind : null;
+  return kind && isKindName(kind) ? kind : null;
 }
 
 export function requestFacts(c: Context<AppEnv>): RequestFacts {
@@ -86,7 +86,7 @@ export function requestFacts(c: Context<AppEnv>): RequestFacts {
   // /v1/resources/{id}/extend names no kind in its path: the operation it was charged for does.
   if (charged && !kind) {
     const named = charged.operation.split(".")[0]!;
-    kind = findKind(named) ? named : null;
+    kind = isKindName(named) ? named : null;
   }
   return { route: facts.route, kind, operation: charged?.operation ?? facts.operation, isPublic };
 }

@@ -1,7 +1,7 @@
 /** Shapes of GET /v1/admin/stats: the same schemas validate the query, type the answer and document both. */
 import { z } from "@hono/zod-openapi";
 
-/** x402 payments are swept a month past their authorization (resources/index-table.ts): revenue reaches no further back. */
+/** x402 payments are swept a month past their authorization (kind/index-table.ts): revenue reaches no further back. */
 export const MAX_STATS_DAYS = 30;
 
 export const statsQuery = z.object({

@@ -10,7 +10,8 @@ import { lifecycleEvents } from "../delivery/events";
 import { delivery, deliveryPage } from "../delivery/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { MANAGED } from "../openapi/security";
-import { KINDS } from "./registry";
+import { allKinds, KIND_NAMES } from "./kinds";
+import { documentLater } from "../openapi/deferred";
 import { resourceAnswer } from "./record";
 import { pageLimit, resourceIdParam, seqCursor } from "../openapi/schemas";
 
@@ -18,7 +19,7 @@ const listQuery = z.object({ limit: pageLimit(), cursor: seqCursor });
 
 /** Every kind's log is at `/v1/{kind}/{id}/deliveries`: one route, documented once, for all of them. */
 const kindParam = z.object({
-  kind: z.enum(KINDS.map((k) => k.kind) as [string, ...string[]]).openapi({ param: { name: "kind", in: "path" }, example: "wakeups" }).describe("The resource's kind."),
+  kind: z.enum(KIND_NAMES as [string, ...string[]]).openapi({ param: { name: "kind", in: "path" }, example: "wakeups" }).describe("The resource's kind."),
 });
 const logParams = kindParam.extend(resourceIdParam.shape);
 const retryParams = logParams.extend({
@@ -58,8 +59,8 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.json(out as object, 200);
     },
   );
-  const webhook = (type: string, description: string | undefined, schema: z.ZodType) =>
-    app.openAPIRegistry.registerWebhook({
+  const webhook = (type: string, description: string | undefined, schema: z.ZodType, registry = app.openAPIRegistry) =>
+    registry.registerWebhook({
       method: "post", path: type, operationId: `event_${type.replace(/\W/g, "_")}`, summary: type, description,
       // Receivers authenticate us by the Standard Webhooks signature, not by an API credential.
       security: [],
@@ -67,9 +68,12 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "Any 2xx acknowledges the event; `webhook-delivery: abort` stops the retries." } },
     });
   for (const [type, data] of Object.entries(lifecycleEvents)) webhook(type, `To notify_url. ${data.description ?? ""}`, envelope(type, data));
-  for (const kind of KINDS) {
-    for (const [type, what] of Object.entries(kind.sends ?? {})) {
-      webhook(type, `${what} Signed with the resource's signing_secret (Standard Webhooks).`, z.unknown());
+  // The kinds' own requests, once every kind is loaded (openapi/deferred.ts).
+  documentLater(app, (registry) => {
+    for (const kind of allKinds()) {
+      for (const [type, what] of Object.entries(kind.sends ?? {})) {
+        webhook(type, `${what} Signed with the resource's signing_secret (Standard Webhooks).`, z.unknown(), registry);
+      }
     }
-  }
+  });
 }

@@ -1,9 +1,11 @@
 /** Create and data-plane routes for every kind in the registry: no kind writes its own handlers. */
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { H } from "hono/types";
 import type { AppEnv } from "../env";
-import type { AnyKind, AnyOp } from "./kind";
-import { KINDS } from "./registry";
+import type { AnyKind, AnyOp, KindCard } from "../kind/kind";
+import { KIND_CARDS, loadKind } from "./kinds";
+import { addDefinitions, documentLater } from "../openapi/deferred";
 import { issueManagementToken } from "../auth/tokens";
 import { serviceUrls } from "../http/urls";
 import { managementCredential } from "../auth/credentials";
@@ -12,16 +14,16 @@ import { lifetimePriceMicro } from "../money/prices";
 import { resourceStub } from "../stubs";
 import { newPublicId } from "./public-addresses";
 import { AppError, unwrap } from "../http/errors";
-import { closeObject, objectResponse, openObject } from "./downloads";
+import { closeObject, objectResponse, openObject } from "../kind/downloads";
 import { isMediaType } from "../http/header-fields";
 import { commonCreateFields, createdResource, noInput, resourceIdParam, withMetaOf } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
 import { newSigningSecret } from "../delivery/signing";
-import { seal } from "../auth/sealing";
+import { loadSealing } from "../auth/sealing-loader";
 import { REPLAY_WINDOW_MS, requestBytes, type KeyMaterial } from "../http/idempotency-store";
-import { findResourceIndex } from "./index-table";
+import { findResourceIndex } from "../kind/index-table";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
@@ -101,7 +103,9 @@ async function identity(c: Context<AppEnv>, signs: boolean, key: KeyMaterial | u
   const made = key && (await findResourceIndex(c.env.DB, mgmt.parts.resourceId));
   if (made && (made.state !== "active" || made.created_at <= Date.now() - REPLAY_WINDOW_MS)) return identity(c, signs, undefined);
   const signingSecret = signs ? newSigningSecret(key && (await requestBytes(key, "signing secret", 32))) : null;
-  return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret: signingSecret ? await seal(c.env, signingSecret) : null };
+  // AES is loaded by the first create that needs it, not at start-up (auth/sealing-loader.ts).
+  const sealedSecret = signingSecret ? (await loadSealing()).seal(c.env, signingSecret) : null;
+  return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret };
 }
 
 /** An unknown field is refused (422), not ignored: a misspelt option must not silently fall back to its default. */
@@ -215,13 +219,71 @@ function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
 const ownPaths = new Map<string, string[]>();
 export const ownPathsOf = (kind: AnyKind): string[] => ownPaths.get(kind.kind) ?? [];
 
+/** A kind's routes as app.openapi would have registered them: each route's handlers (validators, then the handler) and its OpenAPI entries. */
+interface BuiltRoutes {
+  chains: Map<string, H[]>;
+  definitions: OpenAPIHono<AppEnv>["openAPIRegistry"]["definitions"];
+}
+
+const honoPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, "/:$1");
+
+/**
+ * Registers every kind's routes (its own first: a fixed path such as /v1/notify/channels must win over
+ * /v1/{kind}/{id}; then its create and its operations), each with its method and path from the kind
+ * manifest and a handler that builds the kind's routes when one of them is first called: the kind's module
+ * loaded, its schemas derived, its validators made and its OpenAPI entries written, on a scratch app with
+ * the same hook, by the same code as before. The request then runs the route's own handlers on its own
+ * context, so routing, middleware and answers are what they were. The OpenAPI entries join the document,
+ * where they were declared, when it is first built (openapi/deferred.ts).
+ */
 export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
-  for (const kind of KINDS) {
-    // The kind's own first: a fixed path (/v1/notify/channels) must win over /v1/{kind}/{id}.
-    const before = app.openAPIRegistry.definitions.length;
-    kind.routes?.(app);
-    ownPaths.set(kind.kind, app.openAPIRegistry.definitions.slice(before).flatMap((d) => (d.type === "route" ? [d.route.path] : [])));
-    registerCreate(app, kind);
-    for (const op of kind.ops) registerOp(app, kind, op);
+  const built = new Map<string, Promise<BuiltRoutes>>();
+  const build = (card: KindCard) => {
+    let routes = built.get(card.kind);
+    if (!routes) built.set(card.kind, (routes = loadKind(card.kind).then((kind) => buildRoutes(app, kind))));
+    return routes;
+  };
+  for (const card of KIND_CARDS) {
+    const routes = [...card.ownRoutes, { method: "post" as const, path: `/v1/${card.kind}` }, ...card.ops.map((op) => ({ method: op.method, path: `/v1/${card.kind}/{id}${op.path}` }))];
+    for (const { method, path } of routes) {
+      const key = `${method.toUpperCase()} ${honoPath(path)}`;
+      let chain: H[] | undefined;
+      // One parameter: a handler, not a middleware (operator/request-facts.ts names the route by the first handler).
+      app.on(method.toUpperCase(), honoPath(path), async (c: Context<AppEnv>) => {
+        chain ??= (await build(card)).chains.get(key);
+        if (!chain) throw new Error(`${card.kind}: the manifest's route ${key} is not the kind's (npm run manifests)`);
+        return runChain(c, chain);
+      });
+    }
   }
+  documentLater(app, async (registry) => {
+    for (const card of KIND_CARDS) addDefinitions(registry, (await build(card)).definitions);
+  });
+}
+
+function buildRoutes(app: OpenAPIHono<AppEnv>, kind: AnyKind): BuiltRoutes {
+  const scratch = new OpenAPIHono<AppEnv>({ defaultHook: app.defaultHook });
+  kind.routes?.(scratch);
+  ownPaths.set(kind.kind, scratch.openAPIRegistry.definitions.flatMap((d) => (d.type === "route" ? [d.route.path] : [])));
+  registerCreate(scratch, kind);
+  for (const op of kind.ops) registerOp(scratch, kind, op);
+  const chains = new Map<string, H[]>();
+  for (const route of scratch.routes) {
+    const key = `${route.method} ${route.path}`;
+    chains.set(key, [...(chains.get(key) ?? []), route.handler]);
+  }
+  return { chains, definitions: scratch.openAPIRegistry.definitions };
+}
+
+/**
+ * Runs one route's handlers on the request's context as Hono's compose would: each middleware's `next` is the
+ * one after it, an answer returned becomes the response, and an error goes up to the app's onError.
+ */
+async function runChain(c: Context<AppEnv>, chain: H[]): Promise<Response> {
+  const step = async (i: number): Promise<void> => {
+    const res: unknown = await chain[i]!(c, () => step(i + 1));
+    if (res instanceof Response && !c.finalized) c.res = res;
+  };
+  await step(0);
+  return c.res;
 }

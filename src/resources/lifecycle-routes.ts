@@ -6,7 +6,7 @@ import { managementCredential } from "../auth/credentials";
 import { resourceStub } from "../stubs";
 import { runPaid } from "../money/payment";
 import { lifetimePriceMicro } from "../money/prices";
-import { requireKind } from "./registry";
+import { loadKind } from "./kinds";
 import { publicRecord, resourceAnswer } from "./record";
 import { resourceIdParam, resourceRecord } from "../openapi/schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
@@ -57,7 +57,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
       const { ttl_seconds } = c.req.valid("json");
       // The price depends on the kind, which only the resource knows: one free status read first.
       const current = await resourceAnswer(c, t.id, t.hash, await t.stub.status(t.hash));
-      const kind = requireKind(current.kind);
+      const kind = await loadKind(current.kind);
       const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
       const core = await runPaid(c, { priceMicro, operation: `${kind.kind}.extend`, description: `Extend ${t.id} by ${ttl_seconds} s`, creditFrom: "x-credit-token" }, {
         run: async (payer) => resourceAnswer(c, t.id, t.hash, await t.stub.extend({ mgmtHash: t.hash, ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") })),

@@ -13,7 +13,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import type { PublicAnswer, PublicRoute } from "./public-face";
+import type { PublicAnswer, PublicRoute } from "../kind/public-face";
 
 /** How long a version learned from the object is trusted without asking it again. */
 export const REUSE_MS = 2_000;

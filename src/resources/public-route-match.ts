@@ -3,7 +3,7 @@
  * per route into literals, `{name}` params and a trailing `{name*}`, so 404 and 405 (with
  * `Allow`) are decided at the edge before any Durable Object wakes.
  */
-import { PUBLIC_METHODS, type PublicMethod, type PublicRoute } from "./public-face";
+import { PUBLIC_METHODS, type PublicMethod, type PublicRoute } from "../kind/public-face";
 
 /** The route `method path` matches: its params, or why not (no such path: 404; not this method: 405 with what is allowed). */
 export function matchRoute(routes: PublicRoute[], method: string, path: string):

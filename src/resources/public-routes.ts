@@ -1,6 +1,6 @@
 /**
  * The public address router (docs/api.md#public-addresses): `/p/{public_id}` and the paths below it, for
- * kinds with a public face (resources/public-face.ts). No credentials and no charge: the
+ * kinds with a public face (kind/public-face.ts). No credentials and no charge: the
  * resource's owner pays for its life, and callers are held to the per-address rate limit.
  *
  * The public id names the kind and the resource's object (resources/public-addresses.ts),
@@ -11,17 +11,18 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env";
-import { findKind, KINDS } from "./registry";
+import { allKinds, isKindName, loadKind } from "./kinds";
+import { documentLater } from "../openapi/deferred";
 import { AppError, unwrap } from "../http/errors";
-import { findPublicAddress, findResourceIndex } from "./index-table";
+import { findPublicAddress, findResourceIndex } from "../kind/index-table";
 import { resourceStub } from "../stubs";
 import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicRequest, type PublicRoute } from "./public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicRequest, type PublicRoute } from "../kind/public-face";
 import { matchRoute, methodsOf } from "./public-route-match";
-import { publicResponse, type Settled } from "./public-answer";
+import { publicResponse, type Settled } from "../kind/public-answer";
 import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");
@@ -70,7 +71,7 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
   const publicId = c.req.param("public_id") ?? "";
   if (!PUBLIC_ID_PATTERN.test(publicId)) throw gone();
   const target = await resolve(c, publicId);
-  const face = target && findKind(target.kind)?.public;
+  const face = target && isKindName(target.kind) ? (await loadKind(target.kind)).public : undefined;
   if (!target || !face) throw gone();
   try {
     return await answer(c, publicId, target.resourceId, face);
@@ -152,9 +153,17 @@ async function respond(c: Context<AppEnv>, face: AnyPublicFace, answered: Public
   return publicResponse(c, shown || answered, route, settled);
 }
 
-/** Documents the addresses once, listing what each kind serves there (the paths are shared by all kinds). */
+/**
+ * Documents the addresses once, listing what each kind serves there (the paths are shared by all kinds),
+ * when the document is first built (every kind loaded then).
+ */
 export function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
-  const faces = KINDS.filter((k) => k.public).map((k) => {
+  documentLater(app, (registry) => documentFaces(registry));
+}
+
+function documentFaces(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
+  const kinds = allKinds();
+  const faces = kinds.filter((k) => k.public).map((k) => {
     const lines = k.public!.routes.map((r) => {
       const limit = r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
       const body = r.methods.some((m) => m !== "GET" && m !== "HEAD" && m !== "OPTIONS") ? ` (bodies up to ${limit} bytes)` : "";
@@ -169,13 +178,13 @@ export function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
   ].join("\n\n");
   const params = z.object({ public_id: z.string().regex(PUBLIC_ID_PATTERN).openapi({ param: { name: "public_id", in: "path" }, example: "secrets_1HqF0mJ7yXcT3kR9sV2bN8pL4wZ6dG5aE0uC1iO7tYr" }) });
   const below = { path: z.string().openapi({ param: { name: "path", in: "path" }, example: "start" }) };
-  const used = new Set(KINDS.flatMap((k) => k.public?.routes.flatMap((r) => methodsOf(r)) ?? []));
+  const used = new Set(kinds.flatMap((k) => k.public?.routes.flatMap((r) => methodsOf(r)) ?? []));
   for (const [path, extra] of [["/p/{public_id}", {}], ["/p/{public_id}/{path}", below]] as const) {
     for (const method of PUBLIC_METHODS.filter((m) => used.has(m))) {
       const lower = method.toLowerCase() as "get";
       // The list of what each kind serves is written out once, on the first operation; the others point to it.
       const first = method === "GET" && path === "/p/{public_id}";
-      app.openAPIRegistry.registerPath({
+      registry.registerPath({
         method: lower, path, tags: ["Public addresses"], operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`, security: [],
         ...(first ? { summary: "A resource's public address", description } : { summary: "A resource's public address (what each kind serves: see public_get)" }),
         request: { params: params.extend(extra) },

@@ -6,7 +6,7 @@ import type { RecordCore } from "../rpc/resource";
 import { AppError, unwrap, type Result } from "../http/errors";
 import { digestsEqual } from "../auth/ids";
 import { microToUsd } from "../money/amounts";
-import { findResourceIndex } from "./index-table";
+import { findResourceIndex } from "../kind/index-table";
 import { serviceUrls } from "../http/urls";
 import { publicBaseUrl } from "./public-addresses";
 

@@ -1,6 +1,10 @@
-/** The registry of kinds: adding a kind is one import and one line here. */
-import type { AnyKind, Family } from "./kind";
-import { AppError } from "../http/errors";
+/**
+ * The registry of kinds: adding a kind is one import and one line here, then `npm run manifests`
+ * (test/node/kind-manifest.test.ts says when it is due). This module imports every kind: tests and the
+ * manifest's generator read it; the worker reaches kinds through kinds.ts, one at a time, from the manifest.
+ */
+import type { AnyKind } from "../kind/kind";
+import { FAMILIES, kindsNamed as namedIn } from "./kinds";
 import { wakeups } from "../kinds/time/wakeups";
 import { schedules } from "../kinds/time/schedules";
 import { deadman } from "../kinds/time/deadman";
@@ -68,25 +72,7 @@ export function requireKind(name: string): AnyKind {
   return kind;
 }
 
-export const FAMILIES: Family[] = ["time", "address", "memory", "place", "watching", "utilities"];
+export { FAMILIES };
 
-/**
- * The kinds a comma-separated list names (`memory,wakeups`): families, kinds, or `all`, in registry
- * order. An unknown name is a 400 naming `param` and listing the known ones.
- */
-export function kindsNamed(list: string, param: string): AnyKind[] {
-  const chosen = new Set<AnyKind>();
-  for (const raw of list.split(",")) {
-    const name = raw.trim().toLowerCase();
-    if (name === "") continue;
-    const family = FAMILIES.includes(name as Family);
-    const kinds = name === "all" ? KINDS : KINDS.filter((k) => (family ? k.family === name : k.kind === name));
-    if (kinds.length === 0 && !family) {
-      throw new AppError("invalid_request", `Unknown ${param} entry "${name}": name families (${FAMILIES.join(", ")}), kinds (${KINDS.map((k) => k.kind).join(", ")}) or all.`, {
-        errors: [{ path: `query.${param}`, message: `unknown family or kind ${name}` }],
-      });
-    }
-    for (const kind of kinds) chosen.add(kind);
-  }
-  return KINDS.filter((k) => chosen.has(k));
-}
+/** The kinds a comma-separated list names (see kinds.ts), from this eager list. */
+export const kindsNamed = (list: string, param: string): AnyKind[] => namedIn(list, param, KINDS);

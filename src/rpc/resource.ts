@@ -6,8 +6,8 @@
 import type { Result } from "../http/errors";
 import type { Json, JsonObject } from "../json";
 import type { Payer } from "../money/payment";
-import type { PublicAnswer, PublicRequest } from "../resources/public-face";
-import type { AttemptResult } from "../delivery/attempt";
+import type { PublicAnswer, PublicRequest } from "../kind/public-face";
+import type { AttemptResult } from "../delivery/messages";
 
 export type ResourceState = "active" | "expired" | "cancelled";
 

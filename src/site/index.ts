@@ -8,10 +8,15 @@ import type { AppEnv } from "../env";
 import { serviceUrls } from "../http/urls";
 import { docsPage, vendorAsset } from "./docs";
 import { landingPage } from "./landing";
+import { loadAllKinds } from "../resources/kinds";
 import { registerErrorPages } from "./error-pages";
 
 export function registerSite(app: OpenAPIHono<AppEnv>): void {
-  app.get("/", (c) => landingPage(c.env.SERVICE_NAME, serviceUrls(c).baseUrl));
+  // The page lists every kind with its price (kinds-table.ts): they are loaded first (resources/kinds.ts).
+  app.get("/", async (c) => {
+    await loadAllKinds();
+    return landingPage(c.env.SERVICE_NAME, serviceUrls(c).baseUrl);
+  });
   app.get("/docs", (c) => docsPage(c.env.SERVICE_NAME, serviceUrls(c).baseUrl));
   app.get("/vendor/*", vendorAsset);
   registerErrorPages(app);

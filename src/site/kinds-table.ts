@@ -3,8 +3,8 @@
  * costs, all from the registry and the price list (/v1/prices), so the page cannot drift from
  * them. Made to read at phone width: three columns, long names free to wrap.
  */
-import { FAMILIES, KINDS } from "../resources/registry";
-import type { AnyKind } from "../resources/kind";
+import { allKinds, FAMILIES } from "../resources/kinds";
+import type { AnyKind } from "../kind/kind";
 import { TAG_DESCRIPTIONS, TAGS } from "../openapi/tags";
 import { lifetimePriceMicro, priceList } from "../money/prices";
 import { microToUsd } from "../money/amounts";
@@ -59,10 +59,12 @@ function priceCell(kind: AnyKind, perDayUsd: number): string {
   return `<td class="price">${dollars(perDayUsd)} a day<span>${dollars(create)} at create (${days(kind.defaultTtlSeconds)})</span></td>`;
 }
 
+/** Every kind is loaded by then (site/index.ts loads them before the landing page). */
 export function kindsTables(): string {
+  const every = allKinds();
   const perDay = new Map(priceList().filter((p) => p.operation.endsWith(".create")).map((p) => [p.operation.slice(0, -".create".length), p.price_usd]));
   const tables = FAMILIES.map((family) => {
-    const kinds = KINDS.filter((k) => k.family === family);
+    const kinds = every.filter((k) => k.family === family);
     if (!kinds.length) return "";
     const name = TAGS[family];
     const about = TAG_DESCRIPTIONS.find((t) => t.name === name)?.description ?? "";
@@ -77,7 +79,7 @@ ${rows.join("\n")}
 </table>`;
   });
   return `<section class="kinds" aria-labelledby="kinds-h">
-<h2 id="kinds-h">The ${KINDS.length} kinds</h2>
+<h2 id="kinds-h">The ${every.length} kinds</h2>
 <p class="muted">A resource costs its rate for each started day of its life, paid at create (and at extend); its operations are priced per call in the <a href="/v1/prices">price list</a>, the authority on every charge.</p>
 ${tables.join("\n")}
 </section>`;

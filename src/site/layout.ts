@@ -56,7 +56,7 @@ export interface PageOptions {
 
 /**
  * The page as HTML text. `styleNonce` marks the stylesheet for a nonce-based policy (public
- * faces: resources/public-answer.ts fills `{{nonce}}`); without it the policy names its hash.
+ * faces: kind/public-answer.ts fills `{{nonce}}`); without it the policy names its hash.
  */
 export function htmlDocument(o: Omit<PageOptions, "csp"> & { styleNonce?: string; noindex?: boolean }): string {
   return `<!doctype html>

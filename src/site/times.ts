@@ -5,7 +5,7 @@
  * script. The script is inline with the response's nonce (public pages allow nothing else), and
  * without it the page still reads right, in UTC.
  */
-import { NONCE_SLOT } from "../resources/public-answer";
+import { NONCE_SLOT } from "../kind/public-answer";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const two = (n: number) => String(n).padStart(2, "0");

@@ -5,11 +5,16 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { z } from "@hono/zod-openapi";
 import { buildApp } from "../../src/app";
+import type { abuseReportPage, featureRequestPage, received } from "../../src/ask/schema";
 import { sweepAskSalts } from "../../src/ask";
 import { publicIdOf, PUBLIC_ID_PATTERN } from "../../src/resources/public-addresses";
 import { issueCreditToken } from "../../src/auth/tokens";
-import { ORIGIN, call, json } from "../harness";
+import { ORIGIN, call, json, type OpenApiDocument, type Problem } from "../harness";
+
+/** What a feature request or an abuse report answers (the AskReceipt schema). */
+type AskReceipt = z.infer<typeof received>;
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 const IP = "203.0.113.77";
@@ -26,9 +31,9 @@ async function dumpAskTables(): Promise<string> {
 async function fieldErrors(res: Response): Promise<string[]> {
   expect(res.status).toBe(422);
   expect(res.headers.get("content-type")).toBe("application/problem+json");
-  const body = await json(res);
+  const body = await json<Problem>(res);
   expect(body.code).toBe("validation_failed");
-  return body.errors.map((e: { path: string }) => e.path);
+  return body.errors!.map((e: { path: string }) => e.path);
 }
 
 describe("feature requests", () => {
@@ -39,7 +44,7 @@ describe("feature requests", () => {
       headers: { "cf-connecting-ip": IP, authorization: `Bearer ${token}` },
     });
     expect(res.status, await res.clone().text()).toBe(201);
-    const receipt = await json(res);
+    const receipt = await json<AskReceipt>(res);
     expect(receipt).toEqual({ id: expect.stringMatching(/^fr_/), created_at: expect.any(String), status: "received" });
     expect(Date.parse(receipt.created_at)).toBeGreaterThan(Date.now() - 60_000);
 
@@ -163,7 +168,7 @@ describe("operator endpoints", () => {
   it("list feature requests newest first, page by page", async () => {
     const tag = `page-${publicId()}`;
     const created: string[] = [];
-    for (let i = 0; i < 5; i++) created.push((await json(await call("POST", "/v1/feature-requests", { body: { title: `${tag} ${i}` } }))).id);
+    for (let i = 0; i < 5; i++) created.push((await json<AskReceipt>(await call("POST", "/v1/feature-requests", { body: { title: `${tag} ${i}` } }))).id);
 
     const seen: Array<{ id: string; created_at: string; title: string }> = [];
     let cursor: string | null = null;
@@ -171,7 +176,7 @@ describe("operator endpoints", () => {
       const res = await call("GET", `/v1/admin/feature-requests?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: ADMIN });
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toBe("no-store");
-      const page = await json(res);
+      const page = await json<z.infer<typeof featureRequestPage>>(res);
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items);
       cursor = page.next_cursor;
@@ -209,7 +214,7 @@ describe("operator endpoints", () => {
     expect(again).toMatchObject({ disabled: true, reason: "confirmed", disabled_at: state.disabled_at });
     expect(await json(await call("GET", `/v1/admin/public-addresses/${id}`, { headers: ADMIN }))).toEqual(again);
 
-    const reports = await json(await call("GET", "/v1/admin/abuse-reports?limit=100", { headers: ADMIN }));
+    const reports = await json<z.infer<typeof abuseReportPage>>(await call("GET", "/v1/admin/abuse-reports?limit=100", { headers: ADMIN }));
     expect(reports.items.find((r: { id: string }) => r.id === report.id)).toMatchObject({ public_id: id, reason: "malware", public_address_disabled: true });
 
     const enabled = await call("POST", `/v1/admin/public-addresses/${id}/enable`, { headers: ADMIN });
@@ -225,12 +230,12 @@ describe("operator endpoints", () => {
 
 describe("OpenAPI", () => {
   it("documents Ask as free and the operator endpoints behind the admin scheme", async () => {
-    const doc = await json(await call("GET", "/openapi.json"));
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json"));
     for (const path of ["/v1/feature-requests", "/v1/abuse-reports"]) {
-      expect(doc.paths[path].post).toMatchObject({ tags: ["Ask"], security: [] });
+      expect(doc.paths![path]!.post).toMatchObject({ tags: ["Ask"], security: [] });
     }
-    expect(doc.paths["/v1/admin/feature-requests"].get.security).toEqual([{ admin: [] }]);
-    expect(doc.paths["/v1/admin/public-addresses/{public_id}/disable"].post.security).toEqual([{ admin: [] }]);
-    expect(doc.components.securitySchemes.admin).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.paths!["/v1/admin/feature-requests"]!.get!.security).toEqual([{ admin: [] }]);
+    expect(doc.paths!["/v1/admin/public-addresses/{public_id}/disable"]!.post!.security).toEqual([{ admin: [] }]);
+    expect(doc.components!.securitySchemes!.admin).toMatchObject({ type: "http", scheme: "bearer" });
   });
 });

@@ -5,7 +5,13 @@
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, type JWK } from "jose";
 import { expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, serveContent, r2Keys } from "../harness";
+import type { attest } from "../../src/kinds/time/attest";
+import type { exportAll } from "../../src/kinds/time/attest/store";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { balanceOf, buyCredits, call, createResource, json, managed, serveContent, r2Keys, type Problem, type ResourceExport } from "../harness";
+
+/** What attest's op `N` answers. */
+type Out<N extends OpNames<typeof attest>> = OpOutput<typeof attest, N>;
 
 const receiver = env.TEST_RECEIVER_URL;
 const FETCH_USD = 0.002;
@@ -38,7 +44,7 @@ it("answers the content and a receipt that verifies against the JWKS; the conten
   const a = await setup();
   const res = await a.op("POST", "/fetches", { url, headers: { "Accept-Language": "de", authorization: "Bearer sk_very_secret" } });
   expect(res.status, await res.clone().text()).toBe(200);
-  const f = await json(res);
+  const f = await json<Out<"fetch">>(res);
 
   expect(f.fetch_id).toMatch(/^att_[0-9a-f]{32}$/);
   expect(f.content).toEqual({ encoding: "text", data: page });
@@ -56,8 +62,8 @@ it("answers the content and a receipt that verifies against the JWKS; the conten
   expect(JSON.stringify(f)).not.toContain("sk_very_secret"); // header values are never signed nor returned
 
   // The published schema documents exactly the fields a receipt carries, all of them always present.
-  const doc = await json(await call("GET", "/openapi.json?kinds=attest"));
-  const documented = doc.components.schemas.FetchReceiptPayload;
+  const doc = await json<{ components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } }>(await call("GET", "/openapi.json?kinds=attest"));
+  const documented = doc.components.schemas.FetchReceiptPayload!;
   expect(Object.keys(documented.properties).sort()).toEqual(Object.keys(payload).sort());
   expect([...documented.required].sort()).toEqual(Object.keys(payload).sort());
 
@@ -73,7 +79,7 @@ it("answers the content and a receipt that verifies against the JWKS; the conten
 
   // One byte of the payload changed (the status 200 → 201): the signature no longer holds.
   const [head, body, sig] = f.receipt.jws.split(".");
-  const text = atob(body.replace(/-/g, "+").replace(/_/g, "/"));
+  const text = atob(body!.replace(/-/g, "+").replace(/_/g, "/"));
   const edited = text.replace('"status":200', '"status":201');
   expect(edited).not.toBe(text);
   const tampered = `${head}.${btoa(edited).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")}.${sig}`;
@@ -86,15 +92,15 @@ it("returns binary bodies as base64, large ones only by content_url, and HEAD at
   const a = await setup();
   const small = crypto.getRandomValues(new Uint8Array(1000));
   const smallUrl = await serveContent(name(), small, { type: "image/png" });
-  const s = await json(await a.op("POST", "/fetches", { url: smallUrl }));
-  expect(s.content.encoding).toBe("base64");
-  expect(Uint8Array.from(atob(s.content.data), (c) => c.charCodeAt(0))).toEqual(small);
+  const s = await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: smallUrl }));
+  expect(s.content!.encoding).toBe("base64");
+  expect(Uint8Array.from(atob(s.content!.data), (c) => c.charCodeAt(0))).toEqual(small);
   expect(s.body_sha256).toBe(await sha256Hex(small));
 
   const large = new Uint8Array(300 * 1024);
   for (let i = 0; i < large.length; i += 65536) crypto.getRandomValues(large.subarray(i, i + 65536));
   const largeUrl = await serveContent(name(), large, { type: "application/octet-stream" });
-  const l = await json(await a.op("POST", "/fetches", { url: largeUrl, receipt_headers: ["*"] }));
+  const l = await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: largeUrl, receipt_headers: ["*"] }));
   expect(l.content).toBeNull();
   expect(l.receipt.payload.headers["content-length"]).toBe(String(large.length)); // `*` records every header
   const bytes = new Uint8Array(await (await download(l.content_url)).arrayBuffer());
@@ -102,7 +108,7 @@ it("returns binary bodies as base64, large ones only by content_url, and HEAD at
   expect(await sha256Hex(bytes)).toBe(l.receipt.payload.body_sha256);
   expect(l.receipt.payload.body_sha256).toBe(await sha256Hex(large));
 
-  const h = await json(await a.op("POST", "/fetches", { url: smallUrl, method: "HEAD", receipt_headers: ["Content-Type"] }));
+  const h = await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: smallUrl, method: "HEAD", receipt_headers: ["Content-Type"] }));
   expect(h.receipt.payload).toMatchObject({ method: "HEAD", status: 200, body_size: 0, headers: { "content-type": "image/png" } });
   expect(h.body_sha256).toBe(await sha256Hex(new Uint8Array(0)));
 });
@@ -111,14 +117,14 @@ it("follows redirects and records the final URL; a target's 404 is attested and 
   const a = await setup();
   const n = name();
   await serveContent(n, "moved here");
-  const redirected = await json(await a.op("POST", "/fetches", { url: `${receiver}/redirect/${n}` }));
+  const redirected = await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: `${receiver}/redirect/${n}` }));
   expect(redirected.receipt.payload).toMatchObject({ url: `${receiver}/redirect/${n}`, final_url: `${receiver}/content/${n}`, status: 200 });
-  expect(redirected.content.data).toBe("moved here");
+  expect(redirected.content!.data).toBe("moved here");
 
   const missing = await serveContent(name(), "no such page", { status: 404 });
   const res = await a.op("POST", "/fetches", { url: missing });
   expect(res.status).toBe(200);
-  const f = await json(res);
+  const f = await json<Out<"fetch">>(res);
   expect(f.status).toBe(404);
   expect(f.receipt.payload.status).toBe(404);
   await compactVerify(f.receipt.jws, await jwks());
@@ -131,9 +137,9 @@ it("refuses what the egress guard refuses (422), an answer over max_bytes (413) 
   for (const url of ["ftp://example.com/file", "file:///etc/passwd", `http://user:pw@127.0.0.1:1/`]) {
     const res = await a.op("POST", "/fetches", { url });
     expect(res.status, url).toBe(422);
-    const problem = await json(res);
+    const problem = await json<Problem>(res);
     expect(problem.code).toBe("validation_failed");
-    expect(problem.errors.map((e: { path: string }) => e.path)).toContain("url");
+    expect(problem.errors!.map((e: { path: string }) => e.path)).toContain("url");
   }
   const refused = await a.op("POST", "/fetches", { url: "http://127.0.0.1:1/nothing-listens-here" });
   expect(refused.status).toBe(502);
@@ -155,7 +161,7 @@ it("refuses what the egress guard refuses (422), an answer over max_bytes (413) 
 
 it("a fetch that cannot be paid (a sub-token's cap) is refused before fetching: nothing charged, fetched or stored", async () => {
   const a = await setup();
-  const sub = await json(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.001, label: "tight", days: 1 }, headers: { authorization: `Bearer ${a.token}` } }));
+  const sub = await json<{ credit_token: string }>(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.001, label: "tight", days: 1 }, headers: { authorization: `Bearer ${a.token}` } }));
   const target = name();
   const url = await serveContent(target, "worth keeping");
   const res = await call("POST", `/v1/attest/${a.id}/fetches`, { body: { url }, headers: managed(a.mgmt, sub.credit_token) });
@@ -182,7 +188,7 @@ it("enforces the per-resource limits before charging: 422 at 1000 fetches, 413 p
   await fill(1000, 1);
   const full = await a.op("POST", "/fetches", { url });
   expect(full.status).toBe(422);
-  expect((await json(full)).errors[0].path).toBe("fetches");
+  expect((await json<Problem>(full)).errors![0]!.path).toBe("fetches");
 
   await fill(1, 1024 * 1024 * 1024 - 3); // 5 bytes more would pass the 1 GiB quota
   const over = await a.op("POST", "/fetches", { url });
@@ -196,14 +202,14 @@ it("enforces the per-resource limits before charging: 422 at 1000 fetches, 413 p
 it("lists fetches with a cursor, gets one by fetch_id, exports all, and keeps nothing after cancel", async () => {
   const a = await setup();
   const bodies = ["one", "two", "three"];
-  const made: Record<string, any>[] = [];
-  for (const b of bodies) made.push(await json(await a.op("POST", "/fetches", { url: await serveContent(name(), b) })));
-  const [f0, f1, f2] = made as [Record<string, any>, Record<string, any>, Record<string, any>];
+  const made: Out<"fetch">[] = [];
+  for (const b of bodies) made.push(await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: await serveContent(name(), b) })));
+  const [f0, f1, f2] = made as [Out<"fetch">, Out<"fetch">, Out<"fetch">];
 
-  const first = await json(await a.op("GET", "/fetches?limit=2"));
+  const first = await json<Out<"fetches">>(await a.op("GET", "/fetches?limit=2"));
   expect(first.items.map((i: { fetch_id: string }) => i.fetch_id)).toEqual([f0.fetch_id, f1.fetch_id]);
-  expect(first.items[0].content).toBeUndefined();
-  const second = await json(await a.op("GET", `/fetches?limit=2&cursor=${first.next_cursor}`));
+  expect(first.items[0]!).not.toHaveProperty("content");
+  const second = await json<Out<"fetches">>(await a.op("GET", `/fetches?limit=2&cursor=${first.next_cursor}`));
   expect(second.items.map((i: { fetch_id: string }) => i.fetch_id)).toEqual([f2.fetch_id]);
   expect(second.next_cursor).toBeNull();
 
@@ -216,7 +222,7 @@ it("lists fetches with a cursor, gets one by fetch_id, exports all, and keeps no
   const status = await json(await call("GET", `/v1/resources/${a.id}`, { headers: managed(a.mgmt) }));
   expect(status.usage).toEqual({ fetches: 3, bytes: 11 });
 
-  const exported = await json(await call("GET", `/v1/resources/${a.id}/export`, { headers: managed(a.mgmt) }));
+  const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${a.id}/export`, { headers: managed(a.mgmt) }));
   expect(exported.data.fetches).toHaveLength(3);
   for (const [i, f] of exported.data.fetches.entries()) {
     expect(f.receipt.jws).toBe(made[i]!.receipt.jws);

@@ -11,19 +11,21 @@
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import type { AnyKind, AnyOp } from "../../src/resources/kind";
-import { buyCredits, call, json } from "../harness";
+import type { AnyKind, AnyOp } from "../../src/kind/kind";
+import { buyCredits, call, json, type Receipt } from "../harness";
 import { exampleBody, exampleRequest, localized, prepareExample, send, type ExampleRequest } from "./examples";
+import type { JsonSchema, OpenApiDoc } from "./schema-body";
 
-type Schema = Record<string, any>;
-type Doc = Record<string, any>;
+/** A schema, or a parameter object (which `resolve` follows the same way). */
+type Schema = JsonSchema & { in?: string; name?: string; schema?: JsonSchema };
+type Doc = OpenApiDoc;
 
 let docOnce: Promise<Doc> | undefined;
 const openapi = () => (docOnce ??= call("GET", "/openapi.json").then((r) => json<Doc>(r)));
 
 function resolve(doc: Doc, schema: Schema | undefined): Schema {
   let s = schema ?? {};
-  while (s.$ref) s = s.$ref.split("/").slice(1).reduce((node: Schema, key: string) => node[key], doc);
+  while (s.$ref) s = s.$ref.split("/").slice(1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], doc) as Schema;
   return s;
 }
 
@@ -130,7 +132,7 @@ async function check(res: Response, m: Pick<Mutation, "what" | "field" | "expect
 async function expectChargedExactlyThe2xx(token: string, outcomes: Outcome[], paidStatuses = (o: Outcome) => o.status < 300): Promise<void> {
   const res = await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
-  const charged = new Set(((await json(res)).statement.charges as { request_id: string }[]).map((c) => c.request_id));
+  const charged = new Set((await json<Receipt>(res)).statement.charges.map((c) => c.request_id));
   for (const o of outcomes) {
     if (paidStatuses(o)) expect(charged.has(o.requestId!), `${o.what} answered ${o.status} but was not charged`).toBe(true);
     else expect(charged.has(o.requestId!), `${o.what} answered ${o.status} and was charged`).toBe(false);
@@ -157,7 +159,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
   it("create: every spoilt field is refused or accepted, never a 5xx, and only 2xx is charged", async () => {
     const doc = await openapi();
     const { token } = await buyCredits(20);
-    const schema = resolve(doc, doc.paths[`/v1/${kindName}`].post.requestBody.content["application/json"].schema);
+    const schema = resolve(doc, doc.paths[`/v1/${kindName}`]!.post!.requestBody!.content!["application/json"]!.schema);
     const example = await exampleBody(kind);
     const outcomes: Outcome[] = [];
     const minimal = requiredOnly(schema, example);
@@ -174,12 +176,12 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     const { token } = await buyCredits(20);
     const created = await call("POST", `/v1/${kindName}`, { body: await exampleBody(kind), headers: { authorization: `Bearer ${token}` } });
     expect(created.status).toBe(201);
-    const { id, management_token: mgmt } = await json(created);
+    const { id, management_token: mgmt } = await json<{ id: string; management_token: string }>(created);
     const prepared = localized(await prepareExample(kind, op, id, mgmt, token));
     // Spoilt calls never long-poll: once the example has taken what there was, each would wait out its wait_seconds.
     const example = prepared.input?.wait_seconds ? { ...prepared, input: { ...prepared.input, wait_seconds: 0 } } : prepared;
     const base = exampleRequest(kind, op, id, example);
-    const route = doc.paths[`/v1/${kindName}/{id}${op.path}`][op.method];
+    const route = doc.paths[`/v1/${kindName}/{id}${op.path}`]![op.method]!;
     const asQuery = op.method === "get" || op.method === "delete";
     const outcomes: Outcome[] = [];
     const spoilt: Mutation[] = [];

@@ -7,7 +7,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bins } from "../../src/kinds/address/bins";
-import { INLINE_PUBLIC_BODY_BYTES } from "../../src/resources/public-face";
+import { INLINE_PUBLIC_BODY_BYTES } from "../../src/kind/public-face";
 import { sha256Hex, toBase64 } from "../../src/bytes";
 import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, opsOn, publicUrl, r2Keys } from "../harness";
 
@@ -110,7 +110,7 @@ describe("bins", () => {
 
   it("refuses a bad answer configuration with 422, uncharged", async () => {
     const b = await bin();
-    const before = (await balanceOf(b.token)).balance_micro_usd;
+    const before = (await balanceOf(b.token)).balance_usd;
     for (const response of [
       { headers: { "set-cookie": "a=b" } },
       { headers: { "content-security-policy": "default-src *" } },
@@ -126,7 +126,7 @@ describe("bins", () => {
       expect(await b.reply("PUT", "/response", response), JSON.stringify(response)).toMatchObject({ status: 422, body: { code: "validation_failed" } });
       expect((await call("POST", "/v1/bins", { body: { response }, headers: { authorization: `Bearer ${b.token}` } })).status).toBe(422);
     }
-    expect((await balanceOf(b.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(b.token)).balance_usd).toBe(before);
   });
 
   it("shows the captures to whoever has the view link; any other token is captured like any request", async () => {

@@ -3,6 +3,8 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, publicUrl, r2Keys } from "../harness";
 import { MAX_BLOB_BYTES } from "../../src/kinds/memory/blobs/schema";
+import type { blobs } from "../../src/kinds/memory/blobs";
+import type { OpOutput } from "../../src/kind/kind";
 
 const CHUNK = 1 << 20;
 let credit: string;
@@ -98,7 +100,7 @@ describe("blobs", () => {
     await upload(id, mgmt, new Blob([first]).stream(), first.length);
     const keysAfterFirst = await r2Keys(id);
     const second = new TextEncoder().encode("second version, longer");
-    const res = await json(await upload(id, mgmt, new Blob([second]).stream(), second.length, "application/x-ignored"));
+    const res = await json<OpOutput<typeof blobs, "upload">>(await upload(id, mgmt, new Blob([second]).stream(), second.length, "application/x-ignored"));
     expect(res).toMatchObject({ size: second.length, content_type: "text/plain; charset=utf-8", sha256: (await sha256Of(new Blob([second]).stream())).hex });
     const keys = await r2Keys(id);
     expect(keys).toHaveLength(1);
@@ -107,7 +109,7 @@ describe("blobs", () => {
     expect(down.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await down.text()).toBe("second version, longer");
     // The signed link serves the same bytes without any credential.
-    expect(await (await SELF.fetch(res.content_url)).text()).toBe("second version, longer");
+    expect(await (await SELF.fetch(res.content_url!)).text()).toBe("second version, longer");
   });
 
   it("serves a public link without credentials until max_downloads, HEAD not counting", async () => {

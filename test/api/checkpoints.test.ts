@@ -5,13 +5,18 @@
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { checkpoints } from "../../src/kinds/memory/checkpoints";
-import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, r2Keys, stubOf } from "../harness";
+import type { exportAll } from "../../src/kinds/memory/checkpoints/store";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, r2Keys, stubOf, type Problem, type ResourceExport } from "../harness";
+
+/** What checkpoints' op `N` answers. */
+type Out<N extends OpNames<typeof checkpoints>> = OpOutput<typeof checkpoints, N>;
 
 async function store(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const { id, mgmt } = await createResource("checkpoints", token, body);
   const { reply: op } = opsOn(checkpoints, id, mgmt, token);
-  const save = (payload: Record<string, unknown>) => op("POST", "/checkpoints", payload);
+  const save = <T = Record<string, unknown>>(payload: Record<string, unknown>) => op<T>("POST", "/checkpoints", payload);
   return { token, id, mgmt, op, save };
 }
 
@@ -89,12 +94,12 @@ describe("checkpoints", () => {
   it("pages the history newest first and keeps only the last N per thread", async () => {
     const { save, op, id } = await store({ keep_last: 3 });
     const ids: string[] = [];
-    for (let i = 1; i <= 5; i++) ids.push((await save({ value: { i }, step: i })).body.checkpoint_id);
+    for (let i = 1; i <= 5; i++) ids.push((await save<Out<"save">>({ value: { i }, step: i })).body.checkpoint_id);
     await save({ thread: "side", value: "x" });
 
-    const page1 = await op("GET", "/history?limit=2");
+    const page1 = await op<Out<"history">>("GET", "/history?limit=2");
     expect(page1.body.items.map((c: { seq: number }) => c.seq)).toEqual([5, 4]);
-    expect(page1.body.items[0].value).toBeUndefined();
+    expect(page1.body.items[0]!).not.toHaveProperty("value");
     const page2 = await op("GET", `/history?limit=2&cursor=${page1.body.next_cursor}`);
     expect(page2.body).toMatchObject({ items: [{ seq: 3, step: 3 }], next_cursor: null });
     expect((await op("GET", `/checkpoints/${ids[0]}`)).status).toBe(404);
@@ -140,7 +145,7 @@ describe("checkpoints", () => {
   it("a checkpoint of more than 1 MiB round-trips byte-exact (bytes and JSON)", async () => {
     const { save, op, id } = await store();
     const bytes = randomBytes(1536 * 1024 + 7);
-    const saved = await save({ bytes_base64: toBase64(bytes), content_type: "application/x-pickle", label: "big" });
+    const saved = await save<Out<"save">>({ bytes_base64: toBase64(bytes), content_type: "application/x-pickle", label: "big" });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(saved.body).toMatchObject({ encoding: "bytes", content_type: "application/x-pickle", size: bytes.length, sha256: await sha256Hex(bytes) });
     expect(saved.body.content_url).toMatch(/\/v1\/downloads\//);
@@ -150,7 +155,7 @@ describe("checkpoints", () => {
     expect(back.body.bytes_base64).toBe(toBase64(bytes));
     const latest = await op("GET", "/latest");
     expect(latest.body.bytes_base64).toBe(toBase64(bytes));
-    const download = await SELF.fetch(saved.body.content_url);
+    const download = await SELF.fetch(saved.body.content_url!);
     expect(download.status).toBe(200);
     expect(download.headers.get("content-disposition")).toContain("attachment");
     expect(sameBytes(new Uint8Array(await download.arrayBuffer()), bytes)).toBe(true);
@@ -204,9 +209,9 @@ describe("checkpoints", () => {
         );
       }
     });
-    const full = await save({ value: 1 });
+    const full = await save<Problem>({ value: 1 });
     expect(full.status).toBe(422);
-    expect(full.body.errors[0].message).toContain("1000");
+    expect(full.body.errors![0]!.message).toContain("1000");
     // Room again once a thread goes; then the byte limit.
     await runInDurableObject(stubOf(id), (_o, state) => {
       state.storage.sql.exec("DELETE FROM cp_checkpoints WHERE seq > 1");
@@ -229,22 +234,22 @@ describe("checkpoints", () => {
     expect(status.usage).toEqual({ threads: 2, checkpoints: 3, bytes: 7 + 300_000 + 3 });
     expect(status.config).toEqual({ keep_last: 5 });
 
-    const exported = await json(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
     expect(exported.data.threads.map((t: { thread: string }) => t.thread)).toEqual(["main", "b"]);
     expect(exported.data.checkpoints).toMatchObject([
       { checkpoint_id: small.body.checkpoint_id, value: { a: 1 }, tags: ["x"], content_url: null },
       { checkpoint_id: large.body.checkpoint_id, encoding: "bytes", size: 300_000 },
       { checkpoint_id: fork.body.checkpoint_id, bytes_base64: "AQID", parent_id: small.body.checkpoint_id },
     ]);
-    const link = exported.data.checkpoints[1];
-    expect(link.bytes_base64).toBeUndefined();
-    expect(sameBytes(new Uint8Array(await (await SELF.fetch(link.content_url)).arrayBuffer()), bytes)).toBe(true);
+    const link = exported.data.checkpoints[1]!;
+    expect(link).not.toHaveProperty("bytes_base64");
+    expect(sameBytes(new Uint8Array(await (await SELF.fetch(link.content_url!)).arrayBuffer()), bytes)).toBe(true);
 
     expect((await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
     expect(await r2Keys(id)).toEqual([]);
     const tables = await runInDurableObject(stubOf(id), (_o, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name LIKE 'cp_%'").toArray());
     expect(tables).toEqual([]);
-    expect((await SELF.fetch(link.content_url)).status).toBe(404);
+    expect((await SELF.fetch(link.content_url!)).status).toBe(404);
   });
 
   it("works as MCP tools, the checkpoint_id path parameter included", async () => {

@@ -1,7 +1,7 @@
 /** Charging under concurrency: never overspent, never double-charged, one payment runs one call. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, signPayment } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, type PaymentRequired } from "../harness";
 
 const INCREMENT_MICRO = 100;
 
@@ -25,9 +25,9 @@ describe("concurrency", () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 402)).toHaveLength(100);
-    const refused = await json(results[statuses.indexOf(402)]!);
+    const refused = await json<PaymentRequired>(results[statuses.indexOf(402)]!);
     expect(refused.code).toBe("insufficient_balance");
-    expect(refused.accepts[0].maxAmountRequired).toBe(String(INCREMENT_MICRO));
+    expect(refused.accepts[0]!.maxAmountRequired).toBe(String(INCREMENT_MICRO));
 
     const balance = await balanceOf(token);
     expect(balance.balance_usd).toBe(0);

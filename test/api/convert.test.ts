@@ -79,7 +79,7 @@ describe("convert", () => {
 
   it("refuses what is not what it says, or cannot be opened, with 4xx, charging nothing", async () => {
     const c = await converter();
-    const { balance_micro_usd: before } = await balanceOf(c.token);
+    const { balance_usd: before } = await balanceOf(c.token);
     const refused = async (body: Uint8Array, type: string, status: number, detail: RegExp) => {
       const problem = await problemOf(await c.upload(body, type));
       expect(problem.status, type).toBe(status);
@@ -91,7 +91,7 @@ describe("convert", () => {
     await refused(strToU8("not a picture"), "image/png", 422, /not a image\/png/);
     await refused(strToU8("plain words"), OFFICE.docx, 422, /not a \.docx/);
     await refused(Uint8Array.of(0x50, 0x4b, 0x03, 0x04, 1, 2, 3, 4, 5, 6), OFFICE.docx, 422, /could not be/);
-    expect((await balanceOf(c.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(c.token)).balance_usd).toBe(before);
     expect((await c.ok("list_conversions", "/conversions")).items).toEqual([]);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 /** counters, per docs/kinds.md: increment/decrement by n, get, set, compare-and-set, bounds, reset windows. */
 import { describe, expect, it } from "vitest";
 import { counters } from "../../src/kinds/memory/counters";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn } from "../harness";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, type ResourceExport } from "../harness";
 
 async function counter(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -65,6 +65,6 @@ describe("counters", () => {
     const { ok, id, mgmt } = await counter({ initial: 2 });
     await ok("increment", "/increment");
     const res = await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) });
-    expect((await json(res)).data.value).toBe(3);
+    expect((await json<ResourceExport<{ value: number }>>(res)).data.value).toBe(3);
   });
 });

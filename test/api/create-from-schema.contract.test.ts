@@ -7,14 +7,14 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { bodyFromSchema, fromPattern } from "./schema-body";
+import { bodyFromSchema, fromPattern, type JsonSchema, type OpenApiDoc } from "./schema-body";
 import { buyCredits, call, json } from "../harness";
 
-type Doc = Record<string, any>;
+type Doc = OpenApiDoc;
 let doc: Doc;
 let token: string;
 
-const createSchema = (kind: string): Doc => doc.paths[`/v1/${kind}`].post.requestBody.content["application/json"].schema;
+const createSchema = (kind: string): JsonSchema => doc.paths[`/v1/${kind}`]!.post!.requestBody!.content!["application/json"]!.schema!;
 
 /** Creates a resource of `kind` from its schema; answers the response and the body sent. */
 async function create(kind: string, depth = 0): Promise<{ res: Response; body: unknown }> {
@@ -22,13 +22,13 @@ async function create(kind: string, depth = 0): Promise<{ res: Response; body: u
   const body = await bodyFromSchema(doc, createSchema(kind), async (kinds) => {
     const made = await create(kinds[0]!, depth + 1);
     expect(made.res.status, `${kinds[0]} (named by ${kind}): ${JSON.stringify(made.body)}`).toBe(201);
-    return (await json(made.res)).management_token as string;
+    return (await json<{ management_token: string }>(made.res)).management_token;
   });
   return { res: await call("POST", `/v1/${kind}`, { body, headers: { authorization: `Bearer ${token}` } }), body };
 }
 
 beforeAll(async () => {
-  doc = await json(await call("GET", "/openapi.json?kinds=all"));
+  doc = await json<Doc>(await call("GET", "/openapi.json?kinds=all"));
   token = (await buyCredits(25)).token;
 });
 

@@ -6,7 +6,14 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { advance, buyCredits, call, createResource, json, managed, received, stubOf, type Received, verifierOf } from "../harness";
+import type { deadman as deadmanKind } from "../../src/kinds/time/deadman";
+import type { allPings } from "../../src/kinds/time/deadman/store/pings";
+import type { EventEnvelope } from "../../src/delivery/events";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { advance, buyCredits, call, createResource, json, managed, msOf, received, stubOf, type DeliveryPage, type Problem, type Received, type ResourceExport, verifierOf } from "../harness";
+
+/** What deadman's op `N` answers. */
+type Out<N extends OpNames<typeof deadmanKind>> = OpOutput<typeof deadmanKind, N>;
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -28,15 +35,16 @@ async function deadman(name: string, extra: Record<string, unknown> = {}) {
       const res = await call(method, `${address}${suffix}`, { body, headers: body ? { "content-type": "text/plain" } : {} });
       return { status: res.status, text: await res.text() };
     },
-    op: async (method: string, path: string, body?: unknown) => {
+    op: async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
       const res = await call(method, `/v1/deadman/${created.id}${path}`, { body, headers: managed(created.mgmt, token) });
-      return { status: res.status, body: await json(res) };
+      return { status: res.status, body: await json<T>(res) };
     },
-    status: async () => (await json(await call("GET", `/v1/resources/${created.id}`, { headers: managed(created.mgmt) }))).status,
+    /** The record's status: the switch's, as `get` answers it. */
+    status: async () => (await json<{ status: Out<"get"> }>(await call("GET", `/v1/resources/${created.id}`, { headers: managed(created.mgmt) }))).status,
     /** `ms` pass on the resource's clock; the alarms due by then run. */
     advance: (ms: number) => advance(created.id, ms),
     /** The events the receiver got for `path`, checked against the resource's signing secret. */
-    events: async (path: string, count: number) => (await received(path, count)).map((r: Received) => webhook.verify(r.body, r.headers) as Record<string, any>),
+    events: async (path: string, count: number) => (await received(path, count)).map((r: Received) => webhook.verify(r.body, r.headers) as EventEnvelope),
   };
 }
 
@@ -67,7 +75,7 @@ describe("deadman", () => {
     expect(await d.hit()).toEqual({ status: 200, text: "OK" });
     const up = await d.status();
     expect(up).toMatchObject({ state: "up", last_signal: "success", pings: 1, misses: 0 });
-    expect(Date.parse(up.next_due_at) - Date.parse(up.last_ping_at)).toBe(HOUR);
+    expect(msOf(up.next_due_at) - msOf(up.last_ping_at)).toBe(HOUR);
 
     await d.advance(HOUR + 1000);
     expect(await d.status()).toMatchObject({ state: "late", misses: 0 });
@@ -92,7 +100,7 @@ describe("deadman", () => {
     expect(recovered).toMatchObject({ type: "deadman.up", data: { state: "up", down_since: stillDown.down_since } });
     expect(recovered.data.downtime_seconds).toBeGreaterThanOrEqual(2 * 3600);
     expect(await d.status()).toMatchObject({ state: "up", misses: 0, down_since: null, alerts_sent: 0 });
-    const log = await d.op("GET", "/deliveries");
+    const log = await d.op<DeliveryPage>("GET", "/deliveries");
     expect(log.status).toBe(200);
     expect(log.body.items.map((i: { event_type: string }) => i.event_type)).toEqual(["deadman.late", "deadman.down", "deadman.down", "deadman.up"]);
   });
@@ -150,18 +158,18 @@ describe("deadman", () => {
     expect(viaApi.status).toBe(200);
     expect(viaApi.body).toMatchObject({ state: "late", misses: 1 });
 
-    const page = await d.op("GET", "/pings?limit=4");
+    const page = await d.op<Out<"pings">>("GET", "/pings?limit=4");
     expect(page.body.items.map((p: { signal: string; exit_code: number | null }) => [p.signal, p.exit_code])).toEqual([
       ["fail", 1], ["success", 0], ["log", null], ["fail", 3],
     ]);
     expect(page.body.items[0]).toMatchObject({ source: "api", body_bytes: 3000 });
-    expect(page.body.items[0].body).toHaveLength(1024);
-    const rest = await d.op("GET", `/pings?cursor=${page.body.next_cursor}`);
+    expect(page.body.items[0]!.body).toHaveLength(1024);
+    const rest = await d.op<Out<"pings">>("GET", `/pings?cursor=${page.body.next_cursor}`);
     expect(rest.body.items.map((p: { signal: string }) => p.signal)).toEqual(["fail", "success", "start"]);
     expect(rest.body.items[1]).toMatchObject({ body: "backup done", duration_seconds: timed.last_duration_seconds, source: "public", method: "POST" });
     expect(rest.body.next_cursor).toBeNull();
 
-    const exported = await json(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }));
+    const exported = await json<ResourceExport<{ status: Out<"get">; pings: ReturnType<typeof allPings> }>>(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }));
     expect(exported.data.pings).toHaveLength(7);
     expect(exported.data.status.state).toBe("late");
   });
@@ -187,7 +195,7 @@ describe("deadman", () => {
     expect((await d.status()).payload).toMatchObject({ held: false, released_at: expect.any(String), release_delivery_id: expect.stringMatching(/^evt_/) });
     // The switch forgot it, and the delivery log keeps it sealed (for a manual retry) and never shows it.
     expect(await dumpStorage(d.id)).not.toContain(secret);
-    const log = await json(await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) }));
+    const log = await json<DeliveryPage>(await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) }));
     const payloadDelivery = log.items.find((i: { event_type: string }) => i.event_type === "deadman.payload");
     expect(payloadDelivery).toMatchObject({ body: null, body_withheld: true, status: "delivered" });
 
@@ -260,7 +268,7 @@ describe("deadman", () => {
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/deadman", { body, headers: auth });
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
     expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
   });

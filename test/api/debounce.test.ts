@@ -7,7 +7,19 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { debounce } from "../../src/kinds/time/debounce";
-import { advance, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf } from "../harness";
+import type { allFired } from "../../src/kinds/time/debounce/store/firing";
+import type { EventEnvelope } from "../../src/delivery/events";
+import type { Json } from "../../src/json";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { advance, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf, type Problem, type ResourceExport } from "../harness";
+
+/** What debounce's op `N` answers. */
+type Out<N extends OpNames<typeof debounce>> = OpOutput<typeof debounce, N>;
+
+/** A debounce.fired request (src/kinds/time/debounce/store/firing.ts): `event` in mode last, `events` in mode all. */
+interface Fired extends EventEnvelope {
+  data: { key: string | null; mode: string; reason: string; received: number; dropped: number; event?: Json; events?: { received_at: string; source: string; event: Json }[] };
+}
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -31,7 +43,7 @@ async function debouncer(name: string, extra: Record<string, unknown> = {}) {
     },
     /** `ms` pass on the resource's clock; the alarms due by then run. */
     advance: (ms: number) => advance(created.id, ms),
-    firings: async (count: number) => (await received(name, count)).map((r) => webhook.verify(r.body, r.headers) as Record<string, any>),
+    firings: async (count: number) => (await received(name, count)).map((r) => webhook.verify(r.body, r.headers) as Fired),
   };
 }
 
@@ -46,9 +58,9 @@ describe("debounce", () => {
     const name = unique();
     const d = await debouncer(name);
     for (let n = 1; n <= 5; n++) expect((await d.post({ n })).status).toBe(200);
-    const open = await d.op("GET", "/windows");
+    const open = await d.op<Out<"windows">>("GET", "/windows");
     expect(open.body.items).toEqual([expect.objectContaining({ key: null, received: 5, kept: 1, dropped: 4 })]);
-    const w = open.body.items[0];
+    const w = open.body.items[0]!;
     expect(Date.parse(w.fires_at) - Date.parse(w.last_event_at)).toBe(60_000);
 
     await d.advance(30_000);
@@ -65,7 +77,7 @@ describe("debounce", () => {
     await d.post({ n: 6 });
     expect((await d.op("GET", "")).body).toMatchObject({ open_windows: 1, events_received: 6, fired: 1, next_fire_at: expect.any(String) });
     for (let i = 0; i < 50; i++) {
-      const history = await d.op("GET", "/fired");
+      const history = await d.op<Out<"fired">>("GET", "/fired");
       if (history.body.items[0]?.outcome === "delivered") {
         expect(history.body.items[0]).toMatchObject({ key: null, reason: "quiet", received: 5, sent: 1, delivery_id: expect.stringMatching(/^evt_/) });
         return;
@@ -83,7 +95,7 @@ describe("debounce", () => {
     expect((await d.publish("plain text", "", "text/plain")).status).toBe(202);
     const res = await call("POST", d.address); // an empty body is a null event
     expect(res.status).toBe(202);
-    const detail = await d.op("GET", "/window");
+    const detail = await d.op<Out<"window">>("GET", "/window");
     expect(detail.body.events.map((e: { source: string; event: unknown }) => [e.source, e.event])).toEqual([
       ["api", { step: 1 }], ["public", { step: 2 }], ["public", "plain text"], ["public", null],
     ]);
@@ -91,7 +103,7 @@ describe("debounce", () => {
     await d.advance(61_000);
     const fired = (await d.firings(1))[0]!;
     expect(fired.data).toMatchObject({ mode: "all", received: 4, dropped: 0 });
-    expect(fired.data.events.map((e: { event: unknown }) => e.event)).toEqual([{ step: 1 }, { step: 2 }, "plain text", null]);
+    expect(fired.data.events!.map((e: { event: unknown }) => e.event)).toEqual([{ step: 1 }, { step: 2 }, "plain text", null]);
     expect(fired.data.event).toBeUndefined();
   });
 
@@ -114,7 +126,7 @@ describe("debounce", () => {
     await d.post({ n: 2 }, "bob"); // explicit key
     expect((await d.publish(JSON.stringify({ user: { id: 7 } }), "?key=alice")).body.key).toBe("alice"); // ?key= wins
     expect((await d.publish(JSON.stringify({ user: { id: 7 } }))).body.key).toBe("7");
-    expect((await d.op("GET", "/windows")).body.items.map((w: { key: string; received: number }) => [w.key, w.received])).toEqual([["alice", 2], ["bob", 1], ["7", 1]]);
+    expect((await d.op<Out<"windows">>("GET", "/windows")).body.items.map((w: { key: string | null; received: number }) => [w.key, w.received])).toEqual([["alice", 2], ["bob", 1], ["7", 1]]);
 
     await d.advance(40_000);
     await d.post({ n: 3 }, "bob"); // bob's quiet period starts again
@@ -142,13 +154,13 @@ describe("debounce", () => {
     expect((await d.op("POST", "/windows/cancel", { key: "b" })).status).toBe(404);
     expect((await d.op("POST", "/flush", {})).status).toBe(404); // no unkeyed window is open
     expect((await d.op("POST", "/flush", { key: "c", all: true })).status).toBe(422);
-    expect((await d.op("POST", "/flush", { all: true })).body.fired.map((f: { key: string }) => f.key)).toEqual(["c"]);
+    expect((await d.op<Out<"flush">>("POST", "/flush", { all: true })).body.fired.map((f: { key: string | null }) => f.key)).toEqual(["c"]);
     await d.firings(2);
     await d.advance(120_000); // nothing is left to fire
     expect(await settledCount(name)).toBe(2);
     expect((await d.op("GET", "")).body).toMatchObject({ open_windows: 0, fired: 2, cancelled: 1, next_fire_at: null });
-    const exported = await json(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }));
-    expect(exported.data.fired.map((f: { key: string }) => f.key)).toEqual(["a", "c"]);
+    const exported = await json<ResourceExport<{ fired: ReturnType<typeof allFired> }>>(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }));
+    expect(exported.data.fired.map((f: { key: string | null }) => f.key)).toEqual(["a", "c"]);
   });
 
   it("enforces its limits: event size, what a window keeps, the public address's methods and bodies", async () => {
@@ -170,15 +182,15 @@ describe("debounce", () => {
     expect((await d.op("GET", "/window?key=big")).body).toMatchObject({ received: 3, kept: 2, dropped: 1 });
     // Count: a window keeps its newest 100 events.
     for (let n = 1; n <= 103; n++) expect((await d.publish(String(n), "?key=many")).status).toBe(202);
-    const many = await d.op("GET", "/window?key=many");
+    const many = await d.op<Out<"window">>("GET", "/window?key=many");
     expect(many.body).toMatchObject({ received: 103, kept: 100, dropped: 3 });
-    expect(many.body.events[0].event).toBe(4);
+    expect(many.body.events[0]!.event).toBe(4);
 
     await d.advance(61_000);
     const fired = await d.firings(2);
     const big = fired.find((f) => f.data.key === "big")!;
     expect(big.data).toMatchObject({ received: 3, dropped: 1 });
-    expect(big.data.events.map((e: { event: string }) => e.event[0])).toEqual(["2", "3"]);
+    expect(big.data.events!.map((e) => (e.event as string)[0])).toEqual(["2", "3"]);
   });
 
   it("fires open windows just before the resource expires", async () => {
@@ -208,7 +220,7 @@ describe("debounce", () => {
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/debounce", { body, headers: auth });
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
     expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
   });

@@ -2,7 +2,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { delayed } from "../../src/kinds/time/delayed";
-import { advance, buyCredits, createResource, opsOn, received, verifierOf } from "../harness";
+import type { OpOutput } from "../../src/kind/kind";
+import { advance, buyCredits, createResource, opsOn, received, verifierOf, type Problem } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -28,13 +29,13 @@ describe("delayed", () => {
     expect(first!.headers).toMatchObject({ "x-channel": "c1", "x-msg": "m1" });
     expect(first!.headers["content-type"]).toContain("text/plain");
     expect(first!.headers["webhook-signature"]).toMatch(/^v1,/);
-    expect((await c.op("GET", "/messages?status=pending")).body.items.map((m: { message_id: string }) => m.message_id)).toEqual([late.body.message_id]);
+    expect((await c.op<OpOutput<typeof delayed, "messages">>("GET", "/messages?status=pending")).body.items.map((m: { message_id: string }) => m.message_id)).toEqual([late.body.message_id]);
 
     await c.advance(7200_000);
     const both = await received(name, 2);
     expect(verifierOf(c.record).verify(both[1]!.body, both[1]!.headers)).toEqual({ n: 2 });
     for (let i = 0; i < 50; i++) {
-      const { items } = (await c.op("GET", "/messages?status=delivered")).body;
+      const { items } = (await c.op<OpOutput<typeof delayed, "messages">>("GET", "/messages?status=delivered")).body;
       if (items.length === 2) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -61,9 +62,9 @@ describe("delayed", () => {
 
   it("refuses a message past the channel's lifetime, or with two times", async () => {
     const c = await channel(unique(), { ttl_seconds: 86400 });
-    const late = await c.op("POST", "/messages", { body: {}, delay_seconds: 2 * 86400 });
+    const late = await c.op<Problem>("POST", "/messages", { body: {}, delay_seconds: 2 * 86400 });
     expect(late.status).toBe(422);
-    expect(late.body.errors[0].path).toBe("delay_seconds"); // the field that set the time
+    expect(late.body.errors![0]!.path).toBe("delay_seconds"); // the field that set the time
     const both = await c.op("POST", "/messages", { body: {}, delay_seconds: 5, deliver_at: new Date().toISOString() });
     expect(both.status).toBe(422);
     expect((await c.op("GET", "/messages")).body.items).toEqual([]);

@@ -50,9 +50,9 @@ describe("deliveries", () => {
 
     const again = await o.ok("submit", "/requests", request);
     expect(again).toMatchObject({ delivery_id: first.delivery_id, duplicate: true, delivery: { status: "delivered" } });
-    const before = (await balanceOf(o.token)).balance_micro_usd;
+    const before = (await balanceOf(o.token)).balance_usd;
     expect(await o.reply("POST", "/requests", { ...request, body: { order: 1043 } })).toMatchObject({ status: 409, body: { code: "conflict" } });
-    expect((await balanceOf(o.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(o.token)).balance_usd).toBe(before);
     await new Promise((r) => setTimeout(r, 300));
     expect(await received(name, 1)).toHaveLength(1);
     expect(await o.ok("info", "")).toMatchObject({ counts: { delivered: 1, pending: 0 } });
@@ -117,7 +117,7 @@ describe("deliveries", () => {
 
   it("refuses bad submissions with a problem, uncharged", async () => {
     const o = await outbox();
-    const before = (await balanceOf(o.token)).balance_micro_usd;
+    const before = (await balanceOf(o.token)).balance_usd;
     const url = `${receiver}/ok/${unique()}`;
     const cases: [unknown, number][] = [
       [{ url: "ftp://example.com/x" }, 422],
@@ -137,7 +137,7 @@ describe("deliveries", () => {
     expect((await o.reply("GET", "/requests/evt_nope")).status).toBe(422);
     expect((await o.reply("GET", `/requests/evt_${"0".repeat(32)}`)).status).toBe(404);
     expect((await call("POST", "/v1/deliveries", { body: { retry_delays: [0] }, headers: { authorization: `Bearer ${o.token}` } })).status).toBe(422);
-    expect((await balanceOf(o.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(o.token)).balance_usd).toBe(before);
     expect(await r2Keys(o.id)).toEqual([]);
     expect((await json(await call("GET", `/v1/deliveries/${o.id}/deliveries`, { headers: managed(o.mgmt) }))).items).toEqual([]);
   });

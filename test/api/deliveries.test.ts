@@ -12,15 +12,16 @@ import { seal } from "../../src/auth/sealing";
 import { checkEgressUrl } from "../../src/delivery/egress-guard";
 import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
-import { advance, buyCredits, call, createResource, expire, json, managed, received, verifierOf } from "../harness";
+import type { EventEnvelope } from "../../src/delivery/events";
+import { advance, buyCredits, call, createResource, expire, json, managed, received, verifierOf, type Delivery, type DeliveryPage } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
 
 
-async function deliveriesOf(id: string, mgmt: string, until: (d: Record<string, any>) => boolean): Promise<Record<string, any>> {
+async function deliveriesOf(id: string, mgmt: string, until: (d: Delivery) => boolean): Promise<Delivery> {
   for (let i = 0; i < 100; i++) {
-    const page = await json(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }));
+    const page = await json<DeliveryPage>(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }));
     const first = page.items[0];
     if (first && until(first)) return first;
     await new Promise((r) => setTimeout(r, 100));
@@ -44,7 +45,7 @@ describe("lifecycle events", () => {
     const { id, mgmt, record } = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
     await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
     const [hit] = await received(name, 1);
-    const event = verifierOf(record).verify(hit!.body, hit!.headers) as Record<string, any>;
+    const event = verifierOf(record).verify(hit!.body, hit!.headers) as EventEnvelope;
     expect(event).toMatchObject({ type: "resource.cancelled", resource_id: id, data: { cancelled_at: expect.any(String) } });
     expect(hit!.headers["webhook-id"]).toBe(event.id);
     expect(() => new Webhook(newSigningSecret()).verify(hit!.body, hit!.headers)).toThrow();
@@ -54,7 +55,7 @@ describe("lifecycle events", () => {
     const name = unique();
     const { id, mgmt, record } = await counterWithDueNotice(`/ok/${name}`);
     const [hit] = await received(name, 1);
-    const event = verifierOf(record).verify(hit!.body, hit!.headers) as Record<string, any>;
+    const event = verifierOf(record).verify(hit!.body, hit!.headers) as EventEnvelope;
     expect(event).toMatchObject({ type: "resource.expiring", data: { hours_left: 1 } });
     await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
     // An alarm that runs again as if its first run had failed after sending: the same event id, sent once.
@@ -73,7 +74,7 @@ describe("lifecycle events", () => {
     const { id, record } = await createResource("counters", token, { ttl_seconds: 60, notify_url: `${receiver}/ok/${name}` });
     await expire(id);
     const [hit] = await received(name, 1);
-    expect((verifierOf(record).verify(hit!.body, hit!.headers) as Record<string, any>).type).toBe("resource.expired");
+    expect((verifierOf(record).verify(hit!.body, hit!.headers) as EventEnvelope).type).toBe("resource.expired");
   });
 });
 
@@ -82,7 +83,7 @@ describe("retries", () => {
     const name = unique();
     const { id, mgmt } = await counterWithDueNotice(`/fail/2/${name}`);
     const log = await deliveriesOf(id, mgmt, (d) => d.status === "delivered");
-    expect(log.attempt_log.map((a: { outcome: string; status_code: number }) => [a.outcome, a.status_code])).toEqual([["failed", 500], ["failed", 500], ["delivered", 200]]);
+    expect(log.attempt_log.map((a: { outcome: string; status_code: number | null }) => [a.outcome, a.status_code])).toEqual([["failed", 500], ["failed", 500], ["delivered", 200]]);
     expect((await received(name, 3)).map((r) => r.status)).toEqual([500, 500, 200]);
   });
 

@@ -13,7 +13,7 @@ import { requireKind } from "../../src/resources/registry";
 import type { CreateInput, ResourceFaults } from "../../src/rpc/resource";
 import type { Payer } from "../../src/money/payment";
 import { PENDING_RECOVERY_MS } from "../../durable-objects/resource/direct-charges";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, storageDump, stubOf, usd } from "../harness";
+import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, storageDump, stubOf, usd, type Receipt } from "../harness";
 
 const TTL = 3600;
 const price = lifetimePriceMicro(requireKind("counters"), TTL);
@@ -67,7 +67,7 @@ describe("a create the process dies in", () => {
       expect(await storageDump(id)).toBe("");
       expect(await alarmAt(id)).toBeNull();
       // The signed receipts leave out a charge that was refunded.
-      const receipts = await json(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
+      const receipts = await json<Receipt>(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
       expect(receipts.statement.charges).toEqual([]);
       // A second alarm run, had the runtime retried, gives back nothing more.
       await runDurableObjectAlarm(stubOf(id));

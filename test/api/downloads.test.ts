@@ -1,8 +1,8 @@
-/** Signed download links (src/resources/downloads.ts): bytes, ranges, refusals, and nothing after the resource ends. */
+/** Signed download links (src/kind/downloads.ts): bytes, ranges, refusals, and nothing after the resource ends. */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ORIGIN, buyCredits, call, createResource, managed } from "../harness";
-import { signedDownloadUrl } from "../../src/resources/downloads";
+import { signedDownloadUrl } from "../../src/kind/downloads";
 
 const BYTES = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
 let credit: string;

@@ -5,8 +5,13 @@
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { drips } from "../../src/kinds/time/drips";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf } from "../harness";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, received, stubOf, verifierOf, type OpenApiDocument, type PriceList, type Problem, type ResourceExport } from "../harness";
+
+/** What drips' op `N` answers. */
+type Out<N extends OpNames<typeof drips>> = OpOutput<typeof drips, N>;
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -21,11 +26,11 @@ async function drip(path: string, extra: Record<string, unknown> = {}) {
   const { reply: op } = opsOn(drips, created.id, created.mgmt, token);
   const alarm = () => runDurableObjectAlarm(stubOf(created.id));
   const elapse = (ms: number) => advance(created.id, ms);
-  const exported = async () => (await json(await call("GET", `/v1/resources/${created.id}/export`, { headers: managed(created.mgmt) }))).data.messages as Exported[];
+  const exported = async () => (await json<ResourceExport<{ messages: Exported[] }>>(await call("GET", `/v1/resources/${created.id}/export`, { headers: managed(created.mgmt) }))).data.messages;
   /** Polls until `done` holds for the status (deliveries cross a real queue). */
-  const until = async (done: (s: Record<string, any>) => boolean, each?: (s: Record<string, any>) => void, tries = 100) => {
+  const until = async (done: (s: Out<"get">) => boolean, each?: (s: Out<"get">) => void, tries = 100) => {
     for (let i = 0; i < tries; i++) {
-      const s = (await op("GET", "")).body;
+      const s = (await op<Out<"get">>("GET", "")).body;
       each?.(s);
       if (done(s)) return s;
       await sleep(200);
@@ -68,9 +73,9 @@ describe("drips", () => {
     await sleep(300);
     const round1 = await logOf(name);
     expect(round1).toHaveLength(2);
-    const status = (await d.op("GET", "")).body;
+    const status = (await d.op<Out<"get">>("GET", "")).body;
     expect(status).toMatchObject({ pending: 3, held_by: "rate", released_in_window: 2, paused: false });
-    const wait = Date.parse(status.next_release_at) - Date.now();
+    const wait = msOf(status.next_release_at) - Date.now();
     expect(wait).toBeGreaterThan(50_000);
     expect(wait).toBeLessThanOrEqual(60_000);
 
@@ -151,16 +156,16 @@ describe("drips", () => {
     await d.until((s) => s.in_flight === 0);
 
     expect((await d.op("POST", "/pause")).body.paused).toBe(true);
-    const later = await d.op("POST", "/messages/batch", batchOf(3, 3));
+    const later = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", batchOf(3, 3));
     await d.alarm();
     await sleep(300);
     expect(await logOf(name)).toHaveLength(3);
 
-    const byId = await d.op("POST", "/release", { message_id: later.body.items[2].message_id });
-    expect(byId.body.released).toMatchObject([{ message_id: later.body.items[2].message_id, status: "in_flight", delivery_id: expect.any(String) }]);
+    const byId = await d.op("POST", "/release", { message_id: later.body.items[2]!.message_id });
+    expect(byId.body.released).toMatchObject([{ message_id: later.body.items[2]!.message_id, status: "in_flight", delivery_id: expect.any(String) }]);
     const hits = await received(name, 4);
     expect(JSON.parse(hits[3]!.body)).toEqual({ n: 5 });
-    expect((await d.op("POST", "/release", { message_id: later.body.items[2].message_id })).status).toBe(409);
+    expect((await d.op("POST", "/release", { message_id: later.body.items[2]!.message_id })).status).toBe(409);
     expect((await d.op("POST", "/release", { count: 5 })).body.released).toHaveLength(2);
     await received(name, 6);
     expect((await d.op("POST", "/release")).body.released).toEqual([]);
@@ -171,7 +176,7 @@ describe("drips", () => {
     const a = await d.op("POST", "/messages", { body: { a: 1 }, dedup_id: "order-7", headers: { "X-Msg": "a" } });
     const again = await d.op("POST", "/messages", { body: { a: 2 }, dedup_id: "order-7" });
     expect(again.body).toMatchObject({ message_id: a.body.message_id, deduplicated: true });
-    const batch = await d.op("POST", "/messages/batch", { messages: [...batchOf(6).messages, { body: { a: 3 }, dedup_id: "order-7" }] });
+    const batch = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", { messages: [...batchOf(6).messages, { body: { a: 3 }, dedup_id: "order-7" }] });
     expect(batch.body.enqueued).toBe(6);
     expect(batch.body.items[6]).toMatchObject({ message_id: a.body.message_id, deduplicated: true });
 
@@ -200,7 +205,7 @@ describe("drips", () => {
 
     const released = await d.op("POST", "/release", { count: 2 });
     expect(released.body.released).toHaveLength(2);
-    const inFlightOrDone = (await d.op("GET", "/messages?status=cancelled")).body.items;
+    const inFlightOrDone = (await d.op<Out<"messages">>("GET", "/messages?status=cancelled")).body.items;
     expect(inFlightOrDone.map((m: { message_id: string }) => m.message_id)).toEqual([a.body.message_id]);
     expect((await d.op("GET", "/messages?status=pending")).body.items).toHaveLength(5);
 
@@ -215,18 +220,18 @@ describe("drips", () => {
   it("exports every message with its body, headers and status", async () => {
     const name = unique();
     const d = await drip(`ok/${name}`, { paused: true });
-    const batch = await d.op("POST", "/messages/batch", { messages: [{ body: "text" }, { body: { j: 1 }, headers: { "X-Msg": "j" } }, { body: [1, 2] }] });
-    await d.op("POST", "/messages/cancel", { message_id: batch.body.items[2].message_id });
+    const batch = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", { messages: [{ body: "text" }, { body: { j: 1 }, headers: { "X-Msg": "j" } }, { body: [1, 2] }] });
+    await d.op("POST", "/messages/cancel", { message_id: batch.body.items[2]!.message_id });
     await d.op("POST", "/release", { count: 1 });
     await received(name, 1);
     await d.until((s) => s.in_flight === 0);
     const res = await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) });
-    const data = (await json(res)).data;
+    const data = (await json<ResourceExport<{ status: Out<"get">; messages: Exported[] }>>(res)).data;
     expect(data.status).toMatchObject({ paused: true, pending: 1 });
     expect(data.messages).toMatchObject([
-      { message_id: batch.body.items[0].message_id, status: "delivered", body: "text", headers: { "x-drip": "d1", "content-type": "text/plain; charset=utf-8" } },
-      { message_id: batch.body.items[1].message_id, status: "pending", body: JSON.stringify({ j: 1 }), headers: { "x-msg": "j" } },
-      { message_id: batch.body.items[2].message_id, status: "cancelled", body: "[1,2]" },
+      { message_id: batch.body.items[0]!.message_id, status: "delivered", body: "text", headers: { "x-drip": "d1", "content-type": "text/plain; charset=utf-8" } },
+      { message_id: batch.body.items[1]!.message_id, status: "pending", body: JSON.stringify({ j: 1 }), headers: { "x-msg": "j" } },
+      { message_id: batch.body.items[2]!.message_id, status: "cancelled", body: "[1,2]" },
     ]);
   });
 
@@ -235,12 +240,12 @@ describe("drips", () => {
     const spent = async () => (await balanceOf(d.token)).spent_usd as number;
     const before = await spent();
 
-    const tooMany = await d.op("POST", "/messages/batch", batchOf(101));
+    const tooMany = await d.op<Problem>("POST", "/messages/batch", batchOf(101));
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.errors[0].path).toBe("messages");
-    const tooBig = await d.op("POST", "/messages", { body: "x".repeat(64 * 1024 + 1) });
+    expect(tooMany.body.errors![0]!.path).toBe("messages");
+    const tooBig = await d.op<Problem>("POST", "/messages", { body: "x".repeat(64 * 1024 + 1) });
     expect(tooBig.status).toBe(422);
-    expect(tooBig.body.errors[0].path).toBe("body");
+    expect(tooBig.body.errors![0]!.path).toBe("body");
     expect((await d.op("POST", "/messages/batch", { messages: [] })).status).toBe(422);
     expect((await d.op("POST", "/limits", {})).status).toBe(422);
     expect((await d.op("POST", "/limits", { max_parallel: 101 })).status).toBe(422);
@@ -260,20 +265,20 @@ describe("drips", () => {
     const { token } = await buyCredits(1);
     const bad = await call("POST", "/v1/drips", { body: { url: `${receiver}/ok/x`, rate: { count: 10, period_seconds: 60 }, max_parallel: 0 }, headers: { authorization: `Bearer ${token}` } });
     expect(bad.status).toBe(422);
-    expect((await json(bad)).errors.map((e: { path: string }) => e.path)).toContain("max_parallel");
+    expect((await json<Problem>(bad)).errors!.map((e: { path: string }) => e.path)).toContain("max_parallel");
   });
 
   it("is in the OpenAPI document, with its webhook, and in the MCP tool list", async () => {
-    const doc = await json(await call("GET", "/openapi.json"));
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/drips", "/v1/drips/{id}/messages", "/v1/drips/{id}/messages/batch", "/v1/drips/{id}/limits"]));
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json"));
+    expect(Object.keys(doc.paths!)).toEqual(expect.arrayContaining(["/v1/drips", "/v1/drips/{id}/messages", "/v1/drips/{id}/messages/batch", "/v1/drips/{id}/limits"]));
     expect(Object.keys(doc.webhooks ?? {}).join(" ")).toContain("drip.released");
-    const tools = await json(await call("POST", "/mcp?toolsets=drips", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }));
+    const tools = await json<{ result: ListToolsResult }>(await call("POST", "/mcp?toolsets=drips", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }));
     const names = tools.result.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(["create_drips", "drips_enqueue", "drips_enqueue_batch", "drips_release", "drips_set_limits"]));
   });
 
   it("publishes its prices", async () => {
-    const { operations } = await json(await call("GET", "/v1/prices"));
+    const { operations } = await json<PriceList>(await call("GET", "/v1/prices"));
     const price = (op: string) => operations.find((o: { operation: string }) => o.operation === op)?.price_usd;
     expect(price("drips.create")).toBe(0.0005);
     expect(price("drips.enqueue")).toBe(0.0005);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/http/errors";
-import { balanceOf, buyCredits, call, createResource, json, problemOf } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, problemOf, type OpenApiDocument, type Problem } from "../harness";
 
 describe("errors", () => {
   it("every response carries X-Request-Id, echoed in problem bodies", async () => {
@@ -43,7 +43,7 @@ describe("errors", () => {
   it("a path id that is not a resource id is 422 with its path", async () => {
     const res = await call("GET", "/v1/resources/not-an-id");
     expect(res.status).toBe(422);
-    expect((await json(res)).errors[0].path).toBe("id");
+    expect((await json<Problem>(res)).errors![0]!.path).toBe("id");
   });
 
   it("answers CORS preflight for any origin", async () => {
@@ -156,7 +156,7 @@ describe("errors", () => {
     expect(html).toContain("<code>X-CREDIT-TOKEN</code>");
     const unknown = await problemOf(await call("GET", "/errors/no_such_code"), 404);
     expect(unknown.detail).toMatch(/^There is no error code "no_such_code"\. The codes are: invalid_request, unauthorized, /);
-    const doc = await json(await call("GET", "/openapi.json?kinds=all"));
-    expect(doc.paths["/errors/{code}"].get.operationId).toBe("error_code");
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json?kinds=all"));
+    expect(doc.paths!["/errors/{code}"]!.get!.operationId).toBe("error_code");
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { buyCredits, call, json } from "../harness";
 import { exampleBody, exampleRequest, prepareExample, send } from "./examples";
-import type { AnyKind } from "../../src/resources/kind";
+import type { AnyKind } from "../../src/kind/kind";
 
 const credit = buyCredits(50).then((b) => b.token);
 

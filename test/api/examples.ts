@@ -7,9 +7,9 @@
  */
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AnyKind, AnyOp, OpExample } from "../../src/resources/kind";
+import type { AnyKind, AnyOp, OpExample } from "../../src/kind/kind";
 import { fromBinaryString } from "../../src/bytes";
-import { buyCredits, call, createResource, json, managed } from "../harness";
+import { buyCredits, call, createResource, json, managed, type ResourceRecord } from "../harness";
 import { requireKind } from "../../src/resources/registry";
 
 /** The example's outside world, mapped to the local receiver (a mock at the network edge only): its URLs, and the host alone (an allowlist's). */
@@ -115,7 +115,7 @@ const opNamed = (kind: AnyKind, name: string): AnyOp => {
 export async function prepareExample(kind: AnyKind, op: AnyOp, id: string, mgmt: string, credit: string): Promise<OpExample> {
   const issued: Issued = new Map();
   if (op.example?.arrivals) {
-    const record = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+    const record = await json<ResourceRecord>(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     for (let i = 0; i < op.example.arrivals; i++) {
       const res = await call("POST", new URL(record.urls.public as string).pathname, { body: op.example.arrivalBody ?? { example: i + 1 } });
       expect(res.status, `${kind.kind}: an arrival before ${op.name}`).toBeLessThan(300);

@@ -96,7 +96,7 @@ describe("fanout", () => {
 
   it("refuses bad destinations and filters with 422 (409 past the limit), uncharged", async () => {
     const f = await fanoutWith([]);
-    const before = (await balanceOf(f.token)).balance_micro_usd;
+    const before = (await balanceOf(f.token)).balance_usd;
     for (const destination of [
       { url: `${receiver}/ok/x`, filter: {} },
       { url: `${receiver}/ok/x`, filter: { jsonata: "foo.(bar" } },
@@ -114,7 +114,7 @@ describe("fanout", () => {
     expect(await bad.text()).toContain("destinations.0.filter.jsonata");
     const many = Array.from({ length: 21 }, (_, i) => ({ url: `${receiver}/ok/${i}` }));
     expect((await call("POST", "/v1/fanout", { body: { destinations: many }, headers: { authorization: `Bearer ${f.token}` } })).status).toBe(422);
-    expect((await balanceOf(f.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(f.token)).balance_usd).toBe(before);
     const full = await fanoutWith(many.slice(0, 20));
     expect(await full.reply("POST", "/destinations", { url: `${receiver}/ok/21` })).toMatchObject({ status: 409 });
   });

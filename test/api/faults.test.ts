@@ -6,14 +6,14 @@
 import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { signedDownloadUrl } from "../../src/resources/downloads";
-import { ORIGIN, buyCredits, call, createResource, json, managed, mcpTool, publicUrl, received } from "../harness";
+import { signedDownloadUrl } from "../../src/kind/downloads";
+import { ORIGIN, buyCredits, call, createResource, json, managed, mcpTool, publicUrl, received, type Problem, type Receipt } from "../harness";
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 async function chargedRequests(token: string): Promise<Set<string>> {
   const res = await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } });
-  return new Set(((await json(res)).statement.charges as { request_id: string }[]).map((c) => c.request_id));
+  return new Set((await json<Receipt>(res)).statement.charges.map((c) => c.request_id));
 }
 
 function putBytes(kind: string, id: string, mgmt: string, credit: string, body: string, type = "application/octet-stream") {
@@ -29,7 +29,7 @@ describe("stored types and file names", () => {
       for (const [field, value] of <[string, string][]>[["content_type", "text/plain\u0000"], ["content_type", "text/plain; a=\"x\ny\""], ["filename", "a\u0000b.txt"], ["filename", "../etc/passwd"], ["filename", "a\u007fb"]]) {
         const res = await call("POST", `/v1/${kind}`, { body: { [field]: value }, headers: { authorization: `Bearer ${token}` } });
         expect(res.status, `${kind} ${field}=${JSON.stringify(value)}`).toBe(422);
-        expect((await json(res)).errors[0].path).toBe(field);
+        expect((await json<Problem>(res)).errors![0]!.path).toBe(field);
       }
     }
     expect((await chargedRequests(token)).size).toBe(0);
@@ -192,7 +192,7 @@ describe("outbound header values and hosts", () => {
     for (const value of ["a\r\nInjected: 1", "a\u0000b", "a\nb"]) {
       const wakeup = await call("POST", "/v1/wakeups", { body: { url, delay_seconds: 60, headers: { "X-Test": value } }, headers: { authorization: `Bearer ${token}` } });
       expect(wakeup.status).toBe(422);
-      expect((await json(wakeup)).errors[0].path).toMatch(/^headers/);
+      expect((await json<Problem>(wakeup)).errors![0]!.path).toMatch(/^headers/);
     }
     const attest = await createResource("attest", token);
     const fetched = await call("POST", `/v1/attest/${attest.id}/fetches`, { body: { url, headers: { "X-Test": "a\r\nb" } }, headers: managed(attest.mgmt, token) });
@@ -211,7 +211,7 @@ describe("outbound header values and hosts", () => {
         method: "POST", body: JSON.stringify({ url, delay_seconds: 60 }), headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       }), strict, createExecutionContext());
       expect(res.status, url).toBe(422);
-      expect((await json(res)).errors[0].path).toBe("url");
+      expect((await json<Problem>(res)).errors![0]!.path).toBe("url");
     }
   });
 });

@@ -8,7 +8,7 @@ import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { frontdoor } from "../../src/kinds/address/frontdoor";
 import { MAX_ITEMS } from "../../src/kinds/address/frontdoor/schema";
-import { balanceOf, buyCredits, call, createResource, json, opsOn, problemOf, publicUrl, received, stubOf, verifierOf } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, opsOn, problemOf, publicUrl, received, stubOf, verifierOf, type DeliveryPage } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -92,7 +92,7 @@ describe("frontdoor", () => {
     expect(await json(await SELF.fetch(sent.status_url))).toMatchObject({ status: "pending", push: "pushing" });
     expect(await d.ok("ack", "/items/ack", { through: 1 })).toEqual({ acked: 1, pending: 0 });
     expect(await json(await SELF.fetch(sent.status_url))).toMatchObject({ status: "acknowledged", push: "cancelled" });
-    const deliveries = await json(await call("GET", `/v1/frontdoor/${d.id}/deliveries`, { headers: { authorization: `Bearer ${d.mgmt}` } }));
+    const deliveries = await json<DeliveryPage>(await call("GET", `/v1/frontdoor/${d.id}/deliveries`, { headers: { authorization: `Bearer ${d.mgmt}` } }));
     expect(deliveries.items[0]).toMatchObject({ status: "aborted" });
 
     // No retries at all: the push is dead at its first failure, and the message waits for a pull.
@@ -118,16 +118,16 @@ describe("frontdoor", () => {
 
   it("refuses bad endpoints and schedules with 422, uncharged", async () => {
     const { token } = await buyCredits(1);
-    const before = (await balanceOf(token)).balance_micro_usd;
+    const before = (await balanceOf(token)).balance_usd;
     for (const body of [{ endpoint_url: "ftp://example.com/" }, { retry_delays: [0] }, { retry_delays: "soon" }, { endpoint: "https://example.com/" }]) {
       const res = await call("POST", "/v1/frontdoor", { body, headers: { authorization: `Bearer ${token}` } });
       expect(res.status, JSON.stringify(body)).toBe(422);
     }
-    expect((await balanceOf(token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(token)).balance_usd).toBe(before);
     const d = await door({});
-    const after = (await balanceOf(d.token)).balance_micro_usd;
+    const after = (await balanceOf(d.token)).balance_usd;
     expect(await d.reply("PUT", "/endpoint", { url: "javascript:alert(1)" })).toMatchObject({ status: 422 });
     expect(await d.reply("PUT", "/endpoint", {})).toMatchObject({ status: 422 });
-    expect((await balanceOf(d.token)).balance_micro_usd).toBe(after);
+    expect((await balanceOf(d.token)).balance_usd).toBe(after);
   });
 });

@@ -8,7 +8,7 @@ import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { handshakes } from "../../src/kinds/address/handshakes";
 import { toBase64, toHex } from "../../src/bytes";
-import { buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, storageDump } from "../harness";
+import { buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, storageDump, type ResourceExport } from "../harness";
 
 const SECRETS = {
   slack_signing_secret: "8f742231b10e8888abcd99yyyzzz85a5",
@@ -137,7 +137,7 @@ describe("handshakes", () => {
     expect(page.items.map((i) => [i.seq, i.path, i.verified])).toEqual([[1, "", true], [2, "/slack", true], [3, "", false], [4, "/other", null]]);
     expect(page.items[0]!.body_text).toBe(event);
     expect(await r.ok("ack", "/items/ack", { through: 4 })).toEqual({ acked: 4, pending: 0 });
-    const exported = await json(await call("GET", `/v1/resources/${r.id}/export`, { headers: managed(r.mgmt) }));
+    const exported = await json<ResourceExport<{ items: unknown[]; secrets: string[] }>>(await call("GET", `/v1/resources/${r.id}/export`, { headers: managed(r.mgmt) }));
     expect(exported.data.items).toHaveLength(4);
     expect(exported.data.secrets).toEqual(Object.keys(SECRETS));
   });

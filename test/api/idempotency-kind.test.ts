@@ -6,13 +6,20 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { idempotency } from "../../src/kinds/memory/idempotency";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, stubOf } from "../harness";
+import type { exportAll } from "../../src/kinds/memory/idempotency/store";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, stubOf, type Problem, type ResourceExport } from "../harness";
+
+/** What idempotency's op `N` answers. */
+type Out<N extends OpNames<typeof idempotency>> = OpOutput<typeof idempotency, N>;
+/** A claim that got the key. */
+type Claimed = Extract<Out<"claim">, { outcome: "new" }>;
 
 async function firewall(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const { id, mgmt, record } = await createResource("idempotency", token, body);
   const { reply: op } = opsOn(idempotency, id, mgmt, token);
-  const claim = (key: string, fingerprint: string, extra: Record<string, unknown> = {}) => op("POST", "/claim", { key, fingerprint, ...extra });
+  const claim = <T = Record<string, unknown>>(key: string, fingerprint: string, extra: Record<string, unknown> = {}) => op<T>("POST", "/claim", { key, fingerprint, ...extra });
   return { token, id, mgmt, record, op, claim };
 }
 
@@ -66,7 +73,7 @@ describe("idempotency", () => {
 
   it("a lapsed lock lets the next identical claim take the key over; the old token stops working", async () => {
     const { claim, op, id } = await firewall({ lock_timeout_seconds: 120 });
-    const first = await claim("job-7", "fp");
+    const first = await claim<Claimed>("job-7", "fp");
     expect(Date.parse(first.body.lock_expires_at) - Date.now()).toBeGreaterThan(110_000);
     expect((await claim("job-7", "fp")).status).toBe(409);
 
@@ -96,11 +103,11 @@ describe("idempotency", () => {
 
   it("a claim may set its own lock timeout, within the window", async () => {
     const { claim } = await firewall({ window_seconds: 600, lock_timeout_seconds: 30 });
-    const short = await claim("a", "fp", { lock_seconds: 5 });
+    const short = await claim<Claimed>("a", "fp", { lock_seconds: 5 });
     expect(Date.parse(short.body.lock_expires_at) - Date.now()).toBeLessThanOrEqual(5000);
-    const tooLong = await claim("b", "fp", { lock_seconds: 601 });
+    const tooLong = await claim<Problem>("b", "fp", { lock_seconds: 601 });
     expect(tooLong.status).toBe(422);
-    expect(tooLong.body.errors[0].path).toBe("lock_seconds");
+    expect(tooLong.body.errors![0]!.path).toBe("lock_seconds");
   });
 
   it("release forgets the key, so the next claim is new (with any fingerprint)", async () => {
@@ -116,7 +123,7 @@ describe("idempotency", () => {
   it("forgets keys after the window: lazily on the next call, and for good by its timer", async () => {
     const { claim, op, id, record } = await firewall({ window_seconds: 3600 });
     expect(record.config).toMatchObject({ window_seconds: 3600, lock_timeout_seconds: 300 });
-    const a = await claim("a", "fp");
+    const a = await claim<Claimed>("a", "fp");
     expect(Date.parse(a.body.expires_at) - Date.now()).toBeGreaterThan(3590_000);
     await op("POST", "/complete", { key: "a", lock_token: a.body.lock_token, result: 1 });
     await claim("b", "fp");
@@ -126,7 +133,7 @@ describe("idempotency", () => {
     // The window of a and b passes; c's, claimed half an hour later, does not.
     await advance(id, 1801_000);
     expect((await op("GET", "/keys/a")).status).toBe(404);
-    expect((await op("GET", "/keys")).body.items.map((k: { key: string }) => k.key)).toEqual(["c"]);
+    expect((await op<Out<"keys">>("GET", "/keys")).body.items.map((k: { key: string }) => k.key)).toEqual(["c"]);
     // The alarms that ran as the time passed deleted the rows for good.
     expect(await storedKeys(id)).toEqual(["c"]);
     // A forgotten key is claimable afresh, with any fingerprint.
@@ -136,7 +143,7 @@ describe("idempotency", () => {
   it("gets, lists by state with a cursor, and deletes keys", async () => {
     const { claim, op } = await firewall();
     const tokens: Record<string, string> = {};
-    for (const key of ["k1", "k2", "k3", "k4", "k5"]) tokens[key] = (await claim(key, `fp-${key}`)).body.lock_token;
+    for (const key of ["k1", "k2", "k3", "k4", "k5"]) tokens[key] = (await claim<Claimed>(key, `fp-${key}`)).body.lock_token;
     await op("POST", "/complete", { key: "k2", lock_token: tokens.k2, result: { ok: 2 } });
     await op("POST", "/complete", { key: "k4", lock_token: tokens.k4, result: { ok: 4 } });
 
@@ -145,15 +152,15 @@ describe("idempotency", () => {
     expect((await op("GET", "/keys/k1")).body).toMatchObject({ state: "locked", completed_at: null });
     expect((await op("GET", "/keys/k1")).body.result).toBeUndefined();
 
-    const page1 = await op("GET", "/keys?limit=2");
+    const page1 = await op<Out<"keys">>("GET", "/keys?limit=2");
     expect(page1.body.items.map((k: { key: string }) => k.key)).toEqual(["k1", "k2"]);
-    expect(page1.body.items[1].result).toBeUndefined();
-    const page2 = await op("GET", `/keys?limit=2&cursor=${page1.body.next_cursor}`);
+    expect(page1.body.items[1]!.result).toBeUndefined();
+    const page2 = await op<Out<"keys">>("GET", `/keys?limit=2&cursor=${page1.body.next_cursor}`);
     expect(page2.body.items.map((k: { key: string }) => k.key)).toEqual(["k3", "k4"]);
     const page3 = await op("GET", `/keys?limit=2&cursor=${page2.body.next_cursor}`);
     expect(page3.body).toMatchObject({ items: [{ key: "k5" }], next_cursor: null });
-    expect((await op("GET", "/keys?state=completed")).body.items.map((k: { key: string }) => k.key)).toEqual(["k2", "k4"]);
-    expect((await op("GET", "/keys?state=locked")).body.items.map((k: { key: string }) => k.key)).toEqual(["k1", "k3", "k5"]);
+    expect((await op<Out<"keys">>("GET", "/keys?state=completed")).body.items.map((k: { key: string }) => k.key)).toEqual(["k2", "k4"]);
+    expect((await op<Out<"keys">>("GET", "/keys?state=locked")).body.items.map((k: { key: string }) => k.key)).toEqual(["k1", "k3", "k5"]);
 
     expect((await op("DELETE", "/keys/k3")).body).toEqual({ key: "k3", deleted: true });
     expect((await op("DELETE", "/keys/k3")).status).toBe(404);
@@ -196,7 +203,7 @@ describe("idempotency", () => {
 
     const status = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     expect(status.usage).toEqual({ keys: 2, completed: 1, result_bytes: 7 });
-    const exported = await json(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
     expect(exported.data.keys).toMatchObject([
       { key: "a", state: "completed", fingerprint: "fp-a", result: { n: 1 } },
       { key: "b", state: "locked", fingerprint: "fp-b" },

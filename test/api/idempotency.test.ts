@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, json, signPayment } from "../harness";
+import { balanceOf, buyCredits, call, json, signPayment, type PaymentRequired } from "../harness";
 
 /** A counter at its default TTL: 30 days at $0.001. */
 const CREATE_USD = 0.03;
@@ -180,8 +180,8 @@ describe("Idempotency-Key", () => {
   });
 
   it("scopes x402 calls to the payer: a retry with a newly signed payment replays and leaves it unused", async () => {
-    const terms = await json(await call("POST", "/v1/counters", { body: {} }));
-    const priceMicro = Number(terms.accepts[0].maxAmountRequired);
+    const terms = await json<PaymentRequired>(await call("POST", "/v1/counters", { body: {} }));
+    const priceMicro = Number(terms.accepts[0]!.maxAmountRequired);
     const payerKey = generatePrivateKey();
     const key = crypto.randomUUID();
     const pay = async (k = payerKey) => {

@@ -12,7 +12,11 @@ import { describe, expect, it } from "vitest";
 import { inboxes } from "../../src/kinds/address/inboxes";
 import { MAX_ITEM_BYTES, MAX_ITEMS } from "../../src/kinds/address/inboxes/schema";
 import { sha256Hex, toBase64, toHex } from "../../src/bytes";
-import { ORIGIN, buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, r2Keys, storageDump, stubOf } from "../harness";
+import type { allItems } from "../../src/kinds/address/captures/pull";
+import { ORIGIN, buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, r2Keys, storageDump, stubOf, type ResourceExport } from "../harness";
+
+/** What an inbox's export holds (besides its info): every item, acked ones too. */
+type InboxExport = ResourceExport<{ items: ReturnType<typeof allItems> }>;
 
 async function inbox(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -74,9 +78,9 @@ describe("inboxes", () => {
     expect(await box.ok("info", "")).toMatchObject({ pending: 0, acked: 4, last_seq: 4, verify: null });
 
     // The export keeps acked items until the inbox ends.
-    const exported = await json(await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }));
+    const exported = await json<InboxExport>(await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }));
     expect(exported.data.items.map((i: { seq: number; acked_at: string | null }) => [i.seq, i.acked_at !== null])).toEqual([[1, true], [2, true], [3, true], [4, true]]);
-    expect(exported.data.items[1].body_base64).toBe(toBase64(binary));
+    expect(exported.data.items[1]!.body_base64).toBe(toBase64(binary));
   });
 
   it("a 10 MiB binary body comes back byte-exact from pull and export; 10 MiB + 1 is 413 and stores nothing", async () => {
@@ -87,8 +91,8 @@ describe("inboxes", () => {
     const [item] = (await box.ok("pull", "/items")).items;
     expect(item).toMatchObject({ size: MAX_ITEM_BYTES, sha256: sha256Hex(big), body_text: null, body_base64: null });
     expect(sha256Hex(await download(item!.body_url))).toBe(sha256Hex(big));
-    const exported = await json(await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }));
-    expect(sha256Hex(await download(exported.data.items[0].body_url))).toBe(sha256Hex(big));
+    const exported = await json<InboxExport>(await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }));
+    expect(sha256Hex(await download(exported.data.items[0]!.body_url))).toBe(sha256Hex(big));
 
     const keys = await r2Keys(box.id);
     const over = await box.post("/upload", { body: new Uint8Array(MAX_ITEM_BYTES + 1) });
@@ -113,7 +117,7 @@ describe("inboxes", () => {
 
   it("1,000 requests posted in parallel are all kept, each exactly once, in a consistent order", async () => {
     const box = await inbox();
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, n) => box.post("", { body: JSON.stringify({ n }) }).then((r) => json(r))));
+    const answers = await Promise.all(Array.from({ length: 1000 }, (_, n) => box.post("", { body: JSON.stringify({ n }) }).then((r) => json<{ seq: number }>(r))));
     expect(new Set(answers.map((a) => a.seq)).size).toBe(1000);
     const seen: { seq: number; n: number; at: number }[] = [];
     let cursor: string | null = null;

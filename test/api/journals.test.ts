@@ -8,10 +8,14 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { journals } from "../../src/kinds/memory/journals";
-import { balanceOf, buyCredits, call, createResource, json, managed, opsOn } from "../harness";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { balanceOf, buyCredits, call, createResource, json, managed, opsOn, type Problem, type ResourceExport } from "../harness";
 import { watchRowsRead } from "./rows-read";
 
 const ZEROS = "0".repeat(64);
+
+/** What journals' op `N` answers. */
+type Out<N extends OpNames<typeof journals>> = OpOutput<typeof journals, N>;
 
 async function journal() {
   const { token } = await buyCredits(2);
@@ -54,26 +58,26 @@ const jwks = async () => createLocalJWKSet(await json<{ keys: JWK[] }>(await cal
 describe("journals", () => {
   it("appends get server seq and time; the exported chain recomputes and the signed head verifies against the JWKS", async () => {
     const j = await journal();
-    const first = await j.op("POST", "/entries", { type: "order.placed", data: { z: 1, a: [1.5, "é", null], m: { y: true, b: "\u2028" } } });
+    const first = await j.op<Out<"append">>("POST", "/entries", { type: "order.placed", data: { z: 1, a: [1.5, "é", null], m: { y: true, b: "\u2028" } } });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toMatchObject({ seq: 1, type: "order.placed", prev_hash: ZEROS });
     expect(Date.parse(first.body.time)).toBeGreaterThan(Date.now() - 60_000);
 
-    const batch = await j.op("POST", "/entries/batch", {
+    const batch = await j.op<Out<"append_batch">>("POST", "/entries/batch", {
       entries: [{ data: "plain text" }, { type: "n", data: 1e21 }, { data: null }, { data: { "\u00e9": 1, e: 2, "😀": 3, "\u20ac": 4 } }, { data: [-0, 0.1, 100] }],
     });
     expect(batch.status, JSON.stringify(batch.body)).toBe(200);
     expect(batch.body.items.map((e: { seq: number }) => e.seq)).toEqual([2, 3, 4, 5, 6]);
-    expect(batch.body.items[0].prev_hash).toBe(first.body.hash);
+    expect(batch.body.items[0]!.prev_hash).toBe(first.body.hash);
     expect(new Set(batch.body.items.map((e: { time: string }) => e.time)).size).toBe(1);
     expect(batch.body.head_seq).toBe(6);
 
-    const headRes = await j.op("GET", "/head");
+    const headRes = await j.op<Out<"head">>("GET", "/head");
     expect(headRes.status).toBe(200);
     const { head, jws } = headRes.body;
 
-    const exported = await json(await call("GET", `/v1/resources/${j.id}/export`, { headers: managed(j.mgmt) }));
-    const entries = exported.data.entries as Exported[];
+    const exported = await json<ResourceExport<{ entries: Exported[]; head: unknown }>>(await call("GET", `/v1/resources/${j.id}/export`, { headers: managed(j.mgmt) }));
+    const entries = exported.data.entries;
     expect(entries).toHaveLength(6);
     expect(entries[3]!.data).toBeNull();
     const headHash = await recomputeChain(entries);
@@ -92,7 +96,7 @@ describe("journals", () => {
 
   it("an empty journal's head is seq 0 over 64 zeros, signed", async () => {
     const j = await journal();
-    const { body } = await j.op("GET", "/head");
+    const { body } = await j.op<Out<"head">>("GET", "/head");
     expect(body.head).toMatchObject({ seq: 0, hash: ZEROS, entry_time: null });
     await compactVerify(body.jws, await jwks());
     expect((await j.op("GET", "")).body).toMatchObject({ head_seq: 0, head_hash: ZEROS, head_time: null, bytes: 0 });
@@ -126,12 +130,12 @@ describe("journals", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { status: number; body: any } = await j.op("GET", `/entries?limit=10${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { status: number; body: Out<"read"> } = await j.op("GET", `/entries?limit=10${cursor ? `&cursor=${cursor}` : ""}`);
       expect(page.status).toBe(200);
       for (const [k, e] of page.body.items.entries()) {
         forward.push(e.seq);
         expect(e.data).toEqual({ i: e.seq });
-        if (k > 0) expect(e.prev_hash).toBe(page.body.items[k - 1].hash);
+        if (k > 0) expect(e.prev_hash).toBe(page.body.items[k - 1]!.hash);
       }
       cursor = page.body.next_cursor;
       pages += 1;
@@ -139,16 +143,16 @@ describe("journals", () => {
     expect(forward).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(pages).toBe(3);
 
-    const back = await j.op("GET", "/entries?direction=backward&limit=4");
+    const back = await j.op<Out<"read">>("GET", "/entries?direction=backward&limit=4");
     expect(back.body.items.map((e: { seq: number }) => e.seq)).toEqual([25, 24, 23, 22]);
     expect(back.body.next_cursor).toBe("21");
-    expect(back.body.items[0].prev_hash).toBe(back.body.items[1].hash);
-    const more = await j.op("GET", `/entries?direction=backward&limit=100&cursor=${back.body.next_cursor}`);
+    expect(back.body.items[0]!.prev_hash).toBe(back.body.items[1]!.hash);
+    const more = await j.op<Out<"read">>("GET", `/entries?direction=backward&limit=100&cursor=${back.body.next_cursor}`);
     expect(more.body.items).toHaveLength(21);
     expect(more.body.items.at(-1)).toMatchObject({ seq: 1, prev_hash: ZEROS });
     expect(more.body.next_cursor).toBeNull();
 
-    const mid = await j.op("GET", "/entries?from_seq=10&limit=3");
+    const mid = await j.op<Out<"read">>("GET", "/entries?from_seq=10&limit=3");
     expect(mid.body.items.map((e: { seq: number }) => e.seq)).toEqual([10, 11, 12]);
     expect(mid.body.head_seq).toBe(25);
     expect((await j.op("GET", "/entries?from_seq=26")).body).toMatchObject({ items: [], next_cursor: null });
@@ -166,7 +170,7 @@ describe("journals", () => {
     const j = await journal();
     await j.op("POST", "/entries", { data: "before" });
     const started = Date.now();
-    const waiting = j.op("GET", "/tail?after_seq=1&wait_seconds=20");
+    const waiting = j.op<Out<"tail">>("GET", "/tail?after_seq=1&wait_seconds=20");
     await new Promise((r) => setTimeout(r, 300));
     const appended = await j.op("POST", "/entries", { type: "wake", data: { hello: "tail" } });
     expect(appended.status).toBe(200);
@@ -193,17 +197,17 @@ describe("journals", () => {
     const big = await j.op("POST", "/entries", { data: "x".repeat(64 * 1024) });
     expect(big.status).toBe(413);
     expect(big.body.code).toBe("payload_too_large");
-    const tooMany = await j.op("POST", "/entries/batch", { entries: Array.from({ length: 101 }, () => ({ data: 1 })) });
+    const tooMany = await j.op<Problem>("POST", "/entries/batch", { entries: Array.from({ length: 101 }, () => ({ data: 1 })) });
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.errors[0].path).toBe("entries");
-    const noData = await j.op("POST", "/entries", { type: "x" });
+    expect(tooMany.body.errors![0]!.path).toBe("entries");
+    const noData = await j.op<Problem>("POST", "/entries", { type: "x" });
     expect(noData.status).toBe(422);
-    expect(noData.body.errors[0].path).toBe("data");
-    const badType = await j.op("POST", "/entries", { type: "has space", data: 1 });
-    expect(badType.body.errors[0].path).toBe("type");
-    const surrogate = await j.op("POST", "/entries/batch", { entries: [{ data: 1 }, { data: { s: "\ud800" } }] });
+    expect(noData.body.errors![0]!.path).toBe("data");
+    const badType = await j.op<Problem>("POST", "/entries", { type: "has space", data: 1 });
+    expect(badType.body.errors![0]!.path).toBe("type");
+    const surrogate = await j.op<Problem>("POST", "/entries/batch", { entries: [{ data: 1 }, { data: { s: "\ud800" } }] });
     expect(surrogate.status).toBe(422);
-    expect(surrogate.body.errors[0].path).toBe("entries.1.data");
+    expect(surrogate.body.errors![0]!.path).toBe("entries.1.data");
     let deep: unknown = 1;
     for (let i = 0; i < 70; i++) deep = [deep];
     expect((await j.op("POST", "/entries", { data: deep })).status).toBe(422);
@@ -234,8 +238,8 @@ describe("journals", () => {
       sql.exec("UPDATE journal_state SET head_seq = ?, head_hash = ?, head_time = ?, bytes = ?", n, n.toString(16).padStart(64, "0"), now, n * 12);
     });
     const rows = await watchRowsRead(j.id);
-    const budget = async (what: string, limit: number, work: () => Promise<{ status: number; body: any }>) => {
-      let out: { status: number; body: any } | undefined;
+    const budget = async <T>(what: string, limit: number, work: () => Promise<{ status: number; body: T }>) => {
+      let out: { status: number; body: T } | undefined;
       const read = await rows.during(async () => (out = await work()));
       expect(out!.status, `${what}: ${JSON.stringify(out!.body)}`).toBe(200);
       expect(read, `${what} read ${read} rows`).toBeLessThan(limit);
@@ -244,14 +248,14 @@ describe("journals", () => {
 
     expect((await budget("append", 30, () => j.op("POST", "/entries", { data: "next", expected_seq: n }))).seq).toBe(n + 1);
     expect((await budget("batch append", 30, () => j.op("POST", "/entries/batch", { entries: [{ data: 1 }, { data: 2 }] }))).head_seq).toBe(n + 3);
-    const mid = await budget("read 100 from the middle", 250, () => j.op("GET", "/entries?from_seq=50000&limit=100"));
+    const mid = await budget("read 100 from the middle", 250, () => j.op<Out<"read">>("GET", "/entries?from_seq=50000&limit=100"));
     expect(mid.items.map((e: { seq: number }) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 50_000 + i));
-    const newest = await budget("read backward from the head", 60, () => j.op("GET", "/entries?direction=backward&limit=10"));
-    expect(newest.items[0].seq).toBe(n + 3);
-    expect(newest.items[1].hash).toBe(newest.items[0].prev_hash);
-    expect((await budget("tail", 30, () => j.op("GET", `/tail?after_seq=${n}`))).items).toHaveLength(3);
+    const newest = await budget("read backward from the head", 60, () => j.op<Out<"read">>("GET", "/entries?direction=backward&limit=10"));
+    expect(newest.items[0]!.seq).toBe(n + 3);
+    expect(newest.items[1]!.hash).toBe(newest.items[0]!.prev_hash);
+    expect((await budget("tail", 30, () => j.op<Out<"tail">>("GET", `/tail?after_seq=${n}`))).items).toHaveLength(3);
     expect((await budget("entry", 20, () => j.op("GET", "/entries/12345"))).data).toEqual({ i: 12345 });
-    expect((await budget("signed head", 20, () => j.op("GET", "/head"))).head.seq).toBe(n + 3);
+    expect((await budget("signed head", 20, () => j.op<Out<"head">>("GET", "/head"))).head.seq).toBe(n + 3);
     await budget("info", 20, () => j.op("GET", ""));
   });
 });

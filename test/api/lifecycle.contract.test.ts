@@ -6,9 +6,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys } from "../harness";
+import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys, type PaymentRequired, type Problem, type ResourceExport, type ResourceRecord } from "../harness";
 import { exampleBody, exampleRequest, resourceFixture } from "./examples";
-import type { AnyKind } from "../../src/resources/kind";
+import type { AnyKind } from "../../src/kind/kind";
 
 async function storageIsEmpty(id: string): Promise<boolean> {
   return runInDurableObject(stubOf(id), async (_obj, state) => {
@@ -66,13 +66,13 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     const days = Math.min(2, kind.maxTtlSeconds / 86400 - 1);
     const extended = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: days * 86400 }, headers: managed(mgmt, token) });
     expect(extended.status, await extended.clone().text()).toBe(200);
-    const ext = await json(extended);
+    const ext = await json<ResourceRecord>(extended);
     expect(Date.parse(ext.expires_at) - Date.parse(record.expires_at)).toBe(days * 86400 * 1000);
     expect(ext.charged_usd).toBeCloseTo(((1 + days) * kind.dayPriceMicro) / 1e6, 6);
 
     const exported = await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) });
     expect(exported.status).toBe(200);
-    const exp = await json(exported);
+    const exp = await json<ResourceExport<unknown>>(exported);
     expect(exp.resource.id).toBe(id);
     expect(exp.data).toBeDefined();
 
@@ -101,9 +101,9 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     ] as const) {
       const res = await call("POST", `/v1/${kindName}`, { body, headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(422);
-      const problem = await json(res);
+      const problem = await json<Problem>(res);
       expect(problem.code).toBe("validation_failed");
-      expect(problem.errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect(problem.errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
     const malformed = await call("POST", `/v1/${kindName}`, { body: "{not json", headers: { authorization: `Bearer ${token}` } });
     expect(malformed.status).toBe(400);
@@ -127,7 +127,7 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     expect((await call("POST", `/v1/${kindName}`, { body: valid, headers: { authorization: "Bearer zv_nope" } })).status).toBe(401);
     const unpaid = await op(managed(a.mgmt));
     expect(unpaid.status).toBe(402);
-    expect((await json(unpaid)).accepts[0].maxAmountRequired).toBe(String(sample.priceMicro));
+    expect((await json<PaymentRequired>(unpaid)).accepts[0]!.maxAmountRequired).toBe(String(sample.priceMicro));
     expect((await balanceOf(token)).spent_usd).toBe(spent);
 
     const ok = await op(managed(a.mgmt, token));

@@ -93,7 +93,7 @@ describe("links", () => {
   it("refuses what is not a link with 422, charging nothing", async () => {
     const { token } = await buyCredits(1);
     const counter = await createResource("counters", token, {});
-    const { balance_micro_usd: before } = await balanceOf(token);
+    const { balance_usd: before } = await balanceOf(token);
     for (const [body, field] of [
       [{ target_url: "javascript:alert(1)" }, "target_url"],
       [{ target_url: "https://example.com/\u0000" }, "target_url"],
@@ -109,6 +109,6 @@ describe("links", () => {
       expect(problem.status, JSON.stringify(body)).toBe(422);
       expect(JSON.stringify(problem.errors), JSON.stringify(body)).toContain(field);
     }
-    expect((await balanceOf(token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(token)).balance_usd).toBe(before);
   });
 });

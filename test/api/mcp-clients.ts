@@ -9,14 +9,56 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { ORIGIN } from "../harness";
+import type { JsonSchema } from "./schema-body";
 
-export type Body = Record<string, any>;
+/** A JSON object with no shape of its own in these tests: a tool's arguments, `_meta`, an answer only compared whole. */
+export type Body = Record<string, unknown>;
 
-export interface ToolAnswer {
+/** What tools/call answers; `S` is the shape of structuredContent where the test reads into it. */
+export interface ToolAnswer<S = Body> {
   isError?: boolean;
-  structuredContent?: Body;
+  structuredContent?: S;
   content: { type: string; text: string }[];
   _meta?: Body;
+}
+
+/** A JSON-RPC error. */
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A JSON-RPC answer as the wire carries it: `result` in the shape the method answers (`R`), or `error`. */
+export interface RpcAnswer<R = Body> {
+  jsonrpc: "2.0";
+  id: number | string | null;
+  result?: R;
+  error?: RpcError;
+}
+
+/** A tool as tools/list lists it (src/mcp/tools.ts ToolFace; a revision leaves out the fields it does not have). */
+export interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  icons?: { src: string; mimeType?: string; sizes?: string[] }[];
+  _meta?: Body;
+}
+
+/** One page of tools/list. */
+export interface ToolPage {
+  tools: ListedTool[];
+  nextCursor?: string;
+}
+
+/** x402 v2 terms, as a refused paid tool call carries them (structuredContent, or the text's `x402/error` data). */
+export interface X402Terms {
+  x402Version: number;
+  accepts: { scheme: string; network: string; amount: string }[];
 }
 
 const url = (toolsets?: string) => new URL(`${ORIGIN}/mcp${toolsets ? `?toolsets=${toolsets}` : ""}`);
@@ -26,7 +68,7 @@ const auth = (bearer?: string) => (bearer ? { headers: { Authorization: `Bearer 
 function askingFor(version: string | undefined): typeof fetch {
   return async (input, init) => {
     if (version && typeof init?.body === "string" && init.body.includes('"method":"initialize"')) {
-      const body = JSON.parse(init.body) as Body;
+      const body = JSON.parse(init.body) as { params: { protocolVersion: string } };
       body.params.protocolVersion = version;
       return SELF.fetch(input, { ...init, body: JSON.stringify(body) });
     }
@@ -67,7 +109,7 @@ export function post(body: unknown, headers: Record<string, string> = wireHeader
 }
 
 /** A raw 2026-07-28 request, with its `_meta` and standard headers. */
-export function modern(id: number, method: string, params: Body = {}, extra: Record<string, string> = {}): Promise<Response> {
+export function modern(id: number, method: string, params: Body & { _meta?: Body } = {}, extra: Record<string, string> = {}): Promise<Response> {
   const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
   const headers = wireHeaders("2026-07-28", { "mcp-method": method, ...(name ? { "mcp-name": name } : {}), ...extra });
   return post({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...MODERN_META, ...params._meta } } }, headers);

@@ -3,10 +3,10 @@
  * list the tools (every page), call a tool (with `_meta`), close. A JSON-RPC error comes back as
  * `{ rpcError }` rather than thrown, whichever client met it.
  */
-import { post, wireHeaders, connectV1, connectV2, type Body, type ToolAnswer } from "./mcp-clients";
+import { post, wireHeaders, connectV1, connectV2, type Body, type ListedTool, type RpcAnswer, type ToolAnswer, type ToolPage } from "./mcp-clients";
 
 export interface Session {
-  list(): Promise<Body[]>;
+  list(): Promise<ListedTool[]>;
   call(name: string, args?: Body, meta?: Body): Promise<ToolAnswer & { rpcError?: { code: number; message: string } }>;
   close(): Promise<void>;
 }
@@ -24,10 +24,10 @@ function caught(err: unknown): { rpcError: { code: number; message: string } } &
   return { rpcError: { code, message: message ?? "" }, content: [] };
 }
 
-type ListFn = (params?: { cursor?: string }) => Promise<{ tools: Body[]; nextCursor?: string }>;
+type ListFn = (params?: { cursor?: string }) => Promise<ToolPage>;
 
-async function allPages(list: ListFn): Promise<Body[]> {
-  const tools: Body[] = [];
+async function allPages(list: ListFn): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
   let cursor: string | undefined;
   do {
     const page = await list(cursor ? { cursor } : undefined);
@@ -56,7 +56,7 @@ const v2Driver: Driver = {
   async connect(bearer, toolsets) {
     const { client } = await connectV2({ bearer, toolsets });
     return {
-      list: async () => (await client.listTools()).tools as Body[],
+      list: async () => (await client.listTools()).tools as ListedTool[],
       call: (tool, args = {}, meta) => client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }).then((r) => r as unknown as ToolAnswer, caught),
       close: () => client.close(),
     };
@@ -73,28 +73,28 @@ const rawBatchDriver: Driver = {
     const headers = wireHeaders(undefined, bearer ? { authorization: `Bearer ${bearer}` } : {});
     const query = toolsets ? `?toolsets=${toolsets}` : "";
     const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }, headers, query);
-    const negotiated = ((await init.json()) as Body).result.protocolVersion;
+    const negotiated = ((await init.json()) as RpcAnswer<{ protocolVersion: string }>).result?.protocolVersion;
     if (negotiated !== "2025-03-26") throw new Error(`initialize answered ${negotiated}`);
     let id = 1;
-    const batch = async (method: string, params: Body) => {
-      const answers = (await (await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: ++id, method, params }, { jsonrpc: "2.0", id: ++id, method: "ping" }], headers, query)).json()) as Body[];
+    const batch = async <R>(method: string, params: Body) => {
+      const answers = (await (await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: ++id, method, params }, { jsonrpc: "2.0", id: ++id, method: "ping" }], headers, query)).json()) as RpcAnswer<R>[];
       if (answers.length !== 2 || answers[1]!.id !== id) throw new Error(`batch answered ${JSON.stringify(answers)}`);
       return answers[0]!;
     };
     return {
       async list() {
-        const tools: Body[] = [];
+        const tools: ListedTool[] = [];
         let cursor: string | undefined;
         do {
-          const { result } = await batch("tools/list", cursor ? { cursor } : {});
-          tools.push(...result.tools);
-          cursor = result.nextCursor;
+          const { result } = await batch<ToolPage>("tools/list", cursor ? { cursor } : {});
+          tools.push(...result!.tools);
+          cursor = result!.nextCursor;
         } while (cursor);
         return tools;
       },
       async call(tool, args = {}, meta) {
-        const answer = await batch("tools/call", { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) });
-        return answer.error ? { rpcError: answer.error, content: [] } : answer.result;
+        const answer = await batch<ToolAnswer>("tools/call", { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) });
+        return answer.error ? { rpcError: answer.error, content: [] } : answer.result!;
       },
       close: async () => undefined,
     };
@@ -109,9 +109,9 @@ export const DRIVERS: Driver[] = [
 ];
 
 /** A tool answer's data: structuredContent where the revision has it, else the JSON its text carries (x402's wrapper undone). */
-export function data(answer: ToolAnswer): Body {
+export function data<S = Body>(answer: ToolAnswer<S>): S {
   if (answer.structuredContent) return answer.structuredContent;
-  const parsed = JSON.parse(answer.content[0]!.text) as Body;
+  const parsed = JSON.parse(answer.content[0]!.text) as S & { "x402/error"?: { data: S } };
   return parsed["x402/error"] ? parsed["x402/error"].data : parsed;
 }
 

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { buyCredits, call, json } from "../harness";
-import { connectV1, connectV2, modern, post, wireHeaders, type Body } from "./mcp-clients";
+import { buyCredits, call, json, type OpenApiDocument } from "../harness";
+import { connectV1, connectV2, modern, post, wireHeaders, type Body, type RpcAnswer, type ToolPage } from "./mcp-clients";
 
-const legacy = async (method: string, params: Body = {}, version = "2025-11-25") =>
-  (await (await post({ jsonrpc: "2.0", id: 1, method, params }, wireHeaders(version))).json()) as Body;
+const legacy = async <R = Body>(method: string, params: Body = {}, version = "2025-11-25") =>
+  (await (await post({ jsonrpc: "2.0", id: 1, method, params }, wireHeaders(version))).json()) as RpcAnswer<R>;
 
 describe("resources", () => {
   it("lists the price list, llms.txt and every kind's description, and reads each", async () => {
@@ -38,9 +38,9 @@ describe("resources", () => {
   });
 
   it("shows each revision the fields it has: no title before 2025-06-18, no icons before 2025-11-25", async () => {
-    const [old] = (await legacy("resources/list", {}, "2025-03-26")).result.resources as Body[];
+    const [old] = (await legacy<{ resources: Body[] }>("resources/list", {}, "2025-03-26")).result!.resources;
     expect(Object.keys(old!).sort()).toEqual(["description", "mimeType", "name", "uri"]);
-    const [mid] = (await legacy("resources/list", {}, "2025-06-18")).result.resources as Body[];
+    const [mid] = (await legacy<{ resources: Body[] }>("resources/list", {}, "2025-06-18")).result!.resources;
     expect(mid).toHaveProperty("title");
     expect(mid).not.toHaveProperty("icons");
   });
@@ -87,10 +87,10 @@ describe("logging and pagination", () => {
   });
 
   it("pages tools/list with an opaque cursor, and refuses one it did not hand out", async () => {
-    const first = (await (await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, wireHeaders("2025-11-25"), "?toolsets=all")).json()) as Body;
-    expect(first.result.tools).toHaveLength(100);
-    const second = (await (await post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { cursor: first.result.nextCursor } }, wireHeaders("2025-11-25"), "?toolsets=all")).json()) as Body;
-    expect(second.result.tools[0].name).not.toBe(first.result.tools[0].name);
+    const first = (await (await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, wireHeaders("2025-11-25"), "?toolsets=all")).json()) as RpcAnswer<ToolPage>;
+    expect(first.result!.tools).toHaveLength(100);
+    const second = (await (await post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { cursor: first.result!.nextCursor } }, wireHeaders("2025-11-25"), "?toolsets=all")).json()) as RpcAnswer<ToolPage>;
+    expect(second.result!.tools[0]!.name).not.toBe(first.result!.tools[0]!.name);
     for (const cursor of ["nonsense", btoa("o:-1"), btoa("o:99999"), 5]) {
       const res = (await (await post({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { cursor } }, wireHeaders("2025-11-25"), "?toolsets=all")).json()) as Body;
       expect(res, String(cursor)).toMatchObject({ id: 3, error: { code: -32602 } });
@@ -111,7 +111,7 @@ describe("progress of a call that waits", () => {
   it("streams notifications/progress then the result to the 1.x and v2 clients, a long-poll's wait_seconds as the total", async () => {
     const { token, id, mgmt } = await emptyQueue();
     const v1 = await connectV1({ bearer: token, toolsets: "queues" });
-    const seen: Body[] = [];
+    const seen: { progress: number }[] = [];
     const leased = await v1.client.callTool({ name: "queues_lease", arguments: leaseArgs(id, mgmt) }, undefined, { onprogress: (p) => seen.push(p) });
     expect(leased).toMatchObject({ structuredContent: { items: [] } });
     expect(seen.length).toBeGreaterThanOrEqual(2);
@@ -119,7 +119,7 @@ describe("progress of a call that waits", () => {
     expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
 
     const v2 = await connectV2({ bearer: token });
-    const seen2: Body[] = [];
+    const seen2: { progress: number }[] = [];
     const viaGeneric = await v2.client.callTool({ name: "call_operation", arguments: { kind: "queues", id, management_token: mgmt, operation: "lease", input: { wait_seconds: 2 } } }, { onprogress: (p) => seen2.push(p) });
     expect(viaGeneric).toMatchObject({ structuredContent: { items: [] } });
     expect(seen2.length).toBeGreaterThanOrEqual(2);
@@ -146,13 +146,13 @@ describe("progress of a call that waits", () => {
 describe("what the documents say of /mcp", () => {
   it("names every revision served in the OpenAPI description and /llms.txt, as discover does", async () => {
     const revisions = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-    const doc = await json(await call("GET", "/openapi.json?kinds=all"));
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json?kinds=all"));
     const llms = await (await call("GET", "/llms.txt")).text();
     for (const revision of revisions) {
-      expect(doc.paths["/mcp"].post.description, revision).toContain(revision);
+      expect(doc.paths!["/mcp"]!.post!.description, revision).toContain(revision);
       expect(llms, revision).toContain(revision);
     }
-    const discovered = ((await (await modern(1, "server/discover")).json()) as Body).result.supportedVersions;
+    const discovered = ((await (await modern(1, "server/discover")).json()) as RpcAnswer<{ supportedVersions: string[] }>).result!.supportedVersions;
     expect(discovered).toEqual(revisions);
   });
 });

@@ -5,7 +5,7 @@
  * with resultType, the server's identity and cache hints. Nothing depends on an earlier request.
  */
 import { describe, expect, it } from "vitest";
-import { modern, MODERN_META, post, wireHeaders, type Body } from "./mcp-clients";
+import { modern, MODERN_META, post, wireHeaders, type Body, type RpcAnswer, type ToolAnswer } from "./mcp-clients";
 
 const discover = (params: Body, headers: Record<string, string> = {}, id = 101) =>
   post({ jsonrpc: "2.0", id, method: "server/discover", params }, wireHeaders("2026-07-28", { "mcp-method": "server/discover", ...headers }));
@@ -14,7 +14,7 @@ describe("2026-07-28 requests", () => {
   it("answer server/discover with every version served, the capabilities, and the server in _meta", async () => {
     const res = await modern(1, "server/discover");
     expect(res.status).toBe(200);
-    const { result } = (await res.json()) as Body;
+    const { result } = (await res.json()) as RpcAnswer<{ capabilities: Body }>;
     expect(result).toMatchObject({
       resultType: "complete",
       supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
@@ -23,7 +23,7 @@ describe("2026-07-28 requests", () => {
       ttlMs: expect.any(Number), cacheScope: "public",
       _meta: { "io.modelcontextprotocol/serverInfo": { name: "zeitvault", version: "1.0.0", title: "Zeitvault", icons: [expect.objectContaining({ mimeType: "image/svg+xml" })] } },
     });
-    expect(result.capabilities).not.toHaveProperty("logging");
+    expect(result!.capabilities).not.toHaveProperty("logging");
     // clientInfo is a SHOULD: a request without it is served.
     const { "io.modelcontextprotocol/clientInfo": _info, ...withoutInfo } = MODERN_META;
     expect((await discover({ _meta: withoutInfo })).status).toBe(200);
@@ -91,15 +91,15 @@ describe("2026-07-28 requests", () => {
     expect(completed).toMatchObject({ resultType: "complete", completion: { values: ["counters"] } });
     // Questions this server never asks: answers to them are ignored, not refused.
     const retried = await modern(4, "tools/call", { name: "list_prices", arguments: {}, inputResponses: { x: { action: "accept" } }, requestState: "opaque" });
-    expect(((await retried.json()) as Body).result.isError).toBeUndefined();
+    expect(((await retried.json()) as RpcAnswer<ToolAnswer>).result!.isError).toBeUndefined();
     // A notification has nothing to answer.
     expect((await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, wireHeaders("2026-07-28"))).status).toBe(202);
   });
 
   it("answer an unpaid call with a complete tool error carrying the x402 terms, not input_required", async () => {
     const res = await modern(7, "tools/call", { name: "create_resource", arguments: { kind: "counters", input: {} } });
-    const { result } = (await res.json()) as Body;
+    const { result } = (await res.json()) as RpcAnswer<ToolAnswer>;
     expect(result).toMatchObject({ resultType: "complete", isError: true, structuredContent: { x402Version: 2, accepts: [{ amount: expect.any(String) }] } });
-    expect(JSON.parse(result.content[0].text)["x402/error"]).toMatchObject({ code: 402, data: { x402Version: 2 } });
+    expect(JSON.parse(result!.content[0]!.text)["x402/error"]).toMatchObject({ code: 402, data: { x402Version: 2 } });
   });
 });

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import type { AnyKind, AnyOp } from "../../src/resources/kind";
-import { connectV2, type Body, type ToolAnswer } from "./mcp-clients";
+import type { AnyKind, AnyOp } from "../../src/kind/kind";
+import { connectV2, type ListedTool, type ToolAnswer } from "./mcp-clients";
 import { localized, prepareExample, resourceFixture } from "./examples";
 
 const slug = (kind: string) => kind.replace(/-/g, "_");
@@ -22,7 +22,7 @@ async function runOp(kind: AnyKind, op: AnyOp) {
   const example = await prepareExample(kind, op, id, mgmt, token);
   const { client } = await connectV2({ bearer: token, toolsets: kind.kind });
   const name = `${slug(kind.kind)}_${op.name}`;
-  const tool = ((await client.listTools()).tools as Body[]).find((t) => t.name === name)!;
+  const tool = ((await client.listTools()).tools as ListedTool[]).find((t) => t.name === name)!;
   const input = localized(example.input ?? {});
   const nested = "body" in (tool.inputSchema.properties ?? {}) && !("body" in input);
   const args = { id, management_token: mgmt, ...example.params, ...(nested ? { body: input } : input) };

@@ -7,23 +7,25 @@ import { SELF } from "cloudflare:test";
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { ORIGIN, balanceOf, buyCredits, signPayment } from "../harness";
-import { connectV1, connectV2, post, wireHeaders, type Body, type ToolAnswer } from "./mcp-clients";
+import type { describeKind } from "../../src/mcp/generic";
+import { ORIGIN, balanceOf, buyCredits, signPayment, type ResourceRecord } from "../harness";
+import { connectV1, connectV2, post, wireHeaders, type Body, type ListedTool, type RpcAnswer, type ToolAnswer, type ToolPage, type X402Terms } from "./mcp-clients";
 import { exampleBody } from "./examples";
 
 type V1 = Awaited<ReturnType<typeof connectV1>>["client"];
 
-async function callTool(client: V1, name: string, args: Body = {}, meta?: Body): Promise<ToolAnswer> {
-  return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as ToolAnswer;
+/** Calls a tool with the 1.x client; `S` is the shape of the structuredContent the test reads into. */
+async function callTool<S = Body>(client: V1, name: string, args: Body = {}, meta?: Body): Promise<ToolAnswer<S>> {
+  return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as ToolAnswer<S>;
 }
 
 /** A paid counter created through MCP with a credit bearer. */
 async function counterViaMcp(initial = 5) {
   const { token } = await buyCredits(1);
   const { client } = await connectV1({ bearer: token });
-  const created = await callTool(client, "create_counters", { initial, ttl_seconds: 3600 });
+  const created = await callTool<ResourceRecord & { management_token: string }>(client, "create_counters", { initial, ttl_seconds: 3600 });
   expect(created.isError, created.content[0]?.text).toBeFalsy();
-  return { client, token, record: created.structuredContent as Body };
+  return { client, token, record: created.structuredContent! };
 }
 
 describe("the default surface", () => {
@@ -31,9 +33,9 @@ describe("the default surface", () => {
     const heaviest: Record<string, string> = { "2024-11-05": "", "2025-06-18": "2025-06-18", "2025-11-25": "2025-11-25" };
     for (const [label, version] of Object.entries(heaviest)) {
       const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, wireHeaders(version || "2024-11-05"));
-      const { result } = (await res.json()) as Body;
-      expect(result.tools.length, label).toBeLessThanOrEqual(40);
-      expect(result.nextCursor, label).toBeUndefined();
+      const { result } = (await res.json()) as RpcAnswer<ToolPage>;
+      expect(result!.tools.length, label).toBeLessThanOrEqual(40);
+      expect(result!.nextCursor, label).toBeUndefined();
       expect(new TextEncoder().encode(JSON.stringify(result)).length, label).toBeLessThanOrEqual(32 * 1024);
     }
     const modern = await post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } },
@@ -43,7 +45,7 @@ describe("the default surface", () => {
 
   it("names the tools that reach every kind, free without a credential", async () => {
     const { client } = await connectV1();
-    const tools = (await client.listTools()).tools as Body[];
+    const tools = (await client.listTools()).tools as ListedTool[];
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining([
       "list_prices", "request_feature", "list_kinds", "describe_kind", "create_resource", "call_operation",
@@ -66,7 +68,7 @@ describe("the default surface", () => {
 describe("toolsets", () => {
   it("adds the typed tools of families, kinds or all, with their routes' schemas and hints", async () => {
     const { client } = await connectV1({ toolsets: "memory,wakeups" });
-    const tools = (await client.listTools()).tools as Body[];
+    const tools = (await client.listTools()).tools as ListedTool[];
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()]).toEqual(expect.arrayContaining(["create_wakeups", "wakeups_fire", "create_vaults", "queues_lease", "create_counters", "describe_kind"]));
     expect(byName.has("create_schedules")).toBe(false);
@@ -120,12 +122,12 @@ describe("the generic tools", () => {
     const { client } = await connectV1({ bearer: token });
     const kinds = (await callTool(client, "list_kinds")).structuredContent!.kinds as Body[];
     expect(kinds.map((k) => k.kind)).toEqual(KINDS.map((k) => k.kind));
-    const described = (await callTool(client, "describe_kind", { kind: "queues" })).structuredContent!;
-    const push = (described.operations as Body[]).find((o) => o.name === "push")!;
+    const described = (await callTool<ReturnType<typeof describeKind>>(client, "describe_kind", { kind: "queues" })).structuredContent!;
+    const push = described.operations.find((o) => o.name === "push")!;
     expect(push.input_schema.properties).not.toHaveProperty("management_token");
     const created = await callTool(client, "create_resource", { kind: "queues", input: { ...described.create.example, ttl_seconds: 3600 } });
     const { id, management_token } = created.structuredContent!;
-    expect((await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "push", input: push.example.input })).isError).toBeFalsy();
+    expect((await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "push", input: "example" in push ? push.example?.input : undefined })).isError).toBeFalsy();
     const leased = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "lease", input: { max_messages: 1 } });
     expect(leased.structuredContent!.items).toHaveLength(1);
     const wrongOp = await callTool(client, "call_operation", { kind: "queues", id, management_token, operation: "increment" });
@@ -136,14 +138,14 @@ describe("the generic tools", () => {
 
   it("pays with _meta x402/payment, and an idempotency_key makes a retry free", async () => {
     const { client } = await connectV1();
-    const refused = await callTool(client, "create_resource", { kind: "counters", input: { ttl_seconds: 3600 } });
-    const terms = refused.structuredContent as Body;
+    const refused = await callTool<X402Terms>(client, "create_resource", { kind: "counters", input: { ttl_seconds: 3600 } });
+    const terms = refused.structuredContent!;
     const key = generatePrivateKey();
     const pay = async (amount: string) => JSON.parse(atob((await signPayment({ key, priceMicro: Number(amount), version: 2 })).header));
     const args = { kind: "counters", input: { ttl_seconds: 3600, initial: 4 }, idempotency_key: crypto.randomUUID() };
-    const created = await callTool(client, "create_resource", args, { "x402/payment": await pay(terms.accepts[0].amount) });
+    const created = await callTool(client, "create_resource", args, { "x402/payment": await pay(terms.accepts[0]!.amount) });
     expect(created._meta?.["x402/payment-response"]).toMatchObject({ success: true });
-    const again = await callTool(client, "create_resource", args, { "x402/payment": await pay(terms.accepts[0].amount) });
+    const again = await callTool(client, "create_resource", args, { "x402/payment": await pay(terms.accepts[0]!.amount) });
     expect(again.structuredContent).toMatchObject({ id: created.structuredContent!.id });
     const { id, management_token } = created.structuredContent!;
     const inc = await callTool(client, "call_operation", { kind: "counters", id, management_token, operation: "increment", input: { by: 2 } }, { "x402/payment": await pay("100") });
@@ -167,9 +169,9 @@ describe("route tools", () => {
     const viaHeader = await signPayment({ priceMicro: 1000, version: 2 });
     const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_counters", arguments: { ttl_seconds: 60 } } },
       wireHeaders("2025-11-25", { [viaHeader.name]: viaHeader.header }));
-    const body = (await res.json()) as Body;
-    expect(body.result.structuredContent.management_token).toMatch(/^zvm_/);
-    expect(body.result._meta["x402/payment-response"]).toMatchObject({ success: true });
+    const body = (await res.json()) as RpcAnswer<ToolAnswer>;
+    expect(body.result!.structuredContent!.management_token).toMatch(/^zvm_/);
+    expect(body.result!._meta!["x402/payment-response"]).toMatchObject({ success: true });
   });
 
   it("runs data-plane tools with id and management_token, and the four management tools", async () => {
@@ -181,7 +183,7 @@ describe("route tools", () => {
     const bad = await callTool(client, "counters_increment", { ...mgmt, by: 0 });
     expect(bad).toMatchObject({ isError: true, structuredContent: { status: 422, code: "validation_failed", errors: [{ path: "by" }] } });
     expect((await callTool(client, "get_resource", mgmt)).structuredContent).toMatchObject({ id: record.id, state: "active" });
-    const extended = await callTool(client, "extend_resource", { ...mgmt, ttl_seconds: 86400 });
+    const extended = await callTool<ResourceRecord>(client, "extend_resource", { ...mgmt, ttl_seconds: 86400 });
     expect(Date.parse(extended.structuredContent!.expires_at)).toBeGreaterThan(Date.parse(record.expires_at));
     expect((await callTool(client, "export_resource", mgmt)).structuredContent).toMatchObject({ data: { value: 7 } });
     expect((await callTool(client, "cancel_resource", mgmt)).structuredContent).toMatchObject({ state: "cancelled" });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { ORIGIN } from "../harness";
-import { post, wireHeaders, type Body } from "./mcp-clients";
+import { post, wireHeaders, type Body, type RpcAnswer } from "./mcp-clients";
 
 const ping = { jsonrpc: "2.0", id: 7, method: "ping" };
 const init = (protocolVersion: unknown) => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
@@ -92,13 +92,13 @@ describe("protocol versions", () => {
   it("answers initialize with the client's version when served, else the newest with a handshake", async () => {
     const asked: [unknown, string][] = [["2024-11-05", "2024-11-05"], ["2025-03-26", "2025-03-26"], ["2025-06-18", "2025-06-18"], ["2025-11-25", "2025-11-25"], ["2026-07-28", "2025-11-25"], ["1999-01-01", "2025-11-25"]];
     for (const [version, answered] of asked) {
-      const { result } = (await (await post(init(version), wireHeaders())).json()) as Body;
-      expect(result.protocolVersion, String(version)).toBe(answered);
-      expect(result.serverInfo).toMatchObject({ name: "zeitvault", version: "1.0.0" });
-      expect(result.capabilities).toMatchObject({ tools: { listChanged: false }, resources: {}, prompts: {}, logging: {} });
-      expect("completions" in result.capabilities, String(version)).toBe(answered >= "2025-03-26");
-      expect("title" in result.serverInfo, String(version)).toBe(answered >= "2025-06-18");
-      expect("icons" in result.serverInfo, String(version)).toBe(answered >= "2025-11-25");
+      const { result } = (await (await post(init(version), wireHeaders())).json()) as RpcAnswer<{ protocolVersion: string; serverInfo: Body; capabilities: Body }>;
+      expect(result!.protocolVersion, String(version)).toBe(answered);
+      expect(result!.serverInfo).toMatchObject({ name: "zeitvault", version: "1.0.0" });
+      expect(result!.capabilities).toMatchObject({ tools: { listChanged: false }, resources: {}, prompts: {}, logging: {} });
+      expect("completions" in result!.capabilities, String(version)).toBe(answered >= "2025-03-26");
+      expect("title" in result!.serverInfo, String(version)).toBe(answered >= "2025-06-18");
+      expect("icons" in result!.serverInfo, String(version)).toBe(answered >= "2025-11-25");
     }
     const missing = await post({ jsonrpc: "2.0", id: 3, method: "initialize", params: {} }, wireHeaders());
     expect(await missing.json()).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringContaining("protocolVersion") } });
@@ -179,7 +179,7 @@ describe("malformed params", () => {
           const res = await post(body, wireHeaders(version, { "mcp-method": method }));
           const label = `${version} ${method} ${JSON.stringify(params)}`;
           expect(res.status, label).toBeLessThan(500);
-          const answer = (await res.json()) as Body;
+          const answer = (await res.json()) as RpcAnswer;
           expect(answer.error ?? answer.result, label).toBeDefined();
           if (answer.error) expect(answer.error.message, label).toEqual(expect.any(String));
         }

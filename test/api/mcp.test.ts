@@ -9,13 +9,13 @@ import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { balanceOf, buyCredits, call, json, signPayment } from "../harness";
-import { post, wireHeaders, type Body } from "./mcp-clients";
+import { post, wireHeaders, type Body, type RpcAnswer, type ToolAnswer, type ToolPage, type X402Terms } from "./mcp-clients";
 import { data, DRIVERS, structured } from "./mcp-drivers";
 
 async function accessToken(creditToken: string): Promise<string> {
   const form = new URLSearchParams({ grant_type: "client_credentials", client_secret: creditToken, scope: "zeitvault.write" });
   const grant = await call("POST", "/oauth/token", { body: form.toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
-  return (await json(grant)).access_token;
+  return (await json<{ access_token: string }>(grant)).access_token;
 }
 
 describe.each(DRIVERS)("$name", (driver) => {
@@ -27,11 +27,11 @@ describe.each(DRIVERS)("$name", (driver) => {
     expect(tools.length).toBeLessThanOrEqual(40);
     const byName = new Map(tools.map((t) => [t.name as string, t]));
     expect([...byName.keys()]).toEqual(expect.arrayContaining(["list_kinds", "describe_kind", "create_resource", "call_operation", "get_resource", "list_prices", "buy_credits"]));
-    expect(byName.get("describe_kind")!.inputSchema.properties.kind.enum).toEqual(KINDS.map((k) => k.kind));
+    expect(byName.get("describe_kind")!.inputSchema.properties!.kind!.enum).toEqual(KINDS.map((k) => k.kind));
     const get = byName.get("get_resource")!;
     if (revision === "2024-11-05") expect(Object.keys(get).sort()).toEqual(["description", "inputSchema", "name"]);
     else expect(get.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    if (revision === "2025-03-26") expect(get.annotations.title).toBe("Get resource");
+    if (revision === "2025-03-26") expect(get.annotations!.title).toBe("Get resource");
     if (structured(revision)) {
       expect(get).toMatchObject({ title: "Get resource", outputSchema: { type: "object", properties: { id: expect.any(Object) } } });
       expect(byName.get("cancel_resource")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
@@ -85,11 +85,11 @@ describe.each(DRIVERS)("$name", (driver) => {
     // x402's MCP transport: the terms in the text's x402/error wrapper always, and as structuredContent where the revision has it.
     const wrapped = JSON.parse(refused.content[0]!.text) as Body;
     expect(wrapped["x402/error"]).toMatchObject({ code: 402, message: expect.any(String), data: { x402Version: 2 } });
-    const terms = data(refused);
+    const terms = data(refused as ToolAnswer<X402Terms>);
     expect(terms).toMatchObject({ x402Version: 2, accepts: [{ scheme: "exact", amount: "1000", network: "eip155:84532" }] });
     expect(refused.structuredContent !== undefined).toBe(structured(revision));
 
-    const { header, payer } = await signPayment({ key: generatePrivateKey(), priceMicro: Number(terms.accepts[0].amount), version: 2 });
+    const { header, payer } = await signPayment({ key: generatePrivateKey(), priceMicro: Number(terms.accepts[0]!.amount), version: 2 });
     const paid = await session.call("create_counters", { ttl_seconds: 3600, initial: 3 }, { "x402/payment": JSON.parse(atob(header)) });
     expect(paid.isError, paid.content[0]?.text).toBeFalsy();
     expect(data(paid)).toMatchObject({ kind: "counters", usage: { value: 3 } });
@@ -135,13 +135,13 @@ describe("the raw 2025-03-26 client's batches", () => {
       42,
     ], wireHeaders("2025-03-26"));
     expect(res.status).toBe(200);
-    const out = (await res.json()) as Body[];
+    const out = (await res.json()) as RpcAnswer<ToolPage>[];
     expect(out.map((m) => m.id)).toEqual([1, "two", 3, 4, null]);
     expect(out[0]!.error).toMatchObject({ code: -32600, message: expect.stringContaining("batch") });
-    expect(out[1]!.result.tools.length).toBeGreaterThan(8);
+    expect(out[1]!.result!.tools.length).toBeGreaterThan(8);
     expect(out[2]!.result).toEqual({});
-    expect(out[3]!.error.code).toBe(-32601);
-    expect(out[4]!.error.code).toBe(-32600);
+    expect(out[3]!.error!.code).toBe(-32601);
+    expect(out[4]!.error!.code).toBe(-32600);
     const quiet = await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }]);
     expect(quiet.status).toBe(202);
     expect(await quiet.text()).toBe("");

@@ -7,8 +7,8 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { findKind } from "../../src/resources/registry";
 import { tableLists } from "../../durable-objects/resource/migrations";
-import type { Migration } from "../../src/resources/kind";
-import { buyCredits, call, createResource, json, managed, stubOf } from "../harness";
+import type { Migration } from "../../src/kind/kind";
+import { buyCredits, call, createResource, json, managed, stubOf, type DeliveryPage } from "../harness";
 
 const counters = findKind("counters")!;
 const platform = tableLists(counters).platform!.length;
@@ -80,7 +80,7 @@ describe("migrations", () => {
     expect(res.status).toBe(200);
     expect(await versions(id)).toEqual({ platform, counters: 2 });
     // The old row joined the outbox as a delivery already on the queue, to be sent again if nothing is heard of it.
-    const [row] = (await json(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }))).items;
+    const [row] = (await json<DeliveryPage>(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }))).items;
     expect(row).toMatchObject({ status: "pending", sends: 1, settled_at: null });
   });
 });

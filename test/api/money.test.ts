@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, json, signPayment, usd } from "../harness";
+import { balanceOf, buyCredits, call, json, signPayment, usd, type PaymentRequired, type PriceList, type Problem } from "../harness";
 
 describe("credits", () => {
   it("a purchase without payment answers 402 with the terms in both x402 forms", async () => {
@@ -7,7 +7,7 @@ describe("credits", () => {
     expect(res.status).toBe(402);
     expect(res.headers.get("content-type")).toContain("application/problem+json");
     expect(res.headers.get("cache-control")).toBe("no-store");
-    const body = await json(res);
+    const body = await json<PaymentRequired>(res);
     expect(body.code).toBe("payment_required");
     expect(body.x402Version).toBe(1);
     expect(body.accepts[0]).toMatchObject({ scheme: "exact", maxAmountRequired: "500000", network: "base-sepolia" });
@@ -31,7 +31,7 @@ describe("credits", () => {
     for (const amount_usd of [0.1, 0.2500001, -1]) {
       const res = await call("POST", "/v1/credits", { body: { amount_usd } });
       expect(res.status).toBe(422);
-      expect((await json(res)).errors[0].path).toBe("amount_usd");
+      expect((await json<Problem>(res)).errors![0]!.path).toBe("amount_usd");
     }
   });
 
@@ -39,7 +39,7 @@ describe("credits", () => {
     const { token } = await buyCredits(1);
     const res = await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.002, label: "worker", days: 1 }, headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(201);
-    const sub = await json(res);
+    const sub = await json<{ credit_token: string }>(res);
     expect(sub).toMatchObject({ cap_usd: 0.002, label: "worker", parent_token_id: expect.any(String) });
     expect(await balanceOf(sub.credit_token)).toMatchObject({ type: "subtoken", cap_usd: 0.002, balance_usd: 0.002 });
   });
@@ -55,7 +55,7 @@ describe("credits", () => {
   it("publishes a price list generated from the registry, free", async () => {
     const res = await call("GET", "/v1/prices");
     expect(res.status).toBe(200);
-    const body = await json(res);
+    const body = await json<PriceList>(res);
     const ops = body.operations.map((o: { operation: string }) => o.operation);
     expect(ops).toEqual(expect.arrayContaining(["counters.create", "counters.extend", "counters.increment"]));
     // Limits stand beside the create line, from the same constants the kinds enforce.

@@ -6,15 +6,21 @@
  * lookups; limits; export. The chain is recomputed with WebCrypto, not the service's code.
  */
 import { env, runInDurableObject } from "cloudflare:test";
+import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, stubOf } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, stubOf, type Problem, type ResourceExport } from "../harness";
 import { notary } from "../../src/kinds/time/notary";
+import type { exportAll } from "../../src/kinds/time/notary/store";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { MAX_STAMPS } from "../../src/kinds/time/notary/schema";
 import { DEFAULT_POLICY_OID, generateTsaSecrets, tsaPolicy, tsaSigner } from "../../src/kinds/time/notary/tsa-signer";
 import type { Env } from "../../src/env";
 import type { OpensslAnswer } from "../peers/openssl";
 
 const priceOf = (op: string) => notary.ops.find((o) => o.name === op)!.priceMicro;
+
+/** What notary's op `N` answers. */
+type Out<N extends OpNames<typeof notary>> = OpOutput<typeof notary, N>;
 
 const hex = (bytes: ArrayBuffer | Uint8Array) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));
@@ -39,16 +45,16 @@ async function newNotary() {
   const { token } = await buyCredits(1);
   const created = await createResource("notary", token, { ttl_seconds: 86400 });
   const stamp = (body: Record<string, unknown>) => call("POST", `/v1/notary/${created.id}/stamps`, { body, headers: managed(created.mgmt, token) });
-  const get = async (path: string) => {
+  const get = async <T = Record<string, unknown>>(path: string) => {
     const res = await call("GET", `/v1/notary/${created.id}${path}`, { headers: managed(created.mgmt, token) });
-    return { status: res.status, body: await json(res) };
+    return { status: res.status, body: await json<T>(res) };
   };
   return { ...created, token, stamp, get };
 }
 
 async function stamped(res: Response) {
   expect(res.status, await res.clone().text()).toBe(200);
-  return json(res);
+  return json<Out<"stamp">>(res);
 }
 
 describe("notary", () => {
@@ -65,9 +71,9 @@ describe("notary", () => {
     expect(x509.output).toMatch(/X509v3 Extended Key Usage: critical\s+Time Stamping/);
     expect(x509.output).toMatch(/Time Stamp signing : Yes/);
 
-    const doc = await json(await call("GET", "/openapi.json?kinds=all"));
-    expect(doc.paths["/v1/tsa/certificate.pem"].get).toBeDefined();
-    expect(doc.components.schemas.NotaryStamp.properties.chain.description).toContain("prev_chain");
+    const doc = await json<{ paths: Record<string, { get?: unknown }>; components: { schemas: Record<string, { properties: Record<string, { description: string }> }> } }>(await call("GET", "/openapi.json?kinds=all"));
+    expect(doc.paths["/v1/tsa/certificate.pem"]!.get).toBeDefined();
+    expect(doc.components.schemas.NotaryStamp!.properties.chain!.description).toContain("prev_chain");
   });
 
   it("stamps a SHA-256: openssl ts -verify accepts it against the published certificate, and refuses another hash", async () => {
@@ -150,7 +156,7 @@ describe("notary", () => {
     expect((await n.get("/stamps/lookup?seq=1&serial=ab")).status).toBe(422);
     expect((await n.get("/stamps/lookup")).status).toBe(422);
 
-    const found = await n.get(`/stamps/find?sha256=${twice}`);
+    const found = await n.get<Out<"find_stamps">>(`/stamps/find?sha256=${twice}`);
     expect(found.body.items.map((s: { seq: number }) => s.seq)).toEqual([1, 3]);
     expect((await n.get(`/stamps/find?sha256=${randomDigest()}`)).body.items).toEqual([]);
     expect((await n.get("/stamps/find?sha256=nothex")).status).toBe(422);
@@ -159,7 +165,7 @@ describe("notary", () => {
     expect(record.usage).toEqual({ stamps: 3 });
     expect(record.status).toEqual({ stamps: 3, head: { seq: 3, chain: prev, gen_time: made[2]!.gen_time } });
 
-    const exported = await json(await call("GET", `/v1/resources/${n.id}/export`, { headers: managed(n.mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${n.id}/export`, { headers: managed(n.mgmt) }));
     expect(exported.data.stamps).toEqual(made);
     expect(exported.data.head_chain).toBe(prev);
     expect(exported.data.chain_rule).toContain("tsr_sha256");
@@ -179,7 +185,7 @@ describe("notary", () => {
     for (const [body, path] of cases) {
       const res = await n.stamp(body);
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
 
     const big = await n.stamp({ data: "x".repeat(512 * 1024 + 1) });
@@ -200,7 +206,7 @@ describe("notary", () => {
     expect(last.seq).toBe(MAX_STAMPS);
     const full = await n.stamp({ sha256: randomDigest() });
     expect(full.status).toBe(422);
-    expect((await json(full)).errors[0].path).toBe("stamps");
+    expect((await json<Problem>(full)).errors![0]!.path).toBe("stamps");
 
     expect((await balanceOf(n.token)).spent_usd).toBeCloseTo(before + priceOf("stamp") / 1e6, 6);
   });
@@ -234,7 +240,7 @@ describe("TSA keys and policy", () => {
 
   it("lists the notary's operations as MCP tools", async () => {
     const res = await call("POST", "/mcp?toolsets=notary", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
-    const names = (await json(res)).result.tools.map((t: { name: string }) => t.name);
+    const names = (await json<{ result: ListToolsResult }>(res)).result.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(["create_notary", "notary_stamp", "notary_stamps", "notary_get_stamp", "notary_find_stamps"]));
   });
 });

@@ -5,9 +5,15 @@
  */
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, expire, received, serveContent, r2Keys } from "../harness";
+import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, expire, received, serveContent, r2Keys, type Problem, type ResourceExport } from "../harness";
 import { MAX_OBJECT_BYTES, MAX_REQUEST_BYTES, MIN_PART_BYTES, STREAM_PART_BYTES } from "../../src/kinds/memory/objects/schema";
+import type { objects } from "../../src/kinds/memory/objects";
+import type { exportAll } from "../../src/kinds/memory/objects/store";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
 import { checkPartFits } from "../../src/kinds/memory/objects/layout";
+
+/** What objects' op `N` answers. */
+type Out<N extends OpNames<typeof objects>> = OpOutput<typeof objects, N>;
 
 const PART = MIN_PART_BYTES;
 let credit: string;
@@ -73,7 +79,7 @@ describe("multipart upload", () => {
       expect(await json(res)).toMatchObject({ part_number: n, size: slice(n).length, sha256: await sha256(slice(n)), etag: expect.any(String) });
     }));
     // Resuming: which parts are in? (Paged, to show the cursor.)
-    const page1 = await json(await o.op("GET", `${uploads}/parts?limit=2`));
+    const page1 = await json<Out<"list_parts">>(await o.op("GET", `${uploads}/parts?limit=2`));
     expect(page1.items.map((p: { part_number: number }) => p.part_number)).toEqual([1, 2]);
     const page2 = await json(await o.op("GET", `${uploads}/parts?limit=2&cursor=${page1.next_cursor}`));
     expect(page2).toMatchObject({ items: [{ part_number: 4, size: 12_345 }], next_cursor: null });
@@ -114,12 +120,12 @@ describe("multipart upload", () => {
     for (const n of ["0", "10001", "x"]) {
       const bad = await o.put(`${parts}/${n}`, randomBytes(10));
       expect(bad.status, n).toBe(422);
-      expect((await json(bad)).errors[0].path, n).toBe("part_number");
+      expect((await json<Problem>(bad)).errors![0]!.path, n).toBe("part_number");
     }
 
     const wrong = await o.op("POST", `/uploads/${up.upload_id}/complete`, { parts: [{ part_number: 1, etag: "nope" }] });
     expect(wrong.status).toBe(422);
-    expect((await json(wrong)).errors[0].path).toBe("parts.0.etag");
+    expect((await json<Problem>(wrong)).errors![0]!.path).toBe("parts.0.etag");
     const done = await o.op("POST", `/uploads/${up.upload_id}/complete`, { parts: [{ part_number: 1, etag: one.etag }] });
     expect(done.status, await done.clone().text()).toBe(200);
     expect(await json(done)).toMatchObject({ size: PART, sha256: await sha256(first), content_type: "application/zip" });
@@ -133,7 +139,7 @@ describe("multipart upload", () => {
 
   it("abort leaves nothing: R2 refuses the upload afterwards, and a new one can start", async () => {
     const o = await setup();
-    const up = await json(await o.op("POST", "/uploads", {}));
+    const up = await json<Out<"create_upload">>(await o.op("POST", "/uploads", {}));
     expect((await o.put(`/uploads/${up.upload_id}/parts/1`, randomBytes(PART))).status).toBe(200);
     const r2 = await r2Upload(o.id, up.upload_id);
     const aborted = await o.op("DELETE", `/uploads/${up.upload_id}`);
@@ -152,7 +158,7 @@ describe("multipart upload", () => {
     for (const end of ["cancel", "expire"] as const) {
       const o = await setup();
       expect((await o.put("/content", randomBytes(1000))).status).toBe(200);
-      const up = await json(await o.op("POST", "/uploads", {}));
+      const up = await json<Out<"create_upload">>(await o.op("POST", "/uploads", {}));
       expect((await o.put(`/uploads/${up.upload_id}/parts/1`, randomBytes(PART))).status).toBe(200);
       const r2 = await r2Upload(o.id, up.upload_id);
       const exported = await json(await call("GET", `/v1/resources/${o.id}/export`, { headers: managed(o.mgmt) }));
@@ -219,7 +225,7 @@ describe("source_url", () => {
     for (const source_url of ["ftp://example.com/file", "file:///etc/passwd", "http://user:pw@127.0.0.1:1/", hop("file:///etc/passwd"), hop("http://user:pw@127.0.0.1:1/x")]) {
       const res = await o.op("POST", "/fetch", { source_url });
       expect(res.status, source_url).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain("source_url");
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain("source_url");
     }
     const content = await serveContent(name(), randomBytes(50_000));
     for (const source_url of [content, content.replace("/content/", "/chunked/")]) {
@@ -271,9 +277,9 @@ describe("reads", () => {
     const o = await setup({ filename: "notes.bin" });
     const bytes = randomBytes(4096);
     expect((await o.put("/content", bytes)).status).toBe(200);
-    const exported = await json(await call("GET", `/v1/resources/${o.id}/export`, { headers: managed(o.mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${o.id}/export`, { headers: managed(o.mgmt) }));
     expect(exported.data).toMatchObject({ stored: true, size: 4096, sha256: await sha256(bytes), origin: "upload", content_url: expect.stringContaining("/v1/downloads/") });
-    const link = await SELF.fetch(exported.data.content_url);
+    const link = await SELF.fetch(exported.data.content_url!);
     expect(link.headers.get("content-disposition")).toBe('attachment; filename="notes.bin"');
     expect(new Uint8Array(await link.arrayBuffer())).toEqual(bytes);
 

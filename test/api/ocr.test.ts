@@ -82,7 +82,7 @@ describe("ocr", () => {
     const r = await reader();
     const missing = await reader(["deu"]);
     const png = await image(await printed(r.token, [["Hello"]]), "png");
-    const { balance_micro_usd: before } = await balanceOf(r.token);
+    const { balance_usd: before } = await balanceOf(r.token);
     const expectRefused = async (res: Response, status: number, detail: RegExp) => {
       const problem = await problemOf(res);
       expect(problem.status).toBe(status);
@@ -95,7 +95,7 @@ describe("ocr", () => {
     const html = await serveContent(`ocr-html-${crypto.randomUUID()}`, "<p>not an image</p>", { type: "text/html" });
     expect((await r.refused("recognize_url", "/recognitions/from-url", { url: html })).status).toBe(415);
     expect((await r.refused("recognize_url", "/recognitions/from-url", { url: "ftp://example.com/x.png" })).status).toBe(422);
-    expect((await balanceOf(r.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(r.token)).balance_usd).toBe(before);
     expect((await r.ok("list_recognitions", "/recognitions")).items).toEqual([]);
   });
 });

@@ -11,7 +11,11 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
 import { LATEST_MIGRATION } from "../../src/operator/schema-version";
-import { ORIGIN, buyCredits, call, json, signPayment } from "../harness";
+import type { readinessReport } from "../../src/operator/health-routes";
+import { ORIGIN, buyCredits, call, json, signPayment, type PaymentRequired, type Problem } from "../harness";
+
+/** The readiness report (`GET /v1/admin/health`). */
+type Readiness = Awaited<ReturnType<typeof readinessReport>>;
 
 const ADMIN = "k3Jq9Zx2Lw8Rt5Vb7Nm4Hs6Gd1Fa0PcYeUiOo-_Ty";
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -41,9 +45,9 @@ async function refused(res: Response, setting: string) {
   expect(res.status, text).toBe(503);
   expect(res.headers.get("content-type")).toContain("application/problem+json");
   expect(res.headers.get("PAYMENT-REQUIRED")).toBeNull();
-  const body = JSON.parse(text) as Record<string, any>;
+  const body = JSON.parse(text) as Problem & { settings: { setting: string; problem: string; fix: string }[] };
   expect(body.code).toBe("service_misconfigured");
-  expect(body.accepts).toBeUndefined();
+  expect(body).not.toHaveProperty("accepts");
   expect(body.detail).toContain(setting);
   expect(body.settings.map((s: { setting: string }) => s.setting)).toContain(setting);
   for (const s of body.settings) expect(s.fix.length).toBeGreaterThan(10);
@@ -54,7 +58,7 @@ describe("a production deployment", () => {
   it("with every setting right offers terms that pay its own address on Base", async () => {
     const res = await createCounter(production);
     expect(res.status).toBe(402);
-    const terms = (await json(res)).accepts[0];
+    const terms = (await json<PaymentRequired>(res)).accepts[0];
     expect(terms).toMatchObject({ network: "base", payTo: PAY_TO, asset: BASE_USDC, extra: { name: "USD Coin", version: "2" } });
   });
 
@@ -95,7 +99,7 @@ describe("a production deployment", () => {
     expect((await send("/openapi.json", broken)).status).toBe(200);
     const ready = await send("/v1/admin/health", broken, { headers: { authorization: `Bearer ${ADMIN}` } });
     expect(ready.status).toBe(503);
-    const report = await json(ready);
+    const report = await json<Readiness>(ready);
     expect(report.status).toBe("not_ready");
     expect(report.checks.find((c: { name: string }) => c.name === "configuration")).toMatchObject({ status: "fail", detail: expect.stringContaining("X402_PAY_TO") });
   });
@@ -124,15 +128,15 @@ describe("readiness", () => {
     // Something in each of D1 and the accounts, so the report is not about empty tables only.
     await buyCredits(1);
     const res = await call("GET", "/v1/admin/health", asOperator);
-    const report = await json(res);
+    const report = await json<Readiness>(res);
     expect(res.status, JSON.stringify(report)).toBe(200);
     expect(report.status).toBe("ready");
-    const byName = Object.fromEntries(report.checks.map((c: { name: string }) => [c.name, c]));
+    const byName = Object.fromEntries(report.checks.map((c) => [c.name, c]));
     expect(Object.keys(byName).sort()).toEqual(["configuration", "d1", "durable_objects", "egress_proxy", "engine", "keys", "queue", "r2", "settlement"]);
     expect(byName.d1).toMatchObject({ status: "ok", version: LATEST_MIGRATION });
     expect(byName.engine).toMatchObject({ status: "ok" });
     expect(byName.egress_proxy).toMatchObject({ status: "ok", version: expect.stringMatching(/tinyproxy/i) });
-    expect(byName.settlement.detail).toMatch(/none \(development/);
+    expect(byName.settlement!.detail).toMatch(/none \(development/);
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
@@ -144,13 +148,13 @@ describe("readiness", () => {
     };
     const res = await send("/v1/admin/health", broken, asOperator);
     expect(res.status).toBe(503);
-    const report = await json(res);
+    const report = await json<Readiness>(res);
     expect(report.status).toBe("not_ready");
-    const byName = Object.fromEntries(report.checks.map((c: { name: string }) => [c.name, c]));
+    const byName = Object.fromEntries(report.checks.map((c) => [c.name, c]));
     expect(byName.engine).toMatchObject({ status: "fail", detail: expect.stringContaining("not reachable") });
     expect(byName.d1).toMatchObject({ status: "fail", detail: expect.stringMatching(/migrations apply/) });
     expect(byName.egress_proxy).toMatchObject({ status: "fail" });
-    expect(byName.r2.status).toBe("ok");
+    expect(byName.r2!.status).toBe("ok");
   });
 
   it("is the operator's alone, and liveness is anyone's", async () => {

@@ -14,7 +14,7 @@ import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
 import { sweepOperatorStats } from "../../src/operator";
 import { statsAnswer, type StatsAnswer } from "../../src/operator/stats-schema";
-import { ORIGIN, advance, buyCredits, call, createResource, json, managed } from "../harness";
+import { ORIGIN, advance, buyCredits, call, createResource, json, managed, type DeliveryPage, type OpenApiDocument } from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 const BASIC = { authorization: `Basic ${btoa("operator:test-admin-token")}` };
@@ -108,7 +108,7 @@ describe("the figures", () => {
     await Promise.all([advance(dies.id, 3600_000 + 60_000), advance(through.id, 3600_000 + 60_000)]);
     const after = await statsWhen((s) => s.deliveries.dead === before.deliveries.dead + 1 && s.deliveries.pending === 0);
     expect(after.by_day.at(-1)!.deliveries_dead).toBeGreaterThanOrEqual(1);
-    const log = await json(await call("GET", `/v1/counters/${through.id}/deliveries`, { headers: managed(through.mgmt) }));
+    const log = await json<DeliveryPage>(await call("GET", `/v1/counters/${through.id}/deliveries`, { headers: managed(through.mgmt) }));
     expect(log.items[0]).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
@@ -205,9 +205,9 @@ describe("the operator token", () => {
   });
 
   it("documents the figures behind the admin scheme", async () => {
-    const doc = await json(await call("GET", "/openapi.json"));
-    expect(doc.paths["/v1/admin/stats"].get).toMatchObject({ operationId: "admin_stats", security: [{ admin: [] }] });
-    expect(doc.paths["/admin"]).toBeUndefined();
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json"));
+    expect(doc.paths!["/v1/admin/stats"]!.get).toMatchObject({ operationId: "admin_stats", security: [{ admin: [] }] });
+    expect(doc.paths!["/admin"]).toBeUndefined();
   });
 });
 

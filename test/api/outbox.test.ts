@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS } from "../../src/delivery/outbox-policy";
 import type { ResourceFaults } from "../../src/rpc/resource";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
-import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type Received, verifierOf } from "../harness";
+import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type DeliveryPage, type PriceList, type Received, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -21,7 +21,7 @@ async function wakeupWith(faults: ResourceFaults) {
   const { token } = await buyCredits(1);
   const created = await createResource("wakeups", token, { url: `${receiver}/ok/${name}`, body: { n: 1 }, delay_seconds: 3600 });
   await stubOf(created.id).injectFaults(faults);
-  const log = async () => (await json(await call("GET", `/v1/wakeups/${created.id}/deliveries`, { headers: managed(created.mgmt) }))).items[0];
+  const log = async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${created.id}/deliveries`, { headers: managed(created.mgmt) }))).items[0];
   const status = async () => (await json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }))).status;
   return { ...created, name, log, status };
 }
@@ -54,7 +54,7 @@ describe("outbox", () => {
     await advance(w.id, DISPATCH_GRACE_MS);
     const [hit] = await received(w.name, 1);
     expect(verifierOf(w.record).verify(hit!.body, hit!.headers)).toEqual({ n: 1 });
-    expect(await eventually(w.log, (d) => d.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
+    expect(await eventually(w.log, (d) => d!.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
     expect(await w.status()).toBe("delivered");
     expect(await settledCount(w.name)).toBe(1);
   });
@@ -63,15 +63,15 @@ describe("outbox", () => {
     const w = await wakeupWith({ refuseSends: 3 });
     await advance(w.id, 3600_000); // the dispatch after the commit, then the alarm's (backoff is scaled to 0 here)
     await received(w.name, 1);
-    expect(await eventually(w.log, (d) => d.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
+    expect(await eventually(w.log, (d) => d!.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
     expect(await settledCount(w.name)).toBe(1);
   });
 
   it("a delivery the queue keeps refusing is dead, logged, and the kind hears so", async () => {
     const w = await wakeupWith({ refuseSends: MAX_REFUSALS });
     await advance(w.id, 3600_000);
-    const log = await eventually(w.log, (d) => d.status === "dead");
-    expect(log.attempt_log.at(-1).error).toMatch(/^not queued: the queue refused it 8 times/);
+    const log = await eventually(w.log, (d) => d!.status === "dead");
+    expect(log!.attempt_log.at(-1)!.error).toMatch(/^not queued: the queue refused it 8 times/);
     expect(await eventually(w.status, (s) => s === "failed")).toBe("failed");
     expect(await settledCount(w.name)).toBe(0);
   });
@@ -81,9 +81,9 @@ describe("outbox", () => {
     const w = await wakeupWith({ loseSends: 1, reportWindowMs: 3000 });
     await advance(w.id, 3600_000);
     const [hit] = await received(w.name, 1); // the alarm, 3 s of real time later
-    const log = await eventually(w.log, (d) => d.status === "delivered");
+    const log = await eventually(w.log, (d) => d!.status === "delivered");
     expect(log).toMatchObject({ sends: 2, attempts: 1 });
-    expect(hit!.headers["webhook-id"]).toBe(log.id);
+    expect(hit!.headers["webhook-id"]).toBe(log!.id);
     expect(await settledCount(w.name)).toBe(1);
   });
 });
@@ -99,9 +99,10 @@ function randomBytes(size: number): Uint8Array {
 async function sendStored(id: string, key: string, body: Uint8Array, urls: string[]): Promise<string[]> {
   await env.BUCKET.put(key, body);
   return runInDurableObject(stubOf(id), async (obj) => {
-    // The object's work path (protected: reached here as a kind's operation reaches it).
-    const o = obj as unknown as { meta(): unknown; commit<T>(meta: unknown, work: (store: import("../../src/resources/kind").EngineStore) => T): Promise<T> };
-    return o.commit(o.meta(), (store) =>
+    // The object's work part (private: reached here as a kind's operation reaches it).
+    type Store = import("../../src/kind/kind").EngineStore;
+    const o = obj as unknown as { meta: { get(): unknown }; work: { commit<T>(meta: unknown, work: (store: Store) => T): Promise<T> } };
+    return o.work.commit(o.meta.get(), (store) =>
       urls.map((url) => store.send({ url, method: "POST", headers: { "content-type": "application/octet-stream" }, body: { key }, eventType: "test.stored" })),
     );
   });
@@ -130,8 +131,8 @@ describe("stored bodies", () => {
       expect(hit!.headers["webhook-signature"]).toBe(signed);
     }
     const log = await eventually(
-      async () => (await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items,
-      (items: Record<string, any>[]) => items.length === 3 && items.every((d) => d.status === "delivered"),
+      async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items,
+      (items: DeliveryPage["items"]) => items.length === 3 && items.every((d) => d.status === "delivered"),
     );
     expect(log[0]).toMatchObject({ body: null, body_stored: true });
     // Settled everywhere: the one object is gone.
@@ -156,13 +157,13 @@ describe("stored bodies", () => {
     const signed = new Uint8Array([...new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`), ...body]);
     expect(h["webhook-signature"]).toBe(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, signed)))}`);
 
-    const logOf = async () => (await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items.find((d: { id: string }) => d.id === id);
-    await eventually(logOf, (d) => d.status === "dead");
+    const logOf = async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items.find((d: { id: string }) => d.id === id);
+    await eventually(logOf, (d) => d!.status === "dead");
     expect(await r2Keys(w.id)).toContain(key); // dead: kept, so a retry can send it
     const retried = await call("POST", `/v1/wakeups/${w.id}/deliveries/${id}/retry`, { headers: managed(w.mgmt) });
     expect(retried.status).toBe(200);
     await received(name, 9); // the receiver answers 200 from the 9th request on
-    expect(await eventually(logOf, (d) => d.status === "delivered")).toMatchObject({ sends: 2, attempts: 9 });
+    expect(await eventually(logOf, (d) => d!.status === "delivered")).toMatchObject({ sends: 2, attempts: 9 });
     // At once, not when the alarm comes round (its grace is 10 s).
     expect(await eventually(() => r2Keys(w.id), (keys) => !keys.includes(key), 20)).not.toContain(key);
   });
@@ -176,14 +177,14 @@ describe("stored bodies", () => {
 
 describe("retention", () => {
   it("settled deliveries leave the log after the published days; the price list publishes the bounds", async () => {
-    const prices = await json(await call("GET", "/v1/prices"));
+    const prices = await json<PriceList>(await call("GET", "/v1/prices"));
     expect(prices.limits.deliveries).toEqual(DELIVERY_RETENTION);
 
     const { token } = await buyCredits(1);
     const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 3600, ttl_seconds: 90 * 86400 });
     await advance(w.id, 3600_000);
-    const list = async () => (await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items;
-    await eventually(list, (items: Record<string, any>[]) => items[0]?.status === "delivered");
+    const list = async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items;
+    await eventually(list, (items: DeliveryPage["items"]) => items[0]?.status === "delivered");
     await advance(w.id, (DELIVERY_RETENTION.settled_days - 1) * 86_400_000);
     await runDurableObjectAlarm(stubOf(w.id));
     expect(await list()).toHaveLength(1);

@@ -107,7 +107,7 @@ describe("pages", () => {
 
   it("refuses bad content and settings with 422, charging nothing", async () => {
     const p = await page({ content: "ok" });
-    const { balance_micro_usd: before } = await balanceOf(p.token);
+    const { balance_usd: before } = await balanceOf(p.token);
     for (const [body, field] of [
       [{ content: "nul\u0000here" }, "content"],
       [{ content: "x".repeat(256 * 1024 + 1) }, "content"],
@@ -120,7 +120,7 @@ describe("pages", () => {
       expect(problem.status, JSON.stringify(body).slice(0, 80)).toBe(422);
       if (field) expect(JSON.stringify(problem.errors)).toContain(field);
     }
-    expect((await balanceOf(p.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(p.token)).balance_usd).toBe(before);
     const { token } = await buyCredits(1);
     const res = await call("POST", "/v1/pages", { body: { content: "<p>\u0007</p>", format: "html" }, headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(422);

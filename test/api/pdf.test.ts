@@ -77,7 +77,7 @@ describe("pdf", () => {
 
   it("refuses what cannot be rendered with 4xx, charging nothing", async () => {
     const r = await renderer();
-    const { balance_micro_usd: before } = await balanceOf(r.token);
+    const { balance_usd: before } = await balanceOf(r.token);
     const cases: [Record<string, unknown>, number, RegExp][] = [
       [{ html: "<p>x</p>", url: "https://example.com/" }, 422, /html/],
       [{}, 422, /html/],
@@ -93,7 +93,7 @@ describe("pdf", () => {
       expect(problem.status, JSON.stringify(body)).toBe(status);
       expect(`${problem.detail} ${JSON.stringify(problem.errors ?? [])}`, JSON.stringify(body)).toMatch(detail);
     }
-    expect((await balanceOf(r.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(r.token)).balance_usd).toBe(before);
     expect((await r.ok("list_renders", "/renders")).items).toEqual([]);
   }, 120_000);
 });

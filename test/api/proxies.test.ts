@@ -171,7 +171,7 @@ describe("proxies", () => {
 
   it("refuses bad access rules and secrets with 422, uncharged", async () => {
     const { token } = await buyCredits(1);
-    const before = (await balanceOf(token)).balance_micro_usd;
+    const before = (await balanceOf(token)).balance_usd;
     const upstream_url = "https://example.com/api";
     for (const body of [
       { upstream_url, auth: "none" },
@@ -191,7 +191,7 @@ describe("proxies", () => {
       const res = await call("POST", "/v1/proxies", { body, headers: { authorization: `Bearer ${token}` } });
       expect(res.status, JSON.stringify(body)).toBe(422);
     }
-    expect((await balanceOf(token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(token)).balance_usd).toBe(before);
     const p = await proxy({ upstream_url, auth: "none", allow_ips: ["192.0.2.1"] });
     expect(p.credential).toBeUndefined();
     expect(await p.reply("POST", "/credential")).toMatchObject({ status: 409 });

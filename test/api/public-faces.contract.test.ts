@@ -1,5 +1,5 @@
 /**
- * The public-face contract (src/resources/public-face.ts), for every kind that has a face,
+ * The public-face contract (src/kind/public-face.ts), for every kind that has a face,
  * from its route table: each declared route answers; a declared path with an undeclared
  * method is 405 with `Allow`; any other path 404; a body over the route's limit 413 with
  * nothing stored; an address the operator disabled 404 (and back when enabled); an ended
@@ -9,10 +9,10 @@ import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloud
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { KINDS } from "../../src/resources/registry";
-import { DEFAULT_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type PublicRoute } from "../../src/resources/public-face";
+import { DEFAULT_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type PublicRoute } from "../../src/kind/public-face";
 import { matchRoute } from "../../src/resources/public-route-match";
 import { resourceFixture } from "./examples";
-import { ORIGIN, buyCredits, call, createResource, json, managed, publicUrl } from "../harness";
+import { ORIGIN, buyCredits, call, createResource, json, managed, publicUrl, type Problem } from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 const NO_SUCH_PATH = "This address serves nothing at that path.";
@@ -26,8 +26,8 @@ async function hit(url: string, method: string, body?: string | Uint8Array): Pro
   return SELF.fetch(url, { method, headers, body });
 }
 
-async function problem(res: Response): Promise<Record<string, any>> {
-  return res.headers.get("content-type")?.includes("json") ? json(res) : { detail: await res.text() };
+async function problem(res: Response): Promise<Partial<Problem>> {
+  return res.headers.get("content-type")?.includes("json") ? json<Problem>(res) : { detail: await res.text() };
 }
 
 /** What the resource shows of itself (usage and status): a refused request must not change it. */

@@ -10,7 +10,7 @@ import { SELF, env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findKind } from "../../src/resources/registry";
 import { AppError } from "../../src/http/errors";
-import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest } from "../../src/resources/public-face";
+import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest, type StoredPublicBody } from "../../src/kind/public-face";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
 import { buyCredits, createResource, json, publicUrl, r2Keys, received } from "../harness";
 
@@ -74,7 +74,7 @@ describe("what a kind is handed", () => {
         headers: { "cf-connecting-ip": "203.0.113.7", "x-custom": "kept", connection: "keep-alive, x-hop", "x-hop": "dropped", "keep-alive": "timeout=5", te: "trailers" },
       });
       expect(res.status, method).toBe(200);
-      const seen = await json(res);
+      const seen = await json<ReturnType<typeof echo>>(res);
       expect(seen).toMatchObject({
         method, route: "echo", params: { name: "a b" }, path: "/echo/a%20b/",
         query: [["tag", "1"], ["tag", "2"], ["empty", ""], ["x", "✓"]], clientIp: "203.0.113.7", body: null,
@@ -93,12 +93,12 @@ describe("what a kind is handed", () => {
 
   it("a large body is stored in R2 first: the object gets its key, size and SHA-256, and the kind owns it", async () => {
     const bytes = new Uint8Array(INLINE_PUBLIC_BODY_BYTES * 3 + 5).map((_, i) => (i * 31) & 0xff);
-    const seen = await json(await SELF.fetch(`${url}/echo/big`, { method: "PUT", body: bytes }));
+    const seen = await json<{ body: StoredPublicBody }>(await SELF.fetch(`${url}/echo/big`, { method: "PUT", body: bytes }));
     expect(seen.body).toEqual({ key: expect.stringMatching(new RegExp(`^${id}/public-bodies/`)), size: bytes.length, sha256: sha256Hex(bytes) });
     const stored = await env.BUCKET.get(seen.body.key);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(bytes);
     // A kind that lets it go: deleted after the commit.
-    const dropped = await json(await SELF.fetch(`${url}/echo/big?drop=1`, { method: "PUT", body: bytes }));
+    const dropped = await json<{ body: StoredPublicBody }>(await SELF.fetch(`${url}/echo/big?drop=1`, { method: "PUT", body: bytes }));
     expect(await publicBodies()).not.toContain(dropped.body.key);
     expect(await publicBodies()).toContain(seen.body.key);
   });

@@ -7,11 +7,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { queues } from "../../src/kinds/memory/queues";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, stubOf } from "../harness";
+import type { exportAll } from "../../src/kinds/memory/queues/messages";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, stubOf, type Problem, type ResourceExport } from "../harness";
 import { watchRowsRead } from "./rows-read";
-import { MAX_WAITERS } from "../../durable-objects/resource/core";
+import { MAX_WAITERS } from "../../durable-objects/resource/work";
 
-type Op = (method: string, path: string, payload?: unknown) => Promise<{ status: number; body: any }>;
+/** What queues' op `N` answers. */
+type Out<N extends OpNames<typeof queues>> = OpOutput<typeof queues, N>;
+type Op = ReturnType<typeof opsOn<typeof queues>>["reply"];
 
 async function queue(config: Record<string, unknown> = {}, usd = 1) {
   const { token } = await buyCredits(usd);
@@ -21,7 +25,8 @@ async function queue(config: Record<string, unknown> = {}, usd = 1) {
 }
 
 
-const lease = (op: Op, body: Record<string, unknown> = {}) => op("POST", "/leases", body);
+/** A lease, read as granted: a test that expects a refusal reads it as `lease<Problem>`. */
+const lease = <T = Out<"lease">>(op: Op, body: Record<string, unknown> = {}) => op<T>("POST", "/leases", body);
 const ids = (items: { message_id: string }[]) => items.map((m) => m.message_id);
 
 describe("queues", () => {
@@ -29,7 +34,7 @@ describe("queues", () => {
     const q = await queue({ visibility_seconds: 600 }, 3);
     const pushedIds: string[] = [];
     for (let b = 0; b < 10; b++) {
-      const res = await q.op("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, i) => ({ body: { n: b * 100 + i } })) });
+      const res = await q.op<Out<"push_batch">>("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, i) => ({ body: { n: b * 100 + i } })) });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.queued).toBe(100);
       pushedIds.push(...ids(res.body.items));
@@ -56,7 +61,7 @@ describe("queues", () => {
           ackedCount.set(messageId, (ackedCount.get(messageId) ?? 0) + 1);
         };
         if (c % 5 !== 0) {
-          const res = await q.op("POST", "/leases/ack", { lease_ids: got.body.items.map((m: { lease_id: string }) => m.lease_id) });
+          const res = await q.op<Out<"ack_batch">>("POST", "/leases/ack", { lease_ids: got.body.items.map((m: { lease_id: string }) => m.lease_id) });
           expect(res.status).toBe(200);
           expect(res.body.lost).toEqual([]);
           res.body.acked.forEach(done);
@@ -85,7 +90,7 @@ describe("queues", () => {
     const q = await queue({ visibility_seconds: 60 });
     const pushed = await q.op("POST", "/messages", { body: { job: "slow" } });
     expect(pushed.body).toMatchObject({ duplicate: false, state: "visible" });
-    const first = (await lease(q.op)).body.items[0];
+    const first = (await lease(q.op)).body.items[0]!;
     expect(first).toMatchObject({ message_id: pushed.body.message_id, receive_count: 1, body: { job: "slow" } });
     expect(Date.parse(first.lease_expires_at) - Date.now()).toBeGreaterThan(55_000);
     expect((await lease(q.op)).body.items).toEqual([]);
@@ -93,7 +98,7 @@ describe("queues", () => {
 
     await advance(q.id, 61_000);
     expect((await q.op("GET", `/messages/${first.message_id}`)).body.state).toBe("visible");
-    const second = (await lease(q.op)).body.items[0];
+    const second = (await lease(q.op)).body.items[0]!;
     expect(second).toMatchObject({ message_id: first.message_id, receive_count: 2 });
     expect(second.lease_id).not.toBe(first.lease_id);
 
@@ -109,7 +114,7 @@ describe("queues", () => {
   it("a lease of 1 s lapses in real time, and a waiting long-poll is woken by the timer when it does", async () => {
     const q = await queue();
     await q.op("POST", "/messages", { body: "short" });
-    const first = (await lease(q.op, { visibility_seconds: 1 })).body.items[0];
+    const first = (await lease(q.op, { visibility_seconds: 1 })).body.items[0]!;
     const started = Date.now();
     const again = await lease(q.op, { wait_seconds: 10 });
     expect(again.body.items[0]).toMatchObject({ message_id: first.message_id, receive_count: 2 });
@@ -120,8 +125,8 @@ describe("queues", () => {
   it("extend keeps a lease; nack gives the message back, now or after a delay", async () => {
     const q = await queue({ visibility_seconds: 60 });
     await q.op("POST", "/messages", { body: 1 });
-    const held = (await lease(q.op)).body.items[0];
-    const ext = await q.op("POST", `/leases/${held.lease_id}/extend`, { visibility_seconds: 600 });
+    const held = (await lease(q.op)).body.items[0]!;
+    const ext = await q.op<Out<"extend">>("POST", `/leases/${held.lease_id}/extend`, { visibility_seconds: 600 });
     expect(ext.status).toBe(200);
     expect(Date.parse(ext.body.lease_expires_at) - Date.now()).toBeGreaterThan(590_000);
     await advance(q.id, 61_000);
@@ -131,26 +136,26 @@ describe("queues", () => {
     expect((await lease(q.op)).body.items).toEqual([]);
     expect((await q.op("GET", "/stats")).body).toMatchObject({ delayed: 1, in_flight: 0 });
     await advance(q.id, 31_000);
-    const again = (await lease(q.op)).body.items[0];
+    const again = (await lease(q.op)).body.items[0]!;
     expect(again.receive_count).toBe(2);
     expect((await q.op("POST", `/leases/${again.lease_id}/nack`)).body).toMatchObject({ state: "visible" });
-    expect((await lease(q.op)).body.items[0].receive_count).toBe(3);
+    expect((await lease(q.op)).body.items[0]!.receive_count).toBe(3);
   });
 
   it("a poison message becomes a dead letter after max_receive_count; redrive brings it back", async () => {
     const q = await queue({ max_receive_count: 2, visibility_seconds: 30 });
     const { message_id } = (await q.op("POST", "/messages", { body: { poison: true } })).body;
-    const l1 = (await lease(q.op)).body.items[0];
+    const l1 = (await lease(q.op)).body.items[0]!;
     expect((await q.op("POST", `/leases/${l1.lease_id}/nack`)).body.state).toBe("visible");
-    const l2 = (await lease(q.op)).body.items[0];
+    const l2 = (await lease(q.op)).body.items[0]!;
     expect(l2.receive_count).toBe(2);
     expect((await q.op("POST", `/leases/${l2.lease_id}/nack`)).body).toMatchObject({ state: "dead", visible_at: null });
     expect((await lease(q.op)).body.items).toEqual([]);
 
-    const dead = await q.op("GET", "/dead");
+    const dead = await q.op<Out<"dead_letters">>("GET", "/dead");
     expect(dead.body.items).toHaveLength(1);
     expect(dead.body.items[0]).toMatchObject({ message_id, state: "dead", receive_count: 2, body: { poison: true } });
-    expect(dead.body.items[0].dead_at).toBeTruthy();
+    expect(dead.body.items[0]!.dead_at).toBeTruthy();
     expect((await q.op("GET", "/stats")).body).toMatchObject({ dead: 1, visible: 0, messages: 1 });
 
     const unknown = `msg_${"0".repeat(32)}`;
@@ -161,7 +166,7 @@ describe("queues", () => {
 
     // Lapsing leases count as receives too: the second lapse makes it dead again, found by the next call.
     await advance(q.id, 31_000);
-    const l4 = (await lease(q.op)).body.items[0];
+    const l4 = (await lease(q.op)).body.items[0]!;
     expect(l4.receive_count).toBe(2);
     await advance(q.id, 31_000);
     expect((await q.op("GET", "/stats")).body).toMatchObject({ dead: 1, in_flight: 0 });
@@ -180,9 +185,9 @@ describe("queues", () => {
     const a = await q.op("POST", "/messages", { body: "first", dedup_id: "order-1" });
     const b = await q.op("POST", "/messages", { body: "again", dedup_id: "order-1" });
     expect(b.body).toMatchObject({ message_id: a.body.message_id, duplicate: true, state: "visible" });
-    const batch = await q.op("POST", "/messages/batch", { messages: [{ body: 1, dedup_id: "x" }, { body: 2, dedup_id: "x" }, { body: 3, dedup_id: "order-1" }] });
+    const batch = await q.op<Out<"push_batch">>("POST", "/messages/batch", { messages: [{ body: 1, dedup_id: "x" }, { body: 2, dedup_id: "x" }, { body: 3, dedup_id: "order-1" }] });
     expect(batch.body.queued).toBe(1);
-    expect(batch.body.items[1]).toMatchObject({ duplicate: true, message_id: batch.body.items[0].message_id });
+    expect(batch.body.items[1]).toMatchObject({ duplicate: true, message_id: batch.body.items[0]!.message_id });
     expect((await q.op("GET", "/stats")).body.visible).toBe(2);
 
     // Acked, the id still deduplicates within the window (state null: the first message is gone); after it, it does not.
@@ -199,27 +204,27 @@ describe("queues", () => {
     const q = await queue();
     for (const [body, priority] of [["low", 0], ["high", 5], ["high-2", 5], ["mid", 1], ["low-2", 0]] as const) await q.op("POST", "/messages", { body, priority });
     const got = (await lease(q.op, { max_messages: 3 })).body.items;
-    expect(got.map((m: { body: string }) => m.body)).toEqual(["high", "high-2", "mid"]);
-    expect((await lease(q.op, { max_messages: 5 })).body.items.map((m: { body: string }) => m.body)).toEqual(["low", "low-2"]);
+    expect(got.map((m) => m.body)).toEqual(["high", "high-2", "mid"]);
+    expect((await lease(q.op, { max_messages: 5 })).body.items.map((m) => m.body)).toEqual(["low", "low-2"]);
   });
 
   it("delays messages (per push or the queue's default) until their time", async () => {
     const q = await queue({ delay_seconds: 120 });
-    const late = await q.op("POST", "/messages", { body: "default delay" });
+    const late = await q.op<Out<"push">>("POST", "/messages", { body: "default delay" });
     expect(late.body.state).toBe("delayed");
-    expect(Date.parse(late.body.visible_at) - Date.now()).toBeGreaterThan(110_000);
+    expect(msOf(late.body.visible_at) - Date.now()).toBeGreaterThan(110_000);
     const now = await q.op("POST", "/messages", { body: "now", delay_seconds: 0 });
     expect(now.body.state).toBe("visible");
     await q.op("POST", "/messages", { body: "soon", delay_seconds: 30, priority: 9 });
     // Held long enough that its lease outlasts the time the delayed ones take.
-    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m: { body: string }) => m.body)).toEqual(["now"]);
-    const stats = (await q.op("GET", "/stats")).body;
+    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m) => m.body)).toEqual(["now"]);
+    const stats = (await q.op<Out<"stats">>("GET", "/stats")).body;
     expect(stats).toMatchObject({ delayed: 2, in_flight: 1, visible: 0 });
-    expect(Date.parse(stats.next_visible_at) - Date.now()).toBeGreaterThan(20_000);
+    expect(msOf(stats.next_visible_at) - Date.now()).toBeGreaterThan(20_000);
     await advance(q.id, 31_000);
-    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m: { body: string }) => m.body)).toEqual(["soon"]);
+    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m) => m.body)).toEqual(["soon"]);
     await advance(q.id, 120_000);
-    expect((await lease(q.op, { max_messages: 10 })).body.items.map((m: { body: string }) => m.body)).toEqual(["default delay"]);
+    expect((await lease(q.op, { max_messages: 10 })).body.items.map((m) => m.body)).toEqual(["default delay"]);
   });
 
   it("a lease long-poll wakes when a message is pushed", async () => {
@@ -230,7 +235,7 @@ describe("queues", () => {
     await q.op("POST", "/messages", { body: { wake: true } });
     const got = await waiting;
     expect(got.status).toBe(200);
-    expect(got.body.items[0].body).toEqual({ wake: true });
+    expect(got.body.items[0]!.body).toEqual({ wake: true });
     expect(Date.now() - started).toBeLessThan(10_000);
 
     const idle = Date.now();
@@ -242,7 +247,7 @@ describe("queues", () => {
     const q = await queue({}, 2);
     const waiting = Array.from({ length: MAX_WAITERS }, () => lease(q.op, { max_messages: 1, wait_seconds: 30 }));
     // Until all of them wait in the object (each holds one of its timers).
-    const waiters = () => runInDurableObject(stubOf(q.id), (o) => (o as unknown as { waiters: Set<unknown> }).waiters.size);
+    const waiters = () => runInDurableObject(stubOf(q.id), (o) => (o as unknown as { work: { waiters: Set<unknown> } }).work.waiters.size);
     while ((await waiters()) < MAX_WAITERS) await new Promise((r) => setTimeout(r, 100));
 
     const started = Date.now();
@@ -270,10 +275,10 @@ describe("queues", () => {
     const inBatch = await q.op("POST", "/messages/batch", { messages: [{ body: 1 }, { body: "x".repeat(70_000) }] });
     expect(inBatch.status).toBe(413);
     expect(inBatch.body.detail).toContain("messages.1.body");
-    expect((await q.op("POST", "/messages/batch", { messages: Array.from({ length: 101 }, () => ({ body: 1 })) })).body.errors[0].path).toBe("messages");
-    expect((await q.op("POST", "/messages", { priority: 1 })).body.errors[0].path).toBe("body");
-    expect((await q.op("POST", "/messages", { body: 1, priority: 1001 })).body.errors[0].path).toBe("priority");
-    expect((await lease(q.op, { max_messages: 101 })).body.errors[0].path).toBe("max_messages");
+    expect((await q.op<Problem>("POST", "/messages/batch", { messages: Array.from({ length: 101 }, () => ({ body: 1 })) })).body.errors![0]!.path).toBe("messages");
+    expect((await q.op<Problem>("POST", "/messages", { priority: 1 })).body.errors![0]!.path).toBe("body");
+    expect((await q.op<Problem>("POST", "/messages", { body: 1, priority: 1001 })).body.errors![0]!.path).toBe("priority");
+    expect((await lease<Problem>(q.op, { max_messages: 101 })).body.errors![0]!.path).toBe("max_messages");
     expect((await lease(q.op, { wait_seconds: 31 })).status).toBe(422);
     expect((await q.op("POST", "/leases/not-a-lease/ack")).status).toBe(422);
     expect((await balanceOf(q.token)).spent_usd).toBeCloseTo(spent, 6);
@@ -290,8 +295,8 @@ describe("queues", () => {
     await q.op("POST", "/messages/batch", { messages: [{ body: "a" }, { body: "b", delay_seconds: 60 }, { body: "c", priority: 3 }] });
     await lease(q.op);
     const res = await call("GET", `/v1/resources/${q.id}/export`, { headers: managed(q.mgmt) });
-    const { data, resource } = await json(res);
-    expect(data.messages.map((m: { body: string; state: string }) => [m.body, m.state])).toEqual([["a", "visible"], ["b", "delayed"], ["c", "in_flight"]]);
+    const { data, resource } = await json<ResourceExport<ReturnType<typeof exportAll>>>(res);
+    expect(data.messages.map((m) => [m.body, m.state])).toEqual([["a", "visible"], ["b", "delayed"], ["c", "in_flight"]]);
     expect(JSON.stringify(data)).not.toContain("lease_");
     expect(resource.usage).toMatchObject({ messages: 3, dead: 0 });
   });
@@ -316,8 +321,8 @@ describe("queues", () => {
       sql.exec("UPDATE queue_state SET visible = 24998, delayed = 24997, in_flight = 24998, dead = 24997, bytes = 799920");
     });
     const rows = await watchRowsRead(q.id);
-    const budget = async (what: string, limit: number, work: () => Promise<{ status: number; body: any }>) => {
-      let out: { status: number; body: any } | undefined;
+    const budget = async <T>(what: string, limit: number, work: () => Promise<{ status: number; body: T }>) => {
+      let out: { status: number; body: T } | undefined;
       const read = await rows.during(async () => (out = await work()));
       expect(out!.status, `${what}: ${JSON.stringify(out!.body)}`).toBe(200);
       expect(read, `${what} read ${read} rows`).toBeLessThan(limit);
@@ -327,15 +332,15 @@ describe("queues", () => {
     await budget("push", 40, () => q.op("POST", "/messages", { body: "new", priority: 10, dedup_id: "d-1" }));
     const got = await budget("lease of 10", 80, () => lease(q.op, { max_messages: 10 }));
     expect(got.items).toHaveLength(10);
-    expect(got.items[0].body).toBe("new");
-    expect(got.items[1].priority).toBe(8);
-    await budget("ack", 40, () => q.op("POST", `/leases/${got.items[0].lease_id}/ack`));
+    expect(got.items[0]!.body).toBe("new");
+    expect(got.items[1]!.priority).toBe(8);
+    await budget("ack", 40, () => q.op("POST", `/leases/${got.items[0]!.lease_id}/ack`));
     await budget("batch ack", 80, () => q.op("POST", "/leases/ack", { lease_ids: got.items.slice(1, 5).map((m: { lease_id: string }) => m.lease_id) }));
-    await budget("nack", 40, () => q.op("POST", `/leases/${got.items[5].lease_id}/nack`, { delay_seconds: 5 }));
-    await budget("extend", 40, () => q.op("POST", `/leases/${got.items[6].lease_id}/extend`, { visibility_seconds: 120 }));
+    await budget("nack", 40, () => q.op("POST", `/leases/${got.items[5]!.lease_id}/nack`, { delay_seconds: 5 }));
+    await budget("extend", 40, () => q.op("POST", `/leases/${got.items[6]!.lease_id}/extend`, { visibility_seconds: 120 }));
     const stats = await budget("stats", 40, () => q.op("GET", "/stats"));
     expect(stats).toMatchObject({ visible: 24998 - 9, in_flight: 24998 + 4, delayed: 24998, dead: 24997 });
     await budget("dead letters", 80, () => q.op("GET", "/dead?limit=20"));
-    await budget("message", 40, () => q.op("GET", `/messages/${got.items[7].message_id}`));
+    await budget("message", 40, () => q.op("GET", `/messages/${got.items[7]!.message_id}`));
   });
 });

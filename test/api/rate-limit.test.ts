@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
 import { checksum } from "../../src/auth/tokens";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ORIGIN, buyCredits, call, createResource, json, publicUrl } from "../harness";
 
 const CREDENTIAL_LIMIT = 5;
@@ -156,7 +157,7 @@ describe("rate limits", () => {
     // A tool call counts once: the REST call it makes inside the worker is not counted again.
     const tool = await send("POST", "/mcp", { ip, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_prices", arguments: {} } } });
     expect(tool.status).toBe(200);
-    expect((await json(tool)).result.isError).toBeFalsy();
+    expect((await json<{ result: CallToolResult }>(tool)).result.isError).toBeFalsy();
     expect((await send("GET", "/v1/prices", { ip })).headers.get("RateLimit-Remaining")).toBe(String(IP_LIMIT - 4));
     expect((await send("GET", "/openapi.json", { ip })).headers.get("RateLimit-Limit")).toBeNull();
   });

@@ -2,18 +2,18 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, type JWK } from "jose";
 import { expect, it } from "vitest";
-import { buyCredits, call, createResource, json, managed } from "../harness";
+import { buyCredits, call, createResource, json, managed, type Receipt } from "../harness";
 
 it("a statement equals the ledger and its signature verifies; one edited byte fails", async () => {
   const { token, tokenId } = await buyCredits(2);
-  const sub = await json(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.5, label: "w", days: 1 }, headers: { authorization: `Bearer ${token}` } }));
+  const sub = await json<{ credit_token: string }>(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.5, label: "w", days: 1 }, headers: { authorization: `Bearer ${token}` } }));
   const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400, max: 3 });
   for (let i = 0; i < 5; i++) await call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, sub.credit_token) }); // 3 succeed, 2 refused
   await createResource("counters", sub.credit_token, { ttl_seconds: 2 * 86400 });
 
   const res = await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
-  const { statement, signature } = await json(res);
+  const { statement, signature } = await json<Receipt>(res);
   expect(statement.token_id).toBe(tokenId);
   expect(statement.charges.map((c: { operation: string }) => c.operation).sort()).toEqual(
     ["counters.create", "counters.create", "counters.increment", "counters.increment", "counters.increment"],
@@ -32,12 +32,12 @@ it("a statement equals the ledger and its signature verifies; one edited byte fa
   expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(statement);
 
   const [head, payload, sig] = signature.split(".");
-  const bytes = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = atob(payload!.replace(/-/g, "+").replace(/_/g, "/"));
   const edited = bytes.replace('"total_usd":', '"total_usd":9');
   const tampered = `${head}.${btoa(edited).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")}.${sig}`;
   await expect(compactVerify(tampered, keys)).rejects.toThrow();
 
-  const subStatement = await json(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${sub.credit_token}` } }));
+  const subStatement = await json<Receipt>(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${sub.credit_token}` } }));
   expect(subStatement.statement.charges).toHaveLength(4); // its own: 3 increments and 1 create
 });
 

@@ -1,9 +1,9 @@
 /**
  * Counts the SQLite rows a resource's operations (or alarms) read and write, so a test can show that
  * an operation seeks an index instead of scanning, or what a timer's run costs: unlike a latency, the count does
- * not depend on how busy the machine is. The Durable Object's `sql` is wrapped in
- * place (tests and objects share an isolate under the vitest pool), for as long as
- * that object instance lives.
+ * not depend on how busy the machine is. The Durable Object's SqlStorage has its exec
+ * shadowed in place (tests and objects share an isolate under the vitest pool), for as
+ * long as that object instance lives.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 
@@ -17,20 +17,16 @@ export interface RowsRead {
 export async function watchRowsRead(resourceId: string): Promise<RowsRead> {
   const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
   const stub = env.RESOURCES.get(env.RESOURCES.idFromName(resourceId));
-  await runInDurableObject(stub, (obj) => {
-    const holder = obj as unknown as { sql: SqlStorage };
-    const sql = holder.sql;
-    holder.sql = new Proxy(sql, {
-      get(target, prop) {
-        if (prop === "exec") {
-          return (query: string, ...bindings: unknown[]) => {
-            const cursor = target.exec(query, ...bindings);
-            cursors.push(cursor);
-            return cursor;
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === "function" ? value.bind(target) : value;
+  await runInDurableObject(stub, (_obj, state) => {
+    // The object's parts share the storage's one SqlStorage: its exec is shadowed on that instance.
+    const sql = state.storage.sql;
+    const exec = sql.exec.bind(sql);
+    Object.defineProperty(sql, "exec", {
+      configurable: true,
+      value: (query: string, ...bindings: SqlStorageValue[]) => {
+        const cursor = exec(query, ...bindings);
+        cursors.push(cursor);
+        return cursor;
       },
     });
   });

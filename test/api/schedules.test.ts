@@ -6,7 +6,7 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { schedules } from "../../src/kinds/time/schedules";
-import { advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, received, stubOf, verifierOf } from "../harness";
+import { advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, received, stubOf, verifierOf, type Problem } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -109,7 +109,7 @@ describe("schedules", () => {
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/schedules", { body, headers: auth });
       expect(res.status).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
     expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
   });

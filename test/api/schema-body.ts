@@ -8,7 +8,42 @@
  * says which kinds it takes (`x-management-token-of`): the caller makes one of those first.
  * Anything the validator refuses in such a body is a constraint the schema does not state.
  */
-type Schema = Record<string, any>;
+/** The keywords of a JSON Schema (the OpenAPI 3.1 dialect) the generator reads. */
+export interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  multipleOf?: number;
+  const?: unknown;
+  enum?: unknown[];
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  propertyNames?: JsonSchema;
+  minProperties?: number;
+  items?: JsonSchema;
+  minItems?: number;
+  "x-management-token-of"?: string[];
+}
+type Schema = JsonSchema;
+
+/** What the walkers read of the OpenAPI document: each operation's parameters and JSON request body (their `$ref`s point into the rest). */
+export interface OpenApiDoc {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+}
+export interface OpenApiOperation {
+  /** Each a parameter object, or a `$ref` to one. */
+  parameters?: (JsonSchema & { in?: string; name?: string; schema?: JsonSchema })[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+}
 
 /** A string `pattern` matches: first alternatives, and `reps` repetitions for each quantifier (within its bounds). */
 export function fromPattern(pattern: string, reps = 0): string {
@@ -108,9 +143,10 @@ export function fromPattern(pattern: string, reps = 0): string {
 export type TokenOf = (kinds: string[]) => Promise<string>;
 
 /** A body for `schema` (a node of `doc`, which holds its `$ref`s). */
-export function bodyFromSchema(doc: Schema, schema: Schema, tokenOf: TokenOf): Promise<unknown> {
+export function bodyFromSchema(doc: object, schema: Schema, tokenOf: TokenOf): Promise<unknown> {
+  /** A `$ref` is a JSON pointer into the document, whose node there is a schema. */
   const resolve = (node: Schema): Schema =>
-    node.$ref ? resolve((node.$ref as string).split("/").slice(1).reduce((n: Schema, key: string) => n[key], doc)) : node;
+    node.$ref ? resolve(node.$ref.split("/").slice(1).reduce<unknown>((n, key) => (n as Record<string, unknown>)[key], doc) as Schema) : node;
 
   const text = async (s: Schema): Promise<string> => {
     if (s["x-management-token-of"]) return tokenOf(s["x-management-token-of"] as string[]);
@@ -149,7 +185,7 @@ export function bodyFromSchema(doc: Schema, schema: Schema, tokenOf: TokenOf): P
     switch (type) {
       case "object": {
         const out: Record<string, unknown> = {};
-        for (const key of new Set<string>(s.required ?? [])) out[key] = await fill(s.properties?.[key] ?? s.additionalProperties ?? {});
+        for (const key of new Set<string>(s.required ?? [])) out[key] = await fill(s.properties?.[key] ?? (typeof s.additionalProperties === "object" ? s.additionalProperties : {}));
         const names: Schema = s.propertyNames ? resolve(s.propertyNames) : {};
         for (let n = 0; Object.keys(out).length < (s.minProperties ?? 0); n++) {
           const key = names.pattern ? fromPattern(names.pattern, n) : `k${n}`;

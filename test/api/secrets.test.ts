@@ -2,15 +2,15 @@
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { secrets } from "../../src/kinds/memory/secrets";
-import { buyCredits, call, createResource, json, managed, opsOn, publicUrl } from "../harness";
+import { buyCredits, call, createResource, json, managed, opsOn, publicUrl, type Problem } from "../harness";
 
 async function secret(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const { record, id, mgmt } = await createResource("secrets", token, body);
   const publicPath = new URL(publicUrl(record)).pathname;
-  const reveal = async (payload?: unknown, headers: Record<string, string> = {}) => {
+  const reveal = async <T = Record<string, unknown>>(payload?: unknown, headers: Record<string, string> = {}) => {
     const res = await call("POST", publicPath, { body: payload, headers });
-    return { status: res.status, body: await json(res) };
+    return { status: res.status, body: await json<T>(res) };
   };
   const peek = async () => {
     const res = await call("GET", publicPath);
@@ -54,7 +54,7 @@ describe("secrets", () => {
     }
 
     const before = Date.now();
-    const first = await s.reveal();
+    const first = await s.reveal<{ value: string; read_at: string }>();
     expect(first.status).toBe(200);
     expect(first.body.value).toBe(value);
     expect(Date.parse(first.body.read_at)).toBeGreaterThanOrEqual(before - 1000);
@@ -159,7 +159,7 @@ describe("secrets", () => {
     const headers = { authorization: `Bearer ${token}` };
     const big = await call("POST", "/v1/secrets", { body: { value: "x".repeat(64 * 1024 + 1) }, headers });
     expect(big.status).toBe(422);
-    expect((await json(big)).errors[0].path).toBe("value");
+    expect((await json<Problem>(big)).errors![0]!.path).toBe("value");
     expect((await call("POST", "/v1/secrets", { body: { value: "v", max_passphrase_attempts: 0 }, headers })).status).toBe(422);
     expect((await call("POST", "/v1/secrets", { body: { value: "v", passphrase: "" }, headers })).status).toBe(422);
     expect((await call("POST", "/v1/secrets", { body: { value: "x".repeat(64 * 1024) }, headers })).status).toBe(201);

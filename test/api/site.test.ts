@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { landingPage } from "../../src/site/landing";
 import { FAMILIES, KINDS } from "../../src/resources/registry";
 import { REDOC_PATH } from "../../src/site/docs";
-import { call, json, ORIGIN } from "../harness";
+import { call, json, ORIGIN, type OpenApiDocument } from "../harness";
 
 async function html(path: string): Promise<{ res: Response; text: string }> {
   const res = await call("GET", path);
@@ -73,8 +73,8 @@ describe("API reference page", () => {
   });
 
   it("keeps both pages out of the OpenAPI document", async () => {
-    const doc = await json(await call("GET", "/openapi.json"));
-    expect(doc.paths["/"]).toBeUndefined();
-    expect(doc.paths["/docs"]).toBeUndefined();
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json"));
+    expect(doc.paths!["/"]).toBeUndefined();
+    expect(doc.paths!["/docs"]).toBeUndefined();
   });
 });

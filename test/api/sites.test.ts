@@ -166,7 +166,7 @@ describe("sites", () => {
 
   it("refuses zip slip, zip bombs, damaged, empty and non-zip bodies with 422: nothing kept, nothing charged", async () => {
     const s = await site();
-    const { balance_micro_usd: before } = await balanceOf(s.token);
+    const { balance_usd: before } = await balanceOf(s.token);
     const zeros = new Uint8Array(40_000_000);
     const bomb = zip({ "index.html": strToU8("<h1>hi</h1>"), "big.bin": zeros }, 9);
     expect(bomb.length).toBeLessThan(100_000);
@@ -189,7 +189,7 @@ describe("sites", () => {
       expect(problem.detail, name).toMatch(detail);
     }
     expect(await r2Keys(s.id)).toEqual([]);
-    expect((await balanceOf(s.token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(s.token)).balance_usd).toBe(before);
     expect((await s.ok("get", "")).live).toBeNull();
   });
 

@@ -8,8 +8,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { snapshots } from "../../src/kinds/time/snapshots";
-import { advance, advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, r2Keys, received, serveContent, stubOf, verifierOf } from "../harness";
-import { MAX_BODY_BYTES } from "../../src/kinds/time/snapshots/schema";
+import { advance, advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, r2Keys, received, serveContent, stubOf, verifierOf, type OpenApiDocument, type Problem, type ResourceExport } from "../harness";
+import { MAX_BODY_BYTES, type SnapshotView } from "../../src/kinds/time/snapshots/schema";
+import type { EventEnvelope } from "../../src/delivery/events";
 import { discardSnapshot, type Fetched } from "../../src/kinds/time/snapshots/fetch";
 
 const receiver = env.TEST_RECEIVER_URL;
@@ -90,7 +91,7 @@ describe("snapshots", () => {
     const events = await received(hook, 1);
     await sleep(300);
     expect(await (await fetch(`${receiver}/_log/${hook}`)).json()).toHaveLength(1); // none for the unchanged fetch
-    const event = verifierOf(w.record).verify(events[0]!.body, events[0]!.headers) as Record<string, any>;
+    const event = verifierOf(w.record).verify(events[0]!.body, events[0]!.headers) as EventEnvelope & { data: { snapshot: SnapshotView } };
     expect(event).toMatchObject({ type: "snapshot.changed", resource_id: w.id, data: { url, snapshot: { seq: 3, changed: true }, previous: { seq: 2, sha256: first!.sha256 } } });
     expect(await (await download(event.data.snapshot.content_url)).text()).toBe("price: 12");
     expect(await w.op("get", "")).toMatchObject({ changes: 1, fetches: 3 });
@@ -247,9 +248,9 @@ describe("snapshots", () => {
     const w = await watcher({ url });
     await serveContent(name, "beta");
     await w.tick();
-    const exported = await json(await call("GET", `/v1/resources/${w.id}/export`, { headers: managed(w.mgmt) }));
+    const exported = await json<ResourceExport<{ snapshots: SnapshotView[] }>>(await call("GET", `/v1/resources/${w.id}/export`, { headers: managed(w.mgmt) }));
     expect(exported.data.snapshots.map((s: { seq: number }) => s.seq)).toEqual([1, 2]);
-    const link = exported.data.snapshots[1].content_url;
+    const link = exported.data.snapshots[1]!.content_url;
     expect(await (await download(link)).text()).toBe("beta");
     expect(await r2Keys(w.id)).toHaveLength(2);
 
@@ -298,15 +299,15 @@ describe("snapshots", () => {
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/snapshots", { body, headers: auth });
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
     expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
   });
 
   it("publishes its operations and its events in the OpenAPI document", async () => {
-    const doc = await json(await call("GET", "/openapi.json"));
-    expect(Object.keys(doc.paths["/v1/snapshots/{id}/snapshots"]).sort()).toEqual(["get", "post"]);
-    expect(doc.paths["/v1/snapshots/{id}/snapshot"].get).toBeDefined();
+    const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json"));
+    expect(Object.keys(doc.paths!["/v1/snapshots/{id}/snapshots"]!).sort()).toEqual(["get", "post"]);
+    expect(doc.paths!["/v1/snapshots/{id}/snapshot"]!.get).toBeDefined();
     expect(doc.webhooks).toHaveProperty(["snapshot.changed"]);
     expect(doc.webhooks).toHaveProperty(["snapshot.failed"]);
   });

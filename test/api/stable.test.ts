@@ -167,7 +167,7 @@ describe("stable", () => {
 
   it("refuses bad targets and options with 422, uncharged", async () => {
     const { token } = await buyCredits(1);
-    const before = (await balanceOf(token)).balance_micro_usd;
+    const before = (await balanceOf(token)).balance_usd;
     for (const body of [
       { target_url: "ftp://example.com/" },
       { target_url: "https://example.com/", mode: "tunnel" },
@@ -178,11 +178,11 @@ describe("stable", () => {
       const res = await call("POST", "/v1/stable", { body, headers: { authorization: `Bearer ${token}` } });
       expect(res.status, JSON.stringify(body)).toBe(422);
     }
-    expect((await balanceOf(token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(token)).balance_usd).toBe(before);
     const s = await address({});
-    const after = (await balanceOf(s.token)).balance_micro_usd;
+    const after = (await balanceOf(s.token)).balance_usd;
     expect(await s.reply("PUT", "/target", { target_url: "javascript:alert(1)" })).toMatchObject({ status: 422 });
     expect(await s.reply("PUT", "/target", {})).toMatchObject({ status: 422 });
-    expect((await balanceOf(s.token)).balance_micro_usd).toBe(after);
+    expect((await balanceOf(s.token)).balance_usd).toBe(after);
   });
 });

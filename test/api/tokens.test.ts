@@ -17,6 +17,8 @@ async function mint(id: string, token: string, body: Record<string, unknown>) {
   return call("POST", `/v1/resources/${id}/tokens`, { body, headers: managed(token) });
 }
 
+interface TokenPage { items: { token_id: string; label: string; paid_calls: number; max_paid_calls: number | null; revoked_at: string | null }[]; next_cursor: string | null }
+
 type Minted = { management_token: string; token_id: string; expires_at: string; operations: string[] | null } & Record<string, unknown>;
 
 async function minted(id: string, token: string, body: Record<string, unknown>): Promise<Minted> {
@@ -85,7 +87,7 @@ describe("narrowed management tokens", () => {
     expect((await balanceOf(credit)).balance_usd).toBe(before);
     // Free calls are not paid calls.
     expect((await call("GET", `/v1/resources/${id}`, { headers: managed(child.management_token) })).status).toBe(200);
-    const list = await json(await call("GET", `/v1/resources/${id}/tokens`, { headers: managed(mgmt) }));
+    const list = await json<TokenPage>(await call("GET", `/v1/resources/${id}/tokens`, { headers: managed(mgmt) }));
     expect(list.items.find((t: { token_id: string }) => t.token_id === capped.token_id)).toMatchObject({ paid_calls: 3, max_paid_calls: 3 });
   });
 
@@ -145,13 +147,13 @@ describe("narrowed management tokens", () => {
     const b = await minted(id, a.management_token, { label: "b" });
     const c = await minted(id, b.management_token, { label: "c" });
     const other = await minted(id, mgmt, { label: "other" });
-    const listOf = async (token: string) => (await json(await call("GET", `/v1/resources/${id}/tokens`, { headers: managed(token) }))).items.map((t: { label: string }) => t.label);
+    const listOf = async (token: string) => (await json<TokenPage>(await call("GET", `/v1/resources/${id}/tokens`, { headers: managed(token) }))).items.map((t: { label: string }) => t.label);
     expect(await listOf(mgmt)).toEqual(["a", "b", "c", "other"]);
     expect(await listOf(a.management_token)).toEqual(["b", "c"]);
     expect(await listOf(c.management_token)).toEqual([]);
-    const page = await json(await call("GET", `/v1/resources/${id}/tokens?limit=2`, { headers: managed(mgmt) }));
+    const page = await json<TokenPage>(await call("GET", `/v1/resources/${id}/tokens?limit=2`, { headers: managed(mgmt) }));
     expect(page.items.map((t: { label: string }) => t.label)).toEqual(["a", "b"]);
-    const next = await json(await call("GET", `/v1/resources/${id}/tokens?limit=2&cursor=${page.next_cursor}`, { headers: managed(mgmt) }));
+    const next = await json<TokenPage>(await call("GET", `/v1/resources/${id}/tokens?limit=2&cursor=${page.next_cursor}`, { headers: managed(mgmt) }));
     expect(next.items.map((t: { label: string }) => t.label)).toEqual(["c", "other"]);
     expect(next.next_cursor).toBeNull();
 
@@ -165,7 +167,7 @@ describe("narrowed management tokens", () => {
       await refused(await mint(id, t.management_token, {}), "token_revoked");
     }
     expect((await as(other.management_token)("GET", key("agents/bob/profile"))).status).toBe(200);
-    const listed = await json(await call("GET", `/v1/resources/${id}/tokens`, { headers: managed(mgmt) }));
+    const listed = await json<TokenPage>(await call("GET", `/v1/resources/${id}/tokens`, { headers: managed(mgmt) }));
     expect(listed.items.filter((t: { revoked_at: string | null }) => t.revoked_at).length).toBe(3);
     // A token of another resource is refused as before.
     const { id: otherId } = await createResource("vaults", (await buyCredits(1)).token, {});

@@ -24,7 +24,7 @@ const s3 = (key: string, extra: Record<string, unknown> = {}) => ({
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));
 
-async function control<T = Record<string, any>>(path: string, method = "GET", body?: string): Promise<T> {
+async function control<T = Record<string, unknown>>(path: string, method = "GET", body?: string): Promise<T> {
   const res = await fetch(`${S3.controlUrl}${path}`, { method, body });
   expect(res.status, path).toBe(200);
   return (await res.json()) as T;

@@ -76,7 +76,7 @@ describe("transformers", () => {
 
   it("refuses bad expressions and targets with 422, uncharged", async () => {
     const { token } = await buyCredits(1);
-    const before = (await balanceOf(token)).balance_micro_usd;
+    const before = (await balanceOf(token)).balance_usd;
     const target = `${receiver}/ok/${unique()}`;
     for (const body of [
       { target_url: target, expression: "foo.(bar" },
@@ -91,11 +91,11 @@ describe("transformers", () => {
       const res = await call("POST", "/v1/transformers", { body, headers: { authorization: `Bearer ${token}` } });
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
     }
-    expect((await balanceOf(token)).balance_micro_usd).toBe(before);
+    expect((await balanceOf(token)).balance_usd).toBe(before);
     const t = await transformer({ target_url: target, expression: "a" });
-    const after = (await balanceOf(t.token)).balance_micro_usd;
+    const after = (await balanceOf(t.token)).balance_usd;
     expect(await t.reply("PUT", "/expressions", { expression: "(" })).toMatchObject({ status: 422 });
     expect(await t.reply("POST", "/test", { sample: {}, expression: "/(a+)+/" })).toMatchObject({ status: 422 });
-    expect((await balanceOf(t.token)).balance_micro_usd).toBe(after);
+    expect((await balanceOf(t.token)).balance_usd).toBe(after);
   });
 });

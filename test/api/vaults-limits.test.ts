@@ -2,7 +2,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { vaults } from "../../src/kinds/memory/vaults";
-import { buyCredits, call, createResource, json, managed, opsOn, stubOf } from "../harness";
+import type { exportVault } from "../../src/kinds/memory/vaults/listing";
+import type { OpOutput } from "../../src/kind/kind";
+import { buyCredits, call, createResource, json, managed, opsOn, stubOf, type ResourceExport } from "../harness";
 
 async function vault() {
   const { token } = await buyCredits(5);
@@ -37,19 +39,19 @@ describe("vaults at their limits", () => {
       const keys = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM vault_keys").one().n;
       sql.exec("UPDATE vault_state SET seq = ?, keys = ?, bytes = ?", n, keys, bytes);
     });
-    const info = await op("GET", "");
+    const info = await op<OpOutput<typeof vaults, "info">>("GET", "");
     expect(info.body.keys).toBeGreaterThan(99_995);
     expect(info.body.bytes).toBeGreaterThan(8 * 1024 * 1024 - 1536 * 1024);
     const res = await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) });
     expect(res.status).toBe(200);
-    const exported = await json(res);
+    const exported = await json<ResourceExport<ReturnType<typeof exportVault>>>(res);
     expect(exported.data.keys).toHaveLength(info.body.keys);
     // Full: one more big value is refused.
     const full = await op("PUT", `/keys/one-more`, { value: "x".repeat(1536 * 1024 - 10) });
     expect(full.status).toBe(413);
     expect(full.body.detail).toContain("bytes");
     // With room for bytes again, the key limit holds: up to 100,000 keys and not one more.
-    const bigKey = exported.data.keys.find((k: { key: string }) => k.key.startsWith("big/")).key;
+    const bigKey = exported.data.keys.find((k: { key: string }) => k.key.startsWith("big/"))!.key;
     expect((await op("DELETE", `/keys/${encodeURIComponent(bigKey)}`)).body.deleted).toBe(true);
     const room = 100_000 - (info.body.keys - 1);
     const puts = (n: number) => Array.from({ length: n }, (_, i) => ({ op: "put", key: `extra/${i}`, value: i }));

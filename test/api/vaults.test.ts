@@ -2,7 +2,16 @@
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { vaults } from "../../src/kinds/memory/vaults";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, ORIGIN, runDueAlarms, stubOf } from "../harness";
+import type { exportVault } from "../../src/kinds/memory/vaults/listing";
+import type { Entry, putResult } from "../../src/kinds/memory/vaults/schema";
+import type { z } from "@hono/zod-openapi";
+import type { OpNames, OpOutput } from "../../src/kind/kind";
+import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, runDueAlarms, stubOf, type Problem, type ResourceExport, type ResourceRecord } from "../harness";
+
+/** What vaults' op `N` answers. */
+type Out<N extends OpNames<typeof vaults>> = OpOutput<typeof vaults, N>;
+/** What put answers (its OpOutput is only the `{ version }` its ETag header reads; get's too, hence Entry). */
+type PutResult = z.infer<typeof putResult>;
 
 async function vault() {
   const { token } = await buyCredits(5);
@@ -21,7 +30,7 @@ describe("vaults", () => {
   it("puts, gets and deletes JSON values with metadata, ETag and keys of any characters", async () => {
     const { op, key } = await vault();
     const value = { nested: [1, "two", { three: null }], ok: true };
-    const put = await op("PUT", key("agents/alice/profile"), { value, metadata: { kind: "profile" } });
+    const put = await op<PutResult>("PUT", key("agents/alice/profile"), { value, metadata: { kind: "profile" } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ key: "agents/alice/profile", created: true, metadata: { kind: "profile" }, expires_at: null });
     expect(put.headers.get("etag")).toBe(`"${put.body.version}"`);
@@ -57,7 +66,7 @@ describe("vaults", () => {
 
   it("compare-and-set: of 20 writers racing on one version exactly one wins, round after round", async () => {
     const { op, key, token } = await vault();
-    const first = await op("PUT", key("leader"), { value: { round: 0 } });
+    const first = await op<PutResult>("PUT", key("leader"), { value: { round: 0 } });
     let version: number = first.body.version;
     for (let round = 1; round <= 5; round++) {
       const spentBefore = (await balanceOf(token)).spent_usd;
@@ -68,13 +77,13 @@ describe("vaults", () => {
       const losers = answers.filter((a) => a.status === 409);
       expect(winners).toHaveLength(1);
       expect(losers).toHaveLength(19);
-      const won = winners[0]!.body;
+      const won = winners[0]!.body as PutResult; // a 200: the harness checked it against put's output
       for (const l of losers) {
         expect(l.body.code).toBe("conflict");
         expect(l.body.current_version).toBe(won.version);
         expect(l.headers.get("etag")).toBe(`"${won.version}"`);
       }
-      const now = await op("GET", key("leader"));
+      const now = await op<Entry & { value: { round: number } }>("GET", key("leader"));
       expect(now.body.version).toBe(won.version);
       expect(now.body.value.round).toBe(round);
       // Only the winner and the read were charged.
@@ -90,7 +99,7 @@ describe("vaults", () => {
     expect(answers.filter((a) => a.status === 409)).toHaveLength(19);
 
     expect((await op("PUT", key("fresh"), { value: 1, if_version: 0 })).status).toBe(200);
-    const current = (await op("GET", key("fresh"))).body.version;
+    const current = (await op<Entry>("GET", key("fresh"))).body.version;
     expect((await op("PUT", key("fresh"), { value: 2, if_version: 0 })).status).toBe(409);
     expect((await op("PUT", key("fresh"), { value: 2, if_version: current + 1 })).status).toBe(409);
     expect((await op("PUT", key("fresh"), { value: 2, if_version: current })).status).toBe(200);
@@ -102,7 +111,7 @@ describe("vaults", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("invalid_request");
 
-    const v = (await op("GET", key("fresh"))).body.version;
+    const v = (await op<Entry>("GET", key("fresh"))).body.version;
     expect((await op("DELETE", `${key("fresh")}?if_version=${v + 5}`)).status).toBe(409);
     expect((await op("DELETE", key("fresh"), undefined, { "If-Match": `"${v}"` })).body.deleted).toBe(true);
   });
@@ -130,30 +139,30 @@ describe("vaults", () => {
 
   it("validates keys, metadata and TTLs with 422", async () => {
     const { op, key } = await vault();
-    const long = await op("PUT", key("k".repeat(513)), { value: 1 });
+    const long = await op<Problem>("PUT", key("k".repeat(513)), { value: 1 });
     expect(long.status).toBe(422);
-    expect(long.body.errors[0].path).toBe("key");
-    const meta = await op("PUT", key("m"), { value: 1, metadata: { blob: "x".repeat(1100) } });
+    expect(long.body.errors![0]!.path).toBe("key");
+    const meta = await op<Problem>("PUT", key("m"), { value: 1, metadata: { blob: "x".repeat(1100) } });
     expect(meta.status).toBe(422);
-    expect(meta.body.errors[0].path).toBe("metadata");
+    expect(meta.body.errors![0]!.path).toBe("metadata");
     expect((await op("PUT", key("m"), { value: 1, metadata: [1] })).status).toBe(422);
     expect((await op("PUT", key("m"), { value: 1, ttl_seconds: 0 })).status).toBe(422);
-    const missing = await op("PUT", key("m"), { metadata: {} });
+    const missing = await op<Problem>("PUT", key("m"), { metadata: {} });
     expect(missing.status).toBe(422);
-    expect(missing.body.errors[0].path).toBe("value");
+    expect(missing.body.errors![0]!.path).toBe("value");
   });
 
   it("per-key TTL: invisible once expired, purged by the alarm, counted out of usage", async () => {
     const { op, key, id, mgmt } = await vault();
-    const put = await op("PUT", key("session"), { value: "s", ttl_seconds: 3600 });
-    expect(Date.parse(put.body.expires_at) - Date.now()).toBeGreaterThan(3590_000);
+    const put = await op<PutResult>("PUT", key("session"), { value: "s", ttl_seconds: 3600 });
+    expect(msOf(put.body.expires_at) - Date.now()).toBeGreaterThan(3590_000);
     await op("PUT", key("keep"), { value: "k" });
     // The hour passes: the key is gone for every reader at once, whenever the alarm purges its row.
     await advance(id, 3600_000, { alarms: false });
 
     expect((await op("GET", key("session"))).status).toBe(404);
-    expect((await op("GET", "/keys")).body.items.map((i: { key: string }) => i.key)).toEqual(["keep"]);
-    const status = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+    expect((await op<Out<"list">>("GET", "/keys")).body.items.map((i: { key: string }) => i.key)).toEqual(["keep"]);
+    const status = await json<ResourceRecord>(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     expect(status.usage.keys).toBe(1);
     // The row goes with the alarm set for the earliest expiry (which the runtime may have run already).
     await runDueAlarms(id);
@@ -183,7 +192,7 @@ describe("vaults", () => {
     let pages = 0;
     do {
       const q: string = `?prefix=${encodeURIComponent("users/")}&limit=10${cursor ? `&cursor=${cursor}` : ""}`;
-      const page = await op("GET", `/keys${q}`);
+      const page = await op<Out<"list">>("GET", `/keys${q}`);
       expect(page.status).toBe(200);
       for (const item of page.body.items) {
         expect(item.value).toBeUndefined();
@@ -197,7 +206,7 @@ describe("vaults", () => {
     expect(seen).toEqual(expected);
     expect(pages).toBe(3);
 
-    const all = await op("GET", "/keys?limit=1000&include_values=true");
+    const all = await op<Out<"list">>("GET", "/keys?limit=1000&include_values=true");
     expect(all.body.items).toHaveLength(names.length);
     expect(all.body.items[0]).toMatchObject({ key: "a", value: { k: "a" } });
     expect(all.body.next_cursor).toBeNull();
@@ -206,8 +215,8 @@ describe("vaults", () => {
 
   it("batch writes apply all or none, each with its own if_version", async () => {
     const { op, key, token } = await vault();
-    const a = (await op("PUT", key("a"), { value: 1 })).body.version;
-    const b = (await op("PUT", key("b"), { value: 1 })).body.version;
+    const a = (await op<PutResult>("PUT", key("a"), { value: 1 })).body.version;
+    const b = (await op<PutResult>("PUT", key("b"), { value: 1 })).body.version;
     const spent = (await balanceOf(token)).spent_usd;
 
     const refused = await op("POST", "/batch", {
@@ -229,7 +238,7 @@ describe("vaults", () => {
     expect(tooBig.status).toBe(413);
     expect((await op("GET", key("x"))).status).toBe(404);
 
-    const done = await op("POST", "/batch", {
+    const done = await op<Out<"batch">>("POST", "/batch", {
       operations: [
         { op: "put", key: "a", value: 2, if_version: a },
         { op: "put", key: "c", value: 3, if_version: 0, ttl_seconds: 60 },
@@ -239,21 +248,21 @@ describe("vaults", () => {
     expect(done.status).toBe(200);
     expect(done.body.results.map((r: { op: string; key: string }) => `${r.op}:${r.key}`)).toEqual(["put:a", "put:c", "delete:b"]);
     expect(done.body.results[2]).toMatchObject({ deleted: true, version: b });
-    const many = await op("POST", "/batch/get", { keys: ["a", "b", "c"] });
+    const many = await op<Out<"get_many">>("POST", "/batch/get", { keys: ["a", "b", "c"] });
     expect(many.body.items.map((i: { found: boolean }) => i.found)).toEqual([true, false, true]);
-    expect(many.body.items[0].entry.value).toBe(2);
+    expect(many.body.items[0]!.entry!.value).toBe(2);
   });
 
   it("compare-and-set works through MCP tools too, which send no headers (if_version)", async () => {
     const { id, mgmt, token, op, key } = await vault();
-    const v = (await op("PUT", key("doc/1"), { value: "first" })).body.version;
+    const v = (await op<PutResult>("PUT", key("doc/1"), { value: "first" })).body.version;
     const tool = async (name: string, args: Record<string, unknown>) => {
       const res = await SELF.fetch(`${ORIGIN}/mcp`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-11-25" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { id, management_token: mgmt, ...args } } }),
       });
-      return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, any> } }).result;
+      return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result;
     };
     const stale = await tool("vaults_put", { key: "doc/1", value: "lost", if_version: v + 1 });
     expect(stale.isError).toBe(true);
@@ -267,10 +276,10 @@ describe("vaults", () => {
     const { op, key, id, mgmt } = await vault();
     await op("POST", "/batch", { operations: Array.from({ length: 50 }, (_, i) => ({ op: "put", key: `k${i}`, value: { i }, metadata: { even: i % 2 === 0 } })) });
     await op("PUT", key("ttl"), { value: "t", ttl_seconds: 600 });
-    const exported = await json(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportVault>>>(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
     expect(exported.data.keys).toHaveLength(51);
     expect(exported.data.keys.find((k: { key: string }) => k.key === "k7")).toMatchObject({ value: { i: 7 }, metadata: { even: false } });
-    expect(exported.data.keys.find((k: { key: string }) => k.key === "ttl").expires_at).not.toBeNull();
+    expect(exported.data.keys.find((k: { key: string }) => k.key === "ttl")!.expires_at).not.toBeNull();
     expect(exported.resource.usage).toMatchObject({ keys: 51 });
 
     expect((await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);

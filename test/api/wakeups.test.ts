@@ -5,7 +5,12 @@
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf, verifierOf } from "../harness";
+import type { wakeups } from "../../src/kinds/time/wakeups";
+import type { OpOutput } from "../../src/kind/kind";
+import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf, verifierOf, type DeliveryPage, type Problem } from "../harness";
+
+/** A wakeup's state: what its ops answer, and its record's status. */
+type WakeupStatus = OpOutput<typeof wakeups, "get">;
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -27,7 +32,7 @@ async function wakeup(body: Record<string, unknown>) {
 
 /** Lets the resource's clock reach the wakeup's time; its alarm runs. */
 async function makeDue(id: string, mgmt: string) {
-  const record = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+  const record = await json<{ status: WakeupStatus }>(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
   await advanceTo(id, record.status.fire_at);
 }
 
@@ -48,7 +53,7 @@ describe("wakeups", () => {
 
     const done = await w.until("delivered");
     expect(done.fired_at).not.toBeNull();
-    const log = await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
+    const log = await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
     expect(log.items[0]).toMatchObject({ id: done.delivery_id, event_type: "wakeup.fired", method: "PUT", status: "delivered", attempts: 1 });
   });
 
@@ -82,7 +87,7 @@ describe("wakeups", () => {
     const fired = await call("POST", `/v1/wakeups/${w.id}/fire`, { headers: managed(w.mgmt, w.token) });
     expect(fired.status, await fired.clone().text()).toBe(200);
     await w.until("failed");
-    const log = await json(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
+    const log = await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
     expect(log.items[0]).toMatchObject({ status: "dead", attempt_log: [{ error: expect.stringMatching(/^not queued: /) }] });
   });
 
@@ -91,7 +96,7 @@ describe("wakeups", () => {
     const w = await wakeup({ url: `${receiver}/ok/${name}`, delay_seconds: 600, ttl_seconds: 86400 });
     const res = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 7200 }, headers: managed(w.mgmt, w.token) });
     expect(res.status).toBe(200);
-    const moved = await json(res);
+    const moved = await json<WakeupStatus>(res);
     expect(Date.parse(moved.fire_at)).toBeGreaterThan(Date.now() + 7000_000);
     // The old time passes without a call: the alarm follows the new one.
     await advance(w.id, 600_000);
@@ -100,7 +105,7 @@ describe("wakeups", () => {
 
     const late = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 2 * 86400 }, headers: managed(w.mgmt, w.token) });
     expect(late.status).toBe(422);
-    expect((await json(late)).errors[0].path).toBe("delay_seconds"); // the field that set the time
+    expect((await json<Problem>(late)).errors![0]!.path).toBe("delay_seconds"); // the field that set the time
   });
 
   it("refuses bad configurations before charging", async () => {
@@ -118,7 +123,7 @@ describe("wakeups", () => {
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/wakeups", { body, headers: auth });
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
-      expect((await json(res)).errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
     expect((await json(await call("GET", "/v1/credits/balance", { headers: auth }))).spent_usd).toBe(0);
   });

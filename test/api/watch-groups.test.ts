@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { watches } from "../../src/kinds/watching/watches";
 import { watchGroups } from "../../src/kinds/watching/watch-groups";
 import { escalations } from "../../src/kinds/watching/escalations";
+import type { EventEnvelope } from "../../src/delivery/events";
 import { advance, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
@@ -51,7 +52,7 @@ async function group(token: string, children: Record<string, string>, expression
     /** Waits until the group has heard `states` of its children (by alias). */
     hears: (states: Record<string, string>) =>
       until(() => ops.ok("get", ""), (g) => Object.entries(states).every(([a, s]) => g.children.find((c) => c.alias === a)?.state === s), JSON.stringify(states)),
-    events: async (count: number) => (await received(events, count)).map((r) => verifier.verify(r.body, r.headers) as Record<string, any>),
+    events: async (count: number) => (await received(events, count)).map((r) => verifier.verify(r.body, r.headers) as EventEnvelope),
     settledCount: async () => {
       await new Promise((r) => setTimeout(r, 1200));
       return ((await (await fetch(`${receiver}/_log/${events}`)).json()) as unknown[]).length;

@@ -2,13 +2,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { toHex } from "viem";
-import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, usd } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, usd, type PaymentRequired } from "../harness";
 
 const PRICE = usd(0.5);
 
-async function purchaseWith(header: string, name = "X-PAYMENT") {
+async function purchaseWith<T = Record<string, unknown>>(header: string, name = "X-PAYMENT") {
   const res = await call("POST", "/v1/credits", { body: { amount_usd: 0.5 }, headers: { [name]: header } });
-  return { status: res.status, body: await json(res) };
+  return { status: res.status, body: await json<T>(res) };
 }
 
 async function paymentsCount(): Promise<number> {
@@ -51,12 +51,12 @@ describe("x402 refusals", () => {
 
   it.each(cases)("%s → 402 payment_invalid, nothing credited", async (_name, make, reason) => {
     const before = await paymentsCount();
-    const { status, body } = await purchaseWith(await make());
+    const { status, body } = await purchaseWith<PaymentRequired>(await make());
     expect(status).toBe(402);
     expect(body.code).toBe("payment_invalid");
     expect(body.detail).toMatch(reason);
-    expect(body.accepts[0].maxAmountRequired).toBe(String(PRICE));
-    expect(body.credit_token).toBeUndefined();
+    expect(body.accepts[0]!.maxAmountRequired).toBe(String(PRICE));
+    expect(body).not.toHaveProperty("credit_token");
     expect(await paymentsCount()).toBe(before);
   });
 
@@ -105,6 +105,6 @@ describe("x402 per call", () => {
     const { id, mgmt } = await createResource("counters", token, {});
     const res = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 3 * 86400 }, headers: managed(mgmt) });
     expect(res.status).toBe(402);
-    expect((await json(res)).accepts[0].maxAmountRequired).toBe("3000");
+    expect((await json<PaymentRequired>(res)).accepts[0]!.maxAmountRequired).toBe("3000");
   });
 });

@@ -19,10 +19,10 @@ const abi = parseAbi([
 
 const tokenBalance = (address: Hex) => reader.readContract({ address: evm.token, abi, functionName: "balanceOf", args: [address] });
 
-async function buy(amountUsd: number, key: Hex, version: 1 | 2 = 1) {
+async function buy<T = Record<string, unknown>>(amountUsd: number, key: Hex, version: 1 | 2 = 1) {
   const { header, name } = await signPayment({ priceMicro: usd(amountUsd), key, version });
   const res = await call("POST", "/v1/credits", { body: { amount_usd: amountUsd }, headers: { [name]: header } });
-  return { res, body: await json(res), header, name };
+  return { res, body: await json<T>(res), header, name };
 }
 
 describe("direct settlement on a local EVM", () => {
@@ -30,7 +30,7 @@ describe("direct settlement on a local EVM", () => {
     const payer = evm.payers[0]!;
     const payTo = env.X402_PAY_TO as Hex;
     const [payerBefore, payToBefore] = [await tokenBalance(payer.address), await tokenBalance(payTo)];
-    const { res, body } = await buy(2.5, payer.key);
+    const { res, body } = await buy<{ credit_token: string }>(2.5, payer.key);
     expect(res.status, JSON.stringify(body)).toBe(201);
     const settlement = JSON.parse(atob(res.headers.get("X-PAYMENT-RESPONSE")!));
     expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
@@ -87,7 +87,7 @@ describe("direct settlement on a local EVM", () => {
   });
 
   it("paying with credits bought on chain works end to end", async () => {
-    const { body } = await buy(1, evm.payers[0]!.key);
+    const { body } = await buy<{ credit_token: string }>(1, evm.payers[0]!.key);
     const { record } = await createResource("counters", body.credit_token, { ttl_seconds: 86400 });
     expect(record.charged_usd).toBe(0.001);
   });

@@ -7,8 +7,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { FAMILIES, KINDS } from "../../src/resources/registry";
 import { priceList, type PriceLine } from "../../src/money/prices";
+import { loadAllKinds } from "../../src/resources/kinds";
 import { TAGS } from "../../src/openapi/tags";
-import type { AnyKind } from "../../src/resources/kind";
+import type { AnyKind } from "../../src/kind/kind";
 
 const FILE = "docs/catalogue.md";
 
@@ -62,7 +63,8 @@ function catalogueMarkdown(): string {
   ].join("\n");
 }
 
-it("lists every kind of the registry, with its operations, lifetime and prices", () => {
+it("lists every kind of the registry, with its operations, lifetime and prices", async () => {
+  await loadAllKinds(); // the price list reads the kinds as the worker loads them (src/resources/kinds.ts)
   const expected = catalogueMarkdown();
   if (process.env.WRITE_DOCS === "1") writeFileSync(FILE, expected);
   let current = "";

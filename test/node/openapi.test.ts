@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { MediaTypeObject, OpenAPIObject, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from "openapi3-ts/oas31";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import { KINDS } from "../../src/resources/registry";
@@ -19,7 +20,7 @@ const run = promisify(execFile);
 const env = { SERVICE_NAME: "zeitvault", BASE_URL: "https://api.zeitvault.example", AUTH_URL: "", MIN_PURCHASE_USD: "0.25" };
 const app = buildApp();
 
-type Doc = Record<string, any>;
+type Doc = OpenAPIObject;
 
 async function fetchText(url: string): Promise<{ status: number; text: string; type: string | null }> {
   const res = await app.request(url, {}, env);
@@ -46,10 +47,18 @@ async function lint(doc: Doc): Promise<void> {
   expect(output, output).not.toMatch(/^\s*\d+:\d+\s+warning\s/m);
 }
 
-const METHODS = ["get", "put", "post", "delete", "patch"];
+const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 const operations = (doc: Doc) =>
-  Object.entries<Doc>(doc.paths).flatMap(([p, item]) => METHODS.filter((m) => item[m]).map((m) => ({ path: p, method: m, op: item[m] as Doc })));
-const resolve = (doc: Doc, node: Doc): Doc => (node.$ref ? node.$ref.split("/").slice(1).reduce((n: Doc, k: string) => n[k], doc) : node);
+  Object.entries<PathItemObject>(doc.paths ?? {}).flatMap(([p, item]) => METHODS.flatMap((m) => (item[m] ? [{ path: p, method: m, op: item[m] }] : [])));
+/** The object a `$ref` names in the document (`#/components/…`), or `node` itself when it is no reference. */
+const resolve = <T extends object>(doc: Doc, node: T | ReferenceObject): T =>
+  ("$ref" in node ? node.$ref.split("/").slice(1).reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], doc) : node) as T;
+/** The operation at `path` and `method`, which the test expects to be there. */
+const operation = (doc: Doc, path: string, method: (typeof METHODS)[number]): OperationObject => doc.paths![path]![method]!;
+/** An operation's response for `status`, the `$ref` followed. */
+const response = (doc: Doc, op: OperationObject, status: string) => resolve<ResponseObject>(doc, op.responses![status] as ResponseObject | ReferenceObject);
+/** The JSON request body an operation takes. */
+const jsonBody = (op: OperationObject): MediaTypeObject => (op.requestBody as { content: Record<string, MediaTypeObject> }).content["application/json"]!;
 
 describe("OpenAPI document", () => {
   it("passes redocly lint, whole and as a slice", async () => {
@@ -62,51 +71,53 @@ describe("OpenAPI document", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toMatchObject({ title: "zeitvault", version: "1.0.0" });
     for (const kind of KINDS) {
-      const create = doc.paths[`/v1/${kind.kind}`].post;
+      const create = operation(doc, `/v1/${kind.kind}`, "post");
       expect(create.responses).toHaveProperty("201");
-      expect(resolve(doc, create.responses["402"]).content["application/problem+json"].schema.$ref).toBe("#/components/schemas/PaymentRequired");
-      expect(create.responses["422"]).toBeDefined();
-      for (const op of kind.ops) expect(doc.paths[`/v1/${kind.kind}/{id}${op.path}`][op.method]).toBeDefined();
+      expect(response(doc, create, "402").content!["application/problem+json"]!.schema).toMatchObject({ $ref: "#/components/schemas/PaymentRequired" });
+      expect(create.responses!["422"]).toBeDefined();
+      for (const op of kind.ops) expect(doc.paths![`/v1/${kind.kind}/{id}${op.path}`]![op.method]).toBeDefined();
     }
     for (const p of ["/v1/resources/{id}", "/v1/resources/{id}/extend", "/v1/resources/{id}/export", "/v1/credits", "/v1/credits/balance", "/v1/credits/subtokens", "/v1/prices", "/mcp", "/openapi.json", "/llms.txt"]) {
-      expect(doc.paths[p], p).toBeDefined();
+      expect(doc.paths![p], p).toBeDefined();
     }
     // Every event type and every request a kind sends is listed under webhooks.
     const webhooks = Object.keys(doc.webhooks ?? {});
     expect(webhooks).toEqual(expect.arrayContaining(["resource.expiring", "resource.expired", "resource.cancelled"]));
     for (const kind of KINDS) for (const type of Object.keys(kind.sends ?? {})) expect(webhooks).toContain(type);
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(["credit", "creditHeader", "management", "x402", "x402v2"]));
+    expect(Object.keys(doc.components!.securitySchemes!)).toEqual(expect.arrayContaining(["credit", "creditHeader", "management", "x402", "x402v2"]));
   });
 
   it("refers to shared responses and parameters, and stays small: whole ≤ 300 KB, a one-kind slice ≤ 40 KB", async () => {
     const { doc, bytes } = await document();
     expect(bytes).toBeLessThanOrEqual(300 * 1024);
     for (const { op } of operations(doc)) {
-      for (const [status, response] of Object.entries<Doc>(op.responses)) if (/^[45]/.test(status)) expect(response.$ref, `${op.operationId} ${status}`).toMatch(/^#\/components\/responses\//);
+      for (const [status, answer] of Object.entries<ResponseObject | ReferenceObject>(op.responses!)) if (/^[45]/.test(status)) expect("$ref" in answer ? answer.$ref : undefined, `${op.operationId} ${status}`).toMatch(/^#\/components\/responses\//);
     }
     for (const kind of KINDS) {
       const slice = await document(`?kinds=${kind.kind}`);
       expect(slice.bytes, kind.kind).toBeLessThanOrEqual(40 * 1024);
-      const own = Object.keys(slice.doc.paths).filter((p) => !/^\/v1\/(resources|downloads|\{kind\})\//.test(p));
+      const own = Object.keys(slice.doc.paths!).filter((p) => !/^\/v1\/(resources|downloads|\{kind\})\//.test(p));
       expect(own.every((p) => p === `/v1/${kind.kind}` || p.startsWith(`/v1/${kind.kind}/`) || ownPathsOf(kind).includes(p)), own.join(" ")).toBe(true);
     }
     // The whole leaves out fields' descriptions (a quarter of it); every slice, and ?kinds=all, keeps them.
-    expect(doc.components.schemas.CreateCounters.properties.min).not.toHaveProperty("description");
-    expect((await document("?kinds=counters")).doc.components.schemas.CreateCounters.properties.min.description).toBeTruthy();
+    /** The `min` field of the counters' create schema. */
+    const min = (d: Doc) => (d.components!.schemas!.CreateCounters as SchemaObject).properties!.min!;
+    expect(min(doc)).not.toHaveProperty("description");
+    expect(min((await document("?kinds=counters")).doc).description).toBeTruthy();
     const all = await document("?kinds=all");
-    expect(Object.keys(all.doc.paths).length).toBe(Object.keys(doc.paths).length);
-    expect(all.doc.components.schemas.CreateCounters.properties.min.description).toBeTruthy();
+    expect(Object.keys(all.doc.paths!).length).toBe(Object.keys(doc.paths!).length);
+    expect(min(all.doc).description).toBeTruthy();
     // The whole is an index: success bodies' schemas and the shared 409/413/415 are in the slices.
-    const increment = (d: Doc) => d.paths["/v1/counters/{id}/increment"].post;
-    expect(resolve(doc, increment(doc).responses["200"]).content["application/json"].schema).toBeUndefined();
-    expect(resolve(all.doc, increment(all.doc).responses["200"]).content["application/json"].schema).toBeDefined();
-    expect(increment(doc).responses["409"]).toBeUndefined();
-    expect(increment(all.doc).responses["409"]).toBeDefined();
-    expect(resolve(doc, increment(doc).responses.default).description).toMatch(/409.*413.*415/s);
+    const increment = (d: Doc) => operation(d, "/v1/counters/{id}/increment", "post");
+    expect(response(doc, increment(doc), "200").content!["application/json"]!.schema).toBeUndefined();
+    expect(response(all.doc, increment(all.doc), "200").content!["application/json"]!.schema).toBeDefined();
+    expect(increment(doc).responses!["409"]).toBeUndefined();
+    expect(increment(all.doc).responses!["409"]).toBeDefined();
+    expect(response(doc, increment(doc), "default").description).toMatch(/409.*413.*415/s);
     // A kind's own routes beyond its resources (the notary's TSA certificate) are in its slice.
-    expect(Object.keys((await document("?kinds=notary")).doc.paths)).toEqual(expect.arrayContaining(["/v1/tsa/certificate.pem", "/v1/tsa/certificate.der"]));
+    expect(Object.keys((await document("?kinds=notary")).doc.paths!)).toEqual(expect.arrayContaining(["/v1/tsa/certificate.pem", "/v1/tsa/certificate.der"]));
     const family = await document("?kinds=time");
-    expect(Object.keys(family.doc.paths)).toEqual(expect.arrayContaining(["/v1/wakeups", "/v1/attest"]));
+    expect(Object.keys(family.doc.paths!)).toEqual(expect.arrayContaining(["/v1/wakeups", "/v1/attest"]));
     const unknown = await fetchText("/openapi.json?kinds=nope");
     expect(unknown.status).toBe(400);
     expect(JSON.parse(unknown.text)).toMatchObject({ code: "invalid_request", errors: [{ path: "query.kinds" }] });
@@ -117,25 +128,26 @@ describe("OpenAPI document", () => {
     const missing: string[] = [];
     for (const { path: p, method, op } of operations(doc)) {
       const where = `${method.toUpperCase()} ${p}`;
-      for (const [type, media] of Object.entries<Doc>(op.requestBody?.content ?? {})) if (media.example === undefined) missing.push(`${where} ${type}`);
-      const params = (op.parameters ?? []).map((x: Doc) => resolve(doc, x));
-      const example = (x: Doc) => x.example ?? x.schema?.example;
-      for (const param of params.filter((x: Doc) => x.in === "path")) if (example(param) === undefined) missing.push(`${where} ${param.name}`);
-      const query = params.filter((x: Doc) => x.in === "query");
-      if (query.length && !query.some((x: Doc) => example(x) !== undefined)) missing.push(`${where}: no query parameter has an example`);
+      const content = op.requestBody && !("$ref" in op.requestBody) ? op.requestBody.content : {};
+      for (const [type, media] of Object.entries(content)) if (media.example === undefined) missing.push(`${where} ${type}`);
+      const params = (op.parameters ?? []).map((x) => resolve<ParameterObject>(doc, x));
+      const example = (x: ParameterObject): unknown => x.example ?? (x.schema as SchemaObject | undefined)?.example;
+      for (const param of params.filter((x) => x.in === "path")) if (example(param) === undefined) missing.push(`${where} ${param.name}`);
+      const query = params.filter((x) => x.in === "query");
+      if (query.length && !query.some((x) => example(x) !== undefined)) missing.push(`${where}: no query parameter has an example`);
     }
     expect(missing).toEqual([]);
     for (const kind of KINDS) {
-      expect(doc.paths[`/v1/${kind.kind}`].post.requestBody.content["application/json"].example).toEqual(kind.example);
+      expect(jsonBody(operation(doc, `/v1/${kind.kind}`, "post")).example).toEqual(kind.example);
       for (const op of kind.ops.filter((o) => o.example?.input && (o.method === "post" || o.method === "put") && !o.rawBody)) {
-        expect(doc.paths[`/v1/${kind.kind}/{id}${op.path}`][op.method].requestBody.content["application/json"].example).toEqual(op.example!.input);
+        expect(jsonBody(operation(doc, `/v1/${kind.kind}/{id}${op.path}`, op.method)).example).toEqual(op.example!.input);
       }
     }
   });
 
   it("states cross-field rules as JSON Schema: 'exactly one of' is a oneOf", async () => {
     const { doc } = await document();
-    const wakeup = resolve(doc, doc.paths["/v1/wakeups"].post.requestBody.content["application/json"].schema);
+    const wakeup = resolve<SchemaObject>(doc, jsonBody(operation(doc, "/v1/wakeups", "post")).schema!);
     expect(wakeup.oneOf).toEqual([{ required: ["at"] }, { required: ["delay_seconds"] }]);
     expect(wakeup.additionalProperties).toBe(false);
   });

@@ -4,8 +4,8 @@
  * pipeline carries one (text inline, anything large or binary as an R2 object every destination's
  * delivery shares).
  */
-import type { PrepareContext } from "../../resources/kind";
-import type { PublicRequest, StoredPublicBody } from "../../resources/public-face";
+import type { PrepareContext } from "../../kind/kind";
+import type { PublicRequest, StoredPublicBody } from "../../kind/public-face";
 import { MAX_INLINE_BODY_BYTES } from "../../delivery/outbound";
 import { deeperThan, MAX_JSON_DEPTH } from "../../json";
 

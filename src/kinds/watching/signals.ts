@@ -13,9 +13,9 @@ import { z } from "@hono/zod-openapi";
 import { sendRelay } from "../../delivery/relay";
 import { sendEvent } from "../../delivery/events";
 import { checkNotifyTarget, notifyPeople } from "../address/notify/people";
-import { checkOwnedResource } from "../../resources/owned";
+import { checkOwnedResource } from "../../kind/owned";
 import type { Env } from "../../env";
-import type { EngineStore } from "../../resources/kind";
+import type { EngineStore } from "../../kind/kind";
 import type { Json } from "../../json";
 import { AppError } from "../../http/errors";
 

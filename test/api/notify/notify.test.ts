@@ -10,7 +10,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { notify } from "../../../src/kinds/address/notify";
 import { CHANNELS } from "../../../src/kinds/address/notify/channels/registry";
-import { advance, balanceOf, buyCredits, call, createResource, managed, opsOn } from "../../harness";
+import { advance, balanceOf, buyCredits, call, createResource, managed, opsOn, type Delivery, type DeliveryPage } from "../../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const H = new URL(receiver).host;
@@ -202,9 +202,9 @@ describe("notify", () => {
     expect((await call("GET", new URL(d.record.urls.public as string).pathname)).status).toBe(200);
     expect((await call("DELETE", `/v1/resources/${n.id}`, { headers: managed(n.mgmt) })).status).toBe(200);
     await advance(d.id, 3600_000 + 1000);
-    let relay: Record<string, any> | undefined;
+    let relay: Delivery | undefined;
     for (let i = 0; i < 100 && relay?.status !== "aborted"; i++) {
-      const log = (await (await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) })).json()) as { items: Record<string, any>[] };
+      const log = (await (await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) })).json()) as DeliveryPage;
       relay = log.items.find((x) => x.event_type === "notify.relay");
       if (relay?.status !== "aborted") await new Promise((r) => setTimeout(r, 100));
     }

@@ -6,7 +6,7 @@
  */
 import { CompactSign } from "jose";
 import { SIGNING_ALG, signingKeys } from "../../../auth/signing-keys";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { iso } from "../../../time";
 import { approvalRow } from "./store";
 import { DECISION_TYP, type ApprovalsConfig, type DecisionPayload } from "./schema";

@@ -6,7 +6,7 @@
  * decided, by which link, when, and the hash of what was asked.
  */
 import { AppError } from "../../../http/errors";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { checkNotifyTarget } from "../notify/people";
 import { signDecision, type Signed } from "./decision";
 import { approvalsFace } from "./public";

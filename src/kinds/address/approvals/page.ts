@@ -6,7 +6,7 @@
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { safeMarkdown } from "../../../site/markdown";
-import { NONCE_SLOT } from "../../../resources/public-answer";
+import { NONCE_SLOT } from "../../../kind/public-answer";
 import { localTimesScript, timeHtml } from "../../../site/times";
 import { OWNER_LINK } from "./store";
 import { MAX_COMMENT_CHARS, type ApprovalsConfig, type DecisionPayload } from "./schema";

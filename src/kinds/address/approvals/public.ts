@@ -5,7 +5,7 @@
  * pending: the first to commit wins, and everyone after sees what was decided (409).
  */
 import { AppError } from "../../../http/errors";
-import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { iso } from "../../../time";
 import { signDecision, type Signed } from "./decision";
 import { decidedPage, decisionForm } from "./page";

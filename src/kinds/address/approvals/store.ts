@@ -7,7 +7,7 @@
 import { randomId } from "../../../auth/ids";
 import { sha256Hex } from "../../../bytes";
 import { sendEvent } from "../../../delivery/events";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";
 import { notifyPeople } from "../notify/people";
 import type { ApprovalsConfig, DecisionPayload } from "./schema";

@@ -6,7 +6,7 @@
  * the view link to see them.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { allRows, clear, counts, rowOf, TABLES } from "../captures/store";
 import { seqParam } from "../captures/schema";
 import { binFace } from "./public";

@@ -4,7 +4,7 @@
  * stylesheet and the one script (times in the reader's zone) carry the response's nonce.
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
-import { NONCE_SLOT } from "../../../resources/public-answer";
+import { NONCE_SLOT } from "../../../kind/public-answer";
 import { localTimesScript, timeHtml } from "../../../site/times";
 import type { BinCapture } from "./schema";
 

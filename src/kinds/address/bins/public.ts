@@ -6,8 +6,8 @@
  */
 import { digestsEqual } from "../../../auth/ids";
 import { utf8 } from "../../../bytes";
-import { definePublicFace, PUBLIC_METHODS, queryOf, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
-import type { PrepareContext } from "../../../resources/kind";
+import { definePublicFace, PUBLIC_METHODS, queryOf, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import type { PrepareContext } from "../../../kind/kind";
 import { discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { counts, rowOf } from "../captures/store";
 import { capturesPage } from "./page";

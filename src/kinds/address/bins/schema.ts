@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { pageLimit, seqCursor } from "../../../openapi/schemas";
-import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { MAX_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 import { headerFields, mediaType } from "../../../http/header-fields";
 import { captureFields } from "../captures/schema";
 import { MAX_PAGE_BODY_BYTES } from "../captures/store";

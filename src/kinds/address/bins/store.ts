@@ -2,8 +2,8 @@
 import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha2";
 import type { Env } from "../../../env";
-import type { EngineStore } from "../../../resources/kind";
-import { subkey } from "../../../auth/sealing";
+import type { EngineStore } from "../../../kind/kind";
+import { subkey } from "../../../auth/subkeys";
 import { toHex, utf8 } from "../../../bytes";
 import { captureOf, newestBefore, type CaptureLimits, type Row } from "../captures/store";
 import { MAX_BYTES, MAX_CAPTURES, type BinCapture, type BinResponse } from "./schema";

@@ -5,8 +5,8 @@
  * spent; `keep` (in `handle`, in the transaction) stores the row.
  */
 import { digestHex } from "../../../bytes";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
-import type { PublicRequest, StoredPublicBody } from "../../../resources/public-face";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
+import type { PublicRequest, StoredPublicBody } from "../../../kind/public-face";
 import { checkRoom, INLINE_BODY_BUDGET, insert, statsOf, type CaptureLimits } from "./store";
 
 export interface Staged {

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { exactlyOneOf, pageLimit, seqCursor } from "../../../openapi/schemas";
-import { kindOf, type EngineStore } from "../../../resources/kind";
+import { kindOf, type EngineStore } from "../../../kind/kind";
 import { captureFields } from "./schema";
 import { ack, ackedAt, anyPendingAfter, captureOf, counts, MAX_PAGE_BODY_BYTES, pendingAfter, type Row } from "./store";
 

@@ -4,7 +4,7 @@
  * verdict, a raw download link).
  */
 import { z } from "@hono/zod-openapi";
-import { INLINE_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { INLINE_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 
 export const captureFields = {
   seq: z.int().describe("Arrival order, from 1: the capture's id."),

@@ -5,7 +5,7 @@
  * every arrival, so ingest reads one row, not the table.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { toBase64 } from "../../../bytes";
 import { iso, isoOrNull } from "../../../time";
 import type { Capture } from "./schema";

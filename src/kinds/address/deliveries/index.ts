@@ -8,10 +8,10 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { AppError } from "../../../http/errors";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { delivery, deliveryPage } from "../../../delivery/schemas";
 import { MAX_ATTEMPTS, MAX_RETRY_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from "../../../delivery/schedule";
-import { discard, prepare, submit, TABLES } from "./submit";
+import { discard, prepare, submit, TABLES } from "./store";
 import {
   deliveriesCreate, deliveriesInfo, deliveryIdParam, type DeliveriesConfig, listInput, MAX_BODY_BYTES, MAX_KEYS, MAX_SUBMIT_BYTES, STATUSES, submitInput, submitResult,
 } from "./schema";

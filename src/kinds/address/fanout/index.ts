@@ -6,7 +6,7 @@
  * statistics and its sends with their attempts.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { checkExpression } from "../../../expressions/jsonata";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { fanoutFace } from "./public";

@@ -7,7 +7,7 @@
  */
 import type { Json } from "../../../json";
 import { evaluate } from "../../../expressions/jsonata";
-import { definePublicFace, type PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, type PublicRequest } from "../../../kind/public-face";
 import { discardForward, forwardBody, forwardedHeaders, jsonOf, type ForwardBody } from "../forwarding";
 import { activeDestinations, messageCount, recordMessage, recordSend } from "./store";
 import { MAX_FILTERED_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGES, type FanoutConfig, type Filter } from "./schema";

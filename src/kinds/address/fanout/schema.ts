@@ -9,7 +9,7 @@ import { requestFields } from "../../../delivery/outbound";
 import { MAX_ATTEMPTS, MAX_RETRY_DELAY_SECONDS } from "../../../delivery/schedule";
 import { delivery } from "../../../delivery/schemas";
 import { MAX_EXPRESSION_CHARS } from "../../../expressions/jsonata";
-import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { MAX_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 
 /** Destinations one fanout sends to at once. */
 export const MAX_DESTINATIONS = 20;

@@ -4,7 +4,7 @@
  * written back here by onDeliveryFinished, so a destination's statistics are one grouped read.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { toHex } from "../../../bytes";
 import { iso, isoOrNull } from "../../../time";
 import { MAX_DESTINATIONS, MAX_MESSAGES, type DestinationInput, type Filter } from "./schema";

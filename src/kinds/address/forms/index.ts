@@ -6,7 +6,7 @@
  * to a notify resource's people.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { checkNotifyTarget } from "../notify/people";
 import { formsFace } from "./public";
 import { allSubmissions, deleteSubmission, getSubmission, stats, submissionsPage, TABLES } from "./store";

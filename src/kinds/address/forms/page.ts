@@ -5,7 +5,7 @@
  * The honeypot sits off-screen, hidden from assistive technology and out of the tab order.
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
-import { NONCE_SLOT } from "../../../resources/public-answer";
+import { NONCE_SLOT } from "../../../kind/public-answer";
 import { DEFAULT_MAX_LENGTH, HONEYPOT, type FormField, type FormsConfig } from "./schema";
 import type { FieldError } from "./submission";
 

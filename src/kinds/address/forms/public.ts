@@ -7,7 +7,7 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
 import { gonePage } from "../../../site/layout";
 import { formPage, limitedPage, thanksPage } from "./page";
 import { countSpam, keep, takeRate } from "./store";

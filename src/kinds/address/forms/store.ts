@@ -6,8 +6,8 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage } from "../../../kind/pages";
 import { sendEvent } from "../../../delivery/events";
 import { iso } from "../../../time";
 import { notifyPeople } from "../notify/people";

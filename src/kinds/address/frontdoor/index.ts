@@ -7,7 +7,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { allRows, TABLES as CAPTURE_TABLES } from "../captures/store";
 import { ackInput, ackResult, allItems, MAX_BATCH, pullInfo, pullOps } from "../captures/pull";
 import { frontdoorFace } from "./public";

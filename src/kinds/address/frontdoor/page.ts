@@ -1,10 +1,10 @@
 /**
  * What a person sees at a front door in a browser: a form to leave a message (plain HTML, no
  * script), and after sending, the receipt with the link that tells whether it was delivered.
- * The stylesheet carries the response's nonce (resources/public-answer.ts).
+ * The stylesheet carries the response's nonce (kind/public-answer.ts).
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
-import { NONCE_SLOT } from "../../../resources/public-answer";
+import { NONCE_SLOT } from "../../../kind/public-answer";
 import { MAX_FORM_CHARS } from "./schema";
 
 const STYLE = `

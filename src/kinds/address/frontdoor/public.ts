@@ -7,7 +7,7 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
 import { formPage, sentPage } from "./page";
 import { discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { captureOf, rowOf } from "../captures/store";

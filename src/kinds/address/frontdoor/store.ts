@@ -3,7 +3,7 @@
  * per message its receipt and its push. A push is a delivery of the pipeline; its end (2xx,
  * given up) comes back through onDeliveryFinished, in the transaction that records it.
  */
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { ack as ackCaptures } from "../captures/store";
 import type { CaptureLimits } from "../captures/store";

@@ -20,7 +20,7 @@ import { AppError } from "../../../http/errors";
 import { digestsEqual } from "../../../auth/ids";
 import { toBase64, toHex, utf8 } from "../../../bytes";
 import { hmacSha256 } from "../../../delivery/signing";
-import { headerOf, queryOf, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { headerOf, queryOf, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { verify } from "../captures/signatures";
 import type { Protocol, Secrets } from "./schema";
 

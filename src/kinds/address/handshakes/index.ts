@@ -6,7 +6,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { seal } from "../../../auth/sealing";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { allRows, TABLES as CAPTURE_TABLES } from "../captures/store";
 import { allItems, MAX_BATCH, pullInfo, pullOps } from "../captures/pull";
 import { handshakesFace } from "./public";

@@ -4,7 +4,7 @@
  * carries a Slack, Twitch or Zoom signature whose secret was given. A refused challenge stores nothing.
  */
 import { unseal } from "../../../auth/sealing";
-import { definePublicFace, PUBLIC_METHODS, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, PUBLIC_METHODS, type PublicAnswer } from "../../../kind/public-face";
 import { bodyBytes, discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { verify, type Verdict } from "../captures/signatures";
 import { answerChallenge, signerOf, type Answered } from "./challenges";

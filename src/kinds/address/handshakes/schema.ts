@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { singleLine } from "../../../openapi/schemas";
-import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { MAX_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 import { pullCounts } from "../captures/pull";
 
 export const MAX_ITEMS = 10_000;

@@ -1,5 +1,5 @@
 /** What a handshake responder keeps beyond its captures (../captures/store.ts): its sealed secrets and the handshakes it answered. */
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";
 import type { CaptureLimits } from "../captures/store";
 import { HANDSHAKE_LOG, MAX_BYTES, MAX_ITEMS, type Protocol } from "./schema";

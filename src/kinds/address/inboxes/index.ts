@@ -8,7 +8,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { seal } from "../../../auth/sealing";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { inboxFace } from "./public";
 import { SIGNATURE_TOLERANCE_SECONDS } from "../captures/signatures";
 import { allRows, TABLES } from "../captures/store";

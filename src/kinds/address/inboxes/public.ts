@@ -7,9 +7,9 @@
  */
 import { AppError } from "../../../http/errors";
 import { unseal } from "../../../auth/sealing";
-import { definePublicFace, PUBLIC_METHODS } from "../../../resources/public-face";
-import type { PrepareContext } from "../../../resources/kind";
-import type { PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, PUBLIC_METHODS } from "../../../kind/public-face";
+import type { PrepareContext } from "../../../kind/kind";
+import type { PublicRequest } from "../../../kind/public-face";
 import { bodyBytes, discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { verify, type Verdict } from "../captures/signatures";
 import { LIMITS, sealedSecret } from "./store";

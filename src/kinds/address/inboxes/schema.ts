@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { singleLine } from "../../../openapi/schemas";
-import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { MAX_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 import { PROVIDERS, SIGNATURE_TOLERANCE_SECONDS, type Provider } from "../captures/signatures";
 import { pullCounts } from "../captures/pull";
 

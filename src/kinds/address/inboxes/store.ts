@@ -1,5 +1,5 @@
 /** What an inbox keeps beyond its captures (../captures/store.ts): the sealed signing secret. */
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import type { CaptureLimits } from "../captures/store";
 import { MAX_BYTES, MAX_ITEMS } from "./schema";
 

@@ -7,7 +7,7 @@
  */
 import { seal, unseal } from "../../../auth/sealing";
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { registerChannelList } from "./channel-list";
 import { relayedMessage } from "./people";
 import { AppError } from "../../../http/errors";

@@ -8,8 +8,8 @@
 import { z } from "@hono/zod-openapi";
 import { sendRelay } from "../../../delivery/relay";
 import type { Env } from "../../../env";
-import { checkOwnedResource } from "../../../resources/owned";
-import type { EngineStore } from "../../../resources/kind";
+import { checkOwnedResource } from "../../../kind/owned";
+import type { EngineStore } from "../../../kind/kind";
 import { managementTokenOf, singleLine } from "../../../openapi/schemas";
 import { FORMATS, PRIORITIES } from "./channels/message";
 import { MAX_BODY_CHARS } from "./schema";

@@ -7,7 +7,7 @@ import { toBase64, utf8 } from "../../../bytes";
 import { fetchGuarded } from "../../../delivery/fetch-guarded";
 import { AppError } from "../../../http/errors";
 import type { JsonObject } from "../../../json";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import type { Outcome, Secrets } from "./store";
 import { MAX_TOKEN_RESPONSE_BYTES, type OauthConfig } from "./schema";
 

@@ -11,7 +11,7 @@ import { sha256 } from "@noble/hashes/sha2";
 import { utf8 } from "../../../bytes";
 import { AppError } from "../../../http/errors";
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { oauthFace } from "./public";
 import { result, saveSecrets, secretsOf, statusOf, TABLES, type Secrets } from "./store";
 import { oauthCreate, oauthInfo, oauthResult, resultInput, type OauthConfig } from "./schema";

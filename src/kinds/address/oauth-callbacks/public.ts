@@ -6,7 +6,7 @@
  * sees a page saying they can close the tab, never a token or the code.
  */
 import { digestsEqual } from "../../../auth/ids";
-import { definePublicFace, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { exchange } from "./exchange";
 import { record, secretsOf, statusOf, type Outcome } from "./store";

@@ -3,7 +3,7 @@
  * (tokens or a code, sealed; or the provider's error). The first callback to commit sets it.
  */
 import { seal, unseal } from "../../../auth/sealing";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { isoOrNull } from "../../../time";
 import type { JsonObject } from "../../../json";
 

@@ -9,7 +9,7 @@ import { z } from "@hono/zod-openapi";
 import { noInput } from "../../../openapi/schemas";
 import { seal } from "../../../auth/sealing";
 import { AppError } from "../../../http/errors";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { proxyFace } from "./public";
 import { allLog, counts, logPage, newCredential, saveAccess, setCredentialHash, TABLES, type ProxySealed } from "./store";
 import {

@@ -9,7 +9,7 @@ import { digestsEqual } from "../../../auth/ids";
 import { unseal } from "../../../auth/sealing";
 import { sha256Hex } from "../../../bytes";
 import { inRange, parseCidr, parseIp } from "../../../http/cidr";
-import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { belowTarget, forwardedHeaders, withoutParams } from "../forwarding";
 import { access, logOutcome, logRequest, overLimit } from "./store";
 import { MAX_BODY_BYTES, type ProxyCreate } from "./schema";

@@ -10,7 +10,7 @@ import { requestFields } from "../../../delivery/outbound";
 import { CONNECTION_HEADERS, headerName, headerValue, MAX_HEADERS } from "../../../http/header-fields";
 import { parseCidr } from "../../../http/cidr";
 import { MIN_MASKED_LENGTH } from "../../../http/masking";
-import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { MAX_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 
 /** A request's body, streamed on to the upstream: larger is 413. Answers stream back unbounded. */
 export const MAX_BODY_BYTES = MAX_PUBLIC_BODY_BYTES;

@@ -6,7 +6,7 @@
 import { sha256Hex } from "../../../bytes";
 import { encodeBase62 } from "../../../auth/base62";
 import { randomBytes } from "../../../auth/ids";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";
 import { LOG_KEPT, type ProxyConfig } from "./schema";
 

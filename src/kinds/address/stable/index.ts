@@ -6,7 +6,7 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { stableFace } from "./public";
 import { allBuffered, bufferPage, clearWaiting, info, replayFinished, setTarget, TABLES, targetOf } from "./store";
 import {

@@ -6,7 +6,7 @@
  */
 import { AppError } from "../../../http/errors";
 import { utf8Length } from "../../../bytes";
-import { PUBLIC_METHODS, definePublicFace, type PublicAnswer } from "../../../resources/public-face";
+import { PUBLIC_METHODS, definePublicFace, type PublicAnswer } from "../../../kind/public-face";
 import { discardForward, forwardBody, forwardedHeaders, type ForwardBody } from "../forwarding";
 import { buffer, countPassed, targetFor, targetOf } from "./store";
 import { MAX_BODY_BYTES, type StableConfig } from "./schema";

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { pageLimit, seqCursor } from "../../../openapi/schemas";
 import { requestFields } from "../../../delivery/outbound";
-import { MAX_PUBLIC_BODY_BYTES } from "../../../resources/public-face";
+import { MAX_PUBLIC_BODY_BYTES } from "../../../kind/public-face";
 
 /** One request's body, forwarded or buffered: larger is 413, nothing kept. */
 export const MAX_BODY_BYTES = MAX_PUBLIC_BODY_BYTES;

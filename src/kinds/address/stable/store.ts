@@ -6,7 +6,7 @@
  */
 import { AppError } from "../../../http/errors";
 import { belowTarget } from "../forwarding";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { MAX_BUFFERED, MAX_BUFFERED_BYTES, type BufferStatus, type StableConfig } from "./schema";
 

@@ -6,7 +6,7 @@
  * logged.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { checkExpression, EXPRESSION_LIMITS } from "../../../expressions/jsonata";
 import type { Json } from "../../../json";
 import { transformerFace } from "./public";

@@ -7,8 +7,8 @@
 import type { Json } from "../../../json";
 import { utf8 } from "../../../bytes";
 import { MAX_INLINE_BODY_BYTES } from "../../../delivery/outbound";
-import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
-import type { PrepareContext } from "../../../resources/kind";
+import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import type { PrepareContext } from "../../../kind/kind";
 import { deeperThan, MAX_JSON_DEPTH } from "../../../json";
 import { forwardedHeaders } from "../forwarding";
 import { transform } from "./transform";

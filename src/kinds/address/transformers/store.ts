@@ -1,6 +1,6 @@
 /** A transformer's current expressions (they can be replaced) and its log: one row per request, with what became of it. */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";
 import { MAX_MESSAGES, type Expressions } from "./schema";
 

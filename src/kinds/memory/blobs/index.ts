@@ -1,11 +1,11 @@
 /** blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh). */
-import { rangeHeader } from "../../../resources/downloads";
-import { kindOf } from "../../../resources/kind";
-import { definePublicFace } from "../../../resources/public-face";
-import { discard, init, publicDownload, record, remove, shared, stored, upload, usage, view } from "./engine";
+import { rangeHeader } from "../../../kind/downloads";
+import { kindOf } from "../../../kind/kind";
+import { definePublicFace } from "../../../kind/public-face";
+import { discard, init, publicDownload, record, remove, shared, stored, upload, usage, view } from "./store";
 import { blobConfig, blobView, MAX_BLOB_BYTES, storedObject, type BlobConfig } from "./schema";
 import { rawBodyInput, noInput } from "../../../openapi/schemas";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 

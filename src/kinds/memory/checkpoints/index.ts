@@ -7,15 +7,15 @@
  * keep_last bounds each thread's history.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { deleteThread, exportAll, history, save, threads, usage, withValue } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { deleteThread, exportAll, history, save, threads, usage, withValue } from "./store";
 import { discardSave, prepareSave, readById, readLatest } from "./values";
 import {
   INLINE_MAX_BYTES, MAX_CHECKPOINTS, MAX_VALUE_BYTES, SAVE_BODY_BYTES, checkpoint, checkpointInfo, checkpointParam, checkpointsConfig,
   getInput, historyInput, historyPage, latestInput, saveInput, threadDeleted, threadPage, threadParam, threadsInput,
   type CheckpointsConfig, MAX_STORED_BYTES,
 } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
 /** A save may write up to 4 MiB to R2 and keeps it for the resource's life. */

@@ -7,9 +7,9 @@
  */
 import { digestHex } from "../../../bytes";
 import { AppError } from "../../../http/errors";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { encodeValue, newCheckpointId, objectKey } from "./content";
-import { checkSave, checkpointById, existingThread, latestOf, type CheckpointRow, type PreparedSave } from "./engine";
+import { checkSave, checkpointById, existingThread, latestOf, type CheckpointRow, type PreparedSave } from "./store";
 import { INLINE_MAX_BYTES, MAX_VALUE_BYTES, type SaveInput } from "./schema";
 
 /** Reads that lose their R2 object to a concurrent prune try the then-latest again, this often. */

@@ -1,10 +1,10 @@
 /** counters: atomic counters with bounds and reset windows (Redis INCR, semaphores, budgets). */
 import { noInput } from "../../../openapi/schemas";
 import { AppError } from "../../../http/errors";
-import { kindOf } from "../../../resources/kind";
-import { current, init, view, write } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { current, init, view, write } from "./store";
 import { compareAndSetInput, counterConfig, counterValue, setInput, stepInput, type CounterConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per operation
 

@@ -8,13 +8,13 @@
  * Keys are forgotten `window_seconds` after their last claim or result.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { claim, complete, exportAll, get, list, release, remove, timer, usage } from "./keys";
+import { kindOf } from "../../../kind/kind";
+import { claim, complete, exportAll, get, list, release, remove, timer, usage } from "./store";
 import {
   MAX_KEYS, MAX_RESULT_BYTES, claimInput, claimResult, completeInput, completeResult, deleteResult, idempotencyConfig, keyPage, keyParam,
   keyView, listInput, releaseInput, releaseResult, type IdempotencyConfig, MAX_RESULTS_BYTES,
 } from "./schema";
-import { TABLES } from "./keys";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD, as a counter's operation
 

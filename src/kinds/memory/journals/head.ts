@@ -8,9 +8,9 @@
  */
 import { CompactSign } from "jose";
 import { SIGNING_ALG, signingKeys } from "../../../auth/signing-keys";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
-import { head } from "./engine";
+import { head } from "./store";
 import { HEAD_TYP, type HeadPayload, type SignedHead } from "./schema";
 
 /** Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was created under). */

@@ -4,14 +4,14 @@
  * a long-poll tail, a hash chain over the entries and a signed head.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { append, exportAll, hasAfter, info, init, one, read, tail, head } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { append, exportAll, hasAfter, info, init, one, read, tail, head } from "./store";
 import { signHead } from "./head";
 import {
   MAX_BATCH, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, appendInput, appended, batchInput, batchResult, entry, entryInput, entryPage,
   journalConfig, journalInfo, readInput, signedHead, tailInput, tailPage, type JournalConfig, type SignedHead,
 } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
 /** A full batch at 10 µUSD per entry: from 10 entries on, cheaper than appending them one by one. */

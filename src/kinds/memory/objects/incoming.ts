@@ -7,10 +7,10 @@
  * nothing in R2.
  */
 import { AppError } from "../../../http/errors";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { fetchStreamGuarded } from "../../../delivery/fetch-guarded";
-import { hashingTap, putStream, type Stored } from "../../../resources/r2";
-import { httpMetadata, newObjectKey, type Landed } from "./engine";
+import { hashingTap, putStream, type Stored } from "../../../kind/r2";
+import { httpMetadata, newObjectKey, type Landed } from "./store";
 import { STREAM_PART_BYTES, type FetchInput, type ObjectConfig } from "./schema";
 import type { RawBodyInput } from "../../../openapi/schemas";
 import { isMediaType } from "../../../http/header-fields";

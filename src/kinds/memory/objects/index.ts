@@ -10,9 +10,9 @@
  * of the CPU limit (streamed I/O, native hashing); a source that stalls for 30 s fails.
  */
 import { rawBodyInput, noInput } from "../../../openapi/schemas";
-import { rangeHeader } from "../../../resources/downloads";
-import { kindOf } from "../../../resources/kind";
-import { currentKey, discardLanded, exportAll, init, record, remove, stored, usage, view } from "./engine";
+import { rangeHeader } from "../../../kind/downloads";
+import { kindOf } from "../../../kind/kind";
+import { currentKey, discardLanded, exportAll, init, record, remove, stored, usage, view } from "./store";
 import { fetchSource, putUpload } from "./incoming";
 import {
   abortOpenUploads, abortUpload, completeUpload, createUpload, discardUpload, uploadPart,
@@ -26,7 +26,7 @@ import {
     type ObjectConfig,
 } from "./schema";
 import { digestHeaders } from "./digest";
-import { TABLES as ENGINE_TABLES } from "./engine";
+import { TABLES as ENGINE_TABLES } from "./store";
 import { TABLES as UPLOADS_TABLES } from "./uploads";
 
 const OP_PRICE = 100; // µUSD

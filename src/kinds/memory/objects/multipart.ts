@@ -5,10 +5,10 @@
  * synchronous step (uploads.ts), which checks again atomically.
  */
 import { AppError } from "../../../http/errors";
-import type { PrepareContext } from "../../../resources/kind";
-import { sizedAndHashed, type Stored } from "../../../resources/r2";
+import type { PrepareContext } from "../../../kind/kind";
+import { sizedAndHashed, type Stored } from "../../../kind/r2";
 import { toHex } from "../../../bytes";
-import { httpMetadata, newObjectKey, type Landed } from "./engine";
+import { httpMetadata, newObjectKey, type Landed } from "./store";
 import { checkPartFits, selectParts } from "./layout";
 import { checkNoneOpen, newUploadId, openUpload, openUploads, partSizes, partsOf, uploadOf, type PartRow, type UploadRow } from "./uploads";
 import type { CompleteInput, CreateUploadInput, ObjectConfig, PartInput } from "./schema";

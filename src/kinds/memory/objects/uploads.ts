@@ -4,8 +4,8 @@
  * listing); these rows are what resume, complete and the end-of-life abort rely on.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { partSizeOf, type PartSize } from "./layout";
 import type { PartView, UploadView } from "./schema";

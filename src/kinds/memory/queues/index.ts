@@ -6,7 +6,7 @@
  * leases when they come due, which also wakes waiting long-polls.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { ack, ackMany, anyVisible, extend, lease, nack } from "./leases";
 import { deadLetters, exportAll, get, push, redrive, remove, stats } from "./messages";
 import { counts, init, nextVisibleAt, promote, total } from "./store";

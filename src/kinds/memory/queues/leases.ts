@@ -7,7 +7,7 @@
  */
 import { AppError } from "../../../http/errors";
 import type { Json } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";
 import { afterLease, promote, settle, tally, type MessageRow } from "./store";
 import type { LeaseInput, QueueConfig } from "./schema";

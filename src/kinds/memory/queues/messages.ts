@@ -3,8 +3,8 @@
  * one of the indexes of store.ts; nothing walks the queue.
  */
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
-import type { EngineStore } from "../../../resources/kind";
+import { keysetPage } from "../../../kind/pages";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { counts, nextVisibleAt, promote, tally, total, view, type MessageRow } from "./store";
 import { MAX_MESSAGE_BYTES, MAX_MESSAGES, MAX_QUEUE_BYTES, type PushInput, type QueueConfig } from "./schema";

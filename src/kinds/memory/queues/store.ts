@@ -12,7 +12,7 @@
  * reason: counting 100,000 rows per call is the scan this layout avoids.
  */
 import type { Json } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import type { MessageState, QueueConfig } from "./schema";
 

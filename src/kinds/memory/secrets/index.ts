@@ -7,7 +7,7 @@
  * never the value, which the service cannot give twice.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { sealSecret, sealedSecretSchema } from "./crypto";
 import { revealFace } from "./public";
 import { burn, initSecret, secretStatusView, usageOf } from "./store";

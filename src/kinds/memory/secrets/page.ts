@@ -1,10 +1,10 @@
 /**
  * The pages a person sees at a secret's link (public.ts decides which). Plain HTML with one
  * form, readable without script; the only script is the copy button's, inline with the
- * response's nonce (resources/public-answer.ts), so the page's policy allows nothing else.
+ * response's nonce (kind/public-answer.ts), so the page's policy allows nothing else.
  */
 import { escapeHtml, htmlDocument } from "../../../site/layout";
-import { NONCE_SLOT } from "../../../resources/public-answer";
+import { NONCE_SLOT } from "../../../kind/public-answer";
 
 const STYLE = `
 main { max-width: 36rem; margin: 3rem auto; padding: 0 1.25rem; }

@@ -19,7 +19,7 @@
 import { AppError } from "../../../http/errors";
 import { parseCallerJson } from "../../../http/json-depth";
 import { iso } from "../../../time";
-import { bodyText, definePublicFace, headerOf, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { bodyText, definePublicFace, headerOf, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { checkPassphrase, keyToText, openSecret } from "./crypto";
 import { failAttempt, readSecret, release, verifierOf } from "./store";
 import type { SecretConfig } from "./schema";

@@ -5,7 +5,7 @@
  * wrong attempts and burns itself at the limit.
  */
 import type { JsonObject } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { isoOrNull } from "../../../time";
 import type { SealedSecret, Verifier } from "./crypto";
 import type { SecretStatus } from "./schema";

@@ -5,7 +5,7 @@
  * of writes that apply all or none. State lives in the resource's SQLite (store.ts).
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { applyBatch, deleteKey, getKey, putKey } from "./keys";
 import { exportVault, getMany, listKeys } from "./listing";
 import { etag } from "./preconditions";

@@ -1,6 +1,6 @@
 /** The per-key operations and the batch: each checks its precondition, writes, then the vault's room, in one transaction. */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { checkPrecondition, preconditionOf } from "./preconditions";
 import { checkRoom, deleteRow, infoOf, liveRow, prepareWrite, readEntry, writeRow } from "./store";
 import type { BatchInput, DeleteInput, PreconditionHeaders, PutInput } from "./schema";

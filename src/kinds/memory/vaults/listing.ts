@@ -6,7 +6,7 @@
  */
 import { fromBase64Url, toBase64Url } from "../../../bytes";
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { ALIVE, INFO_COLUMNS, entryOf, infoOf, readEntry, totals, type KeyRow } from "./store";
 import { GET_MANY_VALUE_BUDGET, LIST_VALUE_BUDGET, type Entry, type EntryInfo, type ListInput } from "./schema";
 

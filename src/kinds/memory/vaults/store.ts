@@ -14,7 +14,7 @@
  */
 import { AppError } from "../../../http/errors";
 import type { Json, JsonObject } from "../../../json";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { serialized } from "./bytes";
 import { utf8Length } from "../../../bytes";

@@ -5,8 +5,8 @@
  * referrer's host and the country where Cloudflare knows it.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { checkOwnedResource } from "../../../resources/owned";
+import { kindOf } from "../../../kind/kind";
+import { checkOwnedResource } from "../../../kind/owned";
 import { linksFace } from "./public";
 import { allClicks, clicksPage, init, TABLES, view } from "./store";
 import { clicksInput, clicksPage as pageSchema, linkCreate, linkView, MAX_CLICK_LOG, MAX_CLICKS, type LinkConfig, type LinkCreate } from "./schema";

@@ -5,7 +5,7 @@
  */
 import { unwrap } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
 import { gonePage } from "../../../site/layout";
 import { countRefused, exhausted, recordClick } from "./store";
 import type { LinkConfig } from "./schema";

@@ -2,9 +2,9 @@
  * A link's counts and its click log: the newest MAX_CLICK_LOG clicks (time, referrer host,
  * country), newest first; the count goes on past them.
  */
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
-import { keysetPage, type Page } from "../../../resources/pages";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { MAX_CLICK_LOG, type Click, type LinkConfig, type LinkView } from "./schema";
 
 export const TABLES = [

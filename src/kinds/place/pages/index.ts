@@ -5,7 +5,7 @@
  * conditional GET), updated in place, views counted, title and description for link previews.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { pagesFace } from "./public";
 import { create, row, TABLES, update, view } from "./store";
 import { MAX_CONTENT_BYTES, pageContent, pageCreate, pageUpdate, pageView, type PageConfig, type PageCreate } from "./schema";

@@ -4,7 +4,7 @@
  * Last-Modified answers 304 without the body (and is still a view).
  */
 import { httpDate, notModified } from "../../../http/conditional";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../resources/public-face";
+import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
 import { gonePage } from "../../../site/layout";
 import { countView, row } from "./store";
 import type { PageConfig } from "./schema";

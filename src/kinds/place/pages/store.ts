@@ -4,7 +4,7 @@
  * the new one, never a mix.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { sha256Hex, utf8Length } from "../../../bytes";
 import { iso, isoOrNull } from "../../../time";
 import { render, type Source } from "./render";

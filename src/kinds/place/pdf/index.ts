@@ -6,8 +6,8 @@
  * downloaded by signed link or through the API. A render that fails or times out is not charged.
  */
 import { noInput } from "../../../openapi/schemas";
-import { rangeHeader } from "../../../resources/downloads";
-import { kindOf } from "../../../resources/kind";
+import { rangeHeader } from "../../../kind/downloads";
+import { kindOf } from "../../../kind/kind";
 import { RENDER_TIMEOUT_MS } from "../../../engines/pdf";
 import { allRenders, deleteRender, discard, getRender, record, render, rendersPage, storedRender, TABLES, usage } from "./store";
 import { MAX_HTML_BYTES, MAX_RENDERS, pdfCreate, renderIdParam, renderInput, rendersInput, rendersPage as pageSchema, renderView, storedPdf } from "./schema";

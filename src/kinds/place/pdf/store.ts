@@ -7,10 +7,10 @@ import { randomId } from "../../../auth/ids";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { keepPdf, pdfEngine, type PdfJob } from "../../../engines/pdf";
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
-import { checkRange } from "../../../resources/downloads";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
+import { checkRange } from "../../../kind/downloads";
 import { iso } from "../../../time";
-import { keysetPage, type Page } from "../../../resources/pages";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { MAX_RENDERS, PAPER, type RenderInput, type RenderView } from "./schema";
 
 export const TABLES = [

@@ -8,7 +8,7 @@
 import { strToU8, zipSync } from "fflate";
 import { binaryString } from "../../../bytes";
 import { noInput, rawBodyInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { sitesFace } from "./public";
 import { deploysPage, discard, exportSite, filesPage, publish, rollback, stage, TABLES, usage, view } from "./store";
 import { deploysInput, deploysPage as deploysSchema, deployView, filesInput, filesPage as filesSchema, LIMITS, siteCreate, siteView, type SiteConfig } from "./schema";

@@ -9,8 +9,8 @@
  * (resources/public-reuse.ts).
  */
 import { httpDate } from "../../../http/conditional";
-import { authoredPolicy } from "../../../resources/public-answer";
-import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { authoredPolicy } from "../../../kind/public-answer";
+import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { isHtml } from "./content-types";
 import { fileAt, live, type FileRow } from "./store";
 import type { SiteConfig } from "./schema";

@@ -6,9 +6,9 @@
  */
 import { toHex } from "../../../bytes";
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { iso } from "../../../time";
-import { keysetPage, type Page } from "../../../resources/pages";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { contentTypeOf } from "./content-types";
 import { unpack } from "./unpack";
 import type { DeployView, SiteConfig, SiteFile, SiteView } from "./schema";

@@ -8,6 +8,16 @@ import { INLINE_MAX_BYTES } from "./schema";
 
 export type InlineContent = { encoding: "text" | "base64"; data: string } | null;
 
+/** What a fetch kept: its id, the stored body's key and size, the signed receipt, and the body inline when small. */
+export interface Fetched {
+  fetchId: string;
+  key: string;
+  jws: string;
+  size: number;
+  contentType: string | null;
+  content: InlineContent;
+}
+
 const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json)|[^;]*\+(json|xml))/i;
 
 /** A declared charset other than UTF-8 would make the decoded string lie about the bytes. */

@@ -5,23 +5,16 @@
  * here (a refused URL, a network error, an over-cap body) throws before any
  * charge; if the call is refused afterwards, `discardFetch` removes the object.
  */
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { AppError } from "../../../http/errors";
 import { fetchGuarded } from "../../../delivery/fetch-guarded";
-import { inlineContent, type InlineContent } from "./content";
+import { inlineContent, type Fetched, type InlineContent } from "./content";
 import { receiptPayloadOf, signReceipt } from "./receipt";
-import { checkRoom, objectKey, stored } from "./engine";
+import { checkRoom, objectKey, stored } from "./store";
+
 import { INLINE_MAX_BYTES, type AttestConfig, type FetchInput } from "./schema";
 
 /** What the step hands to `run`: enough to record the fetch, never the full body. */
-export interface Fetched {
-  fetchId: string;
-  key: string;
-  jws: string;
-  size: number;
-  contentType: string | null;
-  content: InlineContent;
-}
 
 /** Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was created under). */
 function issuer(ctx: PrepareContext): string {

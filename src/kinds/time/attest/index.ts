@@ -6,11 +6,11 @@
  * No fetch at creation: a create has no asynchronous step, and a fetch is
  * a paid operation of its own, with its own failure modes.
  */
-import { kindOf } from "../../../resources/kind";
-import { exportAll, get, list, record, stored } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { exportAll, get, list, record, stored } from "./store";
 import { discardFetch, fetchAndKeep, readInline } from "./fetch";
 import { MAX_BODY_BYTES, MAX_FETCHES, MAX_STORED_BYTES, attestConfig, attestedFetch, fetchInput, fetchPage, getInput, listInput, type AttestConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 /** A guarded fetch of up to 10 MiB, an RSA signature, and the bytes kept in R2 for the resource's life. */

@@ -5,12 +5,12 @@
  * sealed payload to a successor. The next success brings it back up, with a recovery event.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { allPings, listPings } from "./pings";
+import { kindOf } from "../../../kind/kind";
+import { allPings, listPings } from "./store/pings";
 import {
   clearPayload, initPayload, releaseDue, releasePayload, sealPayload, storePayload, unsealForRelease,
-} from "./payload";
-import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./switch";
+} from "./store/payload";
+import { derive, initSwitch, pause, ping, readSwitch, realert, settle, statusView, switchDue } from "./store/switch";
 import { pingFace } from "./public";
 import {
   MAX_PERIOD_SECONDS, MAX_PINGS_KEPT, MAX_PAYLOAD_BYTES, deadmanConfig, deadmanStatus, payloadInput, payloadState, pingInput, pingPage,
@@ -18,9 +18,9 @@ import {
 } from "./schema";
 import { isoOrNull } from "../../../time";
 import { checkNotifyTarget } from "../../address/notify/people";
-import { TABLES as SWITCH_TABLES } from "./switch";
-import { TABLES as PINGS_TABLES } from "./pings";
-import { TABLES as PAYLOAD_TABLES } from "./payload";
+import { TABLES as SWITCH_TABLES } from "./store/switch";
+import { TABLES as PINGS_TABLES } from "./store/pings";
+import { TABLES as PAYLOAD_TABLES } from "./store/payload";
 
 const OP_PRICE = 100; // µUSD
 /** Sealing now, and one outbound request (retried) when it is released. */

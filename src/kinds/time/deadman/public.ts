@@ -5,10 +5,10 @@
  * `/log` only records, and `/{exit_code}` (0–255) passes a command's exit status.
  */
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
-import { bodyText, definePublicFace, type PublicAnswer, type PublicMethod, type PublicRequest } from "../../../resources/public-face";
+import type { EngineStore } from "../../../kind/kind";
+import { bodyText, definePublicFace, type PublicAnswer, type PublicMethod, type PublicRequest } from "../../../kind/public-face";
 import type { DeadmanConfig, Signal } from "./schema";
-import { ping } from "./switch";
+import { ping } from "./store/switch";
 
 const METHODS: PublicMethod[] = ["GET", "HEAD", "POST"];
 const NAMED: Record<string, Signal> = { success: "success", start: "start", fail: "fail", log: "log" };

@@ -5,18 +5,18 @@
  * max_wait_seconds after its first, carrying the last event or all of them.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./windows";
-import { allFired, finished, flush, listFired, nextFireAt, timer } from "./firing";
+import { kindOf } from "../../../kind/kind";
+import { addEvent, allWindows, cancelWindows, counts, initWindows, listWindows, openWindows, requireWindow, windowDetail } from "./store/windows";
+import { allFired, finished, flush, listFired, nextFireAt, timer } from "./store/firing";
 import { eventFace } from "./public";
 import {
   accepted, cancelResult, debounceConfig, debounceStatus, eventInput, firingPage, flushResult, keyInput, listInput, manyInput,
   windowDetail as windowDetailSchema, windowPage, type DebounceConfig, MAX_WAIT_SECONDS, MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW,
   MAX_OPEN_WINDOWS,
 } from "./schema";
-import type { EngineStore } from "../../../resources/kind";
-import { TABLES as WINDOWS_TABLES } from "./windows";
-import { TABLES as FIRING_TABLES } from "./firing";
+import type { EngineStore } from "../../../kind/kind";
+import { TABLES as WINDOWS_TABLES } from "./store/windows";
+import { TABLES as FIRING_TABLES } from "./store/firing";
 
 const OP_PRICE = 100; // µUSD
 

@@ -6,9 +6,9 @@
  */
 import { parseCallerJson } from "../../../http/json-depth";
 import type { Json } from "../../../json";
-import { bodyText, definePublicFace, headerOf, queryOf, type PublicRequest } from "../../../resources/public-face";
+import { bodyText, definePublicFace, headerOf, queryOf, type PublicRequest } from "../../../kind/public-face";
 import type { DebounceConfig } from "./schema";
-import { addEvent } from "./windows";
+import { addEvent } from "./store/windows";
 
 function eventOf(request: PublicRequest): Json {
   const text = bodyText(request);

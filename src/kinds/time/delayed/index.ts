@@ -1,8 +1,8 @@
 /** delayed: a channel to one target; messages posted with a delay or a time are delivered then (QStash publish). */
-import { kindOf } from "../../../resources/kind";
-import { cancel, exportAll, finished, list, pending, publish, timer } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { cancel, exportAll, finished, list, pending, publish, timer } from "./store";
 import { MAX_PENDING, cancelInput, channelConfig, listInput, message, messagePage, publishInput, type ChannelConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 const PUBLISH_PRICE = 500; // one outbound call later, retried up to 8 times

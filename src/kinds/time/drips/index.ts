@@ -5,14 +5,14 @@
  * and attempt log are covered by that price.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./messages";
-import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./flow";
+import { kindOf } from "../../../kind/kind";
+import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./store/messages";
+import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./store/flow";
 import {
   MAX_BATCH, batchInput, batchResult, dripConfig, dripStatus, enqueueInput, limitsInput, listInput, message, messageDetail, messageInput,
   messagePage, purgeResult, releaseInput, releaseResult, type DripConfig, MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_PARALLEL,
 } from "./schema";
-import { TABLES } from "./messages";
+import { TABLES } from "./store/messages";
 
 const OP_PRICE = 100; // µUSD
 /** One outbound call later, retried up to 8 times (as a delayed message). */

@@ -1,8 +1,8 @@
 /** notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161, OpenTimestamps). */
-import { kindOf } from "../../../resources/kind";
-import { append, count, exportAll, find, list, lookup, sign, status } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { append, count, exportAll, find, list, lookup, sign, status } from "./store";
 import { MAX_STAMPS, MAX_DATA_BYTES, findInput, listInput, lookupInput, notaryConfig, stamp, stampInput, stampPage, type NotaryConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 import { registerTsaRoutes } from "./certificate-route";
 
 const STAMP_PRICE = 1000; // µUSD: a signature, and about 1 KB kept for the resource's life

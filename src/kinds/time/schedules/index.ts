@@ -1,9 +1,9 @@
 /** schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules). */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
-import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./store";
 import { history, historyInput, preview, previewInput, scheduleConfig, scheduleStatus, type ScheduleConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 const RUN_PRICE = 1000; // an outbound call, retried up to 8 times

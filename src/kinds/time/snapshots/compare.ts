@@ -7,7 +7,6 @@
  * caller-supplied regex or script ever runs here.
  */
 import { digestHex } from "../../../bytes";
-import type { SnapshotConfig } from "./schema";
 
 export const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|ld\+json)|[^;]*\+(json|xml))/i;
 const HTML = /^(text\/html|application\/xhtml\+xml)/i;
@@ -37,7 +36,13 @@ export interface Compared {
   selectedText: string | null;
 }
 
-export async function compareBasis(config: SnapshotConfig, body: Uint8Array, sha256: string, contentType: string | null): Promise<Compared> {
+/** What of a snapshot's config the comparison reads (schema.ts's SnapshotConfig has it; named here, as schema.ts imports this file's limits). */
+export interface CompareOptions {
+  selector?: string;
+  ignore_whitespace: boolean;
+}
+
+export async function compareBasis(config: CompareOptions, body: Uint8Array, sha256: string, contentType: string | null): Promise<Compared> {
   const type = contentType ?? "";
   const selecting = config.selector !== undefined && HTML.test(type);
   let text: string;

@@ -12,7 +12,7 @@
  * wrote itself, never an object a concurrent fetch of the same page recorded.
  */
 import { utf8OrNull } from "../../../bytes";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { AppError } from "../../../http/errors";
 import { fetchGuarded } from "../../../delivery/fetch-guarded";
 import { TEXTUAL, compareBasis } from "./compare";

@@ -7,14 +7,14 @@
  * object's CPU), and diffs (the agent holds both versions through content_url).
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { discardSnapshot, readText, takeSnapshot } from "./fetch";
-import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./engine";
+import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./store";
 import {
   INLINE_MAX_BYTES, listInput, readInput, snapshot, snapshotConfig, snapshotPage, snapshotStatus, snapshotWithContent, type ReadInput,
   type SnapshotConfig, MAX_BODY_BYTES, MAX_KEEP_LAST,
 } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 /** A fetch of up to 10 MiB, its hash, and an R2 write when the content is new. */

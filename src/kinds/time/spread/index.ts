@@ -1,8 +1,8 @@
 /** spread: members that each fire once per period at a stable hashed offset (Jenkins H), spreading load. */
-import { kindOf } from "../../../resources/kind";
-import { add, count, list, previewFires, remove, timer } from "./engine";
+import { kindOf } from "../../../kind/kind";
+import { add, count, list, previewFires, remove, timer } from "./store";
 import { MAX_MEMBERS, addInput, listInput, member, memberPage, preview, previewInput, removeInput, spreadConfig, type SpreadConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 

@@ -1,10 +1,10 @@
 /** wakeups: one HTTP call at a set time, signed, retried, logged (QStash, Temporal timers). */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { AppError } from "../../../http/errors";
-import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./engine";
+import { finished, fire, fireAt, init, nextDue, reschedule, view } from "./store";
 import { rescheduleInput, wakeupConfig, wakeupStatus, type WakeupConfig } from "./schema";
-import { TABLES } from "./engine";
+import { TABLES } from "./store";
 
 const OP_PRICE = 100; // µUSD
 const FIRE_PRICE = 1000; // an outbound call, retried up to 8 times

@@ -5,8 +5,8 @@
  * format is the upload's Content-Type, checked against its bytes. A failed conversion is not charged.
  */
 import { noInput, rawBodyInput } from "../../../openapi/schemas";
-import { rangeHeader } from "../../../resources/downloads";
-import { kindOf } from "../../../resources/kind";
+import { rangeHeader } from "../../../kind/downloads";
+import { kindOf } from "../../../kind/kind";
 import { all, convert, discard, get, page, record, remove, stored, TABLES, usage } from "./store";
 import { conversionIdParam, conversionsInput, conversionsPage, conversionView, convertCreate, MAX_CONVERSIONS, MAX_DOCUMENT_BYTES, storedConversion } from "./schema";
 

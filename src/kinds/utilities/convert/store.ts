@@ -7,10 +7,10 @@ import { readCapped } from "../../../delivery/fetch-guarded";
 import { officeToPdf } from "../../../engines/office";
 import { keepPdf, pdfEngine } from "../../../engines/pdf";
 import { AppError } from "../../../http/errors";
-import { checkRange } from "../../../resources/downloads";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import { checkRange } from "../../../kind/downloads";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { iso } from "../../../time";
-import { keysetPage, type Page } from "../../../resources/pages";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { sourceOf } from "./formats";
 import { MAX_CONVERSIONS, MAX_DOCUMENT_BYTES, type ConversionView } from "./schema";
 

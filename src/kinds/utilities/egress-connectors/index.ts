@@ -9,7 +9,7 @@ import { z } from "@hono/zod-openapi";
 import { AppError } from "../../../http/errors";
 import { noInput } from "../../../openapi/schemas";
 import { egressIps, egressProxy } from "../../../delivery/connect-proxy";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { allRequests, fetchVia, hostPattern, record, requestsPage, saveHeaders, sealHeaders, TABLES, usage } from "./store";
 import {
   connectorCreate, fetchedView, fetchInput, MAX_HOSTS, MAX_REQUEST_BYTES, MAX_REQUEST_LOG, MAX_RESPONSE_BYTES,

@@ -8,8 +8,8 @@ import { digestHex, fromBase64, toBase64, utf8, utf8OrNull } from "../../../byte
 import { fetchThroughProxy } from "../../../delivery/connect-proxy";
 import type { Env } from "../../../env";
 import { AppError } from "../../../http/errors";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
-import { keysetPage, type Page } from "../../../resources/pages";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { iso, isoOrNull } from "../../../time";
 import { MAX_REQUEST_LOG, type ConnectorConfig, type FetchedView, type FetchInput, type RequestLogEntry } from "./schema";
 

@@ -5,7 +5,7 @@
  * that fails, is not charged.
  */
 import { noInput, rawBodyInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { all, fromUpload, fromUrl, get, page, record, remove, TABLES, usage } from "./store";
 import { fromUrlInput, MAX_FILE_BYTES, MAX_RECOGNITIONS, ocrCreate, recognitionIdParam, recognitionsInput, recognitionsPage, recognitionView, type OcrConfig } from "./schema";
 

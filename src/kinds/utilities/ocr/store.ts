@@ -9,9 +9,9 @@ import { fetchGuarded, readCapped } from "../../../delivery/fetch-guarded";
 import { ocrEngine, type OcrResult } from "../../../engines/ocr";
 import { AppError } from "../../../http/errors";
 import { sniff } from "../../../http/sniff";
-import type { EngineStore, PrepareContext } from "../../../resources/kind";
+import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { iso } from "../../../time";
-import { keysetPage, type Page } from "../../../resources/pages";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { FORMATS, MAX_FILE_BYTES, MAX_RECOGNITIONS, MAX_RESULT_BYTES, type OcrConfig, type RecognitionView } from "./schema";
 
 export const TABLES = [

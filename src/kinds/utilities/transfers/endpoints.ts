@@ -4,7 +4,7 @@
  * this service's R2. Every body streams; a part is sent with its length known up front (S3 and R2
  * need it), through the transfer's digest.
  */
-import { checkOwnedResource } from "../../../resources/owned";
+import { checkOwnedResource } from "../../../kind/owned";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { fetchStreamGuarded } from "../../../delivery/fetch-guarded";
 import type { Env } from "../../../env";

@@ -5,7 +5,7 @@
  * it is charged; the resource's alarm moves the bytes (steps.ts), resumable from the last part.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { abortOpen, discardStart, reopen, run, start, RUN_BUDGET_MS } from "./steps";
 import { all, cancel, DROP_HASH_STATE, cancellable, found, insert, nextDue, openUploads, page, recordStep, remove, resumable, resume, TABLES, usage, view } from "./store";
 import {

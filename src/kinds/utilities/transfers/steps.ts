@@ -8,7 +8,7 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 import { MAX_OBJECT_BYTES } from "../../memory/objects/schema";
 import {
   abortUpload, beginUpload, completeUpload, handOver, probe, read, readBack, resolve, sendPart, sendWhole, shown, takesParts, type DonePart,

@@ -6,8 +6,8 @@
 import { seal, unseal } from "../../../auth/sealing";
 import type { Env } from "../../../env";
 import { AppError } from "../../../http/errors";
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage, type Page } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage, type Page } from "../../../kind/pages";
 import { iso, isoOrNull } from "../../../time";
 import type { DonePart, Resolved } from "./endpoints";
 import { MAX_TRANSFERS, type TransferView } from "./schema";

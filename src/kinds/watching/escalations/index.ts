@@ -5,7 +5,7 @@
  * PagerDuty's and Grafana OnCall's escalation policies are the bar; every step sent and who
  * acknowledged, when, is in the incident's timeline.
  */
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { noInput } from "../../../openapi/schemas";
 import { checkNotifyTarget } from "../../address/notify/people";
 import { readSignal } from "../signals";

@@ -7,9 +7,9 @@
  */
 import { AppError } from "../../../http/errors";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
-import { NONCE_SLOT } from "../../../resources/public-answer";
+import { NONCE_SLOT } from "../../../kind/public-answer";
 import { localTimesScript, timeHtml } from "../../../site/times";
-import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../resources/public-face";
+import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { acknowledge, byAckKey, type IncidentRow } from "./store";
 import type { EscalationConfig } from "./schema";
 

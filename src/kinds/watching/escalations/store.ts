@@ -5,9 +5,9 @@
  * (the API, or the watch or group recovering) closes it. Every step sent, every acknowledgement
  * and resolution is in its timeline.
  */
-import type { EngineStore } from "../../../resources/kind";
+import type { EngineStore } from "../../../kind/kind";
 import { AppError } from "../../../http/errors";
-import { keysetPage } from "../../../resources/pages";
+import { keysetPage } from "../../../kind/pages";
 import { iso, isoOrNull } from "../../../time";
 import { sendEvent } from "../../../delivery/events";
 import { notifyPeople } from "../../address/notify/people";

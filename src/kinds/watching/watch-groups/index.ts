@@ -5,9 +5,9 @@
  * group.down per incident, with the child that caused it and every child's state.
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { AppError, fieldError } from "../../../http/errors";
-import { checkOwnedResource } from "../../../resources/owned";
+import { checkOwnedResource } from "../../../kind/owned";
 import { addSubscriber, alertTargetIds, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
 import { aliasesIn, expressionProblem, MAX_CHILDREN, MAX_DEPTH } from "./expression";
 import { allTransitions, childState, groupUsage, groupView, initGroup, isChild, MAX_TRANSITIONS, transitions, TABLES } from "./store";

@@ -6,8 +6,8 @@
  * group.up when the definite state (up or down) changes, nothing when it only becomes unknown,
  * so one incident is one alert however many children take part in it.
  */
-import type { EngineStore } from "../../../resources/kind";
-import { keysetPage } from "../../../resources/pages";
+import type { EngineStore } from "../../../kind/kind";
+import { keysetPage } from "../../../kind/pages";
 import { iso, isoOrNull } from "../../../time";
 import { sendRelay } from "../../../delivery/relay";
 import { escalate, publishState, raise, type SignalState } from "../signals";

@@ -7,18 +7,18 @@
  * changedetection.io and Cronitor are the bar. Groups follow a watch's state (signals.ts).
  */
 import { noInput } from "../../../openapi/schemas";
-import { kindOf } from "../../../resources/kind";
+import { kindOf } from "../../../kind/kind";
 import { addSubscriber, alertTargetIds, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
 import { checkCreatable, runCheck, type Outcome } from "./checks";
 import { heartbeatFace } from "./public";
 import {
   allChecks, history, initState, nextCheckAt, pause, readState, recordCheck, resume, statusView, TABLES as STATE_TABLES,
-} from "./state";
+} from "./store";
 import {
   MAX_HISTORY, MAX_INTERVAL_SECONDS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_MS, MIN_INTERVAL_SECONDS, checkResult, historyInput, historyPage,
   watchConfig, watchStatus, type WatchConfig,
 } from "./schema";
-import type { PrepareContext } from "../../../resources/kind";
+import type { PrepareContext } from "../../../kind/kind";
 
 const OP_PRICE = 100; // µUSD
 /** One outbound check, now. */

@@ -3,8 +3,8 @@
  * healthchecks.io or Uptime Kuma's push monitors), or `/fail` when it ran and failed. The next
  * scheduled check reads the last ping; the ping itself only records.
  */
-import { definePublicFace, type PublicAnswer } from "../../../resources/public-face";
-import { ping } from "./state";
+import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
+import { ping } from "./store";
 import type { WatchConfig } from "./schema";
 
 const METHODS = ["GET", "HEAD", "POST"] as const;

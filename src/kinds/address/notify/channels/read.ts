@@ -7,7 +7,7 @@ import { AppError } from "../../../../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../../delivery/egress-guard";
 import { isSmtp, smtpGuardUrl } from "../../../../delivery/smtp";
 import { isDevelopment, type Env } from "../../../../env";
-import type { OutgoingRequest } from "../../../../resources/kind";
+import type { OutgoingRequest } from "../../../../kind/kind";
 import type { Channel, ChannelRequest } from "./channel";
 import type { NotifyMessage } from "./message";
 import { channelFor } from "./registry";

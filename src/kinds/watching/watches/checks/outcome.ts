@@ -5,7 +5,7 @@
  * item ids) and says what to remember next.
  */
 import type { Json } from "../../../../json";
-import type { PrepareContext } from "../../../../resources/kind";
+import type { PrepareContext } from "../../../../kind/kind";
 import { AppError } from "../../../../http/errors";
 import { fetchGuarded, type FetchedBody } from "../../../../delivery/fetch-guarded";
 import { EXCERPT_CHARS, type HttpCheck, type WatchConfig } from "../schema";
