@@ -20,7 +20,7 @@ import { PREPARE_ATTEMPTS, PreparedStale, type PublicAnswer } from "../src/kind/
 import { digestsEqual } from "../src/auth/ids";
 import type { Json, JsonObject } from "../src/json";
 import type {
-  AdoptedObject, CreateInput, DeliveryReport, OpInput, PublicInput, PublicSettled, RelayInput, ResourceApi, ResourceFaults,
+  AdoptedObject, CreateInput, DeliveryReport, MintTokenInput, OpInput, TokenView, PublicInput, PublicSettled, RelayInput, ResourceApi, ResourceFaults,
 } from "../src/rpc/resource";
 import type { Payer } from "../src/money/payment";
 import { afterCommit, nextTimerAt } from "./resource/engine-store";
@@ -35,6 +35,8 @@ import { migrateTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
 import { checkedFaults } from "./resource/test-faults";
+import { MAX_DEPTH, MAX_TOKENS } from "./resource/grants";
+import { deriveLimits, UNLIMITED } from "../src/resources/token-limits";
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
 function expected(out: Json, expect: OpInput["expect"]): Json {
@@ -62,7 +64,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     super(ctx, env);
     const armAlarm = () => this.armAlarm();
     const billing = () => this.billing();
-    this.meta = new MetaCell(ctx.storage.sql);
+    this.meta = new MetaCell(ctx.storage.sql, () => this.clock.now());
     this.clock = new ResourceClock(ctx.storage);
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta.get()!.id, this.faults);
     this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, this.faults, armAlarm);
@@ -129,27 +131,30 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   }
 
   status(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(() => this.work.record(this.meta.authorize(mgmtHash), "active"));
+    return capture(() => this.work.record(this.meta.authorize(mgmtHash, { name: "get_resource" }), "active"));
   }
 
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>> {
     return capture(() => {
-      const meta = this.meta.authorize(mgmtHash);
+      const meta = this.meta.authorize(mgmtHash, { name: "export_resource" });
       const kind = requireKind(meta.kind);
       return { resource: this.work.record(meta, "active"), data: kind.exportData(this.work.store(meta), this.meta.config(meta)) };
     });
   }
 
   cancel(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(async () => this.lifecycle.end(this.meta.authorize(mgmtHash), "cancelled"));
+    return capture(async () => this.lifecycle.end(this.meta.authorize(mgmtHash, { name: "cancel_resource" }), "cancelled"));
   }
 
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
   op(input: OpInput, body: ReadableStream<Uint8Array> | null = null): Promise<Result<Json>> {
     return capture(async () => {
-      const meta = this.meta.authorizeKind(input.mgmtHash, input.kind);
-      const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
+      const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
+      const { meta, grant } = this.meta.authorizeKind(input.mgmtHash, input.kind, { name: op.name, op, input: input.input });
+      // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for nothing.
+      const counted = grant && input.priceMicro > 0 && !input.peek ? grant : null;
+      if (counted && op.prepare) this.meta.grants.checkPaidCall(counted);
       const config = this.meta.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
@@ -161,7 +166,10 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       return this.work.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
         const price = input.priceMicro;
         const pending = afterCommit();
-        const run = (current: MetaRow) => expected(op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared), input.expect);
+        const run = (current: MetaRow) => {
+          if (counted) this.meta.grants.countPaidCall(counted);
+          return expected(op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared), input.expect);
+        };
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {
           // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
@@ -334,6 +342,31 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     return this.work.settleDelivery(report);
   }
 
+  mintToken(input: MintTokenInput): Promise<Result<TokenView>> {
+    return capture(() => {
+      const { meta, grant } = this.meta.authorizeCall(input.mgmtHash, { name: "tokens" });
+      const grants = this.meta.grants;
+      if (grant && grant.line.length >= MAX_DEPTH) {
+        throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
+      }
+      if (grants.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
+      const now = this.clock.now();
+      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && grants.remaining(grant), input.asked, now, meta.expires_at);
+      return grants.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: grant?.tokenId ?? null, label: input.label, limits, now });
+    });
+  }
+
+  listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>> {
+    return capture(() => this.meta.grants.list(this.meta.authorizeCall(input.mgmtHash, { name: "tokens" }).grant?.tokenId ?? null, input.limit, input.cursor));
+  }
+
+  revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>> {
+    return capture(() => {
+      const { grant } = this.meta.authorizeCall(input.mgmtHash, { name: "tokens" });
+      return { token_id: input.tokenId, revoked: this.meta.grants.revoke(grant?.tokenId ?? null, input.tokenId, this.clock.now()) };
+    });
+  }
+
   /** Test only (ENVIRONMENT=test): faults in this resource's object (resource/test-faults.ts). */
   injectFaults(faults: ResourceFaults): void {
     Object.assign(this.faults, checkedFaults(this.env, faults));
@@ -341,13 +374,13 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
 
   listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
     return capture(() => {
-      this.meta.authorizeKind(input.mgmtHash, input.kind);
+      this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "list_deliveries" });
       return this.outbox.deliveries.list(input.limit, input.cursor);
     });
   }
 
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>> {
-    return capture(() => this.retryDeliveryOf(this.meta.authorizeKind(input.mgmtHash, input.kind), input.deliveryId));
+    return capture(() => this.retryDeliveryOf(this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "retry_delivery" }).meta, input.deliveryId));
   }
 
   /** The operator sends a dead delivery again (after an outage of its own), without the owner's token. */

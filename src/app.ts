@@ -107,6 +107,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerLazily(app, ROUTE_GROUPS.receipts);
   registerLazily(app, ROUTE_GROUPS.oauth);
   registerLazily(app, ROUTE_GROUPS.lifecycle);
+  registerLazily(app, ROUTE_GROUPS.tokens);
   registerKindRoutes(app);
   registerLazily(app, ROUTE_GROUPS.deliveries);
   documentPublicPaths(app);

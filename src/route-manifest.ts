@@ -51,6 +51,20 @@ export const ROUTE_GROUPS = {
       ["DELETE", "/v1/resources/:id", false],
     ],
   },
+  tokens: {
+    load: () => import("./resources/token-routes").then((m) => m.registerTokenRoutes),
+    routes: [
+      ["POST", "/v1/resources/:id/tokens", true],
+      ["POST", "/v1/resources/:id/tokens", true],
+      ["POST", "/v1/resources/:id/tokens", true],
+      ["POST", "/v1/resources/:id/tokens", false],
+      ["GET", "/v1/resources/:id/tokens", true],
+      ["GET", "/v1/resources/:id/tokens", true],
+      ["GET", "/v1/resources/:id/tokens", false],
+      ["DELETE", "/v1/resources/:id/tokens/:token_id", true],
+      ["DELETE", "/v1/resources/:id/tokens/:token_id", false],
+    ],
+  },
   deliveries: {
     load: () => import("./resources/delivery-routes").then((m) => m.registerDeliveryRoutes),
     routes: [

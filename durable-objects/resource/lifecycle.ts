@@ -127,7 +127,7 @@ export class ResourceLifecycle {
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
   extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
     return capture(async () => {
-      const meta = this.meta.authorize(input.mgmtHash);
+      const meta = this.meta.authorize(input.mgmtHash, { name: "extend_resource" });
       const kind = requireKind(meta.kind);
       const limit = this.clock.now() + kind.maxTtlSeconds * 1000;
       if (meta.expires_at + input.ttlSeconds * 1000 > limit) {

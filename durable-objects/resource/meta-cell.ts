@@ -5,6 +5,8 @@
 import { AppError } from "../../src/http/errors";
 import { digestsEqual } from "../../src/auth/ids";
 import { readMeta, type MetaRow, type ResourceState } from "./meta";
+import { checkLimits, type Need } from "../../src/resources/token-limits";
+import { ResourceGrants, type Grant } from "./grants";
 
 export class MetaCell {
   /** undefined = not read yet, null = no resource here. */
@@ -14,7 +16,13 @@ export class MetaCell {
   /** Set while an end deletes the resource: no operation may start (and charge) in that window. */
   ending: Exclude<ResourceState, "active"> | null = null;
 
-  constructor(private readonly sql: SqlStorage) {}
+  /** Narrowed management tokens and their limits (grants.ts). */
+  readonly grants: ResourceGrants;
+
+  /** `now`: the resource's clock, which a narrowed token's expiry is read against. */
+  constructor(private readonly sql: SqlStorage, private readonly now: () => number) {
+    this.grants = new ResourceGrants(sql);
+  }
 
   get(): MetaRow | null {
     if (this.cached === undefined) this.cached = readMeta(this.sql);
@@ -48,8 +56,13 @@ export class MetaCell {
     return this.ending ?? meta.ended;
   }
 
-  /** Not found here means never created or already ended: the worker then consults the D1 tombstone. */
-  authorize(mgmtHash: string): MetaRow {
+  /**
+   * The resource, when `mgmtHash` is its own token's, or a narrowed token's whose limits allow `need`
+   * (403 naming the limit otherwise; grants.ts); `grant` is that narrowed token, null for the resource's
+   * own. The own token's check stays one comparison; a narrowed one's is read once per object lifetime.
+   * Not found here means never created or already ended: the worker then consults the D1 tombstone.
+   */
+  authorizeCall(mgmtHash: string, need: Need): { meta: MetaRow; grant: Grant | null } {
     const meta = this.get();
     if (!meta) throw new AppError("not_found", "No such resource.", { resourceMissing: true });
     const ending = this.endingState(meta);
@@ -57,15 +70,22 @@ export class MetaCell {
       const expired = ending === "expired";
       throw new AppError(expired ? "resource_expired" : "resource_cancelled", `This resource is being ${expired ? "expired" : "cancelled"}; its data is being deleted.`);
     }
-    if (!digestsEqual(meta.mgmt_hash, mgmtHash)) throw new AppError("unauthorized", "The management token is not valid for this resource.");
-    return meta;
+    if (digestsEqual(meta.mgmt_hash, mgmtHash)) return { meta, grant: null };
+    const grant = this.grants.find(mgmtHash);
+    if (!grant) throw new AppError("unauthorized", "The management token is not valid for this resource.");
+    checkLimits(grant, need, this.now());
+    return { meta, grant };
   }
 
-  /** As authorize, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found there. */
-  authorizeKind(mgmtHash: string, kind: string): MetaRow {
-    const meta = this.authorize(mgmtHash);
-    if (meta.kind !== kind) throw new AppError("not_found", `${meta.id} is not a ${kind} resource.`);
-    return meta;
+  authorize(mgmtHash: string, need: Need): MetaRow {
+    return this.authorizeCall(mgmtHash, need).meta;
+  }
+
+  /** As authorizeCall, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found there. */
+  authorizeKind(mgmtHash: string, kind: string, need: Need): { meta: MetaRow; grant: Grant | null } {
+    const authorized = this.authorizeCall(mgmtHash, need);
+    if (authorized.meta.kind !== kind) throw new AppError("not_found", `${authorized.meta.id} is not a ${kind} resource.`);
+    return authorized;
   }
 
   /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */

@@ -13,6 +13,7 @@ import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_QUEUED_BY_COLUMN, DELIVERY_RETRY_COLU
 import { R2_DROPS_TABLE } from "./r2-drops";
 import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
+import { GRANTS_TABLE } from "./grants";
 
 /** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes and direct charges. */
 const PLATFORM_MIGRATIONS: Migration[] = [
@@ -29,6 +30,8 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [DELIVERY_QUEUED_BY_COLUMN] },
   // A creation paid by x402 stays written down until its payment is settled.
   { run: addSettlesColumn },
+  // Narrowed management tokens, kept by the resource they narrow (grants.ts).
+  { sql: [GRANTS_TABLE] },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */

@@ -118,6 +118,20 @@ export function issueManagementToken(seed?: Uint8Array): IssuedToken<{ resourceI
   return { token, hash: sha256Hex(token), parts: { resourceId: idFromBytes("r_", payload.slice(0, ID_BYTES)) } };
 }
 
+/**
+ * Another management token for an existing resource (a narrowed one, docs/api.md#narrowed-management-tokens):
+ * the same format, naming the same resource, with a fresh secret; what it may do is kept by the resource.
+ */
+export function issueManagementTokenFor(resourceId: string): IssuedToken<{ resourceId: string }> {
+  const id = decodeBase62(resourceId.slice("r_".length), ID_BYTES);
+  if (!id) throw new Error("malformed resource id");
+  const payload = new Uint8Array(MANAGEMENT_PAYLOAD);
+  payload.set(id, 0);
+  payload.set(randomBytes(SECRET_BYTES), ID_BYTES);
+  const token = seal(MANAGEMENT_PREFIX, payload);
+  return { token, hash: sha256Hex(token), parts: { resourceId } };
+}
+
 /** The resource a management token names, or null when it is not one (shared, as above). */
 export const parseManagementToken = remembered((token): Readonly<{ resourceId: string }> | null => {
   const payload = open(MANAGEMENT_PREFIX, token, MANAGEMENT_PAYLOAD);

@@ -71,6 +71,13 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
    * MCP tool says so (`destructiveHint`). PUT and DELETE are taken as such from their method.
    */
   destructive?: boolean;
+  /**
+   * The keys this operation touches, where its input holds them (dotted paths, `*` for every item of an
+   * array): a management token narrowed to key prefixes may call it only for keys under them; `prefix`
+   * is a listing's prefix field (absent: every key). An operation of a keyed kind without this is refused
+   * to such a token (docs/api.md#narrowed-management-tokens).
+   */
+  keys?: { at?: string[]; prefix?: string };
   /** Request body (POST/PUT) or query (GET/DELETE); the parameters of `path` and `headers` are merged into it. */
   input: z.ZodType<In>;
   /** The parameters `path` names (e.g. `{ key }`), each a string schema. */

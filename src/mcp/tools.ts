@@ -72,6 +72,7 @@ export const snake = (kind: string) => kind.replace(/-/g, "_");
 /** Route tools every connection lists: discovery of prices, the Ask, management and money. */
 export const CORE_ROUTE_TOOLS = [
   "get_resource", "extend_resource", "export_resource", "cancel_resource", "list_deliveries", "retry_delivery",
+  "narrow_token", "list_tokens", "revoke_token",
   "list_prices", "get_balance", "buy_credits", "create_subtoken", "get_receipts", "request_feature",
 ];
 

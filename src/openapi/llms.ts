@@ -25,6 +25,7 @@ export function llmsTxt(c: Context<AppEnv>): string {
 
 - Pay: send \`Authorization: Bearer zv_…\` (a credit token, bought with x402 at \`POST ${baseUrl}/v1/credits\`, at least $${c.env.MIN_PURCHASE_USD || "0.25"}), or an x402 header per call (\`PAYMENT-SIGNATURE\` or \`X-PAYMENT\`). A call without payment answers 402 with the exact terms.
 - Create: \`POST ${baseUrl}/v1/{kind}\` with the kind's JSON body: the answer holds \`management_token\` (\`zvm_…\`), shown once. Operate with it at \`/v1/{kind}/{id}/…\`, paying with \`X-CREDIT-TOKEN\`; status, extend, export and cancel are at \`/v1/resources/{id}\`.
+- Delegate: \`POST ${baseUrl}/v1/resources/{id}/tokens\` with a management token makes a narrower \`zvm_…\` token for a sub-agent (operations or \`read-only\`, an expiry, a paid-call cap, key prefixes); it can be narrowed again, never widened, and revoking one revokes those made from it (\`GET\` lists, \`DELETE …/tokens/{token_id}\` revokes).
 - Errors are \`application/problem+json\` with a stable \`code\`; a failed call is never charged. \`Idempotency-Key\` makes any POST safe to retry.
 - MCP: \`POST ${baseUrl}/mcp\` (Streamable HTTP, stateless; protocol 2026-07-28 with \`server/discover\` and \`_meta\` on every request, or 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 through \`initialize\`): \`list_kinds\`, \`describe_kind\`, \`create_resource\` and \`call_operation\` reach every kind; \`?toolsets=<family or kind>\` adds typed tools. Paid tools take the bearer credential or x402 in \`_meta["x402/payment"]\`; an unpaid call answers the terms.
 

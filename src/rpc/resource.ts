@@ -170,10 +170,48 @@ export interface ResourceApi {
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>>;
   /** The operator's retry of a dead delivery: no management token, the resource must still be active. */
   operatorRetryDelivery(deliveryId: string): Promise<Result<Json>>;
+  /** A narrower management token for this resource, made with `mgmtHash` (docs/api.md#narrowed-management-tokens). */
+  mintToken(input: MintTokenInput): Promise<Result<TokenView>>;
+  /** The narrowed tokens `mgmtHash` may see: all of them for the resource's own token, else those made from it. */
+  listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>>;
+  /** Revokes a narrowed token and every token made from it; answers the ids revoked. */
+  revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>>;
   /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */
   injectFaults(faults: ResourceFaults): void;
+}
+
+/** A narrowed management token as its resource lists it (docs/api.md#narrowed-management-tokens); never the token itself. */
+export interface TokenView {
+  token_id: string;
+  parent_token_id: string | null;
+  label: string | null;
+  operations: string[] | null;
+  expires_at: string | null;
+  max_paid_calls: number | null;
+  paid_calls: number;
+  key_prefixes: string[] | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** The limits a new narrowed token asks for, as validated (`expiresAt` in epoch ms); each absent one is its parent's. */
+export interface AskedLimits {
+  operations?: string[];
+  expiresAt?: number;
+  maxPaidCalls?: number;
+  keyPrefixes?: string[];
+}
+
+export interface MintTokenInput {
+  /** The token making it: the resource's own, or a narrowed one. */
+  mgmtHash: string;
+  tokenId: string;
+  /** The new token's SHA-256: the token itself is shown to the caller once and never reaches the object. */
+  tokenHash: string;
+  label: string | null;
+  asked: AskedLimits;
 }
 
 /** Bytes landed in R2 below a resource's prefix by another of its owner's resources, offered as its content. */

@@ -17,6 +17,7 @@ const GROUPS = {
   receipts: ["money/receipts", "registerReceiptRoutes"],
   oauth: ["auth/oauth-routes", "registerOAuthRoutes"],
   lifecycle: ["resources/lifecycle-routes", "registerLifecycleRoutes"],
+  tokens: ["resources/token-routes", "registerTokenRoutes"],
   deliveries: ["resources/delivery-routes", "registerDeliveryRoutes"],
   downloads: ["kind/downloads", "registerDownloadRoutes"],
   ask: ["ask/index", "registerAsk"],

@@ -45,7 +45,7 @@ export const checkpoints = kind.define({
     kind.op({
       name: "save", method: "post", path: "/checkpoints",
       summary: "Save a checkpoint to a thread (seq = latest + 1); 409 with current_seq when expected_seq does not match", priceMicro: SAVE_PRICE,
-      input: saveInput, output: checkpointInfo, errors: [409, 413], maxBodyBytes: SAVE_BODY_BYTES,
+      keys: { at: ["thread"] }, input: saveInput, output: checkpointInfo, errors: [409, 413], maxBodyBytes: SAVE_BODY_BYTES,
       example: { input: { thread: "run-2026-11-24", value: { step: 12, plan: ["fetch", "summarise"], cursor: "page-3" }, expected_seq: 0, label: "after fetching", step: 12, tags: ["nightly"] } },
       prepare: (ctx, _config, input) => prepareSave(ctx, input),
       run: (store, config, input, prepared) => save(store, config, input, prepared),
@@ -53,7 +53,7 @@ export const checkpoints = kind.define({
     }),
     kind.op({
       name: "latest", method: "get", path: "/latest", summary: "The latest checkpoint of a thread, with its value", priceMicro: OP_PRICE,
-      input: latestInput, output: checkpoint, errors: [404], example: { input: { thread: "run-2026-11-24" }, after: ["save"] },
+      keys: { at: ["thread"] }, input: latestInput, output: checkpoint, errors: [404], example: { input: { thread: "run-2026-11-24" }, after: ["save"] },
       prepare: (ctx, _config, input) => readLatest(ctx, input.thread, input.include_value),
       run: (store, _config, _input, read) => withValue(store, read),
     }),
@@ -66,7 +66,7 @@ export const checkpoints = kind.define({
     }),
     kind.op({
       name: "history", method: "get", path: "/history", summary: "A thread's checkpoints, newest first (metadata; read one by id for its value)", priceMicro: OP_PRICE,
-      input: historyInput, output: historyPage, errors: [404], example: { input: { thread: "run-2026-11-24", limit: 20 }, after: ["save"] },
+      keys: { at: ["thread"] }, input: historyInput, output: historyPage, errors: [404], example: { input: { thread: "run-2026-11-24", limit: 20 }, after: ["save"] },
       run: (store, _config, input) => history(store, input.thread, input.limit, input.cursor),
     }),
     kind.op({
@@ -76,7 +76,7 @@ export const checkpoints = kind.define({
     }),
     kind.op({
       name: "delete_thread", method: "delete", path: "/threads/{thread}", summary: "Delete a thread and all its checkpoints (its name may be reused, from seq 1)", priceMicro: OP_PRICE,
-      input: noInput, params: threadParam, output: threadDeleted, errors: [404], example: { params: { thread: "run-2026-11-24" }, after: ["save"] },
+      keys: { at: ["thread"] }, input: noInput, params: threadParam, output: threadDeleted, errors: [404], example: { params: { thread: "run-2026-11-24" }, after: ["save"] },
       run: (store, _config, input) => deleteThread(store, input.thread),
     }),
   ],

@@ -42,18 +42,18 @@ export const idempotency = kind.define({
     kind.op({
       name: "claim", method: "post", path: "/claim",
       summary: "Claim a key for a request: new (locked for you), duplicate (with the result), or 409 in_flight / 422 mismatch (not charged)", priceMicro: OP_PRICE,
-      input: claimInput, output: claimResult, errors: [409], example: { input: { key: "order-7f3e2a91", fingerprint: "8f14e45fceea167a5a36dedd4bea2543b7a9f1c2d8e0f3a6b5c4d3e2f1a0b9c8", lock_seconds: 120 } },
+      keys: { at: ["key"] }, input: claimInput, output: claimResult, errors: [409], example: { input: { key: "order-7f3e2a91", fingerprint: "8f14e45fceea167a5a36dedd4bea2543b7a9f1c2d8e0f3a6b5c4d3e2f1a0b9c8", lock_seconds: 120 } },
       run: (store, config, input) => claim(store, config, input),
     }),
     kind.op({
       name: "complete", method: "post", path: "/complete", summary: "Store the result of a claimed key (needs its lock token); later claims replay it", priceMicro: OP_PRICE,
-      input: completeInput, output: completeResult, errors: [404, 409, 413],
+      keys: { at: ["key"] }, input: completeInput, output: completeResult, errors: [404, 409, 413],
       example: { input: { key: "order-7f3e2a91", lock_token: "lock_4b2d9e0f1a3c5e7f9b1d3f5a7c9e1b3d", result: { status: 201, body: { order_id: "ord_1029" } } }, after: ["claim"] },
       run: (store, config, input) => complete(store, config, input),
     }),
     kind.op({
       name: "release", method: "post", path: "/release", summary: "Give up a claimed key without a result (the work failed): the key is forgotten and may be claimed anew", priceMicro: OP_PRICE,
-      input: releaseInput, output: releaseResult, errors: [404, 409], example: { input: { key: "order-7f3e2a91", lock_token: "lock_4b2d9e0f1a3c5e7f9b1d3f5a7c9e1b3d" }, after: ["claim"] },
+      keys: { at: ["key"] }, input: releaseInput, output: releaseResult, errors: [404, 409], example: { input: { key: "order-7f3e2a91", lock_token: "lock_4b2d9e0f1a3c5e7f9b1d3f5a7c9e1b3d" }, after: ["claim"] },
       run: (store, _config, input) => release(store, input),
     }),
     kind.op({
@@ -63,12 +63,12 @@ export const idempotency = kind.define({
     }),
     kind.op({
       name: "get_key", method: "get", path: "/keys/{key}", summary: "A key's state, lock and times, with its result once stored", priceMicro: OP_PRICE,
-      input: noInput, params: keyParam, output: keyView, errors: [404], example: { params: { key: "order-7f3e2a91" }, after: ["claim"] },
+      keys: { at: ["key"] }, input: noInput, params: keyParam, output: keyView, errors: [404], example: { params: { key: "order-7f3e2a91" }, after: ["claim"] },
       run: (store, _config, input) => get(store, input.key),
     }),
     kind.op({
       name: "delete_key", method: "delete", path: "/keys/{key}", summary: "Forget a key now, whatever its state (a holder's lock token stops working)", priceMicro: OP_PRICE,
-      input: noInput, params: keyParam, output: deleteResult, errors: [404], example: { params: { key: "order-7f3e2a91" }, after: ["claim"] },
+      keys: { at: ["key"] }, input: noInput, params: keyParam, output: deleteResult, errors: [404], example: { params: { key: "order-7f3e2a91" }, after: ["claim"] },
       run: (store, _config, input) => remove(store, input.key),
     }),
   ],
