@@ -17,7 +17,8 @@ import type { MetaRow, RecordCore } from "./resource/meta";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
 import { checkedFaults } from "./resource/test-faults";
-import { ResourceLifecycle } from "./resource/lifecycle";
+import { ResourceInSandbox } from "./resource/in-sandbox";
+import { refuseOutsideMoney } from "./resource/sandbox-clock";
 
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
@@ -29,7 +30,7 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
   return out;
 }
 
-export class ResourceObject extends ResourceLifecycle implements ResourceApi {
+export class ResourceObject extends ResourceInSandbox implements ResourceApi {
   status(mgmtHash: string): Promise<Result<RecordCore>> {
     return capture(() => this.record(this.authorize(mgmtHash), "active"));
   }
@@ -52,6 +53,7 @@ export class ResourceObject extends ResourceLifecycle implements ResourceApi {
       const meta = this.authorizeKind(input.mgmtHash, input.kind);
       const op = requireKind(meta.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
+      refuseOutsideMoney(this.clock.sandboxId, input.payer, input.priceMicro);
       const config = this.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);

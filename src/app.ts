@@ -19,6 +19,7 @@ import { forgetWrittenResources } from "./resources/public-reuse";
 import { registerDeliveryRoutes } from "./resources/delivery-routes";
 import { registerLifecycleRoutes } from "./resources/lifecycle-routes";
 import { registerMoneyRoutes } from "./money/routes";
+import { registerSandboxRoutes } from "./sandbox/routes";
 import { registerReceiptRoutes } from "./money/receipts";
 import { registerOAuthRoutes } from "./auth/oauth-routes";
 import { registerAsk } from "./ask";
@@ -96,6 +97,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   for (const path of IDEMPOTENT_PATHS) app.use(path, idempotency);
 
   registerMoneyRoutes(app);
+  registerSandboxRoutes(app);
   registerReceiptRoutes(app);
   registerOAuthRoutes(app);
   registerLifecycleRoutes(app);

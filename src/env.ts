@@ -2,6 +2,7 @@
 import type { KeyMaterial } from "./http/idempotency-store";
 import type { AccountApi } from "./rpc/account";
 import type { ResourceApi } from "./rpc/resource";
+import type { SandboxApi } from "./rpc/sandbox";
 
 export interface Env {
   DB: D1Database;
@@ -9,6 +10,8 @@ export interface Env {
   /** Typed with the objects' RPC surfaces (src/rpc/), which the classes implement: src/ never imports durable-objects/. */
   ACCOUNTS: DurableObjectNamespace<AccountApi & Rpc.DurableObjectBranded>;
   RESOURCES: DurableObjectNamespace<ResourceApi & Rpc.DurableObjectBranded>;
+  /** One per sandbox (docs/api.md#sandboxes): its clock, its resources, its timeline. */
+  SANDBOXES: DurableObjectNamespace<SandboxApi & Rpc.DurableObjectBranded>;
   DELIVERIES: Queue;
   /** The Worker's static assets (public/): the API reference's renderer, copied from npm by scripts/site-assets.mjs. */
   ASSETS: Fetcher;

@@ -127,7 +127,7 @@ export class ResourceCore extends DurableObject<Env> {
   protected billing(): Billing {
     this.billingOf ??= new Billing(this.sql, this.env, this.meta()!.id, (captured) => {
       if (captured) this.updateMeta({ charged: this.cached!.charged + captured });
-    }, () => this.now());
+    }, () => this.now(), () => this.clock.sandboxId);
     return this.billingOf;
   }
 

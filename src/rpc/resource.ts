@@ -8,6 +8,7 @@ import type { Json, JsonObject } from "../json";
 import type { Payer } from "../money/payment";
 import type { PublicAnswer, PublicRequest } from "../resources/public-face";
 import type { AttemptResult } from "../delivery/attempt";
+import type { SandboxStep } from "./sandbox";
 
 export type ResourceState = "active" | "expired" | "cancelled";
 
@@ -165,6 +166,10 @@ export interface ResourceApi {
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>>;
   /** The operator's retry of a dead delivery: no management token, the resource must still be active. */
   operatorRetryDelivery(deliveryId: string): Promise<Result<Json>>;
+  /** Its sandbox moves the clock of a sandbox's resource to `offsetMs` and runs what fell due (docs/api.md#sandboxes). */
+  sandboxStep(input: { sandboxId: string; offsetMs: number; maxRuns: number }): Promise<SandboxStep>;
+  /** Its sandbox ended: the resource ends with it. False when it is not that sandbox's, or gone. */
+  sandboxEnd(sandboxId: string): Promise<boolean>;
   /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */
