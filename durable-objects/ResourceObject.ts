@@ -180,7 +180,7 @@ export class ResourceObject extends ResourceInSandbox implements ResourceApi {
    * work twice.
    */
   override alarm(): Promise<void> {
-    const run = this.alarmRunning.then(() => this.runAlarm());
+    const run = this.alarmRunning.then(() => this.alarmInSandbox(() => this.runAlarm()));
     this.alarmRunning = run.catch(() => undefined);
     return run;
   }

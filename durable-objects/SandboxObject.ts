@@ -65,6 +65,11 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     });
   }
 
+  async record(input: { resourceId: string; events: SandboxEvent[] }): Promise<void> {
+    if (!this.store.isMember(input.resourceId)) return;
+    this.store.record(input.events.filter((e) => e.resource_id === input.resourceId));
+  }
+
   advance(input: Credential & ClockTarget): Promise<Result<AdvanceResult>> {
     return capture(async () => {
       const row = await this.authenticated(input);

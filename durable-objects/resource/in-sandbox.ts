@@ -17,6 +17,8 @@ import { ResourceLifecycle } from "./lifecycle";
 import { moveClockOffsetTo } from "./test-clock";
 import { orIfMissing } from "./missing-table";
 import type { MetaRow } from "./meta";
+import { DELIVERY_WAIT_MS } from "../../src/sandbox/limits";
+import { sandboxStub } from "../../src/stubs";
 
 type NewDelivery = { seq: number; delivery_id: string; event_type: string; url: string; method: string };
 
@@ -29,17 +31,48 @@ export class ResourceInSandbox extends ResourceLifecycle {
   async sandboxStep(input: { sandboxId: string; offsetMs: number; maxRuns: number }): Promise<SandboxStep> {
     const meta = this.meta();
     if (!meta || this.clock.sandboxId !== input.sandboxId) return { present: false, now: Date.now() + input.offsetMs, next: null, fired: [] };
-    if (input.offsetMs > this.clock.offset) this.clock.offset = moveClockOffsetTo(this.sql, input.offsetMs);
+    if (input.offsetMs > this.clock.offset) {
+      await this.deliveriesAttempted();
+      this.clock.offset = moveClockOffsetTo(this.sql, input.offsetMs);
+    }
     const fired: SandboxEvent[] = [];
-    for (let run = 0; run < input.maxRuns; run++) {
-      const current = this.meta();
-      const due = current && this.simulatedDueAt(current);
-      if (!current || due === null || due > this.now()) break;
-      fired.push(...(await this.runStep(current, due)));
+    this.stepping = true;
+    try {
+      for (let run = 0; run < input.maxRuns; run++) {
+        const current = this.meta();
+        const due = current && this.simulatedDueAt(current);
+        if (!current || due === null || due > this.now()) break;
+        fired.push(...(await this.observed(current, due, async () => await this.alarm!())));
+      }
+    } finally {
+      this.stepping = false;
     }
     const after = this.meta();
     if (after) await this.armAlarm();
     return { present: after !== null, now: this.now(), next: after ? this.simulatedDueAt(after) : null, fired };
+  }
+
+  /** Set while the sandbox steps this resource: it reports what fired itself. */
+  private stepping = false;
+
+  /**
+   * An alarm run of a sandbox's resource in real time (its sandbox's time flows between moves too): what
+   * it fired goes to the sandbox's timeline, as a step's does. Nothing here may fail the alarm.
+   */
+  protected async alarmInSandbox(run: () => Promise<void>): Promise<void> {
+    const meta = this.meta();
+    const sandboxId = this.clock.sandboxId;
+    if (!meta || !sandboxId || this.stepping) return run();
+    // Stamped with the moment it was due (the alarm runs a little after), as a step stamps its firings.
+    const fired = await this.observed(meta, Math.min(this.now(), this.simulatedDueAt(meta) ?? Infinity), run);
+    if (fired.length) await sandboxStub(this.env, sandboxId).record({ resourceId: meta.id, events: fired }).catch((err) => console.error(`${meta.id}: sandbox timeline not written`, err));
+  }
+
+  /** Waits, boundedly, until each delivery on the queue has been attempted once (DELIVERY_WAIT_MS says why). */
+  private async deliveriesAttempted(): Promise<void> {
+    const unattempted = () => orIfMissing("deliveries", () => this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE settled_at IS NULL AND attempts = 0 AND queued = 1").one().n, 0);
+    const deadline = Date.now() + DELIVERY_WAIT_MS;
+    while (unattempted() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   }
 
   /** Ends this resource because its sandbox ended; false when it is not that sandbox's (or is gone already). */
@@ -57,13 +90,13 @@ export class ResourceInSandbox extends ResourceLifecycle {
     return Math.min(...times.map((t) => t ?? Infinity));
   }
 
-  /** One run of the alarm, as the runtime would run it, and what it did: the timer fired, deliveries it sent, the end. */
-  private async runStep(meta: MetaRow, due: number): Promise<SandboxEvent[]> {
+  /** One run of the alarm, as the runtime runs it, and what it did at `at`: the timer fired, deliveries it sent, the end. */
+  private async observed(meta: MetaRow, at: number, run: () => Promise<void>): Promise<SandboxEvent[]> {
     const kind = meta.kind;
-    const event = (type: string, detail: Json): SandboxEvent => ({ at: due, resource_id: meta.id, kind, type, detail });
+    const event = (type: string, detail: Json): SandboxEvent => ({ at, resource_id: meta.id, kind, type, detail });
     const lastSeq = this.lastDeliverySeq();
     const timer = !meta.ended && this.now() < meta.expires_at && dueTimer(meta, this.config(meta), this.sql, this.env, this.now()) !== null;
-    await this.alarm!();
+    await run();
     const after = this.meta();
     if (!after) return [event(meta.ended === "cancelled" ? "cancelled" : "expired", {})];
     const events: SandboxEvent[] = [];

@@ -76,6 +76,10 @@ export class SandboxStore {
     return this.sql.exec<{ resource_id: string; kind: string }>("SELECT resource_id, kind FROM members WHERE gone = 0 ORDER BY rowid").toArray();
   }
 
+  isMember(resourceId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM members WHERE resource_id = ? AND gone = 0", resourceId).toArray().length > 0;
+  }
+
   addMember(resourceId: string, kind: string): void {
     this.sql.exec("INSERT INTO members (resource_id, kind) VALUES (?, ?) ON CONFLICT (resource_id) DO NOTHING", resourceId, kind);
   }

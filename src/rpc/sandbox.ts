@@ -61,6 +61,8 @@ export interface SandboxApi {
   /** A resource paid with the sandbox's money joins it: answers the clock offset it starts with. */
   join(input: { resourceId: string; kind: string }): Promise<Result<{ offsetMs: number }>>;
   /** Moves the clock to `to`, or `by` ms, from its now (Unix ms). */
+  /** What a resource's own alarm fired between moves, for the timeline (a member's only). */
+  record(input: { resourceId: string; events: SandboxEvent[] }): Promise<void>;
   advance(input: Credential & ClockTarget): Promise<Result<AdvanceResult>>;
   timeline(input: Credential & { after: number; limit: number }): Promise<Result<{ items: SandboxEvent[]; next_cursor: number | null }>>;
   end(cred: Credential): Promise<Result<SandboxView>>;
