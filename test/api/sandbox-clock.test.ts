@@ -8,7 +8,7 @@
 import { env } from "cloudflare:test";
 import { Cron } from "croner";
 import { describe, expect, it } from "vitest";
-import { call, createResource, json, received } from "../harness";
+import { buyCredits, call, createResource, json, mcpTool, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -143,5 +143,80 @@ describe("a sandbox's clock", () => {
     expect(apart).toBeGreaterThanOrEqual(30 * MINUTE);
     expect(apart).toBeLessThan(30 * MINUTE + 5_000);
     expect(JSON.parse((await received(second, 1))[0]!.body).data).toMatchObject({ step: 2 });
+  });
+});
+
+describe("a sandbox's clock, the worked example of docs/api.md#sandboxes", () => {
+  it("runs a schedule, a dead-man and an escalation through three simulated days in one call", async () => {
+    const s = await sandbox();
+    const [daily, alerts, levelOne, levelTwo] = [unique(), unique(), unique(), unique()];
+    const schedule = await createResource("schedules", s.token, { cron: "0 9 * * *", timezone: "Europe/Berlin", url: `${receiver}/ok/${daily}` });
+    const deadman = await createResource("deadman", s.token, { period_seconds: 86400, grace_seconds: 3600, alert_url: `${receiver}/ok/${alerts}` });
+    const escalation = await createResource("escalations", s.token, {
+      steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${levelOne}` }] }, { delay_seconds: 900, targets: [{ url: `${receiver}/ok/${levelTwo}` }] }],
+    });
+    // A day-long resource: its TTL runs out on the way.
+    const brief = await createResource("counters", s.token, { ttl_seconds: 86400 });
+    expect((await call("GET", new URL(deadman.record.urls.public!).pathname)).status).toBe(200);
+    const opened = await call("POST", `/v1/escalations/${escalation.id}/incidents`, { body: { title: "Disk almost full" }, headers: { authorization: `Bearer ${escalation.mgmt}`, "x-credit-token": s.token } });
+    expect(opened.status).toBeLessThan(300);
+
+    const moved = await s.move({ advance_seconds: 3 * 86400 });
+    expect(moved.more).toBe(false);
+    const timeline = await s.timeline();
+    const atOf = (events: Event[]) => events.map((e) => Date.parse(e.at));
+    // Each tick at 09:00 in Berlin, three of them.
+    const ticks = sent(timeline, "schedule.fired");
+    expect(ticks).toHaveLength(3);
+    for (const t of ticks) expect(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(new Date(t.at))).toBe("09:00");
+    // The dead-man, pinged once, is down a day and an hour later.
+    expect(sent(timeline, "deadman.down")).toHaveLength(1);
+    // The escalation's second level, a quarter of an hour after the first.
+    const steps = atOf(sent(timeline, "escalation.step"));
+    expect(steps).toHaveLength(2);
+    expect(steps[1]! - steps[0]!).toBeGreaterThanOrEqual(15 * MINUTE);
+    // The counter's TTL ran out in simulated time.
+    expect(timeline.find((e) => e.resource_id === brief.id && e.type === "expired")).toBeDefined();
+    expect((await call("GET", `/v1/resources/${brief.id}`, { headers: { authorization: `Bearer ${brief.mgmt}` } })).status).toBe(410);
+    // The timeline is in time order, and the move answered what the timeline holds of it.
+    const times = atOf(timeline);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    for (const e of moved.fired) expect(timeline).toContainEqual(e);
+    expect(await received(daily, 3)).toHaveLength(3);
+    expect(await received(levelTwo, 1)).toHaveLength(1);
+    expect(schedule.id).toMatch(/^r_/);
+  });
+
+  it("stops at its limits, says more remains, and goes on from there", async () => {
+    const s = await sandbox();
+    const target = unique();
+    await createResource("watches", s.token, { check: { type: "http_status", url: `${receiver}/ok/${target}` }, interval_seconds: 60, ttl_seconds: 40 * 86400 });
+    const moved = await s.move({ advance_seconds: 30 * 86400 });
+    expect(moved.more).toBe(true);
+    expect(Date.parse(moved.reached)).toBeLessThan(Date.parse(moved.to));
+    expect(moved.fired.length).toBeLessThanOrEqual(1_100);
+    const probes = ((await (await fetch(`${receiver}/_log/${target}`)).json()) as unknown[]).length;
+    expect(probes).toBeLessThanOrEqual(1_100);
+    expect(Math.abs((await s.now()) - Date.parse(moved.reached))).toBeLessThan(60_000);
+    const next = await s.move({ advance_seconds: 120 });
+    expect(Date.parse(next.from)).toBeGreaterThanOrEqual(Date.parse(moved.reached));
+  });
+});
+
+describe("sandboxes over MCP", () => {
+  it("a connection with the sandbox's token creates in it and moves its clock", async () => {
+    const { token } = await buyCredits(1);
+    const made = await mcpTool(token, "create_sandbox", { label: "over mcp" });
+    expect(made.isError).toBeFalsy();
+    const box = made.structuredContent;
+    const counter = await mcpTool(box.credit_token, "create_counters", { ttl_seconds: 3600 });
+    expect(counter.isError).toBeFalsy();
+    const moved = await mcpTool(box.credit_token, "move_sandbox_clock", { id: box.id, advance_seconds: 7200 });
+    expect(moved.isError).toBeFalsy();
+    expect(moved.structuredContent.fired).toContainEqual(expect.objectContaining({ resource_id: counter.structuredContent.id, type: "expired" }));
+    const timeline = await mcpTool(box.credit_token, "sandbox_timeline", { id: box.id });
+    expect(timeline.structuredContent.items.map((e: Event) => e.type)).toEqual(expect.arrayContaining(["sandbox_created", "created", "expired", "clock"]));
+    const refused = await mcpTool(token, "move_sandbox_clock", { id: box.id, advance_seconds: 60 });
+    expect(refused.isError).toBe(true);
   });
 });
