@@ -71,12 +71,13 @@ export const snake = (kind: string) => kind.replace(/-/g, "_");
 
 /**
  * Route tools every connection lists: discovery of prices, the Ask, management, money and sandboxes (a
- * connection whose bearer is a sandbox's credit token creates in that sandbox and moves its clock).
+ * connection whose bearer is a sandbox's credit token creates in that sandbox and moves its clock;
+ * get_sandbox and end_sandbox are called by name, the list staying within 32 KB).
  */
 export const CORE_ROUTE_TOOLS = [
   "get_resource", "extend_resource", "export_resource", "cancel_resource", "list_deliveries", "retry_delivery",
   "list_prices", "get_balance", "buy_credits", "create_subtoken", "get_receipts", "request_feature",
-  "create_sandbox", "get_sandbox", "move_sandbox_clock", "sandbox_timeline", "end_sandbox",
+  "create_sandbox", "move_sandbox_clock", "sandbox_timeline",
 ];
 
 /** A kind's typed tools, in listing order: its create, then its operations. */
