@@ -101,7 +101,7 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Move the sandbox's clock forward; everything due on the way fires, in order",
       description: "Send `advance_seconds` or `to`. Alarms, schedules (by their cron and time zone), dead-man states, watch probes (one per simulated interval, against the real target), escalation steps and TTL expiry fire in time order across the sandbox's resources. One call stops at its limits (firings, steps, real time) with `more: true`; call again to go on.",
       security: CREDIT,
-      request: { params: sandboxIdParam, body: { required: true, content: { "application/json": { schema: clockBody, examples: { days: { summary: "Three simulated days", value: { advance_seconds: 259200 } }, to: { summary: "To a moment", value: { to: "2027-03-15T12:00:00Z" } } } } } } },
+      request: { params: sandboxIdParam, body: { required: true, content: { "application/json": { schema: clockBody, example: { advance_seconds: 259200 } } } } },
       responses: { 200: { description: "What fired, in order, and where the clock stopped.", content: { "application/json": { schema: clockAnswer, example: CLOCK_EXAMPLE } } }, ...errorResponses([401, 403, 404, 409, 410, 422]) },
     }),
     async (c) => {

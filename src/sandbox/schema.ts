@@ -1,6 +1,6 @@
 /** The sandbox endpoints' bodies and answers (docs/api.md#sandboxes): validation, types and the OpenAPI document from one place. */
 import { z } from "@hono/zod-openapi";
-import { jsonValue, rfc3339, singleLine } from "../openapi/schemas";
+import { exactlyOneOf, jsonValue, rfc3339, singleLine } from "../openapi/schemas";
 import { MAX_ADVANCE_SECONDS, SANDBOX_MAX_TTL_SECONDS, SANDBOX_MIN_TTL_SECONDS } from "./limits";
 import { SANDBOX_ID_PATTERN } from "./ids";
 
@@ -17,14 +17,13 @@ export const createSandboxBody = z
   .strict()
   .openapi("SandboxRequest");
 
-export const clockBody = z
-  .object({
+export const clockBody = exactlyOneOf(
+  z.object({
     advance_seconds: z.int().min(1).max(MAX_ADVANCE_SECONDS).optional().describe(`Simulated seconds to move forward (1–${MAX_ADVANCE_SECONDS}).`),
     to: rfc3339.optional().describe("A simulated moment to move to: after the sandbox's now, at most the same span ahead."),
-  })
-  .strict()
-  .refine((b) => (b.advance_seconds === undefined) !== (b.to === undefined), { message: "send exactly one of advance_seconds and to", path: ["advance_seconds"] })
-  .openapi("SandboxClockMove");
+  }).strict(),
+  ["advance_seconds", "to"],
+).openapi("SandboxClockMove");
 
 const sandboxEvent = z
   .object({

@@ -114,3 +114,16 @@ describe("sandboxes", () => {
     expect((await balanceOf(s.token)).spent_usd).toBe(0);
   });
 });
+
+describe("sandboxes in the reference", () => {
+  it("are in the OpenAPI document with examples, and /llms.txt names them", async () => {
+    const doc = await json(await call("GET", "/openapi.json"));
+    for (const [path, method] of [["/v1/sandboxes", "post"], ["/v1/sandboxes/{id}", "get"], ["/v1/sandboxes/{id}", "delete"], ["/v1/sandboxes/{id}/clock", "post"], ["/v1/sandboxes/{id}/timeline", "get"]] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    const clock = doc.paths["/v1/sandboxes/{id}/clock"].post;
+    expect(clock.requestBody.content["application/json"].example).toEqual({ advance_seconds: 259200 });
+    expect(clock.responses["200"].content["application/json"].example.fired.length).toBeGreaterThan(0);
+    expect(await (await call("GET", "/llms.txt")).text()).toContain("/v1/sandboxes");
+  });
+});
