@@ -16,7 +16,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-type Event = { at: string; resource_id: string | null; kind: string | null; type: string; detail: Record<string, any> };
+type Event = { at: string; resource_id: string | null; kind: string | null; type: string; detail: Record<string, unknown> };
 
 async function sandbox() {
   const res = await call("POST", "/v1/sandboxes", { body: {} });

@@ -10,7 +10,7 @@ async function sandbox(body: Record<string, unknown> = {}) {
   const res = await call("POST", "/v1/sandboxes", { body });
   const text = await res.text();
   expect(res.status, text).toBe(201);
-  const made = JSON.parse(text) as Record<string, any>;
+  const made = JSON.parse(text) as { id: string; credit_token: string; expires_at: string; created_at: string };
   const auth = { authorization: `Bearer ${made.credit_token}` };
   return { view: made, id: made.id as string, token: made.credit_token as string, auth };
 }
