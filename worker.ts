@@ -6,5 +6,6 @@
 export { default } from "./src/index";
 export { AccountObject } from "./durable-objects/AccountObject";
 export { ResourceObject } from "./durable-objects/ResourceObject";
+export { SandboxObject } from "./durable-objects/SandboxObject";
 // The engines image as a Cloudflare Container: bound only when wrangler.toml's commented block is uncommented.
 export { EngineContainer } from "./durable-objects/EngineContainer";

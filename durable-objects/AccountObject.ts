@@ -17,6 +17,7 @@ import { AppError, capture, unwrap, type Result } from "../src/http/errors";
 import { resourceStub } from "../src/stubs";
 import { ACCOUNT_SCHEMA } from "./account/schema";
 import { AccountStore } from "./account/store";
+import { SandboxMoney } from "./account/sandbox-money";
 import type { AccountApi, BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, RefundRequest, Settlement, TokenRow } from "../src/rpc/account";
 
 export type { BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow };
@@ -27,11 +28,13 @@ const HOLD_LIFETIME_MS = 60 * 60 * 1000;
 export class AccountObject extends DurableObject<Env> implements AccountApi {
   private readonly store: AccountStore;
   private readonly sql: SqlStorage;
+  private readonly sandbox: SandboxMoney;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.store = new AccountStore(this.sql);
+    this.sandbox = new SandboxMoney(this.sql);
     // Not awaited (a constructor cannot be): the runtime holds every call until it has run.
     void ctx.blockConcurrencyWhile(async () => {
       this.sql.exec(ACCOUNT_SCHEMA);
@@ -39,7 +42,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   /** Creates the account with its root token and first purchase. */
-  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string }) {
+  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string; sandboxId?: string }) {
     return capture(() => {
       if (this.store.balance() !== null) throw new AppError("conflict", "This account already exists.");
       const r = input.root;
@@ -49,21 +52,28 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
           "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, NULL, ?, ?, NULL, ?, ?)",
           r.token_id, r.token_hash, r.label, r.created_at, r.expires_at,
         );
-        this.store.record({ at: Date.now(), token_id: r.token_id, type: "purchase", operation: "credits.purchase", resource_id: null, amount: input.amount, request_id: input.requestId, ref: input.ref });
+        this.store.record({ at: Date.now(), token_id: r.token_id, type: "purchase", operation: input.sandboxId ? "sandboxes.create" : "credits.purchase", resource_id: null, amount: input.amount, request_id: input.requestId, ref: input.ref });
+        if (input.sandboxId) this.sandbox.mark(input.sandboxId);
       });
       return this.store.view(r.token_id);
     });
   }
 
-  /** Undoes `open` when the payment behind it could not be settled. Nothing was returned to the client. */
+  /**
+   * Undoes `open` when the payment behind it could not be settled (nothing was returned to the client),
+   * or closes a sandbox's account when the sandbox ends. The empty tables stay, so its tokens are then unknown.
+   */
   async void(): Promise<void> {
     await this.ctx.storage.deleteAll();
+    this.sql.exec(ACCOUNT_SCHEMA);
+    this.sandbox.forget();
   }
 
   /** Adds funds; the root token's lifetime is renewed to at least `expiresAt`. */
   topUp(input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number }) {
     return capture(() => {
       const [token] = this.store.authenticate(input);
+      this.sandbox.refuseTopUp();
       this.ctx.storage.transactionSync(() => {
         this.sql.exec("UPDATE account SET balance = balance + ?", input.amount);
         this.sql.exec("UPDATE tokens SET expires_at = max(expires_at, ?) WHERE parent_id IS NULL", input.expiresAt);
@@ -93,8 +103,10 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   /** Spends `amount` through the token now, never beyond the balance or any cap on its chain. */
-  charge(input: ChargeRequest): Promise<Result<{ chargeId: number }>> {
+  charge(input: ChargeRequest): Promise<Result<{ chargeId: number; sandboxId: string | null }>> {
     return capture(async () => {
+      this.store.authenticate(input);
+      const sandboxId = this.sandbox.check(input.sandboxId);
       await this.reclaimIfShort(input, input.amount);
       const chain = this.store.authenticate(input);
       if (this.store.headroom(chain).amount < input.amount) throw this.store.shortfall(chain, input.amount);
@@ -103,7 +115,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
         this.store.take(chain, input.amount, "spent");
         chargeId = this.store.record({ at: Date.now(), token_id: input.tokenId, type: "charge", operation: input.operation, resource_id: input.resourceId, amount: input.amount, request_id: input.requestId, ref: null });
       });
-      return { chargeId };
+      return { chargeId, sandboxId };
     });
   }
 
@@ -148,6 +160,8 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   hold(input: HoldRequest): Promise<Result<HoldGrant>> {
     return capture(async () => {
       this.settleAll(input.settlements);
+      this.store.authenticate(input);
+      this.sandbox.check(input.sandboxId ?? null);
       await this.reclaimIfShort(input, input.price, input.resourceId);
       const chain = this.store.authenticate(input);
       const room = this.store.headroom(chain).amount;

@@ -37,6 +37,9 @@ import { dryRun } from "./resource/transactions";
 import { checkedFaults } from "./resource/test-faults";
 import { MAX_DEPTH, MAX_TOKENS } from "./resource/grants";
 import { deriveLimits, UNLIMITED } from "../src/resources/token-limits";
+import { ResourceInSandbox } from "./resource/in-sandbox";
+import { refuseOutsideMoney } from "./resource/sandbox-clock";
+import type { SandboxStep } from "../src/rpc/sandbox";
 
 /** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
 function expected(out: Json, expect: OpInput["expect"]): Json {
@@ -55,6 +58,8 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   private readonly outbox: ResourceOutbox;
   private readonly work: ResourceWork;
   private readonly lifecycle: ResourceLifecycle;
+  /** Its side of a sandbox, when it is in one (resource/in-sandbox.ts). */
+  private readonly sandbox: ResourceInSandbox;
   /** Made on first use: it needs the resource's id. */
   private billingOf: Billing | undefined;
   /** Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand for. */
@@ -69,6 +74,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta.get()!.id, this.faults);
     this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, this.faults, armAlarm);
     this.lifecycle = new ResourceLifecycle(ctx, env, this.meta, this.clock, this.outbox, this.work, billing, () => (this.billingOf = undefined), this.faults, armAlarm);
+    this.sandbox = new ResourceInSandbox(ctx.storage, env, this.meta, this.clock, this.work, this.lifecycle, () => this.alarm(), armAlarm);
     // Tables made by older code are brought up to date before anything is served. First the kind's module
     // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
     // requireKind, auth/sealing-loader.ts).
@@ -95,7 +101,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   private billing(): Billing {
     this.billingOf ??= new Billing(this.ctx.storage.sql, this.env, this.meta.get()!.id, (captured) => {
       if (captured) this.meta.update({ charged: this.meta.get()!.charged + captured });
-    }, () => this.clock.now());
+    }, () => this.clock.now(), () => this.clock.sandboxId);
     return this.billingOf;
   }
 
@@ -123,6 +129,16 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   /** The worker settled the x402 payment of this resource's create: it is paid for, and stays. */
   settledCreate(requestId: string): Promise<Result<null>> {
     return this.lifecycle.settledCreate(requestId);
+  }
+
+  /** Its sandbox moves the clock of a sandbox's resource and runs what fell due (resource/in-sandbox.ts). */
+  sandboxStep(input: { sandboxId: string; offsetMs: number; maxRuns: number }): Promise<SandboxStep> {
+    return this.sandbox.sandboxStep(input);
+  }
+
+  /** Its sandbox ended: the resource ends with it. */
+  sandboxEnd(sandboxId: string): Promise<boolean> {
+    return this.sandbox.sandboxEnd(sandboxId);
   }
 
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
@@ -155,6 +171,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for nothing.
       const counted = grant && input.priceMicro > 0 && !input.peek ? grant : null;
       if (counted && op.prepare) this.meta.grants.checkPaidCall(counted);
+      refuseOutsideMoney(this.clock.sandboxId, input.payer, input.priceMicro);
       const config = this.meta.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
@@ -294,7 +311,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
    * work twice.
    */
   override alarm(): Promise<void> {
-    const run = this.alarmRunning.then(() => this.runAlarm());
+    const run = this.alarmRunning.then(() => this.sandbox.alarmInSandbox(() => this.runAlarm()));
     this.alarmRunning = run.catch(() => undefined);
     return run;
   }

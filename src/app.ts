@@ -108,6 +108,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   registerLazily(app, ROUTE_GROUPS.oauth);
   registerLazily(app, ROUTE_GROUPS.lifecycle);
   registerLazily(app, ROUTE_GROUPS.tokens);
+  registerLazily(app, ROUTE_GROUPS.sandbox);
   registerKindRoutes(app);
   registerLazily(app, ROUTE_GROUPS.deliveries);
   documentPublicPaths(app);

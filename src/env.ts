@@ -10,6 +10,7 @@ export interface Env {
    */
   ACCOUNTS: DurableObjectNamespace;
   RESOURCES: DurableObjectNamespace;
+  SANDBOXES: DurableObjectNamespace;
   DELIVERIES: Queue;
   /** The Worker's static assets (public/): the API reference's renderer, copied from npm by scripts/site-assets.mjs. */
   ASSETS: Fetcher;

@@ -82,6 +82,25 @@ export const ROUTE_GROUPS = {
       ["HEAD", "/v1/downloads/*", false],
     ],
   },
+  sandbox: {
+    load: () => import("./sandbox/routes").then((m) => m.registerSandboxRoutes),
+    routes: [
+      ["POST", "/v1/sandboxes", true],
+      ["POST", "/v1/sandboxes", true],
+      ["POST", "/v1/sandboxes", false],
+      ["GET", "/v1/sandboxes/:id", true],
+      ["GET", "/v1/sandboxes/:id", false],
+      ["DELETE", "/v1/sandboxes/:id", true],
+      ["DELETE", "/v1/sandboxes/:id", false],
+      ["POST", "/v1/sandboxes/:id/clock", true],
+      ["POST", "/v1/sandboxes/:id/clock", true],
+      ["POST", "/v1/sandboxes/:id/clock", true],
+      ["POST", "/v1/sandboxes/:id/clock", false],
+      ["GET", "/v1/sandboxes/:id/timeline", true],
+      ["GET", "/v1/sandboxes/:id/timeline", true],
+      ["GET", "/v1/sandboxes/:id/timeline", false],
+    ],
+  },
   ask: {
     load: () => import("./ask/index").then((m) => m.registerAsk),
     routes: [

@@ -8,8 +8,9 @@ import type { Env } from "./env";
 import { memoized } from "./memo";
 import type { AccountApi } from "./rpc/account";
 import type { ResourceApi } from "./rpc/resource";
+import type { SandboxApi } from "./rpc/sandbox";
 
-export type { AccountApi, ResourceApi };
+export type { AccountApi, ResourceApi, SandboxApi };
 
 /** Object ids by name, per namespace: deriving one is a hash in the runtime, on every call otherwise. Ids are plain values, not I/O, so they outlive the request that made them. */
 type Namer = { idFromName(name: string): DurableObjectId };
@@ -23,6 +24,11 @@ function idOf(namespace: Namer, name: string): DurableObjectId {
 
 export function accountStub(env: Env, accountId: string): AccountApi {
   return env.ACCOUNTS.get(idOf(env.ACCOUNTS, accountId)) as unknown as AccountApi;
+}
+
+/** A sandbox's object (docs/api.md#sandboxes): named by the sandbox's id. */
+export function sandboxStub(env: Env, sandboxId: string): SandboxApi {
+  return env.SANDBOXES.get(idOf(env.SANDBOXES, sandboxId)) as unknown as SandboxApi;
 }
 
 export function resourceStub(env: Env, resourceId: string): ResourceApi {

@@ -38,4 +38,9 @@ CREATE TABLE IF NOT EXISTS ledger (
   ref TEXT
 );
 CREATE INDEX IF NOT EXISTS ledger_at ON ledger (at);
+-- Set when the account is a sandbox's money (docs/api.md#sandboxes): it pays only inside that sandbox.
+CREATE TABLE IF NOT EXISTS sandbox_money (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  sandbox_id TEXT NOT NULL
+);
 `;

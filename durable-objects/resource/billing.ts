@@ -62,6 +62,8 @@ export class Billing {
     private readonly onSettled: (captured: number) => void,
     /** The resource's clock, which schedules settlements (a hold's own expiry is the account's, in real time). */
     private readonly clock: () => number,
+    /** The resource's sandbox (null: none): the account refuses a hold of money from the other side. */
+    private readonly sandboxId: () => string | null,
   ) {}
 
   /** An open hold of this token that covers `price`, or null. A wrong secret for a known token is refused here. */
@@ -227,7 +229,7 @@ export class Billing {
   private async requestHold(payer: CreditCredential, price: number, ahead: boolean): Promise<void> {
     const settlements = this.close((h) => h.token_id === payer.tokenId && (!ahead || h.amount - h.used < price)).flatMap((b) => b.settlements);
     const want = this.holdSize(payer, price);
-    const result = await accountStub(this.env, payer.accountId).hold({ ...payer, resourceId: this.resourceId, price, want, settlements });
+    const result = await accountStub(this.env, payer.accountId).hold({ ...payer, resourceId: this.resourceId, price, want, settlements, sandboxId: this.sandboxId() });
     this.forget(settlements); // the account applied them before anything else, whatever the answer
     const grant = unwrap(result);
     const hold: Hold = {

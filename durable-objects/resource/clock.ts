@@ -1,16 +1,20 @@
 /**
  * A resource's clock and its alarm. The clock runs ahead of the real one only in tests that move
- * it (test-clock.ts), so a test sees a day pass without waiting or rewriting tables; every time a
+ * it (test-clock.ts), so a test sees a day pass without waiting or rewriting tables, and in a
+ * sandbox's resources, whose sandbox moves it (sandbox-clock.ts); every time a
  * resource keeps (expiry, timers, notices, settlements) is read against it. The alarm is set in
  * real time, and what it is set for is remembered, so work that must be finished by the alarm can
  * bring it forward without a storage read.
  */
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
 import { readClockOffset } from "./test-clock";
+import { readSandboxId } from "./sandbox-clock";
 
 export class ResourceClock {
-  /** How far the resource's clock runs ahead of the real one (0 outside tests). */
+  /** How far the resource's clock runs ahead of the real one (0 outside tests and sandboxes). */
   offset = 0;
+  /** The sandbox whose clock this is (and whose money alone pays here); null for a real resource. */
+  sandboxId: string | null = null;
   /** When the alarm is set for (real time), as far as this process knows; null: none, or not known. */
   private armedAt: number | null = null;
 
@@ -19,6 +23,7 @@ export class ResourceClock {
   /** Reads the offset and the alarm, once per object lifetime (under blockConcurrencyWhile). */
   async load(): Promise<void> {
     this.offset = readClockOffset(this.storage.sql);
+    this.sandboxId = readSandboxId(this.storage.sql);
     this.armedAt = await this.storage.getAlarm();
   }
 

@@ -78,6 +78,8 @@ export class DirectCharge {
   readonly pending: PendingCharge;
   /** The charge's id; null: nothing was charged (yet, or x402 paid); undefined: not known (a call that failed may have been taken). */
   charged: number | null | undefined = null;
+  /** Whose money paid, once taken: a sandbox's id (a creation then joins that sandbox), or null. */
+  paidBySandbox: string | null = null;
 
   constructor(
     private readonly env: Env,
@@ -85,6 +87,8 @@ export class DirectCharge {
     private readonly payer: Payer,
     private readonly amount: number,
     call: { resourceId: string; operation: string; requestId: string },
+    /** The resource's sandbox (null: none), or undefined for a creation, which the money decides (sandbox-clock.ts). */
+    private readonly sandboxId?: string | null,
   ) {
     this.pending = {
       request_id: call.requestId, resource_id: call.resourceId, operation: call.operation,
@@ -107,7 +111,9 @@ export class DirectCharge {
     this.charged = undefined;
     try {
       const { pending: p } = this;
-      this.charged = unwrap(await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount: this.amount, operation: p.operation, resourceId: p.resource_id, requestId: p.request_id })).chargeId;
+      const taken = unwrap(await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount: this.amount, operation: p.operation, resourceId: p.resource_id, requestId: p.request_id, sandboxId: this.sandboxId }));
+      this.charged = taken.chargeId;
+      this.paidBySandbox = taken.sandboxId;
     } catch (err) {
       if (err instanceof AppError) this.charged = null; // the account refused: nothing was taken
       throw err;

@@ -5,7 +5,7 @@
  * resource undone) by the alarm. A part of ResourceObject, which holds the RPC surface.
  */
 import { digestsEqual } from "../../src/auth/ids";
-import { AppError, capture, type Result } from "../../src/http/errors";
+import { AppError, capture, unwrap, type Result } from "../../src/http/errors";
 import { loadKind, requireKind } from "../../src/resources/kinds";
 import type { Payer } from "../../src/money/payment";
 import { deletePrefix } from "../../src/kind/r2";
@@ -24,6 +24,8 @@ import type { ResourceWork } from "./work";
 import type { Billing } from "./billing";
 import { createTables, tableLists } from "./migrations";
 import { dieAt, InjectedDeath } from "./test-faults";
+import { joinSandbox, refuseOutsideMoney } from "./sandbox-clock";
+import { sandboxStub } from "../../src/stubs";
 
 export class ResourceLifecycle {
   /** Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to recover. */
@@ -74,27 +76,31 @@ export class ResourceLifecycle {
       }
       if (existing || creating) throw new AppError("conflict", "This resource already exists.");
       const kind = await loadKind(input.kind);
-      const now = this.clock.now();
-      const meta: MetaRow = {
-        id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
-        notify_url: input.notifyUrl, config: input.configJson, created_at: now,
-        expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
-        public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
-      };
       // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
       const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: input.id, operation: `${input.kind}.create`, requestId: input.requestId });
       // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
       const pending = afterCommit();
       let indexing = false;
+      let meta: MetaRow;
       try {
         await this.beginCharge(charge);
         await charge.take();
         dieAt(this.faults, "create-after-charge");
+        // Sandbox money makes a sandbox's resource, on the sandbox's clock from its first moment (sandbox-clock.ts).
+        if (charge.paidBySandbox) await this.joinSandbox(charge.paidBySandbox, input);
+        const now = this.clock.now();
+        meta = {
+          id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
+          notify_url: input.notifyUrl, config: input.configJson, created_at: now,
+          expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
+          public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
+        };
+        const made = meta;
         this.ctx.storage.transactionSync(() => {
           createTables(this.sql, tableLists(kind));
-          insertMeta(this.sql, meta);
-          this.meta.set(meta); // the outbox reads the resource's id from it
-          kind.init?.(this.work.store(meta, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
+          insertMeta(this.sql, made);
+          this.meta.set(made); // the outbox reads the resource's id from it
+          kind.init?.(this.work.store(made, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
         });
         dieAt(this.faults, "create-after-commit");
         indexing = true;
@@ -136,7 +142,8 @@ export class ResourceLifecycle {
           errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
         });
       }
-      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId });
+      refuseOutsideMoney(this.clock.sandboxId, input.payer, input.priceMicro);
+      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId }, this.clock.sandboxId);
       try {
         await this.beginCharge(charge);
         await charge.take();
@@ -163,6 +170,13 @@ export class ResourceLifecycle {
       await updateResourceExpiry(this.env.DB, meta.id, this.meta.get()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
       return this.work.record(this.meta.get()!, "active");
     });
+  }
+
+  /** Joins the sandbox whose money paid for this creation: it answers its clock, which this resource then keeps. */
+  private async joinSandbox(sandboxId: string, input: CreateInput): Promise<void> {
+    const { offsetMs } = unwrap(await sandboxStub(this.env, sandboxId).join({ resourceId: input.id, kind: input.kind }));
+    this.clock.sandboxId = sandboxId;
+    this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs);
   }
 
   /** Writes a direct charge down before it is taken, with the alarm within reach should this process die (resource/direct-charges.ts). */

@@ -70,7 +70,7 @@ function presentedCredential(c: Context<AppEnv>): string | null {
 }
 
 /** Free writes anyone may make: a much tighter per-address limit, so they cannot fill the database. */
-const ASK_WRITES = new Set(["/v1/feature-requests", "/v1/abuse-reports"]);
+const ASK_WRITES = new Set(["/v1/feature-requests", "/v1/abuse-reports", "/v1/sandboxes"]);
 
 function policiesOf(c: Context<AppEnv>): Policy[] {
   const policies: Policy[] = [

@@ -69,11 +69,16 @@ const managementToken = z
 
 export const snake = (kind: string) => kind.replace(/-/g, "_");
 
-/** Route tools every connection lists: discovery of prices, the Ask, management and money. */
+/**
+ * Route tools every connection lists: discovery of prices, the Ask, management, money and sandboxes (a
+ * connection whose bearer is a sandbox's credit token creates in that sandbox and moves its clock;
+ * get_sandbox and end_sandbox are called by name, the list staying within 32 KB).
+ */
 export const CORE_ROUTE_TOOLS = [
   "get_resource", "extend_resource", "export_resource", "cancel_resource", "list_deliveries", "retry_delivery",
   "narrow_token", "list_tokens", "revoke_token",
   "list_prices", "get_balance", "buy_credits", "create_subtoken", "get_receipts", "request_feature",
+  "create_sandbox", "move_sandbox_clock", "sandbox_timeline",
 ];
 
 /** A kind's typed tools, in listing order: its create, then its operations. */

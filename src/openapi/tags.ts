@@ -1,4 +1,4 @@
-/** OpenAPI tags: one per family, plus Manage, Money and Ask (seed-spec §1). */
+/** OpenAPI tags: one per family, plus Manage, Money, Sandboxes and Ask (docs/api.md). */
 import type { Family } from "../kind/kind";
 
 export const TAGS: Record<Family, string> = {
@@ -19,6 +19,7 @@ export const TAG_DESCRIPTIONS = [
   { name: "Utilities", description: "OCR, conversion, fixed-IP egress, transfers." },
   { name: "Manage", description: "Status, extend, export and cancel, with the management token." },
   { name: "Money", description: "Credits, balance, sub-tokens, prices." },
+  { name: "Sandboxes", description: "Free sandboxes with their own money and a clock you move: a plan's days run in one call." },
   { name: "Ask", description: "Free feedback and abuse reporting." },
   { name: "Public addresses", description: "A resource's public face at `/p/{public_id}`: no credentials, free." },
   { name: "Operator", description: "Liveness for anyone; readiness and the rest behind the operator token (ADMIN_TOKEN)." },

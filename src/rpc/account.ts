@@ -52,6 +52,11 @@ export interface ChargeRequest extends Credential {
   operation: string;
   resourceId: string | null;
   requestId: string;
+  /**
+   * The sandbox the resource paid for is in (null: none): sandbox money pays only inside its sandbox,
+   * other money only outside (docs/api.md#sandboxes). Undefined for a creation, which the money decides.
+   */
+  sandboxId?: string | null;
 }
 
 /**
@@ -72,6 +77,8 @@ export interface HoldRequest extends Credential {
   want: number;
   /** Holds the resource is done with, settled first in the same round trip. */
   settlements: Settlement[];
+  /** As in ChargeRequest: the resource's sandbox; null or absent for a real resource. */
+  sandboxId?: string | null;
 }
 
 export interface HoldGrant {
@@ -84,12 +91,14 @@ export interface HoldGrant {
 export type RefundRequest = { requestId: string } & ({ chargeId: number } | { resourceId: string; operation: string; since: number });
 
 export interface AccountApi {
-  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string }): Promise<Result<BalanceView>>;
+  /** `sandboxId`: the account is that sandbox's money (docs/api.md#sandboxes). */
+  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string; sandboxId?: string }): Promise<Result<BalanceView>>;
   void(): Promise<void>;
   topUp(input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number }): Promise<Result<BalanceView>>;
   revertTopUp(input: { ref: string }): Promise<void>;
   balance(input: Credential): Promise<Result<BalanceView>>;
-  charge(input: ChargeRequest): Promise<Result<{ chargeId: number }>>;
+  /** Answers the charge's id and whose money it was: a sandbox's id, or null. */
+  charge(input: ChargeRequest): Promise<Result<{ chargeId: number; sandboxId: string | null }>>;
   refund(input: RefundRequest): Promise<void>;
   refundCall(input: { tokenId: string; callRequestId: string; requestId: string }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>>;
   hold(input: HoldRequest): Promise<Result<HoldGrant>>;

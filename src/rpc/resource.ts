@@ -8,6 +8,7 @@ import type { Json, JsonObject } from "../json";
 import type { Payer } from "../money/payment";
 import type { PublicAnswer, PublicRequest } from "../kind/public-face";
 import type { AttemptResult } from "../delivery/messages";
+import type { SandboxStep } from "./sandbox";
 
 export type ResourceState = "active" | "expired" | "cancelled";
 
@@ -176,6 +177,10 @@ export interface ResourceApi {
   listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>>;
   /** Revokes a narrowed token and every token made from it; answers the ids revoked. */
   revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>>;
+  /** Its sandbox moves the clock of a sandbox's resource to `offsetMs` and runs what fell due (docs/api.md#sandboxes). */
+  sandboxStep(input: { sandboxId: string; offsetMs: number; maxRuns: number }): Promise<SandboxStep>;
+  /** Its sandbox ended: the resource ends with it. False when it is not that sandbox's, or gone. */
+  sandboxEnd(sandboxId: string): Promise<boolean>;
   /** Test only (ENVIRONMENT=test): moves the resource's clock ahead, running what falls due; answers its now. */
   advanceClock(ms: number, runDue?: boolean): Promise<number>;
   /** Test only (ENVIRONMENT=test). */

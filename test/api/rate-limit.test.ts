@@ -210,3 +210,12 @@ it("free Ask writes have their own, tighter limit per address", async () => {
   expect(refused.headers.get("retry-after")).toBeTruthy();
   expect((await send("GET", "/v1/prices", { ip })).status).toBe(200); // the rest of the API is not affected
 });
+
+it("making sandboxes is a free write: the same tighter limit per address", async () => {
+  const ip = "203.0.113.78";
+  const make = () => send("POST", "/v1/sandboxes", { ip, body: {} });
+  for (let i = 0; i < ASK_LIMIT; i++) expect((await make()).status).toBe(201);
+  const refused = await make();
+  expect(refused.status).toBe(429);
+  expect(refused.headers.get("content-type")).toContain("application/problem+json");
+});

@@ -20,6 +20,7 @@ const GROUPS = {
   tokens: ["resources/token-routes", "registerTokenRoutes"],
   deliveries: ["resources/delivery-routes", "registerDeliveryRoutes"],
   downloads: ["kind/downloads", "registerDownloadRoutes"],
+  sandbox: ["sandbox/routes", "registerSandboxRoutes"],
   ask: ["ask/index", "registerAsk"],
   operator: ["operator/index", "registerOperator"],
   site: ["site/index", "registerSite"],

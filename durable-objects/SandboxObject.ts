@@ -1,0 +1,181 @@
+/**
+ * One per sandbox (docs/api.md#sandboxes): its clock, the resources its money made, and its
+ * timeline. The resources keep their own clocks at the sandbox's offset and run their own work;
+ * this object moves them (sandbox/clock-move.ts), records what fired, and ends them all when the
+ * sandbox ends (its real-time TTL, or its owner), then closes its account.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../src/env";
+import { AppError, capture, unwrap, type Result } from "../src/http/errors";
+import type { Credential } from "../src/rpc/account";
+import type { AdvanceResult, ClockTarget, SandboxApi, SandboxEvent, SandboxView } from "../src/rpc/sandbox";
+import { MAX_ADVANCE_SECONDS, SANDBOX_MAX_RESOURCES } from "../src/sandbox/limits";
+import { accountStub, resourceStub } from "../src/stubs";
+import { moveClock } from "./sandbox/clock-move";
+import { iso } from "../src/time";
+import { SANDBOX_SCHEMA, SandboxStore, type SandboxRow } from "./sandbox/store";
+
+/** An ended sandbox answers 410 this long, then 404 (its token authenticates nothing once its account is closed). */
+const TOMBSTONE_MS = 86_400_000;
+/** An end that failed part-way (a resource unreachable) is tried again this much later. */
+const RETRY_END_MS = 60_000;
+
+export class SandboxObject extends DurableObject<Env> implements SandboxApi {
+  private readonly store: SandboxStore;
+  /** Set while a clock move runs: a second one at the same time is refused, not interleaved. */
+  private moving = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new SandboxStore(ctx.storage.sql);
+    void ctx.blockConcurrencyWhile(async () => {
+      ctx.storage.sql.exec(SANDBOX_SCHEMA);
+    });
+  }
+
+  open(input: { id: string; accountId: string; tokenId: string; label: string | null; ttlMs: number }): Promise<Result<SandboxView>> {
+    return capture(async () => {
+      if (this.store.row()) throw new AppError("conflict", "This sandbox already exists.");
+      const now = Date.now();
+      const row: SandboxRow = { sandbox_id: input.id, account_id: input.accountId, token_id: input.tokenId, label: input.label, created_at: now, expires_at: now + input.ttlMs, offset_ms: 0, ended_at: null };
+      this.ctx.storage.transactionSync(() => {
+        this.store.insert(row);
+        this.store.record([{ at: now, resource_id: null, kind: null, type: "sandbox_created", detail: { expires_at: iso(row.expires_at) } }]);
+      });
+      await this.ctx.storage.setAlarm(row.expires_at);
+      return this.viewOf(row);
+    });
+  }
+
+  view(cred: Credential): Promise<Result<SandboxView>> {
+    return capture(async () => this.viewOf(await this.authenticated(cred)));
+  }
+
+  join(input: { resourceId: string; kind: string }): Promise<Result<{ offsetMs: number }>> {
+    return capture(() => {
+      const row = this.active();
+      if (this.store.members().length >= SANDBOX_MAX_RESOURCES) {
+        throw new AppError("conflict", `Sandbox ${row.sandbox_id} holds ${SANDBOX_MAX_RESOURCES} resources, its most: cancel one first; nothing was charged.`);
+      }
+      this.ctx.storage.transactionSync(() => {
+        this.store.addMember(input.resourceId, input.kind);
+        this.store.record([{ at: Date.now() + row.offset_ms, resource_id: input.resourceId, kind: input.kind, type: "created", detail: {} }]);
+      });
+      return { offsetMs: row.offset_ms };
+    });
+  }
+
+  async record(input: { resourceId: string; events: SandboxEvent[] }): Promise<void> {
+    if (!this.store.isMember(input.resourceId)) return;
+    this.store.record(input.events.filter((e) => e.resource_id === input.resourceId));
+  }
+
+  advance(input: Credential & ClockTarget): Promise<Result<AdvanceResult>> {
+    return capture(async () => {
+      const row = await this.authenticated(input);
+      if (this.moving) throw new AppError("conflict", "This sandbox's clock is being moved by another call; wait for its answer, then move it again.");
+      const from = Date.now() + row.offset_ms;
+      const to = "to" in input ? input.to : from + input.by;
+      const field = "to" in input ? "to" : "advance_seconds";
+      if (to <= from) throw fieldError(field, `must be after the sandbox's now (${new Date(from).toISOString()}): its clock only moves forward`);
+      if (to - from > MAX_ADVANCE_SECONDS * 1000) throw fieldError(field, `moves the clock at most ${MAX_ADVANCE_SECONDS} s (${MAX_ADVANCE_SECONDS / 86400} days) in one call`);
+      this.moving = true;
+      try {
+        const moved = await moveClock({
+          env: this.env, sandboxId: row.sandbox_id, members: this.store.members().map((m) => m.resource_id), from, to, offset: row.offset_ms,
+          saveOffset: (offset) => this.store.setOffset(offset),
+          record: (events) => this.store.record(events),
+          gone: (id) => this.store.markGone(id),
+        });
+        this.store.record([{ at: moved.reached, resource_id: null, kind: null, type: "clock", detail: { from: iso(from), to: iso(moved.reached), fired: moved.fired.length, more: moved.more } }]);
+        return moved;
+      } finally {
+        this.moving = false;
+      }
+    });
+  }
+
+  timeline(input: Credential & { after: number; limit: number }): Promise<Result<{ items: SandboxEvent[]; next_cursor: number | null }>> {
+    return capture(async () => {
+      await this.authenticated(input);
+      const page = this.store.events(input.after, input.limit);
+      return { items: page.items, next_cursor: page.next };
+    });
+  }
+
+  end(cred: Credential): Promise<Result<SandboxView>> {
+    return capture(async () => {
+      await this.authenticated(cred);
+      await this.endAll();
+      return this.viewOf(this.store.row()!);
+    });
+  }
+
+  /** The sandbox's real-time end, an end to resume, or the tombstone's. */
+  override async alarm(): Promise<void> {
+    const row = this.store.row();
+    if (!row) return;
+    if (row.ended_at !== null && Date.now() >= row.ended_at + TOMBSTONE_MS) {
+      await this.ctx.storage.deleteAll();
+      return;
+    }
+    if (Date.now() >= row.expires_at || row.ended_at !== null) await this.endAll();
+    else await this.ctx.storage.setAlarm(row.expires_at);
+  }
+
+  // ---- internals ----
+
+  /**
+   * Ends every resource, then closes the account (its token then pays nothing and authenticates
+   * nothing). Recorded first, so no resource joins meanwhile; a step that fails is tried again by the alarm.
+   */
+  private async endAll(): Promise<void> {
+    const row = this.store.row()!;
+    const now = Date.now();
+    if (row.ended_at === null) this.store.markEnded(now);
+    try {
+      for (const m of this.store.members()) {
+        await resourceStub(this.env, m.resource_id).sandboxEnd(row.sandbox_id);
+        this.store.markGone(m.resource_id);
+      }
+      await accountStub(this.env, row.account_id).void();
+      await this.env.DB.prepare("UPDATE credit_tokens SET expires_at = min(expires_at, ?) WHERE account_id = ?").bind(now, row.account_id).run();
+    } catch (err) {
+      console.error(`sandbox ${row.sandbox_id}: end left to the alarm`, err);
+      await this.ctx.storage.setAlarm(now + RETRY_END_MS);
+      throw new AppError("internal_error", "The sandbox's end did not finish; it is resumed within a minute.");
+    }
+    if (row.ended_at === null) this.store.record([{ at: now + row.offset_ms, resource_id: null, kind: null, type: "sandbox_ended", detail: {} }]);
+    await this.ctx.storage.setAlarm((row.ended_at ?? now) + TOMBSTONE_MS);
+  }
+
+  private active(): SandboxRow {
+    const row = this.store.row();
+    if (!row) throw new AppError("not_found", "No such sandbox.");
+    if (row.ended_at !== null || Date.now() >= row.expires_at) throw ended(row);
+    return row;
+  }
+
+  /** The sandbox, for a caller who holds its money (its credit token, or a sub-token of it). */
+  private async authenticated(cred: Credential): Promise<SandboxRow> {
+    const row = this.active();
+    unwrap(await accountStub(this.env, row.account_id).authenticate(cred));
+    return row;
+  }
+
+  private viewOf(row: SandboxRow): SandboxView {
+    return {
+      id: row.sandbox_id, label: row.label, state: row.ended_at === null ? "active" : "ended", created_at: row.created_at, expires_at: row.expires_at,
+      now: Date.now() + row.offset_ms, offset_ms: row.offset_ms,
+      resources: this.store.members().map((m) => ({ id: m.resource_id, kind: m.kind })), events: this.store.eventCount(),
+    };
+  }
+}
+
+function fieldError(path: string, message: string): AppError {
+  return new AppError("validation_failed", `${path} ${message}.`, { errors: [{ path, message }] });
+}
+
+function ended(row: SandboxRow): AppError {
+  return new AppError("resource_expired", `Sandbox ${row.sandbox_id} has ended: its resources and its credit are gone.`);
+}
