@@ -199,6 +199,7 @@ export class ResourceLifecycle {
     // From here the end only deletes: recorded, so a failure part-way is resumed by the alarm, never left half-done.
     if (!this.meta.get()?.ended) this.meta.update({ ended: state });
     await this.clock.alarmAt(this.clock.now() + 60_000);
+    dieAt(this.faults, "end-after-mark");
     const record = this.work.record(this.meta.get() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.

@@ -124,8 +124,8 @@ export interface DeliveryReport {
 
 /** Test-only faults in a resource's object: its creation, its outbox of deliveries and R2 deletes (durable-objects/resource/test-faults.ts). */
 export interface ResourceFaults {
-  /** The next create or extend stops here, as if its process had died: nothing after runs (no undo, no answer). */
-  dieAt?: "create-after-charge" | "create-after-commit" | "create-after-index" | "extend-after-charge";
+  /** The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer). */
+  dieAt?: "create-after-charge" | "create-after-commit" | "create-after-index" | "extend-after-charge" | "end-after-mark";
   /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
   skipDispatches?: number;
   /** The queue refuses the next this-many sendBatch calls. */

@@ -215,6 +215,7 @@ describe("checkpoints", () => {
     // Room again once a thread goes; then the byte limit.
     await runInDurableObject(stubOf(id), (_o, state) => {
       state.storage.sql.exec("DELETE FROM cp_checkpoints WHERE seq > 1");
+      // Kept as a rewrite: reaching the 1 GiB byte limit by real saves would upload a gigabyte in this test.
       state.storage.sql.exec("UPDATE cp_checkpoints SET size = ?", 1024 * 1024 * 1024 - 9);
     });
     expect((await save({ value: "1234567" })).status).toBe(200); // 9 bytes: exactly at the limit

@@ -110,6 +110,7 @@ describe("frontdoor", () => {
   it("is full at its limit: 507, nothing kept and nothing pushed", async () => {
     const name = unique();
     const d = await door({ endpoint_url: `${receiver}/ok/${name}` });
+    // Kept as a rewrite of the counter: 10,000 real captures through the public address would take minutes here.
     await runInDurableObject(stubOf(d.id), (_o, state) => void state.storage.sql.exec("UPDATE capture_stats SET items = ?", MAX_ITEMS));
     expect((await problemOf(await SELF.fetch(d.url, { method: "POST", body: "one too many" }), 507)).code).toBe("storage_full");
     await new Promise((r) => setTimeout(r, 300));

@@ -214,9 +214,11 @@ describe("journals", () => {
     expect((await balanceOf(j.token)).spent_usd).toBeCloseTo(spent, 6);
     expect((await j.op("GET", "")).body.head_seq).toBe(1);
 
-    // A full journal (its counters moved to the cap instead of filling it) refuses with 413.
-    const stub = env.RESOURCES.get(env.RESOURCES.idFromName(j.id));
-    await runInDurableObject(stub, (_o, state) => void state.storage.sql.exec("UPDATE journal_state SET bytes = ?", 6 * 1024 * 1024 - 5));
+    // Filled by real appends to 5 bytes under the cap: 95 entries at the 64 KiB entry limit and one of 65530 bytes (a string's
+    // canonical JSON is its length + 2), in batches that fit the 1 MiB request body; with the first entry `0` that is 6 MiB - 5.
+    const entries = [...Array.from({ length: 95 }, () => ({ data: "x".repeat(64 * 1024 - 2) })), { data: "x".repeat(65530 - 2) }];
+    for (let i = 0; i < entries.length; i += 15) expect((await j.op("POST", "/entries/batch", { entries: entries.slice(i, i + 15) })).status).toBe(200);
+    expect((await j.op<{ bytes: number }>("GET", "")).body.bytes).toBe(6 * 1024 * 1024 - 5);
     const full = await j.op("POST", "/entries", { data: "123456" });
     expect(full.status).toBe(413);
     expect(full.body.detail).toContain("6291456 bytes");

@@ -2,7 +2,7 @@
 import { createExecutionContext, createScheduledController, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { expect, it } from "vitest";
 import worker from "../../src/index";
-import { buyCredits, call, createResource, managed } from "../harness";
+import { buyCredits, call, createResource, managed, stubOf } from "../harness";
 
 it("the daily sweep turns tombstones older than 30 days into 404", async () => {
   const { token } = await buyCredits(0.25);
@@ -45,9 +45,11 @@ it("an end that failed part-way answers 410 meanwhile and is finished by the ala
   const blob = await createResource("blobs", token, { ttl_seconds: 86400 });
   const put = await call("PUT", `/v1/blobs/${blob.id}/content`, { body: "left behind by a failed cancel", headers: { ...managed(blob.mgmt, token), "content-type": "text/plain" } });
   expect(put.status).toBe(200);
-  // As after a cancel whose deletion failed: settled and marked, data and index still there.
+  // A cancel whose process dies once it is settled and marked ended: data and index still there.
   const stub = env.RESOURCES.get(env.RESOURCES.idFromName(blob.id));
-  await runInDurableObject(stub, (_o, state) => void state.storage.sql.exec("UPDATE resource_meta SET ended = 'cancelled'"));
+  await stubOf(blob.id).injectFaults({ dieAt: "end-after-mark" });
+  expect((await call("DELETE", `/v1/resources/${blob.id}`, { headers: managed(blob.mgmt) })).status).toBe(500);
+  expect((await env.BUCKET.list({ prefix: `${blob.id}/` })).objects).not.toEqual([]);
   await evictDurableObject(stub);
   const meanwhile = await call("GET", `/v1/resources/${blob.id}`, { headers: managed(blob.mgmt) });
   expect(meanwhile.status).toBe(410);

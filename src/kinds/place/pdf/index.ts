@@ -7,10 +7,11 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { rangeHeader } from "../../../kind/downloads";
+import { artifactsInput, storedArtifact } from "../../../kind/artifacts";
 import { kindOf } from "../../../kind/kind";
 import { RENDER_TIMEOUT_MS } from "../../../engines/pdf";
-import { allRenders, deleteRender, discard, getRender, record, render, rendersPage, storedRender, TABLES, usage } from "./store";
-import { MAX_HTML_BYTES, MAX_RENDERS, pdfCreate, renderIdParam, renderInput, rendersInput, rendersPage as pageSchema, renderView, storedPdf } from "./schema";
+import { record, render, renders, TABLES, usage } from "./store";
+import { MAX_HTML_BYTES, MAX_RENDERS, pdfCreate, renderIdParam, renderInput, rendersPage as pageSchema, renderView } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 const EXAMPLE_ID = { render_id: "pdf_0123456789abcdefABCDEF" };
@@ -32,7 +33,7 @@ export const pdf = kind.define({
   maxTtlSeconds: 90 * 86400,
   limits: { max_html_bytes: MAX_HTML_BYTES, max_renders: MAX_RENDERS, render_timeout_seconds: RENDER_TIMEOUT_MS / 1000 },
   usage: (store) => usage(store),
-  exportData: (store) => ({ renders: allRenders(store) }),
+  exportData: (store) => ({ renders: renders.all(store) }),
   ops: [
     kind.op({
       name: "render", method: "post", path: "/renders", summary: "Render HTML or a URL to PDF; answers when it is done (a failure or timeout is not charged)", priceMicro: 5000,
@@ -40,27 +41,27 @@ export const pdf = kind.define({
       example: { input: { html: "<h1>Invoice 42</h1><p>Total: 12.00 EUR</p>", paper: "a4", margins: { top: 0.6, right: 0.6, bottom: 0.6, left: 0.6 }, footer_html: "<div style=\"font-size:8px;width:100%;text-align:center\"><span class=\"pageNumber\"></span>/<span class=\"totalPages\"></span></div>", filename: "invoice-42.pdf" } },
       prepare: (ctx, _config, input) => render(ctx, input),
       run: (store, _config, input, rendered) => record(store, input, rendered),
-      discard,
+      discard: renders.discard,
     }),
     kind.op({
       name: "list_renders", method: "get", path: "/renders", summary: "Renders, newest first", priceMicro: OP_PRICE,
-      input: rendersInput, output: pageSchema, example: { input: { limit: 20 } },
-      run: (store, _config, input) => rendersPage(store, input.limit, input.cursor),
+      input: artifactsInput, output: pageSchema, example: { input: { limit: 20 } },
+      run: (store, _config, input) => renders.page(store, input.limit, input.cursor),
     }),
     kind.op({
       name: "get_render", method: "get", path: "/renders/{render_id}", summary: "One render: size, pages, sha256, signed link", priceMicro: OP_PRICE,
       params: renderIdParam, input: noInput, output: renderView, errors: [404], example: { params: EXAMPLE_ID, after: ["render"] },
-      run: (store, _config, input) => getRender(store, input.render_id),
+      run: (store, _config, input) => renders.get(store, input.render_id),
     }),
     kind.op({
       name: "download", method: "get", path: "/renders/{render_id}/content", summary: "The PDF (Range honoured)", priceMicro: OP_PRICE,
-      params: renderIdParam, input: noInput, headers: rangeHeader, output: storedPdf, servesObject: true, errors: [404, 416], example: { params: EXAMPLE_ID, after: ["render"] },
-      run: (store, _config, input) => storedRender(store, input.render_id, input.range),
+      params: renderIdParam, input: noInput, headers: rangeHeader, output: storedArtifact, servesObject: true, errors: [404, 416], example: { params: EXAMPLE_ID, after: ["render"] },
+      run: (store, _config, input) => renders.stored(store, input.render_id, input.range),
     }),
     kind.op({
       name: "delete_render", method: "delete", path: "/renders/{render_id}", summary: "Delete a render and its PDF", priceMicro: OP_PRICE,
       params: renderIdParam, input: noInput, output: renderView, errors: [404], example: { params: EXAMPLE_ID, after: ["render"] },
-      run: (store, _config, input) => deleteRender(store, input.render_id),
+      run: (store, _config, input) => renders.remove(store, input.render_id),
     }),
   ],
 });

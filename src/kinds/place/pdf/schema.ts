@@ -1,7 +1,8 @@
 /** Request and response shapes of pdf; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
 import { fileName } from "../../../http/header-fields";
-import { exactlyOneOf, httpUrl, multiLine, pageLimit, pageOf, seqCursor, singleLine } from "../../../openapi/schemas";
+import { exactlyOneOf, httpUrl, multiLine, pageOf, singleLine } from "../../../openapi/schemas";
+import { artifactIdParam } from "../../../kind/artifacts";
 
 export const MAX_HTML_BYTES = 5_000_000;
 export const MAX_TEMPLATE_BYTES = 64 * 1024;
@@ -54,8 +55,6 @@ export const renderView = z
   .openapi("PdfRender");
 export type RenderView = z.infer<typeof renderView>;
 
-export const renderIdParam = z.object({ render_id: z.string().regex(/^pdf_[0-9A-Za-z]{22}$/).openapi({ example: "pdf_0123456789abcdefABCDEF" }) });
-export const rendersInput = z.object({ limit: pageLimit(20), cursor: seqCursor.describe("`next_cursor` of the previous page.") });
+export const renderIdParam = artifactIdParam("render_id", "pdf_");
 export const rendersPage = pageOf(renderView).openapi("PdfRenderPage");
-export const storedPdf = z.object({ object_key: z.string() });
 export const pdfCreate = z.object({});

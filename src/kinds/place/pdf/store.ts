@@ -6,11 +6,9 @@
 import { randomId } from "../../../auth/ids";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { keepPdf, pdfEngine, type PdfJob } from "../../../engines/pdf";
-import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../kind/kind";
-import { checkRange } from "../../../kind/downloads";
+import { storedArtifacts } from "../../../kind/artifacts";
 import { iso } from "../../../time";
-import { keysetPage, type Page } from "../../../kind/pages";
 import { MAX_RENDERS, PAPER, type RenderInput, type RenderView } from "./schema";
 
 export const TABLES = [
@@ -35,7 +33,14 @@ export interface Rendered {
   engine: RenderView["engine"];
 }
 
-const count = (sql: SqlStorage) => sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM renders").one().n;
+/** Listed, read, downloaded and deleted as every kept artifact is (src/kind/artifacts.ts). */
+export const renders = storedArtifacts<RenderRow, RenderView>({
+  table: "renders", idColumn: "render_id", noun: "render", plural: "renders", max: MAX_RENDERS,
+  viewOf: (store, r) => ({
+    render_id: r.render_id, source: r.source, url: r.url, paper: r.paper, landscape: r.landscape === 1, size: r.size, sha256: r.sha256,
+    pages: r.pages, engine: r.engine, created_at: iso(r.created_at), content_url: store.downloadUrl(r.object_key),
+  }),
+});
 
 function jobOf(input: RenderInput): PdfJob {
   const [width, height] = PAPER[input.paper]!;
@@ -47,7 +52,7 @@ function jobOf(input: RenderInput): PdfJob {
 }
 
 export async function render(ctx: PrepareContext, input: RenderInput): Promise<Rendered> {
-  if (count(ctx.sql) >= MAX_RENDERS) throw new AppError("storage_full", `This resource keeps at most ${MAX_RENDERS} renders: delete some first.`);
+  renders.checkRoom(ctx.sql);
   if (input.url !== undefined) checkEgressUrl(input.url, allowsPrivateTargets(ctx.env.ALLOW_PRIVATE_TARGETS), "url");
   const engine = pdfEngine(ctx.env);
   const pdf = await engine.render(jobOf(input));
@@ -57,54 +62,16 @@ export async function render(ctx: PrepareContext, input: RenderInput): Promise<R
   return { renderId, key, engine: engine.name, ...(await keepPdf(ctx.env.BUCKET, key, pdf, input.filename ?? "document.pdf")) };
 }
 
-export async function discard(ctx: PrepareContext, rendered: Rendered): Promise<void> {
-  await ctx.env.BUCKET.delete(rendered.key);
-}
-
-const viewOf = (store: EngineStore, r: RenderRow): RenderView => ({
-  render_id: r.render_id, source: r.source, url: r.url, paper: r.paper, landscape: r.landscape === 1, size: r.size, sha256: r.sha256,
-  pages: r.pages, engine: r.engine, created_at: iso(r.created_at), content_url: store.downloadUrl(r.object_key),
-});
-
 export function record(store: EngineStore, input: RenderInput, r: Rendered): RenderView {
   store.sql.exec(
     "INSERT INTO renders (render_id, source, url, paper, landscape, object_key, size, sha256, pages, engine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     r.renderId, input.html !== undefined ? "html" : "url", input.url ?? null, input.paper, input.landscape ? 1 : 0, r.key, r.size, r.sha256, r.pages, r.engine, store.now,
   );
-  return getRender(store, r.renderId);
+  return renders.get(store, r.renderId);
 }
 
-function row(store: EngineStore, renderId: string): RenderRow {
-  const r = store.sql.exec<RenderRow>("SELECT * FROM renders WHERE render_id = ?", renderId).toArray()[0];
-  if (!r) throw new AppError("not_found", `No render ${renderId} here.`);
-  return r;
-}
-
-export const getRender = (store: EngineStore, renderId: string): RenderView => viewOf(store, row(store, renderId));
-
-/** What the download serves; a Range that selects nothing is refused here, before it is charged. */
-export function storedRender(store: EngineStore, renderId: string, range: string | undefined): { object_key: string } {
-  const r = row(store, renderId);
-  checkRange(range, r.size);
-  return { object_key: r.object_key };
-}
-
-export function deleteRender(store: EngineStore, renderId: string): RenderView {
-  const r = row(store, renderId);
-  store.sql.exec("DELETE FROM renders WHERE seq = ?", r.seq);
-  store.dropObjects([r.object_key]);
-  return viewOf(store, r);
-}
-
-export function rendersPage(store: EngineStore, limit: number, cursor: string | undefined): Page<RenderView> {
-  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = store.sql.exec<RenderRow>("SELECT * FROM renders WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => viewOf(store, r));
-}
 
 export function usage(store: EngineStore): { renders: number; bytes: number } {
-  const u = store.sql.exec<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(size) AS bytes FROM renders").one();
-  return { renders: u.n, bytes: u.bytes ?? 0 };
+  const u = renders.usage(store.sql);
+  return { renders: u.n, bytes: u.bytes };
 }
-
-export const allRenders = (store: EngineStore): RenderView[] => store.sql.exec<RenderRow>("SELECT * FROM renders ORDER BY seq DESC").toArray().map((r) => viewOf(store, r));

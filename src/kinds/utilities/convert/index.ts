@@ -6,9 +6,10 @@
  */
 import { noInput, rawBodyInput } from "../../../openapi/schemas";
 import { rangeHeader } from "../../../kind/downloads";
+import { artifactsInput, storedArtifact } from "../../../kind/artifacts";
 import { kindOf } from "../../../kind/kind";
-import { all, convert, discard, get, page, record, remove, stored, TABLES, usage } from "./store";
-import { conversionIdParam, conversionsInput, conversionsPage, conversionView, convertCreate, MAX_CONVERSIONS, MAX_DOCUMENT_BYTES, storedConversion } from "./schema";
+import { conversions, convert, record, TABLES, usage } from "./store";
+import { conversionIdParam, conversionsPage, conversionView, convertCreate, MAX_CONVERSIONS, MAX_DOCUMENT_BYTES } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 const EXAMPLE_ID = { conversion_id: "cnv_0123456789abcdefABCDEF" };
@@ -30,7 +31,7 @@ export const convertKind = kind.define({
   maxTtlSeconds: 90 * 86400,
   limits: { max_document_bytes: MAX_DOCUMENT_BYTES, max_conversions: MAX_CONVERSIONS },
   usage: (store) => usage(store),
-  exportData: (store) => ({ conversions: all(store) }),
+  exportData: (store) => ({ conversions: conversions.all(store) }),
   ops: [
     kind.op({
       name: "convert", method: "put", path: "/conversions",
@@ -39,27 +40,27 @@ export const convertKind = kind.define({
       example: { headers: { "content-type": "text/markdown" }, bytes: "# Minutes\n\n- Budget approved\n- Next meeting on Friday\n" },
       prepare: (ctx, _config, input, body) => convert(ctx, input.content_type, body),
       run: (store, _config, _input, converted) => record(store, converted),
-      discard,
+      discard: conversions.discard,
     }),
     kind.op({
       name: "list_conversions", method: "get", path: "/conversions", summary: "Conversions, newest first", priceMicro: OP_PRICE,
-      input: conversionsInput, output: conversionsPage, example: { input: { limit: 20 } },
-      run: (store, _config, input) => page(store, input.limit, input.cursor),
+      input: artifactsInput, output: conversionsPage, example: { input: { limit: 20 } },
+      run: (store, _config, input) => conversions.page(store, input.limit, input.cursor),
     }),
     kind.op({
       name: "get_conversion", method: "get", path: "/conversions/{conversion_id}", summary: "One conversion: source format, size, pages, signed link", priceMicro: OP_PRICE,
       params: conversionIdParam, input: noInput, output: conversionView, errors: [404], example: { params: EXAMPLE_ID, after: ["convert"] },
-      run: (store, _config, input) => get(store, input.conversion_id),
+      run: (store, _config, input) => conversions.get(store, input.conversion_id),
     }),
     kind.op({
       name: "download", method: "get", path: "/conversions/{conversion_id}/content", summary: "The PDF (Range honoured)", priceMicro: OP_PRICE,
-      params: conversionIdParam, input: noInput, headers: rangeHeader, output: storedConversion, servesObject: true, errors: [404, 416], example: { params: EXAMPLE_ID, after: ["convert"] },
-      run: (store, _config, input) => stored(store, input.conversion_id, input.range),
+      params: conversionIdParam, input: noInput, headers: rangeHeader, output: storedArtifact, servesObject: true, errors: [404, 416], example: { params: EXAMPLE_ID, after: ["convert"] },
+      run: (store, _config, input) => conversions.stored(store, input.conversion_id, input.range),
     }),
     kind.op({
       name: "delete_conversion", method: "delete", path: "/conversions/{conversion_id}", summary: "Delete a conversion and its PDF", priceMicro: OP_PRICE,
       params: conversionIdParam, input: noInput, output: conversionView, errors: [404], example: { params: EXAMPLE_ID, after: ["convert"] },
-      run: (store, _config, input) => remove(store, input.conversion_id),
+      run: (store, _config, input) => conversions.remove(store, input.conversion_id),
     }),
   ],
 });

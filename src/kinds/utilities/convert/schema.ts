@@ -1,6 +1,7 @@
 /** Request and response shapes of convert; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
-import { pageLimit, pageOf, seqCursor } from "../../../openapi/schemas";
+import { pageOf } from "../../../openapi/schemas";
+import { artifactIdParam } from "../../../kind/artifacts";
 
 export const MAX_DOCUMENT_BYTES = 20_000_000;
 export const MAX_CONVERSIONS = 500;
@@ -22,7 +23,5 @@ export const conversionView = z
   .openapi("Conversion");
 export type ConversionView = z.infer<typeof conversionView>;
 
-export const conversionIdParam = z.object({ conversion_id: z.string().regex(/^cnv_[0-9A-Za-z]{22}$/).openapi({ example: "cnv_0123456789abcdefABCDEF" }) });
-export const conversionsInput = z.object({ limit: pageLimit(20), cursor: seqCursor.describe("`next_cursor` of the previous page.") });
+export const conversionIdParam = artifactIdParam("conversion_id", "cnv_");
 export const conversionsPage = pageOf(conversionView).openapi("ConversionPage");
-export const storedConversion = z.object({ object_key: z.string() });

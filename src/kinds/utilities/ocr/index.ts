@@ -5,9 +5,10 @@
  * that fails, is not charged.
  */
 import { noInput, rawBodyInput } from "../../../openapi/schemas";
+import { artifactsInput } from "../../../kind/artifacts";
 import { kindOf } from "../../../kind/kind";
-import { all, fromUpload, fromUrl, get, page, record, remove, TABLES, usage } from "./store";
-import { fromUrlInput, MAX_FILE_BYTES, MAX_RECOGNITIONS, ocrCreate, recognitionIdParam, recognitionsInput, recognitionsPage, recognitionView, type OcrConfig } from "./schema";
+import { fromUpload, fromUrl, recognitions, record, TABLES, usage } from "./store";
+import { fromUrlInput, MAX_FILE_BYTES, MAX_RECOGNITIONS, ocrCreate, recognitionIdParam, recognitionsPage, recognitionView, type OcrConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 const READ_PRICE = 5000; // $0.005 a file
@@ -33,7 +34,7 @@ export const ocr = kind.define({
   maxTtlSeconds: 90 * 86400,
   limits: { max_file_bytes: MAX_FILE_BYTES, max_recognitions: MAX_RECOGNITIONS },
   usage: (store) => usage(store),
-  exportData: (store) => ({ recognitions: all(store) }),
+  exportData: (store) => ({ recognitions: recognitions.all(store) }),
   ops: [
     kind.op({
       name: "recognize", method: "put", path: "/recognitions", summary: "Read the text of the image or PDF sent as the body (its format told by its bytes)", priceMicro: READ_PRICE,
@@ -51,18 +52,18 @@ export const ocr = kind.define({
     }),
     kind.op({
       name: "list_recognitions", method: "get", path: "/recognitions", summary: "Recognitions, newest first", priceMicro: OP_PRICE,
-      input: recognitionsInput, output: recognitionsPage, example: { input: { limit: 20 } },
-      run: (store, _config, input) => page(store, input.limit, input.cursor),
+      input: artifactsInput, output: recognitionsPage, example: { input: { limit: 20 } },
+      run: (store, _config, input) => recognitions.page(store, input.limit, input.cursor),
     }),
     kind.op({
       name: "get_recognition", method: "get", path: "/recognitions/{recognition_id}", summary: "One recognition: text, pages, words", priceMicro: OP_PRICE,
       params: recognitionIdParam, input: noInput, output: recognitionView, errors: [404], example: { params: EXAMPLE_ID, after: ["recognize"] },
-      run: (store, _config, input) => get(store, input.recognition_id),
+      run: (store, _config, input) => recognitions.get(store, input.recognition_id),
     }),
     kind.op({
       name: "delete_recognition", method: "delete", path: "/recognitions/{recognition_id}", summary: "Delete a recognition", priceMicro: OP_PRICE,
       params: recognitionIdParam, input: noInput, output: recognitionView, errors: [404], example: { params: EXAMPLE_ID, after: ["recognize"] },
-      run: (store, _config, input) => remove(store, input.recognition_id),
+      run: (store, _config, input) => recognitions.remove(store, input.recognition_id),
     }),
   ],
 });

@@ -1,6 +1,7 @@
 /** Request and response shapes of ocr; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
-import { httpUrl, pageLimit, pageOf, seqCursor } from "../../../openapi/schemas";
+import { httpUrl, pageOf } from "../../../openapi/schemas";
+import { artifactIdParam } from "../../../kind/artifacts";
 
 export const MAX_FILE_BYTES = 20_000_000;
 export const MAX_RECOGNITIONS = 500;
@@ -40,6 +41,5 @@ export const recognitionView = z
   .openapi("OcrRecognition");
 export type RecognitionView = z.infer<typeof recognitionView>;
 
-export const recognitionIdParam = z.object({ recognition_id: z.string().regex(/^ocr_[0-9A-Za-z]{22}$/).openapi({ example: "ocr_0123456789abcdefABCDEF" }) });
-export const recognitionsInput = z.object({ limit: pageLimit(20), cursor: seqCursor.describe("`next_cursor` of the previous page.") });
+export const recognitionIdParam = artifactIdParam("recognition_id", "ocr_");
 export const recognitionsPage = pageOf(recognitionView).openapi("OcrRecognitionPage");

@@ -11,7 +11,7 @@ import { AppError } from "../../../http/errors";
 import { sniff } from "../../../http/sniff";
 import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { iso } from "../../../time";
-import { keysetPage, type Page } from "../../../kind/pages";
+import { artifacts } from "../../../kind/artifacts";
 import { FORMATS, MAX_FILE_BYTES, MAX_RECOGNITIONS, MAX_RESULT_BYTES, type OcrConfig, type RecognitionView } from "./schema";
 
 export const TABLES = [
@@ -49,9 +49,7 @@ export interface Recognized {
 }
 
 async function read(ctx: PrepareContext, config: OcrConfig, bytes: Uint8Array, sourceUrl: string | null): Promise<Recognized> {
-  if (ctx.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM recognitions").one().n >= MAX_RECOGNITIONS) {
-    throw new AppError("storage_full", `This resource keeps at most ${MAX_RECOGNITIONS} recognitions: delete some first.`);
-  }
+  recognitions.checkRoom(ctx.sql);
   if (bytes.length === 0) throw new AppError("validation_failed", "The file is empty.");
   const format = formatOf(bytes);
   const result = await ocrEngine(ctx.env).recognize(bytes, FORMATS[format], config.languages);
@@ -71,36 +69,18 @@ export async function fromUrl(ctx: PrepareContext, config: OcrConfig, url: strin
   return read(ctx, config, fetched.body, fetched.url);
 }
 
-const viewOf = (r: Row): RecognitionView => ({ recognition_id: r.recognition_id, ...(JSON.parse(r.result) as Kept), created_at: iso(r.created_at) });
+/** Listed, read and deleted as every kept artifact is (src/kind/artifacts.ts); the result is kept as JSON, no file. */
+export const recognitions = artifacts<Row, RecognitionView>({
+  table: "recognitions", idColumn: "recognition_id", noun: "recognition", plural: "recognitions", max: MAX_RECOGNITIONS,
+  viewOf: (_store, r) => ({ recognition_id: r.recognition_id, ...(JSON.parse(r.result) as Kept), created_at: iso(r.created_at) }),
+});
 
 export function record(store: EngineStore, r: Recognized): RecognitionView {
   store.sql.exec(
     "INSERT INTO recognitions (recognition_id, format, bytes, source_url, result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     r.id, r.kept.format, r.kept.bytes, r.kept.source_url, JSON.stringify(r.kept), store.now,
   );
-  return get(store, r.id);
+  return recognitions.get(store, r.id);
 }
 
-function row(store: EngineStore, id: string): Row {
-  const r = store.sql.exec<Row>("SELECT * FROM recognitions WHERE recognition_id = ?", id).toArray()[0];
-  if (!r) throw new AppError("not_found", `No recognition ${id} here.`);
-  return r;
-}
-
-export const get = (store: EngineStore, id: string): RecognitionView => viewOf(row(store, id));
-
-export function remove(store: EngineStore, id: string): RecognitionView {
-  const r = row(store, id);
-  store.sql.exec("DELETE FROM recognitions WHERE seq = ?", r.seq);
-  return viewOf(r);
-}
-
-export function page(store: EngineStore, limit: number, cursor: string | undefined): Page<RecognitionView> {
-  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = store.sql.exec<Row>("SELECT * FROM recognitions WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  return keysetPage(rows, limit, (r) => r.seq, viewOf);
-}
-
-export const all = (store: EngineStore): RecognitionView[] => store.sql.exec<Row>("SELECT * FROM recognitions ORDER BY seq DESC").toArray().map(viewOf);
-
-export const usage = (store: EngineStore) => ({ recognitions: store.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM recognitions").one().n });
+export const usage = (store: EngineStore) => ({ recognitions: recognitions.count(store.sql) });
