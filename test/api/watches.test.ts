@@ -154,9 +154,10 @@ describe("watches: what a check costs", () => {
     for (let i = 0; i < 20; i++) await w.tick();
     const later = await rows.rows(() => w.tick());
     expect((await w.status()).checks).toBe(23);
-    // The run's own rows and the platform's (its clock, the alarm's bookkeeping): 17 read and 4 written when measured.
+    // The run's own rows and the platform's, every part of the object counted (its clock, the outbox's and the
+    // lifecycle's due times, asked each time the alarm is set, one row each): 45 read and 4 written when measured.
     expect(first.written).toBeLessThanOrEqual(4);
-    expect(first.read).toBeLessThanOrEqual(20);
+    expect(first.read).toBeLessThanOrEqual(50);
     expect(later).toEqual(first);
   });
 });
