@@ -19,7 +19,9 @@ export async function configCopy(): Promise<string> {
   const text = (await readFile(path.join(ROOT, "wrangler.toml"), "utf8"))
     .replace(/^main = "worker\.ts"$/m, `main = ${JSON.stringify(path.join(ROOT, "worker.ts"))}`)
     .replace(/^directory = "\.\/public"$/m, `directory = ${JSON.stringify(path.join(ROOT, "public"))}`)
-    .replaceAll(/^migrations_dir = "migrations"$/gm, `migrations_dir = ${JSON.stringify(path.join(ROOT, "migrations"))}`);
+    .replaceAll(/^migrations_dir = "migrations"$/gm, `migrations_dir = ${JSON.stringify(path.join(ROOT, "migrations"))}`)
+    // [alias] targets are relative to the config's folder too (zod's locales, wrangler.toml).
+    .replaceAll(/^("[^"]+") = "\.\/(src\/[^"]+)"$/gm, (_line, from: string, to: string) => `${from} = ${JSON.stringify(path.join(ROOT, to))}`);
   const file = path.join(await mkdtemp(path.join(tmpdir(), "zeitvault-operator-")), "wrangler.toml");
   await writeFile(file, text);
   return file;

@@ -10,6 +10,8 @@ import { startCloudflareApi, type CloudflareApi } from "../peers/cloudflare-api"
 import { configCopy, envSection, mutations, PAY_TO, PAY_TO_TYPO, runScript, unknownRoutes } from "./operator-scripts";
 
 const MIGRATIONS = (await readdir("migrations")).filter((f) => f.endsWith(".sql")).sort();
+/** The newest Durable Object migration in wrangler.toml (commented-out ones aside): what a first deploy applies. */
+const LATEST_DO_MIGRATION = [...(await readFile("wrangler.toml", "utf8")).matchAll(/^tag = "(v\d+)"$/gm)].at(-1)![1];
 const PRODUCTION = ["--env", "production", "--base-url", "https://api.example.com/", "--pay-to", PAY_TO, "--facilitator-url", "https://facilitator.example.com"];
 const GENERATED = ["ADMIN_TOKEN", "DATA_ENCRYPTION_KEY", "OAUTH_PRIVATE_JWK", "TSA_CERT_PEM", "TSA_PRIVATE_JWK"];
 
@@ -37,7 +39,7 @@ it("takes a fresh account to a deployed production service, and a second run cha
   expect([...account.buckets.keys()]).toEqual(["zeitvault"]);
   expect([...account.queues.keys()].sort()).toEqual(["zeitvault-deliveries", "zeitvault-deliveries-dlq"]);
   const worker = account.scripts.get("zeitvault")!;
-  expect(worker).toMatchObject({ draft: false, migrationTag: "v1", crons: ["17 3 * * *"] });
+  expect(worker).toMatchObject({ draft: false, migrationTag: LATEST_DO_MIGRATION, crons: ["17 3 * * *"] });
   expect(worker.deployed).not.toBeNull();
   expect([...worker.secrets.keys()].sort()).toEqual(GENERATED);
   expect(account.queues.get("zeitvault-deliveries")!.consumers).toMatchObject([{ script_name: "zeitvault", dead_letter_queue: "zeitvault-deliveries-dlq" }]);
