@@ -35,8 +35,6 @@ import { migrateTables, tableLists } from "./resource/migrations";
 import { advanceClockOffset } from "./resource/test-clock";
 import { dryRun } from "./resource/transactions";
 import { checkedFaults } from "./resource/test-faults";
-import { MAX_DEPTH, MAX_TOKENS } from "./resource/grants";
-import { deriveLimits, UNLIMITED } from "../src/resources/token-limits";
 import { ResourceInSandbox } from "./resource/in-sandbox";
 import { refuseOutsideMoney } from "./resource/sandbox-clock";
 import type { SandboxStep } from "../src/rpc/sandbox";
@@ -362,14 +360,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   mintToken(input: MintTokenInput): Promise<Result<TokenView>> {
     return capture(() => {
       const { meta, grant } = this.meta.authorizeCall(input.mgmtHash, { name: "tokens" });
-      const grants = this.meta.grants;
-      if (grant && grant.line.length >= MAX_DEPTH) {
-        throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
-      }
-      if (grants.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
-      const now = this.clock.now();
-      const limits = deriveLimits(requireKind(meta.kind), grant ?? UNLIMITED, grant && grants.remaining(grant), input.asked, now, meta.expires_at);
-      return grants.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: grant?.tokenId ?? null, label: input.label, limits, now });
+      return this.meta.grants.mint(grant, requireKind(meta.kind), input, this.clock.now(), meta.expires_at);
     });
   }
 

@@ -7,8 +7,9 @@
  * rather than a bare 401), with its descendants revoked in the same statement.
  */
 import { AppError } from "../../src/http/errors";
-import type { Limits } from "../../src/resources/token-limits";
-import type { TokenView } from "../../src/rpc/resource";
+import { deriveLimits, UNLIMITED, type Limits } from "../../src/resources/token-limits";
+import type { AnyKind } from "../../src/kind/kind";
+import type { AskedLimits, TokenView } from "../../src/rpc/resource";
 
 export const GRANTS_TABLE = `CREATE TABLE IF NOT EXISTS resource_tokens (
   token_id TEXT PRIMARY KEY,
@@ -155,7 +156,20 @@ export class ResourceGrants {
     if (over) throw spentError(over, grant.tokenId);
   }
 
-  insert(input: { tokenId: string; tokenHash: string; parentId: string | null; label: string | null; limits: Limits; now: number }): TokenView {
+  /**
+   * A narrower token made by `maker` (null: the resource's own token): its limits derived from the maker's and
+   * what was asked, never wider; refused past MAX_DEPTH narrowings or MAX_TOKENS tokens.
+   */
+  mint(maker: Grant | null, kind: AnyKind, input: { tokenId: string; tokenHash: string; label: string | null; asked: AskedLimits }, now: number, resourceEnd: number): TokenView {
+    if (maker && maker.line.length >= MAX_DEPTH) {
+      throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
+    }
+    if (this.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
+    const limits = deriveLimits(kind, maker ?? UNLIMITED, maker && this.remaining(maker), input.asked, now, resourceEnd);
+    return this.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: maker?.tokenId ?? null, label: input.label, limits, now });
+  }
+
+  private insert(input: { tokenId: string; tokenHash: string; parentId: string | null; label: string | null; limits: Limits; now: number }): TokenView {
     const { limits } = input;
     this.sql.exec(
       "INSERT INTO resource_tokens (token_id, token_hash, parent_id, label, operations, expires_at, max_paid_calls, key_prefixes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
