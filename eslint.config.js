@@ -6,7 +6,10 @@ export default tseslint.config(
   { ignores: ["node_modules/", "public/", ".wrangler/", "tools/", "bench/results/", "**/*.d.ts"] },
   {
     files: ["**/*.ts"],
-    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     plugins: { "@typescript-eslint": tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: "error" },
     rules: {

@@ -46,7 +46,17 @@ export default defineConfig({
     reporters: ["default", "./test/reporters/slowest-files.ts"],
     projects: [
       {
-        ...workerProject("api", ["test/api/**/*.test.ts"], { globalSetup: ["./test/peers/receiver-setup.ts", "./test/peers/smtp-setup.ts", "./test/peers/openssl-setup.ts", "./test/peers/tsa-setup.ts", "./test/peers/engines-setup.ts", "./test/peers/egress-proxy-setup.ts", "./test/peers/s3-setup.ts"] }),
+        ...workerProject("api", ["test/api/**/*.test.ts"], {
+          globalSetup: [
+            "./test/peers/receiver-setup.ts",
+            "./test/peers/smtp-setup.ts",
+            "./test/peers/openssl-setup.ts",
+            "./test/peers/tsa-setup.ts",
+            "./test/peers/engines-setup.ts",
+            "./test/peers/egress-proxy-setup.ts",
+            "./test/peers/s3-setup.ts",
+          ],
+        }),
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
@@ -54,7 +64,10 @@ export default defineConfig({
               bindings: {
                 // "test" unlocks the test clock (test/harness.ts advance); development conveniences stay on.
                 ENVIRONMENT: "test",
-                TEST_MIGRATIONS: migrations, X402_PAY_TO: TEST_PAY_TO, OAUTH_PRIVATE_JWK, ADMIN_TOKEN: "test-admin-token",
+                TEST_MIGRATIONS: migrations,
+                X402_PAY_TO: TEST_PAY_TO,
+                OAUTH_PRIVATE_JWK,
+                ADMIN_TOKEN: "test-admin-token",
                 // The operator's counts reach D1 after every request, so a test reads what it just did.
                 STATS_FLUSH_SECONDS: "0",
                 // Likewise the notary's TSA key and certificate, made once per run (test/peers/tsa-setup.ts).
@@ -62,15 +75,19 @@ export default defineConfig({
                 // The notary's tokens are checked by the real `openssl ts -verify` (test/peers/openssl.ts).
                 TEST_OPENSSL_URL: inject<string>("opensslUrl"),
                 // Deliveries go to the local receiver, and failed ones are retried at once instead of on the schedule.
-                TEST_RECEIVER_URL: inject<string>("receiverUrl"), ALLOW_PRIVATE_TARGETS: "true", DELIVERY_RETRY_SCALE: "0",
+                TEST_RECEIVER_URL: inject<string>("receiverUrl"),
+                ALLOW_PRIVATE_TARGETS: "true",
+                DELIVERY_RETRY_SCALE: "0",
                 // notify's providers are the receiver too: their HTTPS requests arrive at /provider/notify/{host}{path}.
                 NOTIFY_TEST_ORIGIN: `${inject<string>("receiverUrl")}/provider/notify`,
                 // notify's mailto:// channel sends to a real local SMTP server (test/peers/smtp.ts).
                 TEST_SMTP: inject("smtp"),
                 // pdf renders with the local engines: Debian's chromium behind Gotenberg's routes (scripts/engines.mjs).
-                ENGINE_URL: inject<string>("engineUrl"), TEST_POPPLER_URL: inject<string>("popplerUrl"),
+                ENGINE_URL: inject<string>("engineUrl"),
+                TEST_POPPLER_URL: inject<string>("popplerUrl"),
                 // egress-connectors leave through a real forward proxy (Debian's tinyproxy), sending from 127.0.0.2.
-                EGRESS_PROXY_URL: inject("egressProxy").url, EGRESS_IPS: inject("egressProxy").ips,
+                EGRESS_PROXY_URL: inject("egressProxy").url,
+                EGRESS_IPS: inject("egressProxy").ips,
                 // transfers copy to and from a real S3-compatible server (s3rver behind a SigV4-checking front, test/peers/s3.ts).
                 TEST_S3: inject("s3"),
               },
@@ -85,7 +102,9 @@ export default defineConfig({
         ],
       },
       {
-        ...workerProject("direct", ["test/direct/**/*.test.ts"], { globalSetup: ["./test/peers/evm-setup.ts", "./test/peers/tsa-setup.ts"] }),
+        ...workerProject("direct", ["test/direct/**/*.test.ts"], {
+          globalSetup: ["./test/peers/evm-setup.ts", "./test/peers/tsa-setup.ts"],
+        }),
         plugins: [
           cloudflareTest(({ inject }) => {
             const evm = inject<EvmPeerInfo>("evm");

@@ -32,8 +32,17 @@ const run = promisify(execFile);
 async function load(title, url, headers, seconds = duration, method = "POST", overallRate = undefined) {
   const result = await autocannon({ title, url, method, headers, connections, duration: seconds, overallRate });
   const non2xx = result.non2xx + result.errors + result.timeouts;
-  console.log(`${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ${non2xx} non-2xx (${result.timeouts} timeouts, ${result.errors} errors)`);
-  return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, non2xx };
+  console.log(
+    `${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ${non2xx} non-2xx (${result.timeouts} timeouts, ${result.errors} errors)`,
+  );
+  return {
+    title,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx,
+  };
 }
 
 // One client address and one credential push ~600 req/s (36,000 a minute): far past the production
@@ -47,23 +56,51 @@ try {
   const direct = process.env.BENCH_DIRECT === "1";
   const service = { ...serviceDev, url: (direct && (await serviceDev.runtimeUrl())) || serviceDev.url };
   const bare = { url: (direct && (await bareDev.runtimeUrl())) || bareDev.url };
-  console.log(`service at ${service.url}, bare at ${bare.url}${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`);
-  const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], { env: { ...process.env, ZEITVAULT_URL: service.url } });
+  console.log(
+    `service at ${service.url}, bare at ${bare.url}${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`,
+  );
+  const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], {
+    env: { ...process.env, ZEITVAULT_URL: service.url },
+  });
   const token = stdout.trim();
-  const counter = await postJson(`${service.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
+  const counter = await postJson(
+    `${service.url}/v1/counters`,
+    { ttl_seconds: 86400 },
+    { authorization: `Bearer ${token}` },
+  );
 
   // The limiter is on: the paid path pays for asking it, as in production.
-  const probe = await fetch(`${service.url}/v1/resources/${counter.id}`, { headers: { authorization: `Bearer ${counter.management_token}` } });
+  const probe = await fetch(`${service.url}/v1/resources/${counter.id}`, {
+    headers: { authorization: `Bearer ${counter.management_token}` },
+  });
   const rateLimitHeader = probe.headers.get("RateLimit-Limit");
-  if (rateLimitHeader !== String(BENCH_RATE_LIMIT_PER_MINUTE)) throw new Error(`rate limiter not active: RateLimit-Limit = ${rateLimitHeader}`);
+  if (rateLimitHeader !== String(BENCH_RATE_LIMIT_PER_MINUTE))
+    throw new Error(`rate limiter not active: RateLimit-Limit = ${rateLimitHeader}`);
 
   // With the service's D1 tables gone, any D1 query on the hot path would turn into a 500.
-  await run("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", service.state, "--command",
-    "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;"], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  await run(
+    "node_modules/.bin/wrangler",
+    [
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--persist-to",
+      service.state,
+      "--command",
+      "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;",
+    ],
+    { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  );
 
   const warm = { connections, duration: 3 };
   await autocannon({ url: `${bare.url}/c/bench`, method: "POST", ...warm });
-  await load("warm-up", `${service.url}/v1/counters/${counter.id}/increment`, { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token }, 3);
+  await load(
+    "warm-up",
+    `${service.url}/v1/counters/${counter.id}/increment`,
+    { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token },
+    3,
+  );
 
   // Alternate the two targets for a few rounds and keep the median of each: this machine is shared with the load generator.
   const paidHeaders = { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token };
@@ -78,12 +115,39 @@ try {
   for (let round = 0; round < rounds; round++) {
     bareRuns.push(await load("bare DO counter", `${bare.url}/c/bench`, {}));
     paidRuns.push(await load("paid increment", `${service.url}/v1/counters/${counter.id}/increment`, paidHeaders));
-    freeReadRuns.push(await load("free read (record, management token)", `${service.url}/v1/resources/${counter.id}`, { authorization: `Bearer ${counter.management_token}` }, duration, "GET"));
+    freeReadRuns.push(
+      await load(
+        "free read (record, management token)",
+        `${service.url}/v1/resources/${counter.id}`,
+        { authorization: `Bearer ${counter.management_token}` },
+        duration,
+        "GET",
+      ),
+    );
     await matchHistory();
-    paidReadRuns.push(await load("paid read (counter, credit token)", `${service.url}/v1/counters/${counter.id}`, paidHeaders, duration, "GET"));
+    paidReadRuns.push(
+      await load(
+        "paid read (counter, credit token)",
+        `${service.url}/v1/counters/${counter.id}`,
+        paidHeaders,
+        duration,
+        "GET",
+      ),
+    );
     await matchHistory();
-    bareFixedRuns.push(await load(`bare DO counter at ${fixedRate} req/s`, `${bare.url}/c/bench`, {}, duration, "POST", fixedRate));
-    paidFixedRuns.push(await load(`paid increment at ${fixedRate} req/s`, `${service.url}/v1/counters/${counter.id}/increment`, paidHeaders, duration, "POST", fixedRate));
+    bareFixedRuns.push(
+      await load(`bare DO counter at ${fixedRate} req/s`, `${bare.url}/c/bench`, {}, duration, "POST", fixedRate),
+    );
+    paidFixedRuns.push(
+      await load(
+        `paid increment at ${fixedRate} req/s`,
+        `${service.url}/v1/counters/${counter.id}/increment`,
+        paidHeaders,
+        duration,
+        "POST",
+        fixedRate,
+      ),
+    );
   }
   const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
   const baseline = median(bareRuns);
@@ -93,26 +157,50 @@ try {
   const failures = paidRuns.reduce((n, r) => n + r.non2xx, 0);
   const paidTotal = paidRuns.reduce((n, r) => n + r.total, 0);
   // Reading the balance settles every hold, so the spend is exact.
-  const balance = await (await fetch(`${service.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${token}` } })).json();
+  const balance = await (
+    await fetch(`${service.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${token}` } })
+  ).json();
   const reads = paidReadRuns.reduce((n, r) => n + r.total, 0);
   // Increments and paid reads both cost $0.0001.
   const calls = Math.round((balance.spent_usd - 0.001) / 0.0001);
   // The counter's own value is the number of increments that happened (autocannon stops waiting for the last in-flight ones).
-  const exported = await (await fetch(`${service.url}/v1/resources/${counter.id}/export`, { headers: { authorization: `Bearer ${counter.management_token}` } })).json();
+  const exported = await (
+    await fetch(`${service.url}/v1/resources/${counter.id}/export`, {
+      headers: { authorization: `Bearer ${counter.management_token}` },
+    })
+  ).json();
 
-  const rows = [baseline, paid, freeRead, paidRead].map((r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} |`);
-  console.log(`\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`);
-  console.log("| target | req/s | p50 ms | p99 ms | requests | non-2xx |\n|---|---|---|---|---|---|\n" + rows.join("\n"));
-  console.log(`\nratio paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns).text} (target ≥ 85%)`);
-  console.log(`p99 paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns, "p99").text} (target ≤ 1.3×)`);
+  const rows = [baseline, paid, freeRead, paidRead].map(
+    (r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} |`,
+  );
+  console.log(
+    `\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`,
+  );
+  console.log(
+    "| target | req/s | p50 ms | p99 ms | requests | non-2xx |\n|---|---|---|---|---|---|\n" + rows.join("\n"),
+  );
+  console.log(
+    `\nratio paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns).text} (target ≥ 85%)`,
+  );
+  console.log(
+    `p99 paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns, "p99").text} (target ≤ 1.3×)`,
+  );
   // The free read pays nothing and writes nothing: its tail against the bare one is the machine's share of the paid call's.
   console.log(`p99 free read/bare, for reference: ${roundRatios(freeReadRuns, bareRuns, "p99").text}`);
-  console.log(`p99 paid/bare at ${fixedRate} req/s offered, median of the rounds' ratios: ${roundRatios(paidFixedRuns, bareFixedRuns, "p99").text}`);
-  console.log(`ratio paid read/free read, median of the rounds' ratios: ${roundRatios(paidReadRuns, freeReadRuns).text} (target ≥ 90%)`);
-  console.log(`rate limits: asked on every call (per credential and per IP), raised to ${BENCH_RATE_LIMIT_PER_MINUTE} a minute for this run`);
+  console.log(
+    `p99 paid/bare at ${fixedRate} req/s offered, median of the rounds' ratios: ${roundRatios(paidFixedRuns, bareFixedRuns, "p99").text}`,
+  );
+  console.log(
+    `ratio paid read/free read, median of the rounds' ratios: ${roundRatios(paidReadRuns, freeReadRuns).text} (target ≥ 90%)`,
+  );
+  console.log(
+    `rate limits: asked on every call (per credential and per IP), raised to ${BENCH_RATE_LIMIT_PER_MINUTE} a minute for this run`,
+  );
   console.log(`D1 queries on the hot path: 0 (D1 tables dropped before the run; ${failures} non-2xx of ${paidTotal})`);
   // autocannon does not count answers that arrive after a round stops: the counter's value is exact, the reads a floor.
-  console.log(`charged exactly once: ${calls} calls charged = counter value ${exported.data.value} + ${calls - exported.data.value} paid reads (autocannon counted ${reads} reads)`);
+  console.log(
+    `charged exactly once: ${calls} calls charged = counter value ${exported.data.value} + ${calls - exported.data.value} paid reads (autocannon counted ${reads} reads)`,
+  );
 } finally {
   await serviceDev.stop();
   await bareDev.stop();

@@ -52,7 +52,11 @@ try {
     const res = await fetch(`${url}/v1/wakeups`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ url: `${receiverUrl}/w/${i}`, at: new Date(due + (i % 20) * 100).toISOString(), ttl_seconds: 3600 }),
+      body: JSON.stringify({
+        url: `${receiverUrl}/w/${i}`,
+        at: new Date(due + (i % 20) * 100).toISOString(),
+        ttl_seconds: 3600,
+      }),
     });
     if (res.status !== 201) throw new Error(`create ${i}: ${res.status} ${await res.text()}`);
     wakeups[i] = await res.json();
@@ -80,14 +84,22 @@ try {
   const statuses = {};
   await pool(count, 16, async (i) => {
     const w = wakeups[i];
-    const res = await fetch(`${url}/v1/wakeups/${w.id}`, { headers: { authorization: `Bearer ${w.management_token}`, "x-credit-token": token } });
+    const res = await fetch(`${url}/v1/wakeups/${w.id}`, {
+      headers: { authorization: `Bearer ${w.management_token}`, "x-credit-token": token },
+    });
     const s = res.ok ? (await res.json()).status : `HTTP ${res.status}`;
     statuses[s] = (statuses[s] ?? 0) + 1;
   });
   const distinctIds = new Set([...arrivals.values()].flat().map((a) => a.id)).size;
-  console.log(`\n${count} wakeups, killed mid-firing (${before} had arrived), restarted on the same state, ${new Date().toISOString()}\n`);
-  console.log(`arrived: ${arrivals.size} of ${count} within ${((arrivedBy - restartedAt) / 1000).toFixed(1)} s of the restart (limit ${recoveryMs / 1000} s); missing ${late.length}${late.length ? ` e.g. ${late.slice(0, 5).join(", ")}` : ""}`);
-  console.log(`requests after the restart: ${afterRestart.length} (the last ${((lastAt - restartedAt) / 1000).toFixed(1)} s after it); distinct webhook-ids ${distinctIds}`);
+  console.log(
+    `\n${count} wakeups, killed mid-firing (${before} had arrived), restarted on the same state, ${new Date().toISOString()}\n`,
+  );
+  console.log(
+    `arrived: ${arrivals.size} of ${count} within ${((arrivedBy - restartedAt) / 1000).toFixed(1)} s of the restart (limit ${recoveryMs / 1000} s); missing ${late.length}${late.length ? ` e.g. ${late.slice(0, 5).join(", ")}` : ""}`,
+  );
+  console.log(
+    `requests after the restart: ${afterRestart.length} (the last ${((lastAt - restartedAt) / 1000).toFixed(1)} s after it); distinct webhook-ids ${distinctIds}`,
+  );
   console.log(`statuses: ${JSON.stringify(statuses)}`);
   failed = late.length > 0;
 } finally {

@@ -46,20 +46,33 @@ await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
 
 process.chdir(await snapshotSource(env.BENCH_SOURCE ?? "worktree"));
-const service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars: { X402_SETTLEMENT: "none", ALLOW_PRIVATE_TARGETS: "true" } });
+const service = await startWranglerDev({
+  rateLimitPerMinute: 1_000_000,
+  vars: { X402_SETTLEMENT: "none", ALLOW_PRIVATE_TARGETS: "true" },
+});
 try {
   const token = await buyCredits(service.url, 10);
-  const created = await (await fetch(`${service.url}/v1/fanout`, {
-    method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ ttl_seconds: 86400, destinations: Array.from({ length: destinations }, (_, d) => ({ url: `${receiverUrl}/d${d}` })) }),
-  })).json();
+  const created = await (
+    await fetch(`${service.url}/v1/fanout`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        ttl_seconds: 86400,
+        destinations: Array.from({ length: destinations }, (_, d) => ({ url: `${receiverUrl}/d${d}` })),
+      }),
+    })
+  ).json();
   secret = created.signing_secret;
   const address = created.urls.public;
   log(`posting ${count} messages to ${destinations} destination(s), ${concurrency} in flight`);
   const started = Date.now();
   let refused = 0;
   await pool(count, concurrency, async (n) => {
-    const res = await fetch(address, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n, sent: Date.now(), pad: "x".repeat(900) }) });
+    const res = await fetch(address, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ n, sent: Date.now(), pad: "x".repeat(900) }),
+    });
     if (res.status !== 200) refused++;
     await res.arrayBuffer();
   });
@@ -69,13 +82,24 @@ try {
   await sleep(2000); // anything arriving twice would arrive now
   const last = Math.max(...arrivals.map((a) => a.t));
   const unique = new Set(arrivals.map((a) => `${a.d} ${a.webhookId}`));
-  const perDestination = Array.from({ length: destinations }, (_, d) => new Set(arrivals.filter((a) => a.d === `/d${d}`).map((a) => a.n)).size);
+  const perDestination = Array.from(
+    { length: destinations },
+    (_, d) => new Set(arrivals.filter((a) => a.d === `/d${d}`).map((a) => a.n)).size,
+  );
   const lat = percentiles(arrivals.map((a) => a.latency));
-  console.log(`\n${count} messages × ${destinations} destination(s), ${concurrency} in flight, ${new Date().toISOString()}\n`);
-  console.log(`posted in ${((posted - started) / 1000).toFixed(1)} s (${(count / ((posted - started) / 1000)).toFixed(0)} msg/s), ${refused} refused`);
-  console.log(`delivered ${arrivals.length} in ${((last - started) / 1000).toFixed(1)} s: ${(arrivals.length / ((last - started) / 1000)).toFixed(0)} deliveries/s`);
+  console.log(
+    `\n${count} messages × ${destinations} destination(s), ${concurrency} in flight, ${new Date().toISOString()}\n`,
+  );
+  console.log(
+    `posted in ${((posted - started) / 1000).toFixed(1)} s (${(count / ((posted - started) / 1000)).toFixed(0)} msg/s), ${refused} refused`,
+  );
+  console.log(
+    `delivered ${arrivals.length} in ${((last - started) / 1000).toFixed(1)} s: ${(arrivals.length / ((last - started) / 1000)).toFixed(0)} deliveries/s`,
+  );
   console.log(`end-to-end latency: p50 ${lat.p50} ms, p90 ${lat.p90} ms, p99 ${lat.p99} ms, max ${lat.max} ms`);
-  console.log(`exactly once: ${unique.size} distinct of ${arrivals.length} arrivals (expected ${expected}); per destination ${perDestination.join(", ")}; ${arrivals.filter((a) => !a.valid).length} bad signatures`);
+  console.log(
+    `exactly once: ${unique.size} distinct of ${arrivals.length} arrivals (expected ${expected}); per destination ${perDestination.join(", ")}; ${arrivals.filter((a) => !a.valid).length} bad signatures`,
+  );
 } finally {
   await service.stop();
   receiver.close();

@@ -21,14 +21,25 @@ const fixedRate = Number(process.env.BENCH_FIXED_RATE ?? 500);
 const cycles = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = 20;
 
-const dev = target === "bare" ? await startWranglerDev({ config: "bench/bare/wrangler.toml" }) : await startWranglerDev({ rateLimitPerMinute: 1_000_000 });
+const dev =
+  target === "bare"
+    ? await startWranglerDev({ config: "bench/bare/wrangler.toml" })
+    : await startWranglerDev({ rateLimitPerMinute: 1_000_000 });
 try {
   const url = (process.env.BENCH_DIRECT === "1" && (await dev.runtimeUrl())) || dev.url;
   let request = { url: `${url}/c/bench`, method: "POST" };
   if (target === "free-read") {
     const token = await buyCredits(dev.url, 1);
-    const counter = await postJson(`${dev.url}/v1/counters`, { ttl_seconds: 86400 }, { authorization: `Bearer ${token}` });
-    request = { url: `${url}/v1/resources/${counter.id}`, method: "GET", headers: { authorization: `Bearer ${counter.management_token}` } };
+    const counter = await postJson(
+      `${dev.url}/v1/counters`,
+      { ttl_seconds: 86400 },
+      { authorization: `Bearer ${token}` },
+    );
+    request = {
+      url: `${url}/v1/resources/${counter.id}`,
+      method: "GET",
+      headers: { authorization: `Bearer ${counter.management_token}` },
+    };
   } else if (target !== "bare") {
     throw new Error("BENCH_TARGET must be bare or free-read");
   }
@@ -36,7 +47,9 @@ try {
   const measure = async (label) => {
     const r = await autocannon({ ...request, connections, duration: 8, overallRate: fixedRate });
     served += r.requests.total;
-    console.log(`${label.padEnd(28)} p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms (${served} served so far)`);
+    console.log(
+      `${label.padEnd(28)} p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms (${served} served so far)`,
+    );
   };
   await autocannon({ ...request, connections, duration: 3 });
   await measure(`${target}${url === dev.url ? "" : " (direct)"}, fresh, ${fixedRate} req/s`);

@@ -21,13 +21,26 @@ const duration = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 // A GitHub-sized event: 1 KiB of JSON.
-const body = JSON.stringify({ action: "opened", number: 42, repository: { full_name: "octo/hello", private: false }, sender: { login: "octocat" }, pad: "x".repeat(899) });
+const body = JSON.stringify({
+  action: "opened",
+  number: 42,
+  repository: { full_name: "octo/hello", private: false },
+  sender: { login: "octocat" },
+  pad: "x".repeat(899),
+});
 if (Buffer.byteLength(body) !== 1024) throw new Error(`body is ${Buffer.byteLength(body)} bytes`);
 const headers = { "content-type": "application/json", "x-github-event": "pull_request" };
 
 async function load(title, url) {
   const result = await autocannon({ title, url, method: "POST", headers, body, connections, duration });
-  return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result["2xx"], other: result.non2xx + result.errors + result.timeouts };
+  return {
+    title,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result["2xx"],
+    other: result.non2xx + result.errors + result.timeouts,
+  };
 }
 
 const service = await startWranglerDev({ rateLimitPerMinute: 1_000_000 });
@@ -35,10 +48,29 @@ const bare = await startWranglerDev({ config: "bench/bare/wrangler.toml" });
 try {
   const token = await buyCredits(service.url, 10);
   // A fresh inbox for each round: one keeps 10,000 requests, fewer than a round posts at full speed.
-  const newInbox = async () => (await (await fetch(`${service.url}/v1/inboxes`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ ttl_seconds: 86400 }) })).json());
+  const newInbox = async () =>
+    await (
+      await fetch(`${service.url}/v1/inboxes`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ ttl_seconds: 86400 }),
+      })
+    ).json();
   const inboxes = await Promise.all(Array.from({ length: rounds + 1 }, newInbox));
-  await run("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", service.state, "--command",
-    "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;"], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  await run(
+    "node_modules/.bin/wrangler",
+    [
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--persist-to",
+      service.state,
+      "--command",
+      "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;",
+    ],
+    { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  );
 
   const warm = { method: "POST", headers, body, connections, duration: 3 };
   await autocannon({ url: `${bare.url}/w/bench`, ...warm });
@@ -56,15 +88,25 @@ try {
   // Every 200 names a seq; the inbox's last seq is how many it kept (autocannon stops counting answers in flight when a round ends).
   const kept = [];
   for (let round = 0; round < rounds; round++) {
-    const info = await (await fetch(`${service.url}/v1/inboxes/${inboxes[round].id}`, { headers: { authorization: `Bearer ${inboxes[round].management_token}`, "x-credit-token": token } })).json();
+    const info = await (
+      await fetch(`${service.url}/v1/inboxes/${inboxes[round].id}`, {
+        headers: { authorization: `Bearer ${inboxes[round].management_token}`, "x-credit-token": token },
+      })
+    ).json();
     kept.push(`${info.last_seq} kept / ${inboxRuns[round].ok} counted`);
   }
   const refused = inboxRuns.reduce((n, r) => n + r.other, 0);
 
-  const rows = [baseline, inbox].map((r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.other} |`);
-  console.log(`\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`);
+  const rows = [baseline, inbox].map(
+    (r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.other} |`,
+  );
+  console.log(
+    `\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`,
+  );
   console.log("| target | req/s | p50 ms | p99 ms | 2xx | other |\n|---|---|---|---|---|---|\n" + rows.join("\n"));
-  console.log(`\ningest/bare, median of the rounds' ratios: ${roundRatios(inboxRuns, bareRuns).text} (target ≥ 80%), p99 ${(inbox.p99 / baseline.p99).toFixed(2)}×`);
+  console.log(
+    `\ningest/bare, median of the rounds' ratios: ${roundRatios(inboxRuns, bareRuns).text} (target ≥ 80%), p99 ${(inbox.p99 / baseline.p99).toFixed(2)}×`,
+  );
   console.log(`kept exactly once, per round: ${kept.join(", ")}; ${refused} answers other than 200`);
 } finally {
   await service.stop();

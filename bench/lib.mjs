@@ -27,8 +27,16 @@ export async function pool(n, limit, fn) {
 /** Nearest-rank percentiles of a list of numbers. */
 export function percentiles(values) {
   const sorted = Float64Array.from(values).sort();
-  const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
-  return { n: sorted.length, min: sorted[0] ?? NaN, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
+  const at = (q) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN;
+  return {
+    n: sorted.length,
+    min: sorted[0] ?? NaN,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+  };
 }
 
 /**
@@ -40,20 +48,27 @@ export function percentiles(values) {
 export function roundRatios(runs, baseline, metric = "rps") {
   const each = runs.map((r, i) => r[metric] / baseline[i][metric]).sort((a, b) => a - b);
   const median = each[Math.floor(each.length / 2)];
-  const show = metric === "rps" ? (x, digits) => `${(x * 100).toFixed(digits)}%` : (x, digits) => `${x.toFixed(digits + 1)}×`;
+  const show =
+    metric === "rps" ? (x, digits) => `${(x * 100).toFixed(digits)}%` : (x, digits) => `${x.toFixed(digits + 1)}×`;
   return { median, text: `${show(median, 1)} (rounds: ${each.map((x) => show(x, 0)).join(", ")})` };
 }
 
 /** POSTs `body` as JSON and answers the parsed answer; anything but a 2xx throws with the answer's text. */
 export async function postJson(url, body, headers = {}) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return res.json();
 }
 
 /** Buys `dollars` of credits from the service at `url` with scripts/buy.mjs; returns the credit token. */
 export async function buyCredits(url, dollars) {
-  const { stdout } = await run("node", ["scripts/buy.mjs", String(dollars)], { env: { ...process.env, ZEITVAULT_URL: url } });
+  const { stdout } = await run("node", ["scripts/buy.mjs", String(dollars)], {
+    env: { ...process.env, ZEITVAULT_URL: url },
+  });
   return stdout.trim();
 }
 
@@ -67,7 +82,9 @@ export async function snapshotSource(source = "worktree") {
   if (source === "head") {
     await run("sh", ["-c", `git archive HEAD | tar -x -C '${dir}'`]);
   } else {
-    const { stdout } = await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { maxBuffer: 64 << 20 });
+    const { stdout } = await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      maxBuffer: 64 << 20,
+    });
     for (const file of stdout.split("\0").filter((f) => f && existsSync(f))) await cp(file, path.join(dir, file));
   }
   await symlink(path.resolve("node_modules"), path.join(dir, "node_modules"), "dir");
@@ -100,7 +117,8 @@ export async function otherActivity(seconds = 3) {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
   const parent = new Map(all.map((p) => [p.pid, p.ppid]));
   const ours = (pid) => {
-    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++) if (at === process.pid) return true;
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++)
+      if (at === process.pid) return true;
     return false;
   };
   const procs = all.filter((p) => /wrangler|workerd|vitest/.test(p.args) && !ours(p.pid));
@@ -108,11 +126,19 @@ export async function otherActivity(seconds = 3) {
   await sleep(seconds * 1000);
   const after = await Promise.all(procs.map((p) => cpuTicks(p.pid)));
   const ticksPerSecond = 100; // USER_HZ on Linux
-  const cores = procs.reduce((sum, _p, i) => sum + (before[i] !== null && after[i] !== null ? after[i] - before[i] : 0), 0) / ticksPerSecond / seconds;
+  const cores =
+    procs.reduce((sum, _p, i) => sum + (before[i] !== null && after[i] !== null ? after[i] - before[i] : 0), 0) /
+    ticksPerSecond /
+    seconds;
   const count = (re) => procs.filter((p) => re.test(p.args)).length;
   const workerd = count(/bin\/workerd /);
   const vitest = count(/vitest/);
-  return { workerd, vitest, cores, text: `${workerd} workerd and ${vitest} vitest processes of others, using ${cores.toFixed(2)} cores` };
+  return {
+    workerd,
+    vitest,
+    cores,
+    text: `${workerd} workerd and ${vitest} vitest processes of others, using ${cores.toFixed(2)} cores`,
+  };
 }
 
 /** Samples the 1-minute load average every 5 s until stopped. */
@@ -173,10 +199,12 @@ export function bundleSourceMap(source) {
     starts.push([i, pkg ? pkg[1] : file.replace(/^(\.\.\/)+/, "")]);
   });
   const fileOf = (line) => {
-    let lo = 0, hi = starts.length - 1, found = "(bundle)";
+    let lo = 0,
+      hi = starts.length - 1,
+      found = "(bundle)";
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (starts[mid][0] <= line) (found = starts[mid][1]), (lo = mid + 1);
+      if (starts[mid][0] <= line) ((found = starts[mid][1]), (lo = mid + 1));
       else hi = mid - 1;
     }
     return found;

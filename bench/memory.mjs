@@ -29,7 +29,10 @@ const samples = Number(process.env.BENCH_SAMPLES ?? 1000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 100);
 const fillTarget = Number(process.env.BENCH_FILL ?? 99_900);
 const fillConcurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const kindNames = (process.env.BENCH_KINDS ?? "journals,queues,vaults").split(",").map((k) => k.trim()).filter(Boolean);
+const kindNames = (process.env.BENCH_KINDS ?? "journals,queues,vaults")
+  .split(",")
+  .map((k) => k.trim())
+  .filter(Boolean);
 const source = process.env.BENCH_SOURCE ?? "worktree";
 
 /** Items a journal or queue holds at most, and keys a vault holds at most. */
@@ -121,13 +124,20 @@ const KINDS = {
     fillTo: Math.min(fillTarget, CAP),
     count: async (api, r) => (await api(r, "GET", "")).data.keys,
     async fill(api, r, from, n) {
-      const operations = Array.from({ length: n }, (_, k) => ({ op: "put", key: vaultKey(from + k), value: { n: from + k, v: "abcdefgh" } }));
+      const operations = Array.from({ length: n }, (_, k) => ({
+        op: "put",
+        key: vaultKey(from + k),
+        value: { n: from + k, v: "abcdefgh" },
+      }));
       await api(r, "POST", "/batch", { operations });
     },
     async round(api, r, i, time) {
       const got = await time("get", api(r, "GET", `/keys/${vaultKey(randomInt(0, r.items - 1))}`));
       if (got.value === undefined) throw new Error("vault get returned no value");
-      await time("put", api(r, "PUT", `/keys/${vaultKey(randomInt(0, r.items - 1))}`, { value: { n: i, v: "ijklmnop" } }));
+      await time(
+        "put",
+        api(r, "PUT", `/keys/${vaultKey(randomInt(0, r.items - 1))}`, { value: { n: i, v: "ijklmnop" } }),
+      );
     },
   },
 };
@@ -140,7 +150,13 @@ for (const name of kindNames) if (!KINDS[name]) throw new Error(`unknown kind ${
 
 /** A resource of `kind` with its management token, and how many items it held when it was last counted. */
 async function createResource(base, token, kind) {
-  const { data } = await call(base, "POST", `/v1/${kind}`, { authorization: `Bearer ${token}` }, { ttl_seconds: 86_400 });
+  const { data } = await call(
+    base,
+    "POST",
+    `/v1/${kind}`,
+    { authorization: `Bearer ${token}` },
+    { ttl_seconds: 86_400 },
+  );
   return { kind, id: data.id, mgmt: data.management_token, items: 0 };
 }
 
@@ -160,14 +176,23 @@ const fmt = (v) => (Number.isFinite(v) ? v.toFixed(1) : "–");
 
 async function benchKind(base, token, name) {
   const spec = KINDS[name];
-  const api = (r, method, path, body) => call(base, method, `/v1/${name}/${r.id}${path}`, { authorization: `Bearer ${r.mgmt}`, "x-credit-token": token }, body);
+  const api = (r, method, path, body) =>
+    call(
+      base,
+      method,
+      `/v1/${name}/${r.id}${path}`,
+      { authorization: `Bearer ${r.mgmt}`, "x-credit-token": token },
+      body,
+    );
   const small = await createResource(base, token, name);
   const full = await createResource(base, token, name);
   if (spec.seed) await fillTo(api, spec, small, spec.seed, 1);
   const fillStart = Date.now();
   await fillTo(api, spec, full, spec.fillTo, fillConcurrency);
   const fillSeconds = (Date.now() - fillStart) / 1000;
-  log(`${name}: filled ${full.items} ${spec.unit} in ${fillSeconds.toFixed(0)} s (${(full.items / fillSeconds).toFixed(0)}/s)`);
+  log(
+    `${name}: filled ${full.items} ${spec.unit} in ${fillSeconds.toFixed(0)} s (${(full.items / fillSeconds).toFixed(0)}/s)`,
+  );
   await sleep(2000);
 
   const before = await otherActivity();
@@ -214,26 +239,45 @@ let service;
 try {
   // One credential and one address send far more than the production limits here (fills especially).
   service = await startWranglerDev({ rateLimitPerMinute: 1_000_000 });
-  const { stdout: wranglerVersion } = await run("node_modules/.bin/wrangler", ["--version"], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  const { stdout: wranglerVersion } = await run("node_modules/.bin/wrangler", ["--version"], {
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
   // Fills (at most $0.04 per 100 items) plus the measured calls ($0.0001–$0.0002 each), with room to spare.
-  const dollars = Math.min(1000, Math.ceil(kindNames.length * (((CAP / BATCH) * 0.004) + rounds * 2 * 3 * 0.0002) * 1.5 + 1));
+  const dollars = Math.min(
+    1000,
+    Math.ceil(kindNames.length * ((CAP / BATCH) * 0.004 + rounds * 2 * 3 * 0.0002) * 1.5 + 1),
+  );
   const token = await buyCredits(service.url, dollars);
-  log(`service ${service.url} (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}${source !== "head" && dirty.trim() ? ", with uncommitted changes" : ""}), bought $${dollars}`);
+  log(
+    `service ${service.url} (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}${source !== "head" && dirty.trim() ? ", with uncommitted changes" : ""}), bought $${dollars}`,
+  );
   log(`others before the start: ${startedBefore.text}`);
 
   const results = [];
   for (const name of kindNames) results.push(await benchKind(service.url, token, name));
   load.stop();
 
-  console.log(`\n${samples} samples per operation and size after ${warmup} warm-up rounds, sequential, ${new Date().toISOString()}`);
-  console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, wrangler ${wranglerVersion.trim()}, local SQLite-backed Durable Objects`);
-  console.log(`source: ${source === "head" ? "commit" : "working tree at"} ${revision.trim()}${source !== "head" && dirty.trim() ? " (with uncommitted changes in src/ or durable-objects/)" : ""}`);
-  console.log(`load average (1 min) during the run: median ${percentiles(load.samples).p50.toFixed(2)}, max ${Math.max(...load.samples).toFixed(2)}; dev-proxy 503s sent again: ${proxyRetries}\n`);
-  console.log("| kind | operation | small: p50 / p90 / p99 ms | ~100k: p50 / p90 / p99 ms | ratio p50 | ratio p90 | ratio p99 |");
+  console.log(
+    `\n${samples} samples per operation and size after ${warmup} warm-up rounds, sequential, ${new Date().toISOString()}`,
+  );
+  console.log(
+    `machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, wrangler ${wranglerVersion.trim()}, local SQLite-backed Durable Objects`,
+  );
+  console.log(
+    `source: ${source === "head" ? "commit" : "working tree at"} ${revision.trim()}${source !== "head" && dirty.trim() ? " (with uncommitted changes in src/ or durable-objects/)" : ""}`,
+  );
+  console.log(
+    `load average (1 min) during the run: median ${percentiles(load.samples).p50.toFixed(2)}, max ${Math.max(...load.samples).toFixed(2)}; dev-proxy 503s sent again: ${proxyRetries}\n`,
+  );
+  console.log(
+    "| kind | operation | small: p50 / p90 / p99 ms | ~100k: p50 / p90 / p99 ms | ratio p50 | ratio p90 | ratio p99 |",
+  );
   console.log("|---|---|---|---|---|---|---|");
   for (const { rows } of results) {
     for (const { kind, op, s, f } of rows) {
-      console.log(`| ${kind} | ${op} | ${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.p99)} | ${fmt(f.p50)} / ${fmt(f.p90)} / ${fmt(f.p99)} | ${(f.p50 / s.p50).toFixed(2)} | ${(f.p90 / s.p90).toFixed(2)} | ${(f.p99 / s.p99).toFixed(2)} |`);
+      console.log(
+        `| ${kind} | ${op} | ${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.p99)} | ${fmt(f.p50)} / ${fmt(f.p90)} / ${fmt(f.p99)} | ${(f.p50 / s.p50).toFixed(2)} | ${(f.p90 / s.p90).toFixed(2)} | ${(f.p99 / s.p99).toFixed(2)} |`,
+      );
     }
   }
   console.log("");
@@ -243,9 +287,13 @@ try {
         `measured in ${r.measureSeconds.toFixed(0)} s; others before: ${r.before.text}; after: ${r.after.text}`,
     );
   }
-  const worst = results.flatMap((r) => r.rows).map((row) => ({ ...row, ratio: Math.max(row.f.p50 / row.s.p50, row.f.p99 / row.s.p99) }));
+  const worst = results
+    .flatMap((r) => r.rows)
+    .map((row) => ({ ...row, ratio: Math.max(row.f.p50 / row.s.p50, row.f.p99 / row.s.p99) }));
   const over = worst.filter((row) => row.ratio > 1.5);
-  console.log(`\ntarget (100k within 1.5× of small at p50 and p99): ${over.length ? `missed by ${over.map((r) => `${r.kind} ${r.op} (${r.ratio.toFixed(2)}×)`).join(", ")}` : "met by every operation"}`);
+  console.log(
+    `\ntarget (100k within 1.5× of small at p50 and p99): ${over.length ? `missed by ${over.map((r) => `${r.kind} ${r.op} (${r.ratio.toFixed(2)}×)`).join(", ")}` : "met by every operation"}`,
+  );
 } finally {
   load.stop();
   await service?.stop();

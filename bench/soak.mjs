@@ -66,7 +66,7 @@ export async function soak(options = {}) {
   const profile = PROFILES[options.profile ?? env.SOAK_PROFILE ?? "long"];
   const minutes = Number(options.minutes ?? env.SOAK_MINUTES ?? profile.minutes);
   const agents = Number(options.agents ?? env.SOAK_AGENTS ?? profile.agents);
-  const [killMin, killMax] = (options.kill ?? env.SOAK_KILL_SECONDS?.split("-").map(Number)) ?? profile.kill;
+  const [killMin, killMax] = options.kill ?? env.SOAK_KILL_SECONDS?.split("-").map(Number) ?? profile.kill;
   const assertMemory = (options.profile ?? env.SOAK_PROFILE ?? "long") === "long";
   const durationMs = minutes * 60_000;
 
@@ -102,9 +102,12 @@ export async function soak(options = {}) {
   process.chdir(sourceDir);
   const [engines, proxy] = await Promise.all([startEngines({ port: 0 }), startEgressProxy()]);
   const vars = {
-    ENVIRONMENT: "development", X402_SETTLEMENT: "none", ALLOW_PRIVATE_TARGETS: "true",
+    ENVIRONMENT: "development",
+    X402_SETTLEMENT: "none",
+    ALLOW_PRIVATE_TARGETS: "true",
     // Retries within the run: 5 s, 5 min, 30 min … become 0.05 s, 3 s, 18 s …
-    DELIVERY_RETRY_SCALE: "0.01", ENGINE_URL: engines.url,
+    DELIVERY_RETRY_SCALE: "0.01",
+    ENGINE_URL: engines.url,
     ...(proxy.missing ? {} : { EGRESS_PROXY_URL: proxy.url, EGRESS_IPS: proxy.ips }),
   };
   // The runtime's error lines over the whole run: the service's own carry a request id ([req_…]); workerd's do not.
@@ -112,7 +115,8 @@ export async function soak(options = {}) {
   const onOutput = (chunk) => {
     for (const line of chunk.split("\n")) {
       if (/\[req_[0-9A-Za-z]+\]/.test(line)) errorLines.ours.push(line.slice(0, 300));
-      else if (/Uncaught|\[ERROR\]/.test(line)) errorLines.runtime.push(line.replace(/\x1b\[[0-9;]*m/g, "").slice(0, 200));
+      else if (/Uncaught|\[ERROR\]/.test(line))
+        errorLines.runtime.push(line.replace(/\x1b\[[0-9;]*m/g, "").slice(0, 200));
     }
   };
   let service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars, onOutput });
@@ -139,14 +143,21 @@ export async function soak(options = {}) {
   // ---- memory: the resident size of the runtime's workerd processes, every 10 s ----
   const memory = []; // { t, rss }
   const memoryTimer = setInterval(async () => {
-    const { stdout } = await run("ps", ["-eo", "pid=,ppid=,rss=,args="], { maxBuffer: 16 << 20 }).catch(() => ({ stdout: "" }));
-    const all = stdout.split("\n").map((l) => l.trim().split(/\s+/)).map(([pid, ppid, rss, bin]) => ({ pid: Number(pid), ppid: Number(ppid), rss: Number(rss), bin }));
+    const { stdout } = await run("ps", ["-eo", "pid=,ppid=,rss=,args="], { maxBuffer: 16 << 20 }).catch(() => ({
+      stdout: "",
+    }));
+    const all = stdout
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/))
+      .map(([pid, ppid, rss, bin]) => ({ pid: Number(pid), ppid: Number(ppid), rss: Number(rss), bin }));
     const below = new Set([service.pid]);
-    for (let size = 0; size !== below.size; ) {
+    for (let size = 0; size !== below.size;) {
       size = below.size;
       for (const p of all) if (below.has(p.ppid)) below.add(p.pid);
     }
-    const rss = all.filter((p) => below.has(p.pid) && /(^|\/)workerd$/.test(p.bin ?? "")).reduce((sum, p) => sum + p.rss, 0);
+    const rss = all
+      .filter((p) => below.has(p.pid) && /(^|\/)workerd$/.test(p.bin ?? ""))
+      .reduce((sum, p) => sum + p.rss, 0);
     if (rss) memory.push({ t: Date.now(), rss: rss / 1024 });
   }, 10_000);
 
@@ -191,8 +202,12 @@ export async function soak(options = {}) {
       // Cut by the kill (wrangler's proxy answers 502/503 for a runtime that went away): unknown, ask again.
       const retryable = res.status >= 500 && inKill;
       const inFlight = res.status === 409 && text.includes("idempotency_in_flight");
-      if (res.status >= 500 && !inKill) fiveHundreds.push({ t, method, p, status: res.status, requestId, text: text.slice(0, 300) });
-      if ((retryable || inFlight || (res.status === 503 && text.includes("restarted mid-request"))) && Date.now() < deadline) {
+      if (res.status >= 500 && !inKill)
+        fiveHundreds.push({ t, method, p, status: res.status, requestId, text: text.slice(0, 300) });
+      if (
+        (retryable || inFlight || (res.status === 503 && text.includes("restarted mid-request"))) &&
+        Date.now() < deadline
+      ) {
         await sleep(1000);
         continue;
       }
@@ -210,13 +225,17 @@ export async function soak(options = {}) {
   // ---- the kinds, from the published examples ----
   const doc = await (await fetch(`${url}/openapi.json?kinds=all`)).json();
   const prices = await (await fetch(`${url}/v1/prices`)).json();
-  const kindNames = prices.operations.filter((o) => o.unit === "day" && o.method === "POST" && /^\/v1\/[a-z0-9-]+$/.test(o.path)).map((o) => o.path.slice(4));
+  const kindNames = prices.operations
+    .filter((o) => o.unit === "day" && o.method === "POST" && /^\/v1\/[a-z0-9-]+$/.test(o.path))
+    .map((o) => o.path.slice(4));
   const priced = new Set(prices.operations.filter((o) => Number(o.price_usd) > 0).map((o) => o.operation));
   const examples = new Map();
   const skipped = [];
   for (const kind of kindNames) {
     const example = doc.paths?.[`/v1/${kind}`]?.post?.requestBody?.content?.["application/json"]?.example;
-    const text = JSON.stringify(example ?? {}).replaceAll("https://example.com", receiverUrl).replaceAll('"example.com"', JSON.stringify(new URL(receiverUrl).host));
+    const text = JSON.stringify(example ?? {})
+      .replaceAll("https://example.com", receiverUrl)
+      .replaceAll('"example.com"', JSON.stringify(new URL(receiverUrl).host));
     if (/zvm_Example|zv_Example/.test(text)) skipped.push(kind);
     else examples.set(kind, JSON.parse(text));
   }
@@ -242,10 +261,24 @@ export async function soak(options = {}) {
   };
 
   async function create(agent, kind, body, pay = null) {
-    const res = await call(null, "POST", `/v1/${kind}`, { body, kind, op: "create", pay, headers: pay ? {} : { authorization: `Bearer ${agent.token}` } });
+    const res = await call(null, "POST", `/v1/${kind}`, {
+      body,
+      kind,
+      op: "create",
+      pay,
+      headers: pay ? {} : { authorization: `Bearer ${agent.token}` },
+    });
     tally(kind, res.status);
     if (res.status !== 201) return null;
-    const r = { agent, kind, id: res.json.id, mgmt: res.json.management_token, ended: false, json: res.json, x402: !!pay };
+    const r = {
+      agent,
+      kind,
+      id: res.json.id,
+      mgmt: res.json.management_token,
+      ended: false,
+      json: res.json,
+      x402: !!pay,
+    };
     created.push(r);
     if (!pay) ack(r.id, `${kind}.create`);
     return r;
@@ -253,7 +286,12 @@ export async function soak(options = {}) {
   /** An operation on a resource (`life`: one of the routes every kind shares, /v1/resources/{id}…). */
   async function op(r, method, suffix, body, opName, life = false) {
     const p = life ? `/v1/resources/${r.id}${suffix}` : `/v1/${r.kind}/${r.id}${suffix}`;
-    const res = await call(r.agent, method, p, { body, headers: { authorization: `Bearer ${r.mgmt}` }, kind: r.kind, op: opName });
+    const res = await call(r.agent, method, p, {
+      body,
+      headers: { authorization: `Bearer ${r.mgmt}` },
+      kind: r.kind,
+      op: opName,
+    });
     tally(r.kind, res.status);
     // Of the routes every kind shares only extend is charged (a kind's own op may be called "cancel" too).
     const charged = life ? opName === "extend" : priced.has(`${r.kind}.${opName}`);
@@ -263,92 +301,120 @@ export async function soak(options = {}) {
 
   const actions = [
     // every kind's life: create, read, extend, and cancel or expiry
-    [4, async (a) => {
-      const kind = pick([...examples.keys()]);
-      const r = await create(a, kind, { ...examples.get(kind), ttl_seconds: Math.round(between(60, 180)) });
-      if (!r) return;
-      await op(r, "GET", "", undefined, "status", true);
-      if (Math.random() < 0.3) await op(r, "POST", "/extend", { ttl_seconds: 60 }, "extend", true);
-      if (Math.random() < 0.5) {
-        const res = await op(r, "DELETE", "", undefined, "cancel", true);
-        if (res.status === 200) r.ended = "cancelled";
-      } else r.ended = "expires";
-    }],
-    [5, async (a) => {
-      let c = pick(counters.filter((x) => x.r.agent === a));
-      if (!c || Math.random() < 0.1) {
-        const r = await create(a, "counters", { ttl_seconds: 3600 });
+    [
+      4,
+      async (a) => {
+        const kind = pick([...examples.keys()]);
+        const r = await create(a, kind, { ...examples.get(kind), ttl_seconds: Math.round(between(60, 180)) });
         if (!r) return;
-        c = { r, value: 0 };
-        counters.push(c);
-      }
-      const res = await op(c.r, "POST", "/increment", { by: 1 }, "increment");
-      if (res.status === 200) c.value++;
-    }],
-    [4, async (a) => {
-      let j = pick(journals.filter((x) => x.r.agent === a));
-      if (!j || Math.random() < 0.1) {
-        const r = await create(a, "journals", { ttl_seconds: 3600 });
-        if (!r) return;
-        j = { r, appended: 0 };
-        journals.push(j);
-      }
-      const res = await op(j.r, "POST", "/entries", { type: "soak", data: { i: j.appended } }, "append");
-      if (res.status === 201 || res.status === 200) j.appended++;
-    }],
-    [4, async (a) => {
-      let q = pick(queues.filter((x) => x.r.agent === a));
-      if (!q || Math.random() < 0.1) {
-        const r = await create(a, "queues", { ttl_seconds: 3600, visibility_seconds: 3600 });
-        if (!r) return;
-        q = { r, pushed: 0, acked: 0 };
-        queues.push(q);
-      }
-      const res = await op(q.r, "POST", "/messages", { body: { n: q.pushed } }, "push");
-      if (res.status === 201 || res.status === 200) q.pushed++;
-      if (Math.random() < 0.4) {
-        const lease = await op(q.r, "POST", "/leases", { max_messages: 1, visibility_seconds: 3600 }, "lease");
-        for (const m of lease.json?.items ?? lease.json?.messages ?? []) {
-          const done = await op(q.r, "POST", `/leases/${m.lease_id}/ack`, {}, "ack");
-          if (done.status === 200) q.acked++;
+        await op(r, "GET", "", undefined, "status", true);
+        if (Math.random() < 0.3) await op(r, "POST", "/extend", { ttl_seconds: 60 }, "extend", true);
+        if (Math.random() < 0.5) {
+          const res = await op(r, "DELETE", "", undefined, "cancel", true);
+          if (res.status === 200) r.ended = "cancelled";
+        } else r.ended = "expires";
+      },
+    ],
+    [
+      5,
+      async (a) => {
+        let c = pick(counters.filter((x) => x.r.agent === a));
+        if (!c || Math.random() < 0.1) {
+          const r = await create(a, "counters", { ttl_seconds: 3600 });
+          if (!r) return;
+          c = { r, value: 0 };
+          counters.push(c);
         }
-      }
-    }],
-    [3, async (a) => {
-      if (Date.now() > endAt - 60_000) return; // due within the run
-      const key = randomUUID();
-      const at = new Date(Date.now() + between(5_000, 60_000)).toISOString();
-      const r = await create(a, "wakeups", { url: `${receiverUrl}/w/${key}`, at, ttl_seconds: 3600 });
-      if (r) wakeups.push({ r, path: `/w/${key}`, at: Date.parse(at) });
-    }],
-    [3, async (a) => {
-      let b = pick(bins.filter((x) => x.r.agent === a));
-      if (!b || Math.random() < 0.1) {
-        const r = await create(a, "bins", { ttl_seconds: 3600 });
-        if (!r?.json.urls?.public) return;
-        b = { r, publicUrl: r.json.urls.public, captured: 0 };
-        bins.push(b);
-      }
-      const res = await call(null, "POST", new URL(b.publicUrl).pathname, { body: { soak: b.captured }, kind: "bins", op: "capture(public)" });
-      tally("bins", res.status);
-      if (res.status >= 200 && res.status < 300) b.captured++;
-    }],
-    [2, async (a) => {
-      let l = pick(links.filter((x) => x.r.agent === a));
-      if (!l || Math.random() < 0.1) {
-        const r = await create(a, "links", { target_url: `${receiverUrl}/page`, ttl_seconds: 3600 });
-        if (!r?.json.urls?.public) return;
-        l = { r, publicUrl: r.json.urls.public, clicks: 0 };
-        links.push(l);
-      }
-      const res = await call(null, "GET", new URL(l.publicUrl).pathname, { kind: "links", op: "click(public)" });
-      tally("links", res.status);
-      if (res.status >= 300 && res.status < 400) l.clicks++;
-    }],
-    [1, async (a) => {
-      // A create paid by x402: one signed payment per call.
-      await create(a, "counters", { ttl_seconds: 3600 }, a.pay);
-    }],
+        const res = await op(c.r, "POST", "/increment", { by: 1 }, "increment");
+        if (res.status === 200) c.value++;
+      },
+    ],
+    [
+      4,
+      async (a) => {
+        let j = pick(journals.filter((x) => x.r.agent === a));
+        if (!j || Math.random() < 0.1) {
+          const r = await create(a, "journals", { ttl_seconds: 3600 });
+          if (!r) return;
+          j = { r, appended: 0 };
+          journals.push(j);
+        }
+        const res = await op(j.r, "POST", "/entries", { type: "soak", data: { i: j.appended } }, "append");
+        if (res.status === 201 || res.status === 200) j.appended++;
+      },
+    ],
+    [
+      4,
+      async (a) => {
+        let q = pick(queues.filter((x) => x.r.agent === a));
+        if (!q || Math.random() < 0.1) {
+          const r = await create(a, "queues", { ttl_seconds: 3600, visibility_seconds: 3600 });
+          if (!r) return;
+          q = { r, pushed: 0, acked: 0 };
+          queues.push(q);
+        }
+        const res = await op(q.r, "POST", "/messages", { body: { n: q.pushed } }, "push");
+        if (res.status === 201 || res.status === 200) q.pushed++;
+        if (Math.random() < 0.4) {
+          const lease = await op(q.r, "POST", "/leases", { max_messages: 1, visibility_seconds: 3600 }, "lease");
+          for (const m of lease.json?.items ?? lease.json?.messages ?? []) {
+            const done = await op(q.r, "POST", `/leases/${m.lease_id}/ack`, {}, "ack");
+            if (done.status === 200) q.acked++;
+          }
+        }
+      },
+    ],
+    [
+      3,
+      async (a) => {
+        if (Date.now() > endAt - 60_000) return; // due within the run
+        const key = randomUUID();
+        const at = new Date(Date.now() + between(5_000, 60_000)).toISOString();
+        const r = await create(a, "wakeups", { url: `${receiverUrl}/w/${key}`, at, ttl_seconds: 3600 });
+        if (r) wakeups.push({ r, path: `/w/${key}`, at: Date.parse(at) });
+      },
+    ],
+    [
+      3,
+      async (a) => {
+        let b = pick(bins.filter((x) => x.r.agent === a));
+        if (!b || Math.random() < 0.1) {
+          const r = await create(a, "bins", { ttl_seconds: 3600 });
+          if (!r?.json.urls?.public) return;
+          b = { r, publicUrl: r.json.urls.public, captured: 0 };
+          bins.push(b);
+        }
+        const res = await call(null, "POST", new URL(b.publicUrl).pathname, {
+          body: { soak: b.captured },
+          kind: "bins",
+          op: "capture(public)",
+        });
+        tally("bins", res.status);
+        if (res.status >= 200 && res.status < 300) b.captured++;
+      },
+    ],
+    [
+      2,
+      async (a) => {
+        let l = pick(links.filter((x) => x.r.agent === a));
+        if (!l || Math.random() < 0.1) {
+          const r = await create(a, "links", { target_url: `${receiverUrl}/page`, ttl_seconds: 3600 });
+          if (!r?.json.urls?.public) return;
+          l = { r, publicUrl: r.json.urls.public, clicks: 0 };
+          links.push(l);
+        }
+        const res = await call(null, "GET", new URL(l.publicUrl).pathname, { kind: "links", op: "click(public)" });
+        tally("links", res.status);
+        if (res.status >= 300 && res.status < 400) l.clicks++;
+      },
+    ],
+    [
+      1,
+      async (a) => {
+        // A create paid by x402: one signed payment per call.
+        await create(a, "counters", { ttl_seconds: 3600 }, a.pay);
+      },
+    ],
   ];
   const weightTotal = actions.reduce((s, [w]) => s + w, 0);
   const chooseAction = () => {
@@ -366,10 +432,14 @@ export async function soak(options = {}) {
     const token = await buyCredits(url, 50);
     purchases.push(50);
     const account = privateKeyToAccount(generatePrivateKey());
-    const client = registerExactEvmScheme(new x402Client(), { signer: account }).setSpendControls({ maxAmountPerPayment: "$1" });
+    const client = registerExactEvmScheme(new x402Client(), { signer: account }).setSpendControls({
+      maxAmountPerPayment: "$1",
+    });
     agentList.push({ n: i, token, bought: 50, pay: wrapFetchWithPayment(fetch, client) });
   }
-  log(`${agents} agents on ${url} (state ${state}); ${examples.size} kinds from their examples (skipped: ${skipped.join(", ") || "none"}); ${minutes} min, kills every ${killMin}–${killMax} s`);
+  log(
+    `${agents} agents on ${url} (state ${state}); ${examples.size} kinds from their examples (skipped: ${skipped.join(", ") || "none"}); ${minutes} min, kills every ${killMin}–${killMax} s`,
+  );
   const killer = (async () => {
     for (;;) {
       const wait = between(killMin, killMax) * 1000;
@@ -392,7 +462,9 @@ export async function soak(options = {}) {
     }),
   );
   await killer;
-  log(`traffic stopped after ${((Date.now() - startedAt) / 60_000).toFixed(1)} min: ${answers.length} answers, ${kills.length} kills`);
+  log(
+    `traffic stopped after ${((Date.now() - startedAt) / 60_000).toFixed(1)} min: ${answers.length} answers, ${kills.length} kills`,
+  );
 
   // ---- quiescence: every wakeup due has arrived, or 3 minutes pass ----
   const lastDue = Math.max(0, ...wakeups.map((w) => w.at));
@@ -409,9 +481,14 @@ export async function soak(options = {}) {
   let counterBad = 0;
   for (const c of counters) {
     const res = await op(c.r, "GET", "", undefined, "get");
-    if (res.json?.value !== c.value) counterBad++, log(`counter ${c.r.id}: value ${res.json?.value}, acknowledged increments ${c.value}`);
+    if (res.json?.value !== c.value)
+      (counterBad++, log(`counter ${c.r.id}: value ${res.json?.value}, acknowledged increments ${c.value}`));
   }
-  row("counters equal their acknowledged increments", counterBad === 0, `${counters.length - counterBad}/${counters.length}`);
+  row(
+    "counters equal their acknowledged increments",
+    counterBad === 0,
+    `${counters.length - counterBad}/${counters.length}`,
+  );
   let journalBad = 0;
   for (const j of journals) {
     const res = await op(j.r, "GET", "/entries?from_seq=1&limit=100", undefined, "read");
@@ -419,40 +496,56 @@ export async function soak(options = {}) {
     let prev = "0".repeat(64);
     let ok = items.length === Math.min(100, j.appended);
     for (const [n, e] of items.entries()) {
-      const hash = createHash("sha256").update([prev, String(e.seq), e.time, e.type ?? "", JSON.stringify(e.data)].join("\n")).digest("hex");
+      const hash = createHash("sha256")
+        .update([prev, String(e.seq), e.time, e.type ?? "", JSON.stringify(e.data)].join("\n"))
+        .digest("hex");
       if (e.seq !== n + 1 || e.hash !== hash) ok = false;
       prev = e.hash;
     }
-    if (!ok) journalBad++, log(`journal ${j.r.id}: ${items.length} entries read, ${j.appended} acknowledged; chain ${JSON.stringify(items.slice(0, 2))}`);
+    if (!ok)
+      (journalBad++,
+        log(
+          `journal ${j.r.id}: ${items.length} entries read, ${j.appended} acknowledged; chain ${JSON.stringify(items.slice(0, 2))}`,
+        ));
   }
-  row("journal chains verify and hold the acknowledged appends", journalBad === 0, `${journals.length - journalBad}/${journals.length}`);
+  row(
+    "journal chains verify and hold the acknowledged appends",
+    journalBad === 0,
+    `${journals.length - journalBad}/${journals.length}`,
+  );
   let queueBad = 0;
   for (const q of queues) {
     const res = await op(q.r, "GET", "/stats", undefined, "stats");
     const s = res.json ?? {};
     const held = (s.visible ?? 0) + (s.in_flight ?? s.leased ?? 0) + (s.delayed ?? 0);
-    if (held !== q.pushed - q.acked) queueBad++, log(`queue ${q.r.id}: stats ${JSON.stringify(s)}, pushed ${q.pushed}, acked ${q.acked}`);
+    if (held !== q.pushed - q.acked)
+      (queueBad++, log(`queue ${q.r.id}: stats ${JSON.stringify(s)}, pushed ${q.pushed}, acked ${q.acked}`));
   }
   row("queues hold what was pushed and not acked", queueBad === 0, `${queues.length - queueBad}/${queues.length}`);
   let binBad = 0;
   for (const b of bins) {
     const res = await op(b.r, "GET", "/captures?limit=1", undefined, "list");
     const seen = res.json?.items?.[0]?.seq ?? 0;
-    if (seen !== b.captured) binBad++, log(`bin ${b.r.id}: newest capture ${seen}, answered captures ${b.captured}`);
+    if (seen !== b.captured) (binBad++, log(`bin ${b.r.id}: newest capture ${seen}, answered captures ${b.captured}`));
   }
   row("bins hold every answered capture", binBad === 0, `${bins.length - binBad}/${bins.length}`);
 
   // deliveries
   const missing = wakeups.filter((w) => !byPath.has(w.path));
   const repeats = [...deliveries.values()].filter((d) => d.ok > 1).length;
-  row("every wakeup delivered (a 200 at the receiver) at least once", missing.length === 0, `${wakeups.length - missing.length}/${wakeups.length}; ${repeats} webhook-ids answered 200 more than once (at least once)`);
+  row(
+    "every wakeup delivered (a 200 at the receiver) at least once",
+    missing.length === 0,
+    `${wakeups.length - missing.length}/${wakeups.length}; ${repeats} webhook-ids answered 200 more than once (at least once)`,
+  );
   for (const w of missing.slice(0, 5)) log(`wakeup ${w.r.id} due ${new Date(w.at).toISOString()} never arrived`);
 
   // resource state
   let stuck = 0;
   for (const w of wakeups) {
     const res = await op(w.r, "GET", "", undefined, "get");
-    if (res.json?.status !== "delivered") stuck++, log(`wakeup ${w.r.id}: ${res.status} ${JSON.stringify(res.json)?.slice(0, 300)}`);
+    if (res.json?.status !== "delivered")
+      (stuck++, log(`wakeup ${w.r.id}: ${res.status} ${JSON.stringify(res.json)?.slice(0, 300)}`));
   }
   row("no wakeup left scheduled or firing", stuck === 0, `${wakeups.length - stuck}/${wakeups.length} delivered`);
 
@@ -467,9 +560,21 @@ export async function soak(options = {}) {
   let moneyBad = 0;
   const moneyLines = [];
   for (const a of agentList) {
-    const bal = await call(a, "GET", "/v1/credits/balance", { headers: { authorization: `Bearer ${a.token}` }, kind: "money", op: "balance" });
-    const rec = await call(a, "GET", `/v1/receipts?since=${new Date(startedAt - 3_600_000).toISOString()}`, { headers: { authorization: `Bearer ${a.token}` }, kind: "money", op: "receipts" });
-    const statement = rec.json?.statement ? (typeof rec.json.statement === "string" ? JSON.parse(rec.json.statement) : rec.json.statement) : null;
+    const bal = await call(a, "GET", "/v1/credits/balance", {
+      headers: { authorization: `Bearer ${a.token}` },
+      kind: "money",
+      op: "balance",
+    });
+    const rec = await call(a, "GET", `/v1/receipts?since=${new Date(startedAt - 3_600_000).toISOString()}`, {
+      headers: { authorization: `Bearer ${a.token}` },
+      kind: "money",
+      op: "receipts",
+    });
+    const statement = rec.json?.statement
+      ? typeof rec.json.statement === "string"
+        ? JSON.parse(rec.json.statement)
+        : rec.json.statement
+      : null;
     if (!statement) {
       moneyBad++;
       moneyLines.push(`agent ${a.n}: receipts ${rec.status}`);
@@ -487,48 +592,101 @@ export async function soak(options = {}) {
       moneyLines.push(`agent ${a.n}: balance ${bal.json?.balance_usd}, bought ${a.bought}, charged ${total / 1e6}`);
     }
   }
-  row("each balance equals purchases minus charges (holds settled)", moneyBad === 0, moneyLines.join("; ") || `${agentList.length} tokens`);
+  row(
+    "each balance equals purchases minus charges (holds settled)",
+    moneyBad === 0,
+    moneyLines.join("; ") || `${agentList.length} tokens`,
+  );
   const mismatched = [];
   for (const k of new Set([...charges.keys(), ...acked.keys()])) {
     const [id, operation] = k.split(" ");
     // Reads whose answer was free carry no charge; an op's name in the receipts may differ from the route's.
-    if ((charges.get(k) ?? 0) !== (acked.get(k) ?? 0)) mismatched.push(`${id} ${operation}: charged ${charges.get(k) ?? 0}, answered 2xx ${acked.get(k) ?? 0}`);
+    if ((charges.get(k) ?? 0) !== (acked.get(k) ?? 0))
+      mismatched.push(`${id} ${operation}: charged ${charges.get(k) ?? 0}, answered 2xx ${acked.get(k) ?? 0}`);
   }
-  row("every charge belongs to an answered 2xx, once", mismatched.length === 0, mismatched.length ? `${mismatched.length} mismatches, e.g. ${mismatched.slice(0, 4).join("; ")}` : `${[...charges.values()].reduce((s, n) => s + n, 0)} charges`);
+  row(
+    "every charge belongs to an answered 2xx, once",
+    mismatched.length === 0,
+    mismatched.length
+      ? `${mismatched.length} mismatches, e.g. ${mismatched.slice(0, 4).join("; ")}`
+      : `${[...charges.values()].reduce((s, n) => s + n, 0)} charges`,
+  );
 
   // ended resources: 410, and R2 empty once every resource has ended
   let notGone = 0;
   for (const r of created.slice(0, 300)) {
     const res = await op(r, "GET", "", undefined, "status(ended)", true);
-    if (res.status !== 410) notGone++, log(`${r.kind} ${r.id} ended (${r.ended}) answers ${res.status}`);
+    if (res.status !== 410) (notGone++, log(`${r.kind} ${r.id} ended (${r.ended}) answers ${res.status}`));
   }
-  row("every ended resource answers 410", notGone === 0, `${Math.min(300, created.length) - notGone} of ${created.length} checked (${created.filter((x) => x.ended === "expired").length} had expired, the rest cancelled)`);
+  row(
+    "every ended resource answers 410",
+    notGone === 0,
+    `${Math.min(300, created.length) - notGone} of ${created.length} checked (${created.filter((x) => x.ended === "expired").length} had expired, the rest cancelled)`,
+  );
   await sleep(15_000); // R2 deletes behind the ends
   const r2Left = await r2Keys(path.join(state, "v3", "r2"));
   const r2Files = countFiles(path.join(state, "v3", "r2"), (f) => f.includes(`${path.sep}blobs${path.sep}`));
-  row("R2 holds nothing once every resource ended", r2Left.length === 0, `${r2Left.length} keys left${r2Left.length ? ` (${r2Left.slice(0, 4).join(", ")})` : ""}; ${r2Files} blob files on disk`);
+  row(
+    "R2 holds nothing once every resource ended",
+    r2Left.length === 0,
+    `${r2Left.length} keys left${r2Left.length ? ` (${r2Left.slice(0, 4).join(", ")})` : ""}; ${r2Files} blob files on disk`,
+  );
 
   // answers
-  row("no 5xx outside the kill windows", fiveHundreds.length === 0, `${fiveHundreds.length} of ${answers.length} answers${fiveHundreds.length ? `: ${fiveHundreds.slice(0, 3).map((f) => `${f.status} ${f.method} ${f.p} ${f.requestId} ${f.text}`).join(" | ")}` : ""}`);
-  row("every call got a definitive answer", unresolved.length === 0, `${unresolved.length} unresolved${unresolved.length ? `: ${unresolved.slice(0, 3).map((u) => `${u.method} ${u.p} ${u.why}`).join(" | ")}` : ""}`);
+  row(
+    "no 5xx outside the kill windows",
+    fiveHundreds.length === 0,
+    `${fiveHundreds.length} of ${answers.length} answers${
+      fiveHundreds.length
+        ? `: ${fiveHundreds
+            .slice(0, 3)
+            .map((f) => `${f.status} ${f.method} ${f.p} ${f.requestId} ${f.text}`)
+            .join(" | ")}`
+        : ""
+    }`,
+  );
+  row(
+    "every call got a definitive answer",
+    unresolved.length === 0,
+    `${unresolved.length} unresolved${
+      unresolved.length
+        ? `: ${unresolved
+            .slice(0, 3)
+            .map((u) => `${u.method} ${u.p} ${u.why}`)
+            .join(" | ")}`
+        : ""
+    }`,
+  );
 
-  const kindsOf = (lines) => [...new Set(lines.map((l) => l.replace(/wdErrId = \w+|req_\w+|\d+/g, "…")))].slice(0, 3).join(" / ");
-  row("every error answered or logged with its request id", errorLines.ours.length === 0, `${errorLines.ours.length} service error lines${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length} runtime lines without a request (workerd's own, docs/operations.md)${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`);
+  const kindsOf = (lines) =>
+    [...new Set(lines.map((l) => l.replace(/wdErrId = \w+|req_\w+|\d+/g, "…")))].slice(0, 3).join(" / ");
+  row(
+    "every error answered or logged with its request id",
+    errorLines.ours.length === 0,
+    `${errorLines.ours.length} service error lines${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length} runtime lines without a request (workerd's own, docs/operations.md)${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`,
+  );
 
   // memory
   const q = Math.max(1, Math.floor(memory.length / 4));
   const median = (xs) => xs.map((m) => m.rss).sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
   const first = median(memory.slice(0, q));
   const last = median(memory.slice(-q));
-  row("memory flat (last quarter ≤ 1.5 × first)", !assertMemory || last <= first * 1.5, `${first.toFixed(0)} → ${last.toFixed(0)} MiB (${memory.length} samples${assertMemory ? "" : "; not asserted in the short profile"})`);
+  row(
+    "memory flat (last quarter ≤ 1.5 × first)",
+    !assertMemory || last <= first * 1.5,
+    `${first.toFixed(0)} → ${last.toFixed(0)} MiB (${memory.length} samples${assertMemory ? "" : "; not asserted in the short profile"})`,
+  );
 
   // ---- the tables ----
   const lines = [];
-  lines.push(`soak: ${minutes} min, ${agents} agents, ${kills.length} kills, ${answers.length} answers, ${created.length} resources of ${new Set(created.map((r) => r.kind)).size} kinds, ${new Date().toISOString()}`);
+  lines.push(
+    `soak: ${minutes} min, ${agents} agents, ${kills.length} kills, ${answers.length} answers, ${created.length} resources of ${new Set(created.map((r) => r.kind)).size} kinds, ${new Date().toISOString()}`,
+  );
   lines.push("", "| kind | calls | 2xx | 4xx | 5xx or none |", "|---|---|---|---|---|");
   for (const [kind, k] of [...perKind].sort()) lines.push(`| ${kind} | ${k.calls} | ${k.ok} | ${k.c4xx} | ${k.c5xx} |`);
   lines.push("", "| invariant | holds | detail |", "|---|---|---|");
-  for (const r of rows) lines.push(`| ${r.invariant} | ${r.ok ? "yes" : "**no**"} | ${r.detail.replaceAll("|", "/")} |`);
+  for (const r of rows)
+    lines.push(`| ${r.invariant} | ${r.ok ? "yes" : "**no**"} | ${r.detail.replaceAll("|", "/")} |`);
   if (actionErrors.size) lines.push("", "client errors:", ...[...actionErrors].map(([m, n]) => `  ${n}× ${m}`));
   const text = lines.join("\n");
 
@@ -555,7 +713,10 @@ async function r2Keys(dir) {
   walk(dir);
   const keys = [];
   for (const f of files) {
-    for (const q of ["SELECT 'object ' || key FROM _mf_objects", "SELECT 'upload ' || key FROM _mf_multipart_uploads WHERE state = 0"]) {
+    for (const q of [
+      "SELECT 'object ' || key FROM _mf_objects",
+      "SELECT 'upload ' || key FROM _mf_multipart_uploads WHERE state = 0",
+    ]) {
       const { stdout } = await run("sqlite3", [f, q]).catch(() => ({ stdout: "" }));
       keys.push(...stdout.split("\n").filter(Boolean));
     }

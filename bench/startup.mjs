@@ -54,9 +54,15 @@ await mkdir(results, { recursive: true });
 async function build(name, config) {
   const outdir = path.join(work, name);
   const form = path.join(work, `${name}.bundle`);
-  const { stdout, stderr } = await run(WRANGLER, ["deploy", "--dry-run", "--config", config, "--outdir", outdir, "--outfile", form], { env, maxBuffer: 64 << 20 });
+  const { stdout, stderr } = await run(
+    WRANGLER,
+    ["deploy", "--dry-run", "--config", config, "--outdir", outdir, "--outfile", form],
+    { env, maxBuffer: 64 << 20 },
+  );
   const upload = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(stdout + stderr);
-  const mainModule = JSON.parse(/name="metadata"\r?\n\r?\n(.*)\r?\n/.exec(await readFile(form, "utf8"))?.[1] ?? "{}").main_module;
+  const mainModule = JSON.parse(
+    /name="metadata"\r?\n\r?\n(.*)\r?\n/.exec(await readFile(form, "utf8"))?.[1] ?? "{}",
+  ).main_module;
   const source = await readFile(path.join(outdir, mainModule ?? "worker.js"), "utf8");
   return { form, source, upload: upload ? { raw: Number(upload[1]), gzip: Number(upload[2]) } : null };
 }
@@ -70,7 +76,13 @@ async function profile(name, form, round) {
 
 const { Miniflare } = createRequire(path.resolve("node_modules/wrangler/package.json"))("miniflare");
 /** Module types of the upload form's parts, as wrangler maps them. */
-const MODULE_TYPES = { "application/javascript+module": "ESModule", "application/javascript": "CommonJS", "text/plain": "Text", "application/octet-stream": "Data", "application/wasm": "CompiledWasm" };
+const MODULE_TYPES = {
+  "application/javascript+module": "ESModule",
+  "application/javascript": "CommonJS",
+  "text/plain": "Text",
+  "application/octet-stream": "Data",
+  "application/wasm": "CompiledWasm",
+};
 
 /** The upload form wrangler wrote (`--outfile`), parsed. */
 async function readForm(file) {
@@ -83,14 +95,21 @@ async function readForm(file) {
 async function cpuNs(pid) {
   let sum = 0;
   for (const tid of await readdir(`/proc/${pid}/task`)) {
-    sum += await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").then((line) => Number(line.split(" ")[0]), () => 0);
+    sum += await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").then(
+      (line) => Number(line.split(" ")[0]),
+      () => 0,
+    );
   }
   return sum;
 }
 
 const workerdChildren = () =>
-  execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)]).toString().split("\n")
-    .map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm === "workerd").map(([pid]) => Number(pid));
+  execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)])
+    .toString()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, comm]) => comm === "workerd")
+    .map(([pid]) => Number(pid));
 
 /**
  * The requests measured after the import, each on its own (service and base only): what the first request
@@ -123,7 +142,8 @@ async function cpuOfStart(formFile, followUps = false) {
   const metadata = JSON.parse(form.get("metadata"));
   const modules = [];
   for (const [name, part] of form.entries()) {
-    if (typeof part !== "string" && MODULE_TYPES[part.type]) modules.push({ type: MODULE_TYPES[part.type], path: name, contents: new Uint8Array(await part.arrayBuffer()) });
+    if (typeof part !== "string" && MODULE_TYPES[part.type])
+      modules.push({ type: MODULE_TYPES[part.type], path: name, contents: new Uint8Array(await part.arrayBuffer()) });
   }
   const main = JSON.stringify(metadata.main_module);
   const entry = `export default { async fetch(request, env, ctx) {
@@ -138,8 +158,12 @@ async function cpuOfStart(formFile, followUps = false) {
   } };`;
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
-    name: "startup", compatibilityDate: metadata.compatibility_date, compatibilityFlags: metadata.compatibility_flags,
-    modulesRoot: "/", modules: [{ type: "ESModule", path: "startup-entry.mjs", contents: entry }, ...modules], ...bindingsOf(metadata),
+    name: "startup",
+    compatibilityDate: metadata.compatibility_date,
+    compatibilityFlags: metadata.compatibility_flags,
+    modulesRoot: "/",
+    modules: [{ type: "ESModule", path: "startup-entry.mjs", contents: entry }, ...modules],
+    ...bindingsOf(metadata),
   });
   try {
     await mf.ready;
@@ -155,8 +179,10 @@ async function cpuOfStart(formFile, followUps = false) {
     for (const [name, { method, path }] of Object.entries(FOLLOW_UPS)) {
       await new Promise((r) => setTimeout(r, 100));
       const at = await cpuNs(pid);
-      const status = await (await mf.dispatchFetch(`http://startup/then?${new URLSearchParams({ method, path })}`)).text();
-      measured[name] = (await cpuNs(pid) - at) / 1e6;
+      const status = await (
+        await mf.dispatchFetch(`http://startup/then?${new URLSearchParams({ method, path })}`)
+      ).text();
+      measured[name] = ((await cpuNs(pid)) - at) / 1e6;
       measured[`${name}Status`] = Number(status);
     }
     return measured;
@@ -168,7 +194,8 @@ async function cpuOfStart(formFile, followUps = false) {
 /** Each sample's duration (until the next one, as DevTools counts it) with its node. */
 function samples(p) {
   const out = [];
-  for (let i = 0; i < p.samples.length; i++) out.push([p.samples[i], i + 1 < p.timeDeltas.length ? p.timeDeltas[i + 1] : 0]);
+  for (let i = 0; i < p.samples.length; i++)
+    out.push([p.samples[i], i + 1 < p.timeDeltas.length ? p.timeDeltas[i + 1] : 0]);
   return out;
 }
 
@@ -185,7 +212,9 @@ function ticks(p) {
 /** A profile's time outside `(idle)`, in ms: as sampled (`samples`, wall time), or counted (`ticks`). */
 function busyMs(p, weigh = samples) {
   const nodes = new Map(p.nodes.map((n) => [n.id, n]));
-  return weigh(p).reduce((sum, [id, us]) => sum + (nodes.get(id).callFrame.functionName === "(idle)" ? 0 : us), 0) / 1000;
+  return (
+    weigh(p).reduce((sum, [id, us]) => sum + (nodes.get(id).callFrame.functionName === "(idle)" ? 0 : us), 0) / 1000
+  );
 }
 
 /**
@@ -194,11 +223,15 @@ function busyMs(p, weigh = samples) {
  * bundle's top level holds every module's top-level statements, and those lines say whose they are.
  */
 function where(profiles, map) {
-  const byFile = new Map(), byFunction = new Map(), inclusive = new Map(), initialising = new Map();
+  const byFile = new Map(),
+    byFunction = new Map(),
+    inclusive = new Map(),
+    initialising = new Map();
   let total = 0;
   const add = (m, k, us) => m.set(k, (m.get(k) ?? 0) + us);
   const fromBundle = (cf) => cf.url.endsWith("/worker.js") || cf.url === "worker.js";
-  const place = (cf) => (fromBundle(cf) ? map.fileOf(cf.lineNumber) : cf.url ? "(wrapper)" : cf.functionName || "(native)");
+  const place = (cf) =>
+    fromBundle(cf) ? map.fileOf(cf.lineNumber) : cf.url ? "(wrapper)" : cf.functionName || "(native)";
   for (const p of profiles) {
     const nodes = new Map(p.nodes.map((n) => [n.id, n]));
     const parent = new Map();
@@ -210,16 +243,33 @@ function where(profiles, map) {
       const caller = !cf.url && parent.has(node.id) ? nodes.get(parent.get(node.id)).callFrame : null;
       if (!fromBundle(cf) || !node.positionTicks?.length) {
         // A native frame (a RegExp, a builtin) is named with the file that called it.
-        const name = fromBundle(cf) ? `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}` : cf.functionName || "(native)";
+        const name = fromBundle(cf)
+          ? `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`
+          : cf.functionName || "(native)";
         return [[place(cf), caller?.url ? `${name} ← ${place(caller)}` : name, 1]];
       }
       // Samples taken outside the function's own code (a builtin, compiling what it calls) have no line.
-      const ticks = Math.max(node.hitCount, node.positionTicks.reduce((sum, t) => sum + t.ticks, 0));
+      const ticks = Math.max(
+        node.hitCount,
+        node.positionTicks.reduce((sum, t) => sum + t.ticks, 0),
+      );
       const unplaced = 1 - node.positionTicks.reduce((sum, t) => sum + t.ticks, 0) / ticks;
-      const shares = new Map(unplaced > 0 ? [[`${place(cf)}\0${cf.lineNumber < 0 ? "(top level)" : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`} (no line)`, unplaced]] : []);
+      const shares = new Map(
+        unplaced > 0
+          ? [
+              [
+                `${place(cf)}\0${cf.lineNumber < 0 ? "(top level)" : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`} (no line)`,
+                unplaced,
+              ],
+            ]
+          : [],
+      );
       for (const t of node.positionTicks) {
         const file = map.fileOf(t.line - 1);
-        const name = cf.lineNumber < 0 ? `(top level) ${file}` : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}${cf.functionName ? "" : ` ${map.lineOf(cf.lineNumber)}`}`;
+        const name =
+          cf.lineNumber < 0
+            ? `(top level) ${file}`
+            : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}${cf.functionName ? "" : ` ${map.lineOf(cf.lineNumber)}`}`;
         const key = `${file}\0${name}`;
         shares.set(key, (shares.get(key) ?? 0) + t.ticks / ticks);
       }
@@ -235,14 +285,26 @@ function where(profiles, map) {
         add(byFunction, name, us * share);
       }
       const seen = new Set();
-      for (let at = id; at !== undefined; at = parent.get(at)) if (nodes.get(at).callFrame.functionName !== "(root)") seen.add(place(nodes.get(at).callFrame));
+      for (let at = id; at !== undefined; at = parent.get(at))
+        if (nodes.get(at).callFrame.functionName !== "(root)") seen.add(place(nodes.get(at).callFrame));
       for (const file of seen) add(inclusive, file, us);
       add(initialising, initialiser(nodes, parent, id), us);
     }
   }
-  const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n)
-    .map(([k, us]) => `| ${((us / total) * 100).toFixed(1)}% | ${(us / 1000 / profiles.length).toFixed(1)} ms | \`${k}\` |`);
-  return { files: top(byFile, topN), inclusive: top(inclusive, topN), functions: top(byFunction, topN), modules: top(initialising, topN) };
+  const top = (m, n) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(
+        ([k, us]) =>
+          `| ${((us / total) * 100).toFixed(1)}% | ${(us / 1000 / profiles.length).toFixed(1)} ms | \`${k}\` |`,
+      );
+  return {
+    files: top(byFile, topN),
+    inclusive: top(inclusive, topN),
+    functions: top(byFunction, topN),
+    modules: top(initialising, topN),
+  };
 
   /**
    * Whose initialisation a sample belongs to: esbuild wraps a module that is imported lazily somewhere (and
@@ -258,7 +320,9 @@ function where(profiles, map) {
       const cf = nodes.get(at).callFrame;
       if (/\/[^/]+\.(?:[cm]?[jt]s|json)$/.test(cf.functionName) && fromBundle(cf)) {
         const file = cf.functionName.replace(/^.*node_modules\//, "");
-        return file.startsWith("src/") || file.startsWith("durable-objects/") ? file : `${place(cf)} (${file.split("/").slice(-2).join("/")})`;
+        return file.startsWith("src/") || file.startsWith("durable-objects/")
+          ? file
+          : `${place(cf)} (${file.split("/").slice(-2).join("/")})`;
       }
     }
     return "(not in a wrapped module: the top level, or the request)";
@@ -271,7 +335,9 @@ log(`building the service (wrangler deploy --dry-run) and the calibration worker
 const service = await build("service", "wrangler.toml");
 const calibration = await build("calibration", "bench/startup-calibration/wrangler.toml");
 // BENCH_BASE=<a checkout, node_modules beside it>: its bundle too, in the same rounds, to compare a change with what it changes.
-const base = process.env.BENCH_BASE ? await build("base", path.join(path.resolve(process.env.BENCH_BASE), "wrangler.toml")) : null;
+const base = process.env.BENCH_BASE
+  ? await build("base", path.join(path.resolve(process.env.BENCH_BASE), "wrangler.toml"))
+  : null;
 const gzipBytes = gzipSync(service.source).length;
 log(`machine before: ${(await otherActivity()).text}`);
 
@@ -284,15 +350,20 @@ for (let round = 1; round <= rounds; round++) {
   const forms = { service: service.form, calibration: calibration.form, base: base?.form };
   // Several cold starts of each, interleaved; the round keeps each one's median.
   const starts = { service: [], calibration: [], base: [] };
-  for (let i = 0; i < startsPerRound; i++) for (const name of order) starts[name].push(await cpuOfStart(forms[name], name !== "calibration"));
+  for (let i = 0; i < startsPerRound; i++)
+    for (const name of order) starts[name].push(await cpuOfStart(forms[name], name !== "calibration"));
   for (const name of order) {
     const p = profiling && name !== "base" ? await profile(name, forms[name], round) : null;
-    const cpu = Object.fromEntries(Object.keys(starts[name][0]).map((key) => [key, median(starts[name].map((s) => s[key]))]));
+    const cpu = Object.fromEntries(
+      Object.keys(starts[name][0]).map((key) => [key, median(starts[name].map((s) => s[key]))]),
+    );
     measured[name].push({ ...cpu, sampled: p ? busyMs(p) : NaN, counted: p ? busyMs(p, ticks) : NaN });
     if (p && name === "service") serviceProfiles.push(p);
   }
   const [s, c] = [measured.service.at(-1), measured.calibration.at(-1)];
-  log(`round ${round}: first request ${s.first.toFixed(0)} / ${c.first.toFixed(0)} ms, load ${s.load.toFixed(0)} / ${c.load.toFixed(0)} ms, check startup ${s.sampled.toFixed(0)} / ${c.sampled.toFixed(0)} ms (service / calibration)`);
+  log(
+    `round ${round}: first request ${s.first.toFixed(0)} / ${c.first.toFixed(0)} ms, load ${s.load.toFixed(0)} / ${c.load.toFixed(0)} ms, check startup ${s.sampled.toFixed(0)} / ${c.sampled.toFixed(0)} ms (service / calibration)`,
+  );
 }
 log(`machine after: ${(await otherActivity()).text}`);
 
@@ -314,17 +385,23 @@ ${row("check startup: sampled time", "sampled")}
 ${row("check startup: samples × interval", "counted")}
 ${row("then: a kind's first request (GET /v1/counters/{id}, 401)", "kind", "service", "calibration", "first")}
 ${row("then: the first document (GET /openapi.json)", "document", "service", "calibration", "first")}
-${base ? `${row("base: CPU, first request", "first", "base")}
+${
+  base
+    ? `${row("base: CPU, first request", "first", "base")}
 ${row("base: CPU, load", "load", "base")}
 ${row("service / base: CPU, first request", "first", "service", "base")}
 ${row("service / base: CPU, load", "load", "service", "base")}
 ${row("service / base: a kind's first request", "kind", "service", "base")}
 ${row("service / base: the first document", "document", "service", "base")}
-` : ""}
+`
+    : ""
+}
 - bundle: worker.js ${kib(Buffer.byteLength(service.source))} (gzip ${kib(gzipBytes)}); wrangler's upload ${service.upload ? `${service.upload.raw.toFixed(0)} KiB / gzip ${service.upload.gzip.toFixed(0)} KiB` : "(not reported)"}
 - follow-up answers (service): ${[...new Set(measured.service.map((m) => `${m.kindStatus}/${m.documentStatus}`))].join(", ")} (a kind's request / the document); the calibration's global scope is the unit of their ratios
 - per round (service / calibration, ms): ${measured.service.map((m, i) => `${m.first.toFixed(0)}/${measured.calibration[i].first.toFixed(0)}`).join(", ")} (first request)
-${profiling ? `
+${
+  profiling
+    ? `
 Where the service's start-up goes in check startup's profiles (${rounds}; ms per start-up, as samples × the sampling interval):
 
 | self | ms | source file |
@@ -342,5 +419,10 @@ ${functions.join("\n")}
 | share | ms | initialisation of a module (its top-level code and what it calls; other modules' excluded) |
 |---|---|---|
 ${modules.join("\n")}
-` : ""}`);
-await writeFile(path.join(results, `startup-${stamp}.json`), JSON.stringify({ measured, upload: service.upload, bytes: Buffer.byteLength(service.source), gzipBytes }, null, 2));
+`
+    : ""
+}`);
+await writeFile(
+  path.join(results, `startup-${stamp}.json`),
+  JSON.stringify({ measured, upload: service.upload, bytes: Buffer.byteLength(service.source), gzipBytes }, null, 2),
+);

@@ -42,11 +42,22 @@ try {
   const vault = await postJson(`${dev.url}/v1/vaults`, { ttl_seconds: 86400 }, { authorization: `Bearer ${credit}` });
   const own = { authorization: `Bearer ${vault.management_token}`, "x-credit-token": credit };
   const key = encodeURIComponent("agents/alice/profile");
-  const put = await fetch(`${dev.url}/v1/vaults/${vault.id}/keys/${key}`, { method: "PUT", headers: { ...own, "content-type": "application/json" }, body: JSON.stringify({ value: { name: "Alice" } }) });
+  const put = await fetch(`${dev.url}/v1/vaults/${vault.id}/keys/${key}`, {
+    method: "PUT",
+    headers: { ...own, "content-type": "application/json" },
+    body: JSON.stringify({ value: { name: "Alice" } }),
+  });
   if (put.status !== 200) throw new Error(`put: ${put.status} ${await put.text()}`);
-  const narrowed = await postJson(`${dev.url}/v1/resources/${vault.id}/tokens`, {
-    operations: ["get", "list"], expires_at: new Date(Date.now() + 3_600_000).toISOString(), max_paid_calls: 1_000_000, key_prefixes: ["agents/alice/"],
-  }, { authorization: `Bearer ${vault.management_token}` });
+  const narrowed = await postJson(
+    `${dev.url}/v1/resources/${vault.id}/tokens`,
+    {
+      operations: ["get", "list"],
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      max_paid_calls: 1_000_000,
+      key_prefixes: ["agents/alice/"],
+    },
+    { authorization: `Bearer ${vault.management_token}` },
+  );
   const sub = { authorization: `Bearer ${narrowed.management_token}`, "x-credit-token": credit };
   const url = `${dev.url}/v1/vaults/${vault.id}/keys/${key}`;
 
@@ -56,23 +67,48 @@ try {
   const subRuns = [];
   for (let round = 0; round < rounds; round++) {
     // Which goes first alternates too: a round's second target meets the runtime the first one warmed.
-    const pair = round % 2 === 0 ? [["own", own], ["narrowed", sub]] : [["narrowed", sub], ["own", own]];
-    for (const [name, headers] of pair) (name === "own" ? ownRuns : subRuns).push(await load(`${name} token, round ${round + 1}`, url, headers));
+    const pair =
+      round % 2 === 0
+        ? [
+            ["own", own],
+            ["narrowed", sub],
+          ]
+        : [
+            ["narrowed", sub],
+            ["own", own],
+          ];
+    for (const [name, headers] of pair)
+      (name === "own" ? ownRuns : subRuns).push(await load(`${name} token, round ${round + 1}`, url, headers));
   }
   const median = (runs, metric) => [...runs].map((r) => r[metric]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
-  console.log(`\n${calls} paid vault reads per target and round, ${concurrency} in flight, ${rounds} alternating rounds (median shown), ${new Date().toISOString()}\n`);
+  console.log(
+    `\n${calls} paid vault reads per target and round, ${concurrency} in flight, ${rounds} alternating rounds (median shown), ${new Date().toISOString()}\n`,
+  );
   console.log("| token | req/s | p50 ms | p99 ms |\n|---|---|---|---|");
-  for (const [name, runs] of [["resource's own", ownRuns], ["narrowed (operations, expiry, cap, prefix)", subRuns]]) {
-    console.log(`| ${name} | ${median(runs, "rps").toFixed(0)} | ${median(runs, "p50").toFixed(1)} | ${median(runs, "p99").toFixed(1)} |`);
+  for (const [name, runs] of [
+    ["resource's own", ownRuns],
+    ["narrowed (operations, expiry, cap, prefix)", subRuns],
+  ]) {
+    console.log(
+      `| ${name} | ${median(runs, "rps").toFixed(0)} | ${median(runs, "p50").toFixed(1)} | ${median(runs, "p99").toFixed(1)} |`,
+    );
   }
   console.log(`\nthroughput narrowed/own, median of the rounds' ratios: ${roundRatios(subRuns, ownRuns).text}`);
   console.log(`p99 narrowed/own, median of the rounds' ratios: ${roundRatios(subRuns, ownRuns, "p99").text}`);
 
-  const list = await (await fetch(`${dev.url}/v1/resources/${vault.id}/tokens`, { headers: { authorization: `Bearer ${vault.management_token}` } })).json();
+  const list = await (
+    await fetch(`${dev.url}/v1/resources/${vault.id}/tokens`, {
+      headers: { authorization: `Bearer ${vault.management_token}` },
+    })
+  ).json();
   const counted = list.items[0].paid_calls;
   const expected = calls * (rounds + 1);
-  console.log(`paid calls counted on the narrowed token: ${counted} of ${expected} made with it${counted === expected ? " (exact)" : " (MISMATCH)"}`);
-  const balance = await (await fetch(`${dev.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${credit}` } })).json();
+  console.log(
+    `paid calls counted on the narrowed token: ${counted} of ${expected} made with it${counted === expected ? " (exact)" : " (MISMATCH)"}`,
+  );
+  const balance = await (
+    await fetch(`${dev.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${credit}` } })
+  ).json();
   console.log(`spent: $${balance.spent_usd} for ${2 * expected} reads, a put and a create`);
 } finally {
   await dev.stop();

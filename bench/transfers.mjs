@@ -28,10 +28,15 @@ const destination = process.env.BENCH_DEST ?? "object";
 /** Resident memory (KiB) of the workerd processes this script started. */
 async function workerdRss() {
   const { stdout } = await run("ps", ["-eo", "pid=,ppid=,rss=,args="], { maxBuffer: 16 << 20 });
-  const all = stdout.split("\n").map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l)).filter(Boolean).map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
+  const all = stdout
+    .split("\n")
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter(Boolean)
+    .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
   const parent = new Map(all.map((p) => [p.pid, p.ppid]));
   const ours = (pid) => {
-    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++) if (at === process.pid) return true;
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++)
+      if (at === process.pid) return true;
     return false;
   };
   return all.filter((p) => /bin\/workerd /.test(p.args) && ours(p.pid)).reduce((sum, p) => sum + p.rss, 0);
@@ -42,13 +47,25 @@ async function workerdRss() {
 // parts pass about 32 MiB (scripts/wrangler-dev.mjs).
 
 const directory = await mkdtemp(path.join(tmpdir(), "zv-bench-s3-"));
-const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET, configs: [] }], vhostBuckets: false });
+const s3 = new S3rver({
+  address: "127.0.0.1",
+  port: 0,
+  silent: true,
+  directory,
+  configureBuckets: [{ name: BUCKET, configs: [] }],
+  vhostBuckets: false,
+});
 const { port } = await s3.run();
 const endpoint = `http://127.0.0.1:${port}`;
 const inspectorPort = await freePort();
 const service = await startWranglerDev({ vars: { ALLOW_PRIVATE_TARGETS: "true" }, inspectorPort });
 try {
-  const client = new AwsClient({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER", service: "s3", region: "us-east-1" });
+  const client = new AwsClient({
+    accessKeyId: "S3RVER",
+    secretAccessKey: "S3RVER",
+    service: "s3",
+    region: "us-east-1",
+  });
   const body = Buffer.allocUnsafe(size);
   for (let i = 0; i < size; i += 4) body.writeUInt32LE((Math.imul(i, 2654435761) ^ (i >>> 11)) >>> 0, i);
   const put = await client.fetch(`${endpoint}/${BUCKET}/source.bin`, { method: "PUT", body });
@@ -57,9 +74,14 @@ try {
 
   const token = await buyCredits(service.url, 10);
   const auth = { "content-type": "application/json", authorization: `Bearer ${token}` };
-  const create = async (kind) => (await fetch(`${service.url}/v1/${kind}`, { method: "POST", headers: auth, body: "{}" })).json();
+  const create = async (kind) =>
+    (await fetch(`${service.url}/v1/${kind}`, { method: "POST", headers: auth, body: "{}" })).json();
   const [transfers, target] = [await create("transfers"), await create("objects")];
-  const ops = { "content-type": "application/json", authorization: `Bearer ${transfers.management_token}`, "x-credit-token": token };
+  const ops = {
+    "content-type": "application/json",
+    authorization: `Bearer ${transfers.management_token}`,
+    "x-credit-token": token,
+  };
 
   const cdp = await inspector(inspectorPort);
   /** The isolate's memory (MiB): V8's heap in use, and the ArrayBuffers' backing stores (stream chunks live there). */
@@ -79,8 +101,29 @@ try {
   const idle = samples.at(-1);
   const started = performance.now();
   const res = await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers`, {
-    method: "POST", headers: ops,
-    body: JSON.stringify({ source: { type: "s3", endpoint, bucket: BUCKET, key: "source.bin", access_key_id: "S3RVER", secret_access_key: "S3RVER" }, destination: destination === "s3" ? { type: "s3", endpoint, bucket: BUCKET, key: "copy.bin", access_key_id: "S3RVER", secret_access_key: "S3RVER" } : { type: "object", management_token: target.management_token } }),
+    method: "POST",
+    headers: ops,
+    body: JSON.stringify({
+      source: {
+        type: "s3",
+        endpoint,
+        bucket: BUCKET,
+        key: "source.bin",
+        access_key_id: "S3RVER",
+        secret_access_key: "S3RVER",
+      },
+      destination:
+        destination === "s3"
+          ? {
+              type: "s3",
+              endpoint,
+              bucket: BUCKET,
+              key: "copy.bin",
+              access_key_id: "S3RVER",
+              secret_access_key: "S3RVER",
+            }
+          : { type: "object", management_token: target.management_token },
+    }),
   });
   const t = await res.json();
   log(`started: ${res.status}`);
@@ -88,8 +131,12 @@ try {
   let view = t;
   while (view.status === "running") {
     await sleep(500);
-    view = await (await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers/${t.transfer_id}`, { headers: ops })).json();
-    log(`${view.status}: ${view.bytes_moved} bytes moved, isolate heap ${samples.at(-1).heap.toFixed(1)} MiB + buffers ${samples.at(-1).buffers.toFixed(1)} MiB, workerd RSS ${Math.round(samples.at(-1).rss / 1024)} MiB`);
+    view = await (
+      await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers/${t.transfer_id}`, { headers: ops })
+    ).json();
+    log(
+      `${view.status}: ${view.bytes_moved} bytes moved, isolate heap ${samples.at(-1).heap.toFixed(1)} MiB + buffers ${samples.at(-1).buffers.toFixed(1)} MiB, workerd RSS ${Math.round(samples.at(-1).rss / 1024)} MiB`,
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   sampling = false;
@@ -101,14 +148,22 @@ try {
   // The local runtime sets the isolate no memory limit, so V8 collects late and the heap is a saw-tooth; its
   // floor (the lowest sample in each tenth of the copy, after a collection) is what the transfer still holds.
   const floors = Array.from({ length: 10 }, (_, i) => {
-    const tenth = during.filter((s) => s.at >= started + (i * seconds * 1000) / 10 && s.at < started + ((i + 1) * seconds * 1000) / 10);
+    const tenth = during.filter(
+      (s) => s.at >= started + (i * seconds * 1000) / 10 && s.at < started + ((i + 1) * seconds * 1000) / 10,
+    );
     return Math.min(...tenth.map((s) => s.heap + s.buffers));
   }).filter(Number.isFinite);
   const mb = (x) => `${x.toFixed(1)} MiB`;
   console.log(`S3 → ${destination}`);
-  console.log(`| size | parts | seconds | MiB/s | isolate heap + buffers idle | peak | workerd RSS idle / peak | sha256 |\n|---|---|---|---|---|---|---|---|`);
-  console.log(`| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ${mb(idle.heap + idle.buffers)} | ${mb(peak("heap"))} + ${mb(peak("buffers"))} | ${Math.round(idle.rss / 1024)} / ${Math.round(peak("rss") / 1024)} MiB | ${view.sha256.slice(0, 12)}… |`);
-  console.log(`isolate floor (heap + buffers) in each tenth of the copy: ${floors.map((f) => f.toFixed(1)).join(", ")} MiB`);
+  console.log(
+    `| size | parts | seconds | MiB/s | isolate heap + buffers idle | peak | workerd RSS idle / peak | sha256 |\n|---|---|---|---|---|---|---|---|`,
+  );
+  console.log(
+    `| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ${mb(idle.heap + idle.buffers)} | ${mb(peak("heap"))} + ${mb(peak("buffers"))} | ${Math.round(idle.rss / 1024)} / ${Math.round(peak("rss") / 1024)} MiB | ${view.sha256.slice(0, 12)}… |`,
+  );
+  console.log(
+    `isolate floor (heap + buffers) in each tenth of the copy: ${floors.map((f) => f.toFixed(1)).join(", ")} MiB`,
+  );
 } catch (err) {
   console.error(service.output().slice(-6000));
   throw err;

@@ -126,7 +126,10 @@ process.chdir(sourceDir);
 const services = [];
 let failed = false;
 try {
-  const dollars = Math.min(1000, Math.ceil(((probes + count) * 0.0005 + count * (readStatus ? 0.0002 : 0)) * 1.2 / shards + 1));
+  const dollars = Math.min(
+    1000,
+    Math.ceil((((probes + count) * 0.0005 + count * (readStatus ? 0.0002 : 0)) * 1.2) / shards + 1),
+  );
   for (let s = 0; s < shards; s++) {
     const service = await startWranglerDev({
       rateLimitPerMinute: 1_000_000, // one credential and one address create far more than 6000 a minute here
@@ -136,16 +139,21 @@ try {
     service.token = await buyCredits(service.url, dollars);
   }
   const shardOf = (i) => services[i % shards];
-  log(`${shards} × wrangler dev (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}), receiver ${receiverUrl}, $${dollars} of credits each`);
+  log(
+    `${shards} × wrangler dev (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}), receiver ${receiverUrl}, $${dollars} of credits each`,
+  );
 
   // Probe: the create rate on this machine now, with wakeups that are due long after the run.
   const tomorrow = new Date(Date.now() + 86_400_000 - 60_000).toISOString();
   const probeStart = Date.now();
-  await pool(probes, concurrency, (k) => createWakeup(shardOf(k), { url: `${receiverUrl}/probe`, at: tomorrow, ttl_seconds: 86_400 }));
+  await pool(probes, concurrency, (k) =>
+    createWakeup(shardOf(k), { url: `${receiverUrl}/probe`, at: tomorrow, ttl_seconds: 86_400 }),
+  );
   const probeRate = probes / ((Date.now() - probeStart) / 1000);
 
   const createStart = Date.now();
-  const windowStart = createStart + (leadSeconds ? leadSeconds * 1000 : Math.ceil((count / probeRate) * 1000 * SAFETY) + MARGIN_MS);
+  const windowStart =
+    createStart + (leadSeconds ? leadSeconds * 1000 : Math.ceil((count / probeRate) * 1000 * SAFETY) + MARGIN_MS);
   const windowEnd = windowStart + windowMs;
   const dueAt = (i) => windowStart + Math.floor((i * windowMs) / count);
   log(`probe: ${probeRate.toFixed(0)} creates/s; the window opens in ${seconds(windowStart - createStart)}`);
@@ -154,8 +162,20 @@ try {
   const createErrors = new Map(); // message → count
   await pool(count, concurrency, async (i) => {
     try {
-      const w = await createWakeup(shardOf(i), { url: `${receiverUrl}/w/${i}`, at: new Date(dueAt(i)).toISOString(), ttl_seconds: TTL_SECONDS, body: { i } });
-      wakeups[i] = { id: w.id, mgmt: w.management_token, secret: w.signing_secret, at: Date.parse(w.status.fire_at), createdAt: Date.now(), shard: shardOf(i) };
+      const w = await createWakeup(shardOf(i), {
+        url: `${receiverUrl}/w/${i}`,
+        at: new Date(dueAt(i)).toISOString(),
+        ttl_seconds: TTL_SECONDS,
+        body: { i },
+      });
+      wakeups[i] = {
+        id: w.id,
+        mgmt: w.management_token,
+        secret: w.signing_secret,
+        at: Date.parse(w.status.fire_at),
+        createdAt: Date.now(),
+        shard: shardOf(i),
+      };
     } catch (err) {
       createErrors.set(String(err), (createErrors.get(String(err)) ?? 0) + 1);
     }
@@ -202,7 +222,7 @@ try {
     for (const s of seen.values()) states[s.status] = (states[s.status] ?? 0) + 1;
     const unsettled = [...seen].filter(([, s]) => s.status !== "delivered").map(([i]) => i);
     const settleDeadline = Date.now() + settleMs;
-    for (let pending = unsettled; pending.length && Date.now() < settleDeadline; ) {
+    for (let pending = unsettled; pending.length && Date.now() < settleDeadline;) {
       await sleep(5000);
       const next = [];
       for (const i of pending) {
@@ -216,7 +236,9 @@ try {
       const w = wakeups[i];
       const res = await fetch(`${w.shard.url}/v1/wakeups/${w.id}/deliveries`, { headers: headersOf(w) });
       const got = arrivals.filter((a) => a.i === i).map((a) => new Date(a.t).toISOString());
-      log(`#${i} ${w.id} due ${new Date(w.at).toISOString()}, received ${got.join(", ") || "never"}, now ${seen.get(i).status}; attempt log: ${(await res.text()).slice(0, 1500)}`);
+      log(
+        `#${i} ${w.id} due ${new Date(w.at).toISOString()}, received ${got.join(", ") || "never"}, now ${seen.get(i).status}; attempt log: ${(await res.text()).slice(0, 1500)}`,
+      );
     }
     const later = {};
     for (const i of unsettled) later[seen.get(i).status] = (later[seen.get(i).status] ?? 0) + 1;
@@ -238,7 +260,9 @@ try {
       `alarm lateness (fired_at − at): ${fmt(percentiles(alarmLate))}`,
       `queue lag (arrival − fired_at): ${fmt(percentiles(queueLag))}`,
       `statuses after the grace period: ${JSON.stringify(states)}; ${created.length - seen.size} reads failed; webhook-id ≠ delivery_id: ${idMismatch}` +
-        (unsettled.length ? `; the ${unsettled.length} not delivered then, ${seconds(settleMs)} later: ${JSON.stringify(later)}` : ""),
+        (unsettled.length
+          ? `; the ${unsettled.length} not delivered then, ${seconds(settleMs)} later: ${JSON.stringify(later)}`
+          : ""),
     ];
   }
 
@@ -260,14 +284,26 @@ try {
   const span = first.length ? (lastArrival - first.reduce((m, a) => Math.min(m, a.t), Infinity)) / 1000 : 0;
 
   const createSeconds = (createEnd - createStart) / 1000;
-  console.log(`\n${count} wakeups due within ${seconds(windowMs)} over ${shards} wrangler dev, ${concurrency} creates in flight, ${new Date().toISOString()}\n`);
-  console.log(`create: ${created.length} in ${createSeconds.toFixed(1)} s = ${(created.length / createSeconds).toFixed(0)} creates/s (probe ${probeRate.toFixed(0)}/s); ${createFailures} failed, ${proxyRetries} dev-proxy 503s sent again; created after their time: ${createdLate}; fire_at ≠ at asked: ${wrongTime}`);
+  console.log(
+    `\n${count} wakeups due within ${seconds(windowMs)} over ${shards} wrangler dev, ${concurrency} creates in flight, ${new Date().toISOString()}\n`,
+  );
+  console.log(
+    `create: ${created.length} in ${createSeconds.toFixed(1)} s = ${(created.length / createSeconds).toFixed(0)} creates/s (probe ${probeRate.toFixed(0)}/s); ${createFailures} failed, ${proxyRetries} dev-proxy 503s sent again; created after their time: ${createdLate}; fire_at ≠ at asked: ${wrongTime}`,
+  );
   console.log(`window opened ${seconds(windowStart - createEnd)} after the last create`);
-  console.log(`delivered: ${byWakeup.size} of ${created.length} wakeups (${arrivals.length} requests), missing ${missing.length}${missing.length ? ` e.g. ${missing.slice(0, 5).join(", ")}` : ""}`);
-  console.log(`duplicates: ${dupIds} webhook-ids seen more than once, ${dupWakeups} wakeups delivered more than once (${arrivals.length - countedUntil} requests came after the grace period); bad signatures: ${invalid}; stray requests: ${strayRequests}`);
+  console.log(
+    `delivered: ${byWakeup.size} of ${created.length} wakeups (${arrivals.length} requests), missing ${missing.length}${missing.length ? ` e.g. ${missing.slice(0, 5).join(", ")}` : ""}`,
+  );
+  console.log(
+    `duplicates: ${dupIds} webhook-ids seen more than once, ${dupWakeups} wakeups delivered more than once (${arrivals.length - countedUntil} requests came after the grace period); bad signatures: ${invalid}; stray requests: ${strayRequests}`,
+  );
   console.log(`lateness (arrival − at): ${fmt(lateness)}; arrived early: ${early}`);
-  console.log(`arrivals spread over ${span.toFixed(1)} s (${(byWakeup.size / Math.max(span, 1)).toFixed(0)}/s)${allArrived ? `, the last ${seconds(lastArrival - windowEnd)} after the window closed` : ""}`);
-  console.log(`load average (1 min) during the run: median ${percentiles(loads).p50.toFixed(1)}, max ${percentiles(loads).max.toFixed(1)} on ${availableParallelism()} cores`);
+  console.log(
+    `arrivals spread over ${span.toFixed(1)} s (${(byWakeup.size / Math.max(span, 1)).toFixed(0)}/s)${allArrived ? `, the last ${seconds(lastArrival - windowEnd)} after the window closed` : ""}`,
+  );
+  console.log(
+    `load average (1 min) during the run: median ${percentiles(loads).p50.toFixed(1)}, max ${percentiles(loads).max.toFixed(1)} on ${availableParallelism()} cores`,
+  );
   for (const line of statusLines) console.log(line);
   failed = missing.length > 0 || dupIds > 0 || dupWakeups > 0 || invalid > 0 || createFailures > 0 || strayRequests > 0;
 } finally {

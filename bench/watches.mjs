@@ -37,17 +37,24 @@ const targetUrl = `http://127.0.0.1:${target.address().port}`;
 /** CPU seconds (user + system) of the workerd processes below this one. */
 async function workerdCpuSeconds() {
   const { stdout } = await run("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 });
-  const all = stdout.split("\n").map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l)).filter(Boolean).map((m) => ({ pid: +m[1], ppid: +m[2], args: m[3] }));
+  const all = stdout
+    .split("\n")
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter(Boolean)
+    .map((m) => ({ pid: +m[1], ppid: +m[2], args: m[3] }));
   const parent = new Map(all.map((p) => [p.pid, p.ppid]));
   const ours = (pid) => {
-    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++) if (at === process.pid) return true;
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++)
+      if (at === process.pid) return true;
     return false;
   };
   const tick = 100; // USER_HZ
-  return all.filter((p) => /bin\/workerd /.test(p.args) && ours(p.pid)).reduce((sum, p) => {
-    const fields = readFileSync(`/proc/${p.pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return sum + (Number(fields[11]) + Number(fields[12])) / tick;
-  }, 0);
+  return all
+    .filter((p) => /bin\/workerd /.test(p.args) && ours(p.pid))
+    .reduce((sum, p) => {
+      const fields = readFileSync(`/proc/${p.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return sum + (Number(fields[11]) + Number(fields[12])) / tick;
+    }, 0);
 }
 
 const sourceDir = await snapshotSource(env.BENCH_SOURCE ?? "worktree");
@@ -65,9 +72,17 @@ try {
   const watches = new Array(count);
   const createStart = Date.now();
   await pool(count, concurrency, async (i) => {
-    const body = { check: { type: "http_status", url: `${targetUrl}/w/${i}` }, interval_seconds: 60, ttl_seconds: 3600 };
+    const body = {
+      check: { type: "http_status", url: `${targetUrl}/w/${i}` },
+      interval_seconds: 60,
+      ttl_seconds: 3600,
+    };
     for (let attempt = 0; ; attempt++) {
-      const res = await fetch(`${service.url}/v1/watches`, { method: "POST", headers: auth, body: JSON.stringify(body) });
+      const res = await fetch(`${service.url}/v1/watches`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify(body),
+      });
       if (res.status === 201) {
         const r = await res.json();
         watches[i] = { id: r.id, mgmt: r.management_token, path: String(i) };
@@ -92,7 +107,9 @@ try {
   const perWatch = [];
   await pool(count, concurrency, async (i) => {
     const w = watches[i];
-    const res = await fetch(`${service.url}/v1/watches/${w.id}/checks?limit=100`, { headers: { authorization: `Bearer ${w.mgmt}`, "x-credit-token": token } });
+    const res = await fetch(`${service.url}/v1/watches/${w.id}/checks?limit=100`, {
+      headers: { authorization: `Bearer ${w.mgmt}`, "x-credit-token": token },
+    });
     if (res.status !== 200) throw new Error(`history ${i}: ${res.status} ${await res.text()}`);
     const { items } = await res.json();
     const inWindow = items.filter((c) => Date.parse(c.at) >= windowStart && Date.parse(c.at) < windowEnd);
@@ -103,11 +120,23 @@ try {
     for (const c of inWindow) if (c.scheduled_at) lateness.push(Date.parse(c.at) - Date.parse(c.scheduled_at));
   });
   const targetHits = [...hits.values()].reduce((n, h) => n + h.length, 0);
-  const hitsInWindow = [...hits.values()].reduce((n, h) => n + h.filter((t) => t >= windowStart && t < windowEnd).length, 0);
+  const hitsInWindow = [...hits.values()].reduce(
+    (n, h) => n + h.filter((t) => t >= windowStart && t < windowEnd).length,
+    0,
+  );
   const cpu = cpuEnd - cpuStart;
   const summary = {
-    watches: count, minutes, revision: revision.trim(),
-    checks: { recorded, target_hits: targetHits, every_check_made: recorded === targetHits, failed, in_window: recordedInWindow, target_hits_in_window: hitsInWindow },
+    watches: count,
+    minutes,
+    revision: revision.trim(),
+    checks: {
+      recorded,
+      target_hits: targetHits,
+      every_check_made: recorded === targetHits,
+      failed,
+      in_window: recordedInWindow,
+      target_hits_in_window: hitsInWindow,
+    },
     per_watch_in_window: percentiles(perWatch),
     lateness_ms: percentiles(lateness),
     workerd_cpu_seconds: Number(cpu.toFixed(2)),

@@ -18,7 +18,18 @@ import { resourceStub } from "../src/stubs";
 import { ACCOUNT_SCHEMA } from "./account/schema";
 import { AccountStore } from "./account/store";
 import { SandboxMoney } from "./account/sandbox-money";
-import type { AccountApi, BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, RefundRequest, Settlement, TokenRow } from "../src/rpc/account";
+import type {
+  AccountApi,
+  BalanceView,
+  ChargeRequest,
+  Credential,
+  HoldGrant,
+  HoldRequest,
+  LedgerRow,
+  RefundRequest,
+  Settlement,
+  TokenRow,
+} from "../src/rpc/account";
 
 export type { BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow };
 
@@ -42,7 +53,13 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   /** Creates the account with its root token and first purchase. */
-  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string; sandboxId?: string }) {
+  open(input: {
+    root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">;
+    amount: number;
+    ref: string;
+    requestId: string;
+    sandboxId?: string;
+  }) {
     return capture(() => {
       if (this.store.balance() !== null) throw new AppError("conflict", "This account already exists.");
       const r = input.root;
@@ -50,9 +67,22 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
         this.sql.exec("INSERT INTO account (id, balance) VALUES (1, ?)", input.amount);
         this.sql.exec(
           "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, NULL, ?, ?, NULL, ?, ?)",
-          r.token_id, r.token_hash, r.label, r.created_at, r.expires_at,
+          r.token_id,
+          r.token_hash,
+          r.label,
+          r.created_at,
+          r.expires_at,
         );
-        this.store.record({ at: Date.now(), token_id: r.token_id, type: "purchase", operation: input.sandboxId ? "sandboxes.create" : "credits.purchase", resource_id: null, amount: input.amount, request_id: input.requestId, ref: input.ref });
+        this.store.record({
+          at: Date.now(),
+          token_id: r.token_id,
+          type: "purchase",
+          operation: input.sandboxId ? "sandboxes.create" : "credits.purchase",
+          resource_id: null,
+          amount: input.amount,
+          request_id: input.requestId,
+          ref: input.ref,
+        });
         if (input.sandboxId) this.sandbox.mark(input.sandboxId);
       });
       return this.store.view(r.token_id);
@@ -77,7 +107,16 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
       this.ctx.storage.transactionSync(() => {
         this.sql.exec("UPDATE account SET balance = balance + ?", input.amount);
         this.sql.exec("UPDATE tokens SET expires_at = max(expires_at, ?) WHERE parent_id IS NULL", input.expiresAt);
-        this.store.record({ at: Date.now(), token_id: token!.token_id, type: "topup", operation: "credits.topup", resource_id: null, amount: input.amount, request_id: input.requestId, ref: input.ref });
+        this.store.record({
+          at: Date.now(),
+          token_id: token!.token_id,
+          type: "topup",
+          operation: "credits.topup",
+          resource_id: null,
+          amount: input.amount,
+          request_id: input.requestId,
+          ref: input.ref,
+        });
       });
       return this.store.view(token!.token_id);
     });
@@ -86,7 +125,12 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   /** Undoes a top-up whose payment failed to settle. */
   async revertTopUp(input: { ref: string }): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      const row = this.sql.exec<{ seq: number; amount: number }>("SELECT seq, amount FROM ledger WHERE type = 'topup' AND ref = ?", input.ref).toArray()[0];
+      const row = this.sql
+        .exec<{ seq: number; amount: number }>(
+          "SELECT seq, amount FROM ledger WHERE type = 'topup' AND ref = ?",
+          input.ref,
+        )
+        .toArray()[0];
       if (!row) return;
       this.sql.exec("UPDATE account SET balance = balance - ?", row.amount);
       this.sql.exec("DELETE FROM ledger WHERE seq = ?", row.seq);
@@ -113,7 +157,16 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
       let chargeId = 0;
       this.ctx.storage.transactionSync(() => {
         this.store.take(chain, input.amount, "spent");
-        chargeId = this.store.record({ at: Date.now(), token_id: input.tokenId, type: "charge", operation: input.operation, resource_id: input.resourceId, amount: input.amount, request_id: input.requestId, ref: null });
+        chargeId = this.store.record({
+          at: Date.now(),
+          token_id: input.tokenId,
+          type: "charge",
+          operation: input.operation,
+          resource_id: input.resourceId,
+          amount: input.amount,
+          request_id: input.requestId,
+          ref: null,
+        });
       });
       return { chargeId, sandboxId };
     });
@@ -125,9 +178,16 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
    */
   async refund(input: RefundRequest): Promise<void> {
     this.ctx.storage.transactionSync(() => {
-      const charge = ("chargeId" in input
-        ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
-        : this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?", input.since, input.resourceId, input.operation, input.requestId)
+      const charge = (
+        "chargeId" in input
+          ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
+          : this.sql.exec<LedgerRow>(
+              "SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?",
+              input.since,
+              input.resourceId,
+              input.operation,
+              input.requestId,
+            )
       ).toArray()[0];
       if (charge) this.giveBack(charge, input.requestId);
     });
@@ -138,15 +198,22 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
    * every hold settled first so a data-plane call's charge is in the ledger. Idempotent: a charge given back
    * once is not again. Answers what this call gave back.
    */
-  refundCall(input: { tokenId: string; callRequestId: string; requestId: string }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>> {
+  refundCall(input: {
+    tokenId: string;
+    callRequestId: string;
+    requestId: string;
+  }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>> {
     return capture(async () => {
-      if (!this.store.token(input.tokenId)) throw new AppError("not_found", `No credit token ${input.tokenId} in this account.`);
+      if (!this.store.token(input.tokenId))
+        throw new AppError("not_found", `No credit token ${input.tokenId} in this account.`);
       await this.reclaim();
       const ids = this.store.descendantsOf(input.tokenId);
       let refunded = 0;
       let charges = 0;
       this.ctx.storage.transactionSync(() => {
-        for (const charge of this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE type = 'charge' AND request_id = ?", input.callRequestId).toArray()) {
+        for (const charge of this.sql
+          .exec<LedgerRow>("SELECT * FROM ledger WHERE type = 'charge' AND request_id = ?", input.callRequestId)
+          .toArray()) {
           if (!ids.has(charge.token_id) || !this.giveBack(charge, input.requestId)) continue;
           refunded += charge.amount;
           charges++;
@@ -168,10 +235,22 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
       const amount = Math.floor(Math.min(input.want, room) / input.price) * input.price;
       if (amount < input.price) throw this.store.shortfall(chain, input.price);
       const now = Date.now();
-      const grant = { holdId: crypto.randomUUID(), amount, expiresAt: Math.min(now + HOLD_LIFETIME_MS, ...chain.map((t) => t.expires_at)) };
+      const grant = {
+        holdId: crypto.randomUUID(),
+        amount,
+        expiresAt: Math.min(now + HOLD_LIFETIME_MS, ...chain.map((t) => t.expires_at)),
+      };
       this.ctx.storage.transactionSync(() => {
         this.store.take(chain, amount, "held");
-        this.sql.exec("INSERT INTO holds VALUES (?, ?, ?, ?, ?, ?)", grant.holdId, input.tokenId, input.resourceId, amount, now, grant.expiresAt);
+        this.sql.exec(
+          "INSERT INTO holds VALUES (?, ?, ?, ?, ?, ?)",
+          grant.holdId,
+          input.tokenId,
+          input.resourceId,
+          amount,
+          now,
+          grant.expiresAt,
+        );
       });
       await this.armSweep();
       return grant;
@@ -195,7 +274,13 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
       }
       this.sql.exec(
         "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        c.token_id, parent!.token_id, c.token_hash, c.label, c.cap, c.created_at, Math.min(c.expires_at, parent!.expires_at),
+        c.token_id,
+        parent!.token_id,
+        c.token_hash,
+        c.label,
+        c.cap,
+        c.created_at,
+        Math.min(c.expires_at, parent!.expires_at),
       );
       return this.store.view(c.token_id);
     });
@@ -207,7 +292,9 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   /** Ledger rows of the token and its descendants within [since, until), and its balance, with every hold settled first. */
-  statement(input: Credential & { since: number; until: number }): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>> {
+  statement(
+    input: Credential & { since: number; until: number },
+  ): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>> {
     return capture(async () => {
       this.store.authenticate(input);
       await this.reclaim();
@@ -232,7 +319,8 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
 
   /** Returns one charge to its token's chain (inside the caller's transaction); false when it was given back already. */
   private giveBack(charge: LedgerRow, requestId: string): boolean {
-    if (this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length) return false;
+    if (this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length)
+      return false;
     const token = this.store.token(charge.token_id);
     if (!token) return false;
     this.store.take(this.store.chainOf(token), -charge.amount, "spent");

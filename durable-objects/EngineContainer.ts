@@ -17,7 +17,8 @@ const PROBE_INTERVAL_MS = 300;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 /** 502: the engines behind this object failed, which src/engines/ reports as 503 engine_unavailable, uncharged. */
-const failed = (detail: string) => new Response(detail, { status: 502, headers: { "content-type": "text/plain; charset=utf-8" } });
+const failed = (detail: string) =>
+  new Response(detail, { status: 502, headers: { "content-type": "text/plain; charset=utf-8" } });
 
 export class EngineContainer extends DurableObject<Env> {
   /** Settles once the running container's engines answer; cleared when it stops, so the next request starts it again. */
@@ -44,7 +45,10 @@ export class EngineContainer extends DurableObject<Env> {
       // Internet on: the chromium engine loads the pages it is asked to print (URLs the Worker's egress guard passed).
       container.start({ enableInternet: true });
       this.ready = null;
-      container.monitor().catch((err) => console.warn(`engines container stopped: ${message(err)}`)).finally(() => (this.ready = null));
+      container
+        .monitor()
+        .catch((err) => console.warn(`engines container stopped: ${message(err)}`))
+        .finally(() => (this.ready = null));
     }
     return (this.ready ??= this.answering(container).catch((err) => {
       this.ready = null;
@@ -63,7 +67,10 @@ export class EngineContainer extends DurableObject<Env> {
         return;
       } catch (err) {
         if (!container.running) throw new Error(`it exited while starting (${message(err)})`);
-        if (Date.now() > deadline) throw new Error(`nothing answered on port ${ENGINE_CONTAINER_PORT} within ${READY_TIMEOUT_MS / 1000} s (${message(err)})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `nothing answered on port ${ENGINE_CONTAINER_PORT} within ${READY_TIMEOUT_MS / 1000} s (${message(err)})`,
+          );
         await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
       }
     }

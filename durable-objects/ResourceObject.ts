@@ -20,7 +20,17 @@ import { PREPARE_ATTEMPTS, PreparedStale, type PublicAnswer } from "../src/kind/
 import { digestsEqual } from "../src/auth/ids";
 import type { Json, JsonObject } from "../src/json";
 import type {
-  AdoptedObject, CreateInput, DeliveryReport, MintTokenInput, OpInput, TokenView, PublicInput, PublicSettled, RelayInput, ResourceApi, ResourceFaults,
+  AdoptedObject,
+  CreateInput,
+  DeliveryReport,
+  MintTokenInput,
+  OpInput,
+  TokenView,
+  PublicInput,
+  PublicSettled,
+  RelayInput,
+  ResourceApi,
+  ResourceFaults,
 } from "../src/rpc/resource";
 import type { Payer } from "../src/money/payment";
 import { afterCommit, nextTimerAt } from "./resource/engine-store";
@@ -44,7 +54,12 @@ function expected(out: Json, expect: OpInput["expect"]): Json {
   if (!expect) return out;
   const got = out as Record<string, Json>;
   const moved = Object.keys(expect).find((k) => got?.[k] !== expect[k]);
-  if (moved) throw new AppError("conflict", "The content changed during the call (it was replaced or deleted); nothing was charged. Retry.", { extra: { changed: moved } });
+  if (moved)
+    throw new AppError(
+      "conflict",
+      "The content changed during the call (it was replaced or deleted); nothing was charged. Retry.",
+      { extra: { changed: moved } },
+    );
   return out;
 }
 
@@ -71,18 +86,40 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     this.clock = new ResourceClock(ctx.storage);
     this.outbox = new ResourceOutbox(ctx.storage, env, this.clock, () => this.meta.get()!.id, this.faults);
     this.work = new ResourceWork(ctx.storage, env, this.meta, this.clock, this.outbox, billing, this.faults, armAlarm);
-    this.lifecycle = new ResourceLifecycle(ctx, env, this.meta, this.clock, this.outbox, this.work, billing, () => (this.billingOf = undefined), this.faults, armAlarm);
-    this.sandbox = new ResourceInSandbox(ctx.storage, env, this.meta, this.clock, this.work, this.lifecycle, () => this.alarm(), armAlarm);
+    this.lifecycle = new ResourceLifecycle(
+      ctx,
+      env,
+      this.meta,
+      this.clock,
+      this.outbox,
+      this.work,
+      billing,
+      () => (this.billingOf = undefined),
+      this.faults,
+      armAlarm,
+    );
+    this.sandbox = new ResourceInSandbox(
+      ctx.storage,
+      env,
+      this.meta,
+      this.clock,
+      this.work,
+      this.lifecycle,
+      () => this.alarm(),
+      armAlarm,
+    );
     // Tables made by older code are brought up to date before anything is served. First the kind's module
     // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
     // requireKind, auth/sealing-loader.ts).
-    ctx.blockConcurrencyWhile(async () => {
-      await loadSealing();
-      const meta = this.meta.get();
-      if (meta) await loadKind(meta.kind);
-      this.migrate();
-      await this.clock.load();
-    }).catch((err) => console.error("resource object did not start", err));
+    ctx
+      .blockConcurrencyWhile(async () => {
+        await loadSealing();
+        const meta = this.meta.get();
+        if (meta) await loadKind(meta.kind);
+        this.migrate();
+        await this.clock.load();
+      })
+      .catch((err) => console.error("resource object did not start", err));
   }
 
   /** Runs the migrations this resource has not run yet (see resource/migrations.ts). */
@@ -90,16 +127,27 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     const meta = this.meta.get();
     if (!meta) return;
     this.ctx.storage.transactionSync(() => {
-      const config = migrateTables(this.ctx.storage.sql, tableLists(requireKind(meta.kind)), JSON.parse(meta.config) as JsonObject);
+      const config = migrateTables(
+        this.ctx.storage.sql,
+        tableLists(requireKind(meta.kind)),
+        JSON.parse(meta.config) as JsonObject,
+      );
       if (config) this.meta.update({ config: JSON.stringify(config) });
     });
     this.meta.forget(); // read again: a migration may have added columns
   }
 
   private billing(): Billing {
-    this.billingOf ??= new Billing(this.ctx.storage.sql, this.env, this.meta.get()!.id, (captured) => {
-      if (captured) this.meta.update({ charged: this.meta.get()!.charged + captured });
-    }, () => this.clock.now(), () => this.clock.sandboxId);
+    this.billingOf ??= new Billing(
+      this.ctx.storage.sql,
+      this.env,
+      this.meta.get()!.id,
+      (captured) => {
+        if (captured) this.meta.update({ charged: this.meta.get()!.charged + captured });
+      },
+      () => this.clock.now(),
+      () => this.clock.sandboxId,
+    );
     return this.billingOf;
   }
 
@@ -109,7 +157,11 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     const next = [this.lifecycle.nextDueAt()];
     if (meta) {
       const now = this.clock.now();
-      next.push(this.billing().nextFlushAt(), this.outbox.nextDueAt(), nextTimerAt(meta, this.meta.config(meta), this.ctx.storage.sql, this.env, now));
+      next.push(
+        this.billing().nextFlushAt(),
+        this.outbox.nextDueAt(),
+        nextTimerAt(meta, this.meta.config(meta), this.ctx.storage.sql, this.env, now),
+      );
     }
     const at = Math.min(...next.map((t) => t ?? Infinity));
     return at === Infinity ? null : at;
@@ -140,7 +192,13 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   }
 
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
-  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
+  extend(input: {
+    mgmtHash: string;
+    ttlSeconds: number;
+    priceMicro: number;
+    payer: Payer;
+    requestId: string;
+  }): Promise<Result<RecordCore>> {
     return this.lifecycle.extend(input);
   }
 
@@ -152,12 +210,17 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     return capture(() => {
       const meta = this.meta.authorize(mgmtHash, { name: "export_resource" });
       const kind = requireKind(meta.kind);
-      return { resource: this.work.record(meta, "active"), data: kind.exportData(this.work.store(meta), this.meta.config(meta)) };
+      return {
+        resource: this.work.record(meta, "active"),
+        data: kind.exportData(this.work.store(meta), this.meta.config(meta)),
+      };
     });
   }
 
   cancel(mgmtHash: string): Promise<Result<RecordCore>> {
-    return capture(async () => this.lifecycle.end(this.meta.authorize(mgmtHash, { name: "cancel_resource" }), "cancelled"));
+    return capture(async () =>
+      this.lifecycle.end(this.meta.authorize(mgmtHash, { name: "cancel_resource" }), "cancelled"),
+    );
   }
 
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
@@ -165,7 +228,11 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     return capture(async () => {
       const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
       if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
-      const { meta, grant } = this.meta.authorizeKind(input.mgmtHash, input.kind, { name: op.name, op, input: input.input });
+      const { meta, grant } = this.meta.authorizeKind(input.mgmtHash, input.kind, {
+        name: op.name,
+        op,
+        input: input.input,
+      });
       // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for nothing.
       const counted = grant && input.priceMicro > 0 && !input.peek ? grant : null;
       if (counted && op.prepare) this.meta.grants.checkPaidCall(counted);
@@ -173,34 +240,57 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       const config = this.meta.config(meta);
       if (input.peek) {
         if (op.prepare) throw new Error(`${meta.kind}.${op.name}: an operation with a prepare step cannot be peeked`);
-        return dryRun(this.ctx.storage, () => op.run(this.work.store(meta, this.clock.now(), afterCommit()), config, input.input, undefined));
+        return dryRun(this.ctx.storage, () =>
+          op.run(this.work.store(meta, this.clock.now(), afterCommit()), config, input.input, undefined),
+        );
       }
-      if (op.ready) await this.work.waitUntil(meta, (store) => op.ready!(store, config, input.input), (input.input as { wait_seconds?: number }).wait_seconds ?? 0);
+      if (op.ready)
+        await this.work.waitUntil(
+          meta,
+          (store) => op.ready!(store, config, input.input),
+          (input.input as { wait_seconds?: number }).wait_seconds ?? 0,
+        );
       // A call that cannot be paid is refused before its prepare step does work it would then have to undo.
-      if (op.prepare && input.priceMicro && input.payer.type !== "prepaid") await this.billing().reserve(input.payer, input.priceMicro);
-      return this.work.prepared(meta, op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)), op.discard, async (prepared) => {
-        const price = input.priceMicro;
-        const pending = afterCommit();
-        const run = (current: MetaRow) => {
-          if (counted) this.meta.grants.countPaidCall(counted);
-          return expected(op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared), input.expect);
-        };
-        const payer = input.payer;
-        if (payer.type === "prepaid" || price === 0) {
-          // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
-          const out = this.ctx.storage.transactionSync(() => run(meta));
-          if (price) this.meta.update({ charged: this.meta.get()!.charged + price });
+      if (op.prepare && input.priceMicro && input.payer.type !== "prepaid")
+        await this.billing().reserve(input.payer, input.priceMicro);
+      return this.work.prepared(
+        meta,
+        op.prepare && ((ctx) => op.prepare!(ctx, config, input.input, body)),
+        op.discard,
+        async (prepared) => {
+          const price = input.priceMicro;
+          const pending = afterCommit();
+          const run = (current: MetaRow) => {
+            if (counted) this.meta.grants.countPaidCall(counted);
+            return expected(
+              op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared),
+              input.expect,
+            );
+          };
+          const payer = input.payer;
+          if (payer.type === "prepaid" || price === 0) {
+            // Paid by x402 in the worker (or free). No await between the work and the total: they commit together.
+            const out = this.ctx.storage.transactionSync(() => run(meta));
+            if (price) this.meta.update({ charged: this.meta.get()!.charged + price });
+            await this.work.afterWork(meta, pending);
+            return out;
+          }
+          const out = await this.billing().spend(
+            this.ctx.storage,
+            payer,
+            price,
+            { operation: `${meta.kind}.${op.name}`, requestId: input.requestId },
+            () => run(this.meta.stillHere()),
+            async () => {
+              Object.assign(pending, afterCommit()); // the dry run before a hold sends and drops nothing
+              await this.armAlarm();
+              this.meta.stillHere();
+            },
+          );
           await this.work.afterWork(meta, pending);
           return out;
-        }
-        const out = await this.billing().spend(this.ctx.storage, payer, price, { operation: `${meta.kind}.${op.name}`, requestId: input.requestId }, () => run(this.meta.stillHere()), async () => {
-          Object.assign(pending, afterCommit()); // the dry run before a hold sends and drops nothing
-          await this.armAlarm();
-          this.meta.stillHere();
-        });
-        await this.work.afterWork(meta, pending);
-        return out;
-      });
+        },
+      );
     });
   }
 
@@ -216,11 +306,19 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
         throw new AppError("not_found", "Nothing is served at this address.", { resourceMissing: !meta });
       }
       const ending = this.meta.endingState(meta) ?? (this.clock.now() >= meta.expires_at ? "expired" : null);
-      if (ending) throw new AppError(ending === "expired" ? "resource_expired" : "resource_cancelled", `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`);
+      if (ending)
+        throw new AppError(
+          ending === "expired" ? "resource_expired" : "resource_cancelled",
+          `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`,
+        );
       const config = this.meta.config(meta);
-      const once = () => this.work.prepared(meta, face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)), face.discard && ((ctx, p) => face.discard!(ctx, config, p)), (prepared) =>
-        this.work.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
-      );
+      const once = () =>
+        this.work.prepared(
+          meta,
+          face.prepare && ((ctx) => face.prepare!(ctx, config, input.request)),
+          face.discard && ((ctx, p) => face.discard!(ctx, config, p)),
+          (prepared) => this.work.commit(meta, (store) => face.handle(store, config, input.request, prepared)),
+        );
       let handled: unknown;
       for (let attempt = 1; ; attempt++) {
         try {
@@ -228,12 +326,20 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
           break;
         } catch (err) {
           if (!(err instanceof PreparedStale)) throw err;
-          if (attempt >= PREPARE_ATTEMPTS) throw new AppError("conflict", "The resource changed while this request was prepared, each time it was tried; send it again.");
+          if (attempt >= PREPARE_ATTEMPTS)
+            throw new AppError(
+              "conflict",
+              "The resource changed while this request was prepared, each time it was tried; send it again.",
+            );
         }
       }
-      const answer = face.finish ? await face.finish(this.work.prepareContext(meta), config, input.request, handled) : (handled as PublicAnswer);
+      const answer = face.finish
+        ? await face.finish(this.work.prepareContext(meta), config, input.request, handled)
+        : (handled as PublicAnswer);
       // Reused no later than the resource's end (in the worker's time: a test clock runs ahead of it).
-      return answer.reuse ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.clock.now()) } } : answer;
+      return answer.reuse
+        ? { ...answer, reuse: { ...answer.reuse, until: Date.now() + (meta.expires_at - this.clock.now()) } }
+        : answer;
     });
   }
 
@@ -241,8 +347,17 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     return capture(async () => {
       const meta = this.meta.get();
       const settled = meta && requireKind(meta.kind).public?.settled;
-      if (!meta || !settled || this.meta.endingState(meta) || !meta.public_id || !digestsEqual(meta.public_id, input.publicId)) return null;
-      await this.work.commit(meta, (store) => settled(store, this.meta.config(meta), input.report, { status: input.status, durationMs: input.durationMs }));
+      if (
+        !meta ||
+        !settled ||
+        this.meta.endingState(meta) ||
+        !meta.public_id ||
+        !digestsEqual(meta.public_id, input.publicId)
+      )
+        return null;
+      await this.work.commit(meta, (store) =>
+        settled(store, this.meta.config(meta), input.report, { status: input.status, durationMs: input.durationMs }),
+      );
       return null;
     });
   }
@@ -253,9 +368,14 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       const meta = this.meta.get();
       const relay = meta && requireKind(meta.kind).relay;
       if (!meta || !relay || this.meta.endingState(meta) || this.clock.now() >= meta.expires_at) {
-        throw new AppError("not_found", meta && !relay ? `A ${meta.kind} resource takes no relayed messages.` : "The resource has ended.");
+        throw new AppError(
+          "not_found",
+          meta && !relay ? `A ${meta.kind} resource takes no relayed messages.` : "The resource has ended.",
+        );
       }
-      await this.work.commit(meta, (store) => relay(store, this.meta.config(meta), JSON.parse(input.body) as Json, input.deliveryId, input.from));
+      await this.work.commit(meta, (store) =>
+        relay(store, this.meta.config(meta), JSON.parse(input.body) as Json, input.deliveryId, input.from),
+      );
       return null;
     });
   }
@@ -276,9 +396,13 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       const meta = this.meta.get();
       const adopt = meta && requireKind(meta.kind).adopt;
       if (!meta || !adopt || this.meta.endingState(meta) || this.clock.now() >= meta.expires_at) {
-        throw new AppError("not_found", meta && !adopt ? `A ${meta.kind} resource takes no content from other resources.` : "The resource has ended.");
+        throw new AppError(
+          "not_found",
+          meta && !adopt ? `A ${meta.kind} resource takes no content from other resources.` : "The resource has ended.",
+        );
       }
-      if (!input.key.startsWith(`${meta.id}/`)) throw new AppError("forbidden", "The content is not below this resource's prefix.");
+      if (!input.key.startsWith(`${meta.id}/`))
+        throw new AppError("forbidden", "The content is not below this resource's prefix.");
       await this.work.commit(meta, (store) => adopt(store, this.meta.config(meta), input));
       return null;
     });
@@ -346,7 +470,8 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
    */
   async advanceClock(ms: number, runDue = true): Promise<number> {
     this.clock.offset = advanceClockOffset(this.env, this.ctx.storage.sql, ms);
-    for (let run = 0; runDue && run < 50 && (this.nextAlarmAt() ?? Infinity) <= this.clock.now(); run++) await this.alarm();
+    for (let run = 0; runDue && run < 50 && (this.nextAlarmAt() ?? Infinity) <= this.clock.now(); run++)
+      await this.alarm();
     await this.armAlarm();
     return this.clock.now();
   }
@@ -364,14 +489,27 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     });
   }
 
-  listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>> {
-    return capture(() => this.meta.grants.list(this.meta.authorizeCall(input.mgmtHash, { name: "tokens" }).grant?.tokenId ?? null, input.limit, input.cursor));
+  listTokens(input: {
+    mgmtHash: string;
+    limit: number;
+    cursor: string | null;
+  }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>> {
+    return capture(() =>
+      this.meta.grants.list(
+        this.meta.authorizeCall(input.mgmtHash, { name: "tokens" }).grant?.tokenId ?? null,
+        input.limit,
+        input.cursor,
+      ),
+    );
   }
 
   revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>> {
     return capture(() => {
       const { grant } = this.meta.authorizeCall(input.mgmtHash, { name: "tokens" });
-      return { token_id: input.tokenId, revoked: this.meta.grants.revoke(grant?.tokenId ?? null, input.tokenId, this.clock.now()) };
+      return {
+        token_id: input.tokenId,
+        revoked: this.meta.grants.revoke(grant?.tokenId ?? null, input.tokenId, this.clock.now()),
+      };
     });
   }
 
@@ -380,7 +518,12 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     Object.assign(this.faults, checkedFaults(this.env, faults));
   }
 
-  listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
+  listDeliveries(input: {
+    mgmtHash: string;
+    kind: string;
+    limit: number;
+    cursor: string | null;
+  }): Promise<Result<{ items: Json[]; next_cursor: string | null }>> {
     return capture(() => {
       this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "list_deliveries" });
       return this.outbox.deliveries.list(input.limit, input.cursor);
@@ -388,7 +531,12 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   }
 
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>> {
-    return capture(() => this.retryDeliveryOf(this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "retry_delivery" }).meta, input.deliveryId));
+    return capture(() =>
+      this.retryDeliveryOf(
+        this.meta.authorizeKind(input.mgmtHash, input.kind, { name: "retry_delivery" }).meta,
+        input.deliveryId,
+      ),
+    );
   }
 
   /** The operator sends a dead delivery again (after an outage of its own), without the owner's token. */

@@ -33,14 +33,37 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     });
   }
 
-  open(input: { id: string; accountId: string; tokenId: string; label: string | null; ttlMs: number }): Promise<Result<SandboxView>> {
+  open(input: {
+    id: string;
+    accountId: string;
+    tokenId: string;
+    label: string | null;
+    ttlMs: number;
+  }): Promise<Result<SandboxView>> {
     return capture(async () => {
       if (this.store.row()) throw new AppError("conflict", "This sandbox already exists.");
       const now = Date.now();
-      const row: SandboxRow = { sandbox_id: input.id, account_id: input.accountId, token_id: input.tokenId, label: input.label, created_at: now, expires_at: now + input.ttlMs, offset_ms: 0, ended_at: null };
+      const row: SandboxRow = {
+        sandbox_id: input.id,
+        account_id: input.accountId,
+        token_id: input.tokenId,
+        label: input.label,
+        created_at: now,
+        expires_at: now + input.ttlMs,
+        offset_ms: 0,
+        ended_at: null,
+      };
       this.ctx.storage.transactionSync(() => {
         this.store.insert(row);
-        this.store.record([{ at: now, resource_id: null, kind: null, type: "sandbox_created", detail: { expires_at: iso(row.expires_at) } }]);
+        this.store.record([
+          {
+            at: now,
+            resource_id: null,
+            kind: null,
+            type: "sandbox_created",
+            detail: { expires_at: iso(row.expires_at) },
+          },
+        ]);
       });
       await this.ctx.storage.setAlarm(row.expires_at);
       return this.viewOf(row);
@@ -55,11 +78,22 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     return capture(() => {
       const row = this.active();
       if (this.store.members().length >= SANDBOX_MAX_RESOURCES) {
-        throw new AppError("conflict", `Sandbox ${row.sandbox_id} holds ${SANDBOX_MAX_RESOURCES} resources, its most: cancel one first; nothing was charged.`);
+        throw new AppError(
+          "conflict",
+          `Sandbox ${row.sandbox_id} holds ${SANDBOX_MAX_RESOURCES} resources, its most: cancel one first; nothing was charged.`,
+        );
       }
       this.ctx.storage.transactionSync(() => {
         this.store.addMember(input.resourceId, input.kind);
-        this.store.record([{ at: Date.now() + row.offset_ms, resource_id: input.resourceId, kind: input.kind, type: "created", detail: {} }]);
+        this.store.record([
+          {
+            at: Date.now() + row.offset_ms,
+            resource_id: input.resourceId,
+            kind: input.kind,
+            type: "created",
+            detail: {},
+          },
+        ]);
       });
       return { offsetMs: row.offset_ms };
     });
@@ -73,21 +107,46 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
   advance(input: Credential & ClockTarget): Promise<Result<AdvanceResult>> {
     return capture(async () => {
       const row = await this.authenticated(input);
-      if (this.moving) throw new AppError("conflict", "This sandbox's clock is being moved by another call; wait for its answer, then move it again.");
+      if (this.moving)
+        throw new AppError(
+          "conflict",
+          "This sandbox's clock is being moved by another call; wait for its answer, then move it again.",
+        );
       const from = Date.now() + row.offset_ms;
       const to = "to" in input ? input.to : from + input.by;
       const field = "to" in input ? "to" : "advance_seconds";
-      if (to <= from) throw fieldError(field, `must be after the sandbox's now (${new Date(from).toISOString()}): its clock only moves forward`);
-      if (to - from > MAX_ADVANCE_SECONDS * 1000) throw fieldError(field, `moves the clock at most ${MAX_ADVANCE_SECONDS} s (${MAX_ADVANCE_SECONDS / 86400} days) in one call`);
+      if (to <= from)
+        throw fieldError(
+          field,
+          `must be after the sandbox's now (${new Date(from).toISOString()}): its clock only moves forward`,
+        );
+      if (to - from > MAX_ADVANCE_SECONDS * 1000)
+        throw fieldError(
+          field,
+          `moves the clock at most ${MAX_ADVANCE_SECONDS} s (${MAX_ADVANCE_SECONDS / 86400} days) in one call`,
+        );
       this.moving = true;
       try {
         const moved = await moveClock({
-          env: this.env, sandboxId: row.sandbox_id, members: this.store.members().map((m) => m.resource_id), from, to, offset: row.offset_ms,
+          env: this.env,
+          sandboxId: row.sandbox_id,
+          members: this.store.members().map((m) => m.resource_id),
+          from,
+          to,
+          offset: row.offset_ms,
           saveOffset: (offset) => this.store.setOffset(offset),
           record: (events) => this.store.record(events),
           gone: (id) => this.store.markGone(id),
         });
-        this.store.record([{ at: moved.reached, resource_id: null, kind: null, type: "clock", detail: { from: iso(from), to: iso(moved.reached), fired: moved.fired.length, more: moved.more } }]);
+        this.store.record([
+          {
+            at: moved.reached,
+            resource_id: null,
+            kind: null,
+            type: "clock",
+            detail: { from: iso(from), to: iso(moved.reached), fired: moved.fired.length, more: moved.more },
+          },
+        ]);
         return moved;
       } finally {
         this.moving = false;
@@ -95,7 +154,9 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     });
   }
 
-  timeline(input: Credential & { after: number; limit: number }): Promise<Result<{ items: SandboxEvent[]; next_cursor: number | null }>> {
+  timeline(
+    input: Credential & { after: number; limit: number },
+  ): Promise<Result<{ items: SandboxEvent[]; next_cursor: number | null }>> {
     return capture(async () => {
       await this.authenticated(input);
       const page = this.store.events(input.after, input.limit);
@@ -139,13 +200,18 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
         this.store.markGone(m.resource_id);
       }
       await accountStub(this.env, row.account_id).void();
-      await this.env.DB.prepare("UPDATE credit_tokens SET expires_at = min(expires_at, ?) WHERE account_id = ?").bind(now, row.account_id).run();
+      await this.env.DB.prepare("UPDATE credit_tokens SET expires_at = min(expires_at, ?) WHERE account_id = ?")
+        .bind(now, row.account_id)
+        .run();
     } catch (err) {
       console.error(`sandbox ${row.sandbox_id}: end left to the alarm`, err);
       await this.ctx.storage.setAlarm(now + RETRY_END_MS);
       throw new AppError("internal_error", "The sandbox's end did not finish; it is resumed within a minute.");
     }
-    if (row.ended_at === null) this.store.record([{ at: now + row.offset_ms, resource_id: null, kind: null, type: "sandbox_ended", detail: {} }]);
+    if (row.ended_at === null)
+      this.store.record([
+        { at: now + row.offset_ms, resource_id: null, kind: null, type: "sandbox_ended", detail: {} },
+      ]);
     await this.ctx.storage.setAlarm((row.ended_at ?? now) + TOMBSTONE_MS);
   }
 
@@ -165,9 +231,15 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
 
   private viewOf(row: SandboxRow): SandboxView {
     return {
-      id: row.sandbox_id, label: row.label, state: row.ended_at === null ? "active" : "ended", created_at: row.created_at, expires_at: row.expires_at,
-      now: Date.now() + row.offset_ms, offset_ms: row.offset_ms,
-      resources: this.store.members().map((m) => ({ id: m.resource_id, kind: m.kind })), events: this.store.eventCount(),
+      id: row.sandbox_id,
+      label: row.label,
+      state: row.ended_at === null ? "active" : "ended",
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+      now: Date.now() + row.offset_ms,
+      offset_ms: row.offset_ms,
+      resources: this.store.members().map((m) => ({ id: m.resource_id, kind: m.kind })),
+      events: this.store.eventCount(),
     };
   }
 }
@@ -177,5 +249,8 @@ function fieldError(path: string, message: string): AppError {
 }
 
 function ended(row: SandboxRow): AppError {
-  return new AppError("resource_expired", `Sandbox ${row.sandbox_id} has ended: its resources and its credit are gone.`);
+  return new AppError(
+    "resource_expired",
+    `Sandbox ${row.sandbox_id} has ended: its resources and its credit are gone.`,
+  );
 }

@@ -16,7 +16,9 @@ import { fileURLToPath } from "node:url";
 /** The packages a module imports by bare name (`node:` built-ins left out). */
 export function npmImports(source) {
   const names = new Set();
-  for (const m of source.matchAll(/(?:^|\n)\s*import\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+  for (const m of source.matchAll(
+    /(?:^|\n)\s*import\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
+  )) {
     const spec = m[1] ?? m[2];
     if (spec.startsWith("node:") || spec.startsWith(".") || spec.startsWith("/")) continue;
     names.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
@@ -49,7 +51,13 @@ export function subset(pkg, lock, names) {
   const dependencies = Object.fromEntries(names.map((n) => [n, lock.packages[`node_modules/${n}`].version]));
   return {
     packageJson: { name: pkg.name, version: pkg.version, private: true, dependencies },
-    packageLock: { name: pkg.name, version: pkg.version, lockfileVersion: 3, requires: true, packages: { "": { name: pkg.name, version: pkg.version, dependencies }, ...packages } },
+    packageLock: {
+      name: pkg.name,
+      version: pkg.version,
+      lockfileVersion: 3,
+      requires: true,
+      packages: { "": { name: pkg.name, version: pkg.version, dependencies }, ...packages },
+    },
   };
 }
 
@@ -58,8 +66,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!project || !out) throw new Error("usage: node engines/npm-packages.mjs <project dir> <out dir>");
   const read = (file) => readFileSync(path.join(project, file), "utf8");
   const names = npmImports(read("scripts/engines.mjs"));
-  const { packageJson, packageLock } = subset(JSON.parse(read("package.json")), JSON.parse(read("package-lock.json")), names);
+  const { packageJson, packageLock } = subset(
+    JSON.parse(read("package.json")),
+    JSON.parse(read("package-lock.json")),
+    names,
+  );
   writeFileSync(path.join(out, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
   writeFileSync(path.join(out, "package-lock.json"), `${JSON.stringify(packageLock, null, 2)}\n`);
-  console.log(`npm packages for the engines: ${Object.keys(packageLock.packages).filter(Boolean).map((k) => `${k.replace(/^.*node_modules\//, "")}@${packageLock.packages[k].version}`).join(", ")}`);
+  console.log(
+    `npm packages for the engines: ${Object.keys(packageLock.packages)
+      .filter(Boolean)
+      .map((k) => `${k.replace(/^.*node_modules\//, "")}@${packageLock.packages[k].version}`)
+      .join(", ")}`,
+  );
 }

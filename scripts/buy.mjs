@@ -17,7 +17,9 @@ if (!Number.isFinite(amount) || amount <= 0) {
 
 const account = privateKeyToAccount(process.env.PAYER_PRIVATE_KEY ?? generatePrivateKey());
 // The client caps payments at $1 by default; the amount asked for on the command line is the cap here.
-const client = registerExactEvmScheme(new x402Client(), { signer: account }).setSpendControls({ maxAmountPerPayment: `$${amount}` });
+const client = registerExactEvmScheme(new x402Client(), { signer: account }).setSpendControls({
+  maxAmountPerPayment: `$${amount}`,
+});
 const pay = wrapFetchWithPayment(fetch, client);
 const res = await pay(`${base}/v1/credits`, {
   method: "POST",
@@ -29,5 +31,7 @@ if (res.status !== 201) {
   console.error(`purchase failed (${res.status}):`, JSON.stringify(body, null, 2));
   process.exit(1);
 }
-console.error(`bought $${body.balance_usd} of credits as ${account.address}; token id ${body.token_id}, expires ${body.expires_at}`);
+console.error(
+  `bought $${body.balance_usd} of credits as ${account.address}; token id ${body.token_id}, expires ${body.expires_at}`,
+);
 console.log(body.credit_token);

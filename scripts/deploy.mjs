@@ -7,7 +7,12 @@
 import { parseArgs } from "node:util";
 import { deployEnvironment } from "./lib/deploy.mjs";
 
-const { values } = parseArgs({ options: { env: { type: "string", short: "e", default: "production" }, config: { type: "string", short: "c", default: "wrangler.toml" } } });
+const { values } = parseArgs({
+  options: {
+    env: { type: "string", short: "e", default: "production" },
+    config: { type: "string", short: "c", default: "wrangler.toml" },
+  },
+});
 
 try {
   process.exitCode = (await deployEnvironment({ env: values.env, configPath: values.config })) ? 0 : 1;

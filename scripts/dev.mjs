@@ -47,8 +47,11 @@ function summary(url) {
   const d1 = migrations.applied.length
     ? `${migrations.applied.length} migration(s) applied (${migrations.applied.map((m) => m.replace(/\.sql$/, "")).join(", ")})`
     : `up to date (${migrations.total} migrations)`;
-  const engineLine = `${found.length ? `found ${found.join(", ")}` : "none found"} at ${local.url}` +
-    (local.missing.length ? `; missing ${local.missing.join(", ")} (their calls answer 503): ${local.installHint(local.missing)}` : "");
+  const engineLine =
+    `${found.length ? `found ${found.join(", ")}` : "none found"} at ${local.url}` +
+    (local.missing.length
+      ? `; missing ${local.missing.join(", ")} (their calls answer 503): ${local.installHint(local.missing)}`
+      : "");
   const egress = proxy.missing
     ? `not started, egress-connectors answer 503: ${proxy.why}${proxy.installHint ? `: ${proxy.installHint}` : ""}`
     : `tinyproxy on 127.0.0.1:${proxy.port}`;

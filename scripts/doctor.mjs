@@ -40,7 +40,10 @@ try {
   if (ready.body?.checks) {
     console.log(`readiness ${ready.body.status} (${ready.body.duration_ms} ms, ${ready.body.checked_at})`);
     const width = Math.max(...ready.body.checks.map((c) => c.name.length));
-    for (const c of ready.body.checks) console.log(`  ${MARK[c.status] ?? c.status} ${c.name.padEnd(width)}  ${c.detail}${c.version ? `  [${c.version}]` : ""}`);
+    for (const c of ready.body.checks)
+      console.log(
+        `  ${MARK[c.status] ?? c.status} ${c.name.padEnd(width)}  ${c.detail}${c.version ? `  [${c.version}]` : ""}`,
+      );
     process.exit(ready.body.status === "ready" ? 0 : 1);
   }
   // A problem instead of a report: the token, or the operator endpoints closed by a setting.

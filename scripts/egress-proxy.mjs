@@ -48,7 +48,9 @@ function probe(port, password, nonce) {
     const socket = connect(port, "127.0.0.1");
     const auth = Buffer.from(`${USER}:${password}`).toString("base64");
     socket.setTimeout(2000, () => socket.destroy());
-    socket.once("connect", () => socket.write(`GET http://127.0.0.1:9/${nonce} HTTP/1.0\r\nProxy-Authorization: Basic ${auth}\r\n\r\n`));
+    socket.once("connect", () =>
+      socket.write(`GET http://127.0.0.1:9/${nonce} HTTP/1.0\r\nProxy-Authorization: Basic ${auth}\r\n\r\n`),
+    );
     socket.on("data", () => socket.destroy());
     socket.once("error", () => undefined);
     socket.once("close", resolve);
@@ -73,11 +75,22 @@ async function ready(port, password, log, deadline) {
 async function startOn(dir, port, password, bind) {
   const log = path.join(dir, "tinyproxy.log");
   const config = [
-    `Port ${port}`, "Listen 127.0.0.1", bind ? `Bind ${bind}` : "", "Timeout 120", "MaxClients 64",
-    "User nobody", "Group nogroup", `LogFile "${log}"`, "LogLevel Connect", "Allow 127.0.0.1", `BasicAuth ${USER} ${password}`,
+    `Port ${port}`,
+    "Listen 127.0.0.1",
+    bind ? `Bind ${bind}` : "",
+    "Timeout 120",
+    "MaxClients 64",
+    "User nobody",
+    "Group nogroup",
+    `LogFile "${log}"`,
+    "LogLevel Connect",
+    "Allow 127.0.0.1",
+    `BasicAuth ${USER} ${password}`,
   ].filter(Boolean);
   await writeFile(path.join(dir, "tinyproxy.conf"), `${config.join("\n")}\n`);
-  const child = spawn(TINYPROXY, ["-d", "-c", path.join(dir, "tinyproxy.conf")], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(TINYPROXY, ["-d", "-c", path.join(dir, "tinyproxy.conf")], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
@@ -150,9 +163,12 @@ export async function startEgressProxy({ bind, port, choosePort = freePort, tmpR
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const proxy = await startEgressProxy({ port: Number(process.env.EGRESS_PROXY_PORT) || undefined });
   if (proxy.missing) {
-    console.error(`egress proxy not started: ${proxy.why}${proxy.installHint ? `; install it with: ${proxy.installHint}` : ""}`);
+    console.error(
+      `egress proxy not started: ${proxy.why}${proxy.installHint ? `; install it with: ${proxy.installHint}` : ""}`,
+    );
     process.exit(1);
   }
   console.log(`EGRESS_PROXY_URL=${proxy.url}\nEGRESS_IPS=${proxy.ips}`);
-  for (const signal of ["SIGTERM", "SIGINT"]) process.once(signal, () => void proxy.stop().finally(() => process.exit(0)));
+  for (const signal of ["SIGTERM", "SIGINT"])
+    process.once(signal, () => void proxy.stop().finally(() => process.exit(0)));
 }

@@ -47,17 +47,21 @@ const SELECTOR_TIMEOUT_MS = 10_000;
  * @type {Record<"chromium" | "tesseract" | "pdftoppm" | "libreoffice", { file: string; packages: string[] }>}
  */
 export const ENGINES = Object.fromEntries(
-  readFileSync(path.join(ROOT, "engines/debian-packages.txt"), "utf8").split("\n")
+  readFileSync(path.join(ROOT, "engines/debian-packages.txt"), "utf8")
+    .split("\n")
     .map((line) => line.replace(/#.*/, "").trim().split(/\s+/))
     .filter((fields) => fields.length >= 3)
     .map(([name, file, ...packages]) => [name, { file, packages }]),
 );
 const CHROMIUM = ENGINES.chromium.file;
 /** One apt-get per engine: LibreOffice's --no-install-recommends must not reach the others. */
-const INSTALL_HINT = (names) => names.map((n) => `sudo apt-get install -y ${ENGINES[n].packages.join(" ")}`).join(" && ");
+const INSTALL_HINT = (names) =>
+  names.map((n) => `sudo apt-get install -y ${ENGINES[n].packages.join(" ")}`).join(" && ");
 
 export function missingEngines() {
-  return Object.entries(ENGINES).filter(([, e]) => !existsSync(e.file)).map(([name]) => name);
+  return Object.entries(ENGINES)
+    .filter(([, e]) => !existsSync(e.file))
+    .map(([name]) => name);
 }
 
 /** Gotenberg's lengths: a number is inches; `in`, `pt`, `px`, `mm`, `cm` as written. */
@@ -80,19 +84,34 @@ let browserFault = null;
  * One browser, launched on first use and again after it exited or would not start: a long-running image must
  * not keep a dead one. An exit is no fault (the next render starts it); a failed start is.
  */
-const browserReady = () => (browser ??= chromium.launch({
-  executablePath: CHROMIUM,
-  // --disable-dev-shm-usage: a container's /dev/shm is small (Docker's 64 MB), and a long page would crash the renderer.
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-}).then((b) => {
-  browserFault = null;
-  b.on("disconnected", () => (browser = undefined));
-  return b;
-}, (err) => {
-  browserFault = `chromium would not start: ${String(err instanceof Error ? err.message : err).slice(0, 300)}`;
-  browser = undefined;
-  throw err;
-}));
+const browserReady = () =>
+  (browser ??= chromium
+    .launch({
+      executablePath: CHROMIUM,
+      // --disable-dev-shm-usage: a container's /dev/shm is small (Docker's 64 MB), and a long page would crash the renderer.
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    })
+    .then(
+      (b) => {
+        browserFault = null;
+        b.on("disconnected", () => (browser = undefined));
+        return b;
+      },
+      (err) => {
+        browserFault = `chromium would not start: ${String(err instanceof Error ? err.message : err).slice(0, 300)}`;
+        browser = undefined;
+        throw err;
+      },
+    ));
 
 async function printPdf(form, url) {
   const page = await (await browserReady()).newPage();
@@ -121,8 +140,10 @@ async function printPdf(form, url) {
       width: length(form.get("paperWidth"), "8.5in"),
       height: length(form.get("paperHeight"), "11in"),
       margin: {
-        top: length(form.get("marginTop"), "0.39in"), bottom: length(form.get("marginBottom"), "0.39in"),
-        left: length(form.get("marginLeft"), "0.39in"), right: length(form.get("marginRight"), "0.39in"),
+        top: length(form.get("marginTop"), "0.39in"),
+        bottom: length(form.get("marginBottom"), "0.39in"),
+        left: length(form.get("marginLeft"), "0.39in"),
+        right: length(form.get("marginRight"), "0.39in"),
       },
       landscape: form.get("landscape") === "true",
       printBackground: form.get("printBackground") === "true",
@@ -133,19 +154,29 @@ async function printPdf(form, url) {
     });
     return { status: 200, pdf };
   } catch (err) {
-    return { status: /Timeout/i.test(String(err)) ? 503 : 400, text: String(err instanceof Error ? err.message : err).slice(0, 500) };
+    return {
+      status: /Timeout/i.test(String(err)) ? 503 : 400,
+      text: String(err instanceof Error ? err.message : err).slice(0, 500),
+    };
   } finally {
     await page.close().catch(() => undefined);
   }
 }
 
-
 const run = (cmd, args, timeout = 60_000) =>
-  new Promise((resolve) => execFile(cmd, args, { timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ ok: !err, stdout, stderr: `${stderr}${err ? err.message : ""}` })));
+  new Promise((resolve) =>
+    execFile(cmd, args, { timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ ok: !err, stdout, stderr: `${stderr}${err ? err.message : ""}` }),
+    ),
+  );
 
 async function tesseractLanguages() {
   const out = await run("tesseract", ["--list-langs"]);
-  return out.stdout.split("\n").slice(1).map((l) => l.trim()).filter((l) => /^[A-Za-z_]+$/.test(l) && l !== "osd");
+  return out.stdout
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => /^[A-Za-z_]+$/.test(l) && l !== "osd");
 }
 
 /** tesseract's TSV: level 1 rows give the page's size, level 5 rows the words; lines and paragraphs rebuild the text. */
@@ -161,7 +192,14 @@ function parseTsv(tsv, pageOffset) {
     if (level === "1") Object.assign(p, { width: Number(width), height: Number(height) });
     const text = rest.join("\t").trim();
     if (level !== "5" || text === "") continue;
-    p.words.push({ text, confidence: Math.max(0, Number(conf)), left: Number(left), top: Number(top), width: Number(width), height: Number(height) });
+    p.words.push({
+      text,
+      confidence: Math.max(0, Number(conf)),
+      left: Number(left),
+      top: Number(top),
+      width: Number(width),
+      height: Number(height),
+    });
     const key = `${block}.${par}.${lineNo}`;
     p.lines.set(key, [...(p.lines.get(key) ?? []), text]);
   }
@@ -179,10 +217,12 @@ async function recognize(form) {
   const file = form.getAll("files").find((f) => typeof f !== "string");
   if (!file) return { status: 400, text: "Send the image or PDF as `files`." };
   const languages = String(form.get("languages") ?? "eng");
-  if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(languages)) return { status: 400, text: "languages: names joined by +, such as eng+deu." };
+  if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(languages))
+    return { status: 400, text: "languages: names joined by +, such as eng+deu." };
   const installed = await tesseractLanguages();
   const unknown = languages.split("+").filter((l) => !installed.includes(l));
-  if (unknown.length) return { status: 400, text: `Not installed here: ${unknown.join(", ")} (installed: ${installed.join(", ")}).` };
+  if (unknown.length)
+    return { status: 400, text: `Not installed here: ${unknown.join(", ")} (installed: ${installed.join(", ")}).` };
   const dir = await mkdtemp(path.join(tmpdir(), "ocr-"));
   try {
     const bytes = Buffer.from(await file.arrayBuffer());
@@ -192,7 +232,10 @@ async function recognize(form) {
     if (bytes.subarray(0, 5).toString("latin1") === "%PDF-") {
       const raster = await run("pdftoppm", ["-r", "200", "-png", input, path.join(dir, "page")]);
       if (!raster.ok) return { status: 400, text: `The PDF could not be read: ${raster.stderr.slice(0, 300)}` };
-      images = (await readdir(dir)).filter((f) => f.startsWith("page")).sort().map((f) => path.join(dir, f));
+      images = (await readdir(dir))
+        .filter((f) => f.startsWith("page"))
+        .sort()
+        .map((f) => path.join(dir, f));
     }
     const pages = [];
     for (const [i, image] of images.entries()) {
@@ -213,21 +256,45 @@ const profile = path.join(tmpdir(), `engines-lo-${process.pid}`);
 
 async function officePdf(form) {
   const file = form.getAll("files").find((f) => typeof f !== "string");
-  if (!file || !OFFICE.test(file.name)) return { status: 400, text: "Send one document as `files`, named with its extension (.docx, .odt, .xlsx, .pptx, …)." };
+  if (!file || !OFFICE.test(file.name))
+    return {
+      status: 400,
+      text: "Send one document as `files`, named with its extension (.docx, .odt, .xlsx, .pptx, …).",
+    };
   const turn = officeQueue.then(async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "office-"));
     try {
       const input = path.join(dir, `document${path.extname(file.name).toLowerCase()}`);
       await writeFile(input, Buffer.from(await file.arrayBuffer()));
-      const out = await run("soffice", [`-env:UserInstallation=file://${profile}`, "--headless", "--norestore", "--convert-to", "pdf", "--outdir", dir, input], 120_000);
+      const out = await run(
+        "soffice",
+        [
+          `-env:UserInstallation=file://${profile}`,
+          "--headless",
+          "--norestore",
+          "--convert-to",
+          "pdf",
+          "--outdir",
+          dir,
+          input,
+        ],
+        120_000,
+      );
       const made = (await readdir(dir)).find((f) => f.endsWith(".pdf"));
-      if (!made) return { status: 400, text: `The document could not be converted: ${(out.stderr || out.stdout).slice(0, 300)}` };
+      if (!made)
+        return {
+          status: 400,
+          text: `The document could not be converted: ${(out.stderr || out.stdout).slice(0, 300)}`,
+        };
       return { status: 200, pdf: await readFile(path.join(dir, made)) };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
-  officeQueue = turn.then(() => undefined, () => undefined);
+  officeQueue = turn.then(
+    () => undefined,
+    () => undefined,
+  );
   return turn;
 }
 
@@ -235,27 +302,43 @@ async function officePdf(form) {
 function health() {
   const missing = missingEngines();
   const timestamp = new Date().toISOString();
-  const details = Object.fromEntries(Object.keys(ENGINES).map((name) => {
-    const error = missing.includes(name) ? `not installed: ${INSTALL_HINT([name])}` : name === "chromium" ? browserFault : null;
-    return [name, error ? { status: "down", timestamp, error } : { status: "up", timestamp }];
-  }));
+  const details = Object.fromEntries(
+    Object.keys(ENGINES).map((name) => {
+      const error = missing.includes(name)
+        ? `not installed: ${INSTALL_HINT([name])}`
+        : name === "chromium"
+          ? browserFault
+          : null;
+      return [name, error ? { status: "down", timestamp, error } : { status: "up", timestamp }];
+    }),
+  );
   return { status: Object.values(details).every((d) => d.status === "up") ? "up" : "down", details };
 }
 
 /** How each program tells its version (first line of its output); chromium's wrapper also writes noise to stderr. */
-const VERSION_ARGS = { chromium: ["--version"], tesseract: ["--version"], pdftoppm: ["-v"], libreoffice: ["--version"] };
+const VERSION_ARGS = {
+  chromium: ["--version"],
+  tesseract: ["--version"],
+  pdftoppm: ["-v"],
+  libreoffice: ["--version"],
+};
 let versions;
 /** The project's version, then each installed program's: asked once, they do not change under a running process. */
-const version = () => (versions ??= Promise.all(Object.entries(ENGINES).map(async ([name, engine]) => {
-  if (!existsSync(engine.file) || !VERSION_ARGS[name]) return null;
-  const out = await run(engine.file, VERSION_ARGS[name], 20_000);
-  const found = /\d+(?:\.\d+)+/.exec(`${out.stdout}\n${out.stderr}`.split("\n").find((l) => /\d+\.\d+/.test(l)) ?? "");
-  return found ? `${name} ${found[0]}` : null;
-})).then((programs) => {
-  const project = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
-  const known = programs.filter(Boolean);
-  return known.length ? `${project} (${known.join("; ")})` : project;
-}));
+const version = () =>
+  (versions ??= Promise.all(
+    Object.entries(ENGINES).map(async ([name, engine]) => {
+      if (!existsSync(engine.file) || !VERSION_ARGS[name]) return null;
+      const out = await run(engine.file, VERSION_ARGS[name], 20_000);
+      const found = /\d+(?:\.\d+)+/.exec(
+        `${out.stdout}\n${out.stderr}`.split("\n").find((l) => /\d+\.\d+/.test(l)) ?? "",
+      );
+      return found ? `${name} ${found[0]}` : null;
+    }),
+  ).then((programs) => {
+    const project = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
+    const known = programs.filter(Boolean);
+    return known.length ? `${project} (${known.join("; ")})` : project;
+  }));
 
 async function handle(req, res) {
   const url = new URL(req.url, "http://engines");
@@ -265,16 +348,29 @@ async function handle(req, res) {
   };
   if ((req.method === "GET" || req.method === "HEAD") && url.pathname === "/health") {
     const body = health();
-    return answer(body.status === "up" ? 200 : 503, req.method === "HEAD" ? undefined : JSON.stringify(body), "application/json");
+    return answer(
+      body.status === "up" ? 200 : 503,
+      req.method === "HEAD" ? undefined : JSON.stringify(body),
+      "application/json",
+    );
   }
   if (req.method === "GET" && url.pathname === "/version") return answer(200, await version());
   if (req.method === "GET" && url.pathname === "/ocr/languages") {
-    if (missingEngines().includes("tesseract")) return answer(503, `tesseract is not installed: ${INSTALL_HINT(["tesseract"])}`);
+    if (missingEngines().includes("tesseract"))
+      return answer(503, `tesseract is not installed: ${INSTALL_HINT(["tesseract"])}`);
     return answer(200, JSON.stringify({ languages: await tesseractLanguages() }), "application/json");
   }
   if (req.method === "POST" && url.pathname === "/forms/libreoffice/convert") {
-    if (missingEngines().includes("libreoffice")) return answer(503, `LibreOffice is not installed: ${INSTALL_HINT(["libreoffice"])}`);
-    const form = await new Request("http://engines/", { method: "POST", headers: req.headers, body: Readable.toWeb(req), duplex: "half" }).formData().catch(() => null);
+    if (missingEngines().includes("libreoffice"))
+      return answer(503, `LibreOffice is not installed: ${INSTALL_HINT(["libreoffice"])}`);
+    const form = await new Request("http://engines/", {
+      method: "POST",
+      headers: req.headers,
+      body: Readable.toWeb(req),
+      duplex: "half",
+    })
+      .formData()
+      .catch(() => null);
     if (!form) return answer(400, "The body must be multipart/form-data.");
     const out = await officePdf(form);
     return out.pdf ? answer(200, out.pdf, "application/pdf") : answer(out.status, out.text);
@@ -282,15 +378,30 @@ async function handle(req, res) {
   if (req.method === "POST" && url.pathname === "/forms/ocr") {
     const missing = missingEngines().filter((n) => n === "tesseract" || n === "pdftoppm");
     if (missing.length) return answer(503, `Not installed: ${INSTALL_HINT(missing)}`);
-    const form = await new Request("http://engines/", { method: "POST", headers: req.headers, body: Readable.toWeb(req), duplex: "half" }).formData().catch(() => null);
+    const form = await new Request("http://engines/", {
+      method: "POST",
+      headers: req.headers,
+      body: Readable.toWeb(req),
+      duplex: "half",
+    })
+      .formData()
+      .catch(() => null);
     if (!form) return answer(400, "The body must be multipart/form-data.");
     const out = await recognize(form);
     return out.json ? answer(200, JSON.stringify(out.json), "application/json") : answer(out.status, out.text);
   }
   const route = /^\/forms\/chromium\/convert\/(html|url)$/.exec(url.pathname);
   if (req.method !== "POST" || !route) return answer(404, "No such route.");
-  if (missingEngines().includes("chromium")) return answer(503, `chromium is not installed: ${INSTALL_HINT(["chromium"])}`);
-  const form = await new Request("http://engines/", { method: "POST", headers: req.headers, body: Readable.toWeb(req), duplex: "half" }).formData().catch(() => null);
+  if (missingEngines().includes("chromium"))
+    return answer(503, `chromium is not installed: ${INSTALL_HINT(["chromium"])}`);
+  const form = await new Request("http://engines/", {
+    method: "POST",
+    headers: req.headers,
+    body: Readable.toWeb(req),
+    duplex: "half",
+  })
+    .formData()
+    .catch(() => null);
   if (!form) return answer(400, "The body must be multipart/form-data.");
   const target = route[1] === "url" ? form.get("url") : null;
   if (route[1] === "url" && typeof target !== "string") return answer(400, "url is required.");
@@ -326,9 +437,16 @@ export async function startEngines({ port = 0, host = "127.0.0.1" } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const engines = await startEngines({ port: Number(process.env.ENGINE_PORT ?? 3901), host: process.env.ENGINE_HOST || "127.0.0.1" });
+  const engines = await startEngines({
+    port: Number(process.env.ENGINE_PORT ?? 3901),
+    host: process.env.ENGINE_HOST || "127.0.0.1",
+  });
   console.log(`engines listening on ${engines.url}`);
-  if (engines.missing.length) console.warn(`missing engines: ${engines.missing.join(", ")}; install them with: ${engines.installHint(engines.missing)}`);
+  if (engines.missing.length)
+    console.warn(
+      `missing engines: ${engines.missing.join(", ")}; install them with: ${engines.installHint(engines.missing)}`,
+    );
   // In the image this is the container's first process: a stop (SIGTERM) must end it, chromium with it.
-  for (const signal of ["SIGTERM", "SIGINT"]) process.once(signal, () => void engines.stop().finally(() => process.exit(0)));
+  for (const signal of ["SIGTERM", "SIGINT"])
+    process.once(signal, () => void engines.stop().finally(() => process.exit(0)));
 }

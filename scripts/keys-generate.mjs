@@ -12,14 +12,15 @@ import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { oauthKey, tsaKey } from "./lib/keys.mjs";
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] ?? fallback : fallback);
+const option = (name, fallback) => (args.includes(name) ? (args[args.indexOf(name) + 1] ?? fallback) : fallback);
 
 const tsaName = `${option("--name", "zeitvault")} TSA`;
 
 if (args.includes("--dev-vars")) {
   let existing = await readFile(".dev.vars", "utf8").catch(() => "");
   const add = async (name, line, what) => {
-    if (new RegExp(`^${name}=`, "m").test(existing)) return console.error(`.dev.vars already has ${name}; left as it is.`);
+    if (new RegExp(`^${name}=`, "m").test(existing))
+      return console.error(`.dev.vars already has ${name}; left as it is.`);
     const text = `${existing && !existing.endsWith("\n") ? "\n" : ""}${line}\n`;
     await appendFile(".dev.vars", text);
     existing += text;
@@ -42,7 +43,9 @@ if (args.includes("--dev-vars")) {
   console.log(tsa.secret);
 } else {
   const { kid, secret, publicJwk } = await oauthKey();
-  console.error(`kid: ${kid}\nSet the line below as a secret:  npx wrangler secret put OAUTH_PRIVATE_JWK  (paste it)\n`);
+  console.error(
+    `kid: ${kid}\nSet the line below as a secret:  npx wrangler secret put OAUTH_PRIVATE_JWK  (paste it)\n`,
+  );
   console.log(secret);
   console.error(`\npublic JWK (as published at /.well-known/jwks.json):\n${JSON.stringify(publicJwk)}`);
 }

@@ -22,7 +22,12 @@ import { applyMigrations } from "./lib/migrations.mjs";
 import { describeSecret, GENERATED_SECRETS, makeSecrets, secretsToUpload, showAdminToken } from "./setup/secrets.mjs";
 
 const { values: flags } = parseArgs({
-  options: { env: { type: "string", short: "e", default: "production" }, config: { type: "string", short: "c", default: "wrangler.toml" }, "dry-run": { type: "boolean", default: false }, ...OPERATOR_FLAGS },
+  options: {
+    env: { type: "string", short: "e", default: "production" },
+    config: { type: "string", short: "c", default: "wrangler.toml" },
+    "dry-run": { type: "boolean", default: false },
+    ...OPERATOR_FLAGS,
+  },
 });
 const env = flags.env;
 const configPath = flags.config;
@@ -30,12 +35,18 @@ const dryRun = flags["dry-run"];
 const target = ["--env", env, "--config", configPath];
 
 function refused(problems) {
-  if (problems.length) console.error(`\nsetup stopped before changing anything: [env.${env}] would not be safe to deploy.\n${formatProblems(problems)}`);
+  if (problems.length)
+    console.error(
+      `\nsetup stopped before changing anything: [env.${env}] would not be safe to deploy.\n${formatProblems(problems)}`,
+    );
   return problems.length > 0;
 }
 
 async function main() {
-  if (env !== "production" && env !== "staging") throw new Error(`setup prepares a deployed environment: --env production or --env staging (not ${JSON.stringify(env)}). The top level of wrangler.toml is local development (npm run dev).`);
+  if (env !== "production" && env !== "staging")
+    throw new Error(
+      `setup prepares a deployed environment: --env production or --env staging (not ${JSON.stringify(env)}). The top level of wrangler.toml is local development (npm run dev).`,
+    );
   const { configProblems, NETWORKS } = await loadConfigCheck();
   const { text, section } = await readEnvironment(configPath, env);
   const workerName = section.name ?? "zeitvault";
@@ -44,7 +55,8 @@ async function main() {
   // 1. The operator's values, checked before anything is read or made (every secret counted as set: only the values are judged here).
   const vars = { ...section.vars };
   const missing = await settleOperatorValues(vars, flags, NETWORKS);
-  if (missing.length) throw new Error(`setup needs these values (no terminal to ask on):\n${missing.map((m) => `  ${m}`).join("\n")}`);
+  if (missing.length)
+    throw new Error(`setup needs these values (no terminal to ask on):\n${missing.map((m) => `  ${m}`).join("\n")}`);
   if (refused(configProblems(vars, new Set([...GENERATED_SECRETS, "RELAYER_PRIVATE_KEY"])))) return 1;
 
   // 2. Read what the account has, then settle the secrets: those it lacks are made.
@@ -55,10 +67,14 @@ async function main() {
   const found = await findResources(section, target, configPath);
   const existing = secrets ?? new Set();
   const relayer = await settleRelayerKey(vars, flags, existing);
-  if (relayer.missing.length) throw new Error(`setup needs this value (no terminal to ask on):\n  ${relayer.missing[0]}`);
+  if (relayer.missing.length)
+    throw new Error(`setup needs this value (no terminal to ask on):\n  ${relayer.missing[0]}`);
   const upload = secretsToUpload(existing, relayer.relayerKey);
   // A dry run makes no keys (those count as set, as the ones already there do), but checks the relayer's as given.
-  const values = await makeSecrets(dryRun ? upload.filter((name) => name === "RELAYER_PRIVATE_KEY") : upload, { tsaName: `${workerName} TSA`, relayerKey: relayer.relayerKey });
+  const values = await makeSecrets(dryRun ? upload.filter((name) => name === "RELAYER_PRIVATE_KEY") : upload, {
+    tsaName: `${workerName} TSA`,
+    relayerKey: relayer.relayerKey,
+  });
   const opaque = new Set([...existing, ...upload].filter((name) => !(name in values)));
 
   // 3. The whole result checked again, values and secrets, before anything is made.
@@ -76,10 +92,15 @@ async function main() {
     ...(writeId ? [`write database_id ${databaseId ?? "(the new database's)"} into [[env.${env}.d1_databases]]`] : []),
     ...changedVars.map((name) => `write ${name} = ${JSON.stringify(vars[name])} into [env.${env}.vars]`),
     ...upload.map((name) => `upload secret ${name} (${describeSecret(name)}) with the deploy`),
-    ...(found.pendingMigrations === null ? ["apply the D1 migrations not yet applied"] : found.pendingMigrations.map((m) => `apply migration ${m}`)),
+    ...(found.pendingMigrations === null
+      ? ["apply the D1 migrations not yet applied"]
+      : found.pendingMigrations.map((m) => `apply migration ${m}`)),
   ];
   const deploy = secrets === null || plan.length > 0;
-  if (deploy) plan.push(`deploy ${workerName} (npm run deploy -- --env ${env})${secrets === null ? ": the Worker does not exist yet" : ""}`);
+  if (deploy)
+    plan.push(
+      `deploy ${workerName} (npm run deploy -- --env ${env})${secrets === null ? ": the Worker does not exist yet" : ""}`,
+    );
   if (!plan.length) {
     console.log(`[env.${env}] is set up: nothing to create, write, upload, apply or deploy.`);
     return 0;
@@ -99,7 +120,9 @@ async function main() {
   // Applied just above: the deploy need not look again.
   if (deploy && !(await deployEnvironment({ env, configPath, secrets: values, migrate: false }))) return 1;
   showAdminToken(values);
-  console.log(`\n[env.${env}] is set up. Once ${vars.BASE_URL} reaches the Worker, check it: ADMIN_TOKEN=… npm run doctor -- ${vars.BASE_URL}`);
+  console.log(
+    `\n[env.${env}] is set up. Once ${vars.BASE_URL} reaches the Worker, check it: ADMIN_TOKEN=… npm run doctor -- ${vars.BASE_URL}`,
+  );
   return 0;
 }
 

@@ -14,7 +14,8 @@ let source = await readFile(require.resolve("redoc/bundles/redoc.standalone.js")
 // The bundle's one request to another origin: the "API docs by Redocly" footer's logo, drawn from
 // Redocly's CDN. It becomes an empty image, so the page needs nothing beyond this service.
 const LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
-if (!source.includes(LOGO)) throw new Error(`redoc ${pkg.version}: the logo URL moved; check the bundle for requests to other origins`);
+if (!source.includes(LOGO))
+  throw new Error(`redoc ${pkg.version}: the logo URL moved; check the bundle for requests to other origins`);
 source = source.replaceAll(LOGO, "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E");
 
 // The version is in the file name: the Worker serves it as immutable.

@@ -19,7 +19,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 const WRANGLER = path.resolve("node_modules/.bin/wrangler");
-const testsWorkerd = createRequire(createRequire(import.meta.resolve("@cloudflare/vitest-plugin")).resolve("miniflare"))("workerd");
+const testsWorkerd = createRequire(
+  createRequire(import.meta.resolve("@cloudflare/vitest-plugin")).resolve("miniflare"),
+)("workerd");
 /** The workerd binary the tests run, and its version (`1.20261023.1`). */
 export const PROJECT_WORKERD = testsWorkerd.default;
 export const PROJECT_WORKERD_VERSION = testsWorkerd.version;
@@ -49,7 +51,16 @@ const quiet = () => wranglerEnv({ NO_COLOR: "1", CI: "true" });
  * @returns {Promise<{ applied: string[], total: number }>}
  */
 export async function applyMigrations({ config = "wrangler.toml", persistTo } = {}) {
-  const args = ["d1", "migrations", "apply", "DB", "--local", "--config", config, ...(persistTo ? ["--persist-to", persistTo] : [])];
+  const args = [
+    "d1",
+    "migrations",
+    "apply",
+    "DB",
+    "--local",
+    "--config",
+    config,
+    ...(persistTo ? ["--persist-to", persistTo] : []),
+  ];
   let stdout;
   try {
     ({ stdout } = await promisify(execFile)(WRANGLER, args, { env: quiet(), maxBuffer: 16 << 20 }));
@@ -57,9 +68,13 @@ export async function applyMigrations({ config = "wrangler.toml", persistTo } = 
     throw new Error(`wrangler d1 migrations apply failed:\n${err.stdout ?? ""}${err.stderr ?? err.message}`);
   }
   // The first table lists what is to be applied; none when the database is up to date.
-  const pending = stdout.includes("No migrations to apply") ? "" : stdout.slice(0, stdout.indexOf("About to apply") >>> 0);
+  const pending = stdout.includes("No migrations to apply")
+    ? ""
+    : stdout.slice(0, stdout.indexOf("About to apply") >>> 0);
   const applied = [...new Set(pending.match(/\d{4}_[\w-]+\.sql/g) ?? [])];
-  const total = (await readdir(path.resolve(path.dirname(config), "migrations"))).filter((f) => f.endsWith(".sql")).length;
+  const total = (await readdir(path.resolve(path.dirname(config), "migrations"))).filter((f) =>
+    f.endsWith(".sql"),
+  ).length;
   return { applied, total };
 }
 
@@ -70,11 +85,16 @@ export async function workerdsUnder(pid) {
 
 /** The processes below `pid`, with their command lines split on spaces. */
 async function descendants(pid) {
-  const { stdout } = await promisify(execFile)("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(() => ({ stdout: "" }));
-  const all = stdout.split("\n").map((line) => line.trim().split(/\s+/)).map(([child, parent, ...args]) => ({ pid: Number(child), parent: Number(parent), args }));
+  const { stdout } = await promisify(execFile)("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(
+    () => ({ stdout: "" }),
+  );
+  const all = stdout
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .map(([child, parent, ...args]) => ({ pid: Number(child), parent: Number(parent), args }));
   const found = new Map([[pid, null]]);
   // Until no generation is added (a child's pid may be lower than its parent's).
-  for (let size = 0; size !== found.size; ) {
+  for (let size = 0; size !== found.size;) {
     size = found.size;
     for (const p of all) if (found.has(p.parent) && !found.has(p.pid)) found.set(p.pid, p);
   }
@@ -103,8 +123,18 @@ async function withRateLimits(config, perMinute) {
   const raised = source.replace(/(simple\s*=\s*\{\s*limit\s*=\s*)\d+/g, `$1${perMinute}`);
   if (raised === source) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
   const copy = path.join(path.dirname(config), `.wrangler-dev-${process.pid}-${Date.now()}.toml`);
-  await writeFile(copy, `# Temporary copy of ${path.basename(config)} with raised rate limits (scripts/wrangler-dev.mjs); deleted on stop.\n${raised}`);
-  return { config: copy, vars: { RATE_LIMIT_PER_MINUTE: String(perMinute), IP_RATE_LIMIT_PER_MINUTE: String(perMinute), ADDRESS_RATE_LIMIT_PER_MINUTE: String(perMinute) } };
+  await writeFile(
+    copy,
+    `# Temporary copy of ${path.basename(config)} with raised rate limits (scripts/wrangler-dev.mjs); deleted on stop.\n${raised}`,
+  );
+  return {
+    config: copy,
+    vars: {
+      RATE_LIMIT_PER_MINUTE: String(perMinute),
+      IP_RATE_LIMIT_PER_MINUTE: String(perMinute),
+      ADDRESS_RATE_LIMIT_PER_MINUTE: String(perMinute),
+    },
+  };
 }
 
 /**
@@ -117,7 +147,9 @@ async function withRateLimits(config, perMinute) {
 export async function startWranglerDev(options = {}) {
   const state = options.state ?? (await mkdtemp(path.join(tmpdir(), "zeitvault-dev-")));
   const ownState = !options.state;
-  const raised = options.rateLimitPerMinute ? await withRateLimits(options.config ?? "wrangler.toml", options.rateLimitPerMinute) : null;
+  const raised = options.rateLimitPerMinute
+    ? await withRateLimits(options.config ?? "wrangler.toml", options.rateLimitPerMinute)
+    : null;
   const config = raised?.config ?? options.config ?? "wrangler.toml";
   const removeCopy = () => (raised ? rm(raised.config, { force: true }) : Promise.resolve());
   try {
@@ -128,10 +160,26 @@ export async function startWranglerDev(options = {}) {
   }
   const port = options.port ?? (await freePort());
   const vars = Object.entries({ ...raised?.vars, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const child = spawn(WRANGLER, ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, ...vars, ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : [])], {
-    env: quiet(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    WRANGLER,
+    [
+      "dev",
+      "--config",
+      config,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      state,
+      ...vars,
+      ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
+    ],
+    {
+      env: quiet(),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   // The last 64 KiB of its output, for a failure's message (a long run can log a lot).
   let output = "";
   const keep = (d) => {
@@ -165,8 +213,21 @@ export async function startWranglerDev(options = {}) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    const ok = await fetch(`${url}/v1/prices`).then((r) => r.ok, () => false);
-    if (ok) return { url, state, pid: child.pid, stop, kill, output: () => output, runtimeUrl: () => runtimeUrl(child.pid), workerds: () => workerdsUnder(child.pid) };
+    const ok = await fetch(`${url}/v1/prices`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok)
+      return {
+        url,
+        state,
+        pid: child.pid,
+        stop,
+        kill,
+        output: () => output,
+        runtimeUrl: () => runtimeUrl(child.pid),
+        workerds: () => workerdsUnder(child.pid),
+      };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
@@ -182,12 +243,21 @@ export async function startWranglerDev(options = {}) {
  * @returns {Promise<string | null>}
  */
 async function runtimeUrl(wranglerPid) {
-  const sh = (cmd, args) => promisify(execFile)(cmd, args).then((r) => r.stdout, () => "");
+  const sh = (cmd, args) =>
+    promisify(execFile)(cmd, args).then(
+      (r) => r.stdout,
+      () => "",
+    );
   for (const { pid, args } of await descendants(wranglerPid)) {
     if (args[0]?.endsWith("/workerd") && args.join(" ").includes("entry=127.0.0.1:0 ")) {
-      for (const m of (await sh("ss", ["-Hltnp"])).matchAll(new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"))) {
+      for (const m of (await sh("ss", ["-Hltnp"])).matchAll(
+        new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"),
+      )) {
         const url = `http://127.0.0.1:${m[1]}`;
-        const status = await fetch(`${url}/`, { method: "HEAD" }).then((r) => r.status, () => 0);
+        const status = await fetch(`${url}/`, { method: "HEAD" }).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status && status !== 501) return url;
       }
     }

@@ -24,10 +24,12 @@ import { ROUTE_GROUPS } from "./route-manifest";
 import { configGuard, GUARDED_PATHS } from "./operator/config-guard";
 import { requestLog } from "./operator/request-log";
 
-
 const HTTP_EXCEPTION_CODES: Record<number, { code: ErrorCode; detail?: string }> = {
   413: { code: "payload_too_large" },
-  415: { code: "unsupported_media_type", detail: "Send the body as application/json (Content-Type: application/json)." },
+  415: {
+    code: "unsupported_media_type",
+    detail: "Send the body as application/json (Content-Type: application/json).",
+  },
 };
 
 /** What every request meets first, on either app: its id, its log line (and the operator's counts), and CORS. */
@@ -53,11 +55,24 @@ function unrouted(c: Context<AppEnv>, table: RouteTable | null): Response {
   if (allow && method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow.join(", ") } });
   if (allow && !allow.includes(method)) {
     const takes = allow.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(", ");
-    return problemResponse(new AppError("method_not_allowed", `${pathname} does not take ${method}; it takes ${takes} (see its entry in /openapi.json).`, { headers: { Allow: allow.join(", ") } }), c);
+    return problemResponse(
+      new AppError(
+        "method_not_allowed",
+        `${pathname} does not take ${method}; it takes ${takes} (see its entry in /openapi.json).`,
+        { headers: { Allow: allow.join(", ") } },
+      ),
+      c,
+    );
   }
   const near = table?.nearest(pathname) ?? [];
-  const named = near.map((n) => (n.methods.includes(method) ? `\`${n.path}\`` : `\`${n.path}\` (${n.methods.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(", ")})`));
-  const hint = named.length ? `: did you mean ${named.join(" or ")}?` : ". Every path is in /openapi.json (one kind's: /openapi.json?kinds=counters; an index: /llms.txt).";
+  const named = near.map((n) =>
+    n.methods.includes(method)
+      ? `\`${n.path}\``
+      : `\`${n.path}\` (${n.methods.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(", ")})`,
+  );
+  const hint = named.length
+    ? `: did you mean ${named.join(" or ")}?`
+    : ". Every path is in /openapi.json (one kind's: /openapi.json?kinds=counters; an index: /llms.txt).";
   return problemResponse(new AppError("not_found", `No route for ${method} ${pathname}${hint}`), c);
 }
 
@@ -67,7 +82,10 @@ function answerErrors(app: Hono<AppEnv>, table: (() => RouteTable) | null = null
   app.onError((err, c) => {
     if (err instanceof HTTPException && err.status < 500) {
       const mapped = HTTP_EXCEPTION_CODES[err.status] ?? { code: "invalid_request" };
-      return problemResponse(new AppError(mapped.code, mapped.detail ?? (err.message || "The request could not be read.")), c);
+      return problemResponse(
+        new AppError(mapped.code, mapped.detail ?? (err.message || "The request could not be read.")),
+        c,
+      );
     }
     return onError(err, c);
   });

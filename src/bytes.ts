@@ -38,7 +38,8 @@ export function fromBase64(text: string): Uint8Array {
 }
 
 /** URL-safe alphabet, no padding: for values that travel in query strings (list cursors). */
-export const toBase64Url = (bytes: Uint8Array): string => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+export const toBase64Url = (bytes: Uint8Array): string =>
+  toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
 /** Throws on anything that is not base64url; like fromBase64 it tolerates padding (and the standard alphabet). */
 export const fromBase64Url = (text: string): Uint8Array => fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
@@ -63,7 +64,8 @@ export const utf8Length = (text: string): number => encoder.encode(text).length;
 export const sha256 = (bytes: Uint8Array): Uint8Array => nobleSha256(bytes);
 
 /** SHA-256 of a string's UTF-8 bytes (or of bytes), as lowercase hex. */
-export const sha256Hex = (data: string | Uint8Array): string => toHex(sha256(typeof data === "string" ? utf8(data) : data));
+export const sha256Hex = (data: string | Uint8Array): string =>
+  toHex(sha256(typeof data === "string" ? utf8(data) : data));
 
 /** The bytes as text when they are valid UTF-8 (a leading BOM dropped), else null. */
 export function utf8OrNull(bytes: Uint8Array): string | null {

@@ -18,10 +18,19 @@ function isPublic(url: string): boolean {
 }
 
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => (isPublic(request.url) ? publicApp : app).fetch(request, env, ctx),
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
+    (isPublic(request.url) ? publicApp : app).fetch(request, env, ctx),
   queue: consumeDeliveries,
   async scheduled(_controller, env, ctx) {
     const now = Date.now();
-    ctx.waitUntil(Promise.all([sweepTombstones(env.DB, now), sweepIdempotencyKeys(env.DB, now), sweepFreeCalls(env.DB, now), sweepAskSalts(env.DB, now), sweepOperatorStats(env.DB, now)]));
+    ctx.waitUntil(
+      Promise.all([
+        sweepTombstones(env.DB, now),
+        sweepIdempotencyKeys(env.DB, now),
+        sweepFreeCalls(env.DB, now),
+        sweepAskSalts(env.DB, now),
+        sweepOperatorStats(env.DB, now),
+      ]),
+    );
   },
 } satisfies ExportedHandler<Env>;

@@ -20,7 +20,9 @@ export function deeperThan(value: unknown, limit: number): (string | number)[] |
     const item = stack.pop()!;
     if (typeof item.value !== "object" || item.value === null) continue;
     if (item.depth + 1 > limit) return item.path;
-    const entries: [string | number, unknown][] = Array.isArray(item.value) ? item.value.map((v, i) => [i, v]) : Object.entries(item.value);
+    const entries: [string | number, unknown][] = Array.isArray(item.value)
+      ? item.value.map((v, i) => [i, v])
+      : Object.entries(item.value);
     for (const [key, child] of entries) stack.push({ value: child, depth: item.depth + 1, path: [...item.path, key] });
   }
   return null;

@@ -32,12 +32,19 @@ export function registerLazily(app: OpenAPIHono<AppEnv>, card: RouteGroupCard): 
     (built ??= card.load().then((register) => {
       const scratch = new OpenAPIHono<AppEnv>({ defaultHook: app.defaultHook });
       register(scratch);
-      if (JSON.stringify(routesOf(scratch.routes)) !== JSON.stringify(card.routes)) throw new Error("a route group is not what the route manifest says: npm run manifests");
+      if (JSON.stringify(routesOf(scratch.routes)) !== JSON.stringify(card.routes))
+        throw new Error("a route group is not what the route manifest says: npm run manifests");
       return scratch;
     }));
   card.routes.forEach(([method, path, middleware], i) => {
     const real = async (c: Context<AppEnv>, next: Next) => (await build()).routes[i]!.handler(c, next);
-    app.on(method, path, middleware ? (c: Context<AppEnv>, next: Next) => real(c, next) : (c: Context<AppEnv>, ...rest: [Next]) => real(c, rest[0]));
+    app.on(
+      method,
+      path,
+      middleware
+        ? (c: Context<AppEnv>, next: Next) => real(c, next)
+        : (c: Context<AppEnv>, ...rest: [Next]) => real(c, rest[0]),
+    );
   });
   documentLater(app, async (registry) => {
     const scratch = await build();

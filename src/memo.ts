@@ -3,7 +3,11 @@
  * first): for readings every request would otherwise redo, such as a token's hash, a public id's parts
  * or a Durable Object's id. `keeps` decides which results are worth a place (not junk, not huge keys).
  */
-export function memoized<K, V>(compute: (key: K) => V, max: number, keeps: (key: K, value: V) => boolean = () => true): (key: K) => V {
+export function memoized<K, V>(
+  compute: (key: K) => V,
+  max: number,
+  keeps: (key: K, value: V) => boolean = () => true,
+): (key: K) => V {
   const kept = new Map<K, V>();
   return (key) => {
     if (kept.has(key)) return kept.get(key) as V;

@@ -40,7 +40,11 @@ export async function json<T = Record<string, unknown>>(res: Response): Promise<
  * The successful answer of `kind`'s operation `name`, typed by that op's `output` and checked
  * against it: an answer that drifts from what the OpenAPI document says fails here.
  */
-export async function answer<K extends TypedKind, N extends OpNames<K>>(kind: K, name: N, res: Response): Promise<OpOutput<K, N>> {
+export async function answer<K extends TypedKind, N extends OpNames<K>>(
+  kind: K,
+  name: N,
+  res: Response,
+): Promise<OpOutput<K, N>> {
   const op = kind.ops.find((o) => o.name === name);
   if (!op) throw new Error(`${kind.kind} has no operation ${name}`);
   const text = await res.text();
@@ -57,7 +61,10 @@ export function opsOn<K extends TypedKind>(kind: K, id: string, mgmt: string, cr
   const send = (name: OpNames<K>, path: string, payload?: unknown, headers: Record<string, string> = {}) => {
     const op = kind.ops.find((o) => o.name === name);
     if (!op) throw new Error(`${kind.kind} has no operation ${name}`);
-    return call(op.method.toUpperCase(), `/v1/${kind.kind}/${id}${path}`, { body: payload, headers: { ...headers, ...managed(mgmt, credit) } });
+    return call(op.method.toUpperCase(), `/v1/${kind.kind}/${id}${path}`, {
+      body: payload,
+      headers: { ...headers, ...managed(mgmt, credit) },
+    });
   };
   return {
     send,
@@ -68,11 +75,20 @@ export function opsOn<K extends TypedKind>(kind: K, id: string, mgmt: string, cr
      * object of unknown fields unless the test names the type it reads, as with `json<T>`: the
      * op's output (`OpOutput<typeof kind, "name">`) or `Problem`.
      */
-    reply: async <T = Record<string, unknown>>(method: string, path: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: T }> => {
-      const res = await call(method, `/v1/${kind.kind}/${id}${path}`, { body: payload, headers: { ...headers, ...managed(mgmt, credit) } });
+    reply: async <T = Record<string, unknown>>(
+      method: string,
+      path: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; headers: Headers; body: T }> => {
+      const res = await call(method, `/v1/${kind.kind}/${id}${path}`, {
+        body: payload,
+        headers: { ...headers, ...managed(mgmt, credit) },
+      });
       if (res.status >= 400) return { status: res.status, headers: res.headers, body: (await problemOf(res)) as T };
       const op = routedOp(kind, method, path);
-      if (!op.output || op.servesObject || !res.headers.get("content-type")?.includes("json")) return { status: res.status, headers: res.headers, body: {} as T };
+      if (!op.output || op.servesObject || !res.headers.get("content-type")?.includes("json"))
+        return { status: res.status, headers: res.headers, body: {} as T };
       return { status: res.status, headers: res.headers, body: (await answer(kind, op.name as OpNames<K>, res)) as T };
     },
     ok: async <N extends OpNames<K>>(name: N, path: string, payload?: unknown, headers?: Record<string, string>) =>
@@ -85,7 +101,9 @@ export function opsOn<K extends TypedKind>(kind: K, id: string, mgmt: string, cr
 /** The op of `kind` that `method` and `path` (below the resource, query aside) route to. */
 function routedOp(kind: AnyKind, method: string, path: string): AnyOp {
   const bare = path.split("?")[0]!;
-  const op = kind.ops.find((o) => o.method === method.toLowerCase() && new RegExp(`^${o.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare));
+  const op = kind.ops.find(
+    (o) => o.method === method.toLowerCase() && new RegExp(`^${o.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare),
+  );
   if (!op) throw new Error(`${kind.kind}: no operation answers ${method} ${bare}`);
   return op;
 }
@@ -109,8 +127,14 @@ export interface ResourceExport<Data> {
 export interface PriceList {
   currency: "USD";
   operations: {
-    operation: string; method: string; path: string; price_usd: number; unit: "call" | "day" | "mb";
-    default_ttl_seconds: number | null; max_ttl_seconds: number | null; limits?: Record<string, number>;
+    operation: string;
+    method: string;
+    path: string;
+    price_usd: number;
+    unit: "call" | "day" | "mb";
+    default_ttl_seconds: number | null;
+    max_ttl_seconds: number | null;
+    limits?: Record<string, number>;
   }[];
   limits: { deliveries: { settled_kept: number; settled_days: number; attempts_kept: number } };
   egress: { ips: string[] };
@@ -185,11 +209,20 @@ export async function signPayment(o: PaymentOptions): Promise<{ header: string; 
     nonce: o.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
   const signature = await account.signTypedData({
-    domain: { name: o.assetName ?? env.X402_ASSET_NAME, version: env.X402_ASSET_VERSION, chainId, verifyingContract: asset },
+    domain: {
+      name: o.assetName ?? env.X402_ASSET_NAME,
+      version: env.X402_ASSET_VERSION,
+      chainId,
+      verifyingContract: asset,
+    },
     types: {
       TransferWithAuthorization: [
-        { name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" }, { name: "validBefore", type: "uint256" }, { name: "nonce", type: "bytes32" },
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
       ],
     },
     primaryType: "TransferWithAuthorization",
@@ -205,18 +238,30 @@ export async function signPayment(o: PaymentOptions): Promise<{ header: string; 
       : {
           x402Version: 2,
           accepted: {
-            scheme: "exact", network: o.network ?? `eip155:${chainId}`, amount: String(o.priceMicro), asset,
-            payTo: authorization.to, maxTimeoutSeconds: 300, extra: { name: env.X402_ASSET_NAME, version: env.X402_ASSET_VERSION },
+            scheme: "exact",
+            network: o.network ?? `eip155:${chainId}`,
+            amount: String(o.priceMicro),
+            asset,
+            payTo: authorization.to,
+            maxTimeoutSeconds: 300,
+            extra: { name: env.X402_ASSET_NAME, version: env.X402_ASSET_VERSION },
           },
           payload,
         };
-  return { header: btoa(JSON.stringify(body)), name: version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE", payer: account.address };
+  return {
+    header: btoa(JSON.stringify(body)),
+    name: version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE",
+    payer: account.address,
+  };
 }
 
 export const usd = (dollars: number) => Math.round(dollars * 1e6);
 
 /** Buys credits with a freshly signed x402 payment; returns the credit token. */
-export async function buyCredits(amountUsd: number, key?: Hex): Promise<{ token: string; tokenId: string; res: Response }> {
+export async function buyCredits(
+  amountUsd: number,
+  key?: Hex,
+): Promise<{ token: string; tokenId: string; res: Response }> {
   const { header, name } = await signPayment({ priceMicro: usd(amountUsd), key });
   const res = await call("POST", "/v1/credits", { body: { amount_usd: amountUsd }, headers: { [name]: header } });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -274,13 +319,20 @@ export const managed = (mgmt: string, credit?: string): Record<string, string> =
 });
 
 /** The Durable Object of resource `id`, for driving its alarm or looking into its storage. */
-export const stubOf = (id: string) => env.RESOURCES.get(env.RESOURCES.idFromName(id)) as unknown as DurableObjectStub<ResourceObject>;
+export const stubOf = (id: string) =>
+  env.RESOURCES.get(env.RESOURCES.idFromName(id)) as unknown as DurableObjectStub<ResourceObject>;
 
 /** Every row of every table in resource `id`'s object, as text: what a scan for a plaintext secret reads. */
 export const storageDump = (id: string): Promise<string> =>
   runInDurableObject(stubOf(id), (_o, state) => {
-    const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%'").toArray();
-    return tables.map((t) => `${t.name}: ${JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${t.name}"`).toArray())}`).join("\n");
+    const tables = state.storage.sql
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%'",
+      )
+      .toArray();
+    return tables
+      .map((t) => `${t.name}: ${JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${t.name}"`).toArray())}`)
+      .join("\n");
   });
 
 /** What R2 holds under resource `id`'s prefix, in key order. */
@@ -310,7 +362,11 @@ export async function runDueAlarms(id: string): Promise<void> {
 
 /** Lets resource `id`'s clock reach its expiry: its alarm ends it. */
 export async function expire(id: string): Promise<void> {
-  const expiresAt = await runInDurableObject(stubOf(id), (_obj, state) => state.storage.sql.exec<{ expires_at: number }>("SELECT expires_at FROM resource_meta").one().expires_at);
+  const expiresAt = await runInDurableObject(
+    stubOf(id),
+    (_obj, state) =>
+      state.storage.sql.exec<{ expires_at: number }>("SELECT expires_at FROM resource_meta").one().expires_at,
+  );
   await advanceTo(id, expiresAt);
 }
 
@@ -341,20 +397,36 @@ export async function received(name: string, count: number): Promise<Received[]>
 }
 
 /** Makes the local receiver serve `body` at `${TEST_RECEIVER_URL}/content/${name}` (and /redirect/${name}); returns that URL. */
-export async function serveContent(name: string, body: string | Uint8Array, options: { status?: number; type?: string; headers?: Record<string, string> } = {}): Promise<string> {
+export async function serveContent(
+  name: string,
+  body: string | Uint8Array,
+  options: { status?: number; type?: string; headers?: Record<string, string> } = {},
+): Promise<string> {
   await fetch(`${env.TEST_RECEIVER_URL}/_content/${name}`, {
     method: "PUT",
-    headers: { "content-type": options.type ?? "text/plain", "x-status": String(options.status ?? 200), "x-headers": JSON.stringify(options.headers ?? {}) },
+    headers: {
+      "content-type": options.type ?? "text/plain",
+      "x-status": String(options.status ?? 200),
+      "x-headers": JSON.stringify(options.headers ?? {}),
+    },
     body,
   });
   return `${env.TEST_RECEIVER_URL}/content/${name}`;
 }
 
 /** One MCP `tools/call` over raw JSON-RPC (protocol 2025-11-25, which has structuredContent), paid by `bearer`: the tool's result. */
-export async function mcpTool(bearer: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
+export async function mcpTool(
+  bearer: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
   const res = await call("POST", "/mcp", {
     body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
-    headers: { accept: "application/json, text/event-stream", authorization: `Bearer ${bearer}`, "mcp-protocol-version": "2025-11-25" },
+    headers: {
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${bearer}`,
+      "mcp-protocol-version": "2025-11-25",
+    },
   });
   return (await json<{ result: { isError?: boolean; structuredContent: Record<string, unknown> } }>(res)).result;
 }

@@ -17,15 +17,21 @@ export class BareCounter extends DurableObject<BareEnv> {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)");
     ctx.storage.sql.exec("INSERT OR IGNORE INTO counter VALUES (1, 0)");
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS item (seq INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, body BLOB NOT NULL)");
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS item (seq INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, body BLOB NOT NULL)",
+    );
   }
 
   write(body: ArrayBuffer): number {
-    return this.ctx.storage.sql.exec<{ seq: number }>("INSERT INTO item (received_at, body) VALUES (?, ?) RETURNING seq", Date.now(), body).one().seq;
+    return this.ctx.storage.sql
+      .exec<{ seq: number }>("INSERT INTO item (received_at, body) VALUES (?, ?) RETURNING seq", Date.now(), body)
+      .one().seq;
   }
 
   increment(by: number): number {
-    return this.ctx.storage.sql.exec<{ value: number }>("UPDATE counter SET value = value + ? RETURNING value", by).one().value;
+    return this.ctx.storage.sql
+      .exec<{ value: number }>("UPDATE counter SET value = value + ? RETURNING value", by)
+      .one().value;
   }
 }
 
@@ -33,13 +39,20 @@ export default {
   async fetch(request, env) {
     const [, route, name = "default"] = new URL(request.url).pathname.split("/");
     if (route === "r2" && request.method === "PUT") {
-      await env.BUCKET.put(name, await request.arrayBuffer(), { httpMetadata: { contentType: request.headers.get("content-type") ?? "application/octet-stream" } });
+      await env.BUCKET.put(name, await request.arrayBuffer(), {
+        httpMetadata: { contentType: request.headers.get("content-type") ?? "application/octet-stream" },
+      });
       return new Response(null, { status: 204 });
     }
     if (route === "r2") {
       const object = await env.BUCKET.get(name);
       if (!object) return new Response(null, { status: 404 });
-      return new Response(object.body, { headers: { "content-type": object.httpMetadata?.contentType ?? "application/octet-stream", etag: object.httpEtag } });
+      return new Response(object.body, {
+        headers: {
+          "content-type": object.httpMetadata?.contentType ?? "application/octet-stream",
+          etag: object.httpEtag,
+        },
+      });
     }
     const stub = env.COUNTERS.get(env.COUNTERS.idFromName(name));
     if (route === "w") return Response.json({ seq: await stub.write(await request.arrayBuffer()) });

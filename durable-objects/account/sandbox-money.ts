@@ -22,7 +22,8 @@ export class SandboxMoney {
   }
 
   of(): string | null {
-    this.sandboxId ??= this.sql.exec<{ sandbox_id: string }>("SELECT sandbox_id FROM sandbox_money").toArray()[0]?.sandbox_id ?? null;
+    this.sandboxId ??=
+      this.sql.exec<{ sandbox_id: string }>("SELECT sandbox_id FROM sandbox_money").toArray()[0]?.sandbox_id ?? null;
     return this.sandboxId;
   }
 
@@ -30,14 +31,21 @@ export class SandboxMoney {
   check(resourceSandbox: string | null | undefined): string | null {
     const mine = this.of();
     if (resourceSandbox === undefined || resourceSandbox === mine) return mine;
-    throw new AppError("forbidden", mine
-      ? `This credit token is sandbox ${mine}'s money: it pays only for that sandbox's resources.`
-      : `This resource is in sandbox ${resourceSandbox}: only that sandbox's credit token pays for it.`);
+    throw new AppError(
+      "forbidden",
+      mine
+        ? `This credit token is sandbox ${mine}'s money: it pays only for that sandbox's resources.`
+        : `This resource is in sandbox ${resourceSandbox}: only that sandbox's credit token pays for it.`,
+    );
   }
 
   /** Real money is never added to a sandbox's account. */
   refuseTopUp(): void {
     const mine = this.of();
-    if (mine) throw new AppError("forbidden", `This credit token is sandbox ${mine}'s money: it cannot be topped up (a sandbox's credit is free and fixed).`);
+    if (mine)
+      throw new AppError(
+        "forbidden",
+        `This credit token is sandbox ${mine}'s money: it cannot be topped up (a sandbox's credit is free and fixed).`,
+      );
   }
 }

@@ -9,8 +9,6 @@ import type { BalanceView, Credential, LedgerRow, TokenRow } from "../../src/rpc
 
 export type { BalanceView, Credential, LedgerRow, TokenRow };
 
-
-
 export type HoldRow = {
   hold_id: string;
   token_id: string;
@@ -19,8 +17,6 @@ export type HoldRow = {
   created_at: number;
   expires_at: number;
 };
-
-
 
 export class AccountStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -36,7 +32,7 @@ export class AccountStore {
   /** The token and every ancestor up to the root; all must be alive for the token to work. */
   chainOf(token: TokenRow): TokenRow[] {
     const chain = [token];
-    for (let t = token; t.parent_id; ) {
+    for (let t = token; t.parent_id;) {
       const parent = this.token(t.parent_id);
       if (!parent) break;
       chain.push(parent);
@@ -51,7 +47,8 @@ export class AccountStore {
     if (!token || !proven) throw new AppError("unauthorized", "The credit token is not known.");
     const chain = this.chainOf(token);
     const dead = chain.find((t) => t.expires_at <= now);
-    if (dead) throw new AppError("unauthorized", `The credit token ${dead === token ? "has" : "'s parent has"} expired.`);
+    if (dead)
+      throw new AppError("unauthorized", `The credit token ${dead === token ? "has" : "'s parent has"} expired.`);
     return chain;
   }
 
@@ -73,14 +70,22 @@ export class AccountStore {
   /** Moves `amount` from the balance to the chain's `spent` (captured) or `held` (reserved). */
   take(chain: TokenRow[], amount: number, column: "spent" | "held"): void {
     this.sql.exec("UPDATE account SET balance = balance - ?", amount);
-    for (const t of chain) this.sql.exec(`UPDATE tokens SET ${column} = ${column} + ? WHERE token_id = ?`, amount, t.token_id);
+    for (const t of chain)
+      this.sql.exec(`UPDATE tokens SET ${column} = ${column} + ? WHERE token_id = ?`, amount, t.token_id);
   }
 
   record(row: Omit<LedgerRow, "seq">): number {
     return this.sql
       .exec<{ seq: number }>(
         "INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        row.at, row.token_id, row.type, row.operation, row.resource_id, row.amount, row.request_id, row.ref,
+        row.at,
+        row.token_id,
+        row.type,
+        row.operation,
+        row.resource_id,
+        row.amount,
+        row.request_id,
+        row.ref,
       )
       .one().seq;
   }
@@ -96,9 +101,15 @@ export class AccountStore {
     this.sql.exec(
       `INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref)
        SELECT value ->> 0, ?3, 'charge', value ->> 1, ?4, value ->> 2, value ->> 3, ?5 FROM (${captured}) ORDER BY key`,
-      charges, hold.amount, hold.token_id, hold.resource_id, hold.hold_id,
+      charges,
+      hold.amount,
+      hold.token_id,
+      hold.resource_id,
+      hold.hold_id,
     );
-    return this.sql.exec<{ used: number }>(`SELECT coalesce(sum(value ->> 2), 0) AS used FROM (${captured})`, charges, hold.amount).one().used;
+    return this.sql
+      .exec<{ used: number }>(`SELECT coalesce(sum(value ->> 2), 0) AS used FROM (${captured})`, charges, hold.amount)
+      .one().used;
   }
 
   hold(holdId: string): HoldRow | undefined {
@@ -110,9 +121,11 @@ export class AccountStore {
   }
 
   descendantsOf(tokenId: string): Set<string> {
-    const rows = this.sql.exec<{ token_id: string; parent_id: string | null }>("SELECT token_id, parent_id FROM tokens").toArray();
+    const rows = this.sql
+      .exec<{ token_id: string; parent_id: string | null }>("SELECT token_id, parent_id FROM tokens")
+      .toArray();
     const ids = new Set([tokenId]);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const r of rows) {
         if (r.parent_id && ids.has(r.parent_id) && !ids.has(r.token_id)) {

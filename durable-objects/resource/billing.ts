@@ -75,7 +75,8 @@ export class Billing {
       // taken through an access token has no hash to compare, so a secret must go through the account).
       if (payer.tokenHash !== null) {
         if (!hold.token_hash) continue;
-        if (!digestsEqual(hold.token_hash, payer.tokenHash)) throw new AppError("unauthorized", "The credit token is not known.");
+        if (!digestsEqual(hold.token_hash, payer.tokenHash))
+          throw new AppError("unauthorized", "The credit token is not known.");
       }
       if (hold.amount - hold.used >= price && (!best || hold.amount - hold.used > best.amount - best.used)) best = hold;
     }
@@ -96,7 +97,14 @@ export class Billing {
    * GroupCommit). Without a hold for this token, the work is first dry-run (a call the engine would
    * refuse must not take one), then a hold is taken; `onWait` runs after each wait for one.
    */
-  async spend<T>(storage: DurableObjectStorage, payer: CreditCredential, price: number, charge: { operation: string; requestId: string }, work: () => T, onWait: () => Promise<void>): Promise<T> {
+  async spend<T>(
+    storage: DurableObjectStorage,
+    payer: CreditCredential,
+    price: number,
+    charge: { operation: string; requestId: string },
+    work: () => T,
+    onWait: () => Promise<void>,
+  ): Promise<T> {
     this.commits ??= new GroupCommit(storage);
     const key = keyOf(payer, price);
     for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
@@ -111,7 +119,11 @@ export class Billing {
         const value = work();
         this.sql.exec(
           "INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)",
-          hold.hold_id, Date.now(), charge.operation, price, charge.requestId,
+          hold.hold_id,
+          Date.now(),
+          charge.operation,
+          price,
+          charge.requestId,
         );
         // Last, so a call that throws leaves the mirror as its rolled-back savepoint leaves the table. (Should the
         // batch's commit fail, the runtime resets the object, and the mirror is read again from the table.)
@@ -227,18 +239,40 @@ export class Billing {
    * meanwhile, and only those with less than a call left are settled.
    */
   private async requestHold(payer: CreditCredential, price: number, ahead: boolean): Promise<void> {
-    const settlements = this.close((h) => h.token_id === payer.tokenId && (!ahead || h.amount - h.used < price)).flatMap((b) => b.settlements);
+    const settlements = this.close(
+      (h) => h.token_id === payer.tokenId && (!ahead || h.amount - h.used < price),
+    ).flatMap((b) => b.settlements);
     const want = this.holdSize(payer, price);
-    const result = await accountStub(this.env, payer.accountId).hold({ ...payer, resourceId: this.resourceId, price, want, settlements, sandboxId: this.sandboxId() });
+    const result = await accountStub(this.env, payer.accountId).hold({
+      ...payer,
+      resourceId: this.resourceId,
+      price,
+      want,
+      settlements,
+      sandboxId: this.sandboxId(),
+    });
     this.forget(settlements); // the account applied them before anything else, whatever the answer
     const grant = unwrap(result);
     const hold: Hold = {
-      hold_id: grant.holdId, account_id: payer.accountId, token_id: payer.tokenId, token_hash: payer.tokenHash ?? "",
-      amount: grant.amount, closed: 0, flush_at: this.clock() + FLUSH_AFTER_MS, expires_at: grant.expiresAt, used: 0,
+      hold_id: grant.holdId,
+      account_id: payer.accountId,
+      token_id: payer.tokenId,
+      token_hash: payer.tokenHash ?? "",
+      amount: grant.amount,
+      closed: 0,
+      flush_at: this.clock() + FLUSH_AFTER_MS,
+      expires_at: grant.expiresAt,
+      used: 0,
     };
     this.sql.exec(
       "INSERT INTO billing_holds (hold_id, account_id, token_id, token_hash, amount, flush_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      hold.hold_id, hold.account_id, hold.token_id, hold.token_hash, hold.amount, hold.flush_at, hold.expires_at,
+      hold.hold_id,
+      hold.account_id,
+      hold.token_id,
+      hold.token_hash,
+      hold.amount,
+      hold.flush_at,
+      hold.expires_at,
     );
     this.holds().set(hold.hold_id, hold);
   }
@@ -253,7 +287,10 @@ export class Billing {
         this.sql.exec("UPDATE billing_holds SET closed = 1 WHERE hold_id = ?", hold.hold_id);
       }
       const charges = this.sql
-        .exec<{ charges: string }>("SELECT json_group_array(json_array(at, operation, amount, request_id) ORDER BY seq) AS charges FROM billing_charges WHERE hold_id = ?", hold.hold_id)
+        .exec<{ charges: string }>(
+          "SELECT json_group_array(json_array(at, operation, amount, request_id) ORDER BY seq) AS charges FROM billing_charges WHERE hold_id = ?",
+          hold.hold_id,
+        )
         .one().charges;
       const batch = byAccount.get(hold.account_id) ?? { accountId: hold.account_id, settlements: [] };
       batch.settlements.push({ holdId: hold.hold_id, charges });

@@ -23,7 +23,15 @@ import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
 import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
 import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
-import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, IN_MEMORY_QUEUE_CHECK_MS, MAX_REFUSALS, queueInMemory, REPORT_WINDOW_MS, REQUEUE_DELAYS_SECONDS } from "../../src/delivery/outbox-policy";
+import {
+  DELIVERY_RETENTION,
+  DISPATCH_GRACE_MS,
+  IN_MEMORY_QUEUE_CHECK_MS,
+  MAX_REFUSALS,
+  queueInMemory,
+  REPORT_WINDOW_MS,
+  REQUEUE_DELAYS_SECONDS,
+} from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/kind/kind";
 import { sealing } from "../../src/auth/sealing-loader";
@@ -67,18 +75,39 @@ export class DeliveryLog {
     const body = request.body;
     const key = body !== null && typeof body === "object" ? body.key : null;
     const secret = request.secret;
-    if (secret && typeof body !== "string" && body !== null) throw new Error("a request with a secret target carries a text body");
+    if (secret && typeof body !== "string" && body !== null)
+      throw new Error("a request with a secret target carries a text body");
     // sealed: 1 the body (a released secret), 2 the whole request (url, headers, body), shown by its redacted URL.
     const text = secret
-      ? sealRequest(this.env, { url: request.url, headers: request.headers, body: body as string | null, okWhen: secret.okWhen, aws: secret.aws })
-      : typeof body === "string" ? (request.sensitive ? sealing().seal(this.env, body) : body) : null;
-    const inserted = this.sql.exec(
-      `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at, retry_delays)
+      ? sealRequest(this.env, {
+          url: request.url,
+          headers: request.headers,
+          body: body as string | null,
+          okWhen: secret.okWhen,
+          aws: secret.aws,
+        })
+      : typeof body === "string"
+        ? request.sensitive
+          ? sealing().seal(this.env, body)
+          : body
+        : null;
+    const inserted =
+      this.sql.exec(
+        `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at, retry_delays)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
-      id, request.eventType, secret ? secret.shownUrl : request.url, request.method, secret ? "{}" : JSON.stringify(request.headers), text, key,
-      secret ? 2 : request.sensitive ? 1 : 0, now, now, now + DISPATCH_GRACE_MS,
-      request.retryDelays ? JSON.stringify(request.retryDelays) : null,
-    ).rowsWritten > 0;
+        id,
+        request.eventType,
+        secret ? secret.shownUrl : request.url,
+        request.method,
+        secret ? "{}" : JSON.stringify(request.headers),
+        text,
+        key,
+        secret ? 2 : request.sensitive ? 1 : 0,
+        now,
+        now,
+        now + DISPATCH_GRACE_MS,
+        request.retryDelays ? JSON.stringify(request.retryDelays) : null,
+      ).rowsWritten > 0;
     if (!inserted && key) this.release([key]); // handed over for a send that was already made
     // Every hundredth row trims the log, in the same transaction.
     if (inserted && this.lastSeq() % 100 === 0) this.prune();
@@ -86,9 +115,21 @@ export class DeliveryLog {
   }
 
   /** Records and sends a lifecycle event to `url` (notify_url), outside any kind's work. */
-  async emit(url: string, sealedSecret: string, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<string> {
+  async emit(
+    url: string,
+    sealedSecret: string,
+    type: string,
+    data: Record<string, unknown>,
+    uniqueBy: string,
+  ): Promise<string> {
     const event = envelope(type, this.resourceId, data, uniqueBy, this.clock.now());
-    this.stage(event.id, { url, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event), eventType: type });
+    this.stage(event.id, {
+      url,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(event),
+      eventType: type,
+    });
     const dead = await this.dispatch([event.id], sealedSecret);
     if (dead.length) throw new Error(dead[0]!.attempt?.error ?? "not queued");
     return event.id;
@@ -110,7 +151,12 @@ export class DeliveryLog {
       const message = this.message(row, sealedSecret);
       const bytes = utf8Length(JSON.stringify(message));
       if (bytes > MAX_MESSAGE_BYTES) {
-        dead.push(this.notQueued(id, `the request is ${bytes} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES} (send larger bodies stored)`));
+        dead.push(
+          this.notQueued(
+            id,
+            `the request is ${bytes} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES} (send larger bodies stored)`,
+          ),
+        );
         continue;
       }
       this.dispatching.add(id);
@@ -129,17 +175,27 @@ export class DeliveryLog {
               `UPDATE deliveries SET sends = MAX(sends, ?), refusals = 0,
                  due_at = CASE WHEN settled_at IS NOT NULL THEN NULL WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END, queued = 1, queued_by = ?
                WHERE delivery_id = ?`,
-              m.send, heardBy, heardBy, thisProcess(), m.deliveryId,
+              m.send,
+              heardBy,
+              heardBy,
+              thisProcess(),
+              m.deliveryId,
             );
           }
         } catch (err) {
           const reason = err instanceof Error ? err.message : String(err);
           for (const m of batch) {
             const refusals = this.row(m.deliveryId)!.refusals + 1;
-            if (refusals >= MAX_REFUSALS) dead.push(this.notQueued(m.deliveryId, `the queue refused it ${refusals} times: ${reason}`));
+            if (refusals >= MAX_REFUSALS)
+              dead.push(this.notQueued(m.deliveryId, `the queue refused it ${refusals} times: ${reason}`));
             else {
               const wait = REQUEUE_DELAYS_SECONDS[refusals - 1]! * 1000 * Number(this.env.DELIVERY_RETRY_SCALE);
-              this.sql.exec("UPDATE deliveries SET refusals = ?, queued = 0, due_at = ? WHERE delivery_id = ?", refusals, this.clock.now() + wait, m.deliveryId);
+              this.sql.exec(
+                "UPDATE deliveries SET refusals = ?, queued = 0, due_at = ? WHERE delivery_id = ?",
+                refusals,
+                this.clock.now() + wait,
+                m.deliveryId,
+              );
             }
           }
         }
@@ -156,11 +212,15 @@ export class DeliveryLog {
    */
   async dispatchDue(sealedSecret: string): Promise<DeliveryReport[]> {
     const real = Date.now();
-    const [lost, lostBinding] = queueInMemory(this.env) ? [" OR (queued = 1 AND queued_by IS NOT ?)", [thisProcess()]] : ["", []];
+    const [lost, lostBinding] = queueInMemory(this.env)
+      ? [" OR (queued = 1 AND queued_by IS NOT ?)", [thisProcess()]]
+      : ["", []];
     const ids = this.sql
       .exec<{ delivery_id: string }>(
         `SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR (queued = 1 AND due_at <= ?)${lost}) ORDER BY seq LIMIT 500`,
-        this.clock.now(), real, ...lostBinding,
+        this.clock.now(),
+        real,
+        ...lostBinding,
       )
       .toArray()
       .map((r) => r.delivery_id);
@@ -169,12 +229,20 @@ export class DeliveryLog {
 
   /** When the alarm must next act for the outbox, on the resource's clock (null: nothing waits). */
   nextDueAt(): number | null {
-    const q = (queued: number) => this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deliveries WHERE queued = ? AND due_at IS NOT NULL", queued).one().at;
+    const q = (queued: number) =>
+      this.sql
+        .exec<{ at: number | null }>(
+          "SELECT MIN(due_at) AS at FROM deliveries WHERE queued = ? AND due_at IS NOT NULL",
+          queued,
+        )
+        .one().at;
     const waiting = q(0);
     let onQueue = q(1);
     // Looked at again soon, to find out whether this process (and the queue in its memory) is still the one running.
     if (onQueue !== null && queueInMemory(this.env)) onQueue = Math.min(onQueue, Date.now() + IN_MEMORY_QUEUE_CHECK_MS);
-    const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset].filter((t): t is number => t !== null);
+    const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset].filter(
+      (t): t is number => t !== null,
+    );
     return times.length ? Math.min(...times) : null;
   }
 
@@ -194,19 +262,44 @@ export class DeliveryLog {
     if (a) {
       // Numbered here, not by the queue: a manual retry or a re-send starts a new message, and the log keeps every attempt.
       attempts += 1;
-      this.sql.exec("INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", report.deliveryId, attempts, a.at, a.outcome, a.statusCode, a.error, a.durationMs, a.responseExcerpt);
-      this.sql.exec("DELETE FROM delivery_attempts WHERE delivery_id = ? AND number <= ?", report.deliveryId, attempts - DELIVERY_RETENTION.attempts_kept);
-      this.sql.exec("UPDATE deliveries SET attempts = ?, updated_at = ? WHERE delivery_id = ?", attempts, now, report.deliveryId);
+      this.sql.exec(
+        "INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        report.deliveryId,
+        attempts,
+        a.at,
+        a.outcome,
+        a.statusCode,
+        a.error,
+        a.durationMs,
+        a.responseExcerpt,
+      );
+      this.sql.exec(
+        "DELETE FROM delivery_attempts WHERE delivery_id = ? AND number <= ?",
+        report.deliveryId,
+        attempts - DELIVERY_RETENTION.attempts_kept,
+      );
+      this.sql.exec(
+        "UPDATE deliveries SET attempts = ?, updated_at = ? WHERE delivery_id = ?",
+        attempts,
+        now,
+        report.deliveryId,
+      );
     }
     const settled = row.settled_at !== null;
     // An older message's failures, and its end in the dead-letter queue, change nothing: a newer one is under way.
-    if (settled || (stale && report.final !== "delivered" && report.final !== "aborted")) return { retry: false, settled: false };
+    if (settled || (stale && report.final !== "delivered" && report.final !== "aborted"))
+      return { retry: false, settled: false };
     if (report.final) {
       this.settle(row, report.final, now);
       return { retry: false, settled: true };
     }
     const heardBy = Date.now() + (report.retryInSeconds ?? 0) * 1000 + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
-    this.sql.exec("UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ?, queued_by = ? WHERE delivery_id = ?", heardBy, thisProcess(), report.deliveryId);
+    this.sql.exec(
+      "UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ?, queued_by = ? WHERE delivery_id = ?",
+      heardBy,
+      thisProcess(),
+      report.deliveryId,
+    );
     return { retry: true, settled: false };
   }
 
@@ -215,12 +308,16 @@ export class DeliveryLog {
     const row = this.row(deliveryId);
     if (!row) throw new AppError("not_found", `No delivery ${deliveryId} on this resource.`);
     // A delivery still on its schedule would then run twice at once.
-    if (row.status === "pending" || row.status === "retrying") throw new AppError("conflict", `Delivery ${deliveryId} is still being attempted (${row.status}).`);
-    if (row.body_key && !(await this.env.BUCKET.head(row.body_key))) throw new AppError("conflict", `The body of delivery ${deliveryId} is no longer kept; it cannot be sent again.`);
+    if (row.status === "pending" || row.status === "retrying")
+      throw new AppError("conflict", `Delivery ${deliveryId} is still being attempted (${row.status}).`);
+    if (row.body_key && !(await this.env.BUCKET.head(row.body_key)))
+      throw new AppError("conflict", `The body of delivery ${deliveryId} is no longer kept; it cannot be sent again.`);
     const now = this.clock.now();
     this.sql.exec(
       "UPDATE deliveries SET status = 'pending', settled_at = NULL, refusals = 0, queued = 0, due_at = ?, updated_at = ? WHERE delivery_id = ?",
-      now + DISPATCH_GRACE_MS, now, deliveryId,
+      now + DISPATCH_GRACE_MS,
+      now,
+      deliveryId,
     );
     const dead = await this.dispatch([deliveryId], sealedSecret);
     return { view: deliveryView(this.sql, this.row(deliveryId)!), dead };
@@ -252,18 +349,41 @@ export class DeliveryLog {
   }
 
   private settle(row: DeliveryRow, final: "delivered" | "aborted" | "dead", now: number): void {
-    this.sql.exec("UPDATE deliveries SET status = ?, queued = 0, due_at = NULL, settled_at = ?, updated_at = ? WHERE delivery_id = ?", final, now, now, row.delivery_id);
+    this.sql.exec(
+      "UPDATE deliveries SET status = ?, queued = 0, due_at = NULL, settled_at = ?, updated_at = ? WHERE delivery_id = ?",
+      final,
+      now,
+      now,
+      row.delivery_id,
+    );
     if (row.body_key) this.release([row.body_key]);
   }
 
   /** A row that never reached the queue, and will not: logged as an attempt, and dead. */
   private notQueued(id: string, reason: string): DeliveryReport {
-    return { deliveryId: id, send: null, attempt: { at: this.clock.now(), outcome: "failed", statusCode: null, error: `not queued: ${reason}`, durationMs: 0, responseExcerpt: null }, final: "dead", retryInSeconds: null };
+    return {
+      deliveryId: id,
+      send: null,
+      attempt: {
+        at: this.clock.now(),
+        outcome: "failed",
+        statusCode: null,
+        error: `not queued: ${reason}`,
+        durationMs: 0,
+        responseExcerpt: null,
+      },
+      final: "dead",
+      retryInSeconds: null,
+    };
   }
 
   /** Deletes (after the commit) the stored bodies no delivery can send again. */
   private release(keys: string[]): void {
-    const unused = keys.filter((k) => !this.sql.exec(`SELECT 1 FROM deliveries WHERE body_key = ? AND status IN ${BODY_NEEDED} LIMIT 1`, k).toArray().length);
+    const unused = keys.filter(
+      (k) =>
+        !this.sql.exec(`SELECT 1 FROM deliveries WHERE body_key = ? AND status IN ${BODY_NEEDED} LIMIT 1`, k).toArray()
+          .length,
+    );
     if (unused.length) {
       this.drops.stage(unused);
       this.released.push(...unused);
@@ -281,10 +401,27 @@ export class DeliveryLog {
   prune(): void {
     const { settled_kept, settled_days } = DELIVERY_RETENTION;
     const oldest = this.clock.now() - settled_days * 86_400_000;
-    const nth = this.sql.exec<{ seq: number }>("SELECT seq FROM deliveries WHERE settled_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?", settled_kept).toArray()[0]?.seq ?? 0;
+    const nth =
+      this.sql
+        .exec<{ seq: number }>(
+          "SELECT seq FROM deliveries WHERE settled_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?",
+          settled_kept,
+        )
+        .toArray()[0]?.seq ?? 0;
     const where = "settled_at IS NOT NULL AND (seq <= ? OR settled_at < ?)";
-    const keys = this.sql.exec<{ body_key: string }>(`SELECT DISTINCT body_key FROM deliveries WHERE ${where} AND body_key IS NOT NULL`, nth, oldest).toArray().map((r) => r.body_key);
-    this.sql.exec(`DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT delivery_id FROM deliveries WHERE ${where})`, nth, oldest);
+    const keys = this.sql
+      .exec<{ body_key: string }>(
+        `SELECT DISTINCT body_key FROM deliveries WHERE ${where} AND body_key IS NOT NULL`,
+        nth,
+        oldest,
+      )
+      .toArray()
+      .map((r) => r.body_key);
+    this.sql.exec(
+      `DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT delivery_id FROM deliveries WHERE ${where})`,
+      nth,
+      oldest,
+    );
     this.sql.exec(`DELETE FROM deliveries WHERE ${where}`, nth, oldest);
     if (keys.length) this.release(keys);
   }
@@ -292,9 +429,18 @@ export class DeliveryLog {
   /** A secret body travels sealed too: the queue and its dead-letter queue never hold it in clear. */
   private message(row: DeliveryRow, sealedSecret: string): WebhookMessage {
     return {
-      type: "webhook", resourceId: this.resourceId, deliveryId: row.delivery_id, send: row.sends + 1,
-      url: row.url, method: row.method, headers: JSON.parse(row.headers) as Record<string, string>,
-      body: row.body, ...(row.body_key ? { bodyKey: row.body_key } : {}), bodySealed: row.sealed === 1, ...(row.sealed === 2 ? { requestSealed: true } : {}), sealedSecret,
+      type: "webhook",
+      resourceId: this.resourceId,
+      deliveryId: row.delivery_id,
+      send: row.sends + 1,
+      url: row.url,
+      method: row.method,
+      headers: JSON.parse(row.headers) as Record<string, string>,
+      body: row.body,
+      ...(row.body_key ? { bodyKey: row.body_key } : {}),
+      bodySealed: row.sealed === 1,
+      ...(row.sealed === 2 ? { requestSealed: true } : {}),
+      sealedSecret,
       ...(row.retry_delays ? { retryDelays: JSON.parse(row.retry_delays) as number[] } : {}),
     };
   }

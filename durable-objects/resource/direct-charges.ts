@@ -37,7 +37,10 @@ export const PENDING_CHARGES_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (reque
 
 /** Platform migration 7: a creation may wait for its x402 settlement (tables made before have no such column; new ones have it). */
 export function addSettlesColumn(sql: SqlStorage): void {
-  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${TABLE}')`).toArray().map((c) => c.name);
+  const columns = sql
+    .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${TABLE}')`)
+    .toArray()
+    .map((c) => c.name);
   if (!columns.includes("settles")) sql.exec(`ALTER TABLE ${TABLE} ADD COLUMN settles TEXT`);
 }
 
@@ -46,7 +49,15 @@ export const awaitsSettlement = (pending: PendingCharge): boolean => pending.set
 
 /** When the alarm must look at the creations still waiting for their settlement (real time), or null. */
 export function settlementsDueAt(sql: SqlStorage): number | null {
-  return orIfMissing(TABLE, () => sql.exec<{ at: number | null }>(`SELECT MIN(started_at) AS at FROM ${TABLE} WHERE settles IS NOT NULL`).one().at, null) ?? null;
+  return (
+    orIfMissing(
+      TABLE,
+      () =>
+        sql.exec<{ at: number | null }>(`SELECT MIN(started_at) AS at FROM ${TABLE} WHERE settles IS NOT NULL`).one()
+          .at,
+      null,
+    ) ?? null
+  );
 }
 
 /**
@@ -55,9 +66,15 @@ export function settlementsDueAt(sql: SqlStorage): number | null {
  * authorization can be used again, and the caller undoes the creation.
  */
 export async function settledInD1(db: D1Database, requestId: string): Promise<boolean> {
-  const row = await db.prepare("SELECT status, tx_hash FROM payments WHERE request_id = ?").bind(requestId).first<{ status: string; tx_hash: string | null }>();
+  const row = await db
+    .prepare("SELECT status, tx_hash FROM payments WHERE request_id = ?")
+    .bind(requestId)
+    .first<{ status: string; tx_hash: string | null }>();
   if (row && (row.status === "settled" || row.tx_hash)) return true;
-  await db.prepare("DELETE FROM payments WHERE request_id = ? AND status = 'claimed' AND tx_hash IS NULL").bind(requestId).run();
+  await db
+    .prepare("DELETE FROM payments WHERE request_id = ? AND status = 'claimed' AND tx_hash IS NULL")
+    .bind(requestId)
+    .run();
   return false;
 }
 
@@ -69,7 +86,11 @@ export function pendingCharges(sql: SqlStorage): PendingCharge[] {
   return orIfMissing(TABLE, () => {
     // Every alarm asks, and the answer is almost always none: count(*) asks the b-tree without a scan step.
     if (!sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${TABLE}`).one().n) return [];
-    return sql.exec<PendingCharge>(`SELECT request_id, resource_id, operation, account_id, started_at, settles FROM ${TABLE} ORDER BY started_at`).toArray();
+    return sql
+      .exec<PendingCharge>(
+        `SELECT request_id, resource_id, operation, account_id, started_at, settles FROM ${TABLE} ORDER BY started_at`,
+      )
+      .toArray();
   }, []);
 }
 
@@ -91,8 +112,11 @@ export class DirectCharge {
     private readonly sandboxId?: string | null,
   ) {
     this.pending = {
-      request_id: call.requestId, resource_id: call.resourceId, operation: call.operation,
-      account_id: payer.type === "credit" ? payer.accountId : null, started_at: Date.now(),
+      request_id: call.requestId,
+      resource_id: call.resourceId,
+      operation: call.operation,
+      account_id: payer.type === "credit" ? payer.accountId : null,
+      started_at: Date.now(),
       settles: payer.type === "prepaid" && payer.x402 && call.operation.endsWith(".create") ? "x402" : null,
     };
   }
@@ -101,7 +125,15 @@ export class DirectCharge {
   record(): void {
     this.sql.exec(PENDING_CHARGES_TABLE);
     const p = this.pending;
-    this.sql.exec(`INSERT INTO ${TABLE} (request_id, resource_id, operation, account_id, started_at, settles) VALUES (?, ?, ?, ?, ?, ?)`, p.request_id, p.resource_id, p.operation, p.account_id, p.started_at, p.settles);
+    this.sql.exec(
+      `INSERT INTO ${TABLE} (request_id, resource_id, operation, account_id, started_at, settles) VALUES (?, ?, ?, ?, ?, ?)`,
+      p.request_id,
+      p.resource_id,
+      p.operation,
+      p.account_id,
+      p.started_at,
+      p.settles,
+    );
   }
 
   /** Takes the amount, once, before the work (nothing when x402 paid it or it is free). */
@@ -111,7 +143,17 @@ export class DirectCharge {
     this.charged = undefined;
     try {
       const { pending: p } = this;
-      const taken = unwrap(await accountStub(this.env, accountId).charge({ tokenId, tokenHash, amount: this.amount, operation: p.operation, resourceId: p.resource_id, requestId: p.request_id, sandboxId: this.sandboxId }));
+      const taken = unwrap(
+        await accountStub(this.env, accountId).charge({
+          tokenId,
+          tokenHash,
+          amount: this.amount,
+          operation: p.operation,
+          resourceId: p.resource_id,
+          requestId: p.request_id,
+          sandboxId: this.sandboxId,
+        }),
+      );
       this.charged = taken.chargeId;
       this.paidBySandbox = taken.sandboxId;
     } catch (err) {
@@ -144,6 +186,9 @@ export function crossOff(sql: SqlStorage, requestId: string): void {
 export async function giveBack(env: Env, pending: PendingCharge, charged?: number | null): Promise<void> {
   if (!pending.account_id || charged === null) return;
   // The account runs on another machine's clock: a minute's margin (the request id is what makes the match exact).
-  const which = charged === undefined ? { resourceId: pending.resource_id, operation: pending.operation, since: pending.started_at - 60_000 } : { chargeId: charged };
+  const which =
+    charged === undefined
+      ? { resourceId: pending.resource_id, operation: pending.operation, since: pending.started_at - 60_000 }
+      : { chargeId: charged };
   await accountStub(env, pending.account_id).refund({ ...which, requestId: pending.request_id });
 }

@@ -69,7 +69,13 @@ export function engineStore(meta: MetaRow, sql: SqlStorage, env: Env, now: numbe
   };
 }
 
-export function prepareContext(meta: MetaRow, sql: SqlStorage, env: Env, now: number, stillHere: () => void): PrepareContext {
+export function prepareContext(
+  meta: MetaRow,
+  sql: SqlStorage,
+  env: Env,
+  now: number,
+  stillHere: () => void,
+): PrepareContext {
   return { resourceId: meta.id, env, sql, now, expiresAt: meta.expires_at, baseUrl: meta.base_url, stillHere };
 }
 
@@ -79,7 +85,13 @@ export function nextTimerAt(meta: MetaRow, config: unknown, sql: SqlStorage, env
 }
 
 /** The kind's timer when it is due at `now`, else null. */
-export function dueTimer(meta: MetaRow, config: unknown, sql: SqlStorage, env: Env, now: number): NonNullable<AnyKind["timer"]> | null {
+export function dueTimer(
+  meta: MetaRow,
+  config: unknown,
+  sql: SqlStorage,
+  env: Env,
+  now: number,
+): NonNullable<AnyKind["timer"]> | null {
   const timer = requireKind(meta.kind).timer;
   if (!timer) return null;
   const due = timer.nextDue(engineStore(meta, sql, env, now), config);

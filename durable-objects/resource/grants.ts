@@ -63,7 +63,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 function limitsOf(row: GrantRow): Limits {
   return {
     operations: row.operations === null ? null : (JSON.parse(row.operations) as string[]),
-    expiresAt: row.expires_at, maxPaidCalls: row.max_paid_calls,
+    expiresAt: row.expires_at,
+    maxPaidCalls: row.max_paid_calls,
     keyPrefixes: row.key_prefixes === null ? null : (JSON.parse(row.key_prefixes) as string[]),
   };
 }
@@ -71,9 +72,16 @@ function limitsOf(row: GrantRow): Limits {
 function viewOf(row: GrantRow): TokenView {
   const grant = limitsOf(row);
   return {
-    token_id: row.token_id, parent_token_id: row.parent_id, label: row.label, operations: grant.operations,
-    expires_at: iso(row.expires_at), max_paid_calls: row.max_paid_calls, paid_calls: row.paid_calls,
-    key_prefixes: grant.keyPrefixes, created_at: iso(row.created_at)!, revoked_at: iso(row.revoked_at),
+    token_id: row.token_id,
+    parent_token_id: row.parent_id,
+    label: row.label,
+    operations: grant.operations,
+    expires_at: iso(row.expires_at),
+    max_paid_calls: row.max_paid_calls,
+    paid_calls: row.paid_calls,
+    key_prefixes: grant.keyPrefixes,
+    created_at: iso(row.created_at)!,
+    revoked_at: iso(row.revoked_at),
   };
 }
 
@@ -81,9 +89,13 @@ function viewOf(row: GrantRow): TokenView {
 const SUBTREE = `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.token_id FROM resource_tokens t JOIN tree ON t.parent_id = tree.id)`;
 
 const spentError = (row: { token_id: string; max_paid_calls: number | null }, tokenId: string) =>
-  new AppError("token_calls_spent", `${row.token_id === tokenId ? "This management token" : `The token it was made from (${row.token_id})`} has made all ${row.max_paid_calls} paid calls it was granted; nothing was charged.`, {
-    extra: { limit: "max_paid_calls", token_id: row.token_id, max_paid_calls: row.max_paid_calls },
-  });
+  new AppError(
+    "token_calls_spent",
+    `${row.token_id === tokenId ? "This management token" : `The token it was made from (${row.token_id})`} has made all ${row.max_paid_calls} paid calls it was granted; nothing was charged.`,
+    {
+      extra: { limit: "max_paid_calls", token_id: row.token_id, max_paid_calls: row.max_paid_calls },
+    },
+  );
 
 export class ResourceGrants {
   /**
@@ -104,17 +116,23 @@ export class ResourceGrants {
     if (!known) {
       const row = this.row("token_hash", tokenHash);
       if (!row) return null;
-      known = row.revoked_at !== null ? { revokedAt: row.revoked_at } : { tokenId: row.token_id, parentId: row.parent_id, line: this.line(row), ...limitsOf(row) };
+      known =
+        row.revoked_at !== null
+          ? { revokedAt: row.revoked_at }
+          : { tokenId: row.token_id, parentId: row.parent_id, line: this.line(row), ...limitsOf(row) };
       this.known.set(tokenHash, known);
     }
-    if ("revokedAt" in known) throw new AppError("token_revoked", `This management token was revoked at ${iso(known.revokedAt)}.`, { extra: { limit: "revoked" } });
+    if ("revokedAt" in known)
+      throw new AppError("token_revoked", `This management token was revoked at ${iso(known.revokedAt)}.`, {
+        extra: { limit: "revoked" },
+      });
     return known;
   }
 
   /** The ids of a token's line, itself first, then each token it was made from. */
   private line(row: GrantRow): string[] {
     const out = [row.token_id];
-    for (let parent = row.parent_id; parent !== null && out.length <= MAX_DEPTH; ) {
+    for (let parent = row.parent_id; parent !== null && out.length <= MAX_DEPTH;) {
       out.push(parent);
       parent = this.row("token_id", parent)?.parent_id ?? null;
     }
@@ -122,14 +140,19 @@ export class ResourceGrants {
   }
 
   private lineRows(grant: Grant): { token_id: string; paid_calls: number; max_paid_calls: number | null }[] {
-    return this.sql.exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
-      `SELECT token_id, paid_calls, max_paid_calls FROM resource_tokens WHERE token_id IN (${grant.line.map(() => "?").join(", ")})`, ...grant.line,
-    ).toArray();
+    return this.sql
+      .exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
+        `SELECT token_id, paid_calls, max_paid_calls FROM resource_tokens WHERE token_id IN (${grant.line.map(() => "?").join(", ")})`,
+        ...grant.line,
+      )
+      .toArray();
   }
 
   /** Paid calls the token may still make, over its whole line; null when no token in it has a cap. */
   remaining(grant: Grant): number | null {
-    const left = this.lineRows(grant).flatMap((row) => (row.max_paid_calls === null ? [] : [row.max_paid_calls - row.paid_calls]));
+    const left = this.lineRows(grant).flatMap((row) =>
+      row.max_paid_calls === null ? [] : [row.max_paid_calls - row.paid_calls],
+    );
     return left.length ? Math.max(0, Math.min(...left)) : null;
   }
 
@@ -139,7 +162,9 @@ export class ResourceGrants {
 
   /** Refuses (403) a paid call once the token, or one it was made from, has spent its cap: before a prepare step works for nothing. */
   checkPaidCall(grant: Grant): void {
-    const spent = this.lineRows(grant).find((row) => row.max_paid_calls !== null && row.paid_calls >= row.max_paid_calls);
+    const spent = this.lineRows(grant).find(
+      (row) => row.max_paid_calls !== null && row.paid_calls >= row.max_paid_calls,
+    );
     if (spent) throw spentError(spent, grant.tokenId);
   }
 
@@ -149,9 +174,12 @@ export class ResourceGrants {
    * rolls the count back with the work, a failed call counts nothing, and two calls cannot both take the last.
    */
   countPaidCall(grant: Grant): void {
-    const counted = this.sql.exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
-      `UPDATE resource_tokens SET paid_calls = paid_calls + 1 WHERE token_id IN (${grant.line.map(() => "?").join(", ")}) RETURNING token_id, paid_calls, max_paid_calls`, ...grant.line,
-    ).toArray();
+    const counted = this.sql
+      .exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
+        `UPDATE resource_tokens SET paid_calls = paid_calls + 1 WHERE token_id IN (${grant.line.map(() => "?").join(", ")}) RETURNING token_id, paid_calls, max_paid_calls`,
+        ...grant.line,
+      )
+      .toArray();
     const over = counted.find((row) => row.max_paid_calls !== null && row.paid_calls > row.max_paid_calls);
     if (over) throw spentError(over, grant.tokenId);
   }
@@ -160,35 +188,93 @@ export class ResourceGrants {
    * A narrower token made by `maker` (null: the resource's own token): its limits derived from the maker's and
    * what was asked, never wider; refused past MAX_DEPTH narrowings or MAX_TOKENS tokens.
    */
-  mint(maker: Grant | null, kind: AnyKind, input: { tokenId: string; tokenHash: string; label: string | null; asked: AskedLimits }, now: number, resourceEnd: number): TokenView {
+  mint(
+    maker: Grant | null,
+    kind: AnyKind,
+    input: { tokenId: string; tokenHash: string; label: string | null; asked: AskedLimits },
+    now: number,
+    resourceEnd: number,
+  ): TokenView {
     if (maker && maker.line.length >= MAX_DEPTH) {
-      throw new AppError("validation_failed", `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`);
+      throw new AppError(
+        "validation_failed",
+        `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`,
+      );
     }
-    if (this.count() >= MAX_TOKENS) throw new AppError("storage_full", `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`);
-    const limits = deriveLimits(kind, maker ?? UNLIMITED, maker && this.remaining(maker), input.asked, now, resourceEnd);
-    return this.insert({ tokenId: input.tokenId, tokenHash: input.tokenHash, parentId: maker?.tokenId ?? null, label: input.label, limits, now });
+    if (this.count() >= MAX_TOKENS)
+      throw new AppError(
+        "storage_full",
+        `A resource keeps at most ${MAX_TOKENS} narrowed tokens, revoked ones included.`,
+      );
+    const limits = deriveLimits(
+      kind,
+      maker ?? UNLIMITED,
+      maker && this.remaining(maker),
+      input.asked,
+      now,
+      resourceEnd,
+    );
+    return this.insert({
+      tokenId: input.tokenId,
+      tokenHash: input.tokenHash,
+      parentId: maker?.tokenId ?? null,
+      label: input.label,
+      limits,
+      now,
+    });
   }
 
-  private insert(input: { tokenId: string; tokenHash: string; parentId: string | null; label: string | null; limits: Limits; now: number }): TokenView {
+  private insert(input: {
+    tokenId: string;
+    tokenHash: string;
+    parentId: string | null;
+    label: string | null;
+    limits: Limits;
+    now: number;
+  }): TokenView {
     const { limits } = input;
     this.sql.exec(
       "INSERT INTO resource_tokens (token_id, token_hash, parent_id, label, operations, expires_at, max_paid_calls, key_prefixes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      input.tokenId, input.tokenHash, input.parentId, input.label,
-      limits.operations && JSON.stringify(limits.operations), limits.expiresAt, limits.maxPaidCalls,
-      limits.keyPrefixes && JSON.stringify(limits.keyPrefixes), input.now,
+      input.tokenId,
+      input.tokenHash,
+      input.parentId,
+      input.label,
+      limits.operations && JSON.stringify(limits.operations),
+      limits.expiresAt,
+      limits.maxPaidCalls,
+      limits.keyPrefixes && JSON.stringify(limits.keyPrefixes),
+      input.now,
     );
     return viewOf(this.row("token_id", input.tokenId)!);
   }
 
   /** Tokens visible to `viewer` (null: the resource's own token sees all; else the ones made from it), oldest first. */
   list(viewer: string | null, limit: number, after: string | null): { items: TokenView[]; next_cursor: string | null } {
-    const visible = viewer === null
-      ? this.sql.exec<GrantRow>("SELECT * FROM resource_tokens WHERE rowid > ? ORDER BY rowid LIMIT ?", Number(after ?? 0), limit + 1)
-      : this.sql.exec<GrantRow>(`${SUBTREE} SELECT t.* FROM resource_tokens t JOIN tree ON t.token_id = tree.id WHERE t.token_id <> ? AND t.rowid > ? ORDER BY t.rowid LIMIT ?`, viewer, viewer, Number(after ?? 0), limit + 1);
+    const visible =
+      viewer === null
+        ? this.sql.exec<GrantRow>(
+            "SELECT * FROM resource_tokens WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            Number(after ?? 0),
+            limit + 1,
+          )
+        : this.sql.exec<GrantRow>(
+            `${SUBTREE} SELECT t.* FROM resource_tokens t JOIN tree ON t.token_id = tree.id WHERE t.token_id <> ? AND t.rowid > ? ORDER BY t.rowid LIMIT ?`,
+            viewer,
+            viewer,
+            Number(after ?? 0),
+            limit + 1,
+          );
     const rows = visible.toArray();
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    const cursor = rows.length > limit && last ? String(this.sql.exec<{ rowid: number }>("SELECT rowid FROM resource_tokens WHERE token_id = ?", last.token_id).one().rowid) : null;
+    const cursor =
+      rows.length > limit && last
+        ? String(
+            this.sql
+              .exec<{ rowid: number }>("SELECT rowid FROM resource_tokens WHERE token_id = ?", last.token_id)
+              .one().rowid,
+          )
+        : null;
     return { items: page.map(viewOf), next_cursor: cursor };
   }
 
@@ -201,8 +287,15 @@ export class ResourceGrants {
     const visible = row && (viewer === null || this.line(row).includes(viewer));
     if (!visible) throw new AppError("not_found", `No token ${tokenId} is visible to this token.`);
     this.known.clear();
-    const ids = this.sql.exec<{ id: string }>(`${SUBTREE} SELECT id FROM tree`, tokenId).toArray().map((r) => r.id);
-    this.sql.exec(`${SUBTREE} UPDATE resource_tokens SET revoked_at = ? WHERE token_id IN (SELECT id FROM tree) AND revoked_at IS NULL`, tokenId, now);
+    const ids = this.sql
+      .exec<{ id: string }>(`${SUBTREE} SELECT id FROM tree`, tokenId)
+      .toArray()
+      .map((r) => r.id);
+    this.sql.exec(
+      `${SUBTREE} UPDATE resource_tokens SET revoked_at = ? WHERE token_id IN (SELECT id FROM tree) AND revoked_at IS NULL`,
+      tokenId,
+      now,
+    );
     return ids;
   }
 }

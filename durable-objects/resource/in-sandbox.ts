@@ -50,7 +50,8 @@ export class ResourceInSandbox {
    */
   async sandboxStep(input: { sandboxId: string; offsetMs: number; maxRuns: number }): Promise<SandboxStep> {
     const meta = this.meta.get();
-    if (!meta || this.clock.sandboxId !== input.sandboxId) return { present: false, now: Date.now() + input.offsetMs, next: null, fired: [] };
+    if (!meta || this.clock.sandboxId !== input.sandboxId)
+      return { present: false, now: Date.now() + input.offsetMs, next: null, fired: [] };
     if (input.offsetMs > this.clock.offset) {
       await this.deliveriesAttempted();
       this.clock.offset = moveClockOffsetTo(this.sql, input.offsetMs);
@@ -85,12 +86,25 @@ export class ResourceInSandbox {
     if (!meta || !sandboxId || this.stepping) return run();
     // Stamped with the moment it was due (the alarm runs a little after), as a step stamps its firings.
     const fired = await this.observed(meta, Math.min(this.clock.now(), this.simulatedDueAt(meta) ?? Infinity), run);
-    if (fired.length) await sandboxStub(this.env, sandboxId).record({ resourceId: meta.id, events: fired }).catch((err) => console.error(`${meta.id}: sandbox timeline not written`, err));
+    if (fired.length)
+      await sandboxStub(this.env, sandboxId)
+        .record({ resourceId: meta.id, events: fired })
+        .catch((err) => console.error(`${meta.id}: sandbox timeline not written`, err));
   }
 
   /** Waits, boundedly, until each delivery on the queue has been attempted once (DELIVERY_WAIT_MS says why). */
   private async deliveriesAttempted(): Promise<void> {
-    const unattempted = () => orIfMissing("deliveries", () => this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE settled_at IS NULL AND attempts = 0 AND queued = 1").one().n, 0);
+    const unattempted = () =>
+      orIfMissing(
+        "deliveries",
+        () =>
+          this.sql
+            .exec<{ n: number }>(
+              "SELECT count(*) AS n FROM deliveries WHERE settled_at IS NULL AND attempts = 0 AND queued = 1",
+            )
+            .one().n,
+        0,
+      );
     const deadline = Date.now() + DELIVERY_WAIT_MS;
     while (unattempted() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -106,7 +120,11 @@ export class ResourceInSandbox {
   /** When the next simulated thing is due here, on the resource's clock: its TTL (or an end under way), a notice, its timer. */
   private simulatedDueAt(meta: MetaRow): number | null {
     if (meta.ended) return this.clock.now();
-    const times = [meta.expires_at, nextNoticeAt(meta), nextTimerAt(meta, this.meta.config(meta), this.sql, this.env, this.clock.now())];
+    const times = [
+      meta.expires_at,
+      nextNoticeAt(meta),
+      nextTimerAt(meta, this.meta.config(meta), this.sql, this.env, this.clock.now()),
+    ];
     return Math.min(...times.map((t) => t ?? Infinity));
   }
 
@@ -115,21 +133,44 @@ export class ResourceInSandbox {
     const kind = meta.kind;
     const event = (type: string, detail: Json): SandboxEvent => ({ at, resource_id: meta.id, kind, type, detail });
     const lastSeq = this.lastDeliverySeq();
-    const timer = !meta.ended && this.clock.now() < meta.expires_at && dueTimer(meta, this.meta.config(meta), this.sql, this.env, this.clock.now()) !== null;
+    const timer =
+      !meta.ended &&
+      this.clock.now() < meta.expires_at &&
+      dueTimer(meta, this.meta.config(meta), this.sql, this.env, this.clock.now()) !== null;
     await run();
     const after = this.meta.get();
     if (!after) return [event(meta.ended === "cancelled" ? "cancelled" : "expired", {})];
     const events: SandboxEvent[] = [];
-    if (timer) events.push(event("timer", { status: requireKind(kind).status?.(this.work.store(after), this.meta.config(after)) ?? null }));
-    for (const d of this.deliveriesAfter(lastSeq)) events.push(event("delivery", { delivery_id: d.delivery_id, event_type: d.event_type, method: d.method, url: d.url }));
+    if (timer)
+      events.push(
+        event("timer", { status: requireKind(kind).status?.(this.work.store(after), this.meta.config(after)) ?? null }),
+      );
+    for (const d of this.deliveriesAfter(lastSeq))
+      events.push(
+        event("delivery", { delivery_id: d.delivery_id, event_type: d.event_type, method: d.method, url: d.url }),
+      );
     return events;
   }
 
   private lastDeliverySeq(): number {
-    return orIfMissing("deliveries", () => this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM deliveries").one().seq ?? 0, 0);
+    return orIfMissing(
+      "deliveries",
+      () => this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM deliveries").one().seq ?? 0,
+      0,
+    );
   }
 
   private deliveriesAfter(seq: number): NewDelivery[] {
-    return orIfMissing("deliveries", () => this.sql.exec<NewDelivery>("SELECT seq, delivery_id, event_type, url, method FROM deliveries WHERE seq > ? ORDER BY seq", seq).toArray(), []);
+    return orIfMissing(
+      "deliveries",
+      () =>
+        this.sql
+          .exec<NewDelivery>(
+            "SELECT seq, delivery_id, event_type, url, method FROM deliveries WHERE seq > ? ORDER BY seq",
+            seq,
+          )
+          .toArray(),
+      [],
+    );
   }
 }

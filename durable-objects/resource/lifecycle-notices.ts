@@ -18,7 +18,9 @@ export interface Notice {
 
 function owed(meta: MetaRow): Notice[] {
   if (!meta.notify_url) return [];
-  return NOTICES.map((n) => ({ ...n, at: meta.expires_at - n.hours * 3_600_000 })).filter((n) => !(meta.notices_sent & n.bit) && n.at > meta.created_at);
+  return NOTICES.map((n) => ({ ...n, at: meta.expires_at - n.hours * 3_600_000 })).filter(
+    (n) => !(meta.notices_sent & n.bit) && n.at > meta.created_at,
+  );
 }
 
 export function nextNoticeAt(meta: MetaRow): number | null {
@@ -32,11 +34,18 @@ export function dueNotices(meta: MetaRow, now: number): Notice[] {
 
 /** After an extension: notices whose moment is still ahead are owed again. */
 export function noticesStillSent(meta: MetaRow, now: number): number {
-  return NOTICES.reduce((bits, n) => (meta.expires_at - n.hours * 3_600_000 > now ? bits & ~n.bit : bits), meta.notices_sent);
+  return NOTICES.reduce(
+    (bits, n) => (meta.expires_at - n.hours * 3_600_000 > now ? bits & ~n.bit : bits),
+    meta.notices_sent,
+  );
 }
 
 /** Sends the notices that are due through `emit`; returns the notices_sent bits afterwards. */
-export async function sendDueNotices(meta: MetaRow, now: number, emit: (type: string, data: Record<string, unknown>) => Promise<void>): Promise<number> {
+export async function sendDueNotices(
+  meta: MetaRow,
+  now: number,
+  emit: (type: string, data: Record<string, unknown>) => Promise<void>,
+): Promise<number> {
   let sent = meta.notices_sent;
   for (const notice of dueNotices(meta, now)) {
     await emit("resource.expiring", { expires_at: new Date(meta.expires_at).toISOString(), hours_left: notice.hours });

@@ -9,9 +9,25 @@ import { AppError, capture, unwrap, type Result } from "../../src/http/errors";
 import { loadKind, requireKind } from "../../src/resources/kinds";
 import type { Payer } from "../../src/money/payment";
 import { deletePrefix } from "../../src/kind/r2";
-import { deleteResourceIndex, endResourceIndex, insertResourceIndex, updateResourceExpiry } from "../../src/kind/index-table";
+import {
+  deleteResourceIndex,
+  endResourceIndex,
+  insertResourceIndex,
+  updateResourceExpiry,
+} from "../../src/kind/index-table";
 import type { CreateInput } from "../../src/rpc/resource";
-import { awaitsSettlement, crossOff, DirectCharge, giveBack, isCreation, pendingCharges, PENDING_RECOVERY_MS, settledInD1, settlementsDueAt, type PendingCharge } from "./direct-charges";
+import {
+  awaitsSettlement,
+  crossOff,
+  DirectCharge,
+  giveBack,
+  isCreation,
+  pendingCharges,
+  PENDING_RECOVERY_MS,
+  settledInD1,
+  settlementsDueAt,
+  type PendingCharge,
+} from "./direct-charges";
 import { afterCommit } from "./engine-store";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./lifecycle-notices";
 import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
@@ -56,12 +72,19 @@ export class ResourceLifecycle {
     // An x402 create awaiting the worker's settlement: past the backstop's wait, D1's payment row decides it.
     const settling = settlementsDueAt(this.sql);
     const meta = this.meta.get();
-    const next = Math.min(charging, settling === null ? Infinity : settling + PENDING_RECOVERY_MS, meta?.expires_at ?? Infinity, (meta && nextNoticeAt(meta)) ?? Infinity);
+    const next = Math.min(
+      charging,
+      settling === null ? Infinity : settling + PENDING_RECOVERY_MS,
+      meta?.expires_at ?? Infinity,
+      (meta && nextNoticeAt(meta)) ?? Infinity,
+    );
     return next === Infinity ? null : next;
   }
 
   async sendDueNotices(meta: MetaRow): Promise<void> {
-    const sent = await sendDueNotices(meta, this.clock.now(), (type, data) => this.work.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`));
+    const sent = await sendDueNotices(meta, this.clock.now(), (type, data) =>
+      this.work.emit(meta, type, data, `${meta.expires_at}:${String(data.hours_left)}`),
+    );
     if (sent !== meta.notices_sent) this.meta.update({ notices_sent: sent });
   }
 
@@ -77,7 +100,11 @@ export class ResourceLifecycle {
       if (existing || creating) throw new AppError("conflict", "This resource already exists.");
       const kind = await loadKind(input.kind);
       // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
-      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: input.id, operation: `${input.kind}.create`, requestId: input.requestId });
+      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, {
+        resourceId: input.id,
+        operation: `${input.kind}.create`,
+        requestId: input.requestId,
+      });
       // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
       const pending = afterCommit();
       let indexing = false;
@@ -90,10 +117,22 @@ export class ResourceLifecycle {
         if (charge.paidBySandbox) await this.joinSandbox(charge.paidBySandbox, input);
         const now = this.clock.now();
         meta = {
-          id: input.id, kind: input.kind, owner: input.owner, mgmt_hash: input.mgmtHash, label: input.label,
-          notify_url: input.notifyUrl, config: input.configJson, created_at: now,
-          expires_at: now + input.ttlSeconds * 1000, charged: input.priceMicro, signing_secret: input.sealedSecret, notices_sent: 0,
-          public_id: input.publicId, public_disabled: 0, base_url: input.baseUrl, ended: null,
+          id: input.id,
+          kind: input.kind,
+          owner: input.owner,
+          mgmt_hash: input.mgmtHash,
+          label: input.label,
+          notify_url: input.notifyUrl,
+          config: input.configJson,
+          created_at: now,
+          expires_at: now + input.ttlSeconds * 1000,
+          charged: input.priceMicro,
+          signing_secret: input.sealedSecret,
+          notices_sent: 0,
+          public_id: input.publicId,
+          public_disabled: 0,
+          base_url: input.baseUrl,
+          ended: null,
         };
         const made = meta;
         this.ctx.storage.transactionSync(() => {
@@ -110,7 +149,10 @@ export class ResourceLifecycle {
         if (!charge.pending.settles) charge.crossOff();
       } catch (err) {
         // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
-        if (!(err instanceof InjectedDeath)) await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) => console.error(`${input.id}: creation left to the alarm`, undo));
+        if (!(err instanceof InjectedDeath))
+          await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) =>
+            console.error(`${input.id}: creation left to the alarm`, undo),
+          );
         throw err;
       } finally {
         this.charging.delete(input.requestId);
@@ -131,19 +173,36 @@ export class ResourceLifecycle {
   }
 
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
-  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>> {
+  extend(input: {
+    mgmtHash: string;
+    ttlSeconds: number;
+    priceMicro: number;
+    payer: Payer;
+    requestId: string;
+  }): Promise<Result<RecordCore>> {
     return capture(async () => {
       const meta = this.meta.authorize(input.mgmtHash, { name: "extend_resource" });
       const kind = requireKind(meta.kind);
       const limit = this.clock.now() + kind.maxTtlSeconds * 1000;
       if (meta.expires_at + input.ttlSeconds * 1000 > limit) {
         const most = Math.max(0, Math.floor((limit - meta.expires_at) / 1000));
-        throw new AppError("validation_failed", `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`, {
-          errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
-        });
+        throw new AppError(
+          "validation_failed",
+          `A ${meta.kind} lives at most ${kind.maxTtlSeconds} s from now; it can be extended by ${most} s at most.`,
+          {
+            errors: [{ path: "ttl_seconds", message: `must be at most ${most}` }],
+          },
+        );
       }
       refuseOutsideMoney(this.clock.sandboxId, input.payer, input.priceMicro);
-      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId }, this.clock.sandboxId);
+      const charge = new DirectCharge(
+        this.env,
+        this.sql,
+        input.payer,
+        input.priceMicro,
+        { resourceId: meta.id, operation: `${meta.kind}.extend`, requestId: input.requestId },
+        this.clock.sandboxId,
+      );
       try {
         await this.beginCharge(charge);
         await charge.take();
@@ -153,28 +212,43 @@ export class ResourceLifecycle {
           await charge.giveBack();
           throw new AppError("not_found", "The resource ended while it was being extended.", { resourceMissing: true });
         }
-        const moved = { ...current, expires_at: current.expires_at + input.ttlSeconds * 1000, charged: current.charged + input.priceMicro };
+        const moved = {
+          ...current,
+          expires_at: current.expires_at + input.ttlSeconds * 1000,
+          charged: current.charged + input.priceMicro,
+        };
         this.ctx.storage.transactionSync(() => {
-          this.meta.update({ expires_at: moved.expires_at, charged: moved.charged, notices_sent: noticesStillSent(moved, this.clock.now()) });
+          this.meta.update({
+            expires_at: moved.expires_at,
+            charged: moved.charged,
+            notices_sent: noticesStillSent(moved, this.clock.now()),
+          });
           charge.crossOff();
         });
       } catch (err) {
         // Nothing taken: only crossed off. Should the refund fail, the pending row and the alarm finish it.
-        if (!(err instanceof InjectedDeath)) await charge.giveBack().catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
+        if (!(err instanceof InjectedDeath))
+          await charge
+            .giveBack()
+            .catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
         throw err;
       } finally {
         this.charging.delete(input.requestId);
       }
       await this.armAlarm();
       // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
-      await updateResourceExpiry(this.env.DB, meta.id, this.meta.get()!.expires_at).catch((err) => console.error(`${meta.id}: index expiry not updated`, err));
+      await updateResourceExpiry(this.env.DB, meta.id, this.meta.get()!.expires_at).catch((err) =>
+        console.error(`${meta.id}: index expiry not updated`, err),
+      );
       return this.work.record(this.meta.get()!, "active");
     });
   }
 
   /** Joins the sandbox whose money paid for this creation: it answers its clock, which this resource then keeps. */
   private async joinSandbox(sandboxId: string, input: CreateInput): Promise<void> {
-    const { offsetMs } = unwrap(await sandboxStub(this.env, sandboxId).join({ resourceId: input.id, kind: input.kind }));
+    const { offsetMs } = unwrap(
+      await sandboxStub(this.env, sandboxId).join({ resourceId: input.id, kind: input.kind }),
+    );
     this.clock.sandboxId = sandboxId;
     this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs);
   }
@@ -203,7 +277,13 @@ export class ResourceLifecycle {
     const record = this.work.record(this.meta.get() ?? meta, state);
     const at = new Date().toISOString();
     // The event must not hold back the deletion it announces.
-    await this.work.emit(meta, `resource.${state}`, state === "expired" ? { expired_at: at } : { cancelled_at: at }, String(meta.expires_at))
+    await this.work
+      .emit(
+        meta,
+        `resource.${state}`,
+        state === "expired" ? { expired_at: at } : { cancelled_at: at },
+        String(meta.expires_at),
+      )
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
     await requireKind(meta.kind).end?.(this.work.prepareContext(meta), this.meta.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
@@ -221,8 +301,9 @@ export class ResourceLifecycle {
    * them back first.
    */
   private async settleDirectCharges(): Promise<void> {
-    for (const waitUntil = Date.now() + 30_000; this.charging.size; ) {
-      if (Date.now() > waitUntil) throw new Error("an extend's charge is still under way; the end resumes with the alarm");
+    for (const waitUntil = Date.now() + 30_000; this.charging.size;) {
+      if (Date.now() > waitUntil)
+        throw new Error("an extend's charge is still under way; the end resumes with the alarm");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const pending of pendingCharges(this.sql)) {

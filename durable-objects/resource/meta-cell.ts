@@ -20,7 +20,10 @@ export class MetaCell {
   readonly grants: ResourceGrants;
 
   /** `now`: the resource's clock, which a narrowed token's expiry is read against. */
-  constructor(private readonly sql: SqlStorage, private readonly now: () => number) {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly now: () => number,
+  ) {
     this.grants = new ResourceGrants(sql);
   }
 
@@ -47,7 +50,8 @@ export class MetaCell {
   }
 
   config(meta: MetaRow): unknown {
-    if (this.parsedConfig?.text !== meta.config) this.parsedConfig = { text: meta.config, value: JSON.parse(meta.config) };
+    if (this.parsedConfig?.text !== meta.config)
+      this.parsedConfig = { text: meta.config, value: JSON.parse(meta.config) };
     return this.parsedConfig.value;
   }
 
@@ -68,7 +72,10 @@ export class MetaCell {
     const ending = this.endingState(meta);
     if (ending) {
       const expired = ending === "expired";
-      throw new AppError(expired ? "resource_expired" : "resource_cancelled", `This resource is being ${expired ? "expired" : "cancelled"}; its data is being deleted.`);
+      throw new AppError(
+        expired ? "resource_expired" : "resource_cancelled",
+        `This resource is being ${expired ? "expired" : "cancelled"}; its data is being deleted.`,
+      );
     }
     if (digestsEqual(meta.mgmt_hash, mgmtHash)) return { meta, grant: null };
     const grant = this.grants.find(mgmtHash);
@@ -84,15 +91,16 @@ export class MetaCell {
   /** As authorizeCall, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found there. */
   authorizeKind(mgmtHash: string, kind: string, need: Need): { meta: MetaRow; grant: Grant | null } {
     const authorized = this.authorizeCall(mgmtHash, need);
-    if (authorized.meta.kind !== kind) throw new AppError("not_found", `${authorized.meta.id} is not a ${kind} resource.`);
+    if (authorized.meta.kind !== kind)
+      throw new AppError("not_found", `${authorized.meta.id} is not a ${kind} resource.`);
     return authorized;
   }
 
   /** After awaiting, the resource may have ended meanwhile: nothing may be recorded (or charged) then. */
   stillHere(): MetaRow {
     const meta = this.get();
-    if (!meta || this.endingState(meta)) throw new AppError("not_found", "The resource ended during the operation.", { resourceMissing: true });
+    if (!meta || this.endingState(meta))
+      throw new AppError("not_found", "The resource ended during the operation.", { resourceMissing: true });
     return meta;
   }
-
 }

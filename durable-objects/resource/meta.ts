@@ -31,26 +31,53 @@ export const META_TABLE = `CREATE TABLE resource_meta (
   ended TEXT
 )`;
 
-
-const COLUMNS = ["id", "kind", "owner", "mgmt_hash", "label", "notify_url", "config", "created_at", "expires_at", "charged", "signing_secret", "notices_sent", "public_id", "public_disabled", "base_url", "ended"] as const;
+const COLUMNS = [
+  "id",
+  "kind",
+  "owner",
+  "mgmt_hash",
+  "label",
+  "notify_url",
+  "config",
+  "created_at",
+  "expires_at",
+  "charged",
+  "signing_secret",
+  "notices_sent",
+  "public_id",
+  "public_disabled",
+  "base_url",
+  "ended",
+] as const;
 
 /** Platform migration 3: the operator's switch of the public address, mirrored from D1. */
 export const META_PUBLIC_DISABLED = "ALTER TABLE resource_meta ADD COLUMN public_disabled INTEGER NOT NULL DEFAULT 0";
 
 export function insertMeta(sql: SqlStorage, meta: MetaRow): void {
-  sql.exec(`INSERT INTO resource_meta (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`, ...COLUMNS.map((c) => meta[c]));
+  sql.exec(
+    `INSERT INTO resource_meta (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
+    ...COLUMNS.map((c) => meta[c]),
+  );
 }
 
 /** The meta row, or null when this object holds no resource (never created, or ended and deleted). */
 /** The meta row; null in an object that holds no resource (never created, or ended: no tables at all). */
 export function readMeta(sql: SqlStorage): MetaRow | null {
-  return orIfMissing("resource_meta", () => sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null, null);
+  return orIfMissing(
+    "resource_meta",
+    () => sql.exec<MetaRow>("SELECT * FROM resource_meta").toArray()[0] ?? null,
+    null,
+  );
 }
 
-
-
 /** The record as of now: `store` is the kind's view (for usage and status), `unsettled` what holds charged but did not settle yet. */
-export function recordOf(meta: MetaRow, config: unknown, state: ResourceState, store: EngineStore, unsettled: number): RecordCore {
+export function recordOf(
+  meta: MetaRow,
+  config: unknown,
+  state: ResourceState,
+  store: EngineStore,
+  unsettled: number,
+): RecordCore {
   const kind = requireKind(meta.kind);
   return {
     id: meta.id,

@@ -9,7 +9,12 @@ import type { AnyKind, Migration } from "../../src/kind/kind";
 import type { JsonObject } from "../../src/json";
 import { META_PUBLIC_DISABLED, META_TABLE } from "./meta";
 import { BILLING_TABLES } from "./billing-tables";
-import { DELIVERY_OUTBOX_COLUMNS, DELIVERY_QUEUED_BY_COLUMN, DELIVERY_RETRY_COLUMN, DELIVERY_TABLES } from "./deliveries-tables";
+import {
+  DELIVERY_OUTBOX_COLUMNS,
+  DELIVERY_QUEUED_BY_COLUMN,
+  DELIVERY_RETRY_COLUMN,
+  DELIVERY_TABLES,
+} from "./deliveries-tables";
 import { R2_DROPS_TABLE } from "./r2-drops";
 import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
@@ -35,17 +40,35 @@ const PLATFORM_MIGRATIONS: Migration[] = [
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */
-export const tableLists = (kind: AnyKind): Record<string, Migration[]> => ({ platform: PLATFORM_MIGRATIONS, [kind.kind]: kind.migrations });
+export const tableLists = (kind: AnyKind): Record<string, Migration[]> => ({
+  platform: PLATFORM_MIGRATIONS,
+  [kind.kind]: kind.migrations,
+});
 
 const VERSIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)";
 
 /** The stored versions; null in an object made before versions were kept. */
 function storedVersions(sql: SqlStorage): Map<string, number> | null {
-  return orIfMissing("schema_versions", () => new Map(sql.exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions").toArray().map((r) => [r.owner, r.version])), null);
+  return orIfMissing(
+    "schema_versions",
+    () =>
+      new Map(
+        sql
+          .exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions")
+          .toArray()
+          .map((r) => [r.owner, r.version]),
+      ),
+    null,
+  );
 }
 
 /** Runs what each list has beyond `from` (0 for a new resource) and records the versions; the stored config is rewritten by the steps that say how. */
-function apply(sql: SqlStorage, lists: Record<string, Migration[]>, from: Map<string, number>, config: JsonObject): { config: JsonObject; changed: boolean } {
+function apply(
+  sql: SqlStorage,
+  lists: Record<string, Migration[]>,
+  from: Map<string, number>,
+  config: JsonObject,
+): { config: JsonObject; changed: boolean } {
   sql.exec(VERSIONS_TABLE);
   let changed = false;
   for (const [owner, steps] of Object.entries(lists)) {
@@ -56,7 +79,11 @@ function apply(sql: SqlStorage, lists: Record<string, Migration[]>, from: Map<st
       if (step.config) config = step.config(config);
       changed = true;
     }
-    sql.exec("INSERT INTO schema_versions (owner, version) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET version = excluded.version", owner, steps.length);
+    sql.exec(
+      "INSERT INTO schema_versions (owner, version) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET version = excluded.version",
+      owner,
+      steps.length,
+    );
   }
   return { config, changed };
 }
@@ -70,7 +97,11 @@ export function createTables(sql: SqlStorage, lists: Record<string, Migration[]>
  * Brings an existing resource's tables up to date (call inside a transaction). Answers the config
  * rewritten by the migrations that say how, or null when nothing ran.
  */
-export function migrateTables(sql: SqlStorage, lists: Record<string, Migration[]>, config: JsonObject): JsonObject | null {
+export function migrateTables(
+  sql: SqlStorage,
+  lists: Record<string, Migration[]>,
+  config: JsonObject,
+): JsonObject | null {
   const stored = storedVersions(sql);
   // An object made before versions were kept has its tables as the first migration of each list made them: version 1.
   const from = stored ?? new Map(Object.keys(lists).map((o) => [o, 1]));

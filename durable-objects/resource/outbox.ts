@@ -25,7 +25,14 @@ export class ResourceOutbox {
   ) {}
 
   get deliveries(): DeliveryLog {
-    this.deliveriesOf ??= new DeliveryLog(this.storage.sql, this.env, this.resourceId(), this.clock, this.drops, this.faults);
+    this.deliveriesOf ??= new DeliveryLog(
+      this.storage.sql,
+      this.env,
+      this.resourceId(),
+      this.clock,
+      this.drops,
+      this.faults,
+    );
     return this.deliveriesOf;
   }
 
@@ -70,7 +77,8 @@ export class ResourceOutbox {
 
   /** After a commit: queues what it sent and deletes what it dropped. Answers the deliveries that died on the way. */
   async carryOut(pending: AfterCommit, signingSecret: string | null): Promise<DeliveryReport[]> {
-    const dead = pending.sends.length && signingSecret ? await this.deliveries.dispatch(pending.sends, signingSecret) : [];
+    const dead =
+      pending.sends.length && signingSecret ? await this.deliveries.dispatch(pending.sends, signingSecret) : [];
     if (pending.drops.length) await this.drops.flush(pending.drops);
     return dead;
   }

@@ -26,13 +26,19 @@ export class R2Drops {
   /** In the caller's transaction. Due after a grace, so the alarm makes them if the caller cannot. */
   stage(keys: string[]): void {
     const due = this.clock() + DISPATCH_GRACE_MS;
-    for (const key of keys) this.sql.exec("INSERT INTO r2_drops (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, due);
+    for (const key of keys)
+      this.sql.exec("INSERT INTO r2_drops (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, due);
   }
 
   /** Deletes `keys` (after their commit) or, with none given, every drop that is due (the alarm). */
   async flush(keys?: string[]): Promise<void> {
     const now = this.clock();
-    const doomed = keys ?? this.sql.exec<{ key: string }>("SELECT key FROM r2_drops WHERE due_at <= ? LIMIT ?", now, PER_CALL).toArray().map((r) => r.key);
+    const doomed =
+      keys ??
+      this.sql
+        .exec<{ key: string }>("SELECT key FROM r2_drops WHERE due_at <= ? LIMIT ?", now, PER_CALL)
+        .toArray()
+        .map((r) => r.key);
     for (let i = 0; i < doomed.length; i += PER_CALL) {
       const chunk = doomed.slice(i, i + PER_CALL);
       try {

@@ -9,11 +9,17 @@ import type { Payer } from "../../src/money/payment";
 import { orIfMissing } from "./missing-table";
 import { moveClockOffsetTo } from "./test-clock";
 
-const TABLE = "CREATE TABLE IF NOT EXISTS sandbox_membership (id INTEGER PRIMARY KEY CHECK (id = 1), sandbox_id TEXT NOT NULL)";
+const TABLE =
+  "CREATE TABLE IF NOT EXISTS sandbox_membership (id INTEGER PRIMARY KEY CHECK (id = 1), sandbox_id TEXT NOT NULL)";
 
 /** The sandbox this object's resource belongs to; null for a real one (and in every object made before sandboxes). */
 export function readSandboxId(sql: SqlStorage): string | null {
-  return orIfMissing("sandbox_membership", () => sql.exec<{ sandbox_id: string }>("SELECT sandbox_id FROM sandbox_membership").toArray()[0]?.sandbox_id ?? null, null);
+  return orIfMissing(
+    "sandbox_membership",
+    () =>
+      sql.exec<{ sandbox_id: string }>("SELECT sandbox_id FROM sandbox_membership").toArray()[0]?.sandbox_id ?? null,
+    null,
+  );
 }
 
 /** Makes the resource being created a member of `sandboxId`, starting at the sandbox's clock; answers the offset. */
@@ -29,6 +35,9 @@ export function joinSandbox(sql: SqlStorage, sandboxId: string, offsetMs: number
  */
 export function refuseOutsideMoney(sandboxId: string | null, payer: Payer, priceMicro: number): void {
   if (sandboxId && payer.type === "prepaid" && priceMicro > 0) {
-    throw new AppError("forbidden", `This resource is in sandbox ${sandboxId}: only that sandbox's credit token pays for it (send it in X-CREDIT-TOKEN), never x402 or the free tier.`);
+    throw new AppError(
+      "forbidden",
+      `This resource is in sandbox ${sandboxId}: only that sandbox's credit token pays for it (send it in X-CREDIT-TOKEN), never x402 or the free tier.`,
+    );
   }
 }

@@ -9,14 +9,16 @@ import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import type { ResourceFaults } from "../../src/rpc/resource";
 
-
 export function checkedFaults(env: Env, faults: ResourceFaults): ResourceFaults {
   if (env.ENVIRONMENT !== "test") throw new Error("Faults can be injected only when ENVIRONMENT is test.");
   return { ...faults };
 }
 
 /** Uses up one of a counted fault: true when it applies to this call. */
-export function takeFault(faults: ResourceFaults, name: "skipDispatches" | "refuseSends" | "loseSends" | "failDrops"): boolean {
+export function takeFault(
+  faults: ResourceFaults,
+  name: "skipDispatches" | "refuseSends" | "loseSends" | "failDrops",
+): boolean {
   const left = faults[name] ?? 0;
   if (left <= 0) return false;
   faults[name] = left - 1;

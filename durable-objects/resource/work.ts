@@ -111,7 +111,11 @@ export class ResourceWork {
     const current = this.meta.get();
     try {
       // Still due? The resource may have ended, or an operation moved the timer, while the step awaited.
-      if (current && !this.meta.endingState(current) && dueTimer(current, config, this.storage.sql, this.env, this.clock.now())) {
+      if (
+        current &&
+        !this.meta.endingState(current) &&
+        dueTimer(current, config, this.storage.sql, this.env, this.clock.now())
+      ) {
         await this.commit(current, (store) => timer.fire(store, config, prepared));
         return;
       }
@@ -135,7 +139,8 @@ export class ResourceWork {
       console.error(`${meta.id}: outbox left to the alarm`, err);
     }
     // The alarm already set (at the latest, expiry) runs the timer late rather than never.
-    if (requireKind(meta.kind).timer) await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not re-armed`, err));
+    if (requireKind(meta.kind).timer)
+      await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not re-armed`, err));
     for (const wake of this.waiters) wake();
   }
 
@@ -153,7 +158,8 @@ export class ResourceWork {
     const pending = afterCommit();
     const { retry } = this.storage.transactionSync(() => {
       const logged = this.outbox.deliveries.record(report);
-      if (logged.settled && final && finished) finished(this.store(meta, this.clock.now(), pending), this.meta.config(meta), report.deliveryId, final);
+      if (logged.settled && final && finished)
+        finished(this.store(meta, this.clock.now(), pending), this.meta.config(meta), report.deliveryId, final);
       return logged;
     });
     await this.outbox.flushReleased(); // a settled delivery may have let its stored body go
@@ -168,6 +174,7 @@ export class ResourceWork {
 
   /** Sends a lifecycle event to notify_url, when the resource has one. */
   async emit(meta: MetaRow, type: string, data: Record<string, unknown>, uniqueBy: string): Promise<void> {
-    if (meta.notify_url && meta.signing_secret) await this.outbox.deliveries.emit(meta.notify_url, meta.signing_secret, type, data, uniqueBy);
+    if (meta.notify_url && meta.signing_secret)
+      await this.outbox.deliveries.emit(meta.notify_url, meta.signing_secret, type, data, uniqueBy);
   }
 }

@@ -8,7 +8,12 @@
  */
 import type { Env } from "../../src/env";
 import type { AdvanceResult, SandboxEvent, SandboxStep } from "../../src/rpc/sandbox";
-import { MAX_ADVANCE_WALL_MS, MAX_FIRINGS_PER_CALL, MAX_RUNS_PER_STEP, MAX_STEPS_PER_CALL } from "../../src/sandbox/limits";
+import {
+  MAX_ADVANCE_WALL_MS,
+  MAX_FIRINGS_PER_CALL,
+  MAX_RUNS_PER_STEP,
+  MAX_STEPS_PER_CALL,
+} from "../../src/sandbox/limits";
 import { resourceStub } from "../../src/stubs";
 
 export interface ClockMove {
@@ -32,7 +37,11 @@ export async function moveClock(m: ClockMove): Promise<AdvanceResult> {
   const next = new Map<string, number | null>();
   let offset = m.offset;
   const step = async (resourceId: string): Promise<void> => {
-    const result: SandboxStep = await resourceStub(m.env, resourceId).sandboxStep({ sandboxId: m.sandboxId, offsetMs: offset, maxRuns: MAX_RUNS_PER_STEP });
+    const result: SandboxStep = await resourceStub(m.env, resourceId).sandboxStep({
+      sandboxId: m.sandboxId,
+      offsetMs: offset,
+      maxRuns: MAX_RUNS_PER_STEP,
+    });
     if (result.fired.length) {
       m.record(result.fired);
       fired.push(...result.fired);
@@ -56,7 +65,11 @@ export async function moveClock(m: ClockMove): Promise<AdvanceResult> {
   for (let steps = 0; ; steps++) {
     const [id, at] = soonest(next);
     if (id === null || at > m.to) break;
-    if (fired.length >= MAX_FIRINGS_PER_CALL || steps >= MAX_STEPS_PER_CALL || Date.now() - started >= MAX_ADVANCE_WALL_MS) {
+    if (
+      fired.length >= MAX_FIRINGS_PER_CALL ||
+      steps >= MAX_STEPS_PER_CALL ||
+      Date.now() - started >= MAX_ADVANCE_WALL_MS
+    ) {
       more = true;
       reached = last;
       break;

@@ -47,7 +47,14 @@ export type SandboxRow = {
   ended_at: number | null;
 };
 
-type EventRow = { seq: number; at: number; resource_id: string | null; kind: string | null; type: string; detail: string };
+type EventRow = {
+  seq: number;
+  at: number;
+  resource_id: string | null;
+  kind: string | null;
+  type: string;
+  detail: string;
+};
 
 export class SandboxStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -59,7 +66,13 @@ export class SandboxStore {
   insert(row: SandboxRow): void {
     this.sql.exec(
       "INSERT INTO sandbox (id, sandbox_id, account_id, token_id, label, created_at, expires_at, offset_ms, ended_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?, NULL)",
-      row.sandbox_id, row.account_id, row.token_id, row.label, row.created_at, row.expires_at, row.offset_ms,
+      row.sandbox_id,
+      row.account_id,
+      row.token_id,
+      row.label,
+      row.created_at,
+      row.expires_at,
+      row.offset_ms,
     );
   }
 
@@ -73,7 +86,11 @@ export class SandboxStore {
 
   /** The resources still in the sandbox, in the order they joined. */
   members(): { resource_id: string; kind: string }[] {
-    return this.sql.exec<{ resource_id: string; kind: string }>("SELECT resource_id, kind FROM members WHERE gone = 0 ORDER BY rowid").toArray();
+    return this.sql
+      .exec<{ resource_id: string; kind: string }>(
+        "SELECT resource_id, kind FROM members WHERE gone = 0 ORDER BY rowid",
+      )
+      .toArray();
   }
 
   isMember(resourceId: string): boolean {
@@ -81,7 +98,11 @@ export class SandboxStore {
   }
 
   addMember(resourceId: string, kind: string): void {
-    this.sql.exec("INSERT INTO members (resource_id, kind) VALUES (?, ?) ON CONFLICT (resource_id) DO NOTHING", resourceId, kind);
+    this.sql.exec(
+      "INSERT INTO members (resource_id, kind) VALUES (?, ?) ON CONFLICT (resource_id) DO NOTHING",
+      resourceId,
+      kind,
+    );
   }
 
   markGone(resourceId: string): void {
@@ -89,9 +110,18 @@ export class SandboxStore {
   }
 
   record(events: SandboxEvent[]): void {
-    for (const e of events) this.sql.exec("INSERT INTO events (at, resource_id, kind, type, detail) VALUES (?, ?, ?, ?, ?)", e.at, e.resource_id, e.kind, e.type, JSON.stringify(e.detail));
+    for (const e of events)
+      this.sql.exec(
+        "INSERT INTO events (at, resource_id, kind, type, detail) VALUES (?, ?, ?, ?, ?)",
+        e.at,
+        e.resource_id,
+        e.kind,
+        e.type,
+        JSON.stringify(e.detail),
+      );
     // The newest MAX_TIMELINE_EVENTS stay: a long run of probes must not grow the object without bound.
-    if (events.length) this.sql.exec("DELETE FROM events WHERE seq <= (SELECT max(seq) FROM events) - ?", MAX_TIMELINE_EVENTS);
+    if (events.length)
+      this.sql.exec("DELETE FROM events WHERE seq <= (SELECT max(seq) FROM events) - ?", MAX_TIMELINE_EVENTS);
   }
 
   eventCount(): number {
@@ -100,10 +130,18 @@ export class SandboxStore {
 
   /** Events after `seq` in the order they happened, and the cursor of the next page. */
   events(after: number, limit: number): { items: SandboxEvent[]; next: number | null } {
-    const rows = this.sql.exec<EventRow>("SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit + 1).toArray();
+    const rows = this.sql
+      .exec<EventRow>("SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit + 1)
+      .toArray();
     const page = rows.slice(0, limit);
     return {
-      items: page.map((r) => ({ at: r.at, resource_id: r.resource_id, kind: r.kind, type: r.type, detail: JSON.parse(r.detail) as Json })),
+      items: page.map((r) => ({
+        at: r.at,
+        resource_id: r.resource_id,
+        kind: r.kind,
+        type: r.type,
+        detail: JSON.parse(r.detail) as Json,
+      })),
       next: rows.length > limit ? page[page.length - 1]!.seq : null,
     };
   }

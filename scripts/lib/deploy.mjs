@@ -32,10 +32,16 @@ export async function deployRefusals({ env, configPath, secrets = {} }) {
   const { configProblems, isDevelopmentSetting } = await loadConfigCheck();
   const { section } = await readEnvironment(configPath, env);
   const vars = section.vars ?? {};
-  if (isDevelopmentSetting(vars.ENVIRONMENT)) return [`[env.${env}] has ENVIRONMENT = "${vars.ENVIRONMENT}": a development config is never deployed. Set it to production or staging.`];
+  if (isDevelopmentSetting(vars.ENVIRONMENT))
+    return [
+      `[env.${env}] has ENVIRONMENT = "${vars.ENVIRONMENT}": a development config is never deployed. Set it to production or staging.`,
+    ];
   const out = [];
   for (const db of section.d1_databases ?? []) {
-    if (!db.database_id) out.push(`  ✘ D1 ${db.binding} (${db.database_name}) has no database_id.\n      Fix: npm run setup -- --env ${env} (it creates the database and writes its id).`);
+    if (!db.database_id)
+      out.push(
+        `  ✘ D1 ${db.binding} (${db.database_name}) has no database_id.\n      Fix: npm run setup -- --env ${env} (it creates the database and writes its id).`,
+      );
   }
   const names = (await secretNames(["--env", env, "--config", configPath])) ?? new Set();
   const problems = configProblems({ ...vars, ...secrets }, new Set([...names].filter((name) => !(name in secrets))));

@@ -13,7 +13,11 @@ export async function oauthKey() {
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  return { kid, secret: JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" }), publicJwk: { ...publicJwk, kid, alg: "RS256", use: "sig" } };
+  return {
+    kid,
+    secret: JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" }),
+    publicJwk: { ...publicJwk, kid, alg: "RS256", use: "sig" },
+  };
 }
 
 /**
@@ -24,22 +28,39 @@ export async function oauthKey() {
  * keyCertSign to take the certificate as its own issuer.
  */
 export async function tsaKey(commonName) {
-  const { privateKey, publicKey } = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
+  const { privateKey, publicKey } = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
   const { kty, crv, x, y, d } = await crypto.subtle.exportKey("jwk", privateKey);
   const cert = new pkijs.Certificate();
   cert.version = 2;
   const serial = crypto.getRandomValues(new Uint8Array(16));
   serial[0] = (serial[0] & 0x3f) | 0x40; // positive, no leading zero
   cert.serialNumber = new asn1js.Integer({ valueHex: serial.buffer });
-  for (const name of [cert.subject, cert.issuer]) name.typesAndValues.push(new pkijs.AttributeTypeAndValue({ type: "2.5.4.3", value: new asn1js.Utf8String({ value: commonName }) }));
+  for (const name of [cert.subject, cert.issuer])
+    name.typesAndValues.push(
+      new pkijs.AttributeTypeAndValue({ type: "2.5.4.3", value: new asn1js.Utf8String({ value: commonName }) }),
+    );
   const now = Date.now();
   cert.notBefore = new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: new Date(now - 3600_000) });
   cert.notAfter = new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: new Date(now + 3650 * 86400_000) });
-  cert.extensions = [new pkijs.Extension({ extnID: "2.5.29.37", critical: true, extnValue: new pkijs.ExtKeyUsage({ keyPurposes: ["1.3.6.1.5.5.7.3.8"] }).toSchema().toBER(false) })];
+  cert.extensions = [
+    new pkijs.Extension({
+      extnID: "2.5.29.37",
+      critical: true,
+      extnValue: new pkijs.ExtKeyUsage({ keyPurposes: ["1.3.6.1.5.5.7.3.8"] }).toSchema().toBER(false),
+    }),
+  ];
   await cert.subjectPublicKeyInfo.importKey(publicKey);
   await cert.sign(privateKey, "SHA-256");
-  const lines = Buffer.from(cert.toSchema(true).toBER(false)).toString("base64").match(/.{1,64}/g);
-  return { secret: JSON.stringify({ kty, crv, x, y, d }), pem: `-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n` };
+  const lines = Buffer.from(cert.toSchema(true).toBER(false))
+    .toString("base64")
+    .match(/.{1,64}/g);
+  return {
+    secret: JSON.stringify({ kty, crv, x, y, d }),
+    pem: `-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n`,
+  };
 }
 
 /** DATA_ENCRYPTION_KEY: 32 random bytes, base64 (AES-256-GCM for secrets kept at rest). */

@@ -12,7 +12,10 @@ export async function readEnvironment(configPath, env) {
   const text = await readFile(configPath, "utf8");
   const config = parse(text);
   const section = config.env?.[env];
-  if (!section) throw new Error(`${configPath} has no [env.${env}] section (it has: ${Object.keys(config.env ?? {}).join(", ") || "none"}).`);
+  if (!section)
+    throw new Error(
+      `${configPath} has no [env.${env}] section (it has: ${Object.keys(config.env ?? {}).join(", ") || "none"}).`,
+    );
   return { text, config, section };
 }
 
@@ -38,7 +41,13 @@ function findKey(lines, table, key) {
   const pattern = new RegExp(`^(\\s*${key}\\s*=\\s*)("(?:[^"\\\\]|\\\\.)*"|'[^']*')(.*)$`);
   for (let i = table.start + 1; i < table.end; i++) {
     const m = pattern.exec(lines[i]);
-    if (m) return { index: i, before: m[1], value: m[2].startsWith("'") ? m[2].slice(1, -1) : JSON.parse(m[2]), after: m[3] };
+    if (m)
+      return {
+        index: i,
+        before: m[1],
+        value: m[2].startsWith("'") ? m[2].slice(1, -1) : JSON.parse(m[2]),
+        after: m[3],
+      };
   }
   return null;
 }
@@ -55,7 +64,10 @@ function checked(text, holds, what) {
   try {
     ok = holds(parse(text));
   } catch {}
-  if (!ok) throw new Error(`Could not write ${what} into wrangler.toml by a line edit (is the section laid out differently?): set it by hand and run setup again.`);
+  if (!ok)
+    throw new Error(
+      `Could not write ${what} into wrangler.toml by a line edit (is the section laid out differently?): set it by hand and run setup again.`,
+    );
   return text;
 }
 
@@ -78,16 +90,26 @@ export function setVar(text, env, name, value) {
 /** Sets database_id in the `[[env.<env>.d1_databases]]` entry with this binding. */
 export function setDatabaseId(text, env, binding, id) {
   const lines = text.split("\n");
-  const table = tables(lines, `env.${env}.d1_databases`, true).find((t) => findKey(lines, t, "binding")?.value === binding);
+  const table = tables(lines, `env.${env}.d1_databases`, true).find(
+    (t) => findKey(lines, t, "binding")?.value === binding,
+  );
   if (!table) throw new Error(`wrangler.toml has no [[env.${env}.d1_databases]] with binding = "${binding}".`);
   const found = findKey(lines, table, "database_id");
   if (found) lines[found.index] = `${found.before}${literal(id)}${found.after}`;
-  else lines.splice((findKey(lines, table, "database_name")?.index ?? table.start) + 1, 0, `database_id = ${literal(id)}`);
-  return checked(lines.join("\n"), (config) => config.env?.[env]?.d1_databases?.find((d) => d.binding === binding)?.database_id === id, `[env.${env}] ${binding}'s database_id`);
+  else
+    lines.splice((findKey(lines, table, "database_name")?.index ?? table.start) + 1, 0, `database_id = ${literal(id)}`);
+  return checked(
+    lines.join("\n"),
+    (config) => config.env?.[env]?.d1_databases?.find((d) => d.binding === binding)?.database_id === id,
+    `[env.${env}] ${binding}'s database_id`,
+  );
 }
 
 /** Every queue the environment names: producers, consumers and their dead-letter queues, each once, in order. */
 export function queueNames(section) {
-  const names = [...(section.queues?.producers ?? []).map((p) => p.queue), ...(section.queues?.consumers ?? []).flatMap((c) => [c.queue, c.dead_letter_queue])];
+  const names = [
+    ...(section.queues?.producers ?? []).map((p) => p.queue),
+    ...(section.queues?.consumers ?? []).flatMap((c) => [c.queue, c.dead_letter_queue]),
+  ];
   return [...new Set(names.filter(Boolean))];
 }

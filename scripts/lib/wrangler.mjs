@@ -39,7 +39,8 @@ export function wrangler(args, { show = false } = {}) {
 /** A wrangler command that must succeed: its output, or an error carrying what wrangler said. */
 export async function wranglerOk(args, options) {
   const result = await wrangler(args, options);
-  if (result.code !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${(result.stderr || result.stdout).trim()}`);
+  if (result.code !== 0)
+    throw new Error(`wrangler ${args.join(" ")} failed:\n${(result.stderr || result.stdout).trim()}`);
   return result.stdout;
 }
 

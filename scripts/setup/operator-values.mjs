@@ -11,16 +11,46 @@ import { Writable } from "node:stream";
 export const OPERATOR_VALUES = [
   { name: "X402_NETWORK", flag: "network", env: "ZEITVAULT_NETWORK" },
   { name: "X402_SETTLEMENT", flag: "settlement", env: "ZEITVAULT_SETTLEMENT" },
-  { name: "BASE_URL", flag: "base-url", env: "ZEITVAULT_BASE_URL", question: "The service's public origin (e.g. https://api.example.com)", normalize: (v) => v.replace(/\/+$/, "") },
-  { name: "X402_PAY_TO", flag: "pay-to", env: "ZEITVAULT_PAY_TO", question: "The address that receives payments (0x…, one you hold the key of)" },
-  { name: "FACILITATOR_URL", flag: "facilitator-url", env: "ZEITVAULT_FACILITATOR_URL", question: "Your x402 facilitator's URL (https://…)", when: (vars) => vars.X402_SETTLEMENT === "facilitator" },
-  { name: "RPC_URL", flag: "rpc-url", env: "ZEITVAULT_RPC_URL", question: "The JSON-RPC endpoint direct settlement submits through (https://…)", when: (vars) => vars.X402_SETTLEMENT === "direct" },
+  {
+    name: "BASE_URL",
+    flag: "base-url",
+    env: "ZEITVAULT_BASE_URL",
+    question: "The service's public origin (e.g. https://api.example.com)",
+    normalize: (v) => v.replace(/\/+$/, ""),
+  },
+  {
+    name: "X402_PAY_TO",
+    flag: "pay-to",
+    env: "ZEITVAULT_PAY_TO",
+    question: "The address that receives payments (0x…, one you hold the key of)",
+  },
+  {
+    name: "FACILITATOR_URL",
+    flag: "facilitator-url",
+    env: "ZEITVAULT_FACILITATOR_URL",
+    question: "Your x402 facilitator's URL (https://…)",
+    when: (vars) => vars.X402_SETTLEMENT === "facilitator",
+  },
+  {
+    name: "RPC_URL",
+    flag: "rpc-url",
+    env: "ZEITVAULT_RPC_URL",
+    question: "The JSON-RPC endpoint direct settlement submits through (https://…)",
+    when: (vars) => vars.X402_SETTLEMENT === "direct",
+  },
 ];
 
 /** The relayer's key is a secret: it goes to Cloudflare, never into wrangler.toml. */
-export const RELAYER = { name: "RELAYER_PRIVATE_KEY", flag: "relayer-private-key", env: "ZEITVAULT_RELAYER_PRIVATE_KEY", question: "The relayer's private key (0x…, 32 bytes hex; it pays the gas of direct settlement)" };
+export const RELAYER = {
+  name: "RELAYER_PRIVATE_KEY",
+  flag: "relayer-private-key",
+  env: "ZEITVAULT_RELAYER_PRIVATE_KEY",
+  question: "The relayer's private key (0x…, 32 bytes hex; it pays the gas of direct settlement)",
+};
 
-export const OPERATOR_FLAGS = Object.fromEntries([...OPERATOR_VALUES, RELAYER].map((v) => [v.flag, { type: "string" }]));
+export const OPERATOR_FLAGS = Object.fromEntries(
+  [...OPERATOR_VALUES, RELAYER].map((v) => [v.flag, { type: "string" }]),
+);
 
 const given = (value, flags) => flags[value.flag] ?? process.env[value.env];
 
@@ -63,8 +93,15 @@ export async function settleOperatorValues(vars, flags, networks) {
     }
     if (chosen === undefined) continue;
     vars[value.name] = value.normalize ? value.normalize(chosen.trim()) : chosen.trim();
-    const network = value.name === "X402_NETWORK" && Object.hasOwn(networks, vars.X402_NETWORK) ? networks[vars.X402_NETWORK] : null;
-    if (network) Object.assign(vars, { X402_CHAIN_ID: String(network.chainId), X402_ASSET: network.asset, X402_ASSET_NAME: network.assetName, X402_ASSET_VERSION: network.assetVersion });
+    const network =
+      value.name === "X402_NETWORK" && Object.hasOwn(networks, vars.X402_NETWORK) ? networks[vars.X402_NETWORK] : null;
+    if (network)
+      Object.assign(vars, {
+        X402_CHAIN_ID: String(network.chainId),
+        X402_ASSET: network.asset,
+        X402_ASSET_NAME: network.assetName,
+        X402_ASSET_VERSION: network.assetVersion,
+      });
   }
   return missing;
 }

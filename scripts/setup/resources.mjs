@@ -16,7 +16,9 @@ export async function findResources(section, target, configPath) {
   if (!bucket) throw new Error("The environment has no R2 binding BUCKET.");
   const [databases, buckets, queues, applied] = await Promise.all([
     wranglerOk(["d1", "list", "--json"]).then((out) => JSON.parse(out)),
-    wranglerOk(["r2", "bucket", "list"]).then((out) => new Set([...out.matchAll(/^name:\s+(\S+)\s*$/gm)].map((m) => m[1]))),
+    wranglerOk(["r2", "bucket", "list"]).then(
+      (out) => new Set([...out.matchAll(/^name:\s+(\S+)\s*$/gm)].map((m) => m[1])),
+    ),
     Promise.all(queueNames(section).map(async (name) => ({ name, exists: await queueExists(name) }))),
     db.database_id ? appliedMigrations(target) : null,
   ]);
@@ -42,7 +44,16 @@ async function queueExists(name) {
 
 /** The migrations recorded in the remote database's d1_migrations table (none when it has no such table yet); null when it cannot be read. */
 async function appliedMigrations(target) {
-  const result = await wrangler(["d1", "execute", "DB", "--remote", "--json", "--command", "SELECT name FROM d1_migrations ORDER BY id", ...target]);
+  const result = await wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--remote",
+    "--json",
+    "--command",
+    "SELECT name FROM d1_migrations ORDER BY id",
+    ...target,
+  ]);
   if (result.code !== 0) return /no such table/.test(result.stdout + result.stderr) ? [] : null;
   return JSON.parse(result.stdout).flatMap((r) => r.results.map((row) => row.name));
 }

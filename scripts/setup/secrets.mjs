@@ -24,12 +24,14 @@ export const GENERATED_SECRETS = Object.keys(GENERATED);
  */
 export function secretsToUpload(existing, relayerKey) {
   const names = Object.keys(GENERATED).filter((name) => !existing.has(name));
-  if (names.includes("TSA_PRIVATE_JWK") !== names.includes("TSA_CERT_PEM")) names.push(names.includes("TSA_PRIVATE_JWK") ? "TSA_CERT_PEM" : "TSA_PRIVATE_JWK");
+  if (names.includes("TSA_PRIVATE_JWK") !== names.includes("TSA_CERT_PEM"))
+    names.push(names.includes("TSA_PRIVATE_JWK") ? "TSA_CERT_PEM" : "TSA_PRIVATE_JWK");
   if (relayerKey !== undefined) names.push("RELAYER_PRIVATE_KEY");
   return names;
 }
 
-export const describeSecret = (name) => (name === "RELAYER_PRIVATE_KEY" ? "given by the operator" : `generated: ${GENERATED[name]}`);
+export const describeSecret = (name) =>
+  name === "RELAYER_PRIVATE_KEY" ? "given by the operator" : `generated: ${GENERATED[name]}`;
 
 /** The values of the named secrets: made here, or the relayer's key as given. */
 export async function makeSecrets(names, { tsaName, relayerKey }) {

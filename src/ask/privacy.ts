@@ -31,7 +31,6 @@ export function redactOptional(text: string | undefined): string | null {
   return text === undefined ? null : redactCredentials(text);
 }
 
-
 /** The salted hash of a client IP, or null when the platform did not tell us the IP. */
 export async function clientHash(db: D1Database, ip: string | null, now: number): Promise<string | null> {
   if (!ip) return null;

@@ -40,10 +40,28 @@ function reportedUrl(c: Context<AppEnv>, raw: string): { url: string; publicId: 
 export function registerAskRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/feature-requests", operationId: "request_feature", ...ASK,
+      method: "post",
+      path: "/v1/feature-requests",
+      operationId: "request_feature",
+      ...ASK,
       summary: "Tell the operator what is missing (free, no credential)",
-      description: "Stored for the operator to read. Anonymous is fine: `contact` is optional, credentials pasted into the text are redacted, and the client IP is kept only as a salted hash.",
-      request: { body: { required: true, content: { "application/json": { schema: featureRequestBody, example: { title: "Vault values larger than 25 MiB", body: "I keep model checkpoints of about 40 MiB between runs.", kind: "vaults" } } } } },
+      description:
+        "Stored for the operator to read. Anonymous is fine: `contact` is optional, credentials pasted into the text are redacted, and the client IP is kept only as a salted hash.",
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: featureRequestBody,
+              example: {
+                title: "Vault values larger than 25 MiB",
+                body: "I keep model checkpoints of about 40 MiB between runs.",
+                kind: "vaults",
+              },
+            },
+          },
+        },
+      },
       responses: { 201: jsonResponse("Received.", received), ...errorResponses([413, 415, 422]) },
     }),
     async (c) => c.json(await recordFeatureRequest(c.env.DB, c.req.valid("json"), meta(c)), 201),
@@ -51,10 +69,28 @@ export function registerAskRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/abuse-reports", operationId: "report_abuse", ...ASK,
+      method: "post",
+      path: "/v1/abuse-reports",
+      operationId: "report_abuse",
+      ...ASK,
       summary: "Report abusive content at a public address of this service (free, no credential)",
-      description: "`url` must be an address this service serves, normally `{PUBLIC_BASE_URL}/p/{public_id}`; the operator reviews the report and can disable that address.",
-      request: { body: { required: true, content: { "application/json": { schema: abuseReportBody, example: { url: "https://api.zeitvault.example/p/4k2R8h1Zq0Wm3n5T7v9x1y", reason: "phishing", details: "The page imitates the login form of a bank." } } } } },
+      description:
+        "`url` must be an address this service serves, normally `{PUBLIC_BASE_URL}/p/{public_id}`; the operator reviews the report and can disable that address.",
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: abuseReportBody,
+              example: {
+                url: "https://api.zeitvault.example/p/4k2R8h1Zq0Wm3n5T7v9x1y",
+                reason: "phishing",
+                details: "The page imitates the login form of a bank.",
+              },
+            },
+          },
+        },
+      },
       responses: { 201: jsonResponse("Received.", received), ...errorResponses([413, 415, 422]) },
     }),
     async (c) => {

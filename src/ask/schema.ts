@@ -4,7 +4,16 @@ import { pageLimit, httpUrl } from "../openapi/schemas";
 import { PUBLIC_ID_PATTERN } from "../resources/public-addresses";
 
 export const ABUSE_REASONS = [
-  "phishing", "malware", "spam", "fraud", "illegal", "child_safety", "copyright", "privacy", "harassment", "other",
+  "phishing",
+  "malware",
+  "spam",
+  "fraud",
+  "illegal",
+  "child_safety",
+  "copyright",
+  "privacy",
+  "harassment",
+  "other",
 ] as const;
 
 export const featureRequestBody = z
@@ -43,29 +52,47 @@ export const received = z
 
 export const listQuery = z.object({
   limit: pageLimit(),
-  cursor: z.string().max(200).optional().describe("`next_cursor` of the previous page; absent for the first page (newest first)."),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("`next_cursor` of the previous page; absent for the first page (newest first)."),
 });
 
 const clientHash = z
   .string()
   .nullable()
-  .describe("Salted SHA-256 of the client IP (never the IP): equal for one client within one UTC day, unlinkable after.");
+  .describe(
+    "Salted SHA-256 of the client IP (never the IP): equal for one client within one UTC day, unlinkable after.",
+  );
 
 export const storedFeatureRequest = z
   .object({
-    id: z.string(), created_at: z.string(), status: z.literal("received"),
-    title: z.string(), body: z.string().nullable(), contact: z.string().nullable(), kind: z.string().nullable(),
+    id: z.string(),
+    created_at: z.string(),
+    status: z.literal("received"),
+    title: z.string(),
+    body: z.string().nullable(),
+    contact: z.string().nullable(),
+    kind: z.string().nullable(),
     client_hash: clientHash,
   })
   .openapi("StoredFeatureRequest");
 
 export const storedAbuseReport = z
   .object({
-    id: z.string(), created_at: z.string(), status: z.literal("received"),
+    id: z.string(),
+    created_at: z.string(),
+    status: z.literal("received"),
     url: z.string(),
-    public_id: z.string().nullable().describe("The public address the URL names, if it names one: what the operator can disable."),
+    public_id: z
+      .string()
+      .nullable()
+      .describe("The public address the URL names, if it names one: what the operator can disable."),
     public_address_disabled: z.boolean().describe("Whether that public address is disabled now."),
-    reason: z.enum(ABUSE_REASONS), details: z.string().nullable(), contact: z.string().nullable(),
+    reason: z.enum(ABUSE_REASONS),
+    details: z.string().nullable(),
+    contact: z.string().nullable(),
     client_hash: clientHash,
   })
   .openapi("StoredAbuseReport");
@@ -86,7 +113,14 @@ export const publicIdParam = z.object({
 });
 
 export const disableBody = z
-  .object({ reason: z.string().trim().min(1).max(500).describe("Why it is disabled (kept for the record, shown to no one else).") })
+  .object({
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .describe("Why it is disabled (kept for the record, shown to no one else)."),
+  })
   .strict()
   .openapi("DisablePublicAddress");
 

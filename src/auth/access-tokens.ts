@@ -46,7 +46,8 @@ export async function verifyAccessToken(env: Env, urls: ServiceUrls, token: stri
       requiredClaims: ["sub", "exp", "iat", "jti"],
     });
     const scopes = String(payload.scope ?? "").split(" ");
-    if (!scopes.includes(scopeOf(env))) throw new AppError("forbidden", `The access token lacks the scope ${scopeOf(env)}.`);
+    if (!scopes.includes(scopeOf(env)))
+      throw new AppError("forbidden", `The access token lacks the scope ${scopeOf(env)}.`);
     return payload.sub!;
   } catch (err) {
     if (err instanceof AppError) throw err;

@@ -18,7 +18,7 @@ export function encodeBase62(bytes: Uint8Array): string {
   let n = 0n;
   for (const b of bytes) n = (n << 8n) | BigInt(b);
   const out = new Array<string>(base62Length(bytes.length));
-  for (let at = out.length - 1; at >= 0; ) {
+  for (let at = out.length - 1; at >= 0;) {
     let chunk = Number(n % CHUNK);
     n /= CHUNK;
     for (let k = 0; k < 8 && at >= 0; k++, at--) {

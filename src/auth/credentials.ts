@@ -29,7 +29,8 @@ export function bearer(c: Context<AppEnv>): string | null {
 /** The bearer credit credential a route cannot do without (balance, sub-tokens, receipts). */
 export async function requireCredit(c: Context<AppEnv>): Promise<CreditCredential> {
   const token = bearer(c);
-  if (!token) throw new AppError("unauthorized", "Send a credit token (zv_…) or an access token as `Authorization: Bearer …`.");
+  if (!token)
+    throw new AppError("unauthorized", "Send a credit token (zv_…) or an access token as `Authorization: Bearer …`.");
   return creditCredential(c, token);
 }
 
@@ -47,7 +48,11 @@ function tokenKind(token: string): "credit" | "management" | "access" | null {
  * A credit token, or an OAuth access token standing for one (it charges that credit token).
  * `from` says where it came from, so a management token sent there is told where it belongs.
  */
-export async function creditCredential(c: Context<AppEnv>, token: string, from: "bearer" | "x-credit-token" = "bearer"): Promise<CreditCredential> {
+export async function creditCredential(
+  c: Context<AppEnv>,
+  token: string,
+  from: "bearer" | "x-credit-token" = "bearer",
+): Promise<CreditCredential> {
   if (looksLikeJwt(token)) {
     const tokenId = await verifyAccessToken(c.env, serviceUrls(c), token);
     return { accountId: tokenId.split(".")[0]!, tokenId, tokenHash: null };
@@ -55,28 +60,48 @@ export async function creditCredential(c: Context<AppEnv>, token: string, from: 
   const parts = parseCreditToken(token);
   if (parts) return { ...parts, tokenHash: hashToken(token) };
   if (tokenKind(token) === "management") {
-    throw new AppError("unauthorized", from === "x-credit-token"
-      ? "X-CREDIT-TOKEN holds a management token (zvm_…); send it in `Authorization: Bearer zvm_…`, and a credit token (zv_…) in X-CREDIT-TOKEN to pay."
-      : "This is a management token (zvm_…); this route takes a credit token (zv_…) or an access token in `Authorization: Bearer …`. A management token authorizes calls on its own resource, under /v1/resources/{id} and /v1/{kind}/{id}/….");
+    throw new AppError(
+      "unauthorized",
+      from === "x-credit-token"
+        ? "X-CREDIT-TOKEN holds a management token (zvm_…); send it in `Authorization: Bearer zvm_…`, and a credit token (zv_…) in X-CREDIT-TOKEN to pay."
+        : "This is a management token (zvm_…); this route takes a credit token (zv_…) or an access token in `Authorization: Bearer …`. A management token authorizes calls on its own resource, under /v1/resources/{id} and /v1/{kind}/{id}/….",
+    );
   }
   const where = from === "x-credit-token" ? "X-CREDIT-TOKEN" : "The bearer token";
-  throw new AppError("unauthorized", `${where} is not a valid credit token (zv_…) or access token: check for a typo (a token is copied whole, checksum included).`);
+  throw new AppError(
+    "unauthorized",
+    `${where} is not a valid credit token (zv_…) or access token: check for a typo (a token is copied whole, checksum included).`,
+  );
 }
 
 export function managementCredential(c: Context<AppEnv>, resourceId: string): ManagementCredential {
   const token = bearer(c);
-  if (!token) throw new AppError("unauthorized", "This operation needs the resource's management token (zvm_…) in `Authorization: Bearer zvm_…`; a credit token (zv_…) pays in X-CREDIT-TOKEN.");
+  if (!token)
+    throw new AppError(
+      "unauthorized",
+      "This operation needs the resource's management token (zvm_…) in `Authorization: Bearer zvm_…`; a credit token (zv_…) pays in X-CREDIT-TOKEN.",
+    );
   const parts = parseManagementToken(token);
   if (!parts) {
     const kind = tokenKind(token);
-    const sent = kind === "credit" ? "This is a credit token (zv_…)" : kind === "access" ? "This is an access token (JWT)" : null;
+    const sent =
+      kind === "credit" ? "This is a credit token (zv_…)" : kind === "access" ? "This is an access token (JWT)" : null;
     if (sent) {
-      throw new AppError("unauthorized", `${sent}; this route takes the resource's management token (zvm_…, returned once when it was created) in Authorization, and a credit token or access token in X-CREDIT-TOKEN.`);
+      throw new AppError(
+        "unauthorized",
+        `${sent}; this route takes the resource's management token (zvm_…, returned once when it was created) in Authorization, and a credit token or access token in X-CREDIT-TOKEN.`,
+      );
     }
-    throw new AppError("unauthorized", "This is not a valid management token (zvm_…): check for a typo (a token is copied whole, checksum included).");
+    throw new AppError(
+      "unauthorized",
+      "This is not a valid management token (zvm_…): check for a typo (a token is copied whole, checksum included).",
+    );
   }
   if (parts.resourceId !== resourceId) {
-    throw new AppError("forbidden", `This management token is ${parts.resourceId}'s, not ${resourceId}'s: use the token returned when ${resourceId} was created.`);
+    throw new AppError(
+      "forbidden",
+      `This management token is ${parts.resourceId}'s, not ${resourceId}'s: use the token returned when ${resourceId} was created.`,
+    );
   }
   return { resourceId, tokenHash: hashToken(token) };
 }

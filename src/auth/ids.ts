@@ -37,7 +37,6 @@ export function randomId(prefix: string): string {
   return out;
 }
 
-
 /**
  * Constant-time comparison of two equal-length hex digests: every character is compared whatever
  * the first difference. On the hot path of every paid call, so no encoding or allocation.

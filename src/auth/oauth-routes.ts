@@ -35,7 +35,10 @@ const oauthError = z.object({ error: z.string(), error_description: z.string() }
 function fail(c: Context<AppEnv>, error: OAuthErrorCode, description: string): Response {
   const headers: Record<string, string> = { "Content-Type": "application/json", "Cache-Control": "no-store" };
   if (error === "invalid_client") headers["WWW-Authenticate"] = 'Basic realm="oauth"';
-  return new Response(JSON.stringify({ error, error_description: description }), { status: error === "invalid_client" ? 401 : 400, headers });
+  return new Response(JSON.stringify({ error, error_description: description }), {
+    status: error === "invalid_client" ? 401 : 400,
+    headers,
+  });
 }
 
 /** client_secret_post or client_secret_basic. */
@@ -46,7 +49,10 @@ function clientCredentials(c: Context<AppEnv>, form: Record<string, string>): { 
     const decoded = atob(basic[1]);
     const colon = decoded.indexOf(":");
     if (colon < 0) return {};
-    return { id: decodeURIComponent(decoded.slice(0, colon)) || undefined, secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)) || undefined,
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
   } catch {
     return {}; // malformed: no credentials, so invalid_client
   }
@@ -62,29 +68,57 @@ async function token(c: Context<AppEnv>): Promise<Response> {
   const form = await readForm(c);
   if (!form) return fail(c, "invalid_request", "Send the request as application/x-www-form-urlencoded.");
   if (!form.grant_type) return fail(c, "invalid_request", "grant_type is required.");
-  if (form.grant_type !== "client_credentials") return fail(c, "unsupported_grant_type", "Only client_credentials is supported.");
+  if (form.grant_type !== "client_credentials")
+    return fail(c, "unsupported_grant_type", "Only client_credentials is supported.");
   const client = clientCredentials(c, form);
   const parts = client.secret ? parseCreditToken(client.secret) : null;
   if (!client.secret || !parts) return fail(c, "invalid_client", "client_secret must be a credit token (zv_…).");
-  if (client.id && client.id !== parts.tokenId) return fail(c, "invalid_client", "client_id does not match the credit token.");
+  if (client.id && client.id !== parts.tokenId)
+    return fail(c, "invalid_client", "client_id does not match the credit token.");
   const scope = scopeOf(c.env);
-  if (form.scope !== undefined && form.scope.split(" ").some((s) => s !== scope)) return fail(c, "invalid_scope", `The only scope is ${scope}.`);
-  const known = await accountStub(c.env, parts.accountId).authenticate({ tokenId: parts.tokenId, tokenHash: hashToken(client.secret) });
+  if (form.scope !== undefined && form.scope.split(" ").some((s) => s !== scope))
+    return fail(c, "invalid_scope", `The only scope is ${scope}.`);
+  const known = await accountStub(c.env, parts.accountId).authenticate({
+    tokenId: parts.tokenId,
+    tokenHash: hashToken(client.secret),
+  });
   if (!known.ok) return fail(c, "invalid_client", "The credit token is not known or has expired.");
 
   const accessToken = await issueAccessToken(c.env, serviceUrls(c), parts.tokenId);
   c.header("Cache-Control", "no-store");
-  return c.json({ access_token: accessToken, token_type: "Bearer" as const, expires_in: ACCESS_TOKEN_SECONDS, scope }, 200);
+  return c.json(
+    { access_token: accessToken, token_type: "Bearer" as const, expires_in: ACCESS_TOKEN_SECONDS, scope },
+    200,
+  );
 }
 
 export function registerOAuthRoutes(app: OpenAPIHono<AppEnv>): void {
   // Documented from the schemas above but served by a plain handler: OAuth clients expect RFC 6749
   // errors for a bad form, not the API's validation problems.
   app.openAPIRegistry.registerPath({
-    method: "post", path: "/oauth/token", tags: ["OAuth"], operationId: "oauth_token", security: [],
+    method: "post",
+    path: "/oauth/token",
+    tags: ["OAuth"],
+    operationId: "oauth_token",
+    security: [],
     summary: "Exchange a credit token for an access token (client credentials)",
-    description: "An RS256 JWT (`typ: at+jwt`) valid 3600 s, verifiable against the JWKS. It is accepted wherever a credit token is, and charges that token.",
-    request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: tokenRequest, example: { grant_type: "client_credentials", client_secret: "zv_4k2R8h1Zq0Wm3n5T7v9x1y0a1b2c3d4e5f6g7h8i9j0kLmNoPq", scope: "zeitvault.write" } } } } },
+    description:
+      "An RS256 JWT (`typ: at+jwt`) valid 3600 s, verifiable against the JWKS. It is accepted wherever a credit token is, and charges that token.",
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: tokenRequest,
+            example: {
+              grant_type: "client_credentials",
+              client_secret: "zv_4k2R8h1Zq0Wm3n5T7v9x1y0a1b2c3d4e5f6g7h8i9j0kLmNoPq",
+              scope: "zeitvault.write",
+            },
+          },
+        },
+      },
+    },
     responses: {
       200: jsonResponse("The access token.", tokenResponse),
       400: jsonResponse("`invalid_request`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2).", oauthError),

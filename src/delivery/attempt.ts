@@ -25,7 +25,10 @@ async function excerpt(res: Response): Promise<string> {
 }
 
 /** A stored body's bytes, to sign and then to send (undefined: the object is gone). */
-async function storedBody(env: Env, key: string): Promise<{ signed: ReadableStream<Uint8Array>; sent(): Promise<ReadableStream<Uint8Array>> } | undefined> {
+async function storedBody(
+  env: Env,
+  key: string,
+): Promise<{ signed: ReadableStream<Uint8Array>; sent(): Promise<ReadableStream<Uint8Array>> } | undefined> {
   const first = await env.BUCKET.get(key);
   if (!first) return undefined;
   return {
@@ -46,7 +49,12 @@ async function attemptSmtp(env: Env, url: string, envelope: SmtpEnvelope): Promi
     return { outcome: "delivered", statusCode: r.code, error: null, responseExcerpt: r.text.slice(0, EXCERPT_BYTES) };
   } catch (err) {
     const f = smtpFailure(err);
-    return { outcome: f.permanent ? "aborted" : "failed", statusCode: f.statusCode, error: f.error, responseExcerpt: null };
+    return {
+      outcome: f.permanent ? "aborted" : "failed",
+      statusCode: f.statusCode,
+      error: f.error,
+      responseExcerpt: null,
+    };
   }
 }
 
@@ -71,17 +79,28 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
     if (message.bodySealed && body !== null) body = unseal(env, body);
   } catch (err) {
     // Retrying cannot change a refused target or an unreadable secret: stop at once.
-    return done({ outcome: "aborted", statusCode: null, error: `not sent: ${err instanceof AppError ? err.detail : "a sealed secret could not be read"}`, responseExcerpt: null });
+    return done({
+      outcome: "aborted",
+      statusCode: null,
+      error: `not sent: ${err instanceof AppError ? err.detail : "a sealed secret could not be read"}`,
+      responseExcerpt: null,
+    });
   }
   try {
     const stored = message.bodyKey ? await storedBody(env, message.bodyKey) : null;
     if (stored === undefined) {
       // Deleted with its resource (or pruned): nothing left that a retry could send.
-      return done({ outcome: "aborted", statusCode: null, error: "not sent: the stored body is no longer kept", responseExcerpt: null });
+      return done({
+        outcome: "aborted",
+        statusCode: null,
+        error: "not sent: the stored body is no longer kept",
+        responseExcerpt: null,
+      });
     }
     const signature = await signatureHeaders(secret, message.deliveryId, stored ? stored.signed : (body ?? ""));
     // An AWS signature is made for this attempt (it is valid for minutes); it covers the headers sent with it.
-    if (opened?.aws) headers = await awsHeaders(opened.aws, message.method, url.href, { ...headers, ...signature }, body);
+    if (opened?.aws)
+      headers = await awsHeaders(opened.aws, message.method, url.href, { ...headers, ...signature }, body);
     const res = await fetch(url, {
       method: message.method,
       redirect: "manual",
@@ -92,13 +111,28 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
     });
     const text = await excerpt(res);
     if (res.headers.get("webhook-delivery")?.toLowerCase() === "abort") {
-      return done({ outcome: "aborted", statusCode: res.status, error: "the receiver asked to stop (webhook-delivery: abort)", responseExcerpt: text });
+      return done({
+        outcome: "aborted",
+        statusCode: res.status,
+        error: "the receiver asked to stop (webhook-delivery: abort)",
+        responseExcerpt: text,
+      });
     }
     const ok = res.status >= 200 && res.status < 300;
     const refused = ok && opened?.okWhen ? answerRefusal(opened.okWhen, text) : null;
-    return done({ outcome: ok && !refused ? "delivered" : "failed", statusCode: res.status, error: refused ?? (ok ? null : `HTTP ${res.status}`), responseExcerpt: text });
+    return done({
+      outcome: ok && !refused ? "delivered" : "failed",
+      statusCode: res.status,
+      error: refused ?? (ok ? null : `HTTP ${res.status}`),
+      responseExcerpt: text,
+    });
   } catch (err) {
     const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    return done({ outcome: "failed", statusCode: null, error: timeout ? "timed out after 15 s" : err instanceof Error ? err.message : String(err), responseExcerpt: null });
+    return done({
+      outcome: "failed",
+      statusCode: null,
+      error: timeout ? "timed out after 15 s" : err instanceof Error ? err.message : String(err),
+      responseExcerpt: null,
+    });
   }
 }

@@ -37,14 +37,19 @@ export interface ProxyResponse {
 export function egressProxy(env: Env): { hostname: string; port: number; authorization: string | null } | null {
   if (!env.EGRESS_PROXY_URL) return null;
   const url = new URL(env.EGRESS_PROXY_URL);
-  if (url.protocol !== "http:") throw new Error("EGRESS_PROXY_URL must be an http:// proxy (TLS to the target runs inside its tunnel)");
+  if (url.protocol !== "http:")
+    throw new Error("EGRESS_PROXY_URL must be an http:// proxy (TLS to the target runs inside its tunnel)");
   const user = decodeURIComponent(url.username);
   const authorization = user ? `Basic ${btoa(`${user}:${decodeURIComponent(url.password)}`)}` : null;
   return { hostname: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port || 80), authorization };
 }
 
 /** The fixed addresses the proxy sends from, as the operator publishes them. */
-export const egressIps = (env: Env): string[] => (env.EGRESS_IPS ?? "").split(",").map((ip) => ip.trim()).filter(Boolean);
+export const egressIps = (env: Env): string[] =>
+  (env.EGRESS_IPS ?? "")
+    .split(",")
+    .map((ip) => ip.trim())
+    .filter(Boolean);
 
 const MAX_HEAD_BYTES = 64 * 1024;
 
@@ -74,14 +79,17 @@ class SocketReader {
     for (;;) {
       const at = indexOf(this.buffer, end);
       if (at >= 0) return String.fromCharCode(...this.take(at + end.length));
-      if (this.buffer.length > max) throw new AppError("upstream_failed", `The answer's head is longer than ${max} bytes.`);
-      if (!(await this.more())) throw new AppError("upstream_failed", "The connection closed before the answer's head was complete.");
+      if (this.buffer.length > max)
+        throw new AppError("upstream_failed", `The answer's head is longer than ${max} bytes.`);
+      if (!(await this.more()))
+        throw new AppError("upstream_failed", "The connection closed before the answer's head was complete.");
     }
   }
 
   async exactly(n: number): Promise<Uint8Array> {
     while (this.buffer.length < n) {
-      if (!(await this.more())) throw new AppError("upstream_failed", "The connection closed before the answer's body was complete.");
+      if (!(await this.more()))
+        throw new AppError("upstream_failed", "The connection closed before the answer's body was complete.");
     }
     return this.take(n);
   }
@@ -99,7 +107,11 @@ class SocketReader {
 
 function indexOf(bytes: Uint8Array, text: string): number {
   const first = text.charCodeAt(0);
-  outer: for (let i = bytes.indexOf(first); i >= 0 && i <= bytes.length - text.length; i = bytes.indexOf(first, i + 1)) {
+  outer: for (
+    let i = bytes.indexOf(first);
+    i >= 0 && i <= bytes.length - text.length;
+    i = bytes.indexOf(first, i + 1)
+  ) {
     for (let j = 1; j < text.length; j++) if (bytes[i + j] !== text.charCodeAt(j)) continue outer;
     return i;
   }
@@ -119,7 +131,8 @@ function parseHead(text: string): Head {
   const headers: Record<string, string> = {};
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
-    if (colon <= 0 || /^[ \t]/.test(line)) throw new AppError("upstream_failed", "The answer has a malformed header field.");
+    if (colon <= 0 || /^[ \t]/.test(line))
+      throw new AppError("upstream_failed", "The answer has a malformed header field.");
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
     headers[name] = name in headers ? `${headers[name]}${name === "set-cookie" ? "\n" : ", "}${value}` : value;
@@ -127,7 +140,8 @@ function parseHead(text: string): Head {
   return { status: Number(status[1]), headers };
 }
 
-const tooLarge = (max: number) => new AppError("payload_too_large", `The answer's body is larger than ${max} bytes; nothing was kept.`);
+const tooLarge = (max: number) =>
+  new AppError("payload_too_large", `The answer's body is larger than ${max} bytes; nothing was kept.`);
 
 /** The body as its framing says (RFC 9112 §6.3), refusing more than `max` bytes. */
 async function readBody(reader: SocketReader, method: string, head: Head, max: number): Promise<Uint8Array> {
@@ -138,7 +152,8 @@ async function readBody(reader: SocketReader, method: string, head: Head, max: n
     for (;;) {
       const line = await reader.until("\r\n", 1024);
       const length = parseInt(line.split(";")[0]!.trim(), 16);
-      if (!Number.isFinite(length) || length < 0) throw new AppError("upstream_failed", "The answer's chunked body is malformed.");
+      if (!Number.isFinite(length) || length < 0)
+        throw new AppError("upstream_failed", "The answer's chunked body is malformed.");
       if (length === 0) break;
       if (size + length > max) throw tooLarge(max);
       parts.push(await reader.exactly(length));
@@ -151,7 +166,8 @@ async function readBody(reader: SocketReader, method: string, head: Head, max: n
   }
   const declared = head.headers["content-length"];
   if (declared !== undefined) {
-    if (!/^\d{1,15}$/.test(declared)) throw new AppError("upstream_failed", "The answer's Content-Length is malformed.");
+    if (!/^\d{1,15}$/.test(declared))
+      throw new AppError("upstream_failed", "The answer's Content-Length is malformed.");
     if (Number(declared) > max) throw tooLarge(max);
     return reader.exactly(Number(declared));
   }
@@ -173,7 +189,11 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
 /** The CONNECT's refusal as the caller should see it: the proxy's policy is a 403, its own failure a 503, the target's a 502. */
 function tunnelRefused(status: number, target: string): AppError {
   if (status === 403) return new AppError("forbidden", `The egress proxy does not allow ${target}.`);
-  if (status === 407) return new AppError("engine_unavailable", "The egress proxy refused this service's credentials: the operator's EGRESS_PROXY_URL is wrong.");
+  if (status === 407)
+    return new AppError(
+      "engine_unavailable",
+      "The egress proxy refused this service's credentials: the operator's EGRESS_PROXY_URL is wrong.",
+    );
   return new AppError("upstream_failed", `The egress proxy could not reach ${target} (it answered ${status}).`);
 }
 
@@ -184,7 +204,8 @@ function tunnelRefused(status: number, target: string): AppError {
  */
 export async function fetchThroughProxy(env: Env, request: ProxyRequest): Promise<ProxyResponse> {
   const proxy = egressProxy(env);
-  if (!proxy) throw new AppError("engine_unavailable", "This service has no egress proxy configured (EGRESS_PROXY_URL).");
+  if (!proxy)
+    throw new AppError("engine_unavailable", "This service has no egress proxy configured (EGRESS_PROXY_URL).");
   const url = checkEgressUrl(request.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const authority = `${url.hostname}:${port}`;
@@ -192,10 +213,16 @@ export async function fetchThroughProxy(env: Env, request: ProxyRequest): Promis
   const { connect } = await import("cloudflare:sockets");
   let socket: Socket;
   try {
-    socket = connect({ hostname: proxy.hostname, port: proxy.port }, { secureTransport: url.protocol === "https:" ? "starttls" : "off", allowHalfOpen: false });
+    socket = connect(
+      { hostname: proxy.hostname, port: proxy.port },
+      { secureTransport: url.protocol === "https:" ? "starttls" : "off", allowHalfOpen: false },
+    );
     await socket.opened;
   } catch (err) {
-    throw new AppError("engine_unavailable", `The egress proxy cannot be reached (${err instanceof Error ? err.message : String(err)}).`);
+    throw new AppError(
+      "engine_unavailable",
+      `The egress proxy cannot be reached (${err instanceof Error ? err.message : String(err)}).`,
+    );
   }
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -224,7 +251,8 @@ export async function fetchThroughProxy(env: Env, request: ProxyRequest): Promis
     const body = await readBody(reader, request.method, head, request.maxBytes);
     return { status: head.status, headers: head.headers, body };
   } catch (err) {
-    if (timedOut) throw new AppError("upstream_failed", `${url.href}: no complete answer within ${request.timeoutMs / 1000} s.`);
+    if (timedOut)
+      throw new AppError("upstream_failed", `${url.href}: no complete answer within ${request.timeoutMs / 1000} s.`);
     if (err instanceof AppError) throw err;
     throw new AppError("upstream_failed", `${url.href}: ${err instanceof Error ? err.message : String(err)}.`);
   } finally {
@@ -235,11 +263,18 @@ export async function fetchThroughProxy(env: Env, request: ProxyRequest): Promis
 
 /** The request as it goes on the wire inside the tunnel: origin-form target, framing set here. */
 function requestBytes(env: Env, url: URL, request: ProxyRequest): Uint8Array {
-  const fields: [string, string][] = [["Host", url.host], ["Connection", "close"]];
-  if (!Object.keys(request.headers).some((name) => name.toLowerCase() === "user-agent")) fields.push(["User-Agent", `${env.SERVICE_NAME}-egress/1.0`]);
+  const fields: [string, string][] = [
+    ["Host", url.host],
+    ["Connection", "close"],
+  ];
+  if (!Object.keys(request.headers).some((name) => name.toLowerCase() === "user-agent"))
+    fields.push(["User-Agent", `${env.SERVICE_NAME}-egress/1.0`]);
   for (const [name, value] of Object.entries(request.headers)) fields.push([name, value]);
-  if (request.body !== null || ["POST", "PUT", "PATCH"].includes(request.method)) fields.push(["Content-Length", String(request.body?.length ?? 0)]);
+  if (request.body !== null || ["POST", "PUT", "PATCH"].includes(request.method))
+    fields.push(["Content-Length", String(request.body?.length ?? 0)]);
   // Header values may hold obs-text (RFC 9110 §5.5): one byte per character, as they were given.
-  const head = fromBinaryString(`${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n${fields.map(([n, v]) => `${n}: ${v}\r\n`).join("")}\r\n`);
+  const head = fromBinaryString(
+    `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n${fields.map(([n, v]) => `${n}: ${v}\r\n`).join("")}\r\n`,
+  );
   return request.body ? concat([head, request.body], head.length + request.body.length) : head;
 }

@@ -21,7 +21,11 @@ function stepOf(final: "delivered" | "aborted" | "dead" | null, retried: boolean
   return final ? "settled" : "stopped";
 }
 
-export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, _ctx?: ExecutionContext): Promise<void> {
+export async function consumeDeliveries(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  _ctx?: ExecutionContext,
+): Promise<void> {
   const dead = batch.queue.endsWith("-dlq");
   const events: DeliveryEvent[] = [];
   await Promise.all(
@@ -40,7 +44,9 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
       const log = resourceStub(env, body.resourceId);
       const send = body.send ?? null;
       if (dead) {
-        await log.recordDelivery({ deliveryId: body.deliveryId, send, attempt: null, final: "dead", retryInSeconds: null }).catch(() => undefined);
+        await log
+          .recordDelivery({ deliveryId: body.deliveryId, send, attempt: null, final: "dead", retryInSeconds: null })
+          .catch(() => undefined);
         message.ack();
         events.push({ deliveryId: body.deliveryId, resourceId: body.resourceId, step: "dead" });
         return;
@@ -52,7 +58,13 @@ export async function consumeDeliveries(batch: MessageBatch<unknown>, env: Env, 
       const spent = failed && next === null && body.retryDelays !== undefined;
       const delay = failed && !spent ? Math.round((next ?? 0) * Number(env.DELIVERY_RETRY_SCALE)) : null;
       const final = result.outcome === "failed" ? (spent ? ("dead" as const) : null) : result.outcome;
-      const report = { deliveryId: body.deliveryId, send, attempt: { at: Date.now(), ...result }, final, retryInSeconds: delay };
+      const report = {
+        deliveryId: body.deliveryId,
+        send,
+        attempt: { at: Date.now(), ...result },
+        final,
+        retryInSeconds: delay,
+      };
       // When the report cannot be written the message goes on: at least once.
       const goOn = await log.recordDelivery(report).catch(() => true);
       if (failed && goOn) message.retry({ delaySeconds: delay ?? 0 });

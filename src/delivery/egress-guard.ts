@@ -14,8 +14,17 @@ const BLOCKED_NAMES = [/^localhost$/, /\.localhost$/, /(^|\.)internal$/, /\.loca
 
 /** IPv4 ranges as [first octets prefix, mask bits]. */
 const BLOCKED_V4: [number[], number][] = [
-  [[0], 8], [[10], 8], [[100, 64], 10], [[127], 8], [[169, 254], 16], [[172, 16], 12],
-  [[192, 0, 0], 24], [[192, 168], 16], [[198, 18], 15], [[224], 4], [[240], 4],
+  [[0], 8],
+  [[10], 8],
+  [[100, 64], 10],
+  [[127], 8],
+  [[169, 254], 16],
+  [[172, 16], 12],
+  [[192, 0, 0], 24],
+  [[192, 168], 16],
+  [[198, 18], 15],
+  [[224], 4],
+  [[240], 4],
 ];
 
 function v4ToInt(octets: number[]): number {
@@ -66,7 +75,8 @@ export function checkEgressUrl(raw: string, allowPrivate: boolean, field = "url"
   } catch {
     throw refuse("is not a valid URL");
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse(`the ${url.protocol} scheme is not allowed; use http or https`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw refuse(`the ${url.protocol} scheme is not allowed; use http or https`);
   if (url.username || url.password) throw refuse("must not carry credentials; send them in headers");
   if (allowPrivate) return url;
   const host = normalHost(url.hostname);

@@ -23,7 +23,10 @@ export interface FetchedBody {
 }
 
 /** Reads at most `max` bytes of a stream; `truncated` says whether more was left (the rest is cancelled). */
-export async function readCapped(stream: ReadableStream<Uint8Array> | null, max: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+export async function readCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   if (!stream) return { bytes: new Uint8Array(0), truncated: false };
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -51,7 +54,6 @@ export async function readCapped(stream: ReadableStream<Uint8Array> | null, max:
   return { bytes, truncated };
 }
 
-
 const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
 const withoutCredentials = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
@@ -71,7 +73,10 @@ interface FetchInit {
 function upstreamError(url: URL, err: unknown, timeoutMs = FETCH_TIMEOUT_MS): AppError {
   if (err instanceof AppError) return err;
   const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-  return new AppError("upstream_failed", `${url.href}: ${timeout ? `no complete answer within ${timeoutMs / 1000} s` : err instanceof Error ? err.message : String(err)}.`);
+  return new AppError(
+    "upstream_failed",
+    `${url.href}: ${timeout ? `no complete answer within ${timeoutMs / 1000} s` : err instanceof Error ? err.message : String(err)}.`,
+  );
 }
 
 /**
@@ -79,15 +84,29 @@ function upstreamError(url: URL, err: unknown, timeoutMs = FETCH_TIMEOUT_MS): Ap
  * refused one), credentials dropped across origins, at most MAX_REDIRECTS hops. Answers the
  * final response with its body unread; a network failure or `signal` firing is a 502.
  */
-async function followGuarded(env: Env, raw: string, init: FetchInit, signal: AbortSignal): Promise<{ url: URL; res: Response }> {
+async function followGuarded(
+  env: Env,
+  raw: string,
+  init: FetchInit,
+  signal: AbortSignal,
+): Promise<{ url: URL; res: Response }> {
   const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
   let url = checkEgressUrl(raw, allowPrivate, init.field ?? "url");
   // The caller's User-Agent, in whatever case it was written, replaces the default rather than joining it.
   const ownAgent = Object.keys(init.headers ?? {}).some((name) => name.toLowerCase() === "user-agent");
-  let headers: Record<string, string> = { ...(ownAgent ? {} : { "user-agent": `${env.SERVICE_NAME}-fetch/1.0` }), ...init.headers };
+  let headers: Record<string, string> = {
+    ...(ownAgent ? {} : { "user-agent": `${env.SERVICE_NAME}-fetch/1.0` }),
+    ...init.headers,
+  };
   try {
     for (let hop = 0; ; hop++) {
-      const res = await fetch(url, { method: init.method ?? "GET", redirect: "manual", signal, headers, body: init.body });
+      const res = await fetch(url, {
+        method: init.method ?? "GET",
+        redirect: "manual",
+        signal,
+        headers,
+        body: init.body,
+      });
       const location = res.headers.get("location");
       if (!(res.status >= 300 && res.status < 400 && location) || init.body !== undefined) return { url, res };
       await res.body?.cancel();
@@ -107,7 +126,11 @@ async function followGuarded(env: Env, raw: string, init: FetchInit, signal: Abo
  * Throws 422 for a refused URL (field `field`), 413 for a body over `maxBytes`, and 502
  * `upstream_failed` for a network error, a timeout or too many redirects.
  */
-export async function fetchGuarded(env: Env, raw: string, init: FetchInit & { maxBytes: number }): Promise<FetchedBody> {
+export async function fetchGuarded(
+  env: Env,
+  raw: string,
+  init: FetchInit & { maxBytes: number },
+): Promise<FetchedBody> {
   const { url, res } = await followGuarded(env, raw, init, AbortSignal.timeout(init.timeoutMs ?? FETCH_TIMEOUT_MS));
   let read: { bytes: Uint8Array; truncated: boolean };
   try {
@@ -116,8 +139,18 @@ export async function fetchGuarded(env: Env, raw: string, init: FetchInit & { ma
     throw upstreamError(url, err, init.timeoutMs);
   }
   // The caller's own limit, not the upstream's failure: the same 413 a too-large request gets.
-  if (read.truncated) throw new AppError("payload_too_large", `${url.href}: the response is larger than ${init.maxBytes} bytes; nothing was kept.`);
-  return { url: url.href, status: res.status, headers: Object.fromEntries(res.headers), body: read.bytes, sha256: await digestHex(read.bytes) };
+  if (read.truncated)
+    throw new AppError(
+      "payload_too_large",
+      `${url.href}: the response is larger than ${init.maxBytes} bytes; nothing was kept.`,
+    );
+  return {
+    url: url.href,
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    body: read.bytes,
+    sha256: await digestHex(read.bytes),
+  };
 }
 
 /** A streamed body may pause this long between chunks before the fetch is given up. */
@@ -129,7 +162,11 @@ export const STREAM_IDLE_MS = 30_000;
  * FETCH_TIMEOUT_MS; after that no overall deadline applies, but a body that stalls for
  * STREAM_IDLE_MS errors its stream, so whoever reads it fails instead of waiting forever.
  */
-export async function fetchStreamGuarded(env: Env, raw: string, init: FetchInit): Promise<{ url: string; res: Response }> {
+export async function fetchStreamGuarded(
+  env: Env,
+  raw: string,
+  init: FetchInit,
+): Promise<{ url: string; res: Response }> {
   const control = new AbortController();
   const giveUp = () => control.abort(new DOMException("The source stalled.", "TimeoutError"));
   let timer = setTimeout(giveUp, FETCH_TIMEOUT_MS);
@@ -155,7 +192,11 @@ function watched(res: Response, giveUp: () => void): Response {
       clearTimeout(timer);
     },
   });
-  return new Response(res.body.pipeThrough(watchdog), { status: res.status, statusText: res.statusText, headers: res.headers });
+  return new Response(res.body.pipeThrough(watchdog), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
 }
 
 /**
@@ -164,13 +205,26 @@ function watched(res: Response, giveUp: () => void): Response {
  * (for the client to follow), still streaming, under the same start timeout and idle watchdog
  * as fetchStreamGuarded. A refused URL is 422, a network failure or timeout 502.
  */
-export async function proxyGuarded(env: Env, raw: string, init: { method: string; headers: Record<string, string>; body: ReadableStream<Uint8Array> | null }): Promise<Response> {
+export async function proxyGuarded(
+  env: Env,
+  raw: string,
+  init: { method: string; headers: Record<string, string>; body: ReadableStream<Uint8Array> | null },
+): Promise<Response> {
   const url = checkEgressUrl(raw, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
   const control = new AbortController();
   const giveUp = () => control.abort(new DOMException("The upstream stalled.", "TimeoutError"));
   const timer = setTimeout(giveUp, FETCH_TIMEOUT_MS);
   try {
-    return watched(await fetch(url, { method: init.method, headers: init.headers, body: init.body, redirect: "manual", signal: control.signal }), giveUp);
+    return watched(
+      await fetch(url, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        redirect: "manual",
+        signal: control.signal,
+      }),
+      giveUp,
+    );
   } catch (err) {
     throw upstreamError(url, err);
   } finally {

@@ -22,10 +22,20 @@ export const relayUrl = (id: string) => `${PREFIX}${id}`;
  * Stages `message` for resource `targetId` in the caller's transaction; `uniqueBy` (what makes this
  * message this message, within the sending resource) gives it its id, so a repeated alarm sends it once.
  */
-export function sendRelay(store: EngineStore, targetId: string, eventType: string, message: Json, uniqueBy: string): string {
+export function sendRelay(
+  store: EngineStore,
+  targetId: string,
+  eventType: string,
+  message: Json,
+  uniqueBy: string,
+): string {
   return store.send({
     id: `rly_${sha256Hex(`${store.resourceId}\n${uniqueBy}`).slice(0, 32)}`,
-    url: relayUrl(targetId), method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message), eventType,
+    url: relayUrl(targetId),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(message),
+    eventType,
   });
 }
 
@@ -34,13 +44,27 @@ export const isRelay = (url: string) => url.startsWith(PREFIX);
 export async function attemptRelay(env: Env, message: WebhookMessage): Promise<Omit<AttemptResult, "durationMs">> {
   let result: Result<null>;
   try {
-    result = await resourceStub(env, message.url.slice(PREFIX.length)).relay({ deliveryId: message.deliveryId, from: message.resourceId, body: message.body ?? "null" });
+    result = await resourceStub(env, message.url.slice(PREFIX.length)).relay({
+      deliveryId: message.deliveryId,
+      from: message.resourceId,
+      body: message.body ?? "null",
+    });
   } catch (err) {
-    return { outcome: "failed", statusCode: null, error: `the resource could not be reached: ${err instanceof Error ? err.message : String(err)}`, responseExcerpt: null };
+    return {
+      outcome: "failed",
+      statusCode: null,
+      error: `the resource could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+      responseExcerpt: null,
+    };
   }
   if (result.ok) return { outcome: "delivered", statusCode: 200, error: null, responseExcerpt: null };
   const { code, detail } = result.error;
   // Gone, or of a kind that takes no relays: no retry can change that.
   const final = code === "not_found" || code === "resource_expired" || code === "resource_cancelled";
-  return { outcome: final ? "aborted" : "failed", statusCode: ERROR_CODES[code][0], error: detail, responseExcerpt: null };
+  return {
+    outcome: final ? "aborted" : "failed",
+    statusCode: ERROR_CODES[code][0],
+    error: detail,
+    responseExcerpt: null,
+  };
 }

@@ -55,7 +55,13 @@ export function openRequest(env: Env, sealed: string): OpenedRequest {
 }
 
 /** The headers an AWS service wants on this attempt (Authorization, X-Amz-Date, the body's hash). */
-export async function awsHeaders(aws: AwsSigning, method: string, url: string, headers: Record<string, string>, body: string | null): Promise<Record<string, string>> {
+export async function awsHeaders(
+  aws: AwsSigning,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | null,
+): Promise<Record<string, string>> {
   const signer = new AwsV4Signer({ ...aws, url, method, headers, body: body ?? undefined });
   const signed = await signer.sign();
   return Object.fromEntries(signed.headers.entries());
@@ -65,9 +71,16 @@ export async function awsHeaders(aws: AwsSigning, method: string, url: string, h
 export function answerRefusal(check: AnswerCheck, text: string): string | null {
   let value: unknown;
   try {
-    value = check.field.split(".").reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), JSON.parse(text));
+    value = check.field
+      .split(".")
+      .reduce<unknown>(
+        (v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined),
+        JSON.parse(text),
+      );
   } catch {
     return `the answer is not JSON (expected ${check.field} = ${JSON.stringify(check.equals)})`;
   }
-  return value === check.equals ? null : `the provider refused it: ${check.field} is ${JSON.stringify(value) ?? "absent"}, not ${JSON.stringify(check.equals)}`;
+  return value === check.equals
+    ? null
+    : `the provider refused it: ${check.field} is ${JSON.stringify(value) ?? "absent"}, not ${JSON.stringify(check.equals)}`;
 }

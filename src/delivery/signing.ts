@@ -18,7 +18,12 @@ export type SignedBody = string | Uint8Array | AsyncIterable<Uint8Array>;
 /** The bytes of a `whsec_` secret: the HMAC key of Standard Webhooks. */
 export const standardWebhooksKey = (secret: string): Uint8Array => fromBase64(secret.replace(/^whsec_/, ""));
 
-export async function signatureHeaders(secret: string, id: string, body: SignedBody, timestamp = Math.floor(Date.now() / 1000)): Promise<Record<string, string>> {
+export async function signatureHeaders(
+  secret: string,
+  id: string,
+  body: SignedBody,
+  timestamp = Math.floor(Date.now() / 1000),
+): Promise<Record<string, string>> {
   const mac = await hmacSha256(standardWebhooksKey(secret), `${id}.${timestamp}.`, body);
   return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${toBase64(mac)}` };
 }

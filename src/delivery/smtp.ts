@@ -29,7 +29,10 @@ export const smtpGuardUrl = (url: string) => `https://${new URL(url).hostname}/`
 const TIMEOUT_MS = 15_000;
 
 class Reply extends Error {
-  constructor(readonly code: number, readonly text: string) {
+  constructor(
+    readonly code: number,
+    readonly text: string,
+  ) {
     super(`${code} ${text}`);
   }
 }
@@ -70,7 +73,10 @@ export async function sendSmtp(env: Env, url: string, envelope: SmtpEnvelope): P
   const host = checkEgressUrl(smtpGuardUrl(url), allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), "url").hostname;
   // Imported here, not at the top: the module exists only in workerd, and the OpenAPI tooling loads this file in Node.
   const { connect } = await import("cloudflare:sockets");
-  let socket = connect({ hostname: host, port }, { secureTransport: implicit ? "on" : "starttls", allowHalfOpen: false });
+  let socket = connect(
+    { hostname: host, port },
+    { secureTransport: implicit ? "on" : "starttls", allowHalfOpen: false },
+  );
   const timer = setTimeout(() => void socket.close().catch(() => undefined), TIMEOUT_MS);
   try {
     let writer = socket.writable.getWriter();
@@ -115,7 +121,8 @@ export async function sendSmtp(env: Env, url: string, envelope: SmtpEnvelope): P
 
 /** An SMTP reply code or error as the attempt log reads it: 5xx is final (no retry helps), the rest may pass. */
 export function smtpFailure(err: unknown): { permanent: boolean; statusCode: number | null; error: string } {
-  if (err instanceof Reply) return { permanent: err.code >= 500, statusCode: err.code, error: `SMTP ${err.code} ${err.text}`.slice(0, 500) };
+  if (err instanceof Reply)
+    return { permanent: err.code >= 500, statusCode: err.code, error: `SMTP ${err.code} ${err.text}`.slice(0, 500) };
   if (err instanceof AppError) return { permanent: true, statusCode: null, error: err.detail };
   return { permanent: false, statusCode: null, error: err instanceof Error ? err.message : String(err) };
 }

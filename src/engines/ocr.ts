@@ -43,7 +43,11 @@ export interface OcrEngine {
 
 export function ocrEngine(env: Env): OcrEngine {
   const send = engineFetch(env, "ocr");
-  if (!send) throw new AppError("engine_unavailable", "No OCR engine is configured here (ENGINE_CONTAINER, OCR_ENGINE_URL or ENGINE_URL); nothing was charged.");
+  if (!send)
+    throw new AppError(
+      "engine_unavailable",
+      "No OCR engine is configured here (ENGINE_CONTAINER, OCR_ENGINE_URL or ENGINE_URL); nothing was charged.",
+    );
   return {
     async recognize(bytes, contentType, languages) {
       const form = new FormData();
@@ -53,12 +57,14 @@ export function ocrEngine(env: Env): OcrEngine {
       try {
         res = await send("/forms/ocr", { method: "POST", body: form, signal: AbortSignal.timeout(OCR_TIMEOUT_MS) });
       } catch (err) {
-        if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) throw new AppError("engine_timeout", `The OCR engine did not answer within ${OCR_TIMEOUT_MS / 1000} s.`);
+        if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError"))
+          throw new AppError("engine_timeout", `The OCR engine did not answer within ${OCR_TIMEOUT_MS / 1000} s.`);
         throw new AppError("engine_unavailable", "The OCR engine could not be reached; nothing was charged.");
       }
       if (res.ok) return (await res.json()) as OcrResult;
       const detail = (await res.text().catch(() => "")).slice(0, 300).trim();
-      if (res.status >= 500) throw new AppError("engine_unavailable", `The OCR engine failed (${res.status}); nothing was charged.`);
+      if (res.status >= 500)
+        throw new AppError("engine_unavailable", `The OCR engine failed (${res.status}); nothing was charged.`);
       throw new AppError("validation_failed", `The file could not be read: ${detail || res.status}.`);
     },
   };

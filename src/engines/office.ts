@@ -15,8 +15,16 @@ export const OFFICE_TIMEOUT_MS = 120_000;
 /** `extension`: how LibreOffice tells the format (docx, odt, xlsx, pptx, …). */
 export function officeToPdf(env: Env, bytes: Uint8Array, extension: string): Promise<Uint8Array> {
   const send = engineFetch(env, "gotenberg");
-  if (!send) throw new AppError("engine_unavailable", "No document engine is configured here (ENGINE_CONTAINER or ENGINE_URL); nothing was charged.");
+  if (!send)
+    throw new AppError(
+      "engine_unavailable",
+      "No document engine is configured here (ENGINE_CONTAINER or ENGINE_URL); nothing was charged.",
+    );
   const form = new FormData();
   form.append("files", new Blob([bytes]), `document.${extension}`);
-  return enginePdf("LibreOffice", (signal) => send("/forms/libreoffice/convert", { method: "POST", body: form, signal }), OFFICE_TIMEOUT_MS);
+  return enginePdf(
+    "LibreOffice",
+    (signal) => send("/forms/libreoffice/convert", { method: "POST", body: form, signal }),
+    OFFICE_TIMEOUT_MS,
+  );
 }

@@ -44,23 +44,34 @@ export interface PdfEngine {
 async function pdfOf(name: string, res: Response): Promise<Uint8Array> {
   if (!res.ok) {
     const detail = (await res.text().catch(() => "")).slice(0, 300).trim();
-    if (res.status === 503 || res.status === 504) throw new AppError("engine_timeout", `The ${name} engine gave up: ${detail || res.status}.`);
-    if (res.status >= 500 || res.status === 401 || res.status === 403) throw new AppError("engine_unavailable", `The ${name} engine failed (${res.status}); nothing was charged.`);
-    throw new AppError("validation_failed", `It could not be rendered: ${detail || `the engine answered ${res.status}`}.`);
+    if (res.status === 503 || res.status === 504)
+      throw new AppError("engine_timeout", `The ${name} engine gave up: ${detail || res.status}.`);
+    if (res.status >= 500 || res.status === 401 || res.status === 403)
+      throw new AppError("engine_unavailable", `The ${name} engine failed (${res.status}); nothing was charged.`);
+    throw new AppError(
+      "validation_failed",
+      `It could not be rendered: ${detail || `the engine answered ${res.status}`}.`,
+    );
   }
   const { bytes, truncated } = await readCapped(res.body, MAX_PDF_BYTES);
   if (truncated) throw new AppError("validation_failed", `The PDF is larger than ${MAX_PDF_BYTES} bytes.`);
-  if (sniff(bytes) !== "pdf") throw new AppError("engine_unavailable", `The ${name} engine answered something that is not a PDF.`);
+  if (sniff(bytes) !== "pdf")
+    throw new AppError("engine_unavailable", `The ${name} engine answered something that is not a PDF.`);
   return bytes;
 }
 
 /** Calls an engine that answers a PDF (`send` given the timeout's signal), turning a timeout or a connection failure into 504 / 503. */
-export async function enginePdf(name: string, send: (signal: AbortSignal) => Promise<Response>, timeoutMs = RENDER_TIMEOUT_MS): Promise<Uint8Array> {
+export async function enginePdf(
+  name: string,
+  send: (signal: AbortSignal) => Promise<Response>,
+  timeoutMs = RENDER_TIMEOUT_MS,
+): Promise<Uint8Array> {
   let res: Response;
   try {
     res = await send(AbortSignal.timeout(timeoutMs));
   } catch (err) {
-    if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) throw new AppError("engine_timeout", `The ${name} engine did not answer within ${timeoutMs / 1000} s.`);
+    if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError"))
+      throw new AppError("engine_timeout", `The ${name} engine did not answer within ${timeoutMs / 1000} s.`);
     throw new AppError("engine_unavailable", `The ${name} engine could not be reached; nothing was charged.`);
   }
   return pdfOf(name, res);
@@ -78,14 +89,26 @@ export function gotenbergPdf(send: EngineFetch): PdfEngine {
       if (job.header !== null) file("header.html", job.header);
       if (job.footer !== null) file("footer.html", job.footer);
       const fields: Record<string, string | number | boolean> = {
-        paperWidth: job.paper.width, paperHeight: job.paper.height,
-        marginTop: job.margins.top, marginRight: job.margins.right, marginBottom: job.margins.bottom, marginLeft: job.margins.left,
-        landscape: job.landscape, printBackground: job.printBackground, scale: job.scale,
+        paperWidth: job.paper.width,
+        paperHeight: job.paper.height,
+        marginTop: job.margins.top,
+        marginRight: job.margins.right,
+        marginBottom: job.margins.bottom,
+        marginLeft: job.margins.left,
+        landscape: job.landscape,
+        printBackground: job.printBackground,
+        scale: job.scale,
       };
       if (job.waitForSelector !== null) fields.waitForSelector = job.waitForSelector;
       if (job.waitMs > 0) fields.waitDelay = `${job.waitMs}ms`;
       for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
-      return enginePdf("gotenberg", (signal) => send(`/forms/chromium/convert/${"html" in job.source ? "html" : "url"}`, { method: "POST", body: form, signal }));
+      return enginePdf("gotenberg", (signal) =>
+        send(`/forms/chromium/convert/${"html" in job.source ? "html" : "url"}`, {
+          method: "POST",
+          body: form,
+          signal,
+        }),
+      );
     },
   };
 }
@@ -99,41 +122,74 @@ export function browserRenderingPdf(accountId: string, apiToken: string): PdfEng
       const body = {
         ...job.source,
         pdfOptions: {
-          width: inches(job.paper.width), height: inches(job.paper.height),
-          margin: { top: inches(job.margins.top), right: inches(job.margins.right), bottom: inches(job.margins.bottom), left: inches(job.margins.left) },
-          landscape: job.landscape, printBackground: job.printBackground, scale: job.scale,
+          width: inches(job.paper.width),
+          height: inches(job.paper.height),
+          margin: {
+            top: inches(job.margins.top),
+            right: inches(job.margins.right),
+            bottom: inches(job.margins.bottom),
+            left: inches(job.margins.left),
+          },
+          landscape: job.landscape,
+          printBackground: job.printBackground,
+          scale: job.scale,
           displayHeaderFooter: job.header !== null || job.footer !== null,
-          headerTemplate: job.header ?? "<span></span>", footerTemplate: job.footer ?? "<span></span>",
+          headerTemplate: job.header ?? "<span></span>",
+          footerTemplate: job.footer ?? "<span></span>",
         },
         gotoOptions: { waitUntil: "load", timeout: RENDER_TIMEOUT_MS - 5000 },
         ...(job.waitForSelector !== null ? { waitForSelector: { selector: job.waitForSelector, visible: true } } : {}),
         ...(job.waitMs > 0 ? { waitForTimeout: job.waitMs } : {}),
       };
-      return enginePdf("browser-rendering", (signal) => fetch(`https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`, {
-        method: "POST", headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json", accept: "application/pdf" }, body: JSON.stringify(body), signal,
-      }));
+      return enginePdf("browser-rendering", (signal) =>
+        fetch(
+          `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`,
+          {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${apiToken}`,
+              "content-type": "application/json",
+              accept: "application/pdf",
+            },
+            body: JSON.stringify(body),
+            signal,
+          },
+        ),
+      );
     },
   };
 }
 
 /** The configured engine: Browser Rendering when its account and token are set, else the Gotenberg engine; else 503. */
 export function pdfEngine(env: Env): PdfEngine {
-  if (env.BROWSER_RENDERING_ACCOUNT_ID && env.BROWSER_RENDERING_API_TOKEN) return browserRenderingPdf(env.BROWSER_RENDERING_ACCOUNT_ID, env.BROWSER_RENDERING_API_TOKEN);
+  if (env.BROWSER_RENDERING_ACCOUNT_ID && env.BROWSER_RENDERING_API_TOKEN)
+    return browserRenderingPdf(env.BROWSER_RENDERING_ACCOUNT_ID, env.BROWSER_RENDERING_API_TOKEN);
   const gotenberg = engineFetch(env, "gotenberg");
   if (gotenberg) return gotenbergPdf(gotenberg);
-  throw new AppError("engine_unavailable", "No PDF engine is configured here (BROWSER_RENDERING_*, ENGINE_CONTAINER or ENGINE_URL); nothing was charged.");
+  throw new AppError(
+    "engine_unavailable",
+    "No PDF engine is configured here (BROWSER_RENDERING_*, ENGINE_CONTAINER or ENGINE_URL); nothing was charged.",
+  );
 }
 
 /** Pages in the PDF's page tree (the root's /Count), or null when the file does not say plainly. */
 export function pageCount(pdf: Uint8Array): number | null {
   const text = new TextDecoder("latin1").decode(pdf);
   let pages: number | null = null;
-  for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)) pages = Math.max(pages ?? 0, Number(m[1] ?? m[2]));
+  for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g))
+    pages = Math.max(pages ?? 0, Number(m[1] ?? m[2]));
   return pages;
 }
 
 /** A PDF an engine made, put in R2 under `key` as a download named `filename`: what a record of it keeps. */
-export async function keepPdf(bucket: R2Bucket, key: string, pdf: Uint8Array, filename: string): Promise<{ size: number; sha256: string; pages: number | null }> {
-  await bucket.put(key, pdf, { httpMetadata: { contentType: "application/pdf", contentDisposition: attachmentDisposition(filename) } });
+export async function keepPdf(
+  bucket: R2Bucket,
+  key: string,
+  pdf: Uint8Array,
+  filename: string,
+): Promise<{ size: number; sha256: string; pages: number | null }> {
+  await bucket.put(key, pdf, {
+    httpMetadata: { contentType: "application/pdf", contentDisposition: attachmentDisposition(filename) },
+  });
   return { size: pdf.length, sha256: await digestHex(pdf), pages: pageCount(pdf) };
 }

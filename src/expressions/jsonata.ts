@@ -20,7 +20,6 @@ export const EXPRESSION_LIMITS = { steps: 100_000, stack: 100, sequence: 100_000
 
 type Expression = ReturnType<typeof jsonata>;
 
-
 /** Why a regular expression may backtrack without bound (see above), or null. */
 export function riskyRegex(source: string): string | null {
   if (/\\[1-9]|\\k</.test(source)) return "backreferences are not allowed";
@@ -43,13 +42,15 @@ export function riskyRegex(source: string): string | null {
       groups.push(false);
       continue;
     }
-    const quantifier = ch === "*" || ch === "+" || ch === "?" || (ch === "{" && /^\{\d+(,\d*)?\}/.test(source.slice(i)));
+    const quantifier =
+      ch === "*" || ch === "+" || ch === "?" || (ch === "{" && /^\{\d+(,\d*)?\}/.test(source.slice(i)));
     if (ch === ")") {
       lastGroupQuantified = groups.pop() ?? false;
       if (groups.length && lastGroupQuantified) groups[groups.length - 1] = true;
       const next = source[i + 1];
       const repeated = next === "*" || next === "+" || (next === "{" && /^\{\d+,\d*\}/.test(source.slice(i + 1)));
-      if (repeated && lastGroupQuantified) return "a repeated group containing a repetition (such as (a+)+) can take for ever";
+      if (repeated && lastGroupQuantified)
+        return "a repeated group containing a repetition (such as (a+)+) can take for ever";
       continue;
     }
     if (quantifier && groups.length && ch !== "?") groups[groups.length - 1] = true;
@@ -66,7 +67,8 @@ function checkRegexes(node: unknown, field: string): void {
     const why = riskyRegex(n.value.source);
     if (why) throw fieldError(field, `the regular expression /${n.value.source}/: ${why}`);
   }
-  for (const value of Object.values(n)) if (value && typeof value === "object" && !(value instanceof RegExp)) checkRegexes(value, field);
+  for (const value of Object.values(n))
+    if (value && typeof value === "object" && !(value instanceof RegExp)) checkRegexes(value, field);
 }
 
 /** Parses `text`, or throws 422 naming `field` with JSONata's message and position. */
@@ -77,7 +79,10 @@ function parse(text: string, field: string): Expression {
     expression = jsonata(text, { stack: EXPRESSION_LIMITS.stack, sequence: EXPRESSION_LIMITS.sequence });
   } catch (err) {
     const e = err as { message?: string; position?: number };
-    throw fieldError(field, `not a JSONata expression: ${e.message ?? String(err)}${e.position !== undefined ? ` (at ${e.position})` : ""}`);
+    throw fieldError(
+      field,
+      `not a JSONata expression: ${e.message ?? String(err)}${e.position !== undefined ? ` (at ${e.position})` : ""}`,
+    );
   }
   checkRegexes(expression.ast(), field);
   return expression;
@@ -95,12 +100,16 @@ export async function evaluate(text: string, input: Json, bindings: Record<strin
   const expression = parse(text, "expression");
   let steps = 0;
   expression.assign(Symbol.for("jsonata.__evaluate_entry") as unknown as string, () => {
-    if (++steps > EXPRESSION_LIMITS.steps) throw { code: "ZV001", message: `the expression took more than ${EXPRESSION_LIMITS.steps} steps` };
+    if (++steps > EXPRESSION_LIMITS.steps)
+      throw { code: "ZV001", message: `the expression took more than ${EXPRESSION_LIMITS.steps} steps` };
   });
   try {
     const value: unknown = await expression.evaluate(input, bindings);
     // A sequence carries helper properties and a function is no JSON: the result as JSON has neither.
-    return { ok: true, value: value === undefined ? null : ((JSON.parse(JSON.stringify(value) ?? "null") as Json) ?? null) };
+    return {
+      ok: true,
+      value: value === undefined ? null : ((JSON.parse(JSON.stringify(value) ?? "null") as Json) ?? null),
+    };
   } catch (err) {
     const e = err as { message?: string; code?: string };
     return { ok: false, error: `${e.code ? `${e.code}: ` : ""}${e.message ?? String(err)}` };

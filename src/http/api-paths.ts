@@ -9,4 +9,5 @@ export const RATE_LIMITED_PATHS = ["/v1/*", "/mcp", "/oauth/*", "/p/*"];
 export const IDEMPOTENT_PATHS = ["/v1/*"];
 
 /** Whether an OpenAPI path falls under one of the Hono patterns above. */
-export const covers = (patterns: string[], path: string) => patterns.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : path === p));
+export const covers = (patterns: string[], path: string) =>
+  patterns.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : path === p));

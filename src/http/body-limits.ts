@@ -17,7 +17,12 @@ import { tooDeep } from "./json-depth";
 export const MAX_JSON_BYTES = 1024 * 1024;
 
 const limiter = (maxSize: number) =>
-  bodyLimit({ maxSize, onError: () => { throw new AppError("payload_too_large", `The body of this request is limited to ${maxSize} bytes.`); } });
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new AppError("payload_too_large", `The body of this request is limited to ${maxSize} bytes.`);
+    },
+  });
 
 /**
  * Operations allowed more than the default, by the route the router matched (`POST /v1/vaults/:id/keys/:key`):
@@ -28,7 +33,13 @@ const LARGER = new Map(
   KIND_CARDS.flatMap((kind) =>
     kind.ops
       .filter((op) => op.maxBodyBytes)
-      .map((op) => [`${op.method.toUpperCase()} ${honoPath(`/v1/${kind.kind}/{id}${op.path}`)}`, { limit: limiter(op.maxBodyBytes!), raw: Boolean(op.rawBody) }] as const),
+      .map(
+        (op) =>
+          [
+            `${op.method.toUpperCase()} ${honoPath(`/v1/${kind.kind}/{id}${op.path}`)}`,
+            { limit: limiter(op.maxBodyBytes!), raw: Boolean(op.rawBody) },
+          ] as const,
+      ),
   ),
 );
 const standard = limiter(MAX_JSON_BYTES);

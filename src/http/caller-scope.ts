@@ -32,7 +32,14 @@ const uint = z.string().regex(/^\d{1,78}$/);
 const signedAuthorization = z.object({
   payload: z.object({
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
-    authorization: z.object({ from: hex(20), to: hex(20), value: uint, validAfter: uint, validBefore: uint, nonce: hex(32) }),
+    authorization: z.object({
+      from: hex(20),
+      to: hex(20),
+      value: uint,
+      validAfter: uint,
+      validBefore: uint,
+      nonce: hex(32),
+    }),
   }),
 });
 
@@ -57,7 +64,11 @@ async function x402Payer(c: Context<AppEnv>, header: string): Promise<string | n
   const { signature, authorization: a } = parsed.data.payload;
   const now = BigInt(Math.floor(Date.now() / 1000));
   const chain = chainConfig(c.env);
-  if (BigInt(a.validBefore) <= now || BigInt(a.validBefore) > now + BigInt(chain.maxTimeoutSeconds + WINDOW_SLACK_SECONDS)) return null;
+  if (
+    BigInt(a.validBefore) <= now ||
+    BigInt(a.validBefore) > now + BigInt(chain.maxTimeoutSeconds + WINDOW_SLACK_SECONDS)
+  )
+    return null;
   // Loaded here, not at start-up: viem is needed only by x402 payers.
   const { getAddress, verifyTypedData, TRANSFER_WITH_AUTHORIZATION_TYPES } = await import("../money/x402/verify");
   try {
@@ -65,14 +76,28 @@ async function x402Payer(c: Context<AppEnv>, header: string): Promise<string | n
     const from = getAddress(a.from);
     const valid = await verifyTypedData({
       address: from,
-      domain: { name: chain.assetName, version: chain.assetVersion, chainId: chain.chainId, verifyingContract: chain.asset },
+      domain: {
+        name: chain.assetName,
+        version: chain.assetVersion,
+        chainId: chain.chainId,
+        verifyingContract: chain.asset,
+      },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
-      message: { from, to: getAddress(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
+      message: {
+        from,
+        to: getAddress(a.to),
+        value: BigInt(a.value),
+        validAfter: BigInt(a.validAfter),
+        validBefore: BigInt(a.validBefore),
+        nonce: a.nonce as Hex,
+      },
       signature: signature as Hex,
     });
     if (!valid) return null;
-    const used = await c.env.DB.prepare("SELECT 1 FROM payments WHERE payer = ? AND nonce = ?").bind(from.toLowerCase(), a.nonce.toLowerCase()).first();
+    const used = await c.env.DB.prepare("SELECT 1 FROM payments WHERE payer = ? AND nonce = ?")
+      .bind(from.toLowerCase(), a.nonce.toLowerCase())
+      .first();
     return used ? null : from.toLowerCase();
   } catch {
     // A malformed address or signature proves nothing.
@@ -92,14 +117,17 @@ async function accessTokenSubject(c: Context<AppEnv>): Promise<string | null> {
 }
 
 export async function callerScope(c: Context<AppEnv>): Promise<CallerScope> {
-  const authorization = await accessTokenSubject(c) ?? c.req.header("Authorization")?.trim();
+  const authorization = (await accessTokenSubject(c)) ?? c.req.header("Authorization")?.trim();
   const credit = c.req.header("X-CREDIT-TOKEN")?.trim();
-  if (authorization || credit) return { kind: "credential", secret: `credential\n${authorization ?? ""}\n${credit ?? ""}` };
+  if (authorization || credit)
+    return { kind: "credential", secret: `credential\n${authorization ?? ""}\n${credit ?? ""}` };
   const payment = c.req.header("PAYMENT-SIGNATURE") ?? c.req.header("X-PAYMENT");
   if (payment) {
     const payer = await x402Payer(c, payment);
     // An unprovable payment is refused when the call runs; until then it is its own scope.
-    return payer ? { kind: "x402", secret: `x402\n${payer}` } : { kind: "credential", secret: `payment\n${payment.trim()}` };
+    return payer
+      ? { kind: "x402", secret: `x402\n${payer}` }
+      : { kind: "credential", secret: `payment\n${payment.trim()}` };
   }
   return { kind: "anonymous", secret: `anonymous\n${clientIp(c)}` };
 }

@@ -35,7 +35,8 @@ function v6(text: string): Uint8Array | null {
 /** An address as bytes (4 or 16), or null; IPv4-mapped IPv6 as IPv4. */
 export function parseIp(text: string): Uint8Array | null {
   const bytes = v4(text) ?? v6(text);
-  if (bytes?.length === 16 && bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 255 && bytes[11] === 255) return bytes.slice(12);
+  if (bytes?.length === 16 && bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 255 && bytes[11] === 255)
+    return bytes.slice(12);
   return bytes;
 }
 

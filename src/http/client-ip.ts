@@ -23,7 +23,8 @@ function ipv6Bucket(address: string): string {
   const [head = "", tail] = lower.split("::", 2);
   const headGroups = head ? head.split(":") : [];
   const tailGroups = tail ? tail.split(":") : [];
-  const zeros = tail === undefined ? [] : Array.from({ length: Math.max(0, 8 - headGroups.length - tailGroups.length) }, () => "0");
+  const zeros =
+    tail === undefined ? [] : Array.from({ length: Math.max(0, 8 - headGroups.length - tailGroups.length) }, () => "0");
   const groups = [...headGroups, ...zeros, ...tailGroups].slice(0, 4).map((g) => g.replace(/^0+(?=.)/, ""));
   return `${groups.join(":")}::/64`;
 }

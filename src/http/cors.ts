@@ -9,7 +9,21 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { setAnswerHeaders } from "./response-headers";
 
-const EXPOSED = ["X-Request-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed", "ETag", "Content-Range", "Repr-Digest"];
+const EXPOSED = [
+  "X-Request-Id",
+  "PAYMENT-REQUIRED",
+  "PAYMENT-RESPONSE",
+  "X-PAYMENT-RESPONSE",
+  "WWW-Authenticate",
+  "Retry-After",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "Idempotent-Replayed",
+  "ETag",
+  "Content-Range",
+  "Repr-Digest",
+];
 const preflight = cors({ origin: "*", exposeHeaders: EXPOSED });
 const headers = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") };
 

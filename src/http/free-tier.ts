@@ -20,7 +20,6 @@ export interface FreeCall {
   release(): Promise<void>;
 }
 
-
 /** Claims one free call for this request's address, or null when the tier is off or used up for today. */
 export async function claimFreeCall(c: Context<AppEnv>): Promise<FreeCall | null> {
   const allowance = Number(c.env.FREE_CALLS_PER_DAY);
@@ -40,7 +39,10 @@ export async function claimFreeCall(c: Context<AppEnv>): Promise<FreeCall | null
   return {
     owner: `anon_${ipHash.slice(0, 16)}`,
     release: async () => {
-      await db.prepare("UPDATE free_calls SET calls = calls - 1 WHERE ip_hash = ? AND day = ? AND calls > 0").bind(ipHash, day).run();
+      await db
+        .prepare("UPDATE free_calls SET calls = calls - 1 WHERE ip_hash = ? AND day = ? AND calls > 0")
+        .bind(ipHash, day)
+        .run();
     },
   };
 }

@@ -20,10 +20,14 @@ const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 export const MAX_HEADERS = 32;
 
 export const headerName = z.string().max(64).regex(HEADER_NAME, "must be an HTTP header name (RFC 9110 token)");
-export const headerValue = z.string().max(4096).regex(FIELD_VALUE, "must be a valid header value: no CR, LF, NUL or other control characters");
+export const headerValue = z
+  .string()
+  .max(4096)
+  .regex(FIELD_VALUE, "must be a valid header value: no CR, LF, NUL or other control characters");
 
 /** Set by the fetch itself (framing, routing): a caller's value would break or misroute it. */
-export const CONNECTION_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
+export const CONNECTION_HEADERS =
+  /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 
 /** Headers a caller configures for a request the service makes, none of them one the service sets itself (`reserved`). */
 export function headerFields(reserved: RegExp, why: string) {
@@ -35,12 +39,16 @@ export function headerFields(reserved: RegExp, why: string) {
 }
 
 /** A media type as RFC 9110 §8.3.1 writes it (`text/plain; charset=utf-8`), ASCII only. */
-export const mediaType = z.string().max(255).regex(MEDIA_TYPE, "must be a media type like text/plain or text/csv; charset=utf-8 (RFC 9110)");
+export const mediaType = z
+  .string()
+  .max(255)
+  .regex(MEDIA_TYPE, "must be a media type like text/plain or text/csv; charset=utf-8 (RFC 9110)");
 
 export const isMediaType = (value: string) => value.length <= 255 && MEDIA_TYPE.test(value);
 
 /** C0 and C1 controls, DEL, path separators; a lone surrogate cannot be encoded. */
-const NOT_IN_FILENAME = /[\u0000-\u001f\u007f-\u009f/\\]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NOT_IN_FILENAME =
+  /[\u0000-\u001f\u007f-\u009f/\\]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** A download's file name: any Unicode text (it travels as RFC 8187 `filename*`), without controls or path separators. */
 export const fileName = z
@@ -58,7 +66,10 @@ export function attachmentDisposition(name: string | undefined): string {
   if (!name) return "attachment";
   const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
   if (ascii === name) return `attachment; filename="${name}"`;
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 

@@ -36,11 +36,25 @@ interface KeyRow {
 const enc = new TextEncoder();
 const HKDF_SALT = enc.encode("zeitvault idempotency v1");
 
-export async function deriveKeyMaterial(scopeSecret: string, idempotencyKey: string, request: { method: string; path: string; body: Uint8Array }): Promise<KeyMaterial> {
-  const ikm = await crypto.subtle.importKey("raw", enc.encode(`${scopeSecret}\n${idempotencyKey}`), "HKDF", false, ["deriveBits"]);
-  const bits = new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: new Uint8Array() }, ikm, 128 * 8));
+export async function deriveKeyMaterial(
+  scopeSecret: string,
+  idempotencyKey: string,
+  request: { method: string; path: string; body: Uint8Array },
+): Promise<KeyMaterial> {
+  const ikm = await crypto.subtle.importKey("raw", enc.encode(`${scopeSecret}\n${idempotencyKey}`), "HKDF", false, [
+    "deriveBits",
+  ]);
+  const bits = new Uint8Array(
+    await crypto.subtle.deriveBits(
+      { name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: new Uint8Array() },
+      ikm,
+      128 * 8,
+    ),
+  );
   const aesKey = await crypto.subtle.importKey("raw", bits.slice(32, 64), "AES-GCM", false, ["encrypt", "decrypt"]);
-  const macKey = await crypto.subtle.importKey("raw", bits.slice(64, 96), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const macKey = await crypto.subtle.importKey("raw", bits.slice(64, 96), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const head = enc.encode(`${request.method}\n${request.path}\n`);
   const signed = new Uint8Array(head.length + request.body.length);
   signed.set(head);
@@ -57,20 +71,32 @@ export async function deriveKeyMaterial(scopeSecret: string, idempotencyKey: str
  */
 export async function requestBytes(m: KeyMaterial, label: string, length: number): Promise<Uint8Array> {
   const info = enc.encode(label);
-  return new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: enc.encode(m.fingerprint), info }, m.seed, length * 8));
+  return new Uint8Array(
+    await crypto.subtle.deriveBits(
+      { name: "HKDF", hash: "SHA-256", salt: enc.encode(m.fingerprint), info },
+      m.seed,
+      length * 8,
+    ),
+  );
 }
 
 export async function sealResponse(m: KeyMaterial, response: StoredResponse): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const plain = enc.encode(JSON.stringify(response));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: enc.encode(m.id) }, m.aesKey, plain));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: enc.encode(m.id) }, m.aesKey, plain),
+  );
   return `${toBase64(iv)}.${toBase64(sealed)}`;
 }
 
 export async function openResponse(m: KeyMaterial, stored: string): Promise<StoredResponse> {
   const [iv, sealed] = stored.split(".");
   if (!iv || !sealed) throw new Error("malformed idempotency record");
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv), additionalData: enc.encode(m.id) }, m.aesKey, fromBase64(sealed));
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: fromBase64(iv), additionalData: enc.encode(m.id) },
+    m.aesKey,
+    fromBase64(sealed),
+  );
   return JSON.parse(new TextDecoder().decode(plain)) as StoredResponse;
 }
 
@@ -98,7 +124,13 @@ export async function findKey(db: D1Database, id: string): Promise<KeyRow | null
 }
 
 /** Keeps the first answer for 24 h from the first request. */
-export async function completeKey(db: D1Database, m: KeyMaterial, claim: string, sealed: string, claimedAt: number): Promise<void> {
+export async function completeKey(
+  db: D1Database,
+  m: KeyMaterial,
+  claim: string,
+  sealed: string,
+  claimedAt: number,
+): Promise<void> {
   await db
     .prepare("UPDATE idempotency_keys SET state = 'done', response = ?, expires_at = ? WHERE id = ? AND claim = ?")
     .bind(sealed, claimedAt + REPLAY_WINDOW_MS, m.id, claim)
@@ -115,7 +147,14 @@ export async function sweepIdempotencyKeys(db: D1Database, now: number): Promise
 }
 
 export const mismatch = () =>
-  new AppError("idempotency_mismatch", "This Idempotency-Key was already used with a different request (method, path or body); use a new key for a new request.");
+  new AppError(
+    "idempotency_mismatch",
+    "This Idempotency-Key was already used with a different request (method, path or body); use a new key for a new request.",
+  );
 
 export const inFlight = () =>
-  new AppError("idempotency_in_flight", "A request with this Idempotency-Key is still being processed; retry in a moment.", { headers: { "Retry-After": "1" } });
+  new AppError(
+    "idempotency_in_flight",
+    "A request with this Idempotency-Key is still being processed; retry in a moment.",
+    { headers: { "Retry-After": "1" } },
+  );

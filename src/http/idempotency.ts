@@ -23,8 +23,17 @@ import { callerScope } from "./caller-scope";
 import { randomId } from "../auth/ids";
 import { fromBase64, toBase64 } from "../bytes";
 import {
-  claimKey, completeKey, deriveKeyMaterial, findKey, inFlight, mismatch, openResponse, releaseKey, sealResponse,
-  type KeyMaterial, type StoredResponse,
+  claimKey,
+  completeKey,
+  deriveKeyMaterial,
+  findKey,
+  inFlight,
+  mismatch,
+  openResponse,
+  releaseKey,
+  sealResponse,
+  type KeyMaterial,
+  type StoredResponse,
 } from "./idempotency-store";
 
 export { sweepIdempotencyKeys } from "./idempotency-store";
@@ -41,9 +50,18 @@ function readKey(c: Context<AppEnv>): string | null {
   const key = c.req.header(IDEMPOTENCY_HEADER);
   if (key === undefined) return null;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
-    throw new AppError("invalid_request", `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters (a UUID is a good choice).`, {
-      errors: [{ path: `header.${IDEMPOTENCY_HEADER}`, message: `must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters` }],
-    });
+    throw new AppError(
+      "invalid_request",
+      `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters (a UUID is a good choice).`,
+      {
+        errors: [
+          {
+            path: `header.${IDEMPOTENCY_HEADER}`,
+            message: `must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`,
+          },
+        ],
+      },
+    );
   }
   return key;
 }
@@ -70,7 +88,8 @@ async function readBody(c: Context<AppEnv>): Promise<Uint8Array> {
  * never run, and pay, a second time.
  */
 async function keepable(res: Response, error: unknown): Promise<StoredResponse | null> {
-  const unconfirmed = error instanceof AppError && error.code === "settlement_failed" && error.options.extra?.transaction !== undefined;
+  const unconfirmed =
+    error instanceof AppError && error.code === "settlement_failed" && error.options.extra?.transaction !== undefined;
   if ((res.status < 200 || res.status > 299) && !unconfirmed) return null;
   if (res.headers.get("content-type")?.startsWith("text/event-stream")) return null;
   const body = new Uint8Array(await res.clone().arrayBuffer());
@@ -96,7 +115,13 @@ async function claimOrAnswer(db: D1Database, m: KeyMaterial, claim: string, now:
 }
 
 /** Keeps the answer, or frees the key; a storage failure is logged, never turned into a failed call. */
-async function finish(c: Context<AppEnv>, m: KeyMaterial, claim: string, claimedAt: number, answered: boolean): Promise<void> {
+async function finish(
+  c: Context<AppEnv>,
+  m: KeyMaterial,
+  claim: string,
+  claimedAt: number,
+  answered: boolean,
+): Promise<void> {
   const db = c.env.DB;
   try {
     const stored = answered ? await keepable(c.res, c.error) : null;

@@ -74,20 +74,40 @@ const ASK_WRITES = new Set(["/v1/feature-requests", "/v1/abuse-reports", "/v1/sa
 
 function policiesOf(c: Context<AppEnv>): Policy[] {
   const policies: Policy[] = [
-    { name: "ip", binding: c.env.IP_RATE_LIMITER, limit: Number(c.env.IP_RATE_LIMIT_PER_MINUTE), key: `ip:${clientIp(c)}` },
+    {
+      name: "ip",
+      binding: c.env.IP_RATE_LIMITER,
+      limit: Number(c.env.IP_RATE_LIMIT_PER_MINUTE),
+      key: `ip:${clientIp(c)}`,
+    },
   ];
   const path = c.req.path;
   if (c.req.method === "POST" && ASK_WRITES.has(path)) {
-    policies.push({ name: "ask", binding: c.env.ASK_RATE_LIMITER, limit: Number(c.env.ASK_RATE_LIMIT_PER_MINUTE), key: `ask:${clientIp(c)}` });
+    policies.push({
+      name: "ask",
+      binding: c.env.ASK_RATE_LIMITER,
+      limit: Number(c.env.ASK_RATE_LIMIT_PER_MINUTE),
+      key: `ask:${clientIp(c)}`,
+    });
   }
   // A public address is also limited for all its callers together: a flood from many addresses still stops there.
   const address = /^\/p\/([^/]+)/.exec(path)?.[1];
   if (address) {
-    policies.push({ name: "address", binding: c.env.ADDRESS_RATE_LIMITER, limit: Number(c.env.ADDRESS_RATE_LIMIT_PER_MINUTE), key: `addr:${address}` });
+    policies.push({
+      name: "address",
+      binding: c.env.ADDRESS_RATE_LIMITER,
+      limit: Number(c.env.ADDRESS_RATE_LIMIT_PER_MINUTE),
+      key: `addr:${address}`,
+    });
   }
   const credential = presentedCredential(c);
   if (credential) {
-    policies.push({ name: "credential", binding: c.env.RATE_LIMITER, limit: Number(c.env.RATE_LIMIT_PER_MINUTE), key: `cred:${hashToken(credential).slice(0, 32)}` });
+    policies.push({
+      name: "credential",
+      binding: c.env.RATE_LIMITER,
+      limit: Number(c.env.RATE_LIMIT_PER_MINUTE),
+      key: `cred:${hashToken(credential).slice(0, 32)}`,
+    });
   }
   return policies;
 }
@@ -138,10 +158,19 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const reset = secondsToReset(now);
   const refused = outcomes.find((o) => !o.allowed);
   if (refused) {
-    const who = { credential: "from this credential", ip: "from this client address", ask: "from this client address", address: "to this address" }[refused.policy.name];
-    throw new AppError("rate_limited", `Too many requests ${who}: at most ${refused.policy.limit} a minute. Retry after ${reset} s.`, {
-      headers: { ...headersOf(refused, reset), "Retry-After": String(reset) },
-    });
+    const who = {
+      credential: "from this credential",
+      ip: "from this client address",
+      ask: "from this client address",
+      address: "to this address",
+    }[refused.policy.name];
+    throw new AppError(
+      "rate_limited",
+      `Too many requests ${who}: at most ${refused.policy.limit} a minute. Retry after ${reset} s.`,
+      {
+        headers: { ...headersOf(refused, reset), "Retry-After": String(reset) },
+      },
+    );
   }
   const shown = outcomes.reduce((low, o) => (o.remaining < low.remaining ? o : low));
   await next();

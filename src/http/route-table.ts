@@ -36,12 +36,15 @@ const byMethodOrder = (a: string, b: string) => METHOD_ORDER.indexOf(a) - METHOD
 
 /** Hono's path syntax: `:name`, `:name{regex}`, and a trailing `*`. */
 function parse(path: string): Segment[] {
-  return path.split("/").slice(1).map((part): Segment => {
-    if (part === "*") return { rest: true };
-    const param = /^:\w+(?:\{(.+)\})?\??$/.exec(part);
-    if (param) return { param: param[1] ? new RegExp(`^(?:${param[1]})$`) : null };
-    return { literal: part };
-  });
+  return path
+    .split("/")
+    .slice(1)
+    .map((part): Segment => {
+      if (part === "*") return { rest: true };
+      const param = /^:\w+(?:\{(.+)\})?\??$/.exec(part);
+      if (param) return { param: param[1] ? new RegExp(`^(?:${param[1]})$`) : null };
+      return { literal: part };
+    });
 }
 
 function matches(segments: Segment[], parts: string[]): boolean {
@@ -50,7 +53,12 @@ function matches(segments: Segment[], parts: string[]): boolean {
     if ("rest" in segment) return true;
     const part = parts[i];
     if (part === undefined) return false;
-    if ("literal" in segment ? segment.literal !== part : part === "" || (segment.param !== null && !segment.param.test(part))) return false;
+    if (
+      "literal" in segment
+        ? segment.literal !== part
+        : part === "" || (segment.param !== null && !segment.param.test(part))
+    )
+      return false;
   }
   return segments.length === parts.length;
 }
@@ -124,7 +132,8 @@ export function routeTable(routes: readonly RegisteredRoute[]): RouteTable {
     allowed(path) {
       const parts = path.split("/").slice(1);
       const methods = new Set<string>();
-      for (const pattern of patterns.values()) if (matches(pattern.segments, parts)) for (const m of pattern.methods) methods.add(m);
+      for (const pattern of patterns.values())
+        if (matches(pattern.segments, parts)) for (const m of pattern.methods) methods.add(m);
       return methods.size ? withImplied(methods) : null;
     },
     nearest(path) {

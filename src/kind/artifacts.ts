@@ -43,7 +43,10 @@ export interface Artifacts<Row, View> {
   all(store: EngineStore): View[];
 }
 
-export function artifacts<Row extends { seq: number }, View>(spec: ArtifactSpec<Row, View>, onRemove?: (store: EngineStore, row: Row) => void): Artifacts<Row, View> {
+export function artifacts<Row extends { seq: number }, View>(
+  spec: ArtifactSpec<Row, View>,
+  onRemove?: (store: EngineStore, row: Row) => void,
+): Artifacts<Row, View> {
   const { table, idColumn } = spec;
   const count = (sql: SqlStorage) => sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
   const row = (store: EngineStore, id: string): Row => {
@@ -53,7 +56,11 @@ export function artifacts<Row extends { seq: number }, View>(spec: ArtifactSpec<
   };
   return {
     checkRoom(sql) {
-      if (count(sql) >= spec.max) throw new AppError("storage_full", `This resource keeps at most ${spec.max} ${spec.plural}: delete some first.`);
+      if (count(sql) >= spec.max)
+        throw new AppError(
+          "storage_full",
+          `This resource keeps at most ${spec.max} ${spec.plural}: delete some first.`,
+        );
     },
     count,
     row,
@@ -66,10 +73,21 @@ export function artifacts<Row extends { seq: number }, View>(spec: ArtifactSpec<
     },
     page(store, limit, cursor) {
       const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-      const rows = store.sql.exec<Row>(`SELECT * FROM ${table} WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, limit + 1).toArray();
-      return keysetPage(rows, limit, (r) => r.seq, (r) => spec.viewOf(store, r));
+      const rows = store.sql
+        .exec<Row>(`SELECT * FROM ${table} WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, limit + 1)
+        .toArray();
+      return keysetPage(
+        rows,
+        limit,
+        (r) => r.seq,
+        (r) => spec.viewOf(store, r),
+      );
     },
-    all: (store) => store.sql.exec<Row>(`SELECT * FROM ${table} ORDER BY seq DESC`).toArray().map((r) => spec.viewOf(store, r)),
+    all: (store) =>
+      store.sql
+        .exec<Row>(`SELECT * FROM ${table} ORDER BY seq DESC`)
+        .toArray()
+        .map((r) => spec.viewOf(store, r)),
   };
 }
 
@@ -83,7 +101,9 @@ export interface StoredArtifacts<Row, View> extends Artifacts<Row, View> {
 }
 
 /** Artifacts whose files are in R2: deleting one deletes its file. */
-export function storedArtifacts<Row extends StoredRow, View>(spec: ArtifactSpec<Row, View>): StoredArtifacts<Row, View> {
+export function storedArtifacts<Row extends StoredRow, View>(
+  spec: ArtifactSpec<Row, View>,
+): StoredArtifacts<Row, View> {
   const base = artifacts(spec, (store, r) => store.dropObjects([r.object_key]));
   return {
     ...base,
@@ -93,7 +113,9 @@ export function storedArtifacts<Row extends StoredRow, View>(spec: ArtifactSpec<
       return { object_key: r.object_key };
     },
     usage(sql) {
-      const u = sql.exec<{ n: number; bytes: number | null }>(`SELECT COUNT(*) AS n, SUM(size) AS bytes FROM ${spec.table}`).one();
+      const u = sql
+        .exec<{ n: number; bytes: number | null }>(`SELECT COUNT(*) AS n, SUM(size) AS bytes FROM ${spec.table}`)
+        .one();
       return { n: u.n, bytes: u.bytes ?? 0 };
     },
     async discard(ctx, made) {
@@ -105,11 +127,19 @@ export function storedArtifacts<Row extends StoredRow, View>(spec: ArtifactSpec<
 /** The path parameter naming one (`render_id: pdf_…`). */
 export function artifactIdParam<Name extends string>(name: Name, prefix: string) {
   const example = `${prefix}0123456789abcdefABCDEF`;
-  return z.object({ [name]: z.string().regex(new RegExp(`^${prefix}[0-9A-Za-z]{22}$`)).openapi({ example }) } as Record<Name, z.ZodString>);
+  return z.object({
+    [name]: z
+      .string()
+      .regex(new RegExp(`^${prefix}[0-9A-Za-z]{22}$`))
+      .openapi({ example }),
+  } as Record<Name, z.ZodString>);
 }
 
 /** The list's query: a page of newest first. */
-export const artifactsInput = z.object({ limit: pageLimit(20), cursor: seqCursor.describe("`next_cursor` of the previous page.") });
+export const artifactsInput = z.object({
+  limit: pageLimit(20),
+  cursor: seqCursor.describe("`next_cursor` of the previous page."),
+});
 
 /** What a download op returns for the route to serve. */
 export const storedArtifact = z.object({ object_key: z.string() });

@@ -35,13 +35,24 @@ export function signedDownloadUrl(env: Env, baseUrl: string, key: string, expire
 }
 
 const query = z.object({
-  expires: z.coerce.number().int().openapi({ example: 1795000000 }).describe("Unix seconds after which the link is refused."),
-  sig: z.string().regex(/^[0-9a-f]{64}$/).describe("HMAC of the object key and `expires`."),
+  expires: z.coerce
+    .number()
+    .int()
+    .openapi({ example: 1795000000 })
+    .describe("Unix seconds after which the link is refused."),
+  sig: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe("HMAC of the object key and `expires`."),
 });
 
 /** The Range header of an operation that serves stored bytes: read in its transaction, so an unsatisfiable one is refused before it is charged. */
 export const rangeHeader = z.object({
-  range: z.string().max(200).optional().describe("`bytes=a-b`, `bytes=a-` or `bytes=-n` (206); several ranges get the whole object (200)."),
+  range: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("`bytes=a-b`, `bytes=a-` or `bytes=-n` (206); several ranges get the whole object (200)."),
 });
 
 /** Throws 416 (with `Content-Range: bytes *\/size`) for a range that selects none of `size` bytes. */
@@ -49,7 +60,11 @@ export function checkRange(range: string | undefined, size: number): void {
   const r = rangeOf(range);
   if (!r) return;
   if (("offset" in r && (r.offset ?? 0) >= size) || ("suffix" in r && r.suffix === 0)) {
-    throw new AppError("range_not_satisfiable", `The content has ${size} bytes; the range ${range} selects none of them.`, { headers: { "content-range": `bytes */${size}` } });
+    throw new AppError(
+      "range_not_satisfiable",
+      `The content has ${size} bytes; the range ${range} selects none of them.`,
+      { headers: { "content-range": `bytes */${size}` } },
+    );
   }
 }
 
@@ -98,13 +113,20 @@ export async function closeObject(opened: OpenedObject): Promise<void> {
  * as stored when they can be sent: values stored before the create and upload checks existed (a
  * NUL in a type) must not make every download fail. `extra` replaces the defaults.
  */
-export function objectResponse({ object, range }: OpenedObject, extra: Record<string, string> = {}, status = 200): Response {
+export function objectResponse(
+  { object, range }: OpenedObject,
+  extra: Record<string, string> = {},
+  status = 200,
+): Response {
   const meta = object.httpMetadata;
   const type = meta?.contentType;
   // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
   const fields: Record<string, string> = {
-    etag: object.httpEtag, "accept-ranges": "bytes", "cache-control": "private, max-age=60",
-    "x-content-type-options": "nosniff", "content-security-policy": "sandbox",
+    etag: object.httpEtag,
+    "accept-ranges": "bytes",
+    "cache-control": "private, max-age=60",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox",
     "content-type": type && isMediaType(type) ? type : "application/octet-stream",
   };
   const disposition = meta?.contentDisposition;
@@ -126,17 +148,41 @@ export function objectResponse({ object, range }: OpenedObject, extra: Record<st
 }
 
 /** `status`: of a whole object (a site's 404.html answers 404); a range is 206 whatever it is. */
-export async function serveObject(c: Context<AppEnv>, key: string, extra: Record<string, string> = {}, status = 200): Promise<Response> {
+export async function serveObject(
+  c: Context<AppEnv>,
+  key: string,
+  extra: Record<string, string> = {},
+  status = 200,
+): Promise<Response> {
   return objectResponse(await openObject(c, key), extra, status);
 }
 
 export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath({
-    method: "get", path: `${PREFIX}{key}`, tags: ["Manage"], operationId: "download", security: [],
+    method: "get",
+    path: `${PREFIX}{key}`,
+    tags: ["Manage"],
+    operationId: "download",
+    security: [],
     summary: "Download stored content by signed link (free)",
-    description: "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is honoured (206). 404 once the resource has ended.",
-    request: { params: z.object({ key: z.string().openapi({ param: { name: "key", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y/blob/5f0c6a2b-3e4f-4a6b-8c8d-9e0f1a2b3c4d" }) }), query },
-    responses: { 200: { description: "The bytes, with their Content-Type, ETag and Content-Length." }, 206: { description: "The requested range." }, ...errorResponses([403, 404, 416]) },
+    description:
+      "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is honoured (206). 404 once the resource has ended.",
+    request: {
+      params: z.object({
+        key: z
+          .string()
+          .openapi({
+            param: { name: "key", in: "path" },
+            example: "r_4k2R8h1Zq0Wm3n5T7v9x1y/blob/5f0c6a2b-3e4f-4a6b-8c8d-9e0f1a2b3c4d",
+          }),
+      }),
+      query,
+    },
+    responses: {
+      200: { description: "The bytes, with their Content-Type, ETag and Content-Length." },
+      206: { description: "The requested range." },
+      ...errorResponses([403, 404, 416]),
+    },
   });
   app.on(["GET", "HEAD"], `${PREFIX}*`, async (c) => {
     const url = new URL(c.req.url);

@@ -111,4 +111,3 @@ export interface PrepareContext {
    */
   stillHere(): void;
 }
-

@@ -18,7 +18,9 @@ export interface IndexRow {
 
 export async function insertResourceIndex(db: D1Database, m: MetaRow): Promise<void> {
   await db
-    .prepare("INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at, public_id) VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?)")
+    .prepare(
+      "INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at, public_id) VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?)",
+    )
     .bind(m.id, m.kind, m.owner, m.label, m.mgmt_hash, m.created_at, m.expires_at, m.public_id)
     .run();
 }
@@ -33,21 +35,41 @@ export async function updateResourceExpiry(db: D1Database, id: string, expiresAt
 }
 
 /** The tombstone: the final state, when it ended, and the last expiry (an extend's own index write may have failed). */
-export async function endResourceIndex(db: D1Database, id: string, state: "expired" | "cancelled", at: number, expiresAt: number): Promise<void> {
-  await db.prepare("UPDATE resources SET state = ?, ended_at = ?, expires_at = ? WHERE id = ? AND state = 'active'").bind(state, at, expiresAt, id).run();
+export async function endResourceIndex(
+  db: D1Database,
+  id: string,
+  state: "expired" | "cancelled",
+  at: number,
+  expiresAt: number,
+): Promise<void> {
+  await db
+    .prepare("UPDATE resources SET state = ?, ended_at = ?, expires_at = ? WHERE id = ? AND state = 'active'")
+    .bind(state, at, expiresAt, id)
+    .run();
 }
 
 export async function findResourceIndex(db: D1Database, id: string): Promise<IndexRow | null> {
-  return db.prepare("SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at, public_id FROM resources WHERE id = ?").bind(id).first<IndexRow>();
+  return db
+    .prepare(
+      "SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at, public_id FROM resources WHERE id = ?",
+    )
+    .bind(id)
+    .first<IndexRow>();
 }
 
 /** Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on; so do x402 claims a month past their authorization. */
 export async function sweepTombstones(db: D1Database, now: number): Promise<void> {
-  await db.prepare("DELETE FROM resources WHERE ended_at IS NOT NULL AND ended_at < ?").bind(now - TOMBSTONE_MS).run();
+  await db
+    .prepare("DELETE FROM resources WHERE ended_at IS NOT NULL AND ended_at < ?")
+    .bind(now - TOMBSTONE_MS)
+    .run();
   // An x402 claim whose authorization lapsed a month ago: settled, or never sent to the chain (its call failed and
   // its process died before releasing it; the payer's money never moved). One submitted and not confirmed keeps
   // its hash for reconciliation.
-  await db.prepare("DELETE FROM payments WHERE valid_before < ? AND (status = 'settled' OR tx_hash IS NULL)").bind(now - TOMBSTONE_MS).run();
+  await db
+    .prepare("DELETE FROM payments WHERE valid_before < ? AND (status = 'settled' OR tx_hash IS NULL)")
+    .bind(now - TOMBSTONE_MS)
+    .run();
 }
 
 export interface PublicAddressTarget {

@@ -59,7 +59,14 @@ export interface OpExample {
  * `In` is the body or query; `Params` and `Headers` (inferred from `params` and `headers`) join it, so
  * `run` sees one typed input.
  */
-export interface OpDefinition<Config = unknown, In = unknown, Out extends Json = Json, Prepared = undefined, Params = {}, Headers = {}> {
+export interface OpDefinition<
+  Config = unknown,
+  In = unknown,
+  Out extends Json = Json,
+  Prepared = undefined,
+  Params = {},
+  Headers = {},
+> {
   name: string;
   method: "get" | "post" | "put" | "delete";
   /** Suffix below `/v1/{kind}/{id}`; "" for the resource itself. May name parameters, e.g. "/keys/{key}". */
@@ -110,7 +117,12 @@ export interface OpDefinition<Config = unknown, In = unknown, Out extends Json =
   /** Status codes other than 2xx this operation may answer (besides the common ones). */
   errors?: number[];
   /** Optional asynchronous step before `run` (see PrepareContext); its result reaches `run`. `body`: see rawBody. */
-  prepare?(ctx: PrepareContext, config: Config, input: In & Params & Headers, body: ReadableStream<Uint8Array> | null): Promise<Prepared>;
+  prepare?(
+    ctx: PrepareContext,
+    config: Config,
+    input: In & Params & Headers,
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<Prepared>;
   run(store: EngineStore, config: Config, input: In & Params & Headers, prepared: Prepared): Out;
   /** Undoes what `prepare` left behind (an R2 object) when the operation is refused after it. */
   discard?(ctx: PrepareContext, prepared: Prepared): Promise<void>;
@@ -208,7 +220,12 @@ export interface KindDefinition<Config = unknown> {
    */
   adopt?(store: EngineStore, config: Config, object: AdoptedObject): void;
   /** Told when a request it sent is settled: delivered, aborted by the receiver, or dead after its retries. */
-  onDeliveryFinished?(store: EngineStore, config: Config, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void;
+  onDeliveryFinished?(
+    store: EngineStore,
+    config: Config,
+    deliveryId: string,
+    outcome: "delivered" | "aborted" | "dead",
+  ): void;
 }
 
 /** A kind with its Config type erased, so kinds of different configs sit in one registry. */
@@ -224,7 +241,11 @@ export type TypedKind<Ops extends readonly unknown[] = readonly unknown[]> = Any
 declare const opTypes: unique symbol;
 export type OpNames<K> = K extends TypedKind<infer Ops> ? Extract<Ops[number], { name: string }>["name"] : never;
 export type OpOutput<K, Name extends string> =
-  K extends TypedKind<infer Ops> ? (Extract<Ops[number], { name: Name }> extends { output: z.ZodType<infer Out> } ? Out : never) : never;
+  K extends TypedKind<infer Ops>
+    ? Extract<Ops[number], { name: Name }> extends { output: z.ZodType<infer Out> }
+      ? Out
+      : never
+    : never;
 
 /** A kind's own timer (a wakeup's moment, a schedule's tick), run by the resource's alarm. */
 export interface KindTimer<Config = unknown, Prepared = undefined> {

@@ -15,7 +15,9 @@ export async function checkOwnedResource(env: Env, token: string, kinds: string[
   const id = parseManagementToken(token)?.resourceId;
   const row = id ? await findResourceIndex(env.DB, id) : null;
   if (!row || !kinds.includes(row.kind) || row.state !== "active" || !digestsEqual(row.mgmt_hash, hashToken(token))) {
-    throw new AppError("validation_failed", `${field}: not ${what}.`, { errors: [{ path: field, message: `not ${what}` }] });
+    throw new AppError("validation_failed", `${field}: not ${what}.`, {
+      errors: [{ path: field, message: `not ${what}` }],
+    });
   }
   return row.id;
 }

@@ -70,7 +70,10 @@ function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStre
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         size += chunk.byteLength;
-        if (size > limit) controller.error(new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`));
+        if (size > limit)
+          controller.error(
+            new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`),
+          );
         else controller.enqueue(chunk);
       },
     }),
@@ -81,12 +84,18 @@ function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStre
 export type Settled = (outcome: { status: number; durationMs: number }) => void;
 
 /** An upstream's answer, passed back: its status and end-to-end headers, never its cookies, and no power over our origin. */
-async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type: "upstream" }>, route: PublicRoute | null, settled?: Settled): Promise<Response> {
+async function upstream(
+  c: Context<AppEnv>,
+  answer: Extract<PublicAnswer, { type: "upstream" }>,
+  route: PublicRoute | null,
+  settled?: Settled,
+): Promise<Response> {
   const method = answer.method ?? c.req.method;
   const headers = { ...answer.requestHeaders };
   const stream = route?.streamsBody && method !== "GET" && method !== "HEAD" ? c.req.raw.body : null;
   const length = c.req.header("content-length");
-  if (stream && length && !Object.keys(headers).some((h) => h.toLowerCase() === "content-length")) headers["content-length"] = length;
+  if (stream && length && !Object.keys(headers).some((h) => h.toLowerCase() === "content-length"))
+    headers["content-length"] = length;
   const body = stream && capped(stream, route!.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES);
   const started = Date.now();
   let res: Response;
@@ -99,7 +108,8 @@ async function upstream(c: Context<AppEnv>, answer: Extract<PublicAnswer, { type
   settled?.({ status: res.status, durationMs: Date.now() - started });
   const redact = masking(answer.redact ?? []);
   const out = new Headers();
-  for (const [name, value] of Object.entries(endToEnd(res.headers, ["set-cookie", "set-cookie2"]))) out.set(name, redact.text(value));
+  for (const [name, value] of Object.entries(endToEnd(res.headers, ["set-cookie", "set-cookie2"])))
+    out.set(name, redact.text(value));
   out.set("content-security-policy", "sandbox");
   out.set("x-content-type-options", "nosniff");
   const answerBody = c.req.method === "HEAD" || !res.body ? null : redact.stream(res.body);
@@ -122,7 +132,12 @@ function unchanged(c: Context<AppEnv>, headers: Headers): boolean {
  * `route`: the route that matched, when the answer may stream the request's body on (an upstream);
  * `settled` hears how that upstream answered.
  */
-export async function publicResponse(c: Context<AppEnv>, answer: PublicAnswer, route: PublicRoute | null = null, settled?: Settled): Promise<Response> {
+export async function publicResponse(
+  c: Context<AppEnv>,
+  answer: PublicAnswer,
+  route: PublicRoute | null = null,
+  settled?: Settled,
+): Promise<Response> {
   const headers = new Headers({ "cache-control": "no-store", "x-content-type-options": "nosniff" });
   for (const [name, value] of Object.entries(answer.headers ?? {})) headers.set(name, value);
   const status = answer.status ?? 200;

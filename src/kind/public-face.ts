@@ -95,7 +95,17 @@ export interface PublicRoute {
 }
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not to the request or answer: never passed on. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /** `headers` without hop-by-hop ones (and those their Connection header names), lower-case names; also without `drop`. */
 export function endToEnd(headers: Headers, drop: string[] = []): Record<string, string> {
@@ -106,7 +116,6 @@ export function endToEnd(headers: Headers, drop: string[] = []): Record<string, 
   });
   return out;
 }
-
 
 /** A request to a public address, as the kind sees it. */
 export interface PublicRequest {
@@ -188,7 +197,14 @@ export type PublicAnswer =
    * as given, percent-encoded or JSON-escaped. `report`: the face's `settled` hears the upstream's status
    * and timing under this name (a request log).
    */
-  | (Answered & { type: "upstream"; url: string; method?: PublicMethod; requestHeaders?: Record<string, string>; redact?: string[]; report?: string })
+  | (Answered & {
+      type: "upstream";
+      url: string;
+      method?: PublicMethod;
+      requestHeaders?: Record<string, string>;
+      redact?: string[];
+      report?: string;
+    })
   /** Only for a request with `bodyUnread`: read its body (up to the route's limit) and ask again with it. */
   | (Answered & { type: "read_body" });
 
@@ -222,14 +238,19 @@ export interface PublicFace<Config = unknown, Prepared = undefined, Handled = Pu
    * address (an unknown or used-up address, a refusal), or null to keep problem+json. Runs in the
    * worker, for errors of the router as well as the object's.
    */
-  errorAnswer?(request: Pick<PublicRequest, "method" | "headers">, error: { status: number; detail: string }): PublicAnswer | null;
+  errorAnswer?(
+    request: Pick<PublicRequest, "method" | "headers">,
+    error: { status: number; detail: string },
+  ): PublicAnswer | null;
 }
 
 /** A face with its step types erased, as a kind definition holds it. */
 export type AnyPublicFace<Config = unknown> = PublicFace<Config, unknown, unknown>;
 
 /** Keeps a face's types while declaring it: `prepare`'s result types `handle`, `handle`'s types `finish`. */
-export function definePublicFace<Config, Prepared = undefined, Handled = PublicAnswer>(face: PublicFace<Config, Prepared, Handled>): AnyPublicFace<Config> {
+export function definePublicFace<Config, Prepared = undefined, Handled = PublicAnswer>(
+  face: PublicFace<Config, Prepared, Handled>,
+): AnyPublicFace<Config> {
   return face as unknown as AnyPublicFace<Config>;
 }
 
@@ -237,7 +258,8 @@ export function definePublicFace<Config, Prepared = undefined, Handled = PublicA
 export function bodyText(request: PublicRequest): string | null {
   const body = request.body;
   if (body === null) return null;
-  if (!(body instanceof Uint8Array)) throw new Error(`route ${request.route} takes bodies larger than its kind reads as text`);
+  if (!(body instanceof Uint8Array))
+    throw new Error(`route ${request.route} takes bodies larger than its kind reads as text`);
   return new TextDecoder().decode(body);
 }
 
@@ -248,17 +270,22 @@ export function bodyText(request: PublicRequest): string | null {
  */
 export function postedFields(request: PublicRequest): Record<string, unknown> {
   const text = bodyText(request) ?? "";
-  if (!/^application\/([\w.+-]+\+)?json\b/i.test(headerOf(request, "content-type") ?? "")) return Object.fromEntries(new URLSearchParams(text));
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(headerOf(request, "content-type") ?? ""))
+    return Object.fromEntries(new URLSearchParams(text));
   const value = parseCallerJson(text, "body");
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new AppError("invalid_request", "Send a JSON object.");
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new AppError("invalid_request", "Send a JSON object.");
   return value as Record<string, unknown>;
 }
 
 /** A header's value (names are lower case), or null. */
-export const headerOf = (request: PublicRequest, name: string): string | null => request.headers[name.toLowerCase()] ?? null;
+export const headerOf = (request: PublicRequest, name: string): string | null =>
+  request.headers[name.toLowerCase()] ?? null;
 
 /** The first value of a query key, or undefined. */
-export const queryOf = (request: PublicRequest, key: string): string | undefined => request.query.find(([k]) => k === key)?.[1];
+export const queryOf = (request: PublicRequest, key: string): string | undefined =>
+  request.query.find(([k]) => k === key)?.[1];
 
 /** A browser (it asks for HTML); API clients asking for JSON or anything else get JSON. */
-export const prefersHtml = (request: Pick<PublicRequest, "headers">): boolean => /\btext\/html\b/i.test(request.headers["accept"] ?? "");
+export const prefersHtml = (request: Pick<PublicRequest, "headers">): boolean =>
+  /\btext\/html\b/i.test(request.headers["accept"] ?? "");

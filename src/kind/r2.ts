@@ -3,7 +3,7 @@ import { digestHex, toHex } from "../bytes";
 
 /** Deletes every object under `prefix`, a page at a time. */
 export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
-  for (let cursor: string | undefined; ; ) {
+  for (let cursor: string | undefined; ;) {
     const page = await bucket.list({ prefix, cursor, limit: 1000 });
     if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
     if (!page.truncated) return;
@@ -16,7 +16,6 @@ export interface Stored {
   /** Hex SHA-256 of the bytes as stored. */
   sha256: string;
 }
-
 
 /** A pass-through stream that hashes what crosses it; `sha256` settles once the stream has closed. */
 export function hashingTap(): { tap: TransformStream<Uint8Array, Uint8Array>; sha256: () => Promise<string> } {
@@ -38,7 +37,10 @@ export function hashingTap(): { tap: TransformStream<Uint8Array, Uint8Array>; sh
  * `body` hashed and held to exactly `length` bytes, as R2 needs the length of a streamed value up front
  * (a put or a multipart part): a body that ends short or runs long errors `done` and the write.
  */
-export function sizedAndHashed(body: ReadableStream<Uint8Array>, length: number): { stream: ReadableStream<Uint8Array>; done: Promise<void>; sha256: () => Promise<string> } {
+export function sizedAndHashed(
+  body: ReadableStream<Uint8Array>,
+  length: number,
+): { stream: ReadableStream<Uint8Array>; done: Promise<void>; sha256: () => Promise<string> } {
   const { tap, sha256 } = hashingTap();
   const sized = new FixedLengthStream(length);
   const done = body.pipeThrough(tap).pipeTo(sized.writable);
@@ -49,7 +51,13 @@ export function sizedAndHashed(body: ReadableStream<Uint8Array>, length: number)
  * Streams `body` into R2 under `key`, hashing it on the way: the bytes are never held
  * whole. R2 needs the length up front; a body that ends short or runs long fails the put.
  */
-export async function putStream(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number, options: R2PutOptions = {}): Promise<Stored> {
+export async function putStream(
+  bucket: R2Bucket,
+  key: string,
+  body: ReadableStream<Uint8Array>,
+  length: number,
+  options: R2PutOptions = {},
+): Promise<Stored> {
   if (length === 0) {
     // An empty value is stored as such: a zero-length stream would leave the put waiting for bytes that never come.
     await body.cancel().catch(() => undefined);

@@ -44,15 +44,23 @@ const OPEN_WORLD_ROUTES = new Set(["buy_credits", "retry_delivery"]);
 /** Routes outside the kinds whose POST discards something. */
 const DESTRUCTIVE_ROUTES = new Set(["cancel_resource"]);
 
-const reachesOut = (kind: AnyKind) => Boolean(kind.sends && Object.keys(kind.sends).length) || Boolean(kind.targetFields?.length);
+const reachesOut = (kind: AnyKind) =>
+  Boolean(kind.sends && Object.keys(kind.sends).length) || Boolean(kind.targetFields?.length);
 
 export function hintsFor(name: string, method: Method, input: { properties?: Record<string, JsonSchema> }): ToolHints {
   const declared = declaredTool().get(name);
   const readOnly = method === "GET";
-  const destructive = !readOnly && (method === "PUT" || method === "DELETE" || DESTRUCTIVE_ROUTES.has(name) || declared?.op?.destructive === true);
+  const destructive =
+    !readOnly &&
+    (method === "PUT" || method === "DELETE" || DESTRUCTIVE_ROUTES.has(name) || declared?.op?.destructive === true);
   const fetchesUrl = input.properties !== undefined && "url" in input.properties && !readOnly;
   const openWorld = OPEN_WORLD_ROUTES.has(name) || (declared !== undefined && reachesOut(declared.kind)) || fetchesUrl;
-  return { readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: method !== "POST", openWorldHint: openWorld };
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: destructive,
+    idempotentHint: method !== "POST",
+    openWorldHint: openWorld,
+  };
 }
 
 const humane = (snakeName: string) => snakeName.replace(/_/g, " ");

@@ -16,17 +16,22 @@ import { snake, type Tool } from "./tools";
 const progressToken = z.union([z.string(), z.int()]);
 
 // Loose: 2026-07-28's inputResponses and requestState answer questions this server never asks, and are ignored.
-const callParams = z.object({
-  name: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  _meta: z
-    .object({
-      "x402/payment": z.record(z.string(), z.unknown()).optional().describe("x402 PaymentPayload object (x402 MCP transport), not its base64 header form."),
-      progressToken: progressToken.optional(),
-    })
-    .loose()
-    .optional(),
-}).loose();
+const callParams = z
+  .object({
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    _meta: z
+      .object({
+        "x402/payment": z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe("x402 PaymentPayload object (x402 MCP transport), not its base64 header form."),
+        progressToken: progressToken.optional(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
 
 /** The route tool a call runs, when it is one: a typed tool by name, or call_operation's kind and operation. */
 function routeToolOf(ctx: MethodContext, name: string, args: Record<string, unknown>): Tool | undefined {
@@ -39,14 +44,20 @@ function routeToolOf(ctx: MethodContext, name: string, args: Record<string, unkn
  * Whether this call, as sent, should answer with progress: the client asked (a progressToken) and
  * the tool waits. `total` is a long-poll's `wait_seconds`, the most it can wait.
  */
-export function progressOf(ctx: MethodContext, params: unknown): { token: string | number; total: number | undefined } | null {
+export function progressOf(
+  ctx: MethodContext,
+  params: unknown,
+): { token: string | number; total: number | undefined } | null {
   const parsed = callParams.safeParse(params);
   const token = parsed.success ? parsed.data._meta?.progressToken : undefined;
   if (!parsed.success || token === undefined) return null;
   const args = parsed.data.arguments ?? {};
   const tool = routeToolOf(ctx, parsed.data.name, args);
   if (!tool?.waits) return null;
-  const input = parsed.data.name === "call_operation" && typeof args.input === "object" && args.input !== null ? (args.input as Record<string, unknown>) : args;
+  const input =
+    parsed.data.name === "call_operation" && typeof args.input === "object" && args.input !== null
+      ? (args.input as Record<string, unknown>)
+      : args;
   const wait = input.wait_seconds;
   return { token, total: tool.longPoll && typeof wait === "number" && wait > 0 ? wait : undefined };
 }
@@ -58,13 +69,20 @@ async function run(ctx: MethodContext, params: z.infer<typeof callParams>): Prom
   if (generic) return runGeneric(generic, { app: ctx.app, c: ctx.c, tools: ctx.tools() }, args, payment);
   const tool = ctx.tools().get(name);
   // Unknown tools are a protocol error (tools spec); a bad argument of a known one is a tool error the model can read.
-  if (!tool) throw new RpcFault(RPC_ERRORS.invalid_params, `Unknown tool: ${name} (tools/list names them; any kind's typed tool may be called by name).`);
+  if (!tool)
+    throw new RpcFault(
+      RPC_ERRORS.invalid_params,
+      `Unknown tool: ${name} (tools/list names them; any kind's typed tool may be called by name).`,
+    );
   return callTool(ctx.app, ctx.c, tool, args, payment);
 }
 
 export async function toolsCall(ctx: MethodContext, params: unknown): Promise<Record<string, unknown>> {
   const parsed = paramsOf(callParams, params);
   const streaming = ctx.progress ? progressOf(ctx, params) : null;
-  const out = streaming && ctx.progress ? await withProgress(ctx.progress, streaming.total, () => run(ctx, parsed)) : await run(ctx, parsed);
+  const out =
+    streaming && ctx.progress
+      ? await withProgress(ctx.progress, streaming.total, () => run(ctx, parsed))
+      : await run(ctx, parsed);
   return resultView(out, ctx.revision);
 }

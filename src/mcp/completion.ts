@@ -13,14 +13,19 @@ import { KIND_TEMPLATE } from "./resources";
 /** The spec's cap on values in one answer. */
 const MAX_VALUES = 100;
 
-const completeParams = z.object({
-  ref: z.discriminatedUnion("type", [
-    z.object({ type: z.literal("ref/prompt"), name: z.string() }).loose(),
-    z.object({ type: z.literal("ref/resource"), uri: z.string() }).loose(),
-  ]),
-  argument: z.object({ name: z.string(), value: z.string().max(1000) }),
-  context: z.object({ arguments: z.record(z.string(), z.string()).optional() }).loose().optional(),
-}).loose();
+const completeParams = z
+  .object({
+    ref: z.discriminatedUnion("type", [
+      z.object({ type: z.literal("ref/prompt"), name: z.string() }).loose(),
+      z.object({ type: z.literal("ref/resource"), uri: z.string() }).loose(),
+    ]),
+    argument: z.object({ name: z.string(), value: z.string().max(1000) }),
+    context: z
+      .object({ arguments: z.record(z.string(), z.string()).optional() })
+      .loose()
+      .optional(),
+  })
+  .loose();
 
 const kindNames = () => [...KIND_NAMES];
 
@@ -33,10 +38,18 @@ function operationNames(kind: string | undefined): string[] {
 function candidates(params: z.infer<typeof completeParams>): string[] {
   const { ref, argument, context } = params;
   if (ref.type === "ref/resource") {
-    if (ref.uri !== KIND_TEMPLATE) throw new RpcFault(RPC_ERRORS.invalid_params, `Invalid params: no resource template ${ref.uri} (it is ${KIND_TEMPLATE}).`);
+    if (ref.uri !== KIND_TEMPLATE)
+      throw new RpcFault(
+        RPC_ERRORS.invalid_params,
+        `Invalid params: no resource template ${ref.uri} (it is ${KIND_TEMPLATE}).`,
+      );
     if (argument.name === "kind") return kindNames();
   } else {
-    if (ref.name !== USE_KIND) throw new RpcFault(RPC_ERRORS.invalid_params, `Invalid params: no prompt named ${ref.name} (prompts/list names them).`);
+    if (ref.name !== USE_KIND)
+      throw new RpcFault(
+        RPC_ERRORS.invalid_params,
+        `Invalid params: no prompt named ${ref.name} (prompts/list names them).`,
+      );
     if (argument.name === "kind") return kindNames();
     if (argument.name === "operation") return operationNames(context?.arguments?.kind);
   }

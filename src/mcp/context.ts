@@ -28,5 +28,8 @@ export function paramsOf<T extends z.ZodType>(schema: T, params: unknown): z.inf
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new RpcFault(RPC_ERRORS.invalid_params, `Invalid params: ${issue?.path.join(".") || "params"}: ${issue?.message}`);
+  throw new RpcFault(
+    RPC_ERRORS.invalid_params,
+    `Invalid params: ${issue?.path.join(".") || "params"}: ${issue?.message}`,
+  );
 }

@@ -39,7 +39,6 @@ export function result(body: unknown, isError: boolean): ToolResult {
   return out;
 }
 
-
 async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (!text) return null;
@@ -63,7 +62,12 @@ function executionCtx(c: Context<AppEnv>): Context<AppEnv>["executionCtx"] | und
   }
 }
 
-function buildUrl(c: Context<AppEnv>, tool: Tool, located: Record<string, unknown>, args: Record<string, unknown>): URL {
+function buildUrl(
+  c: Context<AppEnv>,
+  tool: Tool,
+  located: Record<string, unknown>,
+  args: Record<string, unknown>,
+): URL {
   const path = tool.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(located[name])));
   const url = new URL(path, c.req.url);
   for (const key of tool.queryKeys) {
@@ -82,7 +86,9 @@ function uploadBytes(args: Record<string, unknown>): Uint8Array {
   try {
     return fromBase64(text);
   } catch {
-    throw new AppError("validation_failed", "content_base64: is not base64", { errors: [{ path: "content_base64", message: "is not base64" }] });
+    throw new AppError("validation_failed", "content_base64: is not base64", {
+      errors: [{ path: "content_base64", message: "is not base64" }],
+    });
   }
 }
 
@@ -90,7 +96,9 @@ function uploadBytes(args: Record<string, unknown>): Uint8Array {
 function uploadType(args: Record<string, unknown>): string {
   if (args.content_type === undefined) return "application/octet-stream";
   if (typeof args.content_type === "string" && isMediaType(args.content_type)) return args.content_type;
-  throw new AppError("validation_failed", "content_type: must be a media type like text/plain", { errors: [{ path: "content_type", message: "must be a media type like text/plain (RFC 9110)" }] });
+  throw new AppError("validation_failed", "content_type: must be a media type like text/plain", {
+    errors: [{ path: "content_type", message: "must be a media type like text/plain (RFC 9110)" }],
+  });
 }
 
 function requestBody(tool: Tool, args: Record<string, unknown>): string | undefined {
@@ -106,7 +114,12 @@ function requestBody(tool: Tool, args: Record<string, unknown>): string | undefi
  * in `_meta` is the caller's explicit choice for this call, so it replaces the
  * credit credential rather than racing it.
  */
-function credentialHeaders(c: Context<AppEnv>, tool: Tool, located: Record<string, unknown>, payment: PaymentPayload | undefined): Headers {
+function credentialHeaders(
+  c: Context<AppEnv>,
+  tool: Tool,
+  located: Record<string, unknown>,
+  payment: PaymentPayload | undefined,
+): Headers {
   const headers = new Headers();
   for (const name of FORWARDED) {
     const value = c.req.header(name);
@@ -197,7 +210,9 @@ export async function callTool(
       headers.set("Content-Length", String(body.length));
     }
     // The MCP request was rate-limited where it came in; the internal one is not counted again.
-    const request = countedAtEntry(new Request(buildUrl(c, tool, located, args), { method: tool.method, headers, body }));
+    const request = countedAtEntry(
+      new Request(buildUrl(c, tool, located, args), { method: tool.method, headers, body }),
+    );
     return await toToolResult(await app.fetch(request, c.env, executionCtx(c)), tool);
   } catch (err) {
     // A refusal of this call (e.g. a malformed Authorization header) is a tool error, like any REST refusal.

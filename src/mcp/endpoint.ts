@@ -46,7 +46,8 @@ async function answer(ctx: MethodContext, id: string | number, method: string, p
   try {
     return { body: rpcResult(id, await runMethod(ctx, method, params)), status: 200 };
   } catch (err) {
-    if (err instanceof RpcFault) return { body: rpcError(id, err.code, err.message, err.data), status: err.status ?? 200 };
+    if (err instanceof RpcFault)
+      return { body: rpcError(id, err.code, err.message, err.data), status: err.status ?? 200 };
     console.error(`[${ctx.c.get("requestId")}] MCP ${method} failed`, err);
     return { body: rpcError(id, RPC_ERRORS.internal_error, "Internal error; it has been logged."), status: 500 };
   }
@@ -62,10 +63,12 @@ async function single(ctx: MethodContext, message: unknown, modern: boolean): Pr
     checkEnvelope(msg.params);
     checkStandardHeaders(c, msg.method, msg.params);
   }
-  const progress = msg.method === "tools/call" && features(ctx.revision).streamableHttp ? progressOf(ctx, msg.params) : null;
+  const progress =
+    msg.method === "tools/call" && features(ctx.revision).streamableHttp ? progressOf(ctx, msg.params) : null;
   if (progress) {
     return eventStream(async (send) => {
-      const sink = (done: number, total: number | undefined, text: string) => send(progressNotification(progress.token, done, total, text));
+      const sink = (done: number, total: number | undefined, text: string) =>
+        send(progressNotification(progress.token, done, total, text));
       return (await answer({ ...ctx, progress: sink }, msg.id, msg.method, msg.params)).body;
     }, waitUntil(c));
   }
@@ -76,16 +79,35 @@ async function single(ctx: MethodContext, message: unknown, modern: boolean): Pr
 async function batch(ctx: MethodContext, messages: unknown[]): Promise<Response> {
   const { c, revision } = ctx;
   if (!features(revision).batches) {
-    throw new RpcFault(RPC_ERRORS.invalid_request, `Invalid request: JSON-RPC batches are part of protocol 2025-03-26 only, and this request speaks ${revision}: send one message per POST.`, undefined, 400);
+    throw new RpcFault(
+      RPC_ERRORS.invalid_request,
+      `Invalid request: JSON-RPC batches are part of protocol 2025-03-26 only, and this request speaks ${revision}: send one message per POST.`,
+      undefined,
+      400,
+    );
   }
-  if (messages.length === 0) throw new RpcFault(RPC_ERRORS.invalid_request, "Invalid request: an empty batch is not a request.", undefined, 400);
-  if (messages.length > MAX_BATCH) throw new RpcFault(RPC_ERRORS.invalid_request, `Invalid request: a batch holds at most ${MAX_BATCH} messages.`, undefined, 400);
+  if (messages.length === 0)
+    throw new RpcFault(RPC_ERRORS.invalid_request, "Invalid request: an empty batch is not a request.", undefined, 400);
+  if (messages.length > MAX_BATCH)
+    throw new RpcFault(
+      RPC_ERRORS.invalid_request,
+      `Invalid request: a batch holds at most ${MAX_BATCH} messages.`,
+      undefined,
+      400,
+    );
   // In order, one at a time: calls of a batch may spend the same balance or the same x402 header.
   const out: RpcResponse[] = [];
   for (const raw of messages) {
     const msg = classify(raw);
     if (msg.type === "invalid") out.push(rpcError(msg.id, RPC_ERRORS.invalid_request, msg.message));
-    else if (msg.type === "request" && msg.method === "initialize") out.push(rpcError(msg.id, RPC_ERRORS.invalid_request, "Invalid request: initialize must not be part of a batch (2025-03-26 lifecycle)."));
+    else if (msg.type === "request" && msg.method === "initialize")
+      out.push(
+        rpcError(
+          msg.id,
+          RPC_ERRORS.invalid_request,
+          "Invalid request: initialize must not be part of a batch (2025-03-26 lifecycle).",
+        ),
+      );
     else if (msg.type === "request") out.push((await answer(ctx, msg.id, msg.method, msg.params)).body);
   }
   return out.length ? c.json(out, 200) : accepted(c);
@@ -107,7 +129,12 @@ async function parsedBody(c: Context<AppEnv>): Promise<unknown> {
     throw new RpcFault(RPC_ERRORS.parse_error, "Parse error: the body is not JSON.", undefined, 400);
   }
   if (deeperThan(parsed, MAX_MESSAGE_DEPTH)) {
-    throw new RpcFault(RPC_ERRORS.invalid_request, `Invalid request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels (a tool argument may nest ${MAX_JSON_DEPTH}).`, undefined, 400);
+    throw new RpcFault(
+      RPC_ERRORS.invalid_request,
+      `Invalid request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels (a tool argument may nest ${MAX_JSON_DEPTH}).`,
+      undefined,
+      400,
+    );
   }
   return parsed;
 }
@@ -126,7 +153,8 @@ export async function handlePost(base: Pick<MethodContext, "app" | "c" | "tools"
     return Array.isArray(message) ? await batch(ctx, message) : await single(ctx, message, wire.modern);
   } catch (err) {
     // A refusal of the HTTP request itself: the JSON-RPC error answers the message's id when it has one.
-    if (err instanceof RpcFault && err.status) return c.json(rpcError(echoId(message), err.code, err.message, err.data), err.status);
+    if (err instanceof RpcFault && err.status)
+      return c.json(rpcError(echoId(message), err.code, err.message, err.data), err.status);
     throw err;
   }
 }

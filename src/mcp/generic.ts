@@ -29,13 +29,17 @@ export interface GenericTool extends ToolFace {
   run(ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult>;
 }
 
-const kindField = z.enum(KIND_NAMES as [string, ...string[]]).describe("The kind, as list_kinds names it (e.g. `counters`).");
+const kindField = z
+  .enum(KIND_NAMES as [string, ...string[]])
+  .describe("The kind, as list_kinds names it (e.g. `counters`).");
 const inputField = (what: string) => z.record(z.string(), z.unknown()).default({}).describe(what);
 const idempotencyKey = z
   .string()
   .regex(/^[\x20-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters")
   .optional()
-  .describe("Makes a retry safe: the same key with the same input within 24 h returns the first answer and charges nothing again (a UUID is a good choice).");
+  .describe(
+    "Makes a retry safe: the same key with the same input within 24 h returns the first answer and charges nothing again (a UUID is a good choice).",
+  );
 
 const listKindsInput = z.object({
   family: z.enum(FAMILIES).optional().describe("Only the kinds of this family."),
@@ -43,15 +47,28 @@ const listKindsInput = z.object({
 const describeKindInput = z.object({ kind: kindField });
 const createInput = z.object({
   kind: kindField,
-  input: inputField("The create body: the fields of describe_kind's `create.input_schema` (with `ttl_seconds`, `label` and `notify_url`)."),
+  input: inputField(
+    "The create body: the fields of describe_kind's `create.input_schema` (with `ttl_seconds`, `label` and `notify_url`).",
+  ),
   idempotency_key: idempotencyKey,
 });
 const callInput = z.object({
   kind: kindField,
-  id: z.string().regex(/^r_[0-9A-Za-z]{22}$/, "must be a resource id (r_…)").describe("The resource's id, from its create."),
-  management_token: z.string().regex(/^\S+$/, "a single token, without spaces").describe("The resource's management token (zvm_…), returned once by its create."),
-  operation: z.string().regex(/^[a-z][a-z_]{0,63}$/, "an operation name, as describe_kind lists them").describe("The operation, as describe_kind lists it (e.g. `increment`)."),
-  input: inputField("The operation's fields, body or query and path parameters together, as its `input_schema` in describe_kind shows; for an upload, `content_base64` and `content_type`."),
+  id: z
+    .string()
+    .regex(/^r_[0-9A-Za-z]{22}$/, "must be a resource id (r_…)")
+    .describe("The resource's id, from its create."),
+  management_token: z
+    .string()
+    .regex(/^\S+$/, "a single token, without spaces")
+    .describe("The resource's management token (zvm_…), returned once by its create."),
+  operation: z
+    .string()
+    .regex(/^[a-z][a-z_]{0,63}$/, "an operation name, as describe_kind lists them")
+    .describe("The operation, as describe_kind lists it (e.g. `increment`)."),
+  input: inputField(
+    "The operation's fields, body or query and path parameters together, as its `input_schema` in describe_kind shows; for an upload, `content_base64` and `content_type`.",
+  ),
   idempotency_key: idempotencyKey,
 });
 
@@ -83,30 +100,72 @@ export function describeKind(kind: AnyKind, tools: Catalogue) {
   const operations = kind.ops.map((op) => {
     const tool = tools.get(`${slug}_${op.name}`)!;
     const example = op.example && {
-      input: { ...op.example.params, ...op.example.input, ...(op.example.bytes !== undefined ? { content_base64: btoa(op.example.bytes), content_type: op.example.headers?.["content-type"] ?? "application/octet-stream" } : {}) },
+      input: {
+        ...op.example.params,
+        ...op.example.input,
+        ...(op.example.bytes !== undefined
+          ? {
+              content_base64: btoa(op.example.bytes),
+              content_type: op.example.headers?.["content-type"] ?? "application/octet-stream",
+            }
+          : {}),
+      },
       ...(op.example.after ? { after: op.example.after } : {}),
     };
     return {
-      name: op.name, summary: op.summary, method: op.method.toUpperCase(), path: `/v1/${kind.kind}/{id}${op.path}`,
-      price_usd: microToUsd(op.priceMicro), input_schema: operationInput(tool.inputSchema), ...(example ? { example } : {}),
-      ...(op.servesObject ? { returns: "bytes: { content_type, size, content_base64, truncated } (the first MiB; the rest over REST)" } : {}),
+      name: op.name,
+      summary: op.summary,
+      method: op.method.toUpperCase(),
+      path: `/v1/${kind.kind}/{id}${op.path}`,
+      price_usd: microToUsd(op.priceMicro),
+      input_schema: operationInput(tool.inputSchema),
+      ...(example ? { example } : {}),
+      ...(op.servesObject
+        ? { returns: "bytes: { content_type, size, content_base64, truncated } (the first MiB; the rest over REST)" }
+        : {}),
     };
   });
   return {
-    kind: kind.kind, family: kind.family, title: kind.title, summary: kind.summary,
-    price_per_day_usd: perDay(kind), default_ttl_seconds: kind.defaultTtlSeconds, max_ttl_seconds: kind.maxTtlSeconds,
+    kind: kind.kind,
+    family: kind.family,
+    title: kind.title,
+    summary: kind.summary,
+    price_per_day_usd: perDay(kind),
+    default_ttl_seconds: kind.defaultTtlSeconds,
+    max_ttl_seconds: kind.maxTtlSeconds,
     limits: kind.limits ?? {},
-    create: { input_schema: create.inputSchema, example: kind.example, price: `$${perDay(kind)} per started day of ttl_seconds` },
+    create: {
+      input_schema: create.inputSchema,
+      example: kind.example,
+      price: `$${perDay(kind)} per started day of ttl_seconds`,
+    },
     operations: [
       ...operations,
       ...Object.entries(DELIVERY_TOOLS).map(([name, toolName]) => {
         const tool = tools.get(toolName)!;
-        return { name, summary: tool.description, method: tool.method, path: tool.path.replace("{kind}", kind.kind), price_usd: 0, input_schema: operationInput(tool.inputSchema) };
+        return {
+          name,
+          summary: tool.description,
+          method: tool.method,
+          path: tool.path.replace("{kind}", kind.kind),
+          price_usd: 0,
+          input_schema: operationInput(tool.inputSchema),
+        };
       }),
     ],
     ...(kind.sends ? { sends: kind.sends } : {}),
-    ...(kind.public ? { public_address: kind.public.routes.map((r) => ({ methods: methodsOf(r), path: `/p/{public_id}${r.path}`, summary: r.summary, max_body_bytes: r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES })) } : {}),
-    how: `Create with create_resource { kind: "${kind.kind}", input }; then call_operation { kind: "${kind.kind}", id, management_token, operation, input }. ` +
+    ...(kind.public
+      ? {
+          public_address: kind.public.routes.map((r) => ({
+            methods: methodsOf(r),
+            path: `/p/{public_id}${r.path}`,
+            summary: r.summary,
+            max_body_bytes: r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES,
+          })),
+        }
+      : {}),
+    how:
+      `Create with create_resource { kind: "${kind.kind}", input }; then call_operation { kind: "${kind.kind}", id, management_token, operation, input }. ` +
       `Connect with ?toolsets=${kind.kind} for typed tools (create_${slug}, ${slug}_<operation>).`,
   };
 }
@@ -123,13 +182,32 @@ function inputSchemaOf(schema: z.ZodType): ToolInputSchema {
 
 const listKindsOutput: JsonSchema = {
   type: "object",
-  properties: { kinds: { type: "array", items: { type: "object", properties: { kind: { type: "string" }, family: { type: "string" }, operations: { type: "array", items: { type: "string" } } }, required: ["kind", "family", "operations"] } } },
+  properties: {
+    kinds: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          kind: { type: "string" },
+          family: { type: "string" },
+          operations: { type: "array", items: { type: "string" } },
+        },
+        required: ["kind", "family", "operations"],
+      },
+    },
+  },
   required: ["kinds"],
 };
 
 const describeKindOutput: JsonSchema = {
   type: "object",
-  properties: { kind: { type: "string" }, family: { type: "string" }, create: { type: "object" }, operations: { type: "array", items: { type: "object" } }, how: { type: "string" } },
+  properties: {
+    kind: { type: "string" },
+    family: { type: "string" },
+    create: { type: "object" },
+    operations: { type: "array", items: { type: "object" } },
+    how: { type: "string" },
+  },
   required: ["kind", "family", "create", "operations", "how"],
 };
 
@@ -139,14 +217,25 @@ export const GENERIC_TOOLS: GenericTool[] = [
     title: "List kinds",
     annotations: GENERIC_HINTS.list_kinds,
     outputSchema: listKindsOutput,
-    description: "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
-    get inputSchema() { return inputSchemaOf(listKindsInput); },
+    description:
+      "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
+    get inputSchema() {
+      return inputSchemaOf(listKindsInput);
+    },
     run: (_ctx, args) => {
       const { family } = parsed(listKindsInput, args);
-      const kinds = allKinds().filter((k) => !family || k.family === family).map((k) => ({
-        kind: k.kind, family: k.family, title: k.title, summary: k.summary, price_per_day_usd: perDay(k),
-        default_ttl_seconds: k.defaultTtlSeconds, max_ttl_seconds: k.maxTtlSeconds, operations: k.ops.map((op) => op.name),
-      }));
+      const kinds = allKinds()
+        .filter((k) => !family || k.family === family)
+        .map((k) => ({
+          kind: k.kind,
+          family: k.family,
+          title: k.title,
+          summary: k.summary,
+          price_per_day_usd: perDay(k),
+          default_ttl_seconds: k.defaultTtlSeconds,
+          max_ttl_seconds: k.maxTtlSeconds,
+          operations: k.ops.map((op) => op.name),
+        }));
       return free({ kinds });
     },
   },
@@ -155,17 +244,27 @@ export const GENERIC_TOOLS: GenericTool[] = [
     title: "Describe kind",
     annotations: GENERIC_HINTS.describe_kind,
     outputSchema: describeKindOutput,
-    description: "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
-    get inputSchema() { return inputSchemaOf(describeKindInput); },
+    description:
+      "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
+    get inputSchema() {
+      return inputSchemaOf(describeKindInput);
+    },
     run: (ctx, args) => free(describeKind(requireKind(parsed(describeKindInput, args).kind), ctx.tools)),
   },
   {
     name: "create_resource",
     title: "Create resource",
     annotations: GENERIC_HINTS.create_resource,
-    outputSchema: { type: "object", properties: { id: { type: "string" }, kind: { type: "string" }, management_token: { type: "string" } }, required: ["id", "kind"] },
-    description: "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
-    get inputSchema() { return inputSchemaOf(createInput); },
+    outputSchema: {
+      type: "object",
+      properties: { id: { type: "string" }, kind: { type: "string" }, management_token: { type: "string" } },
+      required: ["id", "kind"],
+    },
+    description:
+      "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
+    get inputSchema() {
+      return inputSchemaOf(createInput);
+    },
     run: (ctx, args, payment) => {
       const { kind, input, idempotency_key } = parsed(createInput, args);
       return callTool(ctx.app, ctx.c, ctx.tools.get(`create_${snake(kind)}`)!, input, payment, idempotency_key);
@@ -177,23 +276,42 @@ export const GENERIC_TOOLS: GenericTool[] = [
     annotations: GENERIC_HINTS.call_operation,
     // Any operation of any kind: its answer is an object (stored bytes come as one too), nothing more can be said.
     outputSchema: { type: "object" },
-    description: "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
-    get inputSchema() { return inputSchemaOf(callInput); },
+    description:
+      "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
+    get inputSchema() {
+      return inputSchemaOf(callInput);
+    },
     run: (ctx, args, payment) => {
       const { kind, id, management_token, operation, input, idempotency_key } = parsed(callInput, args);
       const known = [...requireKind(kind).ops.map((op) => op.name), ...Object.keys(DELIVERY_TOOLS)];
       if (!known.includes(operation)) {
-        throw new AppError("validation_failed", `operation: ${kind} has no operation ${operation}; it has ${known.join(", ")}.`, { errors: [{ path: "operation", message: `must be one of ${known.join(", ")}` }] });
+        throw new AppError(
+          "validation_failed",
+          `operation: ${kind} has no operation ${operation}; it has ${known.join(", ")}.`,
+          { errors: [{ path: "operation", message: `must be one of ${known.join(", ")}` }] },
+        );
       }
       const delivery = DELIVERY_TOOLS[operation];
       const tool = ctx.tools.get(delivery ?? `${snake(kind)}_${operation}`)!;
-      return callTool(ctx.app, ctx.c, tool, { ...input, ...(delivery ? { kind } : {}), id, management_token }, payment, idempotency_key);
+      return callTool(
+        ctx.app,
+        ctx.c,
+        tool,
+        { ...input, ...(delivery ? { kind } : {}), id, management_token },
+        payment,
+        idempotency_key,
+      );
     },
   },
 ];
 
 /** Runs a generic tool; a refusal of its own arguments is a tool error, as any REST refusal is. */
-export async function runGeneric(tool: GenericTool, ctx: GenericContext, args: Record<string, unknown>, payment: PaymentPayload | undefined): Promise<ToolResult> {
+export async function runGeneric(
+  tool: GenericTool,
+  ctx: GenericContext,
+  args: Record<string, unknown>,
+  payment: PaymentPayload | undefined,
+): Promise<ToolResult> {
   try {
     return await tool.run(ctx, args, payment);
   } catch (err) {

@@ -50,13 +50,23 @@ function opened(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(opened);
   if (typeof node !== "object" || node === null) return node;
   const schema = node as JsonSchema;
-  const properties = typeof schema.properties === "object" && schema.properties !== null ? (schema.properties as Record<string, JsonSchema>) : {};
+  const properties =
+    typeof schema.properties === "object" && schema.properties !== null
+      ? (schema.properties as Record<string, JsonSchema>)
+      : {};
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === "additionalProperties" && value === false) continue;
     if (key === "description" && typeof value === "string") continue;
-    if (key === "required" && Array.isArray(value)) out[key] = value.filter((name) => !(typeof name === "string" && properties[name] && "default" in properties[name]));
-    else out[key] = key === "properties" || key === "$defs" ? Object.fromEntries(Object.entries(value as JsonSchema).map(([k, v]) => [k, opened(v)])) : opened(value);
+    if (key === "required" && Array.isArray(value))
+      out[key] = value.filter(
+        (name) => !(typeof name === "string" && properties[name] && "default" in properties[name]),
+      );
+    else
+      out[key] =
+        key === "properties" || key === "$defs"
+          ? Object.fromEntries(Object.entries(value as JsonSchema).map(([k, v]) => [k, opened(v)]))
+          : opened(value);
   }
   return out;
 }
@@ -71,6 +81,7 @@ export function outputSchemaOf(schema: z.ZodType): JsonSchema | undefined {
   const json = opened(toJsonSchema(schema, "output")) as JsonSchema;
   if (isObjectSchema(json)) return json;
   const branches = (json.anyOf ?? json.oneOf) as unknown[] | undefined;
-  if (Array.isArray(branches) && branches.length > 0 && branches.every(isObjectSchema)) return { type: "object", ...json };
+  if (Array.isArray(branches) && branches.length > 0 && branches.every(isObjectSchema))
+    return { type: "object", ...json };
   return undefined;
 }

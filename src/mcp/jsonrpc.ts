@@ -28,7 +28,11 @@ export const rpcRequest = z
   .object({
     jsonrpc: z.literal("2.0"),
     id: requestId.optional(),
-    method: z.string().describe("`initialize` or `server/discover`, `tools/list`, `tools/call`, `resources/…`, `prompts/…`, `completion/complete`, `ping`, `logging/setLevel`, or a `notifications/…` message."),
+    method: z
+      .string()
+      .describe(
+        "`initialize` or `server/discover`, `tools/list`, `tools/call`, `resources/…`, `prompts/…`, `completion/complete`, `ping`, `logging/setLevel`, or a `notifications/…` message.",
+      ),
     params: z.record(z.string(), z.unknown()).optional(),
   })
   .openapi("JsonRpcRequest");
@@ -76,7 +80,11 @@ export function classify(raw: unknown): Classified {
   const parsed = incoming.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { type: "invalid", id: echoId(raw), message: `Invalid JSON-RPC request: ${issue?.path.join(".") || "message"}: ${issue?.message}` };
+    return {
+      type: "invalid",
+      id: echoId(raw),
+      message: `Invalid JSON-RPC request: ${issue?.path.join(".") || "message"}: ${issue?.message}`,
+    };
   }
   const { id, method, params } = parsed.data;
   if (id === undefined) return { type: "notification", method, params };

@@ -8,7 +8,11 @@ import type { ToolResult } from "./dispatch";
 import { features, type Revision } from "./revisions";
 import type { ToolFace } from "./tools";
 
-export function toolView(tool: ToolFace, revision: Revision, icons: Record<string, unknown>[]): Record<string, unknown> {
+export function toolView(
+  tool: ToolFace,
+  revision: Revision,
+  icons: Record<string, unknown>[],
+): Record<string, unknown> {
   const f = features(revision);
   const annotations = f.structured ? tool.annotations : { title: tool.title, ...tool.annotations };
   return {

@@ -26,16 +26,23 @@ interface MethodSpec {
   run(ctx: MethodContext, params: unknown): Result;
 }
 
-const initializeParams = z.object({
-  protocolVersion: z.string().min(1).max(64),
-  capabilities: z.record(z.string(), z.unknown()).optional(),
-  clientInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
-}).loose();
+const initializeParams = z
+  .object({
+    protocolVersion: z.string().min(1).max(64),
+    capabilities: z.record(z.string(), z.unknown()).optional(),
+    clientInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
+  })
+  .loose();
 
 function initialize(ctx: MethodContext, params: unknown): Result {
   const { protocolVersion } = paramsOf(initializeParams, params);
   const revision = negotiate(protocolVersion);
-  return { protocolVersion: revision, capabilities: capabilities(revision), serverInfo: serverInfo(ctx.c, revision), instructions: INSTRUCTIONS };
+  return {
+    protocolVersion: revision,
+    capabilities: capabilities(revision),
+    serverInfo: serverInfo(ctx.c, revision),
+    instructions: INSTRUCTIONS,
+  };
 }
 
 /** server/discover (2026-07-28): every version served, the modern capabilities; the identity rides `_meta` (decorate). */
@@ -44,7 +51,9 @@ function discover(ctx: MethodContext, params: unknown): Result {
   return { supportedVersions: [...REVISIONS], capabilities: capabilities(ctx.revision), instructions: INSTRUCTIONS };
 }
 
-const levels = z.object({ level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]) }).loose();
+const levels = z
+  .object({ level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]) })
+  .loose();
 
 /**
  * Accepted and honoured trivially: this server sends no log messages at any level. (Stateless, it
@@ -59,7 +68,9 @@ function listTools(ctx: MethodContext, params: unknown): Result {
   const names = listedToolNames(ctx.kinds);
   const { items, nextCursor } = page(names, paramsOf(listParams, params)?.cursor);
   const shared = features(ctx.revision).icons ? icons(ctx.c) : [];
-  const tools = items.map((name) => toolView(GENERIC_TOOLS.find((t) => t.name === name) ?? ctx.tools().get(name)!, ctx.revision, shared));
+  const tools = items.map((name) =>
+    toolView(GENERIC_TOOLS.find((t) => t.name === name) ?? ctx.tools().get(name)!, ctx.revision, shared),
+  );
   return { tools, ...(nextCursor ? { nextCursor } : {}) };
 }
 
@@ -87,8 +98,14 @@ export function knownMethod(method: string, modern: boolean): boolean {
 export async function runMethod(ctx: MethodContext, method: string, params: unknown): Promise<Record<string, unknown>> {
   const modern = features(ctx.revision).modern;
   if (!knownMethod(method, modern)) {
-    const removed = modern && Object.hasOwn(METHODS, method) ? ` (${method} is not part of protocol ${ctx.revision})` : "";
-    throw new RpcFault(RPC_ERRORS.method_not_found, `Method not found: ${method}${removed}`, undefined, modern ? 404 : undefined);
+    const removed =
+      modern && Object.hasOwn(METHODS, method) ? ` (${method} is not part of protocol ${ctx.revision})` : "";
+    throw new RpcFault(
+      RPC_ERRORS.method_not_found,
+      `Method not found: ${method}${removed}`,
+      undefined,
+      modern ? 404 : undefined,
+    );
   }
   const result = await METHODS[method]!.run(ctx, params);
   return modern ? decorate(method, result, serverInfo(ctx.c, ctx.revision)) : result;

@@ -24,11 +24,22 @@ const requestMeta = z.object({
 /** The `_meta` every 2026-07-28 request must carry (basic/index: per-request protocol fields). */
 export function checkEnvelope(params: unknown): void {
   const meta = typeof params === "object" && params !== null ? (params as { _meta?: unknown })._meta : undefined;
-  if (meta === undefined) throw new RpcFault(RPC_ERRORS.invalid_params, "Invalid params: a 2026-07-28 request carries _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.", undefined, 400);
+  if (meta === undefined)
+    throw new RpcFault(
+      RPC_ERRORS.invalid_params,
+      "Invalid params: a 2026-07-28 request carries _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.",
+      undefined,
+      400,
+    );
   const parsed = requestMeta.safeParse(meta);
   if (parsed.success) return;
   const issue = parsed.error.issues[0];
-  throw new RpcFault(RPC_ERRORS.invalid_params, `Invalid params: _meta.${issue?.path.join(".") || ""}: ${issue?.message}`, undefined, 400);
+  throw new RpcFault(
+    RPC_ERRORS.invalid_params,
+    `Invalid params: _meta.${issue?.path.join(".") || ""}: ${issue?.message}`,
+    undefined,
+    400,
+  );
 }
 
 /** Methods whose target is mirrored into Mcp-Name, and where the body says it. */
@@ -45,7 +56,8 @@ function decodedHeader(value: string): string | null {
   }
 }
 
-const mismatch = (message: string) => new RpcFault(RPC_ERRORS.header_mismatch, `Header mismatch: ${message}`, undefined, 400);
+const mismatch = (message: string) =>
+  new RpcFault(RPC_ERRORS.header_mismatch, `Header mismatch: ${message}`, undefined, 400);
 
 /**
  * Streamable HTTP (2026-07-28), server validation: the standard headers must be present and say
@@ -63,18 +75,33 @@ export function checkStandardHeaders(c: Context<AppEnv>, method: string, params:
   if (header === undefined) throw mismatch(`the Mcp-Name header is required for ${method}.`);
   const decoded = decodedHeader(header);
   if (decoded === null) throw mismatch("the Mcp-Name header's =?base64?…?= value is not base64 of UTF-8.");
-  if (decoded !== value) throw mismatch(`Mcp-Name header ${JSON.stringify(decoded)} does not match params.${field} ${JSON.stringify(value)}.`);
+  if (decoded !== value)
+    throw mismatch(
+      `Mcp-Name header ${JSON.stringify(decoded)} does not match params.${field} ${JSON.stringify(value)}.`,
+    );
 }
 
 /** Freshness of list-like results: they change only when the service is deployed, and are the same for every caller. */
 export const CACHE_HINTS = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 
 /** Methods whose results MUST carry cache hints (server/utilities/caching). */
-export const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+export const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
 
 /** A complete 2026-07-28 result: its type, the server's identity in `_meta`, and cache hints where the method has them. */
-export function decorate(method: string, result: Record<string, unknown>, serverInfo: Record<string, unknown>): Record<string, unknown> {
-  const meta = typeof result._meta === "object" && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
+export function decorate(
+  method: string,
+  result: Record<string, unknown>,
+  serverInfo: Record<string, unknown>,
+): Record<string, unknown> {
+  const meta =
+    typeof result._meta === "object" && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
   return {
     ...result,
     resultType: "complete",

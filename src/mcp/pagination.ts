@@ -22,13 +22,19 @@ function decode(cursor: string, total: number): number {
   }
   const offset = text.startsWith(PREFIX) ? Number(text.slice(PREFIX.length)) : NaN;
   if (!Number.isInteger(offset) || offset <= 0 || offset >= total) {
-    throw new RpcFault(RPC_ERRORS.invalid_params, "Invalid params: cursor is not one this server handed out (start again without a cursor).");
+    throw new RpcFault(
+      RPC_ERRORS.invalid_params,
+      "Invalid params: cursor is not one this server handed out (start again without a cursor).",
+    );
   }
   return offset;
 }
 
 /** The params of every list method: an optional cursor (and `_meta`, read elsewhere). */
-export const listParams = z.object({ cursor: z.string().max(200).optional() }).loose().optional();
+export const listParams = z
+  .object({ cursor: z.string().max(200).optional() })
+  .loose()
+  .optional();
 
 export function page<T>(items: T[], cursor: string | undefined): { items: T[]; nextCursor?: string } {
   const start = cursor === undefined ? 0 : decode(cursor, items.length);

@@ -14,7 +14,11 @@ const TICK_MS = 1000;
 type Message = Record<string, unknown>;
 
 /** Runs `work`, telling `sink` how long it has waited: at once, then every second until it settles. */
-export async function withProgress<T>(sink: ProgressSink, total: number | undefined, work: () => Promise<T>): Promise<T> {
+export async function withProgress<T>(
+  sink: ProgressSink,
+  total: number | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   const started = Date.now();
   const say = (seconds: number) => `Waiting: ${seconds} s${total ? ` of at most ${total} s` : ""}.`;
   sink(0, total, say(0));
@@ -32,8 +36,17 @@ export async function withProgress<T>(sink: ProgressSink, total: number | undefi
   }
 }
 
-export function progressNotification(token: string | number, progress: number, total: number | undefined, message: string): Message {
-  return { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message } };
+export function progressNotification(
+  token: string | number,
+  progress: number,
+  total: number | undefined,
+  message: string,
+): Message {
+  return {
+    jsonrpc: "2.0",
+    method: "notifications/progress",
+    params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message },
+  };
 }
 
 /**
@@ -42,7 +55,10 @@ export function progressNotification(token: string | number, progress: number, t
  * earlier revisions let it drop): nothing more is written, and the call, already running inside
  * its resource, completes or fails there without a reader.
  */
-export function eventStream(answer: (send: (message: Message) => void) => Promise<Message>, waitUntil?: (p: Promise<unknown>) => void): Response {
+export function eventStream(
+  answer: (send: (message: Message) => void) => Promise<Message>,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Response {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();

@@ -19,7 +19,8 @@ export const USE_KIND = "use_kind";
 const PROMPT = {
   name: USE_KIND,
   title: "Use a kind",
-  description: "Set the model up to use one kind of resource: what it is, its schemas, prices and operations, and which tools reach it.",
+  description:
+    "Set the model up to use one kind of resource: what it is, its schemas, prices and operations, and which tools reach it.",
   arguments: [
     { name: "kind", description: "The kind, as list_kinds names it (e.g. counters).", required: true },
     { name: "operation", description: "One of the kind's operations to focus on (optional).", required: false },
@@ -33,10 +34,12 @@ export function listPrompts(ctx: MethodContext, params: unknown): Record<string,
   return { prompts: [{ ...rest, ...(f.structured ? { title } : {}), ...(f.icons ? { icons: icons(ctx.c) } : {}) }] };
 }
 
-const getParams = z.object({
-  name: z.string(),
-  arguments: z.record(z.string(), z.string()).optional(),
-}).loose();
+const getParams = z
+  .object({
+    name: z.string(),
+    arguments: z.record(z.string(), z.string()).optional(),
+  })
+  .loose();
 
 const invalid = (message: string) => new RpcFault(RPC_ERRORS.invalid_params, `Invalid params: ${message}`);
 
@@ -47,7 +50,10 @@ export function getPrompt(ctx: MethodContext, params: unknown): Record<string, u
   if (!isKindName(args.kind)) throw invalid(`arguments.kind: no kind ${args.kind} (list_kinds names them).`);
   const kind = requireKind(args.kind);
   const op = args.operation ? kind.ops.find((o) => o.name === args.operation) : undefined;
-  if (args.operation && !op) throw invalid(`arguments.operation: ${kind.kind} has no operation ${args.operation}; it has ${kind.ops.map((o) => o.name).join(", ")}.`);
+  if (args.operation && !op)
+    throw invalid(
+      `arguments.operation: ${kind.kind} has no operation ${args.operation}; it has ${kind.ops.map((o) => o.name).join(", ")}.`,
+    );
   const slug = snake(kind.kind);
   const focus = op ? ` Focus on its \`${op.name}\` operation: ${op.summary}.` : "";
   const text =
@@ -59,7 +65,17 @@ export function getPrompt(ctx: MethodContext, params: unknown): Record<string, u
     description: `Use the ${kind.title} kind`,
     messages: [
       { role: "user", content: { type: "text", text } },
-      { role: "user", content: { type: "resource", resource: { uri: `${SCHEME}kinds/${kind.kind}`, mimeType: "application/json", text: JSON.stringify(describeKind(kind, ctx.tools())) } } },
+      {
+        role: "user",
+        content: {
+          type: "resource",
+          resource: {
+            uri: `${SCHEME}kinds/${kind.kind}`,
+            mimeType: "application/json",
+            text: JSON.stringify(describeKind(kind, ctx.tools())),
+          },
+        },
+      },
     ],
   };
 }

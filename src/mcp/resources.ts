@@ -27,8 +27,20 @@ interface Listed {
 }
 
 const FIXED: Listed[] = [
-  { uri: `${SCHEME}llms.txt`, name: "llms.txt", title: "About this service (llms.txt)", description: "What the service is, how to pay, and one line per kind: the page an agent reads first.", mimeType: "text/markdown" },
-  { uri: `${SCHEME}prices`, name: "prices", title: "Price list", description: "Every charge of the service, with each kind's limits (the list_prices tool's answer).", mimeType: "application/json" },
+  {
+    uri: `${SCHEME}llms.txt`,
+    name: "llms.txt",
+    title: "About this service (llms.txt)",
+    description: "What the service is, how to pay, and one line per kind: the page an agent reads first.",
+    mimeType: "text/markdown",
+  },
+  {
+    uri: `${SCHEME}prices`,
+    name: "prices",
+    title: "Price list",
+    description: "Every charge of the service, with each kind's limits (the list_prices tool's answer).",
+    mimeType: "application/json",
+  },
 ];
 
 const kindUri = (kind: string) => `${SCHEME}kinds/${kind}`;
@@ -36,7 +48,13 @@ const kindUri = (kind: string) => `${SCHEME}kinds/${kind}`;
 function catalogue(): Listed[] {
   return [
     ...FIXED,
-    ...allKinds().map((k) => ({ uri: kindUri(k.kind), name: k.kind, title: k.title, description: `${k.summary} Its schemas, examples, prices and operations (describe_kind's answer).`, mimeType: "application/json" })),
+    ...allKinds().map((k) => ({
+      uri: kindUri(k.kind),
+      name: k.kind,
+      title: k.title,
+      description: `${k.summary} Its schemas, examples, prices and operations (describe_kind's answer).`,
+      mimeType: "application/json",
+    })),
   ];
 }
 
@@ -54,7 +72,13 @@ export function listResources(ctx: MethodContext, params: unknown): Record<strin
 
 export function listTemplates(ctx: MethodContext, params: unknown): Record<string, unknown> {
   paramsOf(listParams, params);
-  const template = { uriTemplate: KIND_TEMPLATE, name: "kind", title: "A kind's description", description: "Schemas, examples, prices and operations of one kind ({kind}: as list_kinds names it).", mimeType: "application/json" };
+  const template = {
+    uriTemplate: KIND_TEMPLATE,
+    name: "kind",
+    title: "A kind's description",
+    description: "Schemas, examples, prices and operations of one kind ({kind}: as list_kinds names it).",
+    mimeType: "application/json",
+  };
   return { resourceTemplates: [shown(ctx, template)] };
 }
 
@@ -77,8 +101,11 @@ export async function readResource(ctx: MethodContext, params: unknown): Promise
   const content = await contentOf(ctx, uri);
   if (!content) {
     // 2025-11-25 and earlier call this -32002; 2026-07-28 makes it Invalid params.
-    throw new RpcFault(features(ctx.revision).resourceNotFoundCode, `Resource not found: ${uri} (resources/list names them; kinds are ${KIND_TEMPLATE}).`, { uri });
+    throw new RpcFault(
+      features(ctx.revision).resourceNotFoundCode,
+      `Resource not found: ${uri} (resources/list names them; kinds are ${KIND_TEMPLATE}).`,
+      { uri },
+    );
   }
   return { contents: [{ uri, ...content }] };
 }
-

@@ -25,7 +25,7 @@ export const INSTRUCTIONS =
   "Persistence for AI agents: every resource lives for a TTL. Start with list_kinds, then describe_kind for one kind's " +
   "schemas, examples and prices; create_resource makes one (its `management_token` is returned once: keep it) and " +
   "call_operation runs its operations. Tools that do work are paid: send `Authorization: Bearer zv_…` (a credit token) " +
-  "or an OAuth access token on this connection, or pay one call with x402 in `_meta[\"x402/payment\"]` (a call without " +
+  'or an OAuth access token on this connection, or pay one call with x402 in `_meta["x402/payment"]` (a call without ' +
   "payment returns the terms); buy_credits buys a credit token with x402. list_prices, list_kinds and describe_kind are free. " +
   "For typed tools of chosen kinds (create_<kind>, <kind>_<operation>), connect to /mcp?toolsets=<family or kind>,… " +
   "(families: time, address, memory, place, watching, utilities; or all). Resources: the price list, /llms.txt and each kind's description.";
@@ -41,7 +41,12 @@ export function serverInfo(c: Context<AppEnv>, revision: Revision): Record<strin
     version: SERVER_VERSION,
     ...(f.structured ? { title: title(name) } : {}),
     ...(f.icons
-      ? { description: "Paid persistence for AI agents: timers, stores, queues, addresses and more, each living for a TTL.", websiteUrl: serviceUrls(c).baseUrl, icons: icons(c) }
+      ? {
+          description:
+            "Paid persistence for AI agents: timers, stores, queues, addresses and more, each living for a TTL.",
+          websiteUrl: serviceUrls(c).baseUrl,
+          icons: icons(c),
+        }
       : {}),
   };
 }

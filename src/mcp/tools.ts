@@ -74,16 +74,34 @@ export const snake = (kind: string) => kind.replace(/-/g, "_");
  * connection whose bearer is a sandbox's credit token creates in that sandbox and moves its clock).
  */
 export const CORE_ROUTE_TOOLS = [
-  "get_resource", "extend_resource", "export_resource", "cancel_resource", "list_deliveries", "retry_delivery",
-  "list_prices", "get_balance", "buy_credits", "create_subtoken", "get_receipts", "request_feature",
-  "create_sandbox", "move_sandbox_clock",
+  "get_resource",
+  "extend_resource",
+  "export_resource",
+  "cancel_resource",
+  "list_deliveries",
+  "retry_delivery",
+  "list_prices",
+  "get_balance",
+  "buy_credits",
+  "create_subtoken",
+  "get_receipts",
+  "request_feature",
+  "create_sandbox",
+  "move_sandbox_clock",
 ];
 
 /**
  * Route tools called by name but not listed, so the list stays within 32 KB: a sandbox's view, timeline and
  * end (a clock move answers what fired), and narrowed tokens (docs/mcp.md names them all).
  */
-export const UNLISTED_ROUTE_TOOLS = ["get_sandbox", "sandbox_timeline", "end_sandbox", "narrow_token", "list_tokens", "revoke_token"];
+export const UNLISTED_ROUTE_TOOLS = [
+  "get_sandbox",
+  "sandbox_timeline",
+  "end_sandbox",
+  "narrow_token",
+  "list_tokens",
+  "revoke_token",
+];
 
 /** A kind's typed tools, in listing order: its create, then its operations. */
 export function kindToolNames(kind: AnyKind): string[] {
@@ -128,18 +146,29 @@ function inputOf(name: string, route: RouteConfig, locator: ZodObject | null): I
   }
   const body = addBody(route, reserved, add, properties, required);
   const inputSchema: ToolInputSchema = {
-    type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}),
+    type: "object",
+    properties,
+    ...(required.length ? { required: [...new Set(required)] } : {}),
     ...(rules.length > 1 ? { allOf: rules } : rules[0]),
   };
   return { inputSchema, queryKeys: Object.keys(query?.properties ?? {}), body };
 }
 
-function addBody(route: RouteConfig, reserved: Set<string>, add: (parts: ObjectParts) => void, properties: Record<string, JsonSchema>, required: string[]): Tool["body"] {
+function addBody(
+  route: RouteConfig,
+  reserved: Set<string>,
+  add: (parts: ObjectParts) => void,
+  properties: Record<string, JsonSchema>,
+  required: string[],
+): Tool["body"] {
   const schema = bodySchema(route);
   if (route.request?.body?.content?.["application/octet-stream"]) {
     add({
       properties: {
-        content_base64: { type: "string", description: "The bytes, base64-encoded (a tool call carries up to 1 MiB; upload more over REST)." },
+        content_base64: {
+          type: "string",
+          description: "The bytes, base64-encoded (a tool call carries up to 1 MiB; upload more over REST).",
+        },
         content_type: { type: "string", description: "Their media type (default application/octet-stream)." },
       },
       required: ["content_base64"],
@@ -160,18 +189,25 @@ function addBody(route: RouteConfig, reserved: Set<string>, add: (parts: ObjectP
 /** What a tool answering stored bytes puts in structuredContent (dispatch.ts bytesResult). */
 const BYTES_OUTPUT: JsonSchema = {
   type: "object",
-  properties: { content_type: { type: "string" }, size: { type: "integer" }, content_base64: { type: "string" }, truncated: { type: "boolean" } },
+  properties: {
+    content_type: { type: "string" },
+    size: { type: "integer" },
+    content_base64: { type: "string" },
+    truncated: { type: "boolean" },
+  },
   required: ["content_type", "size", "content_base64", "truncated"],
 };
 
 /** The route's success answer: stored bytes, or the JSON schema of its body (200, or 201 for a create). */
 function successOf(route: RouteConfig): { bytes: boolean; outputSchema?: JsonSchema } {
   for (const status of [200, 201]) {
-    const content = (route.responses?.[status] as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+    const content = (route.responses?.[status] as { content?: Record<string, { schema?: unknown }> } | undefined)
+      ?.content;
     if (!content) continue;
     if (content["application/octet-stream"]) return { bytes: true, outputSchema: BYTES_OUTPUT };
     const json = content["application/json"]?.schema;
-    if (json !== undefined) return { bytes: false, outputSchema: outputSchemaOf(asZod(json, `${route.operationId} response`)) };
+    if (json !== undefined)
+      return { bytes: false, outputSchema: outputSchemaOf(asZod(json, `${route.operationId} response`)) };
   }
   return { bytes: false };
 }

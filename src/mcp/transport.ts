@@ -28,7 +28,12 @@ function originOf(value: string): string | null {
 
 /** `MCP_ALLOWED_ORIGINS`: comma-separated origins (`https://app.example.com`); an entry that is not one is ignored. */
 export function configuredOrigins(env: Pick<Env, "MCP_ALLOWED_ORIGINS">): string[] {
-  return (env.MCP_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean).map(originOf).filter((o): o is string => o !== null && o !== "null");
+  return (env.MCP_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(originOf)
+    .filter((o): o is string => o !== null && o !== "null");
 }
 
 /**
@@ -44,7 +49,12 @@ export function checkOrigin(c: Context<AppEnv>): void {
   if (header === undefined) return;
   const origin = originOf(header);
   if (origin && origin !== "null" && allowedOrigin(c, origin)) return;
-  throw new RpcFault(RPC_ERRORS.invalid_request, `Forbidden: Origin ${header} may not call this MCP endpoint (send no Origin, or ask the operator to add it to MCP_ALLOWED_ORIGINS).`, undefined, 403);
+  throw new RpcFault(
+    RPC_ERRORS.invalid_request,
+    `Forbidden: Origin ${header} may not call this MCP endpoint (send no Origin, or ask the operator to add it to MCP_ALLOWED_ORIGINS).`,
+    undefined,
+    403,
+  );
 }
 
 function allowedOrigin(c: Context<AppEnv>, origin: string): boolean {
@@ -76,7 +86,12 @@ export function checkAccept(c: Context<AppEnv>, revision: Revision): void {
   const needed = features(revision).streamableHttp ? ["application/json", "text/event-stream"] : ["application/json"];
   const missing = needed.filter((type) => !admits(accept, type));
   if (missing.length === 0) return;
-  throw new RpcFault(RPC_ERRORS.invalid_request, `Not Acceptable: protocol ${revision} needs an Accept header that admits ${needed.join(" and ")} (it lacks ${missing.join(", ")}).`, undefined, 406);
+  throw new RpcFault(
+    RPC_ERRORS.invalid_request,
+    `Not Acceptable: protocol ${revision} needs an Accept header that admits ${needed.join(" and ")} (it lacks ${missing.join(", ")}).`,
+    undefined,
+    406,
+  );
 }
 
 /** The body is JSON-RPC: a Content-Type, when sent, must say JSON. */
@@ -85,7 +100,12 @@ export function checkContentType(c: Context<AppEnv>): void {
   if (type === undefined) return;
   const essence = type.split(";")[0]!.trim().toLowerCase();
   if (essence === "application/json" || /^application\/[\w.+-]+\+json$/.test(essence)) return;
-  throw new RpcFault(RPC_ERRORS.invalid_request, `Unsupported Media Type: send the JSON-RPC message as application/json, not ${type}.`, undefined, 415);
+  throw new RpcFault(
+    RPC_ERRORS.invalid_request,
+    `Unsupported Media Type: send the JSON-RPC message as application/json, not ${type}.`,
+    undefined,
+    415,
+  );
 }
 
 export interface Wire {
@@ -95,11 +115,18 @@ export interface Wire {
 }
 
 const unsupported = (requested: string) =>
-  new RpcFault(RPC_ERRORS.unsupported_protocol_version, `Unsupported protocol version ${requested}: this server speaks ${REVISIONS.join(", ")}.`, { supported: [...REVISIONS], requested }, 400);
+  new RpcFault(
+    RPC_ERRORS.unsupported_protocol_version,
+    `Unsupported protocol version ${requested}: this server speaks ${REVISIONS.join(", ")}.`,
+    { supported: [...REVISIONS], requested },
+    400,
+  );
 
-const mismatch = (message: string) => new RpcFault(RPC_ERRORS.header_mismatch, `Header mismatch: ${message}`, undefined, 400);
+const mismatch = (message: string) =>
+  new RpcFault(RPC_ERRORS.header_mismatch, `Header mismatch: ${message}`, undefined, 400);
 
-const record = (v: unknown): Record<string, unknown> | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const record = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 function metaVersion(message: unknown): unknown {
   return record(record(record(message)?.params)?._meta)?.[VERSION_META];
@@ -115,8 +142,12 @@ export function resolveWire(c: Context<AppEnv>, message: unknown): Wire {
   const header = fieldValue(c, "MCP-Protocol-Version");
   const meta = metaVersion(message);
   if (meta !== undefined) {
-    if (header === undefined) throw mismatch(`the request carries ${VERSION_META} in _meta but no MCP-Protocol-Version header.`);
-    if (header !== meta) throw mismatch(`MCP-Protocol-Version header ${header} does not match ${VERSION_META} ${JSON.stringify(meta)} in _meta.`);
+    if (header === undefined)
+      throw mismatch(`the request carries ${VERSION_META} in _meta but no MCP-Protocol-Version header.`);
+    if (header !== meta)
+      throw mismatch(
+        `MCP-Protocol-Version header ${header} does not match ${VERSION_META} ${JSON.stringify(meta)} in _meta.`,
+      );
     if (!isRevision(meta)) throw unsupported(header);
     return { revision: meta, modern: meta === MODERN };
   }

@@ -43,26 +43,36 @@ export interface PaidWork<T> {
 const PAYMENT_CODES = new Set(["payment_required", "insufficient_balance", "cap_exceeded", "payment_invalid"]);
 
 function paymentTerms(c: Context<AppEnv>, call: PaidCall): PaymentTerms {
-  return { priceMicro: call.priceMicro, resourceUrl: c.req.url, description: call.description, chain: chainConfig(c.env) };
+  return {
+    priceMicro: call.priceMicro,
+    resourceUrl: c.req.url,
+    description: call.description,
+    chain: chainConfig(c.env),
+  };
 }
 
 /** A 402 from anywhere (e.g. the AccountObject) gains the x402 terms of this call. */
 function withTerms(err: unknown, terms: PaymentTerms): unknown {
-  if (err instanceof AppError && PAYMENT_CODES.has(err.code) && !err.options.headers) return paymentError(err.code, err.detail, terms);
+  if (err instanceof AppError && PAYMENT_CODES.has(err.code) && !err.options.headers)
+    return paymentError(err.code, err.detail, terms);
   return err;
 }
 
 async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"]): Promise<CreditCredential | null> {
-  const token = from === "bearer" ? bearer(c) : from === "x-credit-token" ? (c.req.header("X-CREDIT-TOKEN")?.trim() ?? null) : null;
+  const token =
+    from === "bearer" ? bearer(c) : from === "x-credit-token" ? (c.req.header("X-CREDIT-TOKEN")?.trim() ?? null) : null;
   return token ? creditCredential(c, token, from === "bearer" ? "bearer" : "x-credit-token") : null;
 }
 
 /** The 402 of a call that came without payment: its price as the price list writes it, and each way to pay it here. */
 function unpaidDetail(call: PaidCall): string {
   const price = `${call.description} costs $${microToUsd(call.priceMicro)}`;
-  const x402 = "sign the x402 terms in this answer (also in the PAYMENT-REQUIRED header) and repeat the call with PAYMENT-SIGNATURE (or X-PAYMENT)";
-  if (call.creditFrom === "bearer") return `${price}: send a credit token as \`Authorization: Bearer zv_…\` (buy one at POST /v1/credits), or ${x402}.`;
-  if (call.creditFrom === "x-credit-token") return `${price}: send a credit token in the X-CREDIT-TOKEN header (beside the management token in Authorization), or ${x402}.`;
+  const x402 =
+    "sign the x402 terms in this answer (also in the PAYMENT-REQUIRED header) and repeat the call with PAYMENT-SIGNATURE (or X-PAYMENT)";
+  if (call.creditFrom === "bearer")
+    return `${price}: send a credit token as \`Authorization: Bearer zv_…\` (buy one at POST /v1/credits), or ${x402}.`;
+  if (call.creditFrom === "x-credit-token")
+    return `${price}: send a credit token in the X-CREDIT-TOKEN header (beside the management token in Authorization), or ${x402}.`;
   return `${price}: ${x402}.`;
 }
 
@@ -97,12 +107,24 @@ export async function runPaid<T>(c: Context<AppEnv>, call: PaidCall, work: PaidW
   return runWithX402(c, call, work, header, terms);
 }
 
-async function runWithX402<T>(c: Context<AppEnv>, call: PaidCall, work: PaidWork<T>, header: string, terms: PaymentTerms): Promise<T> {
+async function runWithX402<T>(
+  c: Context<AppEnv>,
+  call: PaidCall,
+  work: PaidWork<T>,
+  header: string,
+  terms: PaymentTerms,
+): Promise<T> {
   const db = c.env.DB;
   // viem (and its curves and ABI parsing) is loaded by the first x402 payment, not by every isolate's start.
   const [{ verifyPayment }, { settlerFor }] = await Promise.all([import("./x402/verify"), import("./x402/settle")]);
-  const payment = await verifyPayment(header, terms, Math.floor(Date.now() / 1000)).catch((err) => Promise.reject(withTerms(err, terms)));
-  const key: ClaimKey = { network: terms.chain.caip2, payer: payment.payer.toLowerCase(), nonce: payment.nonce.toLowerCase() };
+  const payment = await verifyPayment(header, terms, Math.floor(Date.now() / 1000)).catch((err) =>
+    Promise.reject(withTerms(err, terms)),
+  );
+  const key: ClaimKey = {
+    network: terms.chain.caip2,
+    payer: payment.payer.toLowerCase(),
+    nonce: payment.nonce.toLowerCase(),
+  };
   const settler = settlerFor(c.env);
   await claimPayment(db, key, payment, call.operation, c.get("requestId"));
 

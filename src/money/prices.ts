@@ -31,8 +31,23 @@ export function priceList(): PriceLine[] {
     const ttl = { default_ttl_seconds: kind.defaultTtlSeconds, max_ttl_seconds: kind.maxTtlSeconds };
     const perDay = microToUsd(kind.dayPriceMicro);
     return [
-      { operation: `${kind.kind}.create`, method: "POST", path: `/v1/${kind.kind}`, price_usd: perDay, unit: "day", ...ttl, ...(kind.limits ? { limits: kind.limits } : {}) },
-      { operation: `${kind.kind}.extend`, method: "POST", path: "/v1/resources/{id}/extend", price_usd: perDay, unit: "day", ...ttl },
+      {
+        operation: `${kind.kind}.create`,
+        method: "POST",
+        path: `/v1/${kind.kind}`,
+        price_usd: perDay,
+        unit: "day",
+        ...ttl,
+        ...(kind.limits ? { limits: kind.limits } : {}),
+      },
+      {
+        operation: `${kind.kind}.extend`,
+        method: "POST",
+        path: "/v1/resources/{id}/extend",
+        price_usd: perDay,
+        unit: "day",
+        ...ttl,
+      },
       ...kind.ops.map((op) => ({
         operation: `${kind.kind}.${op.name}`,
         method: op.method.toUpperCase() as PriceLine["method"],

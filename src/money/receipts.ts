@@ -17,11 +17,20 @@ import { microToUsd } from "./amounts";
 import type { LedgerRow } from "../rpc/account";
 
 const query = z.object({
-  since: rfc3339.optional().openapi({ example: "2026-11-01T00:00:00Z" }).describe("Start of the period (inclusive); default: the beginning."),
+  since: rfc3339
+    .optional()
+    .openapi({ example: "2026-11-01T00:00:00Z" })
+    .describe("Start of the period (inclusive); default: the beginning."),
   until: rfc3339.optional().describe("End of the period (exclusive); default: now."),
 });
 
-const charge = z.object({ at: z.string(), operation: z.string(), resource_id: z.string().nullable(), amount_usd: z.number(), request_id: z.string() });
+const charge = z.object({
+  at: z.string(),
+  operation: z.string(),
+  resource_id: z.string().nullable(),
+  amount_usd: z.number(),
+  request_id: z.string(),
+});
 
 const statement = z
   .object({
@@ -50,9 +59,14 @@ function standingCharges(rows: LedgerRow[]): LedgerRow[] {
 export function registerReceiptRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/receipts", tags: ["Money"], operationId: "get_receipts", security: CREDIT,
+      method: "get",
+      path: "/v1/receipts",
+      tags: ["Money"],
+      operationId: "get_receipts",
+      security: CREDIT,
       summary: "Signed statement of charges (free)",
-      description: "Charges of the presented token and its sub-tokens over a period, with the balance, signed as a compact JWS verifiable against `/.well-known/jwks.json`.",
+      description:
+        "Charges of the presented token and its sub-tokens over a period, with the balance, signed as a compact JWS verifiable against `/.well-known/jwks.json`.",
       request: { query },
       responses: { 200: jsonResponse("The statement and its signature.", receipt), ...errorResponses([401, 422]) },
     }),
@@ -61,11 +75,25 @@ export function registerReceiptRoutes(app: OpenAPIHono<AppEnv>): void {
       const { since, until } = c.req.valid("query");
       const from = since ? Date.parse(since) : 0;
       const to = until ? Date.parse(until) : Date.now();
-      if (to <= from) throw new AppError("validation_failed", "until must be after since.", { errors: [{ path: "until", message: "must be after since" }] });
+      if (to <= from)
+        throw new AppError("validation_failed", "until must be after since.", {
+          errors: [{ path: "until", message: "must be after since" }],
+        });
 
-      const { rows, view } = unwrap(await accountStub(c.env, cred.accountId).statement({ tokenId: cred.tokenId, tokenHash: cred.tokenHash, since: from, until: to }));
+      const { rows, view } = unwrap(
+        await accountStub(c.env, cred.accountId).statement({
+          tokenId: cred.tokenId,
+          tokenHash: cred.tokenHash,
+          since: from,
+          until: to,
+        }),
+      );
       const charges = standingCharges(rows).map((r) => ({
-        at: new Date(r.at).toISOString(), operation: r.operation, resource_id: r.resource_id, amount_usd: microToUsd(r.amount), request_id: r.request_id,
+        at: new Date(r.at).toISOString(),
+        operation: r.operation,
+        resource_id: r.resource_id,
+        amount_usd: microToUsd(r.amount),
+        request_id: r.request_id,
       }));
       const body = {
         token_id: cred.tokenId,

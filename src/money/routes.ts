@@ -20,15 +20,28 @@ import { iso } from "../time";
 const DAY_MS = 86400 * 1000;
 const MONEY = { tags: ["Money"] };
 
-const purchaseBody = z.object({ amount_usd: usdAmount.describe("Dollars to buy; at least MIN_PURCHASE_USD (0.25).") }).strict().openapi("CreditPurchase");
+const purchaseBody = z
+  .object({ amount_usd: usdAmount.describe("Dollars to buy; at least MIN_PURCHASE_USD (0.25).") })
+  .strict()
+  .openapi("CreditPurchase");
 const purchased = z
-  .object({ credit_token: z.string().describe("zv_… — shown this once."), token_id: z.string(), balance_usd: z.number(), expires_at: z.string() })
+  .object({
+    credit_token: z.string().describe("zv_… — shown this once."),
+    token_id: z.string(),
+    balance_usd: z.number(),
+    expires_at: z.string(),
+  })
   .openapi("CreditToken");
 const topUp = purchased.omit({ credit_token: true }).openapi("CreditTopUp");
 const balance = z
   .object({
-    token_id: z.string(), type: z.enum(["credit", "subtoken"]), balance_usd: z.number().describe("What this token can spend now."),
-    spent_usd: z.number(), cap_usd: z.number().nullable(), cap_remaining_usd: z.number().nullable(), expires_at: z.string(),
+    token_id: z.string(),
+    type: z.enum(["credit", "subtoken"]),
+    balance_usd: z.number().describe("What this token can spend now."),
+    spent_usd: z.number(),
+    cap_usd: z.number().nullable(),
+    cap_remaining_usd: z.number().nullable(),
+    expires_at: z.string(),
   })
   .openapi("CreditBalance");
 const subtokenBody = z
@@ -36,34 +49,62 @@ const subtokenBody = z
   .strict()
   .openapi("SubtokenRequest");
 const subtoken = z
-  .object({ credit_token: z.string(), token_id: z.string(), cap_usd: z.number(), label: z.string().nullable(), expires_at: z.string(), parent_token_id: z.string() })
+  .object({
+    credit_token: z.string(),
+    token_id: z.string(),
+    cap_usd: z.number(),
+    label: z.string().nullable(),
+    expires_at: z.string(),
+    parent_token_id: z.string(),
+  })
   .openapi("Subtoken");
 const prices = z
   .object({
     currency: z.literal("USD"),
-    operations: z.array(z.object({
-      operation: z.string(), method: z.string(), path: z.string(), price_usd: z.number(), unit: z.enum(["call", "day", "mb"]),
-      default_ttl_seconds: z.int().nullable(), max_ttl_seconds: z.int().nullable(),
-      limits: z.record(z.string(), z.number()).optional().describe("On a create line: the kind's limits; beyond them a request is refused with 413 or 422."),
-    })),
-    limits: z.object({
-      deliveries: z.object({
-        settled_kept: z.int().describe("Settled (delivered, aborted, dead) deliveries each resource's log keeps, newest first."),
-        settled_days: z.int().describe("Days a settled delivery stays in the log."),
-        attempts_kept: z.int().describe("Attempts each delivery keeps in its attempt log, newest first."),
+    operations: z.array(
+      z.object({
+        operation: z.string(),
+        method: z.string(),
+        path: z.string(),
+        price_usd: z.number(),
+        unit: z.enum(["call", "day", "mb"]),
+        default_ttl_seconds: z.int().nullable(),
+        max_ttl_seconds: z.int().nullable(),
+        limits: z
+          .record(z.string(), z.number())
+          .optional()
+          .describe("On a create line: the kind's limits; beyond them a request is refused with 413 or 422."),
       }),
-    }).describe("Limits every resource shares."),
+    ),
+    limits: z
+      .object({
+        deliveries: z.object({
+          settled_kept: z
+            .int()
+            .describe("Settled (delivered, aborted, dead) deliveries each resource's log keeps, newest first."),
+          settled_days: z.int().describe("Days a settled delivery stays in the log."),
+          attempts_kept: z.int().describe("Attempts each delivery keeps in its attempt log, newest first."),
+        }),
+      })
+      .describe("Limits every resource shares."),
     egress: z.object({
-      ips: z.array(z.string()).describe("The fixed addresses egress-connectors' requests leave from (empty when the operator configured no egress proxy): allowlist these at the target."),
+      ips: z
+        .array(z.string())
+        .describe(
+          "The fixed addresses egress-connectors' requests leave from (empty when the operator configured no egress proxy): allowlist these at the target.",
+        ),
     }),
   })
   .openapi("PriceList");
 
-
 function balanceBody(v: BalanceView) {
   return {
-    token_id: v.token_id, type: v.type, balance_usd: microToUsd(v.balance), spent_usd: microToUsd(v.spent),
-    cap_usd: v.cap === null ? null : microToUsd(v.cap), cap_remaining_usd: v.cap_remaining === null ? null : microToUsd(v.cap_remaining),
+    token_id: v.token_id,
+    type: v.type,
+    balance_usd: microToUsd(v.balance),
+    spent_usd: microToUsd(v.spent),
+    cap_usd: v.cap === null ? null : microToUsd(v.cap),
+    cap_remaining_usd: v.cap_remaining === null ? null : microToUsd(v.cap_remaining),
     expires_at: iso(v.expires_at),
   };
 }
@@ -73,9 +114,15 @@ function checkPurchase(c: Context<AppEnv>, amountUsd: number): number {
   const min = usdToMicro(Number(c.env.MIN_PURCHASE_USD));
   const max = usdToMicro(Number(c.env.MAX_PURCHASE_USD));
   if (amount < min || amount > max) {
-    throw new AppError("validation_failed", `amount_usd must be between ${c.env.MIN_PURCHASE_USD} and ${c.env.MAX_PURCHASE_USD}.`, {
-      errors: [{ path: "amount_usd", message: `must be between ${c.env.MIN_PURCHASE_USD} and ${c.env.MAX_PURCHASE_USD}` }],
-    });
+    throw new AppError(
+      "validation_failed",
+      `amount_usd must be between ${c.env.MIN_PURCHASE_USD} and ${c.env.MAX_PURCHASE_USD}.`,
+      {
+        errors: [
+          { path: "amount_usd", message: `must be between ${c.env.MIN_PURCHASE_USD} and ${c.env.MAX_PURCHASE_USD}` },
+        ],
+      },
+    );
   }
   return amount;
 }
@@ -83,38 +130,75 @@ function checkPurchase(c: Context<AppEnv>, amountUsd: number): number {
 export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/credits", operationId: "buy_credits", ...MONEY,
+      method: "post",
+      path: "/v1/credits",
+      operationId: "buy_credits",
+      ...MONEY,
       summary: "Buy a prepaid credit token with x402, or top one up",
-      description: "Pay exactly `amount_usd` with `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (v2). Without payment the 402 names the terms. With `Authorization: Bearer zv_…` as well, that token is topped up instead (200).",
+      description:
+        "Pay exactly `amount_usd` with `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (v2). Without payment the 402 names the terms. With `Authorization: Bearer zv_…` as well, that token is topped up instead (200).",
       security: PURCHASE,
-      request: { body: { required: true, content: { "application/json": { schema: purchaseBody, example: { amount_usd: 5 } } } } },
-      responses: { 201: jsonResponse("A new credit token, shown once.", purchased), 200: jsonResponse("Topped up.", topUp), ...errorResponses([401, 402, 409, 422, 502]) },
+      request: {
+        body: { required: true, content: { "application/json": { schema: purchaseBody, example: { amount_usd: 5 } } } },
+      },
+      responses: {
+        201: jsonResponse("A new credit token, shown once.", purchased),
+        200: jsonResponse("Topped up.", topUp),
+        ...errorResponses([401, 402, 409, 422, 502]),
+      },
     }),
     async (c) => {
       const amount = checkPurchase(c, c.req.valid("json").amount_usd);
       const requestId = c.get("requestId");
       const expiresAt = Date.now() + Number(c.env.CREDIT_TOKEN_DAYS) * DAY_MS;
-      const call = { priceMicro: amount, operation: "credits.purchase", description: `Buy $${microToUsd(amount)} of credits`, creditFrom: null };
+      const call = {
+        priceMicro: amount,
+        operation: "credits.purchase",
+        description: `Buy $${microToUsd(amount)} of credits`,
+        creditFrom: null,
+      };
       const existing = bearer(c);
       if (existing) {
         const cred = await creditCredential(c, existing);
         const account = accountStub(c.env, cred.accountId);
         const ref = `topup:${requestId}`;
         const view = await runPaid(c, call, {
-          run: async () => unwrap(await account.topUp({ tokenId: cred.tokenId, tokenHash: cred.tokenHash, amount, ref, requestId, expiresAt })),
+          run: async () =>
+            unwrap(
+              await account.topUp({
+                tokenId: cred.tokenId,
+                tokenHash: cred.tokenHash,
+                amount,
+                ref,
+                requestId,
+                expiresAt,
+              }),
+            ),
           undo: async () => account.revertTopUp({ ref }),
         });
-        return c.json({ token_id: view.token_id, balance_usd: microToUsd(view.balance), expires_at: iso(view.expires_at) }, 200);
+        return c.json(
+          { token_id: view.token_id, balance_usd: microToUsd(view.balance), expires_at: iso(view.expires_at) },
+          200,
+        );
       }
       const issued = issueCreditToken();
       const { accountId, tokenId } = issued.parts;
       const account = accountStub(c.env, accountId);
       const view = await runPaid(c, call, {
         run: async (_payer, owner) => {
-          const root = { token_id: tokenId, token_hash: issued.hash, label: null, created_at: Date.now(), expires_at: expiresAt };
+          const root = {
+            token_id: tokenId,
+            token_hash: issued.hash,
+            label: null,
+            created_at: Date.now(),
+            expires_at: expiresAt,
+          };
           const opened = unwrap(await account.open({ root, amount, ref: `x402:${owner}`, requestId }));
-          await c.env.DB.prepare("INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, NULL, ?, NULL, ?, ?)")
-            .bind(tokenId, accountId, issued.hash, root.created_at, expiresAt).run();
+          await c.env.DB.prepare(
+            "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, NULL, ?, NULL, ?, ?)",
+          )
+            .bind(tokenId, accountId, issued.hash, root.created_at, expiresAt)
+            .run();
           return opened;
         },
         undo: async () => {
@@ -122,13 +206,25 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
           await c.env.DB.prepare("DELETE FROM credit_tokens WHERE token_id = ?").bind(tokenId).run();
         },
       });
-      return c.json({ credit_token: issued.token, token_id: tokenId, balance_usd: microToUsd(view.balance), expires_at: iso(view.expires_at) }, 201);
+      return c.json(
+        {
+          credit_token: issued.token,
+          token_id: tokenId,
+          balance_usd: microToUsd(view.balance),
+          expires_at: iso(view.expires_at),
+        },
+        201,
+      );
     },
   );
 
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/credits/balance", operationId: "get_balance", ...MONEY, summary: "Balance of the presented credit token",
+      method: "get",
+      path: "/v1/credits/balance",
+      operationId: "get_balance",
+      ...MONEY,
+      summary: "Balance of the presented credit token",
       security: CREDIT,
       responses: { 200: jsonResponse("Balance.", balance), ...errorResponses([401]) },
     }),
@@ -140,11 +236,22 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/credits/subtokens", operationId: "create_subtoken", ...MONEY,
+      method: "post",
+      path: "/v1/credits/subtokens",
+      operationId: "create_subtoken",
+      ...MONEY,
       summary: "Mint a spend-capped child token",
-      description: "The child spends its root's balance, never beyond `cap_usd`, never past its parent's expiry. A sub-token may mint a smaller one.",
+      description:
+        "The child spends its root's balance, never beyond `cap_usd`, never past its parent's expiry. A sub-token may mint a smaller one.",
       security: CREDIT,
-      request: { body: { required: true, content: { "application/json": { schema: subtokenBody, example: { cap_usd: 1, label: "nightly crawler", days: 7 } } } } },
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/json": { schema: subtokenBody, example: { cap_usd: 1, label: "nightly crawler", days: 7 } },
+          },
+        },
+      },
       responses: { 201: jsonResponse("The sub-token, shown once.", subtoken), ...errorResponses([401, 422]) },
     }),
     async (c) => {
@@ -152,20 +259,60 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       const issued = issueCreditToken(cred.accountId);
       const now = Date.now();
-      const child = { token_id: issued.parts.tokenId, token_hash: issued.hash, label: body.label, cap: usdToMicro(body.cap_usd), created_at: now, expires_at: now + body.days * DAY_MS };
-      const view = unwrap(await accountStub(c.env, cred.accountId).mintSubtoken({ tokenId: cred.tokenId, tokenHash: cred.tokenHash, child, requestId: c.get("requestId") }));
-      await c.env.DB.prepare("INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .bind(view.token_id, cred.accountId, cred.tokenId, issued.hash, body.label, now, view.expires_at).run();
-      return c.json({ credit_token: issued.token, token_id: view.token_id, cap_usd: body.cap_usd, label: body.label, expires_at: iso(view.expires_at), parent_token_id: cred.tokenId }, 201);
+      const child = {
+        token_id: issued.parts.tokenId,
+        token_hash: issued.hash,
+        label: body.label,
+        cap: usdToMicro(body.cap_usd),
+        created_at: now,
+        expires_at: now + body.days * DAY_MS,
+      };
+      const view = unwrap(
+        await accountStub(c.env, cred.accountId).mintSubtoken({
+          tokenId: cred.tokenId,
+          tokenHash: cred.tokenHash,
+          child,
+          requestId: c.get("requestId"),
+        }),
+      );
+      await c.env.DB.prepare(
+        "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
+        .bind(view.token_id, cred.accountId, cred.tokenId, issued.hash, body.label, now, view.expires_at)
+        .run();
+      return c.json(
+        {
+          credit_token: issued.token,
+          token_id: view.token_id,
+          cap_usd: body.cap_usd,
+          label: body.label,
+          expires_at: iso(view.expires_at),
+          parent_token_id: cred.tokenId,
+        },
+        201,
+      );
     },
   );
 
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/prices", operationId: "list_prices", ...MONEY, summary: "Machine-readable price list (free, no credential)",
+      method: "get",
+      path: "/v1/prices",
+      operationId: "list_prices",
+      ...MONEY,
+      summary: "Machine-readable price list (free, no credential)",
       security: [],
       responses: { 200: jsonResponse("Every priced operation.", prices), ...errorResponses([]) },
     }),
-    (c) => c.json({ currency: "USD" as const, operations: priceList(), limits: { deliveries: DELIVERY_RETENTION }, egress: { ips: egressIps(c.env) } }, 200),
+    (c) =>
+      c.json(
+        {
+          currency: "USD" as const,
+          operations: priceList(),
+          limits: { deliveries: DELIVERY_RETENTION },
+          egress: { ips: egressIps(c.env) },
+        },
+        200,
+      ),
   );
 }

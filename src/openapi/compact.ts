@@ -8,7 +8,14 @@
  * operations share becomes the document's default.
  */
 import type {
-  ContentObject, HeaderObject, OpenAPIObject as Document, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SecurityRequirementObject,
+  ContentObject,
+  HeaderObject,
+  OpenAPIObject as Document,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SecurityRequirementObject,
 } from "openapi3-ts/oas31";
 import { ERROR_CODES } from "../http/errors";
 import { pruneComponents } from "./refs";
@@ -22,7 +29,10 @@ type Headers = Record<string, HeaderObject | ReferenceObject>;
 const responsesOf = (op: OperationObject): [string, Response][] => Object.entries<Response>(op.responses ?? {});
 
 /** `not found` → `NotFound`: component names allow letters, digits, `.`, `-` and `_` only. */
-const pascal = (text: string) => text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep, ch: string) => ch.toUpperCase()).replace(/[^A-Za-z0-9]/g, "");
+const pascal = (text: string) =>
+  text
+    .replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep, ch: string) => ch.toUpperCase())
+    .replace(/[^A-Za-z0-9]/g, "");
 
 /**
  * The name a shared response gets: an error's status title (`Unauthorized`), a success's schema
@@ -39,7 +49,13 @@ function responseName(status: string, response: ResponseObject): string {
 }
 
 /** Puts `value` under components[section] (reusing an equal one already there) and answers its $ref. */
-function hoist(doc: Document, section: "responses" | "parameters", base: string, value: ResponseObject | ParameterObject, seen: Map<string, string>): ReferenceObject {
+function hoist(
+  doc: Document,
+  section: "responses" | "parameters",
+  base: string,
+  value: ResponseObject | ParameterObject,
+  seen: Map<string, string>,
+): ReferenceObject {
   const key = JSON.stringify(value);
   let name = seen.get(key);
   if (!name) {
@@ -115,19 +131,25 @@ export function compact(doc: Document): Document {
   for (const op of operations(doc)) {
     if (op.parameters) op.parameters = op.parameters.map(describedOnce);
     fold(op, headers);
-    for (const [, response] of responsesOf(op)) responseCount.set(JSON.stringify(response), (responseCount.get(JSON.stringify(response)) ?? 0) + 1);
+    for (const [, response] of responsesOf(op))
+      responseCount.set(JSON.stringify(response), (responseCount.get(JSON.stringify(response)) ?? 0) + 1);
   }
-  for (const op of operations(doc)) for (const p of op.parameters ?? []) if (!isRef(p)) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
+  for (const op of operations(doc))
+    for (const p of op.parameters ?? [])
+      if (!isRef(p)) paramCount.set(JSON.stringify(p), (paramCount.get(JSON.stringify(p)) ?? 0) + 1);
   const params = new Map<string, string>();
   const security = new Map<string, number>();
 
   for (const op of operations(doc)) {
     for (const [status, response] of responsesOf(op)) {
       const shared = /^[45]|^default$/.test(status) || (responseCount.get(JSON.stringify(response)) ?? 0) > 1;
-      if (!isRef(response) && shared) op.responses![status] = hoist(doc, "responses", responseName(status, response), response, responses);
+      if (!isRef(response) && shared)
+        op.responses![status] = hoist(doc, "responses", responseName(status, response), response, responses);
     }
     op.parameters = op.parameters?.map((p) =>
-      !isRef(p) && (paramCount.get(JSON.stringify(p)) ?? 0) > 1 ? hoist(doc, "parameters", pascal(`${p.name} ${p.in === "path" ? "" : p.in}`), p, params) : p,
+      !isRef(p) && (paramCount.get(JSON.stringify(p)) ?? 0) > 1
+        ? hoist(doc, "parameters", pascal(`${p.name} ${p.in === "path" ? "" : p.in}`), p, params)
+        : p,
     );
     if (op.security) security.set(JSON.stringify(op.security), (security.get(JSON.stringify(op.security)) ?? 0) + 1);
   }
@@ -182,7 +204,8 @@ function bareContent(entry: { content?: ContentObject } | ReferenceObject | unde
  * list them where they apply.
  */
 const OUTLINE_FOLDED: Record<string, string> = {
-  "409": "`conflict` or `idempotency_in_flight` (409: the state the operation needs does not hold, or the same Idempotency-Key is still running)",
+  "409":
+    "`conflict` or `idempotency_in_flight` (409: the state the operation needs does not hold, or the same Idempotency-Key is still running)",
   "413": "`payload_too_large` (413: a body over the operation's limit)",
   "415": "`unsupported_media_type` (415: a body that is not the media type the operation takes)",
 };
@@ -202,7 +225,8 @@ export function outline(full: Document): Document {
     bareContent(op.requestBody);
     for (const [status, response] of responsesOf(op)) {
       if (status in OUTLINE_FOLDED) delete op.responses![status];
-      else if (/^2/.test(status) && !isRef(response)) for (const media of Object.values(response.content ?? {})) delete media.schema;
+      else if (/^2/.test(status) && !isRef(response))
+        for (const media of Object.values(response.content ?? {})) delete media.schema;
       else bareContent(response);
     }
     for (const p of op.parameters ?? []) if (!isRef(p)) bare(p, "schema");
@@ -212,7 +236,11 @@ export function outline(full: Document): Document {
     if (isRef(response)) continue;
     if (name === "Error") response.description += ` Also ${Object.values(OUTLINE_FOLDED).join("; ")}.`;
     for (const media of Object.values(response.content ?? {})) {
-      if (media.schema?.$ref !== "#/components/schemas/Problem" && media.schema?.$ref !== "#/components/schemas/PaymentRequired") delete media.schema;
+      if (
+        media.schema?.$ref !== "#/components/schemas/Problem" &&
+        media.schema?.$ref !== "#/components/schemas/PaymentRequired"
+      )
+        delete media.schema;
     }
   }
   pruneComponents(doc);

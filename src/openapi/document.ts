@@ -31,8 +31,13 @@ const RATE_LIMIT_HEADERS = {
 };
 
 function problemResponse(status: number) {
-  const codes = Object.entries(ERROR_CODES).filter(([, [s]]) => s === status).map(([code]) => `\`${code}\``);
-  return { description: codes.join(", "), content: { "application/problem+json": { schema: ref("schemas", "Problem") } } };
+  const codes = Object.entries(ERROR_CODES)
+    .filter(([, [s]]) => s === status)
+    .map(([code]) => `\`${code}\``);
+  return {
+    description: codes.join(", "),
+    content: { "application/problem+json": { schema: ref("schemas", "Problem") } },
+  };
 }
 
 /**
@@ -45,7 +50,8 @@ function addMiddlewareContract(op: Operation, idempotent: boolean): void {
   const responses = (op.responses ??= {});
   for (const status of statuses) responses[String(status)] ??= problemResponse(status);
   const limited = responses["429"];
-  if (limited && !("$ref" in limited)) limited.headers = { ...limited.headers, ...RATE_LIMIT_HEADERS, "Retry-After": ref("headers", "Retry-After") };
+  if (limited && !("$ref" in limited))
+    limited.headers = { ...limited.headers, ...RATE_LIMIT_HEADERS, "Retry-After": ref("headers", "Retry-After") };
   if (idempotent) op.parameters = [...(op.parameters ?? []), ref("parameters", "IdempotencyKey")];
 }
 
@@ -62,14 +68,28 @@ function withMiddlewareContract(doc: Document): Document {
 
 function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
   const integer = (description: string) => ({ description, schema: { type: "integer" as const, minimum: 0 } });
-  registry.registerComponent("headers", "RateLimit-Limit", integer("Requests allowed per minute under the tighter of the two limits (per credential, per client IP)."));
-  registry.registerComponent("headers", "RateLimit-Remaining", integer(
-    "Requests left in the current window: an upper bound counted by the serving instance (other instances count too), 0 once refused.",
-  ));
-  registry.registerComponent("headers", "RateLimit-Reset", integer("Seconds until the current one-minute window ends."));
+  registry.registerComponent(
+    "headers",
+    "RateLimit-Limit",
+    integer("Requests allowed per minute under the tighter of the two limits (per credential, per client IP)."),
+  );
+  registry.registerComponent(
+    "headers",
+    "RateLimit-Remaining",
+    integer(
+      "Requests left in the current window: an upper bound counted by the serving instance (other instances count too), 0 once refused.",
+    ),
+  );
+  registry.registerComponent(
+    "headers",
+    "RateLimit-Reset",
+    integer("Seconds until the current one-minute window ends."),
+  );
   registry.registerComponent("headers", "Retry-After", integer("Seconds to wait before retrying."));
   registry.registerComponent("parameters", "IdempotencyKey", {
-    name: "Idempotency-Key", in: "header", required: false,
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
     description:
       "Makes a POST safe to retry: for 24 h the same key, request and caller replays the first 2xx answer " +
       "(`Idempotent-Replayed: true`), charging nothing; another request with the key is 422 `idempotency_mismatch`; while the " +
@@ -82,19 +102,32 @@ function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegi
 export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "credit", {
-    type: "http", scheme: "bearer", description: "A credit token (zv_…) or an OAuth access token.",
+    type: "http",
+    scheme: "bearer",
+    description: "A credit token (zv_…) or an OAuth access token.",
   });
   registry.registerComponent("securitySchemes", "management", {
-    type: "http", scheme: "bearer", description: "The resource's management token (zvm_…), returned once at creation.",
+    type: "http",
+    scheme: "bearer",
+    description: "The resource's management token (zvm_…), returned once at creation.",
   });
   registry.registerComponent("securitySchemes", "creditHeader", {
-    type: "apiKey", in: "header", name: "X-CREDIT-TOKEN", description: "A credit token paying for an operation authorized by a management token.",
+    type: "apiKey",
+    in: "header",
+    name: "X-CREDIT-TOKEN",
+    description: "A credit token paying for an operation authorized by a management token.",
   });
   registry.registerComponent("securitySchemes", "x402", {
-    type: "apiKey", in: "header", name: "X-PAYMENT", description: "x402 v1 payment: base64 JSON of a signed EIP-3009 USDC authorization.",
+    type: "apiKey",
+    in: "header",
+    name: "X-PAYMENT",
+    description: "x402 v1 payment: base64 JSON of a signed EIP-3009 USDC authorization.",
   });
   registry.registerComponent("securitySchemes", "x402v2", {
-    type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE", description: "x402 v2 payment payload (base64 JSON).",
+    type: "apiKey",
+    in: "header",
+    name: "PAYMENT-SIGNATURE",
+    description: "x402 v2 payment payload (base64 JSON).",
   });
 
   registerMiddlewareComponents(registry);
@@ -134,17 +167,37 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
   registerReferenceRoutes(app, documents);
 }
 
-function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, documents: (c: Context<AppEnv>) => { full: Document; outline: Document }): void {
+function registerReferenceRoutes(
+  app: OpenAPIHono<AppEnv>,
+  documents: (c: Context<AppEnv>) => { full: Document; outline: Document },
+): void {
   const kindsQuery = z.object({
-    kinds: z.string().max(2000).optional().openapi({ example: "counters,queues" })
-      .describe(`Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, or a kind): a valid document on its own, with the routes every resource shares, fields described. \`all\`: the whole document with every field's description.`),
+    kinds: z
+      .string()
+      .max(2000)
+      .optional()
+      .openapi({ example: "counters,queues" })
+      .describe(
+        `Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, or a kind): a valid document on its own, with the routes every resource shares, fields described. \`all\`: the whole document with every field's description.`,
+      ),
   });
   app.openapi(
     createRoute({
-      method: "get", path: "/openapi.json", tags: ["Reference"], operationId: "openapi_document", security: [],
-      summary: "This OpenAPI 3.1 document: the whole as an index (no descriptions or response schemas), or a slice of it, complete (free)",
+      method: "get",
+      path: "/openapi.json",
+      tags: ["Reference"],
+      operationId: "openapi_document",
+      security: [],
+      summary:
+        "This OpenAPI 3.1 document: the whole as an index (no descriptions or response schemas), or a slice of it, complete (free)",
       request: { query: kindsQuery },
-      responses: { 200: { description: "The document.", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } }, ...errorResponses([400]) },
+      responses: {
+        200: {
+          description: "The document.",
+          content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
+        },
+        ...errorResponses([400]),
+      },
     }),
     (c) => {
       const { kinds } = c.req.valid("query");
@@ -155,9 +208,20 @@ function registerReferenceRoutes(app: OpenAPIHono<AppEnv>, documents: (c: Contex
   );
   app.openapi(
     createRoute({
-      method: "get", path: "/llms.txt", tags: ["Reference"], operationId: "llms_txt", security: [],
-      summary: "What this service is, how to pay, and a line per kind linking its slice of the document (llms.txt, free)",
-      responses: { 200: { description: "Markdown, per the llms.txt convention.", content: { "text/markdown": { schema: z.string() } } }, ...errorResponses([]) },
+      method: "get",
+      path: "/llms.txt",
+      tags: ["Reference"],
+      operationId: "llms_txt",
+      security: [],
+      summary:
+        "What this service is, how to pay, and a line per kind linking its slice of the document (llms.txt, free)",
+      responses: {
+        200: {
+          description: "Markdown, per the llms.txt convention.",
+          content: { "text/markdown": { schema: z.string() } },
+        },
+        ...errorResponses([]),
+      },
     }),
     (c) => c.body(llmsTxt(c), 200, { "content-type": "text/markdown; charset=utf-8" }),
   );

@@ -9,7 +9,10 @@ import { allKinds } from "../resources/kinds";
 import { isRef } from "./walk";
 
 /** Sets `example` on the parameters an example names (path, query, header). */
-function exampleParameters(op: OperationObject, values: Partial<Record<ParameterLocation, Record<string, unknown>>>): void {
+function exampleParameters(
+  op: OperationObject,
+  values: Partial<Record<ParameterLocation, Record<string, unknown>>>,
+): void {
   for (const p of op.parameters ?? []) {
     if (isRef(p)) continue;
     const value = values[p.in]?.[p.in === "header" ? p.name.toLowerCase() : p.name];
@@ -18,7 +21,8 @@ function exampleParameters(op: OperationObject, values: Partial<Record<Parameter
 }
 
 /** The JSON and raw bodies an operation takes (none when its body is a `$ref`). */
-const contentOf = (op: OperationObject | undefined) => (op?.requestBody && !isRef(op.requestBody) ? op.requestBody.content : undefined);
+const contentOf = (op: OperationObject | undefined) =>
+  op?.requestBody && !isRef(op.requestBody) ? op.requestBody.content : undefined;
 
 export function withExamples(doc: OpenAPIObject): OpenAPIObject {
   for (const kind of allKinds()) {

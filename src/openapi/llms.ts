@@ -16,7 +16,10 @@ export function llmsTxt(c: Context<AppEnv>): string {
   const families = FAMILIES.map((family) => {
     const kinds = allKinds().filter((k) => k.family === family);
     if (kinds.length === 0) return "";
-    const lines = kinds.map((k) => `- [${k.kind}](${baseUrl}/openapi.json?kinds=${k.kind}): ${k.summary} $${microToUsd(k.dayPriceMicro)} per day.`);
+    const lines = kinds.map(
+      (k) =>
+        `- [${k.kind}](${baseUrl}/openapi.json?kinds=${k.kind}): ${k.summary} $${microToUsd(k.dayPriceMicro)} per day.`,
+    );
     return `## ${TAGS[family]}\n\n${lines.join("\n")}\n`;
   }).filter(Boolean);
   return `# ${name}

@@ -34,6 +34,8 @@ export function pruneComponents(doc: Document): void {
   const components = sectionsOf(doc);
   for (const [section, entries] of Object.entries(components)) {
     if (section === "securitySchemes" || !entries) continue;
-    components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)));
+    components[section] = Object.fromEntries(
+      Object.entries(entries).filter(([name]) => refs.has(`#/components/${section}/${name}`)),
+    );
   }
 }

@@ -19,14 +19,22 @@ function codesOf(status: number): string {
 }
 
 export function errorResponses(statuses: number[]) {
-  const out: Record<string, { description: string; content: ReturnType<typeof problemContent>; headers?: Record<string, unknown> }> = {};
+  const out: Record<
+    string,
+    { description: string; content: ReturnType<typeof problemContent>; headers?: Record<string, unknown> }
+  > = {};
   for (const status of [...new Set([...statuses, 400, 429, 500])].sort()) {
     const description = codesOf(status);
     if (status === 402) {
       out[status] = {
         description: `Payment required (${description}); the body carries the x402 terms of this call.`,
         content: problemContent(paymentRequired),
-        headers: { "PAYMENT-REQUIRED": { description: "Base64 JSON: the x402 v2 PaymentRequired object.", schema: { type: "string" } } },
+        headers: {
+          "PAYMENT-REQUIRED": {
+            description: "Base64 JSON: the x402 v2 PaymentRequired object.",
+            schema: { type: "string" },
+          },
+        },
       };
     } else {
       // 429's Retry-After, like the RateLimit-* headers of every response, is added once in document.ts.

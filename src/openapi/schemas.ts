@@ -38,7 +38,8 @@ export const paymentRequired = problem
     price_usd: z.number(),
   })
   .openapi("PaymentRequired", {
-    description: "x402 v1 terms plus the problem fields. The same terms, in v2 form, are in the base64 `PAYMENT-REQUIRED` header.",
+    description:
+      "x402 v1 terms plus the problem fields. The same terms, in v2 form, are in the base64 `PAYMENT-REQUIRED` header.",
   });
 
 export const resourceRecord = z
@@ -62,20 +63,36 @@ export const resourceRecord = z
 export const createdResource = resourceRecord
   .extend({
     management_token: z.string().describe("zvm_… — returned once; the only way to manage this resource."),
-    signing_secret: z.string().optional().describe("whsec_… — returned once when notify_url is set: verifies the Standard Webhooks signature of every event."),
-    credential: z.record(z.string(), z.string()).optional()
-      .describe("Returned once by kinds whose public address takes a credential of its own (a proxy's): `authorization` is the header value callers send."),
+    signing_secret: z
+      .string()
+      .optional()
+      .describe(
+        "whsec_… — returned once when notify_url is set: verifies the Standard Webhooks signature of every event.",
+      ),
+    credential: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        "Returned once by kinds whose public address takes a credential of its own (a proxy's): `authorization` is the header value callers send.",
+      ),
   })
   .openapi("CreatedResource");
 
 /** A name or label: one line of text, without control characters. */
-export const singleLine = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must be one line of text without control characters");
+export const singleLine = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must be one line of text without control characters");
 
 /**
  * An http(s) URL the service calls or sends people to. Control characters are refused: a URL parser
  * would quietly percent-encode them, but one that reaches a header (a redirect's Location) would not.
  */
-export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
+export const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
   // Said in the schema too (zod's url check publishes nothing): a client building a body fills a URL, not any string.
   .meta({ format: "uri" });
 
@@ -85,36 +102,66 @@ export const httpUrl = z.url({ protocol: /^https?$/ }).max(2048).regex(/^[^\u000
  * knows to create one of those first (the regex alone says only what a token looks like).
  */
 export const managementTokenOf = (kinds: readonly string[], message: string) =>
-  z.string().regex(/^zvm_[0-9A-Za-z]+$/, message).meta({ "x-management-token-of": [...kinds] });
+  z
+    .string()
+    .regex(/^zvm_[0-9A-Za-z]+$/, message)
+    .meta({ "x-management-token-of": [...kinds] });
 
 /** A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in UTF-8. */
 export const multiLine = (maxBytes: number) =>
-  z.string()
-    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, "must be text without control characters (tabs and line breaks are fine)")
+  z
+    .string()
+    .regex(
+      /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/,
+      "must be text without control characters (tabs and line breaks are fine)",
+    )
     .refine((text) => utf8Length(text) <= maxBytes, `must be at most ${maxBytes} bytes in UTF-8`);
 
 /** Named, so every create schema refers to one definition rather than repeating it. */
-const label = singleLine(200).nullable().default(null).describe("Your name for the resource (one line, at most 200 characters).").openapi("ResourceLabel");
+const label = singleLine(200)
+  .nullable()
+  .default(null)
+  .describe("Your name for the resource (one line, at most 200 characters).")
+  .openapi("ResourceLabel");
 const notifyUrl = httpUrl.nullable().default(null).describe("Receives lifecycle events.").openapi("NotifyUrl");
 
 export const commonCreateFields = (defaultTtl: number, maxTtl: number) => ({
-  ttl_seconds: z.int().min(60).max(maxTtl).default(defaultTtl).describe(`Lifetime in seconds (default ${defaultTtl}, at most ${maxTtl}).`),
+  ttl_seconds: z
+    .int()
+    .min(60)
+    .max(maxTtl)
+    .default(defaultTtl)
+    .describe(`Lifetime in seconds (default ${defaultTtl}, at most ${maxTtl}).`),
   label,
   notify_url: notifyUrl,
 });
 
 export const resourceIdParam = z.object({
-  id: z.string().regex(/^r_[0-9A-Za-z]{22}$/).openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
+  id: z
+    .string()
+    .regex(/^r_[0-9A-Za-z]{22}$/)
+    .openapi({ param: { name: "id", in: "path" }, example: "r_4k2R8h1Zq0Wm3n5T7v9x1y" }),
 });
 
 /** A time a caller gives (docs/api.md#requests-and-conventions: RFC 3339), with its offset (`Z` or `+02:00`). */
 export const rfc3339 = z.iso.datetime({ offset: true });
 
 /** Lists (docs/api.md#requests-and-conventions): `?limit=&cursor=` → `{ items, next_cursor }`. */
-export const pageLimit = (fallback = 20) => z.coerce.number().int().min(1).max(100).default(fallback).openapi({ example: fallback }).describe(`Items per page (1–100, default ${fallback}).`);
+export const pageLimit = (fallback = 20) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(fallback)
+    .openapi({ example: fallback })
+    .describe(`Items per page (1–100, default ${fallback}).`);
 
 /** The cursor of lists ordered by a sequence number: the last row's, as returned in next_cursor. */
-export const seqCursor = z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional();
+export const seqCursor = z
+  .string()
+  .regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page")
+  .optional();
 
 /**
  * The input of a rawBody operation: no query of its own (the route takes none), and what the route
@@ -130,7 +177,8 @@ export const noInput = z.object({});
 export const jsonValue = z.unknown().describe("Any JSON value.") as z.ZodType<Json>;
 
 /** A page of a list (docs/api.md#requests-and-conventions): `{ items, next_cursor }`. */
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 /**
  * Cross-field rules that JSON Schema can state: each is the zod refinement that enforces it plus
@@ -144,7 +192,10 @@ const given = (v: Fields, fields: readonly string[]) => fields.filter((f) => v[f
 /** Exactly one of `fields` must be given. */
 export function exactlyOneOf<T extends z.ZodObject>(schema: T, fields: readonly string[]): T {
   return schema
-    .refine((v) => given(v as Fields, fields) === 1, { message: `give exactly one of ${fields.join(", ")}`, path: [fields[0]!] })
+    .refine((v) => given(v as Fields, fields) === 1, {
+      message: `give exactly one of ${fields.join(", ")}`,
+      path: [fields[0]!],
+    })
     .meta({ oneOf: fields.map((f) => ({ required: [f] })) }) as T;
 }
 
@@ -153,21 +204,30 @@ export function atMostOneOf<T extends z.ZodObject>(schema: T, fields: readonly [
   // The subschema names its properties too: a `required` with nothing defined beside it reads as a mistake to linters.
   const both = { properties: Object.fromEntries(fields.map((f) => [f, {}])), required: [...fields] };
   return schema
-    .refine((v) => given(v as Fields, fields) <= 1, { message: `give ${fields.join(" or ")}, not both`, path: [fields[1]] })
+    .refine((v) => given(v as Fields, fields) <= 1, {
+      message: `give ${fields.join(" or ")}, not both`,
+      path: [fields[1]],
+    })
     .meta({ not: both }) as T;
 }
 
 /** At least one of `fields` must be given. */
 export function atLeastOneOf<T extends z.ZodObject>(schema: T, fields: readonly string[]): T {
   return schema
-    .refine((v) => given(v as Fields, fields) >= 1, { message: `give ${fields.join(", ")} or several of them`, path: [fields[0]!] })
+    .refine((v) => given(v as Fields, fields) >= 1, {
+      message: `give ${fields.join(", ")} or several of them`,
+      path: [fields[0]!],
+    })
     .meta({ anyOf: fields.map((f) => ({ required: [f] })) }) as T;
 }
 
 /** `field` may only be given together with `needs`. */
 export function onlyWith<T extends z.ZodObject>(schema: T, field: string, needs: string): T {
   return schema
-    .refine((v) => (v as Fields)[field] === undefined || (v as Fields)[needs] !== undefined, { message: `only together with ${needs}`, path: [field] })
+    .refine((v) => (v as Fields)[field] === undefined || (v as Fields)[needs] !== undefined, {
+      message: `only together with ${needs}`,
+      path: [field],
+    })
     .meta({ dependentRequired: { [field]: [needs] } }) as T;
 }
 

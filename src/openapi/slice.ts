@@ -13,8 +13,12 @@ import { operations } from "./walk";
 
 /** Routes every slice keeps: a resource cannot be managed, or its content fetched, without them. */
 const SHARED_PATHS = [
-  "/v1/resources/{id}", "/v1/resources/{id}/extend", "/v1/resources/{id}/export",
-  "/v1/{kind}/{id}/deliveries", "/v1/{kind}/{id}/deliveries/{delivery_id}/retry", "/v1/downloads/{key}",
+  "/v1/resources/{id}",
+  "/v1/resources/{id}/extend",
+  "/v1/resources/{id}/export",
+  "/v1/{kind}/{id}/deliveries",
+  "/v1/{kind}/{id}/deliveries/{delivery_id}/retry",
+  "/v1/downloads/{key}",
 ];
 /** The whole document's description, less what belongs to the whole (its slices, its webhooks). */
 const SLICE_DESCRIPTION =
@@ -29,10 +33,13 @@ function securityNames(requirements: SecurityRequirementObject[] | undefined, in
 export function slice(full: OpenAPIObject, kinds: AnyKind[]): OpenAPIObject {
   const doc = structuredClone(full);
   const owns = (path: string) =>
-    SHARED_PATHS.includes(path) || kinds.some((k) => path === `/v1/${k.kind}` || path.startsWith(`/v1/${k.kind}/`) || ownPathsOf(k).includes(path));
+    SHARED_PATHS.includes(path) ||
+    kinds.some((k) => path === `/v1/${k.kind}` || path.startsWith(`/v1/${k.kind}/`) || ownPathsOf(k).includes(path));
   doc.paths = Object.fromEntries(Object.entries<PathItemObject>(doc.paths ?? {}).filter(([path]) => owns(path)));
   const events = new Set([...LIFECYCLE_EVENTS, ...kinds.flatMap((k) => Object.keys(k.sends ?? {}))]);
-  doc.webhooks = Object.fromEntries(Object.entries<PathItemObject>(doc.webhooks ?? {}).filter(([type]) => events.has(type)));
+  doc.webhooks = Object.fromEntries(
+    Object.entries<PathItemObject>(doc.webhooks ?? {}).filter(([type]) => events.has(type)),
+  );
 
   pruneComponents(doc);
   const schemes = new Set<string>();
@@ -40,9 +47,15 @@ export function slice(full: OpenAPIObject, kinds: AnyKind[]): OpenAPIObject {
   const ops = [...operations(doc)];
   for (const op of ops) securityNames(op.security, schemes);
   const components = (doc.components ??= {});
-  components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes ?? {}).filter(([name]) => schemes.has(name)));
+  components.securitySchemes = Object.fromEntries(
+    Object.entries(components.securitySchemes ?? {}).filter(([name]) => schemes.has(name)),
+  );
   const tags = new Set(ops.flatMap((op) => op.tags ?? []));
   doc.tags = (doc.tags ?? []).filter((t) => tags.has(t.name));
-  doc.info = { ...doc.info, title: `${doc.info.title}: ${kinds.map((k) => k.kind).join(", ")}`, description: SLICE_DESCRIPTION };
+  doc.info = {
+    ...doc.info,
+    title: `${doc.info.title}: ${kinds.map((k) => k.kind).join(", ")}`,
+    description: SLICE_DESCRIPTION,
+  };
   return doc;
 }

@@ -19,11 +19,20 @@ export const TAG_DESCRIPTIONS = [
   { name: "Utilities", description: "OCR, conversion, fixed-IP egress, transfers." },
   { name: "Manage", description: "Status, extend, export and cancel, with the management token." },
   { name: "Money", description: "Credits, balance, sub-tokens, prices." },
-  { name: "Sandboxes", description: "Free sandboxes with their own money and a clock you move: a plan's days run in one call." },
+  {
+    name: "Sandboxes",
+    description: "Free sandboxes with their own money and a clock you move: a plan's days run in one call.",
+  },
   { name: "Ask", description: "Free feedback and abuse reporting." },
   { name: "Public addresses", description: "A resource's public face at `/p/{public_id}`: no credentials, free." },
-  { name: "Operator", description: "Liveness for anyone; readiness and the rest behind the operator token (ADMIN_TOKEN)." },
+  {
+    name: "Operator",
+    description: "Liveness for anyone; readiness and the rest behind the operator token (ADMIN_TOKEN).",
+  },
   { name: "OAuth", description: "Client credentials: an access token for a credit token." },
   { name: "MCP", description: "JSON-RPC tool endpoint for agents (MCP)." },
-  { name: "Reference", description: "This document (whole, or a slice per kind or family) and `/llms.txt`, its index for agents." },
+  {
+    name: "Reference",
+    description: "This document (whole, or a slice per kind or family) and `/llms.txt`, its index for agents.",
+  },
 ];

@@ -12,7 +12,10 @@ const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as 
 
 /** Every operation of the document, under its paths and its webhooks. */
 export function* operations(doc: OpenAPIObject): Generator<OperationObject> {
-  for (const item of [...Object.values<PathItemObject>(doc.paths ?? {}), ...Object.values<PathItemObject>(doc.webhooks ?? {})]) {
+  for (const item of [
+    ...Object.values<PathItemObject>(doc.paths ?? {}),
+    ...Object.values<PathItemObject>(doc.webhooks ?? {}),
+  ]) {
     for (const m of METHODS) if (item[m]) yield item[m];
   }
 }

@@ -12,7 +12,8 @@ import { configProblems, type ConfigProblem } from "./config-check";
 
 /** The paths the guard covers (app.ts installs it there); the operator's own are judged by their own scope. */
 export const GUARDED_PATHS = ["/v1/*", "/mcp", "/oauth/*", "/p/*", "/.well-known/*", "/admin", "/admin/*"];
-const isOperatorPath = (path: string) => path.startsWith("/v1/admin/") || path === "/admin" || path.startsWith("/admin/");
+const isOperatorPath = (path: string) =>
+  path.startsWith("/v1/admin/") || path === "/admin" || path.startsWith("/admin/");
 
 // The settings of an isolate never change under it: one check per isolate, not per request.
 const checked = new WeakMap<Env, ConfigProblem[]>();

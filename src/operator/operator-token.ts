@@ -27,7 +27,11 @@ export function operatorToken(c: Context<AppEnv>, challenge: string): string | n
   const basic = BASIC.exec(c.req.header("Authorization") ?? "");
   if (!basic) return bearer(c);
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-    throw new AppError("unauthorized", "HTTP Basic is taken for reads only: send the operator token as `Authorization: Bearer …`.", { headers: { "WWW-Authenticate": challenge } });
+    throw new AppError(
+      "unauthorized",
+      "HTTP Basic is taken for reads only: send the operator token as `Authorization: Bearer …`.",
+      { headers: { "WWW-Authenticate": challenge } },
+    );
   }
   return basicPassword(basic[1]!);
 }

@@ -95,7 +95,11 @@ ${card("dead", "Deliveries dead by day", "Died (dead-letter queue or their own s
 }
 
 function answer(body: string, type: string, csp?: string): Response {
-  const headers = new Headers({ "Content-Type": type, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" });
+  const headers = new Headers({
+    "Content-Type": type,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+  });
   if (csp) {
     headers.set("Content-Security-Policy", csp);
     headers.set("X-Frame-Options", "DENY");

@@ -26,24 +26,43 @@ const PEER_TIMEOUT_MS = 5_000;
 /** The probe objects: one named instance per class, so readiness makes no new object after the first. */
 const PROBE_ID = "_readiness";
 
-const ok = (name: string, detail: string, version?: string): Probe => ({ name, status: "ok", detail, ...(version ? { version } : {}) });
+const ok = (name: string, detail: string, version?: string): Probe => ({
+  name,
+  status: "ok",
+  detail,
+  ...(version ? { version } : {}),
+});
 const fail = (name: string, detail: string): Probe => ({ name, status: "fail", detail });
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);
 
 export function configuration(env: Env): Probe {
   const problems = deploymentProblems(env);
-  if (!problems.length) return ok("configuration", isDevelopment(env) ? `${env.ENVIRONMENT}: development conveniences on` : `${env.ENVIRONMENT}: every required setting is set`);
+  if (!problems.length)
+    return ok(
+      "configuration",
+      isDevelopment(env)
+        ? `${env.ENVIRONMENT}: development conveniences on`
+        : `${env.ENVIRONMENT}: every required setting is set`,
+    );
   return fail("configuration", problems.map((p) => `${p.setting} ${p.problem}`).join("; "));
 }
 
 export async function database(env: Env): Promise<Probe> {
   try {
-    const row = await env.DB.prepare("SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1").first<{ name: string }>();
-    if (!row) return fail("d1", "reachable, but no migration has been applied: npx wrangler d1 migrations apply DB --remote");
-    if (row.name !== LATEST_MIGRATION) return fail("d1", `reachable, migrated to ${row.name}; this code needs ${LATEST_MIGRATION}: npx wrangler d1 migrations apply DB --remote`);
+    const row = await env.DB.prepare("SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1").first<{
+      name: string;
+    }>();
+    if (!row)
+      return fail("d1", "reachable, but no migration has been applied: npx wrangler d1 migrations apply DB --remote");
+    if (row.name !== LATEST_MIGRATION)
+      return fail(
+        "d1",
+        `reachable, migrated to ${row.name}; this code needs ${LATEST_MIGRATION}: npx wrangler d1 migrations apply DB --remote`,
+      );
     return ok("d1", "reachable and migrated", row.name);
   } catch (err) {
-    if (/no such table: d1_migrations/.test(why(err))) return fail("d1", "reachable, but no migration has been applied: npx wrangler d1 migrations apply DB --remote");
+    if (/no such table: d1_migrations/.test(why(err)))
+      return fail("d1", "reachable, but no migration has been applied: npx wrangler d1 migrations apply DB --remote");
     return fail("d1", `not answering: ${why(err)}`);
   }
 }
@@ -70,7 +89,10 @@ export async function queue(env: Env): Promise<Probe> {
 /** One RPC to each class; the answer (a refusal: there is no such token or resource) proves the object ran. */
 export async function durableObjects(env: Env): Promise<Probe> {
   try {
-    await Promise.all([accountStub(env, PROBE_ID).authenticate({ tokenId: PROBE_ID, tokenHash: "" }), resourceStub(env, PROBE_ID).status("")]);
+    await Promise.all([
+      accountStub(env, PROBE_ID).authenticate({ tokenId: PROBE_ID, tokenHash: "" }),
+      resourceStub(env, PROBE_ID).status(""),
+    ]);
     return ok("durable_objects", "AccountObject and ResourceObject answer");
   } catch (err) {
     return fail("durable_objects", `not answering: ${why(err)}`);
@@ -87,14 +109,25 @@ async function getText(url: string): Promise<{ status: number; text: string }> {
  * and `/version` (text). Only the engines `needs` names decide: an OCR-only host has no chromium.
  */
 async function engineAt(name: string, send: EngineFetch, needs: string[] | null): Promise<Probe> {
-  const get = (path: string) => send(path, { signal: AbortSignal.timeout(PEER_TIMEOUT_MS) }).then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 2000) }));
+  const get = (path: string) =>
+    send(path, { signal: AbortSignal.timeout(PEER_TIMEOUT_MS) }).then(async (r) => ({
+      status: r.status,
+      text: (await r.text()).slice(0, 2000),
+    }));
   try {
     const health = await get("/health");
     const body = JSON.parse(health.text || "{}") as { status?: string; details?: Record<string, { status?: string }> };
-    const down = Object.entries(body.details ?? {}).filter(([n, d]) => (needs === null || needs.includes(n)) && d?.status !== "up").map(([n]) => n);
-    const version = await get("/version").then((v) => (v.status === 200 ? v.text.trim().slice(0, 100) : undefined), () => undefined);
+    const down = Object.entries(body.details ?? {})
+      .filter(([n, d]) => (needs === null || needs.includes(n)) && d?.status !== "up")
+      .map(([n]) => n);
+    const version = await get("/version").then(
+      (v) => (v.status === 200 ? v.text.trim().slice(0, 100) : undefined),
+      () => undefined,
+    );
     const up = needs ? down.length === 0 : health.status === 200 && body.status === "up";
-    return up ? ok(name, "up", version) : fail(name, `answers ${health.status}${down.length ? `; down: ${down.join(", ")}` : ""}`);
+    return up
+      ? ok(name, "up", version)
+      : fail(name, `answers ${health.status}${down.length ? `; down: ${down.join(", ")}` : ""}`);
   } catch (err) {
     return fail(name, `not reachable: ${why(err)}`);
   }
@@ -102,12 +135,21 @@ async function engineAt(name: string, send: EngineFetch, needs: string[] | null)
 
 export async function engines(env: Env): Promise<Probe[]> {
   const out: Promise<Probe>[] = [];
-  if (env.BROWSER_RENDERING_ACCOUNT_ID && env.BROWSER_RENDERING_API_TOKEN) out.push(Promise.resolve(ok("engine:browser_rendering", "configured (PDFs)")));
+  if (env.BROWSER_RENDERING_ACCOUNT_ID && env.BROWSER_RENDERING_API_TOKEN)
+    out.push(Promise.resolve(ok("engine:browser_rendering", "configured (PDFs)")));
   const gotenberg = engineFetch(env, "gotenberg");
   if (gotenberg) out.push(engineAt("engine", gotenberg, null));
   // OCR beside Gotenberg, at an address of its own: asked only about what OCR needs.
-  if (!env.ENGINE_CONTAINER && env.OCR_ENGINE_URL && env.OCR_ENGINE_URL !== env.ENGINE_URL) out.push(engineAt("engine:ocr", engineFetch(env, "ocr")!, ["tesseract", "pdftoppm"]));
-  if (!out.length) return [{ name: "engine", status: "warn", detail: "none configured: pdf, ocr and convert answer 503 (set ENGINE_URL, or bind ENGINE_CONTAINER)" }];
+  if (!env.ENGINE_CONTAINER && env.OCR_ENGINE_URL && env.OCR_ENGINE_URL !== env.ENGINE_URL)
+    out.push(engineAt("engine:ocr", engineFetch(env, "ocr")!, ["tesseract", "pdftoppm"]));
+  if (!out.length)
+    return [
+      {
+        name: "engine",
+        status: "warn",
+        detail: "none configured: pdf, ocr and convert answer 503 (set ENGINE_URL, or bind ENGINE_CONTAINER)",
+      },
+    ];
   return Promise.all(out);
 }
 
@@ -119,7 +161,12 @@ export async function egress(env: Env): Promise<Probe> {
   } catch (err) {
     return fail("egress_proxy", why(err));
   }
-  if (!proxy) return { name: "egress_proxy", status: "warn", detail: "not configured: egress-connectors answer 503 (set EGRESS_PROXY_URL)" };
+  if (!proxy)
+    return {
+      name: "egress_proxy",
+      status: "warn",
+      detail: "not configured: egress-connectors answer 503 (set EGRESS_PROXY_URL)",
+    };
   // Imported where used, as the delivery code does: the app is also built in Node (the OpenAPI checks).
   const { connect } = await import("cloudflare:sockets");
   const socket = connect({ hostname: proxy.hostname, port: proxy.port });
@@ -132,7 +179,10 @@ export async function egress(env: Env): Promise<Probe> {
     writer.closed.catch(() => undefined);
     reader.closed.catch(() => undefined);
     await writer.write(new TextEncoder().encode("OPTIONS * HTTP/1.0\r\n\r\n"));
-    const first = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no answer in 5 s")), PEER_TIMEOUT_MS))]);
+    const first = await Promise.race([
+      reader.read(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no answer in 5 s")), PEER_TIMEOUT_MS)),
+    ]);
     const head = new TextDecoder().decode(first.value ?? new Uint8Array());
     if (!head.startsWith("HTTP/")) return fail("egress_proxy", "answered something that is not HTTP");
     return ok("egress_proxy", "answers", /^server:\s*(.+)$/im.exec(head)?.[1]?.trim());
@@ -150,7 +200,10 @@ export async function keys(env: Env): Promise<Probe> {
     const { tsaSigner } = await import("../kinds/time/notary/tsa-signer");
     const [signing, tsa] = await Promise.all([signingKeys(env), tsaSigner(env)]);
     seal(env, "readiness");
-    return ok("keys", `signing kid ${signing.current.kid}${signing.published.length > 1 ? " (a rotation is under way)" : ""}; TSA ${tsa ? "loaded" : "missing"}; encryption at rest loaded`);
+    return ok(
+      "keys",
+      `signing kid ${signing.current.kid}${signing.published.length > 1 ? " (a rotation is under way)" : ""}; TSA ${tsa ? "loaded" : "missing"}; encryption at rest loaded`,
+    );
   } catch (err) {
     return fail("keys", why(err));
   }
@@ -160,20 +213,29 @@ export async function keys(env: Env): Promise<Probe> {
 export async function settlement(env: Env): Promise<Probe> {
   const mode = env.X402_SETTLEMENT;
   try {
-    if (mode === "none") return isDevelopment(env) ? ok("settlement", "none (development: nothing moves on chain)") : fail("settlement", "none is refused outside development");
+    if (mode === "none")
+      return isDevelopment(env)
+        ? ok("settlement", "none (development: nothing moves on chain)")
+        : fail("settlement", "none is refused outside development");
     if (mode === "facilitator") {
       const res = await getText(new URL("supported", env.FACILITATOR_URL.replace(/\/?$/, "/")).href);
       if (res.status !== 200) return fail("settlement", `the facilitator's /supported answered ${res.status}`);
       const listed = res.text.includes(`"${env.X402_NETWORK}"`) || res.text.includes(`"eip155:${env.X402_CHAIN_ID}"`);
-      return listed ? ok("settlement", `facilitator settles ${env.X402_NETWORK}`) : fail("settlement", `the facilitator does not list ${env.X402_NETWORK}`);
+      return listed
+        ? ok("settlement", `facilitator settles ${env.X402_NETWORK}`)
+        : fail("settlement", `the facilitator does not list ${env.X402_NETWORK}`);
     }
     if (mode === "direct") {
       const res = await fetch(env.RPC_URL, {
-        method: "POST", headers: { "content-type": "application/json" }, signal: AbortSignal.timeout(PEER_TIMEOUT_MS),
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        signal: AbortSignal.timeout(PEER_TIMEOUT_MS),
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
       });
       const chain = Number(((await res.json()) as { result?: string }).result);
-      return chain === Number(env.X402_CHAIN_ID) ? ok("settlement", `direct through an RPC node on chain ${chain}`) : fail("settlement", `the RPC node is on chain ${chain}, not ${env.X402_CHAIN_ID}`);
+      return chain === Number(env.X402_CHAIN_ID)
+        ? ok("settlement", `direct through an RPC node on chain ${chain}`)
+        : fail("settlement", `the RPC node is on chain ${chain}, not ${env.X402_CHAIN_ID}`);
     }
     return fail("settlement", `unknown mode ${JSON.stringify(mode)}`);
   } catch (err) {

@@ -31,7 +31,11 @@ function operationIndex(): Map<string, string> {
   operations = new Map();
   for (const kind of KIND_CARDS) {
     operations.set(`POST /v1/${kind.kind}`, `${kind.kind}.create`);
-    for (const op of kind.ops) operations.set(`${op.method.toUpperCase()} /v1/${kind.kind}/:id${op.path.replace(/\{(\w+)\}/g, ":$1")}`, `${kind.kind}.${op.name}`);
+    for (const op of kind.ops)
+      operations.set(
+        `${op.method.toUpperCase()} /v1/${kind.kind}/:id${op.path.replace(/\{(\w+)\}/g, ":$1")}`,
+        `${kind.kind}.${op.name}`,
+      );
   }
   return operations;
 }

@@ -29,14 +29,27 @@ function report(c: Context<AppEnv>, started: number): void {
   const durationMs = now - started;
   console.log(
     JSON.stringify({
-      request_id: c.get("requestId"), method: c.req.method, route: facts.route, kind: facts.kind, operation: facts.operation,
-      status, charged_micro: chargedMicro, duration_ms: durationMs,
+      request_id: c.get("requestId"),
+      method: c.req.method,
+      route: facts.route,
+      kind: facts.kind,
+      operation: facts.operation,
+      status,
+      charged_micro: chargedMicro,
+      duration_ms: durationMs,
     }),
   );
   // Documented in docs/operations.md ("Watching it"): keep the positions stable, queries read them by number.
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [facts.kind ?? ""],
-    blobs: [facts.route ?? "", facts.kind ?? "", facts.operation ?? "", `${Math.floor(status / 100)}xx`, c.req.method, facts.isPublic ? "public" : "api"],
+    blobs: [
+      facts.route ?? "",
+      facts.kind ?? "",
+      facts.operation ?? "",
+      `${Math.floor(status / 100)}xx`,
+      c.req.method,
+      facts.isPublic ? "public" : "api",
+    ],
     doubles: [chargedMicro, durationMs, 1, status],
   });
   countRequest(c.env, executionCtx(c), { kind: facts.kind, status, chargedMicro, isPublic: facts.isPublic }, now);

@@ -13,11 +13,18 @@ Calls are counted per isolate in memory and written to D1 at most every \`STATS_
 export function registerStatsRoute(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/admin/stats", operationId: "admin_stats", tags: ["Ask"], security: [{ admin: [] }],
+      method: "get",
+      path: "/v1/admin/stats",
+      operationId: "admin_stats",
+      tags: ["Ask"],
+      security: [{ admin: [] }],
       summary: "Operator: revenue, calls, errors, resources and deliveries",
       description: DESCRIPTION,
       request: { query: statsQuery },
-      responses: { 200: jsonResponse("The figures of the period.", statsAnswer), ...errorResponses([401, 403, 404, 422]) },
+      responses: {
+        200: jsonResponse("The figures of the period.", statsAnswer),
+        ...errorResponses([401, 403, 404, 422]),
+      },
     }),
     async (c) => {
       const { days } = c.req.valid("query");

@@ -19,15 +19,20 @@ interface UsageRow {
   public_errors: number;
 }
 
-const USAGE_SUMS = "SUM(calls) AS calls, SUM(refused) AS refused, SUM(errors) AS errors, SUM(charged_micro) AS charged_micro, SUM(public_requests) AS public_requests, SUM(public_errors) AS public_errors";
+const USAGE_SUMS =
+  "SUM(calls) AS calls, SUM(refused) AS refused, SUM(errors) AS errors, SUM(charged_micro) AS charged_micro, SUM(public_requests) AS public_requests, SUM(public_errors) AS public_errors";
 const DAY_OF = (column: string) => `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`;
 
 const NO_USAGE: UsageRow = { calls: 0, refused: 0, errors: 0, charged_micro: 0, public_requests: 0, public_errors: 0 };
 
 function usageView(row: UsageRow = NO_USAGE) {
   return {
-    calls: row.calls, refused: row.refused, errors: row.errors, charged_usd: microToUsd(row.charged_micro),
-    public_requests: row.public_requests, public_errors: row.public_errors,
+    calls: row.calls,
+    refused: row.refused,
+    errors: row.errors,
+    charged_usd: microToUsd(row.charged_micro),
+    public_requests: row.public_requests,
+    public_errors: row.public_errors,
   };
 }
 
@@ -44,12 +49,20 @@ export async function readStats(db: D1Database, now: number, days: number, flush
   const firstDayMs = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
   const from = utcDay(firstDayMs);
   const [revenue, usageByDay, usageByKind, active, pending, dead] = await db.batch<Record<string, unknown>>([
-    db.prepare(`SELECT ${DAY_OF("created_at")} AS day, SUM(amount_micro) AS micro, COUNT(*) AS n FROM payments WHERE status = 'settled' AND created_at >= ? GROUP BY day`).bind(firstDayMs),
+    db
+      .prepare(
+        `SELECT ${DAY_OF("created_at")} AS day, SUM(amount_micro) AS micro, COUNT(*) AS n FROM payments WHERE status = 'settled' AND created_at >= ? GROUP BY day`,
+      )
+      .bind(firstDayMs),
     db.prepare(`SELECT day, ${USAGE_SUMS} FROM usage_daily WHERE day >= ? GROUP BY day`).bind(from),
     db.prepare(`SELECT kind, ${USAGE_SUMS} FROM usage_daily WHERE day >= ? GROUP BY kind`).bind(from),
-    db.prepare("SELECT kind, COUNT(*) AS n FROM resources WHERE state = 'active' AND expires_at > ? GROUP BY kind").bind(now),
+    db
+      .prepare("SELECT kind, COUNT(*) AS n FROM resources WHERE state = 'active' AND expires_at > ? GROUP BY kind")
+      .bind(now),
     db.prepare("SELECT COUNT(*) AS n FROM deliveries_open WHERE last_at >= ?").bind(now - PENDING_WINDOW_MS),
-    db.prepare(`SELECT ${DAY_OF("at")} AS day, COUNT(*) AS n FROM deliveries_dead WHERE at >= ? GROUP BY day`).bind(firstDayMs),
+    db
+      .prepare(`SELECT ${DAY_OF("at")} AS day, COUNT(*) AS n FROM deliveries_dead WHERE at >= ? GROUP BY day`)
+      .bind(firstDayMs),
   ]);
   const rows = <T>(result: D1Result<Record<string, unknown>> | undefined) => (result?.results ?? []) as T[];
   const revenueOf = new Map(rows<{ day: string; micro: number; n: number }>(revenue).map((r) => [r.day, r]));
@@ -59,7 +72,13 @@ export async function readStats(db: D1Database, now: number, days: number, flush
   const byDay = Array.from({ length: days }, (_, i) => {
     const day = utcDay(firstDayMs + i * DAY_MS);
     const paid = revenueOf.get(day);
-    return { day, revenue_usd: microToUsd(paid?.micro ?? 0), payments: paid?.n ?? 0, ...usageView(usageOf.get(day)), deliveries_dead: deadOf.get(day) ?? 0 };
+    return {
+      day,
+      revenue_usd: microToUsd(paid?.micro ?? 0),
+      payments: paid?.n ?? 0,
+      ...usageView(usageOf.get(day)),
+      deliveries_dead: deadOf.get(day) ?? 0,
+    };
   });
 
   const kinds = new Map<string, { usage: UsageRow; active: number }>();
@@ -68,7 +87,10 @@ export async function readStats(db: D1Database, now: number, days: number, flush
   for (const r of rows<{ kind: string; n: number }>(active)) kindOf(r.kind).active = r.n;
   const byKind = [...kinds]
     .map(([kind, k]) => ({ kind: kind === "" ? null : kind, ...usageView(k.usage), active_resources: k.active }))
-    .sort((a, b) => b.calls - a.calls || b.active_resources - a.active_resources || (a.kind ?? "").localeCompare(b.kind ?? ""));
+    .sort(
+      (a, b) =>
+        b.calls - a.calls || b.active_resources - a.active_resources || (a.kind ?? "").localeCompare(b.kind ?? ""),
+    );
 
   const total = { ...NO_USAGE };
   for (const k of kinds.values()) addUsage(total, k.usage);

@@ -109,7 +109,9 @@ export function flush(db: D1Database): Promise<void> {
   pending = new Map();
   lastFlushAt = Date.now();
   const statements = [...taken.values()].map((t) =>
-    db.prepare(UPSERT).bind(t.day, t.kind, t.calls, t.refused, t.errors, t.chargedMicro, t.publicRequests, t.publicErrors),
+    db
+      .prepare(UPSERT)
+      .bind(t.day, t.kind, t.calls, t.refused, t.errors, t.chargedMicro, t.publicRequests, t.publicErrors),
   );
   const written: Promise<void> = db
     .batch(statements)

@@ -19,11 +19,17 @@ const listQuery = z.object({ limit: pageLimit(), cursor: seqCursor });
 
 /** Every kind's log is at `/v1/{kind}/{id}/deliveries`: one route, documented once, for all of them. */
 const kindParam = z.object({
-  kind: z.enum(KIND_NAMES as [string, ...string[]]).openapi({ param: { name: "kind", in: "path" }, example: "wakeups" }).describe("The resource's kind."),
+  kind: z
+    .enum(KIND_NAMES as [string, ...string[]])
+    .openapi({ param: { name: "kind", in: "path" }, example: "wakeups" })
+    .describe("The resource's kind."),
 });
 const logParams = kindParam.extend(resourceIdParam.shape);
 const retryParams = logParams.extend({
-  delivery_id: z.string().regex(/^evt_[0-9a-f]{32}$/).openapi({ param: { name: "delivery_id", in: "path" }, example: "evt_8d1f0c6a2b3e4f5a6b7c8d9e0f1a2b3c" }),
+  delivery_id: z
+    .string()
+    .regex(/^evt_[0-9a-f]{32}$/)
+    .openapi({ param: { name: "delivery_id", in: "path" }, example: "evt_8d1f0c6a2b3e4f5a6b7c8d9e0f1a2b3c" }),
 });
 
 const envelope = (type: string, data: z.ZodType) =>
@@ -32,7 +38,11 @@ const envelope = (type: string, data: z.ZodType) =>
 export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/{kind}/{id}/deliveries", tags: ["Manage"], operationId: "list_deliveries", security: MANAGED,
+      method: "get",
+      path: "/v1/{kind}/{id}/deliveries",
+      tags: ["Manage"],
+      operationId: "list_deliveries",
+      security: MANAGED,
       summary: "Outbound calls and events of a resource, each with every delivery attempt (free)",
       request: { params: logParams, query: listQuery },
       responses: { 200: jsonResponse("Oldest first.", deliveryPage), ...errorResponses([401, 403, 404, 410, 422]) },
@@ -41,33 +51,57 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       const { kind, id } = c.req.valid("param");
       const { limit, cursor } = c.req.valid("query");
       const cred = managementCredential(c, id);
-      const page = await resourceAnswer(c, id, cred.tokenHash, await resourceStub(c.env, id).listDeliveries({ mgmtHash: cred.tokenHash, kind, limit, cursor: cursor ?? null }));
+      const page = await resourceAnswer(
+        c,
+        id,
+        cred.tokenHash,
+        await resourceStub(c.env, id).listDeliveries({ mgmtHash: cred.tokenHash, kind, limit, cursor: cursor ?? null }),
+      );
       return c.json(page as object, 200);
     },
   );
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/{kind}/{id}/deliveries/{delivery_id}/retry", tags: ["Manage"], operationId: "retry_delivery", security: MANAGED,
+      method: "post",
+      path: "/v1/{kind}/{id}/deliveries/{delivery_id}/retry",
+      tags: ["Manage"],
+      operationId: "retry_delivery",
+      security: MANAGED,
       summary: "Send a delivery again now (free)",
       request: { params: retryParams },
-      responses: { 200: jsonResponse("The delivery, pending again.", delivery), ...errorResponses([401, 403, 404, 410, 422]) },
+      responses: {
+        200: jsonResponse("The delivery, pending again.", delivery),
+        ...errorResponses([401, 403, 404, 410, 422]),
+      },
     }),
     async (c) => {
       const { kind, id, delivery_id } = c.req.valid("param");
       const cred = managementCredential(c, id);
-      const out = await resourceAnswer(c, id, cred.tokenHash, await resourceStub(c.env, id).retryDelivery({ mgmtHash: cred.tokenHash, kind, deliveryId: delivery_id }));
+      const out = await resourceAnswer(
+        c,
+        id,
+        cred.tokenHash,
+        await resourceStub(c.env, id).retryDelivery({ mgmtHash: cred.tokenHash, kind, deliveryId: delivery_id }),
+      );
       return c.json(out as object, 200);
     },
   );
   const webhook = (type: string, description: string | undefined, schema: z.ZodType, registry = app.openAPIRegistry) =>
     registry.registerWebhook({
-      method: "post", path: type, operationId: `event_${type.replace(/\W/g, "_")}`, summary: type, description,
+      method: "post",
+      path: type,
+      operationId: `event_${type.replace(/\W/g, "_")}`,
+      summary: type,
+      description,
       // Receivers authenticate us by the Standard Webhooks signature, not by an API credential.
       security: [],
       request: { body: { content: { "application/json": { schema } } } },
-      responses: { 200: { description: "Any 2xx acknowledges the event; `webhook-delivery: abort` stops the retries." } },
+      responses: {
+        200: { description: "Any 2xx acknowledges the event; `webhook-delivery: abort` stops the retries." },
+      },
     });
-  for (const [type, data] of Object.entries(lifecycleEvents)) webhook(type, `To notify_url. ${data.description ?? ""}`, envelope(type, data));
+  for (const [type, data] of Object.entries(lifecycleEvents))
+    webhook(type, `To notify_url. ${data.description ?? ""}`, envelope(type, data));
   // The kinds' own requests, once every kind is loaded (openapi/deferred.ts).
   documentLater(app, (registry) => {
     for (const kind of allKinds()) {

@@ -29,12 +29,12 @@ import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
 import { MANAGED_PAID, PAID } from "../openapi/security";
 
-
 /** The values at a dotted path (`*`: every item of an array), each with the path it was found at. */
 function valuesAt(value: unknown, path: string[], at: string[] = []): [string, unknown][] {
   if (path.length === 0) return [[at.join("."), value]];
   const [head, ...rest] = path as [string, ...string[]];
-  if (head === "*") return Array.isArray(value) ? value.flatMap((item, i) => valuesAt(item, rest, [...at, String(i)])) : [];
+  if (head === "*")
+    return Array.isArray(value) ? value.flatMap((item, i) => valuesAt(item, rest, [...at, String(i)])) : [];
   if (!value || typeof value !== "object" || !(head in value)) return [];
   return valuesAt((value as Record<string, unknown>)[head], rest, [...at, head]);
 }
@@ -43,7 +43,10 @@ function createBody(kind: AnyKind) {
   const schema = kind.createSchema;
   if (!(schema instanceof z.ZodObject)) throw new Error(`${kind.kind}.createSchema must be a zod object`);
   const name = `Create${kind.kind.replace(/(^|-)(\w)/g, (_, _dash, ch: string) => ch.toUpperCase())}`;
-  return withMetaOf(schema, schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).strict().openapi(name));
+  return withMetaOf(
+    schema,
+    schema.safeExtend(commonCreateFields(kind.defaultTtlSeconds, kind.maxTtlSeconds)).strict().openapi(name),
+  );
 }
 
 function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
@@ -55,22 +58,37 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     summary: `Create: ${kind.summary}`,
     security: PAID,
     request: { body: { required: true, content: { "application/json": { schema: createBody(kind) } } } },
-    responses: { 201: jsonResponse("Created. `management_token` is shown this once.", createdResource), ...errorResponses([401, 402, 409, 413, 415, 422]) },
+    responses: {
+      201: jsonResponse("Created. `management_token` is shown this once.", createdResource),
+      ...errorResponses([401, 402, 409, 413, 415, 422]),
+    },
   });
   app.openapi(route, async (c) => {
     const { ttl_seconds, label, notify_url, ...config } = c.req.valid("json") as Record<string, unknown> & {
-      ttl_seconds: number; label: string | null; notify_url: string | null;
+      ttl_seconds: number;
+      label: string | null;
+      notify_url: string | null;
     };
     const allowPrivate = allowsPrivateTargets(c.env.ALLOW_PRIVATE_TARGETS);
     if (notify_url) checkEgressUrl(notify_url, allowPrivate, "notify_url");
     for (const field of kind.targetFields ?? []) {
-      for (const [path, url] of valuesAt(config, field.split("."))) if (typeof url === "string") checkEgressUrl(url, allowPrivate, path);
+      for (const [path, url] of valuesAt(config, field.split(".")))
+        if (typeof url === "string") checkEgressUrl(url, allowPrivate, path);
     }
     const now = Date.now();
     kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
-    const { config: shown, sealed, credential } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null, credential: undefined };
+    const {
+      config: shown,
+      sealed,
+      credential,
+    } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null, credential: undefined };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
-    const call = { priceMicro, operation: `${kind.kind}.create`, description: `Create a ${kind.kind} resource for ${ttl_seconds} s`, creditFrom: "bearer" as const };
+    const call = {
+      priceMicro,
+      operation: `${kind.kind}.create`,
+      description: `Create a ${kind.kind} resource for ${ttl_seconds} s`,
+      creditFrom: "bearer" as const,
+    };
     let made: Identity | undefined;
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
@@ -78,19 +96,49 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
         // service makes for the resource cannot be shown twice, so such a create stays random).
         const key = payer.type === "credit" && !credential ? c.get("idempotency") : undefined;
         made = await identity(c, Boolean(notify_url || kind.sends), key);
-        const publicId = kind.public && (kind.public.enabled?.(config) ?? true) ? newPublicId(kind.kind, made.id) : null;
-        const input: CreateInput = { id: made.id, kind: kind.kind, owner, mgmtHash: made.mgmt.hash, label, notifyUrl: notify_url, sealedSecret: made.sealedSecret, publicId, baseUrl: serviceUrls(c).baseUrl, configJson: JSON.stringify(shown), sealedJson: JSON.stringify(sealed), ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") };
+        const publicId =
+          kind.public && (kind.public.enabled?.(config) ?? true) ? newPublicId(kind.kind, made.id) : null;
+        const input: CreateInput = {
+          id: made.id,
+          kind: kind.kind,
+          owner,
+          mgmtHash: made.mgmt.hash,
+          label,
+          notifyUrl: notify_url,
+          sealedSecret: made.sealedSecret,
+          publicId,
+          baseUrl: serviceUrls(c).baseUrl,
+          configJson: JSON.stringify(shown),
+          sealedJson: JSON.stringify(sealed),
+          ttlSeconds: ttl_seconds,
+          priceMicro,
+          payer,
+          requestId: c.get("requestId"),
+        };
         return unwrap(await resourceStub(c.env, made.id).create(input));
       },
       undo: async () => void (made && (await resourceStub(c.env, made.id).cancel(made.mgmt.hash))),
       settled: async () => void (made && unwrap(await resourceStub(c.env, made.id).settledCreate(c.get("requestId")))),
     });
     const signing = made?.signingSecret ? { signing_secret: made.signingSecret } : {};
-    return c.json({ ...publicRecord(c, core), management_token: made!.mgmt.token, ...signing, ...(credential ? { credential } : {}) }, 201);
+    return c.json(
+      {
+        ...publicRecord(c, core),
+        management_token: made!.mgmt.token,
+        ...signing,
+        ...(credential ? { credential } : {}),
+      },
+      201,
+    );
   });
 }
 
-type Identity = { id: string; mgmt: ReturnType<typeof issueManagementToken>; signingSecret: string | null; sealedSecret: string | null };
+type Identity = {
+  id: string;
+  mgmt: ReturnType<typeof issueManagementToken>;
+  signingSecret: string | null;
+  sealedSecret: string | null;
+};
 
 /**
  * A new resource's id, management token and signing secret (for events to notify_url and a kind's own
@@ -102,7 +150,8 @@ type Identity = { id: string; mgmt: ReturnType<typeof issueManagementToken>; sig
 async function identity(c: Context<AppEnv>, signs: boolean, key: KeyMaterial | undefined): Promise<Identity> {
   const mgmt = issueManagementToken(key && (await requestBytes(key, "management token", 64)));
   const made = key && (await findResourceIndex(c.env.DB, mgmt.parts.resourceId));
-  if (made && (made.state !== "active" || made.created_at <= Date.now() - REPLAY_WINDOW_MS)) return identity(c, signs, undefined);
+  if (made && (made.state !== "active" || made.created_at <= Date.now() - REPLAY_WINDOW_MS))
+    return identity(c, signs, undefined);
   const signingSecret = signs ? newSigningSecret(key && (await requestBytes(key, "signing secret", 32))) : null;
   // AES is loaded by the first create that needs it, not at start-up (auth/sealing-loader.ts).
   const sealedSecret = signingSecret ? (await loadSealing()).seal(c.env, signingSecret) : null;
@@ -130,17 +179,37 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
       params: op.params ? resourceIdParam.extend(op.params.shape) : resourceIdParam,
       ...(op.headers ? { headers: op.headers } : {}),
       // A rawBody operation's input comes from its headers: it takes no query.
-      ...(hasBody ? { body: { required: false, content: { "application/json": { schema: strict(op.input) } } } } : { query: strict(op.rawBody ? noInput : op.input) as z.ZodObject }),
-      ...(op.rawBody ? { body: { required: true, description: `The bytes, up to ${op.maxBodyBytes} (Content-Length required).`, content: BINARY } } : {}),
+      ...(hasBody
+        ? { body: { required: false, content: { "application/json": { schema: strict(op.input) } } } }
+        : { query: strict(op.rawBody ? noInput : op.input) as z.ZodObject }),
+      ...(op.rawBody
+        ? {
+            body: {
+              required: true,
+              description: `The bytes, up to ${op.maxBodyBytes} (Content-Length required).`,
+              content: BINARY,
+            },
+          }
+        : {}),
     },
     responses: {
       200: {
-        ...(op.servesObject ? { description: "The stored bytes (206 for a Range).", content: BINARY } : jsonResponse("OK", op.output)),
+        ...(op.servesObject
+          ? { description: "The stored bytes (206 for a Range).", content: BINARY }
+          : jsonResponse("OK", op.output)),
         ...(op.responseHeaders
-          ? { headers: Object.fromEntries(Object.entries(op.responseHeaders.documented).map(([name, description]) => [name, { description, schema: { type: "string" as const } }])) }
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(op.responseHeaders.documented).map(([name, description]) => [
+                  name,
+                  { description, schema: { type: "string" as const } },
+                ]),
+              ),
+            }
           : {}),
       },
-      ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? []), ...(op.maxBodyBytes ? [413] : [])]) },
+      ...errorResponses([401, 402, 403, 404, 410, 422, ...(op.errors ?? []), ...(op.maxBodyBytes ? [413] : [])]),
+    },
   });
   // The route's responses depend on the op (JSON or bytes), beyond what the typed handler can follow.
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
@@ -149,9 +218,31 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     const cred = managementCredential(c, id);
     const body = op.rawBody ? rawBody(c) : null;
     const stub = resourceStub(c.env, id);
-    const paid: PaidCall = { priceMicro: op.priceMicro, operation: `${kind.kind}.${op.name}`, description: `${kind.kind} ${op.name}`, creditFrom: "x-credit-token" };
+    const paid: PaidCall = {
+      priceMicro: op.priceMicro,
+      operation: `${kind.kind}.${op.name}`,
+      description: `${kind.kind} ${op.name}`,
+      creditFrom: "x-credit-token",
+    };
     const opCall = async (payer: Payer, extra: Pick<OpInput, "peek" | "expect"> = {}) =>
-      resourceAnswer(c, id, cred.tokenHash, await stub.op({ mgmtHash: cred.tokenHash, kind: kind.kind, op: op.name, input, priceMicro: op.priceMicro, payer, requestId: c.get("requestId"), ...extra }, body));
+      resourceAnswer(
+        c,
+        id,
+        cred.tokenHash,
+        await stub.op(
+          {
+            mgmtHash: cred.tokenHash,
+            kind: kind.kind,
+            op: op.name,
+            input,
+            priceMicro: op.priceMicro,
+            payer,
+            requestId: c.get("requestId"),
+            ...extra,
+          },
+          body,
+        ),
+      );
     if (op.servesObject) return paidDownload(c, paid, opCall, (value) => op.responseHeaders?.of(value) ?? {});
     const value = await runPaid(c, paid, { run: (payer) => opCall(payer) });
     for (const [name, header] of Object.entries(op.responseHeaders?.of(value) ?? {})) c.header(name, header);
@@ -169,7 +260,12 @@ const DOWNLOAD_ATTEMPTS = 3;
  * call paid, on the condition that it still names that object (else it rolls back, uncharged, and
  * the download starts again). The bytes stream from R2 straight to the caller.
  */
-async function paidDownload(c: Context<AppEnv>, paid: PaidCall, opCall: (payer: Payer, extra?: Pick<OpInput, "peek" | "expect">) => Promise<Json>, headersOf: (value: Json) => Record<string, string>): Promise<Response> {
+async function paidDownload(
+  c: Context<AppEnv>,
+  paid: PaidCall,
+  opCall: (payer: Payer, extra?: Pick<OpInput, "peek" | "expect">) => Promise<Json>,
+  headersOf: (value: Json) => Record<string, string>,
+): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
     const { object_key } = (await opCall({ type: "prepaid" }, { peek: true })) as { object_key: string };
     const opened = await openObject(c, object_key);
@@ -190,10 +286,14 @@ async function paidDownload(c: Context<AppEnv>, paid: PaidCall, opCall: (payer: 
  */
 async function opInput(c: Context<AppEnv>, op: AnyOp, hasBody: boolean): Promise<unknown> {
   const req = c.req as unknown as { valid(target: "json" | "query" | "param" | "header"): Record<string, unknown> };
-  const main = hasBody ? (op.input.parse((req.valid("json") as unknown) ?? {}) as Record<string, unknown>) : req.valid("query");
+  const main = hasBody
+    ? (op.input.parse((req.valid("json") as unknown) ?? {}) as Record<string, unknown>)
+    : req.valid("query");
   const { id: _id, ...params } = op.params ? req.valid("param") : {};
   const headers = op.headers ? req.valid("header") : {};
-  const raw = op.rawBody ? { content_type: rawContentType(c), content_length: Number(c.req.header("content-length")) } : {};
+  const raw = op.rawBody
+    ? { content_type: rawContentType(c), content_length: Number(c.req.header("content-length")) }
+    : {};
   return { ...main, ...params, ...headers, ...raw };
 }
 
@@ -202,7 +302,9 @@ function rawContentType(c: Context<AppEnv>): string {
   const type = c.req.header("content-type");
   if (type === undefined) return "application/octet-stream";
   if (!isMediaType(type)) {
-    throw new AppError("validation_failed", "Content-Type must be a media type like text/plain (RFC 9110).", { errors: [{ path: "header.content-type", message: "is not a media type" }] });
+    throw new AppError("validation_failed", "Content-Type must be a media type like text/plain (RFC 9110).", {
+      errors: [{ path: "header.content-type", message: "is not a media type" }],
+    });
   }
   return type;
 }
@@ -210,7 +312,8 @@ function rawContentType(c: Context<AppEnv>): string {
 /** A rawBody operation's bytes, streamed on to the resource; the size must be declared (and the body limit checked it). */
 function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
   const length = c.req.header("content-length");
-  if (!length || !/^\d+$/.test(length)) throw new AppError("invalid_request", "Send Content-Length with the bytes (chunked uploads are not accepted).");
+  if (!length || !/^\d+$/.test(length))
+    throw new AppError("invalid_request", "Send Content-Length with the bytes (chunked uploads are not accepted).");
   // An empty body may come as no body at all; the resource stores it as an empty value.
   if (!c.req.raw.body) return new Blob([]).stream();
   return c.req.raw.body;
@@ -245,7 +348,11 @@ export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
     return routes;
   };
   for (const card of KIND_CARDS) {
-    const routes = [...card.ownRoutes, { method: "post" as const, path: `/v1/${card.kind}` }, ...card.ops.map((op) => ({ method: op.method, path: `/v1/${card.kind}/{id}${op.path}` }))];
+    const routes = [
+      ...card.ownRoutes,
+      { method: "post" as const, path: `/v1/${card.kind}` },
+      ...card.ops.map((op) => ({ method: op.method, path: `/v1/${card.kind}/{id}${op.path}` })),
+    ];
     for (const { method, path } of routes) {
       const key = `${method.toUpperCase()} ${honoPath(path)}`;
       let chain: H[] | undefined;
@@ -265,7 +372,10 @@ export function registerKindRoutes(app: OpenAPIHono<AppEnv>): void {
 function buildRoutes(app: OpenAPIHono<AppEnv>, kind: AnyKind): BuiltRoutes {
   const scratch = new OpenAPIHono<AppEnv>({ defaultHook: app.defaultHook });
   kind.routes?.(scratch);
-  ownPaths.set(kind.kind, scratch.openAPIRegistry.definitions.flatMap((d) => (d.type === "route" ? [d.route.path] : [])));
+  ownPaths.set(
+    kind.kind,
+    scratch.openAPIRegistry.definitions.flatMap((d) => (d.type === "route" ? [d.route.path] : [])),
+  );
   registerCreate(scratch, kind);
   for (const op of kind.ops) registerOp(scratch, kind, op);
   const chains = new Map<string, H[]>();

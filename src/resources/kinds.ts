@@ -75,9 +75,13 @@ export function kindsNamed(list: string, param: string, kinds: readonly AnyKind[
     const family = FAMILIES.includes(name as Family);
     const named = name === "all" ? kinds : kinds.filter((k) => (family ? k.family === name : k.kind === name));
     if (named.length === 0 && !family) {
-      throw new AppError("invalid_request", `Unknown ${param} entry "${name}": name families (${FAMILIES.join(", ")}), kinds (${kinds.map((k) => k.kind).join(", ")}) or all.`, {
-        errors: [{ path: `query.${param}`, message: `unknown family or kind ${name}` }],
-      });
+      throw new AppError(
+        "invalid_request",
+        `Unknown ${param} entry "${name}": name families (${FAMILIES.join(", ")}), kinds (${kinds.map((k) => k.kind).join(", ")}) or all.`,
+        {
+          errors: [{ path: `query.${param}`, message: `unknown family or kind ${name}` }],
+        },
+      );
     }
     for (const kind of named) chosen.add(kind);
   }

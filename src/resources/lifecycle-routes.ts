@@ -16,12 +16,20 @@ const MANAGE = { tags: ["Manage"], security: MANAGED };
 const GONE = [401, 403, 404, 410];
 
 const extendBody = z
-  .object({ ttl_seconds: z.int().min(60).describe("Seconds to add to expires_at; charged at the kind's day rate per started day.") })
+  .object({
+    ttl_seconds: z
+      .int()
+      .min(60)
+      .describe("Seconds to add to expires_at; charged at the kind's day rate per started day."),
+  })
   .strict()
   .openapi("ExtendRequest");
 
 const exportBody = z
-  .object({ resource: resourceRecord, data: z.unknown().describe("Everything the resource holds, in the kind's own shape.") })
+  .object({
+    resource: resourceRecord,
+    data: z.unknown().describe("Everything the resource holds, in the kind's own shape."),
+  })
   .openapi("ResourceExport");
 
 async function target(c: Context<AppEnv>) {
@@ -33,7 +41,11 @@ async function target(c: Context<AppEnv>) {
 export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/resources/{id}", operationId: "get_resource", summary: "Status of a resource (free)", ...MANAGE,
+      method: "get",
+      path: "/v1/resources/{id}",
+      operationId: "get_resource",
+      summary: "Status of a resource (free)",
+      ...MANAGE,
       request: { params: resourceIdParam },
       responses: { 200: jsonResponse("The resource record.", resourceRecord), ...errorResponses(GONE) },
     }),
@@ -45,12 +57,25 @@ export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(
     createRoute({
-      method: "post", path: "/v1/resources/{id}/extend", operationId: "extend_resource",
-      summary: "Extend the TTL by paying again", ...MANAGE,
-      description: "Pay with `X-CREDIT-TOKEN` beside the management token, or with x402. Refused with 422 past the kind's maximum lifetime.",
+      method: "post",
+      path: "/v1/resources/{id}/extend",
+      operationId: "extend_resource",
+      summary: "Extend the TTL by paying again",
+      ...MANAGE,
+      description:
+        "Pay with `X-CREDIT-TOKEN` beside the management token, or with x402. Refused with 422 past the kind's maximum lifetime.",
       security: MANAGED_PAID,
-      request: { params: resourceIdParam, body: { required: true, content: { "application/json": { schema: extendBody, example: { ttl_seconds: 86400 } } } } },
-      responses: { 200: jsonResponse("The record with its new expires_at.", resourceRecord), ...errorResponses([...GONE, 402, 422]) },
+      request: {
+        params: resourceIdParam,
+        body: {
+          required: true,
+          content: { "application/json": { schema: extendBody, example: { ttl_seconds: 86400 } } },
+        },
+      },
+      responses: {
+        200: jsonResponse("The record with its new expires_at.", resourceRecord),
+        ...errorResponses([...GONE, 402, 422]),
+      },
     }),
     async (c) => {
       const t = await target(c);
@@ -59,16 +84,41 @@ export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
       const current = await resourceAnswer(c, t.id, t.hash, await t.stub.status(t.hash));
       const kind = await loadKind(current.kind);
       const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
-      const core = await runPaid(c, { priceMicro, operation: `${kind.kind}.extend`, description: `Extend ${t.id} by ${ttl_seconds} s`, creditFrom: "x-credit-token" }, {
-        run: async (payer) => resourceAnswer(c, t.id, t.hash, await t.stub.extend({ mgmtHash: t.hash, ttlSeconds: ttl_seconds, priceMicro, payer, requestId: c.get("requestId") })),
-      });
+      const core = await runPaid(
+        c,
+        {
+          priceMicro,
+          operation: `${kind.kind}.extend`,
+          description: `Extend ${t.id} by ${ttl_seconds} s`,
+          creditFrom: "x-credit-token",
+        },
+        {
+          run: async (payer) =>
+            resourceAnswer(
+              c,
+              t.id,
+              t.hash,
+              await t.stub.extend({
+                mgmtHash: t.hash,
+                ttlSeconds: ttl_seconds,
+                priceMicro,
+                payer,
+                requestId: c.get("requestId"),
+              }),
+            ),
+        },
+      );
       return c.json(publicRecord(c, core), 200);
     },
   );
 
   app.openapi(
     createRoute({
-      method: "get", path: "/v1/resources/{id}/export", operationId: "export_resource", summary: "Export everything the resource holds (free)", ...MANAGE,
+      method: "get",
+      path: "/v1/resources/{id}/export",
+      operationId: "export_resource",
+      summary: "Export everything the resource holds (free)",
+      ...MANAGE,
       request: { params: resourceIdParam },
       responses: { 200: jsonResponse("The record and all its data.", exportBody), ...errorResponses(GONE) },
     }),
@@ -81,8 +131,11 @@ export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(
     createRoute({
-      method: "delete", path: "/v1/resources/{id}", operationId: "cancel_resource",
-      summary: "Cancel: end the resource now and delete its data (free)", ...MANAGE,
+      method: "delete",
+      path: "/v1/resources/{id}",
+      operationId: "cancel_resource",
+      summary: "Cancel: end the resource now and delete its data (free)",
+      ...MANAGE,
       request: { params: resourceIdParam },
       responses: { 200: jsonResponse("The record with state `cancelled`.", resourceRecord), ...errorResponses(GONE) },
     }),

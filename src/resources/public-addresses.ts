@@ -52,11 +52,19 @@ export interface PublicAddressRow {
 }
 
 export async function findDisabledPublicAddress(db: D1Database, publicId: string): Promise<PublicAddressRow | null> {
-  return db.prepare("SELECT public_id, reason, disabled_at FROM disabled_public_addresses WHERE public_id = ?").bind(publicId).first<PublicAddressRow>();
+  return db
+    .prepare("SELECT public_id, reason, disabled_at FROM disabled_public_addresses WHERE public_id = ?")
+    .bind(publicId)
+    .first<PublicAddressRow>();
 }
 
 /** Idempotent: disabling again updates the reason and keeps the first time it was disabled. */
-export async function disablePublicAddress(db: D1Database, publicId: string, reason: string, now: number): Promise<PublicAddressRow> {
+export async function disablePublicAddress(
+  db: D1Database,
+  publicId: string,
+  reason: string,
+  now: number,
+): Promise<PublicAddressRow> {
   const row = await db
     .prepare(
       `INSERT INTO disabled_public_addresses (public_id, reason, disabled_at) VALUES (?, ?, ?)
@@ -79,8 +87,13 @@ export async function enablePublicAddress(db: D1Database, publicId: string): Pro
  * resource cannot be told, so the operator's call fails and is retried (both writes are idempotent).
  */
 export async function mirrorDisabled(env: Env, publicId: string, disabled: boolean): Promise<void> {
-  const resourceId = parsePublicId(publicId)?.resourceId
-    ?? (await env.DB.prepare("SELECT id FROM resources WHERE public_id = ? AND state = 'active'").bind(publicId).first<{ id: string }>())?.id;
+  const resourceId =
+    parsePublicId(publicId)?.resourceId ??
+    (
+      await env.DB.prepare("SELECT id FROM resources WHERE public_id = ? AND state = 'active'")
+        .bind(publicId)
+        .first<{ id: string }>()
+    )?.id;
   if (resourceId) unwrap(await resourceStub(env, resourceId).setPublicDisabled({ publicId, disabled }));
   forgetAddress(publicId);
 }

@@ -33,7 +33,13 @@ const addressOf = new Map<string, string>();
 const answers = new Map<string, PublicAnswer>();
 
 /** What the answer to this request depends on, on a route that declares `reuse`; null elsewhere. */
-export function reuseKey(route: PublicRoute, method: string, path: string, search: string, headers: Headers): string | null {
+export function reuseKey(
+  route: PublicRoute,
+  method: string,
+  path: string,
+  search: string,
+  headers: Headers,
+): string | null {
   if (!route.reuse || (method !== "GET" && method !== "HEAD")) return null;
   return [path, search, ...route.reuse.vary.map((h) => headers.get(h) ?? "")].join("\n");
 }
@@ -51,7 +57,13 @@ export function reusedAnswer(publicId: string, key: string, now: number): Public
 }
 
 /** Learns from the object's answer: keeps it if it may be reused, else forgets the address (it changed, or ended). */
-export function learnAnswer(publicId: string, resourceId: string, key: string | null, answer: PublicAnswer | null, now: number): void {
+export function learnAnswer(
+  publicId: string,
+  resourceId: string,
+  key: string | null,
+  answer: PublicAnswer | null,
+  now: number,
+): void {
   const reuse = key !== null ? answer?.reuse : undefined;
   if (!reuse) {
     forgetAddress(publicId);

@@ -6,7 +6,11 @@
 import { PUBLIC_METHODS, type PublicMethod, type PublicRoute } from "../kind/public-face";
 
 /** The route `method path` matches: its params, or why not (no such path: 404; not this method: 405 with what is allowed). */
-export function matchRoute(routes: PublicRoute[], method: string, path: string):
+export function matchRoute(
+  routes: PublicRoute[],
+  method: string,
+  path: string,
+):
   | { route: PublicRoute; params: Record<string, string> }
   | { error: "not_found" }
   | { error: "method_not_allowed"; allow: PublicMethod[] } {
@@ -16,10 +20,16 @@ export function matchRoute(routes: PublicRoute[], method: string, path: string):
     const params = matchPath(patternOf(route), segments);
     if (!params) continue;
     const methods = methodsOf(route);
-    if ((methods as string[]).includes(method) || (route.anyMethod && !(PUBLIC_METHODS as readonly string[]).includes(method))) return { route, params };
+    if (
+      (methods as string[]).includes(method) ||
+      (route.anyMethod && !(PUBLIC_METHODS as readonly string[]).includes(method))
+    )
+      return { route, params };
     methods.forEach((m) => allow.add(m));
   }
-  return allow.size ? { error: "method_not_allowed", allow: PUBLIC_METHODS.filter((m) => allow.has(m)) } : { error: "not_found" };
+  return allow.size
+    ? { error: "method_not_allowed", allow: PUBLIC_METHODS.filter((m) => allow.has(m)) }
+    : { error: "not_found" };
 }
 
 /** A route's methods; HEAD comes with GET, as HTTP has it. */

@@ -20,13 +20,22 @@ import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
-import { DEFAULT_PUBLIC_BODY_BYTES, endToEnd, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, PUBLIC_METHODS, type AnyPublicFace, type PublicAnswer, type PublicRequest, type PublicRoute } from "../kind/public-face";
+import {
+  DEFAULT_PUBLIC_BODY_BYTES,
+  endToEnd,
+  INLINE_PUBLIC_BODY_BYTES,
+  MAX_PUBLIC_BODY_BYTES,
+  PUBLIC_METHODS,
+  type AnyPublicFace,
+  type PublicAnswer,
+  type PublicRequest,
+  type PublicRoute,
+} from "../kind/public-face";
 import { matchRoute, methodsOf } from "./public-route-match";
 import { publicResponse, type Settled } from "../kind/public-answer";
 import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";
 
 const gone = () => new AppError("not_found", "Nothing is served at this address.");
-
 
 function endedError(state: "expired" | "cancelled"): AppError {
   return state === "expired"
@@ -48,9 +57,17 @@ async function resolve(c: Context<AppEnv>, publicId: string): Promise<{ kind: st
  * The body, read up to the route's limit: beyond it 413, and nothing of it goes anywhere. One
  * larger than INLINE_PUBLIC_BODY_BYTES is stored in R2 below the resource's prefix first.
  */
-async function bodyOf(c: Context<AppEnv>, route: PublicRoute, resourceId: string, read: boolean): Promise<PublicRequest["body"]> {
+async function bodyOf(
+  c: Context<AppEnv>,
+  route: PublicRoute,
+  resourceId: string,
+  read: boolean,
+): Promise<PublicRequest["body"]> {
   const limit = Math.min(route.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES);
-  const tooLarge = () => new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`, { extra: { max_body_bytes: limit } });
+  const tooLarge = () =>
+    new AppError("payload_too_large", `This address takes bodies of at most ${limit} bytes here.`, {
+      extra: { max_body_bytes: limit },
+    });
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (declared > limit) throw tooLarge();
   // A streamed body goes on to an upstream as it comes (public-answer.ts caps it there), unless the kind asks for it.
@@ -84,10 +101,20 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
 
 /** A face people open in a browser shows its own page for an error (an address used up, a refusal), thrown or answered. */
 function errorPage(c: Context<AppEnv>, face: AnyPublicFace, error: AppError): PublicAnswer | null {
-  return face.errorAnswer?.({ method: c.req.method, headers: endToEnd(c.req.raw.headers) }, { status: error.status, detail: error.detail }) ?? null;
+  return (
+    face.errorAnswer?.(
+      { method: c.req.method, headers: endToEnd(c.req.raw.headers) },
+      { status: error.status, detail: error.detail },
+    ) ?? null
+  );
 }
 
-async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, face: AnyPublicFace): Promise<Response> {
+async function answer(
+  c: Context<AppEnv>,
+  publicId: string,
+  resourceId: string,
+  face: AnyPublicFace,
+): Promise<Response> {
   // The exact sub-path, as sent: percent-encoding and a trailing slash kept (the runtime has normalised the URL already).
   const url = c.req.url;
   const start = url.indexOf(`/p/${publicId}`, url.indexOf("//") + 2) + 3 + publicId.length;
@@ -97,7 +124,9 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
   const match = matchRoute(face.routes, c.req.method, path);
   if ("error" in match) {
     if (match.error === "not_found") throw new AppError("not_found", "This address serves nothing at that path.");
-    throw new AppError("method_not_allowed", `${c.req.method} is not answered here.`, { headers: { Allow: match.allow.join(", ") } });
+    throw new AppError("method_not_allowed", `${c.req.method} is not answered here.`, {
+      headers: { Allow: match.allow.join(", ") },
+    });
   }
   const reuse = reuseKey(match.route, c.req.method, path, search, c.req.raw.headers);
   const reused = reuse !== null ? reusedAnswer(publicId, reuse, Date.now()) : null;
@@ -143,11 +172,24 @@ async function answer(c: Context<AppEnv>, publicId: string, resourceId: string, 
   const answered = unwrap(result);
   const report = answered.type === "upstream" ? answered.report : undefined;
   // The face hears how its upstream answered (a request log), after the answer has gone out.
-  const settled = report ? (outcome: { status: number; durationMs: number }) => c.executionCtx.waitUntil(stub.publicSettled({ publicId, report, ...outcome }).catch((err: unknown) => console.error(`${publicId}: upstream outcome not recorded`, err))) : undefined;
+  const settled = report
+    ? (outcome: { status: number; durationMs: number }) =>
+        c.executionCtx.waitUntil(
+          stub
+            .publicSettled({ publicId, report, ...outcome })
+            .catch((err: unknown) => console.error(`${publicId}: upstream outcome not recorded`, err)),
+        )
+    : undefined;
   return respond(c, face, answered, match.route, settled);
 }
 
-async function respond(c: Context<AppEnv>, face: AnyPublicFace, answered: PublicAnswer, route: PublicRoute, settled?: Settled): Promise<Response> {
+async function respond(
+  c: Context<AppEnv>,
+  face: AnyPublicFace,
+  answered: PublicAnswer,
+  route: PublicRoute,
+  settled?: Settled,
+): Promise<Response> {
   if (answered.delayMs) await new Promise((resolve) => setTimeout(resolve, answered.delayMs));
   const shown = answered.type === "problem" && errorPage(c, face, new AppError(answered.code, answered.detail));
   return publicResponse(c, shown || answered, route, settled);
@@ -163,32 +205,58 @@ export function documentPublicPaths(app: OpenAPIHono<AppEnv>): void {
 
 function documentFaces(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
   const kinds = allKinds();
-  const faces = kinds.filter((k) => k.public).map((k) => {
-    const lines = k.public!.routes.map((r) => {
-      const limit = r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
-      const body = r.methods.some((m) => m !== "GET" && m !== "HEAD" && m !== "OPTIONS") ? ` (bodies up to ${limit} bytes)` : "";
-      const any = r.anyMethod ? " (and any other method: WebDAV's PROPFIND, MKCOL …)" : "";
-      return `  - \`${methodsOf(r).join("/")} /p/{public_id}${r.path}\`${any}: ${r.summary}${body}`;
+  const faces = kinds
+    .filter((k) => k.public)
+    .map((k) => {
+      const lines = k.public!.routes.map((r) => {
+        const limit = r.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES;
+        const body = r.methods.some((m) => m !== "GET" && m !== "HEAD" && m !== "OPTIONS")
+          ? ` (bodies up to ${limit} bytes)`
+          : "";
+        const any = r.anyMethod ? " (and any other method: WebDAV's PROPFIND, MKCOL …)" : "";
+        return `  - \`${methodsOf(r).join("/")} /p/{public_id}${r.path}\`${any}: ${r.summary}${body}`;
+      });
+      return `- **${k.kind}** (ids begin \`${k.kind}_\`)\n${lines.join("\n")}`;
     });
-    return `- **${k.kind}** (ids begin \`${k.kind}_\`)\n${lines.join("\n")}`;
-  });
   const description = [
     "A resource's public face, at `urls.public` of its record. No credentials, free, rate limited per client address and per address (all its callers together). What each kind answers, and with which methods and body limits, is below; another path answers 404, another method 405 with `Allow`, a larger body 413. A disabled or unknown address answers 404, an ended resource 410. HTML pages come with a strict Content-Security-Policy, `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.",
     ...faces,
   ].join("\n\n");
-  const params = z.object({ public_id: z.string().regex(PUBLIC_ID_PATTERN).openapi({ param: { name: "public_id", in: "path" }, example: "secrets_1HqF0mJ7yXcT3kR9sV2bN8pL4wZ6dG5aE0uC1iO7tYr" }) });
+  const params = z.object({
+    public_id: z
+      .string()
+      .regex(PUBLIC_ID_PATTERN)
+      .openapi({
+        param: { name: "public_id", in: "path" },
+        example: "secrets_1HqF0mJ7yXcT3kR9sV2bN8pL4wZ6dG5aE0uC1iO7tYr",
+      }),
+  });
   const below = { path: z.string().openapi({ param: { name: "path", in: "path" }, example: "start" }) };
   const used = new Set(kinds.flatMap((k) => k.public?.routes.flatMap((r) => methodsOf(r)) ?? []));
-  for (const [path, extra] of [["/p/{public_id}", {}], ["/p/{public_id}/{path}", below]] as const) {
+  for (const [path, extra] of [
+    ["/p/{public_id}", {}],
+    ["/p/{public_id}/{path}", below],
+  ] as const) {
     for (const method of PUBLIC_METHODS.filter((m) => used.has(m))) {
       const lower = method.toLowerCase() as "get";
       // The list of what each kind serves is written out once, on the first operation; the others point to it.
       const first = method === "GET" && path === "/p/{public_id}";
       registry.registerPath({
-        method: lower, path, tags: ["Public addresses"], operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`, security: [],
-        ...(first ? { summary: "A resource's public address", description } : { summary: "A resource's public address (what each kind serves: see public_get)" }),
+        method: lower,
+        path,
+        tags: ["Public addresses"],
+        operationId: `public_${lower}${path.includes("{path}") ? "_path" : ""}`,
+        security: [],
+        ...(first
+          ? { summary: "A resource's public address", description }
+          : { summary: "A resource's public address (what each kind serves: see public_get)" }),
         request: { params: params.extend(extra) },
-        responses: { 200: { description: "What the kind answers: JSON, text, HTML, bytes, a redirect, or a proxied upstream's answer." }, ...errorResponses([404, 405, 410, 413, 429]) },
+        responses: {
+          200: {
+            description: "What the kind answers: JSON, text, HTML, bytes, a redirect, or a proxied upstream's answer.",
+          },
+          ...errorResponses([404, 405, 410, 413, 429]),
+        },
       });
     }
   }

@@ -15,7 +15,10 @@ export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
   return {
     ...rest,
     charged_usd: microToUsd(charged_micro),
-    urls: { self: `${serviceUrls(c).baseUrl}/v1/resources/${core.id}`, public: public_id ? `${publicBaseUrl(c)}/p/${public_id}` : null },
+    urls: {
+      self: `${serviceUrls(c).baseUrl}/v1/resources/${core.id}`,
+      public: public_id ? `${publicBaseUrl(c)}/p/${public_id}` : null,
+    },
   };
 }
 
@@ -25,19 +28,31 @@ export function publicRecord(c: Context<AppEnv>, core: RecordCore) {
  * answers 410 with its final state for 30 days (to its token holder) and 404
  * after. Other "not found"s (a vault key) cost no D1 read.
  */
-export async function resourceAnswer<T>(c: Context<AppEnv>, id: string, mgmtHash: string, result: Result<T>): Promise<T> {
+export async function resourceAnswer<T>(
+  c: Context<AppEnv>,
+  id: string,
+  mgmtHash: string,
+  result: Result<T>,
+): Promise<T> {
   if (result.ok || !result.error.resourceMissing) return unwrap(result);
   const row = await findResourceIndex(c.env.DB, id);
   if (!row || row.state === "active" || !digestsEqual(row.mgmt_hash, mgmtHash)) return unwrap(result);
   const code = row.state === "expired" ? "resource_expired" : "resource_cancelled";
-  throw new AppError(code, `This resource was ${row.state} at ${new Date(row.ended_at ?? row.expires_at).toISOString()}; its data is gone.`, {
-    extra: {
-      resource: {
-        id: row.id, kind: row.kind, state: row.state, label: row.label,
-        created_at: new Date(row.created_at).toISOString(),
-        expires_at: new Date(row.expires_at).toISOString(),
-        ended_at: isoOrNull(row.ended_at),
+  throw new AppError(
+    code,
+    `This resource was ${row.state} at ${new Date(row.ended_at ?? row.expires_at).toISOString()}; its data is gone.`,
+    {
+      extra: {
+        resource: {
+          id: row.id,
+          kind: row.kind,
+          state: row.state,
+          label: row.label,
+          created_at: new Date(row.created_at).toISOString(),
+          expires_at: new Date(row.expires_at).toISOString(),
+          ended_at: isoOrNull(row.ended_at),
+        },
       },
     },
-  });
+  );
 }

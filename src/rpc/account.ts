@@ -88,22 +88,40 @@ export interface HoldGrant {
 }
 
 /** A charge to give back: by its id, or (when its id was never learned) by its resource, operation, request and a time at or before it. */
-export type RefundRequest = { requestId: string } & ({ chargeId: number } | { resourceId: string; operation: string; since: number });
+export type RefundRequest = { requestId: string } & (
+  { chargeId: number } | { resourceId: string; operation: string; since: number }
+);
 
 export interface AccountApi {
   /** `sandboxId`: the account is that sandbox's money (docs/api.md#sandboxes). */
-  open(input: { root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">; amount: number; ref: string; requestId: string; sandboxId?: string }): Promise<Result<BalanceView>>;
+  open(input: {
+    root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">;
+    amount: number;
+    ref: string;
+    requestId: string;
+    sandboxId?: string;
+  }): Promise<Result<BalanceView>>;
   void(): Promise<void>;
-  topUp(input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number }): Promise<Result<BalanceView>>;
+  topUp(
+    input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number },
+  ): Promise<Result<BalanceView>>;
   revertTopUp(input: { ref: string }): Promise<void>;
   balance(input: Credential): Promise<Result<BalanceView>>;
   /** Answers the charge's id and whose money it was: a sandbox's id, or null. */
   charge(input: ChargeRequest): Promise<Result<{ chargeId: number; sandboxId: string | null }>>;
   refund(input: RefundRequest): Promise<void>;
-  refundCall(input: { tokenId: string; callRequestId: string; requestId: string }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>>;
+  refundCall(input: {
+    tokenId: string;
+    callRequestId: string;
+    requestId: string;
+  }): Promise<Result<{ refunded: number; charges: number; view: BalanceView }>>;
   hold(input: HoldRequest): Promise<Result<HoldGrant>>;
   settle(input: { settlements: Settlement[] }): Promise<void>;
-  mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string }): Promise<Result<BalanceView>>;
+  mintSubtoken(
+    input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string },
+  ): Promise<Result<BalanceView>>;
   authenticate(input: Credential): Promise<Result<{ tokenId: string }>>;
-  statement(input: Credential & { since: number; until: number }): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>>;
+  statement(
+    input: Credential & { since: number; until: number },
+  ): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>>;
 }

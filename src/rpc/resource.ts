@@ -71,7 +71,6 @@ export interface CreateInput {
   priceMicro: number;
   payer: Payer;
   requestId: string;
-
 }
 
 export interface OpInput {
@@ -125,7 +124,8 @@ export interface DeliveryReport {
 /** Test-only faults in a resource's object: its creation, its outbox of deliveries and R2 deletes (durable-objects/resource/test-faults.ts). */
 export interface ResourceFaults {
   /** The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer). */
-  dieAt?: "create-after-charge" | "create-after-commit" | "create-after-index" | "extend-after-charge" | "end-after-mark";
+  dieAt?:
+    "create-after-charge" | "create-after-commit" | "create-after-index" | "extend-after-charge" | "end-after-mark";
   /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
   skipDispatches?: number;
   /** The queue refuses the next this-many sendBatch calls. */
@@ -146,7 +146,13 @@ export interface ResourceApi {
   /** The x402 payment of the create `requestId` settled: its creation is crossed off (CreateInput.awaitsSettlement). */
   settledCreate(requestId: string): Promise<Result<null>>;
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
-  extend(input: { mgmtHash: string; ttlSeconds: number; priceMicro: number; payer: Payer; requestId: string }): Promise<Result<RecordCore>>;
+  extend(input: {
+    mgmtHash: string;
+    ttlSeconds: number;
+    priceMicro: number;
+    payer: Payer;
+    requestId: string;
+  }): Promise<Result<RecordCore>>;
   exportAll(mgmtHash: string): Promise<Result<{ resource: RecordCore; data: Json }>>;
   cancel(mgmtHash: string): Promise<Result<RecordCore>>;
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
@@ -167,14 +173,23 @@ export interface ResourceApi {
   adoptObject(input: AdoptedObject): Promise<Result<null>>;
   /** Answers whether the reporting message should go on retrying. */
   recordDelivery(report: DeliveryReport): Promise<boolean>;
-  listDeliveries(input: { mgmtHash: string; kind: string; limit: number; cursor: string | null }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;
+  listDeliveries(input: {
+    mgmtHash: string;
+    kind: string;
+    limit: number;
+    cursor: string | null;
+  }): Promise<Result<{ items: Json[]; next_cursor: string | null }>>;
   retryDelivery(input: { mgmtHash: string; kind: string; deliveryId: string }): Promise<Result<Json>>;
   /** The operator's retry of a dead delivery: no management token, the resource must still be active. */
   operatorRetryDelivery(deliveryId: string): Promise<Result<Json>>;
   /** A narrower management token for this resource, made with `mgmtHash` (docs/api.md#narrowed-management-tokens). */
   mintToken(input: MintTokenInput): Promise<Result<TokenView>>;
   /** The narrowed tokens `mgmtHash` may see: all of them for the resource's own token, else those made from it. */
-  listTokens(input: { mgmtHash: string; limit: number; cursor: string | null }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>>;
+  listTokens(input: {
+    mgmtHash: string;
+    limit: number;
+    cursor: string | null;
+  }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>>;
   /** Revokes a narrowed token and every token made from it; answers the ids revoked. */
   revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>>;
   /** Its sandbox moves the clock of a sandbox's resource to `offsetMs` and runs what fell due (docs/api.md#sandboxes). */

@@ -56,7 +56,13 @@ export type ClockTarget = { to: number } | { by: number };
 
 export interface SandboxApi {
   /** Makes the sandbox: its money is the account `accountId` (opened by the caller). */
-  open(input: { id: string; accountId: string; tokenId: string; label: string | null; ttlMs: number }): Promise<Result<SandboxView>>;
+  open(input: {
+    id: string;
+    accountId: string;
+    tokenId: string;
+    label: string | null;
+    ttlMs: number;
+  }): Promise<Result<SandboxView>>;
   view(cred: Credential): Promise<Result<SandboxView>>;
   /** A resource paid with the sandbox's money joins it: answers the clock offset it starts with. */
   join(input: { resourceId: string; kind: string }): Promise<Result<{ offsetMs: number }>>;
@@ -64,6 +70,8 @@ export interface SandboxApi {
   /** What a resource's own alarm fired between moves, for the timeline (a member's only). */
   record(input: { resourceId: string; events: SandboxEvent[] }): Promise<void>;
   advance(input: Credential & ClockTarget): Promise<Result<AdvanceResult>>;
-  timeline(input: Credential & { after: number; limit: number }): Promise<Result<{ items: SandboxEvent[]; next_cursor: number | null }>>;
+  timeline(
+    input: Credential & { after: number; limit: number },
+  ): Promise<Result<{ items: SandboxEvent[]; next_cursor: number | null }>>;
   end(cred: Credential): Promise<Result<SandboxView>>;
 }

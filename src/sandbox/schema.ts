@@ -5,23 +5,44 @@ import { MAX_ADVANCE_SECONDS, SANDBOX_MAX_TTL_SECONDS, SANDBOX_MIN_TTL_SECONDS }
 import { SANDBOX_ID_PATTERN } from "./ids";
 
 export const sandboxIdParam = z.object({
-  id: z.string().regex(SANDBOX_ID_PATTERN, "must be a sandbox id (sbx_…)").openapi({ param: { name: "id", in: "path" }, example: "sbx_3kTMd9Qx2b7NcVfR5wZy1A" }),
+  id: z
+    .string()
+    .regex(SANDBOX_ID_PATTERN, "must be a sandbox id (sbx_…)")
+    .openapi({ param: { name: "id", in: "path" }, example: "sbx_3kTMd9Qx2b7NcVfR5wZy1A" }),
 });
 
 export const createSandboxBody = z
   .object({
-    label: singleLine(200).nullable().default(null).describe("Your name for the sandbox (one line, at most 200 characters)."),
-    ttl_seconds: z.int().min(SANDBOX_MIN_TTL_SECONDS).max(SANDBOX_MAX_TTL_SECONDS).default(SANDBOX_MAX_TTL_SECONDS)
-      .describe(`Real seconds the sandbox lives (${SANDBOX_MIN_TTL_SECONDS}–${SANDBOX_MAX_TTL_SECONDS}); it ends then with every resource in it.`),
+    label: singleLine(200)
+      .nullable()
+      .default(null)
+      .describe("Your name for the sandbox (one line, at most 200 characters)."),
+    ttl_seconds: z
+      .int()
+      .min(SANDBOX_MIN_TTL_SECONDS)
+      .max(SANDBOX_MAX_TTL_SECONDS)
+      .default(SANDBOX_MAX_TTL_SECONDS)
+      .describe(
+        `Real seconds the sandbox lives (${SANDBOX_MIN_TTL_SECONDS}–${SANDBOX_MAX_TTL_SECONDS}); it ends then with every resource in it.`,
+      ),
   })
   .strict()
   .openapi("SandboxRequest");
 
 export const clockBody = exactlyOneOf(
-  z.object({
-    advance_seconds: z.int().min(1).max(MAX_ADVANCE_SECONDS).optional().describe(`Simulated seconds to move forward (1–${MAX_ADVANCE_SECONDS}).`),
-    to: rfc3339.optional().describe("A simulated moment to move to: after the sandbox's now, at most the same span ahead."),
-  }).strict(),
+  z
+    .object({
+      advance_seconds: z
+        .int()
+        .min(1)
+        .max(MAX_ADVANCE_SECONDS)
+        .optional()
+        .describe(`Simulated seconds to move forward (1–${MAX_ADVANCE_SECONDS}).`),
+      to: rfc3339
+        .optional()
+        .describe("A simulated moment to move to: after the sandbox's now, at most the same span ahead."),
+    })
+    .strict(),
   ["advance_seconds", "to"],
 ).openapi("SandboxClockMove");
 
@@ -30,7 +51,9 @@ const sandboxEvent = z
     at: z.string().describe("Simulated time (RFC 3339)."),
     resource_id: z.string().nullable(),
     kind: z.string().nullable(),
-    type: z.string().describe("created · timer · delivery · expired · cancelled · clock · sandbox_created · sandbox_ended"),
+    type: z
+      .string()
+      .describe("created · timer · delivery · expired · cancelled · clock · sandbox_created · sandbox_ended"),
     detail: jsonValue,
   })
   .openapi("SandboxEvent");
@@ -50,7 +73,9 @@ export const sandboxView = z
 
 export const createdSandbox = sandboxView
   .extend({
-    credit_token: z.string().describe("zv_… — sandbox money, shown this once: it pays only for this sandbox's resources, and only it does."),
+    credit_token: z
+      .string()
+      .describe("zv_… — sandbox money, shown this once: it pays only for this sandbox's resources, and only it does."),
     balance_usd: z.number(),
   })
   .openapi("CreatedSandbox");
@@ -65,4 +90,6 @@ export const clockAnswer = z
   })
   .openapi("SandboxClockResult");
 
-export const timelineAnswer = z.object({ items: z.array(sandboxEvent), next_cursor: z.string().nullable() }).openapi("SandboxTimeline");
+export const timelineAnswer = z
+  .object({ items: z.array(sandboxEvent), next_cursor: z.string().nullable() })
+  .openapi("SandboxTimeline");

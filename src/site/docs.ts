@@ -33,7 +33,11 @@ const LIGHT_ONLY = `<style>:root { color-scheme: light; --fg: #1b1f24; --muted: 
 .fallback { max-width: 62rem; margin: 0 auto; padding: 1.25rem; }</style>`;
 
 const THEME = JSON.stringify({
-  typography: { fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", headings: { fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" }, code: { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" } },
+  typography: {
+    fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+    headings: { fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" },
+    code: { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" },
+  },
 });
 
 export function docsPage(serviceName: string, baseUrl: string): Response {
@@ -63,7 +67,8 @@ export function docsPage(serviceName: string, baseUrl: string): Response {
 /** `/vendor/…`: the static assets, versioned by name, so cached for good. */
 export async function vendorAsset(c: Context<AppEnv>): Promise<Response> {
   const res = await c.env.ASSETS.fetch(c.req.raw);
-  if (!res.ok) throw new AppError("not_found", "No such file. (Run `npm install`: it copies the renderer into public/.)");
+  if (!res.ok)
+    throw new AppError("not_found", "No such file. (Run `npm install`: it copies the renderer into public/.)");
   const headers = new Headers(res.headers);
   headers.set("Cache-Control", "public, max-age=31536000, immutable");
   headers.set("X-Content-Type-Options", "nosniff");

@@ -19,12 +19,20 @@ const errorCodeInfo = z
     status: z.int(),
     title: z.string(),
     meaning: z.string().describe("What the error means, in one line (Markdown code spans)."),
-    what_to_do: z.string().describe("What a client does about it, in one line (Markdown code spans); the problem's own `detail` says what was wrong with that request."),
+    what_to_do: z
+      .string()
+      .describe(
+        "What a client does about it, in one line (Markdown code spans); the problem's own `detail` says what was wrong with that request.",
+      ),
   })
   .openapi("ErrorCodeInfo");
 
 const codeParam = z.object({
-  code: z.string().max(64).openapi({ param: { name: "code", in: "path" }, example: "payment_required" }).describe(`An error code: ${CODES.join(", ")}.`),
+  code: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "code", in: "path" }, example: "payment_required" })
+    .describe(`An error code: ${CODES.join(", ")}.`),
 });
 
 /** The table's text carries Markdown code spans: shown as <code> in the page. */
@@ -45,14 +53,24 @@ ${topBar(serviceName)}
 </main>
 <footer class="muted">Every status and code is in the <a href="/docs">API reference</a>.</footer>
 </div>`;
-  return page({ title: `${info.title} (${info.code}): ${serviceName}`, description: info.meaning, body, csp: STATIC_CSP });
+  return page({
+    title: `${info.title} (${info.code}): ${serviceName}`,
+    description: info.meaning,
+    body,
+    csp: STATIC_CSP,
+  });
 }
 
 export function registerErrorPages(app: OpenAPIHono<AppEnv>): void {
   const route = createRoute({
-    method: "get", path: "/errors/{code}", tags: ["Reference"], operationId: "error_code", security: [],
+    method: "get",
+    path: "/errors/{code}",
+    tags: ["Reference"],
+    operationId: "error_code",
+    security: [],
     summary: "What an error code means and what to do: the page a problem's `type` opens (free)",
-    description: "JSON by default and for `Accept: application/json`; an HTML page for `Accept: text/html` (a browser).",
+    description:
+      "JSON by default and for `Accept: application/json`; an HTML page for `Accept: text/html` (a browser).",
     request: { params: codeParam },
     responses: {
       200: {
@@ -65,11 +83,26 @@ export function registerErrorPages(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(route, (c) => {
     const code = c.req.valid("param").code;
-    if (!Object.hasOwn(ERROR_CODES, code)) throw new AppError("not_found", `There is no error code "${code}". The codes are: ${CODES.join(", ")}.`);
+    if (!Object.hasOwn(ERROR_CODES, code))
+      throw new AppError("not_found", `There is no error code "${code}". The codes are: ${CODES.join(", ")}.`);
     const [status, title, meaning, whatToDo] = ERROR_CODES[code as ErrorCode];
-    const info = { type: `${new URL(c.req.url).origin}/errors/${code}`, code, status, title, meaning, what_to_do: whatToDo };
-    const wanted = accepts(c, { header: "Accept", supports: ["application/json", "text/html"], default: "application/json" });
-    const res = wanted === "text/html" ? errorPage(c.env.SERVICE_NAME, info) : c.json(info, 200, { "Cache-Control": "public, max-age=300" });
+    const info = {
+      type: `${new URL(c.req.url).origin}/errors/${code}`,
+      code,
+      status,
+      title,
+      meaning,
+      what_to_do: whatToDo,
+    };
+    const wanted = accepts(c, {
+      header: "Accept",
+      supports: ["application/json", "text/html"],
+      default: "application/json",
+    });
+    const res =
+      wanted === "text/html"
+        ? errorPage(c.env.SERVICE_NAME, info)
+        : c.json(info, 200, { "Cache-Control": "public, max-age=300" });
     res.headers.set("Vary", "Accept");
     return res;
   });

@@ -39,7 +39,11 @@ function firstClause(summary: string): string {
     const ch = summary[i]!;
     if (ch === "(") depth++;
     else if (ch === ")") depth = Math.max(0, depth - 1);
-    else if (depth === 0 && (ch === ":" || ch === ";" || (ch === "." && (summary[i + 1] === " " || i === summary.length - 1)))) return summary.slice(0, i);
+    else if (
+      depth === 0 &&
+      (ch === ":" || ch === ";" || (ch === "." && (summary[i + 1] === " " || i === summary.length - 1)))
+    )
+      return summary.slice(0, i);
   }
   return summary;
 }
@@ -62,14 +66,22 @@ function priceCell(kind: AnyKind, perDayUsd: number): string {
 /** Every kind is loaded by then (site/index.ts loads them before the landing page). */
 export function kindsTables(): string {
   const every = allKinds();
-  const perDay = new Map(priceList().filter((p) => p.operation.endsWith(".create")).map((p) => [p.operation.slice(0, -".create".length), p.price_usd]));
+  const perDay = new Map(
+    priceList()
+      .filter((p) => p.operation.endsWith(".create"))
+      .map((p) => [p.operation.slice(0, -".create".length), p.price_usd]),
+  );
   const tables = FAMILIES.map((family) => {
     const kinds = every.filter((k) => k.family === family);
     if (!kinds.length) return "";
     const name = TAGS[family];
     const about = TAG_DESCRIPTIONS.find((t) => t.name === name)?.description ?? "";
-    const rows = kinds.map((k) => `<tr><th scope="row"><code>${escapeHtml(k.kind)}</code><span class="title">${escapeHtml(k.title)}</span></th>
-<td>${inlineCode(firstClause(k.summary))}</td>${priceCell(k, perDay.get(k.kind)!)}</tr>`);
+    const rows = kinds.map(
+      (
+        k,
+      ) => `<tr><th scope="row"><code>${escapeHtml(k.kind)}</code><span class="title">${escapeHtml(k.title)}</span></th>
+<td>${inlineCode(firstClause(k.summary))}</td>${priceCell(k, perDay.get(k.kind)!)}</tr>`,
+    );
     return `<table id="family-${family}">
 <caption>${escapeHtml(name)} <span>${escapeHtml(about)}</span></caption>
 <thead><tr><th scope="col">Kind</th><th scope="col">What it is</th><th scope="col">Price</th></tr></thead>

@@ -46,7 +46,8 @@ const res = await pay(\`\${BASE}/v1/credits\`, {
 const { credit_token } = await res.json(); // zv_…`;
 }
 
-const code = (label: string, text: string) => `<pre tabindex="0" aria-label="${escapeHtml(label)}"><code>${escapeHtml(text)}</code></pre>`;
+const code = (label: string, text: string) =>
+  `<pre tabindex="0" aria-label="${escapeHtml(label)}"><code>${escapeHtml(text)}</code></pre>`;
 
 export function landingPage(serviceName: string, baseUrl: string): Response {
   const name = escapeHtml(serviceName);
@@ -85,7 +86,8 @@ ${topBar(serviceName)}
 </div>`;
   return page({
     title: `${serviceName}: persistence for AI agents`,
-    description: "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs and management tokens.",
+    description:
+      "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs and management tokens.",
     head: `<style>${LANDING_STYLE}</style>`,
     body,
     csp: CSP,

@@ -78,7 +78,12 @@ ${o.body}
 
 /** A one-message page for a person who opened an address that no longer answers (a closed form, a used-up link). */
 export function gonePage(title: string, heading: string, detail: string): string {
-  return htmlDocument({ title, description: `${heading}.`, noindex: true, body: `<main id="main" class="wrap"><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(detail)}</p></main>` });
+  return htmlDocument({
+    title,
+    description: `${heading}.`,
+    noindex: true,
+    body: `<main id="main" class="wrap"><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(detail)}</p></main>`,
+  });
 }
 
 export function page(o: PageOptions): Response {

@@ -15,10 +15,14 @@ md.use({
     html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text),
     link(token: Tokens.Link) {
       const text = this.parser.parseInline(token.tokens);
-      return SAFE_HREF.test(token.href) ? `<a href="${escapeHtml(token.href)}" rel="noopener noreferrer nofollow">${text}</a>` : text;
+      return SAFE_HREF.test(token.href)
+        ? `<a href="${escapeHtml(token.href)}" rel="noopener noreferrer nofollow">${text}</a>`
+        : text;
     },
     image: (token: Tokens.Image) =>
-      SAFE_HREF.test(token.href) ? `<a href="${escapeHtml(token.href)}" rel="noopener noreferrer nofollow">${escapeHtml(token.text || token.href)}</a>` : escapeHtml(token.text),
+      SAFE_HREF.test(token.href)
+        ? `<a href="${escapeHtml(token.href)}" rel="noopener noreferrer nofollow">${escapeHtml(token.text || token.href)}</a>`
+        : escapeHtml(token.text),
   },
 });
 

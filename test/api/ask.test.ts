@@ -40,7 +40,12 @@ describe("feature requests", () => {
   it("are stored without credentials, with the IP only as a salted hash", async () => {
     const token = issueCreditToken().token;
     const res = await call("POST", "/v1/feature-requests", {
-      body: { title: "  Vaults with CAS  ", body: `My token ${token} should not end up here.`, contact: "agent@example.com", kind: "vaults" },
+      body: {
+        title: "  Vaults with CAS  ",
+        body: `My token ${token} should not end up here.`,
+        contact: "agent@example.com",
+        kind: "vaults",
+      },
       headers: { "cf-connecting-ip": IP, authorization: `Bearer ${token}` },
     });
     expect(res.status, await res.clone().text()).toBe(201);
@@ -48,8 +53,15 @@ describe("feature requests", () => {
     expect(receipt).toEqual({ id: expect.stringMatching(/^fr_/), created_at: expect.any(String), status: "received" });
     expect(Date.parse(receipt.created_at)).toBeGreaterThan(Date.now() - 60_000);
 
-    const row = await env.DB.prepare("SELECT * FROM feature_requests WHERE id = ?").bind(receipt.id).first<Record<string, unknown>>();
-    expect(row).toMatchObject({ title: "Vaults with CAS", contact: "agent@example.com", kind: "vaults", request_id: res.headers.get("x-request-id") });
+    const row = await env.DB.prepare("SELECT * FROM feature_requests WHERE id = ?")
+      .bind(receipt.id)
+      .first<Record<string, unknown>>();
+    expect(row).toMatchObject({
+      title: "Vaults with CAS",
+      contact: "agent@example.com",
+      kind: "vaults",
+      request_id: res.headers.get("x-request-id"),
+    });
     expect(row?.body).toBe("My token [redacted credential] should not end up here.");
     expect(row?.client_hash).toMatch(/^[0-9a-f]{64}$/);
 
@@ -60,8 +72,14 @@ describe("feature requests", () => {
 
   it("hash one client alike within a day, and two clients apart", async () => {
     const send = async (ip: string) => {
-      const { id } = await json(await call("POST", "/v1/feature-requests", { body: { title: "t" }, headers: { "cf-connecting-ip": ip } }));
-      return (await env.DB.prepare("SELECT client_hash FROM feature_requests WHERE id = ?").bind(id).first<{ client_hash: string }>())?.client_hash;
+      const { id } = await json(
+        await call("POST", "/v1/feature-requests", { body: { title: "t" }, headers: { "cf-connecting-ip": ip } }),
+      );
+      return (
+        await env.DB.prepare("SELECT client_hash FROM feature_requests WHERE id = ?")
+          .bind(id)
+          .first<{ client_hash: string }>()
+      )?.client_hash;
     };
     const today = () => new Date().toISOString().slice(0, 10);
     // The salt changes at midnight UTC: a run that straddles it tries again on the new day.
@@ -88,9 +106,15 @@ describe("feature requests", () => {
 
   it("refuse bad input with 422 and the field paths", async () => {
     expect(await fieldErrors(await call("POST", "/v1/feature-requests", { body: {} }))).toEqual(["title"]);
-    expect(await fieldErrors(await call("POST", "/v1/feature-requests", { body: { title: "   " } }))).toEqual(["title"]);
-    expect(await fieldErrors(await call("POST", "/v1/feature-requests", { body: { title: "x".repeat(201) } }))).toEqual(["title"]);
-    const many = await call("POST", "/v1/feature-requests", { body: { title: "ok", body: "x".repeat(10_001), contact: "c".repeat(201), kind: "Not A Kind" } });
+    expect(await fieldErrors(await call("POST", "/v1/feature-requests", { body: { title: "   " } }))).toEqual([
+      "title",
+    ]);
+    expect(await fieldErrors(await call("POST", "/v1/feature-requests", { body: { title: "x".repeat(201) } }))).toEqual(
+      ["title"],
+    );
+    const many = await call("POST", "/v1/feature-requests", {
+      body: { title: "ok", body: "x".repeat(10_001), contact: "c".repeat(201), kind: "Not A Kind" },
+    });
     expect((await fieldErrors(many)).sort()).toEqual(["body", "contact", "kind"]);
     expect((await call("POST", "/v1/feature-requests", { body: "{" })).status).toBe(400);
   });
@@ -100,14 +124,26 @@ describe("abuse reports", () => {
   it("record the public id of a reported public address, and drop userinfo from the URL", async () => {
     const id = publicId();
     const res = await call("POST", "/v1/abuse-reports", {
-      body: { url: `https://someone:secret@zeitvault.test/p/${id}/login.html?x=1`, reason: "phishing", details: "fake bank login" },
+      body: {
+        url: `https://someone:secret@zeitvault.test/p/${id}/login.html?x=1`,
+        reason: "phishing",
+        details: "fake bank login",
+      },
       headers: { "cf-connecting-ip": IP },
     });
     expect(res.status, await res.clone().text()).toBe(201);
     const receipt = await json(res);
     expect(receipt).toEqual({ id: expect.stringMatching(/^ar_/), created_at: expect.any(String), status: "received" });
-    const row = await env.DB.prepare("SELECT * FROM abuse_reports WHERE id = ?").bind(receipt.id).first<Record<string, unknown>>();
-    expect(row).toMatchObject({ public_id: id, reason: "phishing", details: "fake bank login", contact: null, url: `${ORIGIN}/p/${id}/login.html?x=1` });
+    const row = await env.DB.prepare("SELECT * FROM abuse_reports WHERE id = ?")
+      .bind(receipt.id)
+      .first<Record<string, unknown>>();
+    expect(row).toMatchObject({
+      public_id: id,
+      reason: "phishing",
+      details: "fake bank login",
+      contact: null,
+      url: `${ORIGIN}/p/${id}/login.html?x=1`,
+    });
     expect(await dumpAskTables()).not.toContain(IP);
   });
 
@@ -122,17 +158,32 @@ describe("abuse reports", () => {
   it("accept other addresses of this service without a public id", async () => {
     const res = await call("POST", "/v1/abuse-reports", { body: { url: `${ORIGIN}/v1/prices`, reason: "other" } });
     expect(res.status).toBe(201);
-    const row = await env.DB.prepare("SELECT public_id FROM abuse_reports WHERE id = ?").bind((await json(res)).id).first();
+    const row = await env.DB.prepare("SELECT public_id FROM abuse_reports WHERE id = ?")
+      .bind((await json(res)).id)
+      .first();
     expect(row).toEqual({ public_id: null });
   });
 
   it("refuse bad input with 422 and the field paths", async () => {
-    expect((await fieldErrors(await call("POST", "/v1/abuse-reports", { body: {} }))).sort()).toEqual(["reason", "url"]);
-    expect(await fieldErrors(await call("POST", "/v1/abuse-reports", { body: { url: "not a url", reason: "spam" } }))).toEqual(["url"]);
-    expect(await fieldErrors(await call("POST", "/v1/abuse-reports", { body: { url: `${ORIGIN}/p/abcdefgh`, reason: "boring" } }))).toEqual(["reason"]);
-    const foreign = await call("POST", "/v1/abuse-reports", { body: { url: "https://elsewhere.example/p/abcdefgh", reason: "spam" } });
+    expect((await fieldErrors(await call("POST", "/v1/abuse-reports", { body: {} }))).sort()).toEqual([
+      "reason",
+      "url",
+    ]);
+    expect(
+      await fieldErrors(await call("POST", "/v1/abuse-reports", { body: { url: "not a url", reason: "spam" } })),
+    ).toEqual(["url"]);
+    expect(
+      await fieldErrors(
+        await call("POST", "/v1/abuse-reports", { body: { url: `${ORIGIN}/p/abcdefgh`, reason: "boring" } }),
+      ),
+    ).toEqual(["reason"]);
+    const foreign = await call("POST", "/v1/abuse-reports", {
+      body: { url: "https://elsewhere.example/p/abcdefgh", reason: "spam" },
+    });
     expect(await fieldErrors(foreign)).toEqual(["url"]);
-    const lookalike = await call("POST", "/v1/abuse-reports", { body: { url: "https://zeitvault.test.evil.example/p/abcdefgh", reason: "spam" } });
+    const lookalike = await call("POST", "/v1/abuse-reports", {
+      body: { url: "https://zeitvault.test.evil.example/p/abcdefgh", reason: "spam" },
+    });
     expect(await fieldErrors(lookalike)).toEqual(["url"]);
   });
 });
@@ -140,13 +191,21 @@ describe("abuse reports", () => {
 describe("operator endpoints", () => {
   it("do not exist while ADMIN_TOKEN is unset", async () => {
     const { ADMIN_TOKEN: _unset, ...withoutToken } = env;
-    for (const [method, path] of [["GET", "/v1/admin/feature-requests"], ["GET", "/v1/admin/abuse-reports"], ["POST", `/v1/admin/public-addresses/${publicId()}/enable`]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v1/admin/feature-requests"],
+      ["GET", "/v1/admin/abuse-reports"],
+      ["POST", `/v1/admin/public-addresses/${publicId()}/enable`],
+    ] as const) {
       const res = await buildApp().request(`${ORIGIN}${path}`, { method, headers: ADMIN }, withoutToken);
       expect(res.status, path).toBe(404);
       expect((await json(res)).code).toBe("not_found");
     }
     // The same app and env with the token set answers: the 404 above came from the missing token alone.
-    const res = await buildApp().request(`${ORIGIN}/v1/admin/feature-requests`, { headers: ADMIN }, { ...withoutToken, ADMIN_TOKEN: "test-admin-token" });
+    const res = await buildApp().request(
+      `${ORIGIN}/v1/admin/feature-requests`,
+      { headers: ADMIN },
+      { ...withoutToken, ADMIN_TOKEN: "test-admin-token" },
+    );
     expect(res.status).toBe(200);
   });
 
@@ -154,12 +213,17 @@ describe("operator endpoints", () => {
     const missing = await call("GET", "/v1/admin/feature-requests");
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="operator"');
-    const wrong = await call("GET", "/v1/admin/feature-requests", { headers: { authorization: "Bearer test-admin-tokeN" } });
+    const wrong = await call("GET", "/v1/admin/feature-requests", {
+      headers: { authorization: "Bearer test-admin-tokeN" },
+    });
     expect(wrong.status).toBe(401);
     expect((await json(wrong)).code).toBe("unauthorized");
-    expect((await call("GET", "/v1/admin/abuse-reports", { headers: { authorization: "Basic dGVzdA==" } })).status).toBe(401);
+    expect(
+      (await call("GET", "/v1/admin/abuse-reports", { headers: { authorization: "Basic dGVzdA==" } })).status,
+    ).toBe(401);
     const customer = await call("POST", `/v1/admin/public-addresses/${publicId()}/disable`, {
-      body: { reason: "x" }, headers: { authorization: `Bearer ${issueCreditToken().token}` },
+      body: { reason: "x" },
+      headers: { authorization: `Bearer ${issueCreditToken().token}` },
     });
     expect(customer.status).toBe(403);
     expect((await json(customer)).code).toBe("forbidden");
@@ -168,12 +232,17 @@ describe("operator endpoints", () => {
   it("list feature requests newest first, page by page", async () => {
     const tag = `page-${publicId()}`;
     const created: string[] = [];
-    for (let i = 0; i < 5; i++) created.push((await json<AskReceipt>(await call("POST", "/v1/feature-requests", { body: { title: `${tag} ${i}` } }))).id);
+    for (let i = 0; i < 5; i++)
+      created.push(
+        (await json<AskReceipt>(await call("POST", "/v1/feature-requests", { body: { title: `${tag} ${i}` } }))).id,
+      );
 
     const seen: Array<{ id: string; created_at: string; title: string }> = [];
     let cursor: string | null = null;
     do {
-      const res = await call("GET", `/v1/admin/feature-requests?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: ADMIN });
+      const res = await call("GET", `/v1/admin/feature-requests?limit=2${cursor ? `&cursor=${cursor}` : ""}`, {
+        headers: ADMIN,
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toBe("no-store");
       const page = await json<z.infer<typeof featureRequestPage>>(res);
@@ -192,39 +261,75 @@ describe("operator endpoints", () => {
 
   it("refuse a bad limit or cursor with 422", async () => {
     for (const query of ["limit=0", "limit=101", "limit=two"]) {
-      expect(await fieldErrors(await call("GET", `/v1/admin/abuse-reports?${query}`, { headers: ADMIN }))).toEqual(["limit"]);
+      expect(await fieldErrors(await call("GET", `/v1/admin/abuse-reports?${query}`, { headers: ADMIN }))).toEqual([
+        "limit",
+      ]);
     }
-    expect(await fieldErrors(await call("GET", "/v1/admin/feature-requests?cursor=nonsense", { headers: ADMIN }))).toEqual(["cursor"]);
+    expect(
+      await fieldErrors(await call("GET", "/v1/admin/feature-requests?cursor=nonsense", { headers: ADMIN })),
+    ).toEqual(["cursor"]);
   });
 
   it("disable and enable a public address, seen in its state and in the reports (the router's refusal: deadman.test.ts)", async () => {
     const id = publicId();
-    const report = await json(await call("POST", "/v1/abuse-reports", { body: { url: `${ORIGIN}/p/${id}`, reason: "malware" } }));
-    const stateOf = async (publicId: string) => (await json(await call("GET", `/v1/admin/public-addresses/${publicId}`, { headers: ADMIN }))).disabled;
+    const report = await json(
+      await call("POST", "/v1/abuse-reports", { body: { url: `${ORIGIN}/p/${id}`, reason: "malware" } }),
+    );
+    const stateOf = async (publicId: string) =>
+      (await json(await call("GET", `/v1/admin/public-addresses/${publicId}`, { headers: ADMIN }))).disabled;
     expect(await stateOf(id)).toBe(false);
 
-    const disabled = await call("POST", `/v1/admin/public-addresses/${id}/disable`, { body: { reason: `report ${report.id}` }, headers: ADMIN });
+    const disabled = await call("POST", `/v1/admin/public-addresses/${id}/disable`, {
+      body: { reason: `report ${report.id}` },
+      headers: ADMIN,
+    });
     expect(disabled.status).toBe(200);
     const state = await json(disabled);
-    expect(state).toEqual({ public_id: id, url: `${ORIGIN}/p/${id}`, disabled: true, reason: `report ${report.id}`, disabled_at: expect.any(String) });
+    expect(state).toEqual({
+      public_id: id,
+      url: `${ORIGIN}/p/${id}`,
+      disabled: true,
+      reason: `report ${report.id}`,
+      disabled_at: expect.any(String),
+    });
     expect(await stateOf(id)).toBe(true);
     expect(await stateOf(publicId())).toBe(false);
 
-    const again = await json(await call("POST", `/v1/admin/public-addresses/${id}/disable`, { body: { reason: "confirmed" }, headers: ADMIN }));
+    const again = await json(
+      await call("POST", `/v1/admin/public-addresses/${id}/disable`, { body: { reason: "confirmed" }, headers: ADMIN }),
+    );
     expect(again).toMatchObject({ disabled: true, reason: "confirmed", disabled_at: state.disabled_at });
     expect(await json(await call("GET", `/v1/admin/public-addresses/${id}`, { headers: ADMIN }))).toEqual(again);
 
-    const reports = await json<z.infer<typeof abuseReportPage>>(await call("GET", "/v1/admin/abuse-reports?limit=100", { headers: ADMIN }));
-    expect(reports.items.find((r: { id: string }) => r.id === report.id)).toMatchObject({ public_id: id, reason: "malware", public_address_disabled: true });
+    const reports = await json<z.infer<typeof abuseReportPage>>(
+      await call("GET", "/v1/admin/abuse-reports?limit=100", { headers: ADMIN }),
+    );
+    expect(reports.items.find((r: { id: string }) => r.id === report.id)).toMatchObject({
+      public_id: id,
+      reason: "malware",
+      public_address_disabled: true,
+    });
 
     const enabled = await call("POST", `/v1/admin/public-addresses/${id}/enable`, { headers: ADMIN });
-    expect(await json(enabled)).toEqual({ public_id: id, url: `${ORIGIN}/p/${id}`, disabled: false, reason: null, disabled_at: null });
+    expect(await json(enabled)).toEqual({
+      public_id: id,
+      url: `${ORIGIN}/p/${id}`,
+      disabled: false,
+      reason: null,
+      disabled_at: null,
+    });
     expect(await stateOf(id)).toBe(false);
   });
 
   it("refuse a disable without a reason or with a malformed public id", async () => {
-    expect(await fieldErrors(await call("POST", `/v1/admin/public-addresses/${publicId()}/disable`, { body: {}, headers: ADMIN }))).toEqual(["reason"]);
-    expect(await fieldErrors(await call("POST", "/v1/admin/public-addresses/abc/enable", { headers: ADMIN }))).toEqual(["public_id"]);
+    expect(
+      await fieldErrors(
+        await call("POST", `/v1/admin/public-addresses/${publicId()}/disable`, { body: {}, headers: ADMIN }),
+      ),
+    ).toEqual(["reason"]);
+    expect(await fieldErrors(await call("POST", "/v1/admin/public-addresses/abc/enable", { headers: ADMIN }))).toEqual([
+      "public_id",
+    ]);
   });
 });
 

@@ -8,7 +8,18 @@ import { expect, it } from "vitest";
 import type { attest } from "../../src/kinds/time/attest";
 import type { exportAll } from "../../src/kinds/time/attest/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { balanceOf, buyCredits, call, createResource, json, managed, serveContent, r2Keys, type Problem, type ResourceExport } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  serveContent,
+  r2Keys,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 
 /** What attest's op `N` answers. */
 type Out<N extends OpNames<typeof attest>> = OpOutput<typeof attest, N>;
@@ -19,7 +30,9 @@ const OP_USD = 0.0001;
 const DAY_USD = 0.001;
 
 async function sha256Hex(bytes: Uint8Array | ArrayBuffer): Promise<string> {
-  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) =>
+    b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 async function jwks() {
@@ -29,7 +42,8 @@ async function jwks() {
 async function setup(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const r = await createResource("attest", token, { ttl_seconds: 86400, ...body });
-  const op = (method: string, path: string, payload?: unknown) => call(method, `/v1/attest/${r.id}${path}`, { body: payload, headers: managed(r.mgmt, token) });
+  const op = (method: string, path: string, payload?: unknown) =>
+    call(method, `/v1/attest/${r.id}${path}`, { body: payload, headers: managed(r.mgmt, token) });
   return { token, ...r, op };
 }
 
@@ -42,7 +56,10 @@ it("answers the content and a receipt that verifies against the JWKS; the conten
   const page = `<!doctype html><title>Prices</title><p>Widget: 12 € — ${name()}</p>`;
   const url = await serveContent(name(), page, { type: "text/html; charset=utf-8" });
   const a = await setup();
-  const res = await a.op("POST", "/fetches", { url, headers: { "Accept-Language": "de", authorization: "Bearer sk_very_secret" } });
+  const res = await a.op("POST", "/fetches", {
+    url,
+    headers: { "Accept-Language": "de", authorization: "Bearer sk_very_secret" },
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   const f = await json<Out<"fetch">>(res);
 
@@ -53,16 +70,32 @@ it("answers the content and a receipt that verifies against the JWKS; the conten
   const payload = JSON.parse(new TextDecoder().decode(verified.payload));
   expect(payload).toEqual(f.receipt.payload);
   expect(payload).toEqual({
-    iss: "https://zeitvault.test", receipt_id: f.fetch_id, resource_id: a.id, method: "GET", url, final_url: url,
-    request_headers: ["accept-language", "authorization", "user-agent"], status: 200,
-    headers: { "content-type": "text/html; charset=utf-8", "content-language": null, date: expect.any(String), etag: null, "last-modified": null },
-    body_sha256: await sha256Hex(new TextEncoder().encode(page)), body_size: new TextEncoder().encode(page).length, fetched_at: expect.any(String),
+    iss: "https://zeitvault.test",
+    receipt_id: f.fetch_id,
+    resource_id: a.id,
+    method: "GET",
+    url,
+    final_url: url,
+    request_headers: ["accept-language", "authorization", "user-agent"],
+    status: 200,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-language": null,
+      date: expect.any(String),
+      etag: null,
+      "last-modified": null,
+    },
+    body_sha256: await sha256Hex(new TextEncoder().encode(page)),
+    body_size: new TextEncoder().encode(page).length,
+    fetched_at: expect.any(String),
   });
   expect(Math.abs(Date.parse(payload.fetched_at) - Date.now())).toBeLessThan(60_000);
   expect(JSON.stringify(f)).not.toContain("sk_very_secret"); // header values are never signed nor returned
 
   // The published schema documents exactly the fields a receipt carries, all of them always present.
-  const doc = await json<{ components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } }>(await call("GET", "/openapi.json?kinds=attest"));
+  const doc = await json<{
+    components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
+  }>(await call("GET", "/openapi.json?kinds=attest"));
   const documented = doc.components.schemas.FetchReceiptPayload!;
   expect(Object.keys(documented.properties).sort()).toEqual(Object.keys(payload).sort());
   expect([...documented.required].sort()).toEqual(Object.keys(payload).sort());
@@ -108,8 +141,15 @@ it("returns binary bodies as base64, large ones only by content_url, and HEAD at
   expect(await sha256Hex(bytes)).toBe(l.receipt.payload.body_sha256);
   expect(l.receipt.payload.body_sha256).toBe(await sha256Hex(large));
 
-  const h = await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: smallUrl, method: "HEAD", receipt_headers: ["Content-Type"] }));
-  expect(h.receipt.payload).toMatchObject({ method: "HEAD", status: 200, body_size: 0, headers: { "content-type": "image/png" } });
+  const h = await json<Out<"fetch">>(
+    await a.op("POST", "/fetches", { url: smallUrl, method: "HEAD", receipt_headers: ["Content-Type"] }),
+  );
+  expect(h.receipt.payload).toMatchObject({
+    method: "HEAD",
+    status: 200,
+    body_size: 0,
+    headers: { "content-type": "image/png" },
+  });
   expect(h.body_sha256).toBe(await sha256Hex(new Uint8Array(0)));
 });
 
@@ -118,7 +158,11 @@ it("follows redirects and records the final URL; a target's 404 is attested and 
   const n = name();
   await serveContent(n, "moved here");
   const redirected = await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: `${receiver}/redirect/${n}` }));
-  expect(redirected.receipt.payload).toMatchObject({ url: `${receiver}/redirect/${n}`, final_url: `${receiver}/content/${n}`, status: 200 });
+  expect(redirected.receipt.payload).toMatchObject({
+    url: `${receiver}/redirect/${n}`,
+    final_url: `${receiver}/content/${n}`,
+    status: 200,
+  });
   expect(redirected.content!.data).toBe("moved here");
 
   const missing = await serveContent(name(), "no such page", { status: 404 });
@@ -161,10 +205,18 @@ it("refuses what the egress guard refuses (422), an answer over max_bytes (413) 
 
 it("a fetch that cannot be paid (a sub-token's cap) is refused before fetching: nothing charged, fetched or stored", async () => {
   const a = await setup();
-  const sub = await json<{ credit_token: string }>(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.001, label: "tight", days: 1 }, headers: { authorization: `Bearer ${a.token}` } }));
+  const sub = await json<{ credit_token: string }>(
+    await call("POST", "/v1/credits/subtokens", {
+      body: { cap_usd: 0.001, label: "tight", days: 1 },
+      headers: { authorization: `Bearer ${a.token}` },
+    }),
+  );
   const target = name();
   const url = await serveContent(target, "worth keeping");
-  const res = await call("POST", `/v1/attest/${a.id}/fetches`, { body: { url }, headers: managed(a.mgmt, sub.credit_token) });
+  const res = await call("POST", `/v1/attest/${a.id}/fetches`, {
+    body: { url },
+    headers: managed(a.mgmt, sub.credit_token),
+  });
   expect(res.status).toBe(402);
   expect((await json(res)).code).toBe("cap_exceeded");
   expect(await r2Keys(a.id)).toEqual([]);
@@ -181,7 +233,11 @@ it("enforces the per-resource limits before charging: 422 at 1000 fetches, 413 p
     runInDurableObject(stub, (_o, state) => {
       state.storage.sql.exec("DELETE FROM attest_fetches");
       for (let i = 0; i < rows; i++) {
-        state.storage.sql.exec("INSERT INTO attest_fetches (fetch_id, jws, size, content_type, created_at) VALUES (?, 'x', ?, NULL, 0)", `att_${String(i).padStart(32, "0")}`, size);
+        state.storage.sql.exec(
+          "INSERT INTO attest_fetches (fetch_id, jws, size, content_type, created_at) VALUES (?, 'x', ?, NULL, 0)",
+          `att_${String(i).padStart(32, "0")}`,
+          size,
+        );
       }
     });
 
@@ -203,7 +259,8 @@ it("lists fetches with a cursor, gets one by fetch_id, exports all, and keeps no
   const a = await setup();
   const bodies = ["one", "two", "three"];
   const made: Out<"fetch">[] = [];
-  for (const b of bodies) made.push(await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: await serveContent(name(), b) })));
+  for (const b of bodies)
+    made.push(await json<Out<"fetch">>(await a.op("POST", "/fetches", { url: await serveContent(name(), b) })));
   const [f0, f1, f2] = made as [Out<"fetch">, Out<"fetch">, Out<"fetch">];
 
   const first = await json<Out<"fetches">>(await a.op("GET", "/fetches?limit=2"));
@@ -222,7 +279,9 @@ it("lists fetches with a cursor, gets one by fetch_id, exports all, and keeps no
   const status = await json(await call("GET", `/v1/resources/${a.id}`, { headers: managed(a.mgmt) }));
   expect(status.usage).toEqual({ fetches: 3, bytes: 11 });
 
-  const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${a.id}/export`, { headers: managed(a.mgmt) }));
+  const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(
+    await call("GET", `/v1/resources/${a.id}/export`, { headers: managed(a.mgmt) }),
+  );
   expect(exported.data.fetches).toHaveLength(3);
   for (const [i, f] of exported.data.fetches.entries()) {
     expect(f.receipt.jws).toBe(made[i]!.receipt.jws);

@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { decodeBase62, encodeBase62 } from "../../src/auth/base62";
-import { checksum, hashToken, issueCreditToken, issueManagementToken, parseCreditToken, parseManagementToken } from "../../src/auth/tokens";
+import {
+  checksum,
+  hashToken,
+  issueCreditToken,
+  issueManagementToken,
+  parseCreditToken,
+  parseManagementToken,
+} from "../../src/auth/tokens";
 import { fromHex, sha256Hex, toHex } from "../../src/bytes";
 
 const VECTORS: [string, string][] = [

@@ -9,7 +9,18 @@ import { describe, expect, it } from "vitest";
 import { bins } from "../../src/kinds/address/bins";
 import { INLINE_PUBLIC_BODY_BYTES } from "../../src/kind/public-face";
 import { sha256Hex, toBase64 } from "../../src/bytes";
-import { ORIGIN, balanceOf, buyCredits, call, createResource, json, managed, opsOn, publicUrl, r2Keys } from "../harness";
+import {
+  ORIGIN,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  publicUrl,
+  r2Keys,
+} from "../harness";
 
 async function bin(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -30,8 +41,14 @@ describe("bins", () => {
     const b = await bin();
     const binary = new Uint8Array(1000).map((_, i) => (i * 13) & 0xff);
     const first = await SELF.fetch(`${b.url}/stripe/events?x=1&x=2`, {
-      method: "PATCH", body: binary,
-      headers: { "content-type": "application/octet-stream", "x-custom": "a, b", "cf-connecting-ip": "203.0.113.9", connection: "keep-alive" },
+      method: "PATCH",
+      body: binary,
+      headers: {
+        "content-type": "application/octet-stream",
+        "x-custom": "a, b",
+        "cf-connecting-ip": "203.0.113.9",
+        connection: "keep-alive",
+      },
     });
     expect(first.status).toBe(200);
     expect(await json(first)).toEqual({ received: true, seq: 1 });
@@ -39,11 +56,22 @@ describe("bins", () => {
     expect((await SELF.fetch(`${b.url}/a%2Fb/`, { method: "POST", body: "hello" })).status).toBe(200);
 
     const page = await b.ok("list", "/captures");
-    expect(page.items.map((c) => [c.seq, c.method, c.path])).toEqual([[3, "POST", "/a%2Fb/"], [2, "OPTIONS", ""], [1, "PATCH", "/stripe/events"]]);
+    expect(page.items.map((c) => [c.seq, c.method, c.path])).toEqual([
+      [3, "POST", "/a%2Fb/"],
+      [2, "OPTIONS", ""],
+      [1, "PATCH", "/stripe/events"],
+    ]);
     expect(page.next_cursor).toBeNull();
     const patch = await b.ok("get_capture", "/captures/1");
     expect(patch).toMatchObject({
-      query: [["x", "1"], ["x", "2"]], client_ip: "203.0.113.9", size: 1000, sha256: sha256Hex(binary), body_base64: toBase64(binary),
+      query: [
+        ["x", "1"],
+        ["x", "2"],
+      ],
+      client_ip: "203.0.113.9",
+      size: 1000,
+      sha256: sha256Hex(binary),
+      body_base64: toBase64(binary),
       content_type: "application/octet-stream",
     });
     expect(patch.headers["x-custom"]).toBe("a, b");
@@ -84,7 +112,14 @@ describe("bins", () => {
   });
 
   it("answers as configured (status, type, body, headers, delay), never with our origin's powers; the answer can change", async () => {
-    const b = await bin({ response: { status: 201, content_type: "text/html; charset=utf-8", body: "<script>alert(1)</script>", headers: { "x-bin": "yes", "cache-control": "max-age=5" } } });
+    const b = await bin({
+      response: {
+        status: 201,
+        content_type: "text/html; charset=utf-8",
+        body: "<script>alert(1)</script>",
+        headers: { "x-bin": "yes", "cache-control": "max-age=5" },
+      },
+    });
     expect(b.record.config).toMatchObject({ response: { status: 201, delay_ms: 0 } });
     const res = await SELF.fetch(b.url, { method: "POST", body: "{}" });
     expect(res.status).toBe(201);
@@ -95,7 +130,13 @@ describe("bins", () => {
     expect(res.headers.get("content-security-policy")).toBe("sandbox");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
 
-    const slow = { status: 503, content_type: "text/plain; charset=utf-8", body: "later", headers: { "retry-after": "30" }, delay_ms: 400 };
+    const slow = {
+      status: 503,
+      content_type: "text/plain; charset=utf-8",
+      body: "later",
+      headers: { "retry-after": "30" },
+      delay_ms: 400,
+    };
     expect(await b.ok("set_response", "/response", slow)).toEqual(slow);
     const started = Date.now();
     const delayed = await SELF.fetch(`${b.url}/x`, { method: "GET" });
@@ -123,15 +164,25 @@ describe("bins", () => {
       { body: "x".repeat(64 * 1024 + 1) },
       { unknown: true },
     ]) {
-      expect(await b.reply("PUT", "/response", response), JSON.stringify(response)).toMatchObject({ status: 422, body: { code: "validation_failed" } });
-      expect((await call("POST", "/v1/bins", { body: { response }, headers: { authorization: `Bearer ${b.token}` } })).status).toBe(422);
+      expect(await b.reply("PUT", "/response", response), JSON.stringify(response)).toMatchObject({
+        status: 422,
+        body: { code: "validation_failed" },
+      });
+      expect(
+        (await call("POST", "/v1/bins", { body: { response }, headers: { authorization: `Bearer ${b.token}` } }))
+          .status,
+      ).toBe(422);
     }
     expect((await balanceOf(b.token)).balance_usd).toBe(before);
   });
 
   it("shows the captures to whoever has the view link; any other token is captured like any request", async () => {
     const b = await bin();
-    await SELF.fetch(`${b.url}/hook`, { method: "POST", body: "<b>not markup</b>", headers: { "content-type": "text/plain" } });
+    await SELF.fetch(`${b.url}/hook`, {
+      method: "POST",
+      body: "<b>not markup</b>",
+      headers: { "content-type": "text/plain" },
+    });
     const { view_url } = await b.ok("info", "");
     expect(view_url.startsWith(`${b.url}/_view/`)).toBe(true);
     const page = await SELF.fetch(view_url);
@@ -154,23 +205,36 @@ describe("bins", () => {
     const b = await bin();
     const methods = ["PROPFIND", "MKCOL", "PURGE", "REPORT", "SEARCH"];
     for (const [i, method] of methods.entries()) {
-      const res = await SELF.fetch(`${b.url}${i % 2 ? "/dav/folder" : ""}`, { method, body: i === 0 ? '<?xml version="1.0"?><propfind xmlns="DAV:"><allprop/></propfind>' : undefined, headers: { depth: "1" } });
+      const res = await SELF.fetch(`${b.url}${i % 2 ? "/dav/folder" : ""}`, {
+        method,
+        body: i === 0 ? '<?xml version="1.0"?><propfind xmlns="DAV:"><allprop/></propfind>' : undefined,
+        headers: { depth: "1" },
+      });
       expect(res.status, method).toBe(200);
       expect(await json(res)).toEqual({ received: true, seq: i + 1 });
     }
     const page = await b.ok("list", "/captures");
-    expect(page.items.map((c) => [c.method, c.path]).reverse()).toEqual(methods.map((m, i) => [m, i % 2 ? "/dav/folder" : ""]));
+    expect(page.items.map((c) => [c.method, c.path]).reverse()).toEqual(
+      methods.map((m, i) => [m, i % 2 ? "/dav/folder" : ""]),
+    );
     expect((await b.ok("get_capture", "/captures/1")).body_text).toContain("<allprop/>");
   });
 
   it("1,000 requests in parallel are each captured exactly once", async () => {
     const b = await bin();
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, n) => SELF.fetch(`${b.url}/${n}`, { method: "POST", body: String(n) }).then((r) => json(r))));
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, n) =>
+        SELF.fetch(`${b.url}/${n}`, { method: "POST", body: String(n) }).then((r) => json(r)),
+      ),
+    );
     expect(new Set(answers.map((a) => a.seq)).size).toBe(1000);
     const paths = new Set<string>();
     let before: string | null = null;
     do {
-      const page: { items: { path: string }[]; next_cursor: string | null } = await b.ok("list", `/captures?limit=100${before ? `&before=${before}` : ""}`);
+      const page: { items: { path: string }[]; next_cursor: string | null } = await b.ok(
+        "list",
+        `/captures?limit=100${before ? `&before=${before}` : ""}`,
+      );
       page.items.forEach((c) => paths.add(c.path));
       before = page.next_cursor;
     } while (before);

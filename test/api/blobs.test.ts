@@ -27,16 +27,32 @@ function pattern(size: number): ReadableStream<Uint8Array> {
 async function sha256Of(stream: ReadableStream<Uint8Array>): Promise<{ hex: string; size: number }> {
   const digest = new crypto.DigestStream("SHA-256");
   let size = 0;
-  await stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform(c, ctl) { size += c.length; ctl.enqueue(c); } })).pipeTo(digest);
+  await stream
+    .pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(c, ctl) {
+          size += c.length;
+          ctl.enqueue(c);
+        },
+      }),
+    )
+    .pipeTo(digest);
   return { hex: [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, "0")).join(""), size };
 }
 
 /** PUT with a declared length, streamed. */
-function upload(id: string, mgmt: string, body: ReadableStream<Uint8Array>, length: number, type = "application/octet-stream") {
+function upload(
+  id: string,
+  mgmt: string,
+  body: ReadableStream<Uint8Array>,
+  length: number,
+  type = "application/octet-stream",
+) {
   const sized = new FixedLengthStream(length);
   void body.pipeTo(sized.writable).catch(() => undefined);
   return SELF.fetch(`${ORIGIN}/v1/blobs/${id}/content`, {
-    method: "PUT", body: sized.readable,
+    method: "PUT",
+    body: sized.readable,
     headers: { ...managed(mgmt, credit), "content-type": type, "content-length": String(length) },
   });
 }
@@ -51,14 +67,21 @@ describe("blobs", () => {
     const expected = await sha256Of(pattern(MAX_BLOB_BYTES));
     const res = await upload(id, mgmt, pattern(MAX_BLOB_BYTES), MAX_BLOB_BYTES);
     expect(res.status, await res.clone().text()).toBe(200);
-    expect(await json(res)).toMatchObject({ uploaded: true, size: MAX_BLOB_BYTES, sha256: expected.hex, content_type: "application/octet-stream" });
+    expect(await json(res)).toMatchObject({
+      uploaded: true,
+      size: MAX_BLOB_BYTES,
+      sha256: expected.hex,
+      content_type: "application/octet-stream",
+    });
 
     const down = await call("GET", `/v1/blobs/${id}/content`, { headers: managed(mgmt, credit) });
     expect(down.status).toBe(200);
     expect(down.headers.get("content-length")).toBe(String(MAX_BLOB_BYTES));
     expect(await sha256Of(down.body!)).toEqual(expected);
 
-    const range = await call("GET", `/v1/blobs/${id}/content`, { headers: { ...managed(mgmt, credit), range: "bytes=1000-1009" } });
+    const range = await call("GET", `/v1/blobs/${id}/content`, {
+      headers: { ...managed(mgmt, credit), range: "bytes=1000-1009" },
+    });
     expect(range.status).toBe(206);
     expect([...new Uint8Array(await range.arrayBuffer())]).toEqual([...Array(10)].map((_, i) => (1000 + i) % 251));
   });
@@ -68,7 +91,9 @@ describe("blobs", () => {
     const bytes = new TextEncoder().encode("ten bytes!");
     await upload(id, mgmt, new Blob([bytes]).stream(), bytes.length);
     const before = (await balanceOf(credit)).balance_usd;
-    const res = await call("GET", `/v1/blobs/${id}/content`, { headers: { ...managed(mgmt, credit), range: "bytes=100-" } });
+    const res = await call("GET", `/v1/blobs/${id}/content`, {
+      headers: { ...managed(mgmt, credit), range: "bytes=100-" },
+    });
     expect(res.status).toBe(416);
     expect(res.headers.get("content-range")).toBe("bytes */10");
     expect((await balanceOf(credit)).balance_usd).toBe(before);
@@ -82,13 +107,19 @@ describe("blobs", () => {
     expect((await json(res)).code).toBe("payload_too_large");
     expect(await r2Keys(id)).toEqual([]);
     expect((await balanceOf(credit)).balance_usd).toBe(before);
-    expect(await json(await call("GET", `/v1/blobs/${id}`, { headers: managed(mgmt, credit) }))).toMatchObject({ uploaded: false });
+    expect(await json(await call("GET", `/v1/blobs/${id}`, { headers: managed(mgmt, credit) }))).toMatchObject({
+      uploaded: false,
+    });
   });
 
   it("refuses an upload without Content-Length, storing and charging nothing", async () => {
     const { id, mgmt } = await createResource("blobs", credit);
     const before = (await balanceOf(credit)).balance_usd;
-    const chunked = await SELF.fetch(`${ORIGIN}/v1/blobs/${id}/content`, { method: "PUT", body: pattern(10), headers: managed(mgmt, credit) });
+    const chunked = await SELF.fetch(`${ORIGIN}/v1/blobs/${id}/content`, {
+      method: "PUT",
+      body: pattern(10),
+      headers: managed(mgmt, credit),
+    });
     expect(chunked.status).toBe(400);
     expect(await r2Keys(id)).toEqual([]);
     expect((await balanceOf(credit)).balance_usd).toBe(before);
@@ -100,8 +131,14 @@ describe("blobs", () => {
     await upload(id, mgmt, new Blob([first]).stream(), first.length);
     const keysAfterFirst = await r2Keys(id);
     const second = new TextEncoder().encode("second version, longer");
-    const res = await json<OpOutput<typeof blobs, "upload">>(await upload(id, mgmt, new Blob([second]).stream(), second.length, "application/x-ignored"));
-    expect(res).toMatchObject({ size: second.length, content_type: "text/plain; charset=utf-8", sha256: (await sha256Of(new Blob([second]).stream())).hex });
+    const res = await json<OpOutput<typeof blobs, "upload">>(
+      await upload(id, mgmt, new Blob([second]).stream(), second.length, "application/x-ignored"),
+    );
+    expect(res).toMatchObject({
+      size: second.length,
+      content_type: "text/plain; charset=utf-8",
+      sha256: (await sha256Of(new Blob([second]).stream())).hex,
+    });
     const keys = await r2Keys(id);
     expect(keys).toHaveLength(1);
     expect(keys).not.toEqual(keysAfterFirst);
@@ -113,7 +150,11 @@ describe("blobs", () => {
   });
 
   it("serves a public link without credentials until max_downloads, HEAD not counting", async () => {
-    const { record, id, mgmt } = await createResource("blobs", credit, { public: true, max_downloads: 2, filename: "notes.txt" });
+    const { record, id, mgmt } = await createResource("blobs", credit, {
+      public: true,
+      max_downloads: 2,
+      filename: "notes.txt",
+    });
     expect(publicUrl(record)).toMatch(/\/p\/blobs_[0-9A-Za-z]{43}$/);
     const bytes = new TextEncoder().encode("shared with a stranger");
     await upload(id, mgmt, new Blob([bytes]).stream(), bytes.length, "text/plain");
@@ -126,7 +167,10 @@ describe("blobs", () => {
       expect(await res.text()).toBe("shared with a stranger");
     }
     expect((await call("GET", path)).status).toBe(404);
-    expect(await json(await call("GET", `/v1/blobs/${id}`, { headers: managed(mgmt, credit) }))).toMatchObject({ public_downloads: 2, max_downloads: 2 });
+    expect(await json(await call("GET", `/v1/blobs/${id}`, { headers: managed(mgmt, credit) }))).toMatchObject({
+      public_downloads: 2,
+      max_downloads: 2,
+    });
   });
 
   it("has no public address unless asked, and leaves nothing in R2 after cancel", async () => {
@@ -136,7 +180,11 @@ describe("blobs", () => {
     await upload(id, mgmt, new Blob([bytes]).stream(), bytes.length);
     expect(await r2Keys(id)).toHaveLength(1);
     const exported = await json(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
-    expect(exported.data).toMatchObject({ uploaded: true, size: bytes.length, content_url: expect.stringContaining("/v1/downloads/") });
+    expect(exported.data).toMatchObject({
+      uploaded: true,
+      size: bytes.length,
+      content_url: expect.stringContaining("/v1/downloads/"),
+    });
     expect((await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
     expect(await r2Keys(id)).toEqual([]);
   });

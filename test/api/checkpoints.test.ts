@@ -7,7 +7,20 @@ import { describe, expect, it } from "vitest";
 import { checkpoints } from "../../src/kinds/memory/checkpoints";
 import type { exportAll } from "../../src/kinds/memory/checkpoints/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, r2Keys, stubOf, type Problem, type ResourceExport } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  mcpTool,
+  opsOn,
+  r2Keys,
+  stubOf,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 
 /** What checkpoints' op `N` answers. */
 type Out<N extends OpNames<typeof checkpoints>> = OpOutput<typeof checkpoints, N>;
@@ -16,7 +29,8 @@ async function store(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const { id, mgmt } = await createResource("checkpoints", token, body);
   const { reply: op } = opsOn(checkpoints, id, mgmt, token);
-  const save = <T = Record<string, unknown>>(payload: Record<string, unknown>) => op<T>("POST", "/checkpoints", payload);
+  const save = <T = Record<string, unknown>>(payload: Record<string, unknown>) =>
+    op<T>("POST", "/checkpoints", payload);
   return { token, id, mgmt, op, save };
 }
 
@@ -33,7 +47,9 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 /** Byte-exact comparison (vitest's deep equality walks a megabyte element by element, slowly). */
@@ -48,7 +64,17 @@ describe("checkpoints", () => {
     const { save, op } = await store();
     const a = await save({ value: { messages: ["hi"] }, label: "start", step: 0, tags: ["input"] });
     expect(a.status, JSON.stringify(a.body)).toBe(200);
-    expect(a.body).toMatchObject({ thread: "main", seq: 1, parent_id: null, label: "start", step: 0, tags: ["input"], encoding: "json", content_type: "application/json", content_url: null });
+    expect(a.body).toMatchObject({
+      thread: "main",
+      seq: 1,
+      parent_id: null,
+      label: "start",
+      step: 0,
+      tags: ["input"],
+      encoding: "json",
+      content_type: "application/json",
+      content_url: null,
+    });
     expect(a.body.checkpoint_id).toMatch(/^cp_[0-9a-f]{32}$/);
     expect(a.body.value).toBeUndefined(); // a save answers metadata
     const b = await save({ value: { messages: ["hi", "hello"] }, step: 1 });
@@ -63,7 +89,11 @@ describe("checkpoints", () => {
     expect(latest.body).toMatchObject({ checkpoint_id: c.body.checkpoint_id, seq: 3, value: null });
     expect((await op("GET", "/latest?thread=run-2")).body.value).toBe(1);
     const byId = await op("GET", `/checkpoints/${a.body.checkpoint_id}`);
-    expect(byId.body).toMatchObject({ seq: 1, value: { messages: ["hi"] }, sha256: await sha256Hex(new TextEncoder().encode('{"messages":["hi"]}')) });
+    expect(byId.body).toMatchObject({
+      seq: 1,
+      value: { messages: ["hi"] },
+      sha256: await sha256Hex(new TextEncoder().encode('{"messages":["hi"]}')),
+    });
     const bare = await op("GET", `/checkpoints/${a.body.checkpoint_id}?include_value=false`);
     expect(bare.body.value).toBeUndefined();
     expect(bare.body.size).toBe(19);
@@ -77,7 +107,9 @@ describe("checkpoints", () => {
     const { save, op, token } = await store();
     await save({ value: { n: 0 } });
     const spent = (await balanceOf(token)).spent_usd;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => save({ value: { writer: i }, expected_seq: 1 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => save({ value: { writer: i }, expected_seq: 1 })),
+    );
     const won = results.filter((r) => r.status === 200);
     expect(won).toHaveLength(1);
     expect(won[0]!.body.seq).toBe(2);
@@ -120,7 +152,12 @@ describe("checkpoints", () => {
     const s2 = await save({ value: { plan: "a", done: 1 } });
     await save({ value: { plan: "a", done: 2 } });
 
-    const fork = await save({ thread: "retry", parent_id: s1.body.checkpoint_id, value: { plan: "b" }, label: "second try" });
+    const fork = await save({
+      thread: "retry",
+      parent_id: s1.body.checkpoint_id,
+      value: { plan: "b" },
+      label: "second try",
+    });
     expect(fork.body).toMatchObject({ thread: "retry", seq: 1, parent_id: s1.body.checkpoint_id });
     const next = await save({ thread: "retry", value: { plan: "b", done: 1 } });
     expect(next.body.parent_id).toBe(fork.body.checkpoint_id);
@@ -131,7 +168,13 @@ describe("checkpoints", () => {
     const threads = await op("GET", "/threads");
     expect(threads.body.items).toMatchObject([
       { thread: "main", latest_seq: 4, latest_id: rewind.body.checkpoint_id, checkpoints: 4, forked_from: null },
-      { thread: "retry", latest_seq: 2, latest_id: next.body.checkpoint_id, checkpoints: 2, forked_from: s1.body.checkpoint_id },
+      {
+        thread: "retry",
+        latest_seq: 2,
+        latest_id: next.body.checkpoint_id,
+        checkpoints: 2,
+        forked_from: s1.body.checkpoint_id,
+      },
     ]);
     expect((await save({ parent_id: `cp_${"f".repeat(32)}`, value: 1 })).status).toBe(404);
 
@@ -145,9 +188,18 @@ describe("checkpoints", () => {
   it("a checkpoint of more than 1 MiB round-trips byte-exact (bytes and JSON)", async () => {
     const { save, op, id } = await store();
     const bytes = randomBytes(1536 * 1024 + 7);
-    const saved = await save<Out<"save">>({ bytes_base64: toBase64(bytes), content_type: "application/x-pickle", label: "big" });
+    const saved = await save<Out<"save">>({
+      bytes_base64: toBase64(bytes),
+      content_type: "application/x-pickle",
+      label: "big",
+    });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-    expect(saved.body).toMatchObject({ encoding: "bytes", content_type: "application/x-pickle", size: bytes.length, sha256: await sha256Hex(bytes) });
+    expect(saved.body).toMatchObject({
+      encoding: "bytes",
+      content_type: "application/x-pickle",
+      size: bytes.length,
+      sha256: await sha256Hex(bytes),
+    });
     expect(saved.body.content_url).toMatch(/\/v1\/downloads\//);
     expect(await r2Keys(id)).toEqual([`${id}/checkpoints/${saved.body.checkpoint_id}`]);
 
@@ -160,7 +212,12 @@ describe("checkpoints", () => {
     expect(download.headers.get("content-disposition")).toContain("attachment");
     expect(sameBytes(new Uint8Array(await download.arrayBuffer()), bytes)).toBe(true);
 
-    const state = { messages: Array.from({ length: 3000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"é漢😀".repeat(100)}` })) };
+    const state = {
+      messages: Array.from({ length: 3000 }, (_, i) => ({
+        role: i % 2 ? "assistant" : "user",
+        content: `message ${i} ${"é漢😀".repeat(100)}`,
+      })),
+    };
     const text = JSON.stringify(state);
     expect(new TextEncoder().encode(text).length).toBeGreaterThan(1024 * 1024);
     const savedJson = await save({ thread: "json", value: state });
@@ -176,7 +233,10 @@ describe("checkpoints", () => {
     const tooBig = await save({ bytes_base64: toBase64(new Uint8Array(4 * 1024 * 1024 + 1)) });
     expect(tooBig.status).toBe(413);
     expect(tooBig.body.code).toBe("payload_too_large");
-    const body = await call("POST", `/v1/checkpoints/${id}/checkpoints`, { body: { value: "x".repeat(6 * 1024 * 1024) }, headers: managed(mgmt, token) });
+    const body = await call("POST", `/v1/checkpoints/${id}/checkpoints`, {
+      body: { value: "x".repeat(6 * 1024 * 1024) },
+      headers: managed(mgmt, token),
+    });
     expect(body.status).toBe(413);
     expect((await save({})).status).toBe(422);
     expect((await save({ value: 1, bytes_base64: "AA==" })).status).toBe(422);
@@ -205,7 +265,10 @@ describe("checkpoints", () => {
       for (let seq = 2; seq <= 1000; seq++) {
         sql.exec(
           "INSERT INTO cp_checkpoints (checkpoint_id, thread_id, seq, tags, encoding, content_type, size, sha256, inline, created_at) VALUES (?, ?, ?, '[]', 'json', 'application/json', 1, '', ?, 0)",
-          `cp_${seq.toString(16).padStart(32, "0")}`, thread, seq, new TextEncoder().encode("0").buffer,
+          `cp_${seq.toString(16).padStart(32, "0")}`,
+          thread,
+          seq,
+          new TextEncoder().encode("0").buffer,
         );
       }
     });
@@ -229,13 +292,19 @@ describe("checkpoints", () => {
     const small = await save({ value: { a: 1 }, tags: ["x"] });
     const bytes = randomBytes(300_000);
     const large = await save({ bytes_base64: toBase64(bytes) });
-    const fork = await save({ thread: "b", parent_id: small.body.checkpoint_id, bytes_base64: toBase64(new Uint8Array([1, 2, 3])) });
+    const fork = await save({
+      thread: "b",
+      parent_id: small.body.checkpoint_id,
+      bytes_base64: toBase64(new Uint8Array([1, 2, 3])),
+    });
 
     const status = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     expect(status.usage).toEqual({ threads: 2, checkpoints: 3, bytes: 7 + 300_000 + 3 });
     expect(status.config).toEqual({ keep_last: 5 });
 
-    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(
+      await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }),
+    );
     expect(exported.data.threads.map((t: { thread: string }) => t.thread)).toEqual(["main", "b"]);
     expect(exported.data.checkpoints).toMatchObject([
       { checkpoint_id: small.body.checkpoint_id, value: { a: 1 }, tags: ["x"], content_url: null },
@@ -248,14 +317,17 @@ describe("checkpoints", () => {
 
     expect((await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
     expect(await r2Keys(id)).toEqual([]);
-    const tables = await runInDurableObject(stubOf(id), (_o, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name LIKE 'cp_%'").toArray());
+    const tables = await runInDurableObject(stubOf(id), (_o, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name LIKE 'cp_%'").toArray(),
+    );
     expect(tables).toEqual([]);
     expect((await SELF.fetch(link.content_url!)).status).toBe(404);
   });
 
   it("works as MCP tools, the checkpoint_id path parameter included", async () => {
     const { token, id, mgmt } = await store();
-    const tool = (name: string, args: Record<string, unknown>) => mcpTool(token, name, { id, management_token: mgmt, ...args });
+    const tool = (name: string, args: Record<string, unknown>) =>
+      mcpTool(token, name, { id, management_token: mgmt, ...args });
     const saved = await tool("checkpoints_save", { thread: "t1", value: { step: 3 }, expected_seq: 0 });
     expect(saved.structuredContent).toMatchObject({ thread: "t1", seq: 1 });
     const got = await tool("checkpoints_get", { checkpoint_id: saved.structuredContent.checkpoint_id });

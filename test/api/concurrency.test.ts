@@ -1,13 +1,24 @@
 /** Charging under concurrency: never overspent, never double-charged, one payment runs one call. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, type PaymentRequired } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  signPayment,
+  type PaymentRequired,
+} from "../harness";
 
 const INCREMENT_MICRO = 100;
 
 async function ledgerOf(accountId: string) {
   const stub = env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
-  return runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ type: string; amount: number }>("SELECT type, amount FROM ledger").toArray());
+  return runInDurableObject(stub, (_o, state) =>
+    state.storage.sql.exec<{ type: string; amount: number }>("SELECT type, amount FROM ledger").toArray(),
+  );
 }
 
 describe("concurrency", () => {
@@ -20,7 +31,9 @@ describe("concurrency", () => {
     expect((await balanceOf(token)).balance_usd).toBe(0.01);
 
     const results = await Promise.all(
-      Array.from({ length: 200 }, () => call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, token) })),
+      Array.from({ length: 200 }, () =>
+        call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, token) }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
@@ -46,7 +59,9 @@ describe("concurrency", () => {
     const { id, mgmt } = await createResource("counters", token, {});
     const { header, name } = await signPayment({ priceMicro: INCREMENT_MICRO });
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => call("POST", `/v1/counters/${id}/increment`, { headers: { ...managed(mgmt), [name]: header } })),
+      Array.from({ length: 10 }, () =>
+        call("POST", `/v1/counters/${id}/increment`, { headers: { ...managed(mgmt), [name]: header } }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
@@ -61,14 +76,23 @@ describe("concurrency", () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, {});
     const before = (await balanceOf(token)).balance_usd;
-    const mint = await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.0025, label: "capped", days: 1 }, headers: { authorization: `Bearer ${token}` } });
+    const mint = await call("POST", "/v1/credits/subtokens", {
+      body: { cap_usd: 0.0025, label: "capped", days: 1 },
+      headers: { authorization: `Bearer ${token}` },
+    });
     const sub = (await json(mint)).credit_token as string;
-    const grand = await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.002, label: "nested", days: 1 }, headers: { authorization: `Bearer ${sub}` } });
+    const grand = await call("POST", "/v1/credits/subtokens", {
+      body: { cap_usd: 0.002, label: "nested", days: 1 },
+      headers: { authorization: `Bearer ${sub}` },
+    });
     expect(grand.status).toBe(201);
     const grandToken = (await json(grand)).credit_token as string;
 
     const spend = (t: string) => call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, t) });
-    const results = await Promise.all([...Array.from({ length: 30 }, () => spend(grandToken)), ...Array.from({ length: 30 }, () => spend(sub))]);
+    const results = await Promise.all([
+      ...Array.from({ length: 30 }, () => spend(grandToken)),
+      ...Array.from({ length: 30 }, () => spend(sub)),
+    ]);
     const ok = results.filter((r) => r.status === 200).length;
     expect(ok).toBe(25); // the sub-token's cap: 0.0025 / 0.0001
     const capped = results.find((r) => r.status === 402)!;

@@ -21,14 +21,23 @@ async function converter() {
   const { token } = await buyCredits(1);
   const created = await createResource("convert", token, {});
   const upload = (body: Uint8Array, type: string) =>
-    SELF.fetch(`${ORIGIN}/v1/convert/${created.id}/conversions`, { method: "PUT", body, headers: { ...managed(created.mgmt, token), "content-type": type } });
+    SELF.fetch(`${ORIGIN}/v1/convert/${created.id}/conversions`, {
+      method: "PUT",
+      body,
+      headers: { ...managed(created.mgmt, token), "content-type": type },
+    });
   /** Converts, and answers the record and the PDF's text and info as poppler reads them. */
   const converted = async (body: Uint8Array, type: string) => {
     const res = await upload(body, type);
     expect(res.status, await res.clone().text()).toBe(200);
     const record = (await res.json()) as { source_format: string; engine: string; pages: number; content_url: string };
     const pdf = new Uint8Array(await (await SELF.fetch(record.content_url)).arrayBuffer());
-    return { record, pdf, text: (await (await poppler("pdftotext", pdf)).text()).replace(/\s+/g, " "), info: await (await poppler("pdfinfo", pdf)).text() };
+    return {
+      record,
+      pdf,
+      text: (await (await poppler("pdftotext", pdf)).text()).replace(/\s+/g, " "),
+      info: await (await poppler("pdfinfo", pdf)).text(),
+    };
   };
   return { ...created, token, upload, converted, ...opsOn(convertKind, created.id, created.mgmt, token) };
 }
@@ -46,14 +55,20 @@ describe("convert", () => {
     const html = await c.converted(strToU8("<h1>Hello from HTML</h1><p>Paragraph text</p>"), "text/html");
     expect(html.record).toMatchObject({ source_format: "html", engine: "gotenberg", pages: 1 });
     expect(html.text).toContain("Hello from HTML Paragraph text");
-    const md = await c.converted(strToU8("# Minutes\n\n- Budget **approved**\n- <script>x</script>"), "text/markdown; charset=utf-8");
+    const md = await c.converted(
+      strToU8("# Minutes\n\n- Budget **approved**\n- <script>x</script>"),
+      "text/markdown; charset=utf-8",
+    );
     expect(md.record.source_format).toBe("markdown");
     expect(md.text).toContain("Budget approved");
     expect(md.text).toContain("<script>x</script>");
     const text = await c.converted(strToU8("Line one\n    indented <b>not bold</b>"), "text/plain");
     expect(text.text).toContain("indented <b>not bold</b>");
     const [w, h] = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(text.info)!.slice(1).map(Number);
-    expect([Math.abs(w! - 595.3), Math.abs(h! - 841.9)].every((d) => d < 1.5), text.info).toBe(true); // A4, within Chrome's rounding
+    expect(
+      [Math.abs(w! - 595.3), Math.abs(h! - 841.9)].every((d) => d < 1.5),
+      text.info,
+    ).toBe(true); // A4, within Chrome's rounding
     const png = new Uint8Array(await (await poppler("pdftoppm?format=png", html.pdf)).arrayBuffer());
     const image = await c.converted(png, "image/png");
     expect(image.record).toMatchObject({ source_format: "png", pages: 1 });

@@ -1,7 +1,17 @@
 /** counters, per docs/kinds.md: increment/decrement by n, get, set, compare-and-set, bounds, reset windows. */
 import { describe, expect, it } from "vitest";
 import { counters } from "../../src/kinds/memory/counters";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, type ResourceExport } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  type ResourceExport,
+} from "../harness";
 
 async function counter(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
@@ -52,7 +62,10 @@ describe("counters", () => {
 
   it("validates bounds and steps", async () => {
     const { token } = await buyCredits(1);
-    const bad = await call("POST", "/v1/counters", { body: { min: 5, max: 1 }, headers: { authorization: `Bearer ${token}` } });
+    const bad = await call("POST", "/v1/counters", {
+      body: { min: 5, max: 1 },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(bad.status).toBe(422);
     const { refused } = await counter();
     const zero = await refused("increment", "/increment", { by: 0 });

@@ -14,7 +14,8 @@ type Doc = OpenApiDoc;
 let doc: Doc;
 let token: string;
 
-const createSchema = (kind: string): JsonSchema => doc.paths[`/v1/${kind}`]!.post!.requestBody!.content!["application/json"]!.schema!;
+const createSchema = (kind: string): JsonSchema =>
+  doc.paths[`/v1/${kind}`]!.post!.requestBody!.content!["application/json"]!.schema!;
 
 /** Creates a resource of `kind` from its schema; answers the response and the body sent. */
 async function create(kind: string, depth = 0): Promise<{ res: Response; body: unknown }> {

@@ -10,7 +10,22 @@ import type { deadman as deadmanKind } from "../../src/kinds/time/deadman";
 import type { allPings } from "../../src/kinds/time/deadman/store/pings";
 import type { EventEnvelope } from "../../src/delivery/events";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { advance, buyCredits, call, createResource, json, managed, msOf, received, stubOf, type DeliveryPage, type Problem, type Received, type ResourceExport, verifierOf } from "../harness";
+import {
+  advance,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  msOf,
+  received,
+  stubOf,
+  type DeliveryPage,
+  type Problem,
+  type Received,
+  type ResourceExport,
+  verifierOf,
+} from "../harness";
 
 /** What deadman's op `N` answers. */
 type Out<N extends OpNames<typeof deadmanKind>> = OpOutput<typeof deadmanKind, N>;
@@ -20,10 +35,14 @@ const unique = () => crypto.randomUUID().slice(0, 8);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-
 async function deadman(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  const created = await createResource("deadman", token, { period_seconds: 3600, grace_seconds: 600, alert_url: `${receiver}/ok/${name}`, ...extra });
+  const created = await createResource("deadman", token, {
+    period_seconds: 3600,
+    grace_seconds: 600,
+    alert_url: `${receiver}/ok/${name}`,
+    ...extra,
+  });
   const address = new URL(created.record.urls.public as string).pathname;
   const webhook = verifierOf(created.record);
   return {
@@ -32,19 +51,31 @@ async function deadman(name: string, extra: Record<string, unknown> = {}) {
     address,
     /** A ping at the public address: no credentials. */
     hit: async (suffix = "", method = "GET", body?: string) => {
-      const res = await call(method, `${address}${suffix}`, { body, headers: body ? { "content-type": "text/plain" } : {} });
+      const res = await call(method, `${address}${suffix}`, {
+        body,
+        headers: body ? { "content-type": "text/plain" } : {},
+      });
       return { status: res.status, text: await res.text() };
     },
     op: async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
-      const res = await call(method, `/v1/deadman/${created.id}${path}`, { body, headers: managed(created.mgmt, token) });
+      const res = await call(method, `/v1/deadman/${created.id}${path}`, {
+        body,
+        headers: managed(created.mgmt, token),
+      });
       return { status: res.status, body: await json<T>(res) };
     },
     /** The record's status: the switch's, as `get` answers it. */
-    status: async () => (await json<{ status: Out<"get"> }>(await call("GET", `/v1/resources/${created.id}`, { headers: managed(created.mgmt) }))).status,
+    status: async () =>
+      (
+        await json<{ status: Out<"get"> }>(
+          await call("GET", `/v1/resources/${created.id}`, { headers: managed(created.mgmt) }),
+        )
+      ).status,
     /** `ms` pass on the resource's clock; the alarms due by then run. */
     advance: (ms: number) => advance(created.id, ms),
     /** The events the receiver got for `path`, checked against the resource's signing secret. */
-    events: async (path: string, count: number) => (await received(path, count)).map((r: Received) => webhook.verify(r.body, r.headers) as EventEnvelope),
+    events: async (path: string, count: number) =>
+      (await received(path, count)).map((r: Received) => webhook.verify(r.body, r.headers) as EventEnvelope),
   };
 }
 
@@ -58,8 +89,15 @@ async function settledCount(name: string): Promise<number> {
 async function dumpStorage(id: string, skip: string[] = []): Promise<string> {
   return runInDurableObject(stubOf(id), (_o, state) => {
     const sql = state.storage.sql;
-    const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray();
-    return tables.filter((t) => !skip.includes(t.name)).map((t) => `${t.name}:${JSON.stringify(sql.exec(`SELECT * FROM "${t.name}"`).toArray())}`).join("\n");
+    const tables = sql
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+      )
+      .toArray();
+    return tables
+      .filter((t) => !skip.includes(t.name))
+      .map((t) => `${t.name}:${JSON.stringify(sql.exec(`SELECT * FROM "${t.name}"`).toArray())}`)
+      .join("\n");
   });
 }
 
@@ -84,7 +122,11 @@ describe("deadman", () => {
 
     await d.advance(10 * MINUTE);
     const down = (await d.events(name, 2))[1]!;
-    expect(down).toMatchObject({ type: "deadman.down", id: expect.stringMatching(/^evt_/), data: { state: "down", misses: 1, alert_number: 1, repeat: false } });
+    expect(down).toMatchObject({
+      type: "deadman.down",
+      id: expect.stringMatching(/^evt_/),
+      data: { state: "down", misses: 1, alert_number: 1, repeat: false },
+    });
     expect(await d.status()).toMatchObject({ state: "down", alerts_sent: 1, alert_at: null });
     await d.advance(HOUR); // within the re-alert interval: nothing more
     expect(await settledCount(name)).toBe(2);
@@ -92,7 +134,10 @@ describe("deadman", () => {
     await d.advance(HOUR + 1000);
     const again = (await d.events(name, 3))[2]!;
     const stillDown = await d.status(); // (its down_since moved back with the clock)
-    expect(again).toMatchObject({ type: "deadman.down", data: { alert_number: 2, repeat: true, down_since: stillDown.down_since } });
+    expect(again).toMatchObject({
+      type: "deadman.down",
+      data: { alert_number: 2, repeat: true, down_since: stillDown.down_since },
+    });
     expect(stillDown.alerts_sent).toBe(2);
 
     expect((await d.hit("", "POST", "back")).status).toBe(200);
@@ -102,7 +147,12 @@ describe("deadman", () => {
     expect(await d.status()).toMatchObject({ state: "up", misses: 0, down_since: null, alerts_sent: 0 });
     const log = await d.op<DeliveryPage>("GET", "/deliveries");
     expect(log.status).toBe(200);
-    expect(log.body.items.map((i: { event_type: string }) => i.event_type)).toEqual(["deadman.late", "deadman.down", "deadman.down", "deadman.up"]);
+    expect(log.body.items.map((i: { event_type: string }) => i.event_type)).toEqual([
+      "deadman.late",
+      "deadman.down",
+      "deadman.down",
+      "deadman.up",
+    ]);
   });
 
   it("alerts only after alert_after_misses consecutive misses", async () => {
@@ -160,16 +210,26 @@ describe("deadman", () => {
 
     const page = await d.op<Out<"pings">>("GET", "/pings?limit=4");
     expect(page.body.items.map((p: { signal: string; exit_code: number | null }) => [p.signal, p.exit_code])).toEqual([
-      ["fail", 1], ["success", 0], ["log", null], ["fail", 3],
+      ["fail", 1],
+      ["success", 0],
+      ["log", null],
+      ["fail", 3],
     ]);
     expect(page.body.items[0]).toMatchObject({ source: "api", body_bytes: 3000 });
     expect(page.body.items[0]!.body).toHaveLength(1024);
     const rest = await d.op<Out<"pings">>("GET", `/pings?cursor=${page.body.next_cursor}`);
     expect(rest.body.items.map((p: { signal: string }) => p.signal)).toEqual(["fail", "success", "start"]);
-    expect(rest.body.items[1]).toMatchObject({ body: "backup done", duration_seconds: timed.last_duration_seconds, source: "public", method: "POST" });
+    expect(rest.body.items[1]).toMatchObject({
+      body: "backup done",
+      duration_seconds: timed.last_duration_seconds,
+      source: "public",
+      method: "POST",
+    });
     expect(rest.body.next_cursor).toBeNull();
 
-    const exported = await json<ResourceExport<{ status: Out<"get">; pings: ReturnType<typeof allPings> }>>(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }));
+    const exported = await json<ResourceExport<{ status: Out<"get">; pings: ReturnType<typeof allPings> }>>(
+      await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }),
+    );
     expect(exported.data.pings).toHaveLength(7);
     expect(exported.data.status.state).toBe("late");
   });
@@ -183,19 +243,30 @@ describe("deadman", () => {
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ held: true, released_at: null });
     expect(await dumpStorage(d.id)).not.toContain(secret);
-    expect(JSON.stringify(await json(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) })))).not.toContain(secret);
+    expect(
+      JSON.stringify(await json(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }))),
+    ).not.toContain(secret);
 
     await d.hit();
     await d.advance(HOUR + 10 * MINUTE + 1000); // the miss trips it; the same alarm run releases the payload
     const released = (await d.events(successor, 1))[0]!;
-    expect(released).toMatchObject({ type: "deadman.payload", data: { payload: { secret, note: "for my successor" } } });
+    expect(released).toMatchObject({
+      type: "deadman.payload",
+      data: { payload: { secret, note: "for my successor" } },
+    });
     expect((await d.events(name, 1))[0]!.type).toBe("deadman.down");
     await d.advance(HOUR);
     expect(await settledCount(successor)).toBe(1);
-    expect((await d.status()).payload).toMatchObject({ held: false, released_at: expect.any(String), release_delivery_id: expect.stringMatching(/^evt_/) });
+    expect((await d.status()).payload).toMatchObject({
+      held: false,
+      released_at: expect.any(String),
+      release_delivery_id: expect.stringMatching(/^evt_/),
+    });
     // The switch forgot it, and the delivery log keeps it sealed (for a manual retry) and never shows it.
     expect(await dumpStorage(d.id)).not.toContain(secret);
-    const log = await json<DeliveryPage>(await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) }));
+    const log = await json<DeliveryPage>(
+      await call("GET", `/v1/deadman/${d.id}/deliveries`, { headers: managed(d.mgmt) }),
+    );
     const payloadDelivery = log.items.find((i: { event_type: string }) => i.event_type === "deadman.payload");
     expect(payloadDelivery).toMatchObject({ body: null, body_withheld: true, status: "delivered" });
 
@@ -219,7 +290,9 @@ describe("deadman", () => {
     expect(big.body.code).toBe("payload_too_large");
     expect((await d.op("POST", "/payload", { payload: ["a"] })).body.held).toBe(true);
     expect((await d.op("DELETE", "/payload")).body).toMatchObject({ held: false, bytes: null });
-    const spent = await json(await call("GET", "/v1/credits/balance", { headers: { authorization: `Bearer ${d.token}` } }));
+    const spent = await json(
+      await call("GET", "/v1/credits/balance", { headers: { authorization: `Bearer ${d.token}` } }),
+    );
     // Create, one payload and one clear: the refused calls cost nothing.
     expect(spent.spent_usd).toBeCloseTo((30 * 2000 + 1000 + 100) / 1e6, 6);
   });
@@ -240,7 +313,14 @@ describe("deadman", () => {
     const d = await deadman(unique());
     const publicId = d.address.split("/").pop()!;
     const admin = { authorization: "Bearer test-admin-token" };
-    expect((await call("POST", `/v1/admin/public-addresses/${publicId}/disable`, { body: { reason: "abuse report" }, headers: admin })).status).toBe(200);
+    expect(
+      (
+        await call("POST", `/v1/admin/public-addresses/${publicId}/disable`, {
+          body: { reason: "abuse report" },
+          headers: admin,
+        })
+      ).status,
+    ).toBe(200);
     const disabled = await call("GET", d.address);
     expect(disabled.status).toBe(404);
     expect(disabled.headers.get("content-type")).toContain("application/problem+json");

@@ -11,14 +11,35 @@ import type { allFired } from "../../src/kinds/time/debounce/store/firing";
 import type { EventEnvelope } from "../../src/delivery/events";
 import type { Json } from "../../src/json";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { advance, buyCredits, call, createResource, json, managed, opsOn, received, stubOf, verifierOf, type Problem, type ResourceExport } from "../harness";
+import {
+  advance,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  received,
+  stubOf,
+  verifierOf,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 
 /** What debounce's op `N` answers. */
 type Out<N extends OpNames<typeof debounce>> = OpOutput<typeof debounce, N>;
 
 /** A debounce.fired request (src/kinds/time/debounce/store/firing.ts): `event` in mode last, `events` in mode all. */
 interface Fired extends EventEnvelope {
-  data: { key: string | null; mode: string; reason: string; received: number; dropped: number; event?: Json; events?: { received_at: string; source: string; event: Json }[] };
+  data: {
+    key: string | null;
+    mode: string;
+    reason: string;
+    received: number;
+    dropped: number;
+    event?: Json;
+    events?: { received_at: string; source: string; event: Json }[];
+  };
 }
 
 const receiver = env.TEST_RECEIVER_URL;
@@ -26,7 +47,12 @@ const unique = () => crypto.randomUUID().slice(0, 8);
 
 async function debouncer(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  const created = await createResource("debounce", token, { url: `${receiver}/ok/${name}`, quiet_seconds: 60, max_wait_seconds: 3600, ...extra });
+  const created = await createResource("debounce", token, {
+    url: `${receiver}/ok/${name}`,
+    quiet_seconds: 60,
+    max_wait_seconds: 3600,
+    ...extra,
+  });
   const address = new URL(created.record.urls.public as string).pathname;
   const webhook = verifierOf(created.record);
   const { reply: op } = opsOn(debounce, created.id, created.mgmt, token);
@@ -43,7 +69,8 @@ async function debouncer(name: string, extra: Record<string, unknown> = {}) {
     },
     /** `ms` pass on the resource's clock; the alarms due by then run. */
     advance: (ms: number) => advance(created.id, ms),
-    firings: async (count: number) => (await received(name, count)).map((r) => webhook.verify(r.body, r.headers) as Fired),
+    firings: async (count: number) =>
+      (await received(name, count)).map((r) => webhook.verify(r.body, r.headers) as Fired),
   };
 }
 
@@ -67,7 +94,11 @@ describe("debounce", () => {
     expect(await settledCount(name)).toBe(0);
     await d.advance(31_000);
     const fired = (await d.firings(1))[0]!;
-    expect(fired).toMatchObject({ type: "debounce.fired", resource_id: d.id, data: { key: null, mode: "last", reason: "quiet", received: 5, dropped: 4, event: { n: 5 } } });
+    expect(fired).toMatchObject({
+      type: "debounce.fired",
+      resource_id: d.id,
+      data: { key: null, mode: "last", reason: "quiet", received: 5, dropped: 4, event: { n: 5 } },
+    });
     expect(fired.data.events).toBeUndefined();
     await runDurableObjectAlarm(stubOf(d.id));
     expect(await settledCount(name)).toBe(1);
@@ -75,11 +106,22 @@ describe("debounce", () => {
 
     // The next event opens a new window.
     await d.post({ n: 6 });
-    expect((await d.op("GET", "")).body).toMatchObject({ open_windows: 1, events_received: 6, fired: 1, next_fire_at: expect.any(String) });
+    expect((await d.op("GET", "")).body).toMatchObject({
+      open_windows: 1,
+      events_received: 6,
+      fired: 1,
+      next_fire_at: expect.any(String),
+    });
     for (let i = 0; i < 50; i++) {
       const history = await d.op<Out<"fired">>("GET", "/fired");
       if (history.body.items[0]?.outcome === "delivered") {
-        expect(history.body.items[0]).toMatchObject({ key: null, reason: "quiet", received: 5, sent: 1, delivery_id: expect.stringMatching(/^evt_/) });
+        expect(history.body.items[0]).toMatchObject({
+          key: null,
+          reason: "quiet",
+          received: 5,
+          sent: 1,
+          delivery_id: expect.stringMatching(/^evt_/),
+        });
         return;
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -91,19 +133,30 @@ describe("debounce", () => {
     const name = unique();
     const d = await debouncer(name, { mode: "all" });
     await d.post({ step: 1 });
-    expect(await d.publish(JSON.stringify({ step: 2 }))).toMatchObject({ status: 202, body: { key: null, window: { received: 2 } } });
+    expect(await d.publish(JSON.stringify({ step: 2 }))).toMatchObject({
+      status: 202,
+      body: { key: null, window: { received: 2 } },
+    });
     expect((await d.publish("plain text", "", "text/plain")).status).toBe(202);
     const res = await call("POST", d.address); // an empty body is a null event
     expect(res.status).toBe(202);
     const detail = await d.op<Out<"window">>("GET", "/window");
     expect(detail.body.events.map((e: { source: string; event: unknown }) => [e.source, e.event])).toEqual([
-      ["api", { step: 1 }], ["public", { step: 2 }], ["public", "plain text"], ["public", null],
+      ["api", { step: 1 }],
+      ["public", { step: 2 }],
+      ["public", "plain text"],
+      ["public", null],
     ]);
 
     await d.advance(61_000);
     const fired = (await d.firings(1))[0]!;
     expect(fired.data).toMatchObject({ mode: "all", received: 4, dropped: 0 });
-    expect(fired.data.events!.map((e: { event: unknown }) => e.event)).toEqual([{ step: 1 }, { step: 2 }, "plain text", null]);
+    expect(fired.data.events!.map((e: { event: unknown }) => e.event)).toEqual([
+      { step: 1 },
+      { step: 2 },
+      "plain text",
+      null,
+    ]);
     expect(fired.data.event).toBeUndefined();
   });
 
@@ -126,7 +179,16 @@ describe("debounce", () => {
     await d.post({ n: 2 }, "bob"); // explicit key
     expect((await d.publish(JSON.stringify({ user: { id: 7 } }), "?key=alice")).body.key).toBe("alice"); // ?key= wins
     expect((await d.publish(JSON.stringify({ user: { id: 7 } }))).body.key).toBe("7");
-    expect((await d.op<Out<"windows">>("GET", "/windows")).body.items.map((w: { key: string | null; received: number }) => [w.key, w.received])).toEqual([["alice", 2], ["bob", 1], ["7", 1]]);
+    expect(
+      (await d.op<Out<"windows">>("GET", "/windows")).body.items.map((w: { key: string | null; received: number }) => [
+        w.key,
+        w.received,
+      ]),
+    ).toEqual([
+      ["alice", 2],
+      ["bob", 1],
+      ["7", 1],
+    ]);
 
     await d.advance(40_000);
     await d.post({ n: 3 }, "bob"); // bob's quiet period starts again
@@ -154,12 +216,16 @@ describe("debounce", () => {
     expect((await d.op("POST", "/windows/cancel", { key: "b" })).status).toBe(404);
     expect((await d.op("POST", "/flush", {})).status).toBe(404); // no unkeyed window is open
     expect((await d.op("POST", "/flush", { key: "c", all: true })).status).toBe(422);
-    expect((await d.op<Out<"flush">>("POST", "/flush", { all: true })).body.fired.map((f: { key: string | null }) => f.key)).toEqual(["c"]);
+    expect(
+      (await d.op<Out<"flush">>("POST", "/flush", { all: true })).body.fired.map((f: { key: string | null }) => f.key),
+    ).toEqual(["c"]);
     await d.firings(2);
     await d.advance(120_000); // nothing is left to fire
     expect(await settledCount(name)).toBe(2);
     expect((await d.op("GET", "")).body).toMatchObject({ open_windows: 0, fired: 2, cancelled: 1, next_fire_at: null });
-    const exported = await json<ResourceExport<{ fired: ReturnType<typeof allFired> }>>(await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }));
+    const exported = await json<ResourceExport<{ fired: ReturnType<typeof allFired> }>>(
+      await call("GET", `/v1/resources/${d.id}/export`, { headers: managed(d.mgmt) }),
+    );
     expect(exported.data.fired.map((f: { key: string | null }) => f.key)).toEqual(["a", "c"]);
   });
 

@@ -10,7 +10,11 @@ const unique = () => crypto.randomUUID().slice(0, 8);
 
 async function channel(name: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  const created = await createResource("delayed", token, { url: `${receiver}/ok/${name}`, headers: { "X-Channel": "c1" }, ...extra });
+  const created = await createResource("delayed", token, {
+    url: `${receiver}/ok/${name}`,
+    headers: { "X-Channel": "c1" },
+    ...extra,
+  });
   const { reply: op } = opsOn(delayed, created.id, created.mgmt, token);
   return { ...created, op, advance: (ms: number) => advance(created.id, ms) };
 }
@@ -29,7 +33,11 @@ describe("delayed", () => {
     expect(first!.headers).toMatchObject({ "x-channel": "c1", "x-msg": "m1" });
     expect(first!.headers["content-type"]).toContain("text/plain");
     expect(first!.headers["webhook-signature"]).toMatch(/^v1,/);
-    expect((await c.op<OpOutput<typeof delayed, "messages">>("GET", "/messages?status=pending")).body.items.map((m: { message_id: string }) => m.message_id)).toEqual([late.body.message_id]);
+    expect(
+      (await c.op<OpOutput<typeof delayed, "messages">>("GET", "/messages?status=pending")).body.items.map(
+        (m: { message_id: string }) => m.message_id,
+      ),
+    ).toEqual([late.body.message_id]);
 
     await c.advance(7200_000);
     const both = await received(name, 2);

@@ -11,7 +11,20 @@ import { describe, expect, it } from "vitest";
 import { deliveries } from "../../src/kinds/address/deliveries";
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
 import { sha256Hex, toBase64 } from "../../src/bytes";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, opsOn, r2Keys, received, stubOf, verifierOf } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  r2Keys,
+  received,
+  stubOf,
+  verifierOf,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -36,22 +49,37 @@ describe("deliveries", () => {
     const o = await outbox();
     expect(o.record.signing_secret).toMatch(/^whsec_/);
     const name = unique();
-    const request = { url: `${receiver}/ok/${name}?q=1`, method: "PUT", headers: { "x-order": "1042" }, body: { order: 1042 }, idempotency_key: "order-1042" };
+    const request = {
+      url: `${receiver}/ok/${name}?q=1`,
+      method: "PUT",
+      headers: { "x-order": "1042" },
+      body: { order: 1042 },
+      idempotency_key: "order-1042",
+    };
     const first = await o.ok("submit", "/requests", request);
-    expect(first).toMatchObject({ duplicate: false, delivery: { status: "pending", url: request.url, method: "PUT", retry_delays: null } });
+    expect(first).toMatchObject({
+      duplicate: false,
+      delivery: { status: "pending", url: request.url, method: "PUT", retry_delays: null },
+    });
     const [hit] = await received(name, 1);
     expect(hit!.path).toBe(`/ok/${name}?q=1`);
     expect(hit!.headers["x-order"]).toBe("1042");
     expect(hit!.headers["content-type"]).toBe("application/json");
     expect(verifierOf(o.record).verify(hit!.body, hit!.headers)).toEqual({ order: 1042 });
     expect(hit!.headers["webhook-id"]).toBe(first.delivery_id);
-    const done = await eventually(() => o.ok("get_delivery", `/requests/${first.delivery_id}`), (d) => d.status === "delivered");
+    const done = await eventually(
+      () => o.ok("get_delivery", `/requests/${first.delivery_id}`),
+      (d) => d.status === "delivered",
+    );
     expect(done).toMatchObject({ attempts: 1, attempt_log: [{ outcome: "delivered", status_code: 200 }] });
 
     const again = await o.ok("submit", "/requests", request);
     expect(again).toMatchObject({ delivery_id: first.delivery_id, duplicate: true, delivery: { status: "delivered" } });
     const before = (await balanceOf(o.token)).balance_usd;
-    expect(await o.reply("POST", "/requests", { ...request, body: { order: 1043 } })).toMatchObject({ status: 409, body: { code: "conflict" } });
+    expect(await o.reply("POST", "/requests", { ...request, body: { order: 1043 } })).toMatchObject({
+      status: 409,
+      body: { code: "conflict" },
+    });
     expect((await balanceOf(o.token)).balance_usd).toBe(before);
     await new Promise((r) => setTimeout(r, 300));
     expect(await received(name, 1)).toHaveLength(1);
@@ -62,7 +90,10 @@ describe("deliveries", () => {
     const o = await outbox();
     const name = unique();
     const { delivery_id } = await o.ok("submit", "/requests", { url: `${receiver}/fail/2/${name}`, body: "hello" });
-    const done = await eventually(() => o.ok("get_delivery", `/requests/${delivery_id}`), (d) => d.status === "delivered");
+    const done = await eventually(
+      () => o.ok("get_delivery", `/requests/${delivery_id}`),
+      (d) => d.status === "delivered",
+    );
     expect(done.attempt_log.map((a) => a.outcome)).toEqual(["failed", "failed", "delivered"]);
     const hits = await received(name, 3);
     expect(hits.map((h) => h.status)).toEqual([500, 500, 200]);
@@ -74,19 +105,34 @@ describe("deliveries", () => {
     const name = unique();
     const own = await o.ok("submit", "/requests", { url: `${receiver}/down/${name}`, body: "x", retry_delays: [1, 1] });
     expect(own.delivery.retry_delays).toEqual([1, 1]);
-    const dead = await eventually(() => o.ok("get_delivery", `/requests/${own.delivery_id}`), (d) => d.status === "dead");
+    const dead = await eventually(
+      () => o.ok("get_delivery", `/requests/${own.delivery_id}`),
+      (d) => d.status === "dead",
+    );
     expect(dead.attempts).toBe(3);
     const name2 = unique();
     const resourceWide = await o.ok("submit", "/requests", { url: `${receiver}/down/${name2}` });
-    expect((await eventually(() => o.ok("get_delivery", `/requests/${resourceWide.delivery_id}`), (d) => d.status === "dead")).attempts).toBe(5);
+    expect(
+      (
+        await eventually(
+          () => o.ok("get_delivery", `/requests/${resourceWide.delivery_id}`),
+          (d) => d.status === "dead",
+        )
+      ).attempts,
+    ).toBe(5);
 
     const letters = await o.ok("list", "/requests?status=dead");
     expect(letters.items.map((d) => d.id)).toEqual([own.delivery_id, resourceWide.delivery_id]);
     expect((await o.ok("list", "/requests?status=delivered")).items).toEqual([]);
 
-    const retried = await call("POST", `/v1/deliveries/${o.id}/deliveries/${own.delivery_id}/retry`, { headers: managed(o.mgmt) });
+    const retried = await call("POST", `/v1/deliveries/${o.id}/deliveries/${own.delivery_id}/retry`, {
+      headers: managed(o.mgmt),
+    });
     expect(retried.status).toBe(200);
-    const again = await eventually(() => o.ok("get_delivery", `/requests/${own.delivery_id}`), (d) => d.status === "dead" && d.attempts > 3);
+    const again = await eventually(
+      () => o.ok("get_delivery", `/requests/${own.delivery_id}`),
+      (d) => d.status === "dead" && d.attempts > 3,
+    );
     expect(again.attempts).toBe(6);
   });
 
@@ -94,13 +140,24 @@ describe("deliveries", () => {
     const o = await outbox();
     const name = unique();
     const bytes = new Uint8Array(10 * 1024 * 1024).map((_, i) => (i * 31 + (i >> 13)) & 0xff);
-    const { delivery_id, delivery } = await o.ok("submit", "/requests", { url: `${receiver}/ok/${name}`, body_base64: toBase64(bytes) });
+    const { delivery_id, delivery } = await o.ok("submit", "/requests", {
+      url: `${receiver}/ok/${name}`,
+      body_base64: toBase64(bytes),
+    });
     expect(delivery.body_stored).toBe(true);
     const [hit] = await received(name, 1);
     expect(sha256Hex(Uint8Array.from(atob(hit!.raw), (c) => c.charCodeAt(0)))).toBe(sha256Hex(bytes));
     expect(hit!.headers["content-type"]).toBe("application/octet-stream");
-    await eventually(() => o.ok("get_delivery", `/requests/${delivery_id}`), (d) => d.status === "delivered");
-    expect(await eventually(() => r2Keys(o.id), (keys) => keys.length === 0)).toEqual([]);
+    await eventually(
+      () => o.ok("get_delivery", `/requests/${delivery_id}`),
+      (d) => d.status === "delivered",
+    );
+    expect(
+      await eventually(
+        () => r2Keys(o.id),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it("a submission whose dispatch the process never made is sent by the alarm, once", async () => {
@@ -112,7 +169,12 @@ describe("deliveries", () => {
     expect(await o.ok("get_delivery", `/requests/${delivery_id}`)).toMatchObject({ status: "pending", sends: 0 });
     await advance(o.id, DISPATCH_GRACE_MS);
     await received(name, 1);
-    expect(await eventually(() => o.ok("get_delivery", `/requests/${delivery_id}`), (d) => d.status === "delivered")).toMatchObject({ sends: 1, attempts: 1 });
+    expect(
+      await eventually(
+        () => o.ok("get_delivery", `/requests/${delivery_id}`),
+        (d) => d.status === "delivered",
+      ),
+    ).toMatchObject({ sends: 1, attempts: 1 });
   });
 
   it("refuses bad submissions with a problem, uncharged", async () => {
@@ -133,12 +195,22 @@ describe("deliveries", () => {
       [{ url, idempotency_key: "" }, 422],
       [{ url, body: "x".repeat(10 * 1024 * 1024 + 1) }, 413],
     ];
-    for (const [body, status] of cases) expect((await o.reply("POST", "/requests", body)).status, JSON.stringify(body).slice(0, 100)).toBe(status);
+    for (const [body, status] of cases)
+      expect((await o.reply("POST", "/requests", body)).status, JSON.stringify(body).slice(0, 100)).toBe(status);
     expect((await o.reply("GET", "/requests/evt_nope")).status).toBe(422);
     expect((await o.reply("GET", `/requests/evt_${"0".repeat(32)}`)).status).toBe(404);
-    expect((await call("POST", "/v1/deliveries", { body: { retry_delays: [0] }, headers: { authorization: `Bearer ${o.token}` } })).status).toBe(422);
+    expect(
+      (
+        await call("POST", "/v1/deliveries", {
+          body: { retry_delays: [0] },
+          headers: { authorization: `Bearer ${o.token}` },
+        })
+      ).status,
+    ).toBe(422);
     expect((await balanceOf(o.token)).balance_usd).toBe(before);
     expect(await r2Keys(o.id)).toEqual([]);
-    expect((await json(await call("GET", `/v1/deliveries/${o.id}/deliveries`, { headers: managed(o.mgmt) }))).items).toEqual([]);
+    expect(
+      (await json(await call("GET", `/v1/deliveries/${o.id}/deliveries`, { headers: managed(o.mgmt) }))).items,
+    ).toEqual([]);
   });
 });

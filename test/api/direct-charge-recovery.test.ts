@@ -14,7 +14,20 @@ import type { CreateInput, ResourceFaults } from "../../src/rpc/resource";
 import type { Payer } from "../../src/money/payment";
 import { PENDING_RECOVERY_MS } from "../../durable-objects/resource/direct-charges";
 import { env } from "cloudflare:test";
-import { ORIGIN, advance, balanceOf, buyCredits, call, createResource, json, managed, storageDump, stubOf, usd, type Receipt } from "../harness";
+import {
+  ORIGIN,
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  storageDump,
+  stubOf,
+  usd,
+  type Receipt,
+} from "../harness";
 
 const TTL = 3600;
 const price = lifetimePriceMicro(requireKind("counters"), TTL);
@@ -24,8 +37,21 @@ function createInput(payer: Payer, owner: string) {
   const mgmt = issueManagementToken();
   const id = mgmt.parts.resourceId;
   const input: CreateInput = {
-    id, kind: "counters", owner, mgmtHash: mgmt.hash, label: null, notifyUrl: null, sealedSecret: null, publicId: null, baseUrl: ORIGIN,
-    configJson: JSON.stringify(requireKind("counters").createSchema.parse({})), sealedJson: "null", ttlSeconds: TTL, priceMicro: price, payer, requestId: `req_${id}`,
+    id,
+    kind: "counters",
+    owner,
+    mgmtHash: mgmt.hash,
+    label: null,
+    notifyUrl: null,
+    sealedSecret: null,
+    publicId: null,
+    baseUrl: ORIGIN,
+    configJson: JSON.stringify(requireKind("counters").createSchema.parse({})),
+    sealedJson: "null",
+    ttlSeconds: TTL,
+    priceMicro: price,
+    payer,
+    requestId: `req_${id}`,
   };
   return { id, mgmt: mgmt.token, input };
 }
@@ -38,8 +64,11 @@ async function creditPayer() {
 
 /** The object's create RPC, as the worker calls it (typed by hand: the stub's inferred type is too deep for tsc here). */
 const createOn = (id: string, input: CreateInput) =>
-  (stubOf(id) as unknown as { create(input: CreateInput): Promise<{ ok: boolean; error?: { detail: string } }> }).create(input);
-const recordStatus = async (id: string, mgmt: string) => (await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) })).status;
+  (
+    stubOf(id) as unknown as { create(input: CreateInput): Promise<{ ok: boolean; error?: { detail: string } }> }
+  ).create(input);
+const recordStatus = async (id: string, mgmt: string) =>
+  (await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) })).status;
 const alarmAt = (id: string) => runInDurableObject(stubOf(id), (_o, state) => state.storage.getAlarm());
 
 async function dieIn(point: NonNullable<ResourceFaults["dieAt"]>, payer: Payer, owner: string) {
@@ -68,7 +97,9 @@ describe("a create the process dies in", () => {
       expect(await storageDump(id)).toBe("");
       expect(await alarmAt(id)).toBeNull();
       // The signed receipts leave out a charge that was refunded.
-      const receipts = await json<Receipt>(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
+      const receipts = await json<Receipt>(
+        await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }),
+      );
       expect(receipts.statement.charges).toEqual([]);
       // A second alarm run, had the runtime retried, gives back nothing more.
       await runDurableObjectAlarm(stubOf(id));
@@ -77,7 +108,11 @@ describe("a create the process dies in", () => {
   }
 
   it("paid outside the object (x402, the free tier): the half-made resource is removed, no account is asked", async () => {
-    const { id, mgmt } = await dieIn("create-after-index", { type: "prepaid" }, "0x0000000000000000000000000000000000000001");
+    const { id, mgmt } = await dieIn(
+      "create-after-index",
+      { type: "prepaid" },
+      "0x0000000000000000000000000000000000000001",
+    );
     expect(await recordStatus(id, mgmt)).toBe(200);
     await runDurableObjectAlarm(stubOf(id));
     expect(await recordStatus(id, mgmt)).toBe(404);
@@ -112,7 +147,10 @@ describe("an extend the process dies in", () => {
     const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
     const afterCreate = (await balanceOf(token)).balance_usd;
     await stubOf(id).injectFaults({ dieAt: "extend-after-charge" });
-    const died = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    const died = await call("POST", `/v1/resources/${id}/extend`, {
+      body: { ttl_seconds: TTL },
+      headers: managed(mgmt, token),
+    });
     expect(died.status).toBe(500);
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
     expect((await alarmAt(id))! - Date.now()).toBeLessThanOrEqual(PENDING_RECOVERY_MS); // brought forward from the expiry, an hour out
@@ -124,7 +162,10 @@ describe("an extend the process dies in", () => {
     expect(await storageDump(id)).toContain("pending_charges: []");
     // The alarm is the resource's own again (its expiry), and an extend now goes through, charged once.
     expect((await alarmAt(id))! - Date.now()).toBeGreaterThan(PENDING_RECOVERY_MS);
-    const extended = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    const extended = await call("POST", `/v1/resources/${id}/extend`, {
+      body: { ttl_seconds: TTL },
+      headers: managed(mgmt, token),
+    });
     expect(extended.status).toBe(200);
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
   });
@@ -134,7 +175,10 @@ describe("an extend the process dies in", () => {
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: TTL });
     const afterCreate = (await balanceOf(token)).balance_usd;
     await stubOf(id).injectFaults({ dieAt: "extend-after-charge" });
-    const died = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: TTL }, headers: managed(mgmt, token) });
+    const died = await call("POST", `/v1/resources/${id}/extend`, {
+      body: { ttl_seconds: TTL },
+      headers: managed(mgmt, token),
+    });
     expect(died.status).toBe(500);
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
     // The cancel comes before the alarm's backstop: the pending charge must not go with the storage.
@@ -142,7 +186,9 @@ describe("an extend the process dies in", () => {
     expect(cancelled.status).toBe(200);
     expect(await storageDump(id)).toBe("");
     expect((await balanceOf(token)).balance_usd).toBe(afterCreate);
-    const receipts = await json<{ statement: { charges: { operation: string }[] } }>(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
+    const receipts = await json<{ statement: { charges: { operation: string }[] } }>(
+      await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }),
+    );
     expect(receipts.statement.charges.map((c) => c.operation)).toEqual(["counters.create"]);
   });
 
@@ -150,11 +196,16 @@ describe("an extend the process dies in", () => {
     const { token } = await buyCredits(0.25); // a counter's 364 days cost $0.364
     const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
     const before = (await balanceOf(token)).balance_usd;
-    const refused = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 364 * 86400 }, headers: managed(mgmt, token) });
+    const refused = await call("POST", `/v1/resources/${id}/extend`, {
+      body: { ttl_seconds: 364 * 86400 },
+      headers: managed(mgmt, token),
+    });
     expect(refused.status).toBe(402);
     expect((await balanceOf(token)).balance_usd).toBe(before);
     expect(await storageDump(id)).toContain("pending_charges: []");
-    expect((await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }))).expires_at).toBe(record.expires_at);
+    expect((await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }))).expires_at).toBe(
+      record.expires_at,
+    );
   });
 });
 
@@ -164,25 +215,41 @@ describe("a create paid by x402 whose worker dies before it settles the payment"
   async function claim(requestId: string, status: "claimed" | "settled") {
     await env.DB.prepare(
       "INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, request_id, valid_before, created_at) VALUES ('eip155:84532', ?, ?, ?, 'counters.create', ?, ?, ?, ?)",
-    ).bind(payer, `0x${crypto.randomUUID().replaceAll("-", "")}`, price, status, requestId, Date.now() + 3_600_000, Date.now()).run();
+    )
+      .bind(
+        payer,
+        `0x${crypto.randomUUID().replaceAll("-", "")}`,
+        price,
+        status,
+        requestId,
+        Date.now() + 3_600_000,
+        Date.now(),
+      )
+      .run();
   }
-  const claimOf = (requestId: string) => env.DB.prepare("SELECT status FROM payments WHERE request_id = ?").bind(requestId).first<{ status: string }>();
+  const claimOf = (requestId: string) =>
+    env.DB.prepare("SELECT status FROM payments WHERE request_id = ?").bind(requestId).first<{ status: string }>();
 
   for (const settled of [false, true]) {
-    it(settled ? "settled before it died: the resource is paid for and stays" : "never settled: the alarm undoes the resource and frees the payment's claim", async () => {
-      const { id, mgmt, input } = createInput({ type: "prepaid", x402: true }, payer);
-      await claim(input.requestId, settled ? "settled" : "claimed");
-      const result = await createOn(id, input);
-      expect(result.ok).toBe(true);
-      // The worker died here: it never told the object. Until the backstop's wait is over, the resource lives.
-      expect(await storageDump(id)).toContain("x402");
-      await advance(id, 60_000);
-      expect(await recordStatus(id, mgmt)).toBe(200);
-      await advance(id, PENDING_RECOVERY_MS);
-      expect(await recordStatus(id, mgmt)).toBe(settled ? 200 : 404);
-      expect((await claimOf(input.requestId))?.status ?? null).toBe(settled ? "settled" : null);
-      if (settled) expect(await storageDump(id)).toContain("pending_charges: []");
-      else expect(await storageDump(id)).toBe("");
-    });
+    it(
+      settled
+        ? "settled before it died: the resource is paid for and stays"
+        : "never settled: the alarm undoes the resource and frees the payment's claim",
+      async () => {
+        const { id, mgmt, input } = createInput({ type: "prepaid", x402: true }, payer);
+        await claim(input.requestId, settled ? "settled" : "claimed");
+        const result = await createOn(id, input);
+        expect(result.ok).toBe(true);
+        // The worker died here: it never told the object. Until the backstop's wait is over, the resource lives.
+        expect(await storageDump(id)).toContain("x402");
+        await advance(id, 60_000);
+        expect(await recordStatus(id, mgmt)).toBe(200);
+        await advance(id, PENDING_RECOVERY_MS);
+        expect(await recordStatus(id, mgmt)).toBe(settled ? 200 : 404);
+        expect((await claimOf(input.requestId))?.status ?? null).toBe(settled ? "settled" : null);
+        if (settled) expect(await storageDump(id)).toContain("pending_charges: []");
+        else expect(await storageDump(id)).toBe("");
+      },
+    );
   }
 });

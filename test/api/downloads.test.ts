@@ -51,7 +51,14 @@ describe("signed download links", () => {
   it("refuse an edited key, signature or expiry, and an expired link", async () => {
     const { key, path } = await stored();
     expect((await call("GET", path.replace("a%20b", "a%20c"))).status).toBe(403);
-    expect((await call("GET", path.replace(/sig=(.)/, (_, c: string) => `sig=${c === "0" ? "1" : "0"}`))).status).toBe(403);
+    expect(
+      (
+        await call(
+          "GET",
+          path.replace(/sig=(.)/, (_, c: string) => `sig=${c === "0" ? "1" : "0"}`),
+        )
+      ).status,
+    ).toBe(403);
     expect((await call("GET", path.replace(/expires=\d+/, "expires=99999999999"))).status).toBe(403);
     expect((await call("GET", path.replace("a%20b", "a%zz"))).status).toBe(403);
     const expired = signedDownloadUrl(env, ORIGIN, key, Date.now() - 1000).slice(ORIGIN.length);

@@ -8,7 +8,24 @@ import { describe, expect, it } from "vitest";
 import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { drips } from "../../src/kinds/time/drips";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, received, stubOf, verifierOf, type OpenApiDocument, type PriceList, type Problem, type ResourceExport } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  msOf,
+  opsOn,
+  received,
+  stubOf,
+  verifierOf,
+  type OpenApiDocument,
+  type PriceList,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 
 /** What drips' op `N` answers. */
 type Out<N extends OpNames<typeof drips>> = OpOutput<typeof drips, N>;
@@ -16,17 +33,35 @@ type Out<N extends OpNames<typeof drips>> = OpOutput<typeof drips, N>;
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const logOf = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as { body: string; headers: Record<string, string> }[];
+const logOf = async (name: string) =>
+  (await (await fetch(`${receiver}/_log/${name}`)).json()) as { body: string; headers: Record<string, string> }[];
 
-type Exported = { message_id: string; status: string; released_at: string | null; finished_at: string | null; body: string | null; headers: Record<string, string> };
+type Exported = {
+  message_id: string;
+  status: string;
+  released_at: string | null;
+  finished_at: string | null;
+  body: string | null;
+  headers: Record<string, string>;
+};
 
 async function drip(path: string, extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  const created = await createResource("drips", token, { url: `${receiver}/${path}`, headers: { "X-Drip": "d1" }, rate: { count: 100, period_seconds: 60 }, ...extra });
+  const created = await createResource("drips", token, {
+    url: `${receiver}/${path}`,
+    headers: { "X-Drip": "d1" },
+    rate: { count: 100, period_seconds: 60 },
+    ...extra,
+  });
   const { reply: op } = opsOn(drips, created.id, created.mgmt, token);
   const alarm = () => runDurableObjectAlarm(stubOf(created.id));
   const elapse = (ms: number) => advance(created.id, ms);
-  const exported = async () => (await json<ResourceExport<{ messages: Exported[] }>>(await call("GET", `/v1/resources/${created.id}/export`, { headers: managed(created.mgmt) }))).data.messages;
+  const exported = async () =>
+    (
+      await json<ResourceExport<{ messages: Exported[] }>>(
+        await call("GET", `/v1/resources/${created.id}/export`, { headers: managed(created.mgmt) }),
+      )
+    ).data.messages;
   /** Polls until `done` holds for the status (deliveries cross a real queue). */
   const until = async (done: (s: Out<"get">) => boolean, each?: (s: Out<"get">) => void, tries = 100) => {
     for (let i = 0; i < tries; i++) {
@@ -40,7 +75,9 @@ async function drip(path: string, extra: Record<string, unknown> = {}) {
   return { ...created, token, op, alarm, elapse, exported, until };
 }
 
-const batchOf = (n: number, from = 0) => ({ messages: Array.from({ length: n }, (_, i) => ({ body: { n: from + i } })) });
+const batchOf = (n: number, from = 0) => ({
+  messages: Array.from({ length: n }, (_, i) => ({ body: { n: from + i } })),
+});
 
 /** The most deliveries in flight at any one time, from the messages' release and finish times. */
 function peakInFlight(messages: Exported[]): number {
@@ -119,7 +156,11 @@ describe("drips", () => {
     expect(new Set((await logOf(name)).map((h) => h.headers["webhook-id"])).size).toBe(2);
 
     // Nothing is driven by hand from here: each dead delivery re-arms the alarm, which releases the next.
-    const end = await d.until((st) => st.pending === 0 && st.in_flight === 0, (st) => expect(st.in_flight).toBeLessThanOrEqual(2), 300);
+    const end = await d.until(
+      (st) => st.pending === 0 && st.in_flight === 0,
+      (st) => expect(st.in_flight).toBeLessThanOrEqual(2),
+      300,
+    );
     expect(end).toMatchObject({ pending: 0, in_flight: 0 });
     const messages = await d.exported();
     expect(messages.map((m) => m.status)).toEqual(["failed", "failed", "failed", "failed"]);
@@ -147,7 +188,12 @@ describe("drips", () => {
     await d.alarm();
     await sleep(300);
     expect(await logOf(name)).toEqual([]);
-    expect((await d.op("GET", "")).body).toMatchObject({ paused: true, pending: 3, held_by: "paused", next_release_at: null });
+    expect((await d.op("GET", "")).body).toMatchObject({
+      paused: true,
+      pending: 3,
+      held_by: "paused",
+      next_release_at: null,
+    });
 
     const resumed = await d.op("POST", "/resume");
     expect(resumed.body.paused).toBe(false);
@@ -162,7 +208,9 @@ describe("drips", () => {
     expect(await logOf(name)).toHaveLength(3);
 
     const byId = await d.op("POST", "/release", { message_id: later.body.items[2]!.message_id });
-    expect(byId.body.released).toMatchObject([{ message_id: later.body.items[2]!.message_id, status: "in_flight", delivery_id: expect.any(String) }]);
+    expect(byId.body.released).toMatchObject([
+      { message_id: later.body.items[2]!.message_id, status: "in_flight", delivery_id: expect.any(String) },
+    ]);
     const hits = await received(name, 4);
     expect(JSON.parse(hits[3]!.body)).toEqual({ n: 5 });
     expect((await d.op("POST", "/release", { message_id: later.body.items[2]!.message_id })).status).toBe(409);
@@ -176,22 +224,34 @@ describe("drips", () => {
     const a = await d.op("POST", "/messages", { body: { a: 1 }, dedup_id: "order-7", headers: { "X-Msg": "a" } });
     const again = await d.op("POST", "/messages", { body: { a: 2 }, dedup_id: "order-7" });
     expect(again.body).toMatchObject({ message_id: a.body.message_id, deduplicated: true });
-    const batch = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", { messages: [...batchOf(6).messages, { body: { a: 3 }, dedup_id: "order-7" }] });
+    const batch = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", {
+      messages: [...batchOf(6).messages, { body: { a: 3 }, dedup_id: "order-7" }],
+    });
     expect(batch.body.enqueued).toBe(6);
     expect(batch.body.items[6]).toMatchObject({ message_id: a.body.message_id, deduplicated: true });
 
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await d.op("GET", `/messages?limit=3${cursor ? `&cursor=${cursor}` : ""}`)).body as { items: { message_id: string }[]; next_cursor: string | null };
+      const page = (await d.op("GET", `/messages?limit=3${cursor ? `&cursor=${cursor}` : ""}`)).body as {
+        items: { message_id: string }[];
+        next_cursor: string | null;
+      };
       expect(page.items.length).toBeLessThanOrEqual(3);
       seen.push(...page.items.map((m) => m.message_id));
       cursor = page.next_cursor;
     } while (cursor);
-    expect(seen).toEqual([a.body.message_id, ...batch.body.items.slice(0, 6).map((m: { message_id: string }) => m.message_id)]);
+    expect(seen).toEqual([
+      a.body.message_id,
+      ...batch.body.items.slice(0, 6).map((m: { message_id: string }) => m.message_id),
+    ]);
 
     const one = await d.op("GET", `/message?message_id=${a.body.message_id}`);
-    expect(one.body).toMatchObject({ body: JSON.stringify({ a: 1 }), headers: { "x-drip": "d1", "x-msg": "a", "content-type": "application/json" }, status: "pending" });
+    expect(one.body).toMatchObject({
+      body: JSON.stringify({ a: 1 }),
+      headers: { "x-drip": "d1", "x-msg": "a", "content-type": "application/json" },
+      status: "pending",
+    });
     expect(one.body.bytes).toBeGreaterThan(0);
     expect((await d.op("GET", `/message?message_id=msg_${"0".repeat(32)}`)).status).toBe(404);
 
@@ -220,7 +280,9 @@ describe("drips", () => {
   it("exports every message with its body, headers and status", async () => {
     const name = unique();
     const d = await drip(`ok/${name}`, { paused: true });
-    const batch = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", { messages: [{ body: "text" }, { body: { j: 1 }, headers: { "X-Msg": "j" } }, { body: [1, 2] }] });
+    const batch = await d.op<Out<"enqueue_batch">>("POST", "/messages/batch", {
+      messages: [{ body: "text" }, { body: { j: 1 }, headers: { "X-Msg": "j" } }, { body: [1, 2] }],
+    });
     await d.op("POST", "/messages/cancel", { message_id: batch.body.items[2]!.message_id });
     await d.op("POST", "/release", { count: 1 });
     await received(name, 1);
@@ -229,8 +291,18 @@ describe("drips", () => {
     const data = (await json<ResourceExport<{ status: Out<"get">; messages: Exported[] }>>(res)).data;
     expect(data.status).toMatchObject({ paused: true, pending: 1 });
     expect(data.messages).toMatchObject([
-      { message_id: batch.body.items[0]!.message_id, status: "delivered", body: "text", headers: { "x-drip": "d1", "content-type": "text/plain; charset=utf-8" } },
-      { message_id: batch.body.items[1]!.message_id, status: "pending", body: JSON.stringify({ j: 1 }), headers: { "x-msg": "j" } },
+      {
+        message_id: batch.body.items[0]!.message_id,
+        status: "delivered",
+        body: "text",
+        headers: { "x-drip": "d1", "content-type": "text/plain; charset=utf-8" },
+      },
+      {
+        message_id: batch.body.items[1]!.message_id,
+        status: "pending",
+        body: JSON.stringify({ j: 1 }),
+        headers: { "x-msg": "j" },
+      },
       { message_id: batch.body.items[2]!.message_id, status: "cancelled", body: "[1,2]" },
     ]);
   });
@@ -263,18 +335,38 @@ describe("drips", () => {
     expect((await d.op("GET", "")).body.pending).toBe(135); // all or none: nothing of the refused batch stayed
 
     const { token } = await buyCredits(1);
-    const bad = await call("POST", "/v1/drips", { body: { url: `${receiver}/ok/x`, rate: { count: 10, period_seconds: 60 }, max_parallel: 0 }, headers: { authorization: `Bearer ${token}` } });
+    const bad = await call("POST", "/v1/drips", {
+      body: { url: `${receiver}/ok/x`, rate: { count: 10, period_seconds: 60 }, max_parallel: 0 },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(bad.status).toBe(422);
     expect((await json<Problem>(bad)).errors!.map((e: { path: string }) => e.path)).toContain("max_parallel");
   });
 
   it("is in the OpenAPI document, with its webhook, and in the MCP tool list", async () => {
     const doc = await json<OpenApiDocument>(await call("GET", "/openapi.json"));
-    expect(Object.keys(doc.paths!)).toEqual(expect.arrayContaining(["/v1/drips", "/v1/drips/{id}/messages", "/v1/drips/{id}/messages/batch", "/v1/drips/{id}/limits"]));
+    expect(Object.keys(doc.paths!)).toEqual(
+      expect.arrayContaining([
+        "/v1/drips",
+        "/v1/drips/{id}/messages",
+        "/v1/drips/{id}/messages/batch",
+        "/v1/drips/{id}/limits",
+      ]),
+    );
     expect(Object.keys(doc.webhooks ?? {}).join(" ")).toContain("drip.released");
-    const tools = await json<{ result: ListToolsResult }>(await call("POST", "/mcp?toolsets=drips", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }));
+    const tools = await json<{ result: ListToolsResult }>(
+      await call("POST", "/mcp?toolsets=drips", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }),
+    );
     const names = tools.result.tools.map((t: { name: string }) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["create_drips", "drips_enqueue", "drips_enqueue_batch", "drips_release", "drips_set_limits"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "create_drips",
+        "drips_enqueue",
+        "drips_enqueue_batch",
+        "drips_release",
+        "drips_set_limits",
+      ]),
+    );
   });
 
   it("publishes its prices", async () => {

@@ -24,22 +24,43 @@ const spent = async (token: string) => usd((await balanceOf(token)).spent_usd);
 
 describe("egress-connectors", () => {
   it("sends through the forward proxy: the upstream sees the proxy's address, the sealed headers and the body; the answer, the log and the charge", async () => {
-    const c = await connector({ allowed_hosts: ["Example.COM.", "*.Example.com", RECEIVER.host], headers: { authorization: "Bearer sealed-key-4711", "x-team": "ops" } });
-    expect(c.record.config).toMatchObject({ allowed_hosts: ["example.com", "*.example.com", RECEIVER.host], header_names: ["authorization", "x-team"], egress_ips: ["127.0.0.2"] });
+    const c = await connector({
+      allowed_hosts: ["Example.COM.", "*.Example.com", RECEIVER.host],
+      headers: { authorization: "Bearer sealed-key-4711", "x-team": "ops" },
+    });
+    expect(c.record.config).toMatchObject({
+      allowed_hosts: ["example.com", "*.example.com", RECEIVER.host],
+      header_names: ["authorization", "x-team"],
+      egress_ips: ["127.0.0.2"],
+    });
     expect(JSON.stringify(c.record)).not.toContain("sealed-key-4711");
     expect(await storageDump(c.id)).not.toContain("sealed-key-4711");
     const before = await spent(c.token);
 
     const got = await c.ok("fetch", "/fetch", {
-      url: `${env.TEST_RECEIVER_URL}/echo/egress-1/path?q=secret`, method: "POST", headers: { "x-team": "agents", "content-type": "application/json" }, body: "{\"a\":1}",
+      url: `${env.TEST_RECEIVER_URL}/echo/egress-1/path?q=secret`,
+      method: "POST",
+      headers: { "x-team": "agents", "content-type": "application/json" },
+      body: '{"a":1}',
     });
     expect(got.status).toBe(200);
     expect(got.egress_ips).toEqual(["127.0.0.2"]);
-    const echo = JSON.parse(got.body!) as { method: string; url: string; remote_address: string; headers: Record<string, string>; body: string };
+    const echo = JSON.parse(got.body!) as {
+      method: string;
+      url: string;
+      remote_address: string;
+      headers: Record<string, string>;
+      body: string;
+    };
     // The upstream was reached from the proxy's address, not the Worker's (127.0.0.1).
     expect(echo.remote_address).toMatch(/(^|:)127\.0\.0\.2$/);
-    expect(echo).toMatchObject({ method: "POST", url: "/echo/egress-1/path?q=secret", body: "{\"a\":1}" });
-    expect(echo.headers).toMatchObject({ authorization: "Bearer sealed-key-4711", "x-team": "agents", "content-type": "application/json", host: RECEIVER.host });
+    expect(echo).toMatchObject({ method: "POST", url: "/echo/egress-1/path?q=secret", body: '{"a":1}' });
+    expect(echo.headers).toMatchObject({
+      authorization: "Bearer sealed-key-4711",
+      "x-team": "agents",
+      "content-type": "application/json",
+      host: RECEIVER.host,
+    });
     expect(echo.headers["proxy-authorization"]).toBeUndefined();
     expect(got.headers["content-type"]).toBe("application/json");
     expect(got.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -47,8 +68,16 @@ describe("egress-connectors", () => {
 
     const log = await c.ok("list_requests", "/requests");
     expect(log.items).toHaveLength(1);
-    expect(log.items[0]).toMatchObject({ method: "POST", url: `${env.TEST_RECEIVER_URL}/echo/egress-1/path`, status: 200, bytes_sent: 7, bytes_received: got.bytes });
-    const record = await json(await call("GET", `/v1/resources/${c.id}`, { headers: { authorization: `Bearer ${c.mgmt}` } }));
+    expect(log.items[0]).toMatchObject({
+      method: "POST",
+      url: `${env.TEST_RECEIVER_URL}/echo/egress-1/path`,
+      status: 200,
+      bytes_sent: 7,
+      bytes_received: got.bytes,
+    });
+    const record = await json(
+      await call("GET", `/v1/resources/${c.id}`, { headers: { authorization: `Bearer ${c.mgmt}` } }),
+    );
     expect(record.usage).toMatchObject({ requests: 1, bytes_received: got.bytes });
     expect((await c.ok("get_connector", "/connector")).egress_ips).toEqual(["127.0.0.2"]);
     const prices = await json(await call("GET", "/v1/prices"));
@@ -62,11 +91,18 @@ describe("egress-connectors", () => {
     for (const path of ["content", "chunked"]) {
       const got = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/${path}/egress-bin` });
       expect(got.body, path).toBeNull();
-      expect(Uint8Array.from(atob(got.body_base64!), (ch) => ch.charCodeAt(0)), path).toEqual(bytes);
+      expect(
+        Uint8Array.from(atob(got.body_base64!), (ch) => ch.charCodeAt(0)),
+        path,
+      ).toEqual(bytes);
       expect(got.bytes).toBe(bytes.length);
     }
     const sent = Uint8Array.from({ length: 300 }, (_, i) => 255 - (i % 256));
-    const echoed = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/echo/egress-2`, method: "PUT", body_base64: btoa(String.fromCharCode(...sent)) });
+    const echoed = await c.ok("fetch", "/fetch", {
+      url: `${env.TEST_RECEIVER_URL}/echo/egress-2`,
+      method: "PUT",
+      body_base64: btoa(String.fromCharCode(...sent)),
+    });
     expect(JSON.parse(echoed.body!).size).toBe(300);
     const head = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/content/egress-bin`, method: "HEAD" });
     expect(head).toMatchObject({ status: 200, bytes: 0, body: "" });
@@ -117,8 +153,22 @@ describe("egress-connectors", () => {
   it("refuses allowlists it cannot keep (422, nothing charged)", async () => {
     const { token } = await buyCredits(1);
     const before = await spent(token);
-    for (const hosts of [[], ["*"], ["*.com"], ["*.127.0.0.1"], ["http://example.com/"], ["example.com/path"], ["user@example.com"], ["exa mple.com"], ["a\u0000b.com"], Array(101).fill("example.com")]) {
-      const res = await call("POST", "/v1/egress-connectors", { body: { allowed_hosts: hosts }, headers: { authorization: `Bearer ${token}` } });
+    for (const hosts of [
+      [],
+      ["*"],
+      ["*.com"],
+      ["*.127.0.0.1"],
+      ["http://example.com/"],
+      ["example.com/path"],
+      ["user@example.com"],
+      ["exa mple.com"],
+      ["a\u0000b.com"],
+      Array(101).fill("example.com"),
+    ]) {
+      const res = await call("POST", "/v1/egress-connectors", {
+        body: { allowed_hosts: hosts },
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(res.status, JSON.stringify(hosts).slice(0, 80)).toBe(422);
     }
     expect(await spent(token)).toBe(before);

@@ -20,10 +20,20 @@ const job: PdfJob = {
   source: { html: '<p style="font: 40px sans-serif">Endpoint 4711</p>' },
   paper: { width: 8.5, height: 11 },
   margins: { top: 0.4, right: 0.4, bottom: 0.4, left: 0.4 },
-  landscape: false, printBackground: false, scale: 1, header: null, footer: null, waitForSelector: null, waitMs: 0,
+  landscape: false,
+  printBackground: false,
+  scale: 1,
+  header: null,
+  footer: null,
+  waitForSelector: null,
+  waitMs: 0,
 };
 
-const words = async (e: Env, pdf: Uint8Array) => (await ocrEngine(e).recognize(pdf, "application/pdf", ["eng"])).pages.map((p) => p.text).join(" ").replace(/\s+/g, " ");
+const words = async (e: Env, pdf: Uint8Array) =>
+  (await ocrEngine(e).recognize(pdf, "application/pdf", ["eng"])).pages
+    .map((p) => p.text)
+    .join(" ")
+    .replace(/\s+/g, " ");
 const unavailable = (detail: RegExp) => ({ code: "engine_unavailable", detail: expect.stringMatching(detail) });
 
 describe("engine endpoints", () => {
@@ -34,7 +44,9 @@ describe("engine endpoints", () => {
     const apart: Env = { ...env, ENGINE_URL: NOWHERE, OCR_ENGINE_URL: env.ENGINE_URL };
     expect(await words(apart, pdf)).toContain("Endpoint 4711");
     await expect(pdfEngine(apart).render(job)).rejects.toMatchObject(unavailable(/could not be reached/));
-    await expect(officeToPdf(apart, docx("Endpoint"), "docx")).rejects.toMatchObject(unavailable(/could not be reached/));
+    await expect(officeToPdf(apart, docx("Endpoint"), "docx")).rejects.toMatchObject(
+      unavailable(/could not be reached/),
+    );
 
     const ocrElsewhere: Env = { ...env, OCR_ENGINE_URL: NOWHERE };
     await expect(words(ocrElsewhere, pdf)).rejects.toMatchObject(unavailable(/could not be reached/));
@@ -57,7 +69,9 @@ describe("engine endpoints", () => {
   it("answers 503 naming what to configure when no engine is", async () => {
     const none: Env = { ...env, ENGINE_URL: undefined, OCR_ENGINE_URL: undefined, ENGINE_CONTAINER: undefined };
     expect(() => pdfEngine(none)).toThrow(expect.objectContaining(unavailable(/ENGINE_CONTAINER or ENGINE_URL/)));
-    expect(() => officeToPdf(none, docx("x"), "docx")).toThrow(expect.objectContaining(unavailable(/ENGINE_CONTAINER or ENGINE_URL/)));
+    expect(() => officeToPdf(none, docx("x"), "docx")).toThrow(
+      expect.objectContaining(unavailable(/ENGINE_CONTAINER or ENGINE_URL/)),
+    );
     expect(() => ocrEngine(none)).toThrow(expect.objectContaining(unavailable(/OCR_ENGINE_URL/)));
   });
 });

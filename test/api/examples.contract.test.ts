@@ -14,7 +14,10 @@ import type { AnyKind } from "../../src/kind/kind";
 const credit = buyCredits(50).then((b) => b.token);
 
 async function fromExample(kind: AnyKind) {
-  const res = await call("POST", `/v1/${kind.kind}`, { body: await exampleBody(kind), headers: { authorization: `Bearer ${await credit}` } });
+  const res = await call("POST", `/v1/${kind.kind}`, {
+    body: await exampleBody(kind),
+    headers: { authorization: `Bearer ${await credit}` },
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   const record = await json(res);
   return { id: record.id as string, mgmt: record.management_token as string };
@@ -25,7 +28,9 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     await fromExample(kind);
   });
 
-  const needsExample = kind.ops.filter((op) => !op.example && (op.params || Object.keys((op.input as { shape?: object }).shape ?? {}).length > 0));
+  const needsExample = kind.ops.filter(
+    (op) => !op.example && (op.params || Object.keys((op.input as { shape?: object }).shape ?? {}).length > 0),
+  );
   it("every operation that takes input has an example", () => {
     expect(needsExample.map((op) => op.name)).toEqual([]);
   });

@@ -15,7 +15,9 @@ import { requireKind } from "../../src/resources/registry";
 /** The example's outside world, mapped to the local receiver (a mock at the network edge only): its URLs, and the host alone (an allowlist's). */
 export const localized = <T>(value: T): T =>
   JSON.parse(
-    JSON.stringify(value).replaceAll("https://example.com", env.TEST_RECEIVER_URL).replaceAll('"example.com"', JSON.stringify(new URL(env.TEST_RECEIVER_URL).host)),
+    JSON.stringify(value)
+      .replaceAll("https://example.com", env.TEST_RECEIVER_URL)
+      .replaceAll('"example.com"', JSON.stringify(new URL(env.TEST_RECEIVER_URL).host)),
   ) as T;
 
 /**
@@ -67,7 +69,11 @@ function withIssued(example: OpExample, issued: Issued): OpExample {
         return [k, v];
       }),
     );
-  return { ...example, params: swap(example.params) as Record<string, string> | undefined, input: swap(example.input) as OpExample["input"] };
+  return {
+    ...example,
+    params: swap(example.params) as Record<string, string> | undefined,
+    input: swap(example.input) as OpExample["input"],
+  };
 }
 
 export interface ExampleRequest {
@@ -78,7 +84,12 @@ export interface ExampleRequest {
 }
 
 /** The HTTP request an operation's example stands for, on resource `id`. */
-export function exampleRequest(kind: AnyKind, op: AnyOp, id: string, example: OpExample = op.example ?? {}): ExampleRequest {
+export function exampleRequest(
+  kind: AnyKind,
+  op: AnyOp,
+  id: string,
+  example: OpExample = op.example ?? {},
+): ExampleRequest {
   let path = `/v1/${kind.kind}/${id}${op.path}`.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = example.params?.[name];
     if (value === undefined) throw new Error(`${kind.kind}.${op.name}: its example names no ${name}`);
@@ -91,7 +102,9 @@ export function exampleRequest(kind: AnyKind, op: AnyOp, id: string, example: Op
   }
   const input = localized(example.input ?? {});
   if (op.method === "get" || op.method === "delete") {
-    const query = new URLSearchParams(Object.entries(input).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+    const query = new URLSearchParams(
+      Object.entries(input).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+    );
     if ([...query].length) path += `?${query}`;
     return { method: op.method.toUpperCase(), path, headers };
   }
@@ -112,12 +125,20 @@ const opNamed = (kind: AnyKind, name: string): AnyOp => {
  * Runs the examples of what `op` needs first (its `after`), each of which must succeed, and
  * answers its own example with the ids they were issued in place.
  */
-export async function prepareExample(kind: AnyKind, op: AnyOp, id: string, mgmt: string, credit: string): Promise<OpExample> {
+export async function prepareExample(
+  kind: AnyKind,
+  op: AnyOp,
+  id: string,
+  mgmt: string,
+  credit: string,
+): Promise<OpExample> {
   const issued: Issued = new Map();
   if (op.example?.arrivals) {
     const record = await json<ResourceRecord>(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     for (let i = 0; i < op.example.arrivals; i++) {
-      const res = await call("POST", new URL(record.urls.public as string).pathname, { body: op.example.arrivalBody ?? { example: i + 1 } });
+      const res = await call("POST", new URL(record.urls.public as string).pathname, {
+        body: op.example.arrivalBody ?? { example: i + 1 },
+      });
       expect(res.status, `${kind.kind}: an arrival before ${op.name}`).toBeLessThan(300);
       await res.body?.cancel();
     }

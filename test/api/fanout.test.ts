@@ -9,7 +9,19 @@ import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { fanout } from "../../src/kinds/address/fanout";
 import { sha256Hex } from "../../src/bytes";
-import { balanceOf, buyCredits, call, createResource, opsOn, publicUrl, r2Keys, received, stubOf, verifierOf, type Received } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  opsOn,
+  publicUrl,
+  r2Keys,
+  received,
+  stubOf,
+  verifierOf,
+  type Received,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -40,10 +52,24 @@ describe("fanout", () => {
       { url: `${receiver}/ok/${big}`, filter: { jsonata: "data.amount > 100 and $headers.`x-tenant` = 'acme'" } },
     ]);
     const post = (body: unknown) =>
-      SELF.fetch(`${f.url}/stripe`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=abc", "x-tenant": "acme", "cf-connecting-ip": "203.0.113.7", cookie: "a=b" } });
+      SELF.fetch(`${f.url}/stripe`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: {
+          "content-type": "application/json",
+          "stripe-signature": "t=1,v1=abc",
+          "x-tenant": "acme",
+          "cf-connecting-ip": "203.0.113.7",
+          cookie: "a=b",
+        },
+      });
     const first = await post({ type: "invoice.paid", data: { currency: "eur", amount: 500 } });
     expect(await first.json()).toEqual({ received: true, seq: 1, sent: 3 });
-    expect(await (await post({ type: "invoice.created", data: { currency: "eur", amount: 50 } })).json()).toEqual({ received: true, seq: 2, sent: 1 });
+    expect(await (await post({ type: "invoice.created", data: { currency: "eur", amount: 50 } })).json()).toEqual({
+      received: true,
+      seq: 2,
+      sent: 1,
+    });
 
     const hits = await received(all, 2);
     const [hit] = await received(paid, 1);
@@ -56,25 +82,43 @@ describe("fanout", () => {
     expect(hit!.headers.cookie).toBeUndefined();
     expect(hits.map((h) => h.headers["x-route"])).toEqual(["all", "all"]);
 
-    const list = await eventually(() => f.ok("list_destinations", "/destinations"), (l) => l.destinations.every((d) => d.stats.pending === 0));
-    expect(list.destinations.map((d) => [d.stats.matched, d.stats.filtered_out, d.stats.delivered])).toEqual([[2, 0, 2], [1, 1, 1], [1, 1, 1]]);
+    const list = await eventually(
+      () => f.ok("list_destinations", "/destinations"),
+      (l) => l.destinations.every((d) => d.stats.pending === 0),
+    );
+    expect(list.destinations.map((d) => [d.stats.matched, d.stats.filtered_out, d.stats.delivered])).toEqual([
+      [2, 0, 2],
+      [1, 1, 1],
+      [1, 1, 1],
+    ]);
     const sends = await f.ok("destination_sends", `/destinations/${list.destinations[1]!.destination_id}/sends`);
-    expect(sends.items.map((s) => [s.message_seq, s.outcome, s.delivery?.status ?? null])).toEqual([[1, "sent", "delivered"], [2, "filtered_out", null]]);
+    expect(sends.items.map((s) => [s.message_seq, s.outcome, s.delivery?.status ?? null])).toEqual([
+      [1, "sent", "delivered"],
+      [2, "filtered_out", null],
+    ]);
   });
 
   it("adds and removes destinations while live; a filter that fails is counted, and sends nothing", async () => {
     const [a, b] = [unique(), unique()];
     const f = await fanoutWith([{ url: `${receiver}/ok/${a}` }]);
-    const added = await f.ok("add_destination", "/destinations", { url: `${receiver}/ok/${b}`, filter: { jsonata: "$number(n) > 1" } });
+    const added = await f.ok("add_destination", "/destinations", {
+      url: `${receiver}/ok/${b}`,
+      filter: { jsonata: "$number(n) > 1" },
+    });
     expect(added.destination_id).toMatch(/^dst_/);
     await SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n: "2" }) });
     await SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n: "not a number" }) });
     await received(b, 1);
     const removed = await f.ok("remove_destination", `/destinations/${added.destination_id}`);
     expect(removed.removed_at).not.toBeNull();
-    expect(await (await SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n: "5" }) })).json()).toMatchObject({ seq: 3, sent: 1 });
+    expect(await (await SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n: "5" }) })).json()).toMatchObject({
+      seq: 3,
+      sent: 1,
+    });
     await received(a, 3);
-    const stats = (await f.ok("list_destinations", "/destinations")).destinations.find((d) => d.destination_id === added.destination_id)!.stats;
+    const stats = (await f.ok("list_destinations", "/destinations")).destinations.find(
+      (d) => d.destination_id === added.destination_id,
+    )!.stats;
     expect(stats).toMatchObject({ matched: 1, filter_errors: 1 });
     const sends = await f.ok("destination_sends", `/destinations/${added.destination_id}/sends`);
     expect(sends.items[1]).toMatchObject({ outcome: "filter_error", filter_error: expect.stringContaining("D3030") });
@@ -104,7 +148,12 @@ describe("fanout", () => {
       const [hit] = await received(name, 1);
       expect(sha256Hex(Uint8Array.from(atob(hit!.raw), (c) => c.charCodeAt(0)))).toBe(sha256Hex(bytes));
     }
-    expect(await eventually(() => r2Keys(f.id), (keys) => keys.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => r2Keys(f.id),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it("refuses bad destinations and filters with 422 (409 past the limit), uncharged", async () => {
@@ -120,13 +169,26 @@ describe("fanout", () => {
       { url: `${receiver}/ok/x`, retry_delays: [0] },
     ]) {
       const res = await f.reply("POST", "/destinations", destination);
-      expect(res, JSON.stringify(destination).slice(0, 80)).toMatchObject({ status: 422, body: { code: "validation_failed" } });
+      expect(res, JSON.stringify(destination).slice(0, 80)).toMatchObject({
+        status: 422,
+        body: { code: "validation_failed" },
+      });
     }
-    const bad = await call("POST", "/v1/fanout", { body: { destinations: [{ url: `${receiver}/ok/x`, filter: { jsonata: "(" } }] }, headers: { authorization: `Bearer ${f.token}` } });
+    const bad = await call("POST", "/v1/fanout", {
+      body: { destinations: [{ url: `${receiver}/ok/x`, filter: { jsonata: "(" } }] },
+      headers: { authorization: `Bearer ${f.token}` },
+    });
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain("destinations.0.filter.jsonata");
     const many = Array.from({ length: 21 }, (_, i) => ({ url: `${receiver}/ok/${i}` }));
-    expect((await call("POST", "/v1/fanout", { body: { destinations: many }, headers: { authorization: `Bearer ${f.token}` } })).status).toBe(422);
+    expect(
+      (
+        await call("POST", "/v1/fanout", {
+          body: { destinations: many },
+          headers: { authorization: `Bearer ${f.token}` },
+        })
+      ).status,
+    ).toBe(422);
     expect((await balanceOf(f.token)).balance_usd).toBe(before);
     const full = await fanoutWith(many.slice(0, 20));
     expect(await full.reply("POST", "/destinations", { url: `${receiver}/ok/21` })).toMatchObject({ status: 409 });
@@ -134,12 +196,30 @@ describe("fanout", () => {
 
   it("1,000 requests in parallel to 3 destinations, one failing half of what it gets: each ends with every message once, repeats reported", async () => {
     const [a, b, c] = [unique(), unique(), unique()];
-    const f = await fanoutWith([{ url: `${receiver}/ok/${a}` }, { url: `${receiver}/ok/${b}` }, { url: `${receiver}/flaky/${c}`, retry_delays: [1, 1, 1, 1, 1, 1, 1] }]);
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, n) => SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n }) }).then((r) => r.json() as Promise<{ seq: number; sent: number }>)));
+    const f = await fanoutWith([
+      { url: `${receiver}/ok/${a}` },
+      { url: `${receiver}/ok/${b}` },
+      { url: `${receiver}/flaky/${c}`, retry_delays: [1, 1, 1, 1, 1, 1, 1] },
+    ]);
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, n) =>
+        SELF.fetch(f.url, { method: "POST", body: JSON.stringify({ n }) }).then(
+          (r) => r.json() as Promise<{ seq: number; sent: number }>,
+        ),
+      ),
+    );
     expect(new Set(answers.map((x) => x.seq)).size).toBe(1000);
     expect(answers.every((x) => x.sent === 3)).toBe(true);
-    const list = await eventually(() => f.ok("list_destinations", "/destinations"), (l) => l.destinations.every((d) => d.stats.delivered === 1000), 1200);
-    for (const [name, d] of [[a, list.destinations[0]!], [b, list.destinations[1]!], [c, list.destinations[2]!]] as const) {
+    const list = await eventually(
+      () => f.ok("list_destinations", "/destinations"),
+      (l) => l.destinations.every((d) => d.stats.delivered === 1000),
+      1200,
+    );
+    for (const [name, d] of [
+      [a, list.destinations[0]!],
+      [b, list.destinations[1]!],
+      [c, list.destinations[2]!],
+    ] as const) {
       const got = await log(name);
       const delivered = got.filter((h) => h.status === 200);
       const ids = new Set(delivered.map((h) => h.headers["webhook-id"]));

@@ -7,7 +7,19 @@ import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { signedDownloadUrl } from "../../src/kind/downloads";
-import { ORIGIN, buyCredits, call, createResource, json, managed, mcpTool, publicUrl, received, type Problem, type Receipt } from "../harness";
+import {
+  ORIGIN,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  mcpTool,
+  publicUrl,
+  received,
+  type Problem,
+  type Receipt,
+} from "../harness";
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
@@ -16,9 +28,22 @@ async function chargedRequests(token: string): Promise<Set<string>> {
   return new Set((await json<Receipt>(res)).statement.charges.map((c) => c.request_id));
 }
 
-function putBytes(kind: string, id: string, mgmt: string, credit: string, body: string, type = "application/octet-stream") {
+function putBytes(
+  kind: string,
+  id: string,
+  mgmt: string,
+  credit: string,
+  body: string,
+  type = "application/octet-stream",
+) {
   return SELF.fetch(`${ORIGIN}/v1/${kind}/${id}/content`, {
-    method: "PUT", body, headers: { ...managed(mgmt, credit), "content-type": type, "content-length": String(new TextEncoder().encode(body).length) },
+    method: "PUT",
+    body,
+    headers: {
+      ...managed(mgmt, credit),
+      "content-type": type,
+      "content-length": String(new TextEncoder().encode(body).length),
+    },
   });
 }
 
@@ -26,8 +51,17 @@ describe("stored types and file names", () => {
   it("refuses control characters in a content type or file name at create, for blobs and objects", async () => {
     const { token } = await buyCredits(1);
     for (const kind of ["blobs", "objects"]) {
-      for (const [field, value] of <[string, string][]>[["content_type", "text/plain\u0000"], ["content_type", "text/plain; a=\"x\ny\""], ["filename", "a\u0000b.txt"], ["filename", "../etc/passwd"], ["filename", "a\u007fb"]]) {
-        const res = await call("POST", `/v1/${kind}`, { body: { [field]: value }, headers: { authorization: `Bearer ${token}` } });
+      for (const [field, value] of <[string, string][]>[
+        ["content_type", "text/plain\u0000"],
+        ["content_type", 'text/plain; a="x\ny"'],
+        ["filename", "a\u0000b.txt"],
+        ["filename", "../etc/passwd"],
+        ["filename", "a\u007fb"],
+      ]) {
+        const res = await call("POST", `/v1/${kind}`, {
+          body: { [field]: value },
+          headers: { authorization: `Bearer ${token}` },
+        });
         expect(res.status, `${kind} ${field}=${JSON.stringify(value)}`).toBe(422);
         expect((await json<Problem>(res)).errors![0]!.path).toBe(field);
       }
@@ -46,10 +80,17 @@ describe("stored types and file names", () => {
 
   it("serves any Unicode file name as RFC 8187 filename*, on the API route and the public link", async () => {
     const { token } = await buyCredits(1);
-    const name = "Bericht über Q3 — 東京 \"final\".pdf";
-    const { id, mgmt, record } = await createResource("blobs", token, { filename: name, content_type: "application/pdf", public: true });
+    const name = 'Bericht über Q3 — 東京 "final".pdf';
+    const { id, mgmt, record } = await createResource("blobs", token, {
+      filename: name,
+      content_type: "application/pdf",
+      public: true,
+    });
     expect((await putBytes("blobs", id, mgmt, token, "%PDF-1.7")).status).toBe(200);
-    for (const res of [await call("GET", `/v1/blobs/${id}/content`, { headers: managed(mgmt, token) }), await SELF.fetch(publicUrl(record))]) {
+    for (const res of [
+      await call("GET", `/v1/blobs/${id}/content`, { headers: managed(mgmt, token) }),
+      await SELF.fetch(publicUrl(record)),
+    ]) {
       expect(res.status).toBe(200);
       const disposition = res.headers.get("content-disposition")!;
       expect(disposition).toMatch(/^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''/);
@@ -62,7 +103,9 @@ describe("stored types and file names", () => {
     const { token } = await buyCredits(1);
     const { id, record } = await createResource("blobs", token);
     const key = `${id}/legacy`;
-    await env.BUCKET.put(key, "old bytes", { httpMetadata: { contentType: "text/plain\u0000evil", contentDisposition: "attachment; filename=\"a\u0001.txt\"" } });
+    await env.BUCKET.put(key, "old bytes", {
+      httpMetadata: { contentType: "text/plain\u0000evil", contentDisposition: 'attachment; filename="a\u0001.txt"' },
+    });
     const link = signedDownloadUrl(env, ORIGIN, key, Date.parse(record.expires_at));
     const res = await SELF.fetch(link);
     expect(res.status).toBe(200);
@@ -98,7 +141,10 @@ describe("times at or before the epoch mean now", () => {
     it(`a wakeup at ${at} is created and fires at once, once`, async () => {
       const { token } = await buyCredits(1);
       const name = `epoch-wakeup-${crypto.randomUUID().slice(0, 8)}`;
-      const { id, mgmt, record } = await createResource("wakeups", token, { url: `${env.TEST_RECEIVER_URL}/ok/${name}`, at });
+      const { id, mgmt, record } = await createResource("wakeups", token, {
+        url: `${env.TEST_RECEIVER_URL}/ok/${name}`,
+        at,
+      });
       expect(Date.parse(String(record.status?.fire_at))).toBeGreaterThan(Date.now() - 60_000);
       expect(await received(name, 1)).toHaveLength(1);
       const status = await json(await call("GET", `/v1/wakeups/${id}`, { headers: managed(mgmt, token) }));
@@ -110,9 +156,15 @@ describe("times at or before the epoch mean now", () => {
     const { token } = await buyCredits(1);
     const name = `epoch-delayed-${crypto.randomUUID().slice(0, 8)}`;
     const { id, mgmt } = await createResource("delayed", token, { url: `${env.TEST_RECEIVER_URL}/ok/${name}` });
-    const first = await call("POST", `/v1/delayed/${id}/messages`, { body: { body: { n: 1 }, deliver_at: "1970-01-01T00:00:00Z" }, headers: managed(mgmt, token) });
+    const first = await call("POST", `/v1/delayed/${id}/messages`, {
+      body: { body: { n: 1 }, deliver_at: "1970-01-01T00:00:00Z" },
+      headers: managed(mgmt, token),
+    });
     expect(first.status, await first.clone().text()).toBe(200);
-    const second = await call("POST", `/v1/delayed/${id}/messages`, { body: { body: { n: 2 }, delay_seconds: 0 }, headers: managed(mgmt, token) });
+    const second = await call("POST", `/v1/delayed/${id}/messages`, {
+      body: { body: { n: 2 }, delay_seconds: 0 },
+      headers: managed(mgmt, token),
+    });
     expect(second.status).toBe(200);
     const got = await received(name, 2);
     expect(got.map((r) => JSON.parse(r.body).n).sort()).toEqual([1, 2]);
@@ -137,9 +189,13 @@ describe("empty uploads answer at once", () => {
       expect(tool.structuredContent).toMatchObject({ size: 0, sha256: EMPTY_SHA256 });
     }
     const { id, mgmt } = await createResource("objects", token);
-    const upload = await json(await call("POST", `/v1/objects/${id}/uploads`, { body: {}, headers: managed(mgmt, token) }));
+    const upload = await json(
+      await call("POST", `/v1/objects/${id}/uploads`, { body: {}, headers: managed(mgmt, token) }),
+    );
     const part = await SELF.fetch(`${ORIGIN}/v1/objects/${id}/uploads/${upload.upload_id}/parts/1`, {
-      method: "PUT", body: "", headers: { ...managed(mgmt, token), "content-length": "0" },
+      method: "PUT",
+      body: "",
+      headers: { ...managed(mgmt, token), "content-length": "0" },
     });
     expect(part.status).toBe(422);
     expect(await json(part)).toMatchObject({ errors: [{ path: "header.content-length" }] });
@@ -152,7 +208,12 @@ describe("JSON nested past 64 levels", () => {
   it("is a 422 naming the field, at 5,000 levels; 64 levels below a field are fine", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("vaults", token);
-    const put = (value: string) => SELF.fetch(`${ORIGIN}/v1/vaults/${id}/keys/k`, { method: "PUT", body: `{"value":${value}}`, headers: { ...managed(mgmt, token), "content-type": "application/json" } });
+    const put = (value: string) =>
+      SELF.fetch(`${ORIGIN}/v1/vaults/${id}/keys/k`, {
+        method: "PUT",
+        body: `{"value":${value}}`,
+        headers: { ...managed(mgmt, token), "content-type": "application/json" },
+      });
     const refused = await put(deep(5000));
     expect(refused.status).toBe(422);
     expect(await json(refused)).toMatchObject({ code: "validation_failed", errors: [{ path: "value" }] });
@@ -165,12 +226,21 @@ describe("JSON nested past 64 levels", () => {
     const { id, mgmt } = await createResource("vaults", token);
     const args = `{"id":"${id}","management_token":"${mgmt}","key":"k","value":${deep(100)}}`;
     const res = await SELF.fetch(`${ORIGIN}/mcp`, {
-      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-11-25" },
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${token}`,
+        "mcp-protocol-version": "2025-11-25",
+      },
       body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vaults_put","arguments":${args}}}`,
     });
-    expect((await json(res)).result).toMatchObject({ isError: true, structuredContent: { status: 422, errors: [{ path: "value" }] } });
+    expect((await json(res)).result).toMatchObject({
+      isError: true,
+      structuredContent: { status: 422, errors: [{ path: "value" }] },
+    });
     const envelope = await SELF.fetch(`${ORIGIN}/mcp`, {
-      method: "POST", headers: { "content-type": "application/json" },
+      method: "POST",
+      headers: { "content-type": "application/json" },
       body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_prices","arguments":{"x":${deep(5000)}}}}`,
     });
     expect(await json(envelope)).toMatchObject({ error: { code: -32600 } });
@@ -178,8 +248,15 @@ describe("JSON nested past 64 levels", () => {
 
   it("is a 422 on a public address that parses JSON", async () => {
     const { token } = await buyCredits(1);
-    const { record } = await createResource("debounce", token, { url: `${env.TEST_RECEIVER_URL}/ok/deep`, quiet_seconds: 60 });
-    const res = await SELF.fetch(publicUrl(record), { method: "POST", body: deep(5000), headers: { "content-type": "application/json" } });
+    const { record } = await createResource("debounce", token, {
+      url: `${env.TEST_RECEIVER_URL}/ok/deep`,
+      quiet_seconds: 60,
+    });
+    const res = await SELF.fetch(publicUrl(record), {
+      method: "POST",
+      body: deep(5000),
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(422);
     expect(await json(res)).toMatchObject({ errors: [{ path: "event" }] });
   });
@@ -190,15 +267,24 @@ describe("outbound header values and hosts", () => {
     const { token } = await buyCredits(1);
     const url = `${env.TEST_RECEIVER_URL}/ok/headers`;
     for (const value of ["a\r\nInjected: 1", "a\u0000b", "a\nb"]) {
-      const wakeup = await call("POST", "/v1/wakeups", { body: { url, delay_seconds: 60, headers: { "X-Test": value } }, headers: { authorization: `Bearer ${token}` } });
+      const wakeup = await call("POST", "/v1/wakeups", {
+        body: { url, delay_seconds: 60, headers: { "X-Test": value } },
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(wakeup.status).toBe(422);
       expect((await json<Problem>(wakeup)).errors![0]!.path).toMatch(/^headers/);
     }
     const attest = await createResource("attest", token);
-    const fetched = await call("POST", `/v1/attest/${attest.id}/fetches`, { body: { url, headers: { "X-Test": "a\r\nb" } }, headers: managed(attest.mgmt, token) });
+    const fetched = await call("POST", `/v1/attest/${attest.id}/fetches`, {
+      body: { url, headers: { "X-Test": "a\r\nb" } },
+      headers: managed(attest.mgmt, token),
+    });
     expect(fetched.status).toBe(422);
     const object = await createResource("objects", token);
-    const copied = await call("POST", `/v1/objects/${object.id}/fetch`, { body: { source_url: url, headers: { "X-Test": "a\u0000b" } }, headers: managed(object.mgmt, token) });
+    const copied = await call("POST", `/v1/objects/${object.id}/fetch`, {
+      body: { source_url: url, headers: { "X-Test": "a\u0000b" } },
+      headers: managed(object.mgmt, token),
+    });
     expect(copied.status).toBe(422);
     expect((await chargedRequests(token)).size).toBe(2); // the two resources' creates
   });
@@ -206,10 +292,20 @@ describe("outbound header values and hosts", () => {
   it("refuses loopback and metadata names with a trailing dot when private targets are off", async () => {
     const { token } = await buyCredits(1);
     const strict = { ...env, ALLOW_PRIVATE_TARGETS: "false" };
-    for (const url of ["http://localhost./x", "http://metadata.google.internal./computeMetadata/v1/", "http://LOCALHOST../"]) {
-      const res = await worker.fetch(new Request(`${ORIGIN}/v1/wakeups`, {
-        method: "POST", body: JSON.stringify({ url, delay_seconds: 60 }), headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      }), strict, createExecutionContext());
+    for (const url of [
+      "http://localhost./x",
+      "http://metadata.google.internal./computeMetadata/v1/",
+      "http://LOCALHOST../",
+    ]) {
+      const res = await worker.fetch(
+        new Request(`${ORIGIN}/v1/wakeups`, {
+          method: "POST",
+          body: JSON.stringify({ url, delay_seconds: 60 }),
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        }),
+        strict,
+        createExecutionContext(),
+      );
       expect(res.status, url).toBe(422);
       expect((await json<Problem>(res)).errors![0]!.path).toBe("url");
     }
@@ -231,7 +327,10 @@ describe("defaults never make a request invalid", () => {
 
   it("an unknown field is a 422 naming it, not silently ignored", async () => {
     const { token } = await buyCredits(1);
-    const res = await call("POST", "/v1/counters", { body: { maximum: 10 }, headers: { authorization: `Bearer ${token}` } });
+    const res = await call("POST", "/v1/counters", {
+      body: { maximum: 10 },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(422);
     expect(JSON.stringify(await json(res))).toContain("maximum");
   });

@@ -25,14 +25,32 @@ const FIELDS = [
 
 async function form(extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  const created = await createResource("forms", token, { title: "Contact <us>", description: "We answer within a day.\nPromise.", fields: FIELDS, ...extra });
+  const created = await createResource("forms", token, {
+    title: "Contact <us>",
+    description: "We answer within a day.\nPromise.",
+    fields: FIELDS,
+    ...extra,
+  });
   const address = new URL(publicUrl(created.record)).pathname;
   const post = (body: string | Record<string, unknown>, headers: Record<string, string> = {}) =>
-    call("POST", address, { body, headers: { ...(typeof body === "string" ? { "content-type": "application/x-www-form-urlencoded" } : {}), ...headers } });
+    call("POST", address, {
+      body,
+      headers: {
+        ...(typeof body === "string" ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+        ...headers,
+      },
+    });
   return { ...created, token, address, post, ...opsOn(forms, created.id, created.mgmt, token) };
 }
 
-const GOOD = { name: "Ada", email: "ada@example.com", topic: "Sales", seats: 12, message: "Line one\nLine two", agree: true };
+const GOOD = {
+  name: "Ada",
+  email: "ada@example.com",
+  topic: "Sales",
+  seats: 12,
+  message: "Line one\nLine two",
+  agree: true,
+};
 const browser = { accept: "text/html,application/xhtml+xml" };
 
 describe("forms", () => {
@@ -47,7 +65,9 @@ describe("forms", () => {
     for (const field of FIELDS) expect(html).toContain(`<label for="f-${field.name}">`);
     expect(html).toContain('name="website" tabindex="-1"');
     const described = await call("GET", f.address, { headers: { accept: "application/json" } });
-    expect(((await described.json()) as { fields: { name: string }[] }).fields.map((x) => x.name)).toEqual(FIELDS.map((x) => x.name));
+    expect(((await described.json()) as { fields: { name: string }[] }).fields.map((x) => x.name)).toEqual(
+      FIELDS.map((x) => x.name),
+    );
   });
 
   it("takes JSON from a script and a form post from a person; keeps, lists, fetches, deletes, exports; relays a signed event", async () => {
@@ -58,7 +78,17 @@ describe("forms", () => {
     const taken = (await res.json()) as { submission_id: string; received: boolean };
     expect(taken).toMatchObject({ received: true, submission_id: expect.stringMatching(/^sub_/) });
 
-    const page = await f.post(new URLSearchParams({ name: " Grace ", email: "grace@example.com", message: "Hi <there>", agree: "on", topic: "", seats: "" }).toString(), { ...browser, "cf-connecting-ip": "203.0.113.11" });
+    const page = await f.post(
+      new URLSearchParams({
+        name: " Grace ",
+        email: "grace@example.com",
+        message: "Hi <there>",
+        agree: "on",
+        topic: "",
+        seats: "",
+      }).toString(),
+      { ...browser, "cf-connecting-ip": "203.0.113.11" },
+    );
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<p role="status" id="thanks">Thank you: your message was received.</p>');
 
@@ -68,22 +98,35 @@ describe("forms", () => {
       { name: "Ada", email: "ada@example.com", topic: "Sales", seats: 12, message: "Line one\nLine two", agree: true },
     ]);
     expect(list.items[1]).toMatchObject({ client_ip: "203.0.113.10", user_agent: "script/1.0" });
-    expect(await f.ok("get_submission", `/submissions/${taken.submission_id}`)).toMatchObject({ seq: 1, data: { name: "Ada" } });
+    expect(await f.ok("get_submission", `/submissions/${taken.submission_id}`)).toMatchObject({
+      seq: 1,
+      data: { name: "Ada" },
+    });
 
     const [event] = await received(hook, 1);
-    const verified = verifierOf(f.record).verify(event!.body, event!.headers) as { type: string; data: { submission_id: string; data: unknown } };
-    expect(verified).toMatchObject({ type: "forms.submission", data: { submission_id: taken.submission_id, data: { name: "Ada", seats: 12 } } });
+    const verified = verifierOf(f.record).verify(event!.body, event!.headers) as {
+      type: string;
+      data: { submission_id: string; data: unknown };
+    };
+    expect(verified).toMatchObject({
+      type: "forms.submission",
+      data: { submission_id: taken.submission_id, data: { name: "Ada", seats: 12 } },
+    });
 
     await f.ok("delete_submission", `/submissions/${taken.submission_id}`);
     expect((await f.refused("get_submission", `/submissions/${taken.submission_id}`)).status).toBe(404);
-    const exported = (await (await call("GET", `/v1/resources/${f.id}/export`, { headers: managed(f.mgmt) })).json()) as { data: { submissions: unknown[] } };
+    const exported = (await (
+      await call("GET", `/v1/resources/${f.id}/export`, { headers: managed(f.mgmt) })
+    ).json()) as { data: { submissions: unknown[] } };
     expect(exported.data.submissions).toHaveLength(1);
   });
 
   it("sends a person to redirect_url (303) after a submission", async () => {
     const f = await form({ redirect_url: "https://example.com/thanks" });
     const res = await SELF.fetch(`${ORIGIN}${f.address}`, {
-      method: "POST", redirect: "manual", body: new URLSearchParams({ name: "A", email: "a@example.com", message: "m", agree: "on" }),
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ name: "A", email: "a@example.com", message: "m", agree: "on" }),
       headers: { ...browser, "content-type": "application/x-www-form-urlencoded" },
     });
     expect(res.status).toBe(303);
@@ -92,7 +135,16 @@ describe("forms", () => {
 
   it("answers a filled honeypot as if it took it, and keeps nothing", async () => {
     const f = await form();
-    const bot = await f.post(new URLSearchParams({ name: "Bot", email: "bot@example.com", message: "buy", agree: "on", website: "http://spam.example" }).toString(), browser);
+    const bot = await f.post(
+      new URLSearchParams({
+        name: "Bot",
+        email: "bot@example.com",
+        message: "buy",
+        agree: "on",
+        website: "http://spam.example",
+      }).toString(),
+      browser,
+    );
     expect(bot.status).toBe(200);
     expect(await bot.text()).toContain("Thank you: your message was received.");
     const script = await f.post({ ...GOOD, website: "x" });
@@ -124,7 +176,10 @@ describe("forms", () => {
     expect((await f.post("name=a&name=b")).status).toBe(400);
     expect((await f.post({ ...GOOD, message: "x".repeat(70_000) })).status).toBe(413);
 
-    const page = await f.post(new URLSearchParams({ name: "<b>Ada</b>", email: "nope", message: "", agree: "on" }).toString(), browser);
+    const page = await f.post(
+      new URLSearchParams({ name: "<b>Ada</b>", email: "nope", message: "", agree: "on" }).toString(),
+      browser,
+    );
     expect(page.status).toBe(422);
     const html = await page.text();
     expect(html).toContain('role="alert"');
@@ -143,7 +198,10 @@ describe("forms", () => {
     expect(third.status).toBe(429);
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(third.headers.get("content-type")).toContain("application/problem+json");
-    const page = await f.post(new URLSearchParams({ name: "A", email: "a@example.com", message: "m", agree: "on" }).toString(), { ...browser, ...from("198.51.100.1") });
+    const page = await f.post(
+      new URLSearchParams({ name: "A", email: "a@example.com", message: "m", agree: "on" }).toString(),
+      { ...browser, ...from("198.51.100.1") },
+    );
     expect(page.status).toBe(429);
     expect(await page.text()).toContain("Too many submissions came from your network this hour");
     expect((await f.post(GOOD, from("198.51.100.2"))).status).toBe(201);
@@ -153,24 +211,41 @@ describe("forms", () => {
   it("relays each submission to a notify resource's people", async () => {
     const tag = unique();
     const { token } = await buyCredits(1);
-    const n = await createResource("notify", token, { channels: [`json://${new URL(receiver).host}/ok/forms-notify-${tag}`] });
+    const n = await createResource("notify", token, {
+      channels: [`json://${new URL(receiver).host}/ok/forms-notify-${tag}`],
+    });
     const f = await form({ notify: n.mgmt });
     expect(f.record.config).toMatchObject({ notify: n.id });
     expect((await f.post(GOOD)).status).toBe(201);
     const [hit] = await received(`forms-notify-${tag}`, 1);
-    expect(JSON.parse(hit!.body)).toMatchObject({ title: "New submission: Contact <us>", message: "Your name: Ada\nE-mail: ada@example.com\nTopic: Sales\nSeats: 12\nMessage: Line one\nLine two\nI agree to be contacted: yes" });
+    expect(JSON.parse(hit!.body)).toMatchObject({
+      title: "New submission: Contact <us>",
+      message:
+        "Your name: Ada\nE-mail: ada@example.com\nTopic: Sales\nSeats: 12\nMessage: Line one\nLine two\nI agree to be contacted: yes",
+    });
   });
 
   it("refuses a form it could not serve, before charging", async () => {
     const { token } = await buyCredits(1);
     const refused = async (body: Record<string, unknown>, path: RegExp) => {
-      const res = await call("POST", "/v1/forms", { body: { title: "T", fields: [{ name: "a", label: "A" }], ...body }, headers: { authorization: `Bearer ${token}` } });
+      const res = await call("POST", "/v1/forms", {
+        body: { title: "T", fields: [{ name: "a", label: "A" }], ...body },
+        headers: { authorization: `Bearer ${token}` },
+      });
       const problem = (await res.json()) as { errors: { path: string }[] };
       expect(res.status, JSON.stringify(problem)).toBe(422);
       expect(problem.errors.map((e) => e.path).join(" ")).toMatch(path);
     };
     await refused({ fields: [] }, /fields/);
-    await refused({ fields: [{ name: "a", label: "A" }, { name: "a", label: "B" }] }, /fields/);
+    await refused(
+      {
+        fields: [
+          { name: "a", label: "A" },
+          { name: "a", label: "B" },
+        ],
+      },
+      /fields/,
+    );
     await refused({ fields: [{ name: "topic", label: "T", type: "select" }] }, /options/);
     await refused({ fields: [{ name: "a", label: "A", options: ["x"] }] }, /options/);
     await refused({ fields: [{ name: "website", label: "W" }] }, /name/);

@@ -10,16 +10,29 @@ import { checksum, hashToken } from "../../src/auth/tokens";
 import { accountStub } from "../../src/stubs";
 import { advance, balanceOf, buyCredits, call, createResource, json, managed } from "../harness";
 
-type Charge = { operation: string; amount: number; at: number; token_id: string; resource_id: string | null; request_id: string; ref: string | null };
+type Charge = {
+  operation: string;
+  amount: number;
+  at: number;
+  token_id: string;
+  resource_id: string | null;
+  request_id: string;
+  ref: string | null;
+};
 
 async function ledgerCharges(tokenId: string): Promise<Charge[]> {
   const stub = env.ACCOUNTS.get(env.ACCOUNTS.idFromName(tokenId.split(".")[0]!));
   return runInDurableObject(stub, (_o, state) =>
-    state.storage.sql.exec<Charge>("SELECT operation, amount, at, token_id, resource_id, request_id, ref FROM ledger WHERE type = 'charge' ORDER BY seq").toArray(),
+    state.storage.sql
+      .exec<Charge>(
+        "SELECT operation, amount, at, token_id, resource_id, request_id, ref FROM ledger WHERE type = 'charge' ORDER BY seq",
+      )
+      .toArray(),
   );
 }
 
-const increment = (id: string, mgmt: string, token: string) => call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, token) });
+const increment = (id: string, mgmt: string, token: string) =>
+  call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, token) });
 
 describe("holds", () => {
   it("an idle hold is settled by the resource's alarm: ledger rows appear without anyone asking", async () => {
@@ -37,7 +50,12 @@ describe("holds", () => {
     await advance(id, 5_001); // a hold is settled 5 s after it was taken
 
     const rows = await ledgerCharges(tokenId);
-    expect(rows.map((r) => r.operation)).toEqual(["counters.create", "counters.increment", "counters.increment", "counters.increment"]);
+    expect(rows.map((r) => r.operation)).toEqual([
+      "counters.create",
+      "counters.increment",
+      "counters.increment",
+      "counters.increment",
+    ]);
     // Each call's own row, in call order: the settlement's charges written in one statement keep every field.
     const charged = rows.slice(1);
     expect(charged.map((r) => r.request_id)).toEqual(requestIds);
@@ -53,7 +71,10 @@ describe("holds", () => {
     const { token } = await buyCredits(0.25);
     const big = await createResource("counters", token, { ttl_seconds: 240 * 86400 }); // $0.24, $0.01 left
     expect((await increment(big.id, big.mgmt, token)).status).toBe(200); // holds the remaining $0.01
-    const small = await call("POST", "/v1/counters", { body: { ttl_seconds: 86400 }, headers: { authorization: `Bearer ${token}` } });
+    const small = await call("POST", "/v1/counters", {
+      body: { ttl_seconds: 86400 },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(small.status, await small.clone().text()).toBe(201); // $0.001, reclaimed from the hold
     const balance = await balanceOf(token);
     expect(balance.spent_usd).toBeCloseTo(0.24 + 0.0001 + 0.001, 6);
@@ -88,7 +109,11 @@ describe("holds", () => {
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
     const holds = () =>
       runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)), (_o, state) =>
-        state.storage.sql.exec<{ amount: number; used: number }>("SELECT amount, (SELECT coalesce(sum(amount), 0) FROM billing_charges c WHERE c.hold_id = h.hold_id) AS used FROM billing_holds h ORDER BY rowid").toArray(),
+        state.storage.sql
+          .exec<{ amount: number; used: number }>(
+            "SELECT amount, (SELECT coalesce(sum(amount), 0) FROM billing_charges c WHERE c.hold_id = h.hold_id) AS used FROM billing_holds h ORDER BY rowid",
+          )
+          .toArray(),
       );
     for (let i = 0; i < 51; i++) expect((await increment(id, mgmt, token)).status).toBe(200);
     // The first hold (100 calls) is past half: the second came while the first still pays.
@@ -112,11 +137,14 @@ describe("holds", () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(9);
     expect(statuses.filter((s) => s === 409)).toHaveLength(21);
-    const values = (await Promise.all(results.filter((r) => r.status === 200).map((r) => json<{ value: number }>(r)))).map((b) => b.value);
+    const values = (
+      await Promise.all(results.filter((r) => r.status === 200).map((r) => json<{ value: number }>(r)))
+    ).map((b) => b.value);
     expect(values.sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     // The refused calls left no charge behind, in the resource or, once settled, in the ledger.
-    const charges = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)), (_o, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM billing_charges").one().n,
+    const charges = await runInDurableObject(
+      env.RESOURCES.get(env.RESOURCES.idFromName(id)),
+      (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM billing_charges").one().n,
     );
     expect(charges).toBe(10);
     await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
@@ -141,10 +169,20 @@ describe("holds", () => {
     const { token, tokenId } = await buyCredits(1);
     const account = accountStub(env, tokenId);
     const credential = { tokenId, tokenHash: hashToken(token) };
-    const grant = await account.hold({ ...credential, resourceId: "r_settlement-cap-test", price: 100, want: 250, settlements: [] });
+    const grant = await account.hold({
+      ...credential,
+      resourceId: "r_settlement-cap-test",
+      price: 100,
+      want: 250,
+      settlements: [],
+    });
     if (!grant.ok) throw new Error(JSON.stringify(grant));
     expect(grant.value.amount).toBe(200); // a whole multiple of the price
-    const charges = [[1, "counters.increment", 100, "req-1"], [2, "counters.increment", 100, "req-2"], [3, "counters.increment", 100, "req-3"]];
+    const charges = [
+      [1, "counters.increment", 100, "req-1"],
+      [2, "counters.increment", 100, "req-2"],
+      [3, "counters.increment", 100, "req-3"],
+    ];
     await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
     const rows = (await ledgerCharges(tokenId)).filter((r) => r.ref === grant.value.holdId);
     expect(rows.map((r) => [r.at, r.operation, r.amount, r.request_id])).toEqual(charges.slice(0, 2));

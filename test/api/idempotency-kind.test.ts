@@ -8,7 +8,20 @@ import { describe, expect, it } from "vitest";
 import { idempotency } from "../../src/kinds/memory/idempotency";
 import type { exportAll } from "../../src/kinds/memory/idempotency/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, mcpTool, opsOn, stubOf, type Problem, type ResourceExport } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  mcpTool,
+  opsOn,
+  stubOf,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 
 /** What idempotency's op `N` answers. */
 type Out<N extends OpNames<typeof idempotency>> = OpOutput<typeof idempotency, N>;
@@ -19,12 +32,18 @@ async function firewall(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
   const { id, mgmt, record } = await createResource("idempotency", token, body);
   const { reply: op } = opsOn(idempotency, id, mgmt, token);
-  const claim = <T = Record<string, unknown>>(key: string, fingerprint: string, extra: Record<string, unknown> = {}) => op<T>("POST", "/claim", { key, fingerprint, ...extra });
+  const claim = <T = Record<string, unknown>>(key: string, fingerprint: string, extra: Record<string, unknown> = {}) =>
+    op<T>("POST", "/claim", { key, fingerprint, ...extra });
   return { token, id, mgmt, record, op, claim };
 }
 
 async function storedKeys(id: string): Promise<string[]> {
-  return runInDurableObject(stubOf(id), (_o, state) => state.storage.sql.exec<{ key: string }>("SELECT key FROM idem_keys ORDER BY id").toArray().map((r) => r.key));
+  return runInDurableObject(stubOf(id), (_o, state) =>
+    state.storage.sql
+      .exec<{ key: string }>("SELECT key FROM idem_keys ORDER BY id")
+      .toArray()
+      .map((r) => r.key),
+  );
 }
 
 describe("idempotency", () => {
@@ -39,7 +58,12 @@ describe("idempotency", () => {
     const busy = results.filter((r) => r.status === 409);
     expect(busy).toHaveLength(19);
     expect(busy[0]!.headers.get("content-type")).toContain("application/problem+json");
-    expect(busy[0]!.body).toMatchObject({ code: "idempotency_in_flight", outcome: "in_flight", key: "order-42", lock_expires_at: fresh[0]!.body.lock_expires_at });
+    expect(busy[0]!.body).toMatchObject({
+      code: "idempotency_in_flight",
+      outcome: "in_flight",
+      key: "order-42",
+      lock_expires_at: fresh[0]!.body.lock_expires_at,
+    });
     expect(Number(busy[0]!.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(before + 0.0001, 6);
   });
@@ -65,7 +89,9 @@ describe("idempotency", () => {
 
     // A retried store with the same result is harmless; another result for the same request is refused.
     expect((await op("POST", "/complete", { key: "pay-1", lock_token: token, result })).status).toBe(200);
-    expect((await op("POST", "/complete", { key: "pay-1", lock_token: token, result: { other: true } })).status).toBe(409);
+    expect((await op("POST", "/complete", { key: "pay-1", lock_token: token, result: { other: true } })).status).toBe(
+      409,
+    );
     // A mismatch is checked while the key is still locked, too.
     await claim("pay-2", "fp-a");
     expect((await claim("pay-2", "fp-z")).status).toBe(422);
@@ -89,7 +115,9 @@ describe("idempotency", () => {
     const late = await op("POST", "/complete", { key: "job-7", lock_token: first.body.lock_token, result: "late" });
     expect(late.status).toBe(409);
     expect(late.body.code).toBe("conflict");
-    expect((await op("POST", "/complete", { key: "job-7", lock_token: second.body.lock_token, result: "done" })).status).toBe(200);
+    expect(
+      (await op("POST", "/complete", { key: "job-7", lock_token: second.body.lock_token, result: "done" })).status,
+    ).toBe(200);
     expect((await claim("job-7", "fp")).body).toMatchObject({ outcome: "duplicate", result: "done" });
   });
 
@@ -97,7 +125,9 @@ describe("idempotency", () => {
     const { claim, op, id } = await firewall();
     const first = await claim("slow", "fp");
     await advance(id, 301_000); // the default lock timeout passes
-    expect((await op("POST", "/complete", { key: "slow", lock_token: first.body.lock_token, result: null })).status).toBe(200);
+    expect(
+      (await op("POST", "/complete", { key: "slow", lock_token: first.body.lock_token, result: null })).status,
+    ).toBe(200);
     expect((await claim("slow", "fp")).body).toMatchObject({ outcome: "duplicate", result: null });
   });
 
@@ -143,12 +173,20 @@ describe("idempotency", () => {
   it("gets, lists by state with a cursor, and deletes keys", async () => {
     const { claim, op } = await firewall();
     const tokens: Record<string, string> = {};
-    for (const key of ["k1", "k2", "k3", "k4", "k5"]) tokens[key] = (await claim<Claimed>(key, `fp-${key}`)).body.lock_token;
+    for (const key of ["k1", "k2", "k3", "k4", "k5"])
+      tokens[key] = (await claim<Claimed>(key, `fp-${key}`)).body.lock_token;
     await op("POST", "/complete", { key: "k2", lock_token: tokens.k2, result: { ok: 2 } });
     await op("POST", "/complete", { key: "k4", lock_token: tokens.k4, result: { ok: 4 } });
 
     const k2 = await op("GET", "/keys/k2");
-    expect(k2.body).toMatchObject({ key: "k2", state: "completed", fingerprint: "fp-k2", attempts: 1, result: { ok: 2 }, result_bytes: 8 });
+    expect(k2.body).toMatchObject({
+      key: "k2",
+      state: "completed",
+      fingerprint: "fp-k2",
+      attempts: 1,
+      result: { ok: 2 },
+      result_bytes: 8,
+    });
     expect((await op("GET", "/keys/k1")).body).toMatchObject({ state: "locked", completed_at: null });
     expect((await op("GET", "/keys/k1")).body.result).toBeUndefined();
 
@@ -159,8 +197,14 @@ describe("idempotency", () => {
     expect(page2.body.items.map((k: { key: string }) => k.key)).toEqual(["k3", "k4"]);
     const page3 = await op("GET", `/keys?limit=2&cursor=${page2.body.next_cursor}`);
     expect(page3.body).toMatchObject({ items: [{ key: "k5" }], next_cursor: null });
-    expect((await op<Out<"keys">>("GET", "/keys?state=completed")).body.items.map((k: { key: string }) => k.key)).toEqual(["k2", "k4"]);
-    expect((await op<Out<"keys">>("GET", "/keys?state=locked")).body.items.map((k: { key: string }) => k.key)).toEqual(["k1", "k3", "k5"]);
+    expect(
+      (await op<Out<"keys">>("GET", "/keys?state=completed")).body.items.map((k: { key: string }) => k.key),
+    ).toEqual(["k2", "k4"]);
+    expect((await op<Out<"keys">>("GET", "/keys?state=locked")).body.items.map((k: { key: string }) => k.key)).toEqual([
+      "k1",
+      "k3",
+      "k5",
+    ]);
 
     expect((await op("DELETE", "/keys/k3")).body).toEqual({ key: "k3", deleted: true });
     expect((await op("DELETE", "/keys/k3")).status).toBe(404);
@@ -181,7 +225,11 @@ describe("idempotency", () => {
     const { claim, op, token } = await firewall();
     const held = await claim("big", "fp");
     const spent = (await balanceOf(token)).spent_usd;
-    const big = await op("POST", "/complete", { key: "big", lock_token: held.body.lock_token, result: "x".repeat(64 * 1024) });
+    const big = await op("POST", "/complete", {
+      key: "big",
+      lock_token: held.body.lock_token,
+      result: "x".repeat(64 * 1024),
+    });
     expect(big.status).toBe(413);
     expect(big.body.code).toBe("payload_too_large");
     expect((await op("POST", "/complete", { key: "big", lock_token: held.body.lock_token })).status).toBe(422); // no result
@@ -192,7 +240,15 @@ describe("idempotency", () => {
     expect((await balanceOf(token)).spent_usd).toBe(spent);
     expect((await claim("...", "fp")).status).toBe(200);
     // Just under the cap fits (the JSON string's quotes count).
-    expect((await op("POST", "/complete", { key: "big", lock_token: held.body.lock_token, result: "x".repeat(64 * 1024 - 2) })).status).toBe(200);
+    expect(
+      (
+        await op("POST", "/complete", {
+          key: "big",
+          lock_token: held.body.lock_token,
+          result: "x".repeat(64 * 1024 - 2),
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("shows usage, exports every key with its result, and leaves nothing after cancel", async () => {
@@ -203,7 +259,9 @@ describe("idempotency", () => {
 
     const status = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     expect(status.usage).toEqual({ keys: 2, completed: 1, result_bytes: 7 });
-    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(
+      await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }),
+    );
     expect(exported.data.keys).toMatchObject([
       { key: "a", state: "completed", fingerprint: "fp-a", result: { n: 1 } },
       { key: "b", state: "locked", fingerprint: "fp-b" },
@@ -211,18 +269,24 @@ describe("idempotency", () => {
     expect(JSON.stringify(exported.data)).not.toMatch(/lock_[0-9a-f]{32}/); // lock tokens are the holder's alone
 
     expect((await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
-    const tables = await runInDurableObject(stubOf(id), (_o, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'idem_keys'").toArray());
+    const tables = await runInDurableObject(stubOf(id), (_o, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'idem_keys'").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 
   it("works as MCP tools, the key path parameter included", async () => {
     const { token, id, mgmt } = await firewall();
-    const tool = (name: string, args: Record<string, unknown>) => mcpTool(token, name, { id, management_token: mgmt, ...args });
+    const tool = (name: string, args: Record<string, unknown>) =>
+      mcpTool(token, name, { id, management_token: mgmt, ...args });
     const claimed = await tool("idempotency_claim", { key: "agent/7", fingerprint: "fp" });
     expect(claimed.structuredContent).toMatchObject({ outcome: "new", key: "agent/7" });
     const busy = await tool("idempotency_claim", { key: "agent/7", fingerprint: "fp" });
     expect(busy.isError).toBe(true);
     expect(busy.structuredContent).toMatchObject({ code: "idempotency_in_flight", outcome: "in_flight" });
-    expect((await tool("idempotency_get_key", { key: "agent/7" })).structuredContent).toMatchObject({ key: "agent/7", state: "locked" });
+    expect((await tool("idempotency_get_key", { key: "agent/7" })).structuredContent).toMatchObject({
+      key: "agent/7",
+      state: "locked",
+    });
   });
 });

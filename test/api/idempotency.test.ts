@@ -8,12 +8,17 @@ import { balanceOf, buyCredits, call, json, signPayment, type PaymentRequired } 
 const CREATE_USD = 0.03;
 
 const keyed = (key: string, headers: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...headers });
-const createCounter = (key: string, headers: Record<string, string>, body: Record<string, unknown> = { label: "idem" }) =>
-  call("POST", "/v1/counters", { body, headers: keyed(key, headers) });
+const createCounter = (
+  key: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown> = { label: "idem" },
+) => call("POST", "/v1/counters", { body, headers: keyed(key, headers) });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function resourcesOwnedBy(owner: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM resources WHERE owner = ?").bind(owner).first<{ n: number }>();
+  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM resources WHERE owner = ?")
+    .bind(owner)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -21,7 +26,9 @@ async function resourcesOwnedBy(owner: string): Promise<number> {
 async function setNewestKey(state: "in_flight", expiresAt: number): Promise<void> {
   await env.DB.prepare(
     "UPDATE idempotency_keys SET state = ?, response = NULL, expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY created_at DESC LIMIT 1)",
-  ).bind(state, expiresAt).run();
+  )
+    .bind(state, expiresAt)
+    .run();
 }
 
 describe("Idempotency-Key", () => {
@@ -61,7 +68,10 @@ describe("Idempotency-Key", () => {
     const problem = await json(other);
     expect(problem.code).toBe("idempotency_mismatch");
     expect(other.headers.get("content-type")).toBe("application/problem+json");
-    const otherPath = await call("POST", "/v1/credits/subtokens", { body: { label: "one" }, headers: keyed(key, bearer(token)) });
+    const otherPath = await call("POST", "/v1/credits/subtokens", {
+      body: { label: "one" },
+      headers: keyed(key, bearer(token)),
+    });
     expect((await json(otherPath)).code).toBe("idempotency_mismatch");
   });
 
@@ -97,13 +107,17 @@ describe("Idempotency-Key", () => {
     const { token, tokenId } = await buyCredits(1);
     const key = crypto.randomUUID();
     const made = await json<{ id: string; management_token: string }>(await createCounter(key, bearer(token)));
-    expect((await call("DELETE", `/v1/resources/${made.id}`, { headers: bearer(made.management_token) })).status).toBe(200);
+    expect((await call("DELETE", `/v1/resources/${made.id}`, { headers: bearer(made.management_token) })).status).toBe(
+      200,
+    );
     await setNewestKey("in_flight", Date.now() - 1);
     const retried = await createCounter(key, bearer(token));
     expect(retried.status).toBe(201);
     const again = await json<{ id: string; management_token: string }>(retried);
     expect(again.id).not.toBe(made.id);
-    expect((await call("GET", `/v1/resources/${made.id}`, { headers: bearer(made.management_token) })).status).toBe(410);
+    expect((await call("GET", `/v1/resources/${made.id}`, { headers: bearer(made.management_token) })).status).toBe(
+      410,
+    );
     expect(await resourcesOwnedBy(tokenId)).toBe(2);
   });
 
@@ -113,7 +127,11 @@ describe("Idempotency-Key", () => {
     const made = await json<{ id: string }>(await createCounter(key, bearer(token)));
     const dayAgo = Date.now() - 24 * 3600 * 1000 - 1;
     await env.DB.prepare("UPDATE resources SET created_at = ? WHERE id = ?").bind(dayAgo, made.id).run();
-    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY created_at DESC LIMIT 1)").bind(dayAgo).run();
+    await env.DB.prepare(
+      "UPDATE idempotency_keys SET expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY created_at DESC LIMIT 1)",
+    )
+      .bind(dayAgo)
+      .run();
     const again = await createCounter(key, bearer(token));
     expect(again.status).toBe(201);
     expect(again.headers.get("Idempotent-Replayed")).toBeNull();
@@ -132,7 +150,10 @@ describe("Idempotency-Key", () => {
     const retried = await json<{ id: string; signing_secret: string }>(await createCounter(key, bearer(token), body));
     expect(retried).toMatchObject({ id: first.id, signing_secret: first.signing_secret });
     // Another key, or no key, gets another secret.
-    expect((await json<{ signing_secret: string }>(await createCounter(crypto.randomUUID(), bearer(token), body))).signing_secret).not.toBe(first.signing_secret);
+    expect(
+      (await json<{ signing_secret: string }>(await createCounter(crypto.randomUUID(), bearer(token), body)))
+        .signing_secret,
+    ).not.toBe(first.signing_secret);
   });
 
   it("scopes keys to the credential: two callers with one key get their own resources", async () => {
@@ -153,12 +174,16 @@ describe("Idempotency-Key", () => {
     const key = crypto.randomUUID();
     const results = await Promise.all(Array.from({ length: 20 }, () => createCounter(key, bearer(token))));
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(",")).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(","),
+    ).toBe(true);
     const created = results.filter((r) => r.status === 201);
     expect(created.filter((r) => r.headers.get("Idempotent-Replayed") === null)).toHaveLength(1);
     const ids = new Set(await Promise.all(created.map(async (r) => (await json(r)).id as string)));
     expect(ids.size).toBe(1);
-    for (const busy of results.filter((r) => r.status === 409)) expect((await json(busy)).code).toBe("idempotency_in_flight");
+    for (const busy of results.filter((r) => r.status === 409))
+      expect((await json(busy)).code).toBe("idempotency_in_flight");
 
     expect(await resourcesOwnedBy(tokenId)).toBe(1);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
@@ -197,11 +222,16 @@ describe("Idempotency-Key", () => {
     const id = (await json(first)).id as string;
     expect((await json(again)).id).toBe(id);
     const payer = await env.DB.prepare("SELECT owner FROM resources WHERE id = ?").bind(id).first<{ owner: string }>();
-    const payments = await env.DB.prepare("SELECT COUNT(*) AS n FROM payments WHERE payer = ?").bind(payer!.owner.toLowerCase()).first<{ n: number }>();
+    const payments = await env.DB.prepare("SELECT COUNT(*) AS n FROM payments WHERE payer = ?")
+      .bind(payer!.owner.toLowerCase())
+      .first<{ n: number }>();
     expect(payments?.n).toBe(1);
 
     // Another payer with the same key is someone else.
-    const other = await call("POST", "/v1/counters", { body: {}, headers: keyed(key, await pay(generatePrivateKey())) });
+    const other = await call("POST", "/v1/counters", {
+      body: {},
+      headers: keyed(key, await pay(generatePrivateKey())),
+    });
     expect(other.status).toBe(201);
     expect(other.headers.get("Idempotent-Replayed")).toBeNull();
   });

@@ -13,7 +13,21 @@ import { inboxes } from "../../src/kinds/address/inboxes";
 import { MAX_ITEM_BYTES, MAX_ITEMS } from "../../src/kinds/address/inboxes/schema";
 import { sha256Hex, toBase64, toHex } from "../../src/bytes";
 import type { allItems } from "../../src/kinds/address/captures/pull";
-import { ORIGIN, buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, r2Keys, storageDump, stubOf, type ResourceExport } from "../harness";
+import {
+  ORIGIN,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  problemOf,
+  publicUrl,
+  r2Keys,
+  storageDump,
+  stubOf,
+  type ResourceExport,
+} from "../harness";
 
 /** What an inbox's export holds (besides its info): every item, acked ones too. */
 type InboxExport = ResourceExport<{ items: ReturnType<typeof allItems> }>;
@@ -34,7 +48,13 @@ const download = async (url: string | null) => {
 };
 
 async function hmac(key: string, message: string): Promise<Uint8Array> {
-  const k = await crypto.subtle.importKey("raw", new TextEncoder().encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const k = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(key),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)));
 }
 
@@ -43,8 +63,19 @@ describe("inboxes", () => {
     const box = await inbox();
     const binary = new Uint8Array(300).map((_, i) => (i * 7) & 0xff);
     const answers = [
-      await box.post("", { body: JSON.stringify({ event: "created" }), headers: { "content-type": "application/json", "x-github-event": "push" } }),
-      await SELF.fetch(`${box.url}/hooks/a%20b/?x=1&x=2&empty=`, { method: "PUT", body: binary, headers: { "content-type": "application/octet-stream", "cf-connecting-ip": "198.51.100.4", connection: "keep-alive" } }),
+      await box.post("", {
+        body: JSON.stringify({ event: "created" }),
+        headers: { "content-type": "application/json", "x-github-event": "push" },
+      }),
+      await SELF.fetch(`${box.url}/hooks/a%20b/?x=1&x=2&empty=`, {
+        method: "PUT",
+        body: binary,
+        headers: {
+          "content-type": "application/octet-stream",
+          "cf-connecting-ip": "198.51.100.4",
+          connection: "keep-alive",
+        },
+      }),
       await SELF.fetch(`${box.url}/gone`, { method: "DELETE" }),
       await SELF.fetch(`${box.url}?challenge=abc`, { method: "GET" }),
     ];
@@ -58,11 +89,34 @@ describe("inboxes", () => {
     expect(seqs).toEqual([1, 2, 3, 4]);
 
     const page = await box.ok("pull", "/items");
-    expect(page.items.map((i) => [i.seq, i.method, i.path])).toEqual([[1, "POST", ""], [2, "PUT", "/hooks/a%20b/"], [3, "DELETE", "/gone"], [4, "GET", ""]]);
+    expect(page.items.map((i) => [i.seq, i.method, i.path])).toEqual([
+      [1, "POST", ""],
+      [2, "PUT", "/hooks/a%20b/"],
+      [3, "DELETE", "/gone"],
+      [4, "GET", ""],
+    ]);
     const [first, second, third, fourth] = page.items;
-    expect(first).toMatchObject({ body_text: '{"event":"created"}', body_base64: null, body_url: null, content_type: "application/json", verified: null, acked_at: null });
+    expect(first).toMatchObject({
+      body_text: '{"event":"created"}',
+      body_base64: null,
+      body_url: null,
+      content_type: "application/json",
+      verified: null,
+      acked_at: null,
+    });
     expect(first!.headers["x-github-event"]).toBe("push");
-    expect(second).toMatchObject({ query: [["x", "1"], ["x", "2"], ["empty", ""]], client_ip: "198.51.100.4", size: 300, sha256: sha256Hex(binary), body_text: null, body_base64: toBase64(binary) });
+    expect(second).toMatchObject({
+      query: [
+        ["x", "1"],
+        ["x", "2"],
+        ["empty", ""],
+      ],
+      client_ip: "198.51.100.4",
+      size: 300,
+      sha256: sha256Hex(binary),
+      body_text: null,
+      body_base64: toBase64(binary),
+    });
     expect(second!.headers.connection).toBeUndefined();
     expect(third).toMatchObject({ size: 0, body_text: "", sha256: sha256Hex(new Uint8Array(0)) });
     expect(fourth!.query).toEqual([["challenge", "abc"]]);
@@ -78,8 +132,17 @@ describe("inboxes", () => {
     expect(await box.ok("info", "")).toMatchObject({ pending: 0, acked: 4, last_seq: 4, verify: null });
 
     // The export keeps acked items until the inbox ends.
-    const exported = await json<InboxExport>(await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }));
-    expect(exported.data.items.map((i: { seq: number; acked_at: string | null }) => [i.seq, i.acked_at !== null])).toEqual([[1, true], [2, true], [3, true], [4, true]]);
+    const exported = await json<InboxExport>(
+      await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }),
+    );
+    expect(
+      exported.data.items.map((i: { seq: number; acked_at: string | null }) => [i.seq, i.acked_at !== null]),
+    ).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+      [4, true],
+    ]);
     expect(exported.data.items[1]!.body_base64).toBe(toBase64(binary));
   });
 
@@ -91,7 +154,9 @@ describe("inboxes", () => {
     const [item] = (await box.ok("pull", "/items")).items;
     expect(item).toMatchObject({ size: MAX_ITEM_BYTES, sha256: sha256Hex(big), body_text: null, body_base64: null });
     expect(sha256Hex(await download(item!.body_url))).toBe(sha256Hex(big));
-    const exported = await json<InboxExport>(await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }));
+    const exported = await json<InboxExport>(
+      await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) }),
+    );
     expect(sha256Hex(await download(exported.data.items[0]!.body_url))).toBe(sha256Hex(big));
 
     const keys = await r2Keys(box.id);
@@ -117,14 +182,22 @@ describe("inboxes", () => {
 
   it("1,000 requests posted in parallel are all kept, each exactly once, in a consistent order", async () => {
     const box = await inbox();
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, n) => box.post("", { body: JSON.stringify({ n }) }).then((r) => json<{ seq: number }>(r))));
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, n) =>
+        box.post("", { body: JSON.stringify({ n }) }).then((r) => json<{ seq: number }>(r)),
+      ),
+    );
     expect(new Set(answers.map((a) => a.seq)).size).toBe(1000);
     const seen: { seq: number; n: number; at: number }[] = [];
     let cursor: string | null = null;
     for (;;) {
-      const page: { items: { seq: number; body_text: string | null; received_at: string }[]; next_cursor: string | null } = await box.ok("pull", `/items?limit=100${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: {
+        items: { seq: number; body_text: string | null; received_at: string }[];
+        next_cursor: string | null;
+      } = await box.ok("pull", `/items?limit=100${cursor ? `&cursor=${cursor}` : ""}`);
       if (page.items.length === 0) break;
-      for (const i of page.items) seen.push({ seq: i.seq, n: JSON.parse(i.body_text!).n, at: Date.parse(i.received_at) });
+      for (const i of page.items)
+        seen.push({ seq: i.seq, n: JSON.parse(i.body_text!).n, at: Date.parse(i.received_at) });
       cursor = page.next_cursor;
     }
     expect(seen.map((s) => s.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
@@ -136,7 +209,10 @@ describe("inboxes", () => {
   it("is full at its limit: 507, nothing stored", async () => {
     const box = await inbox();
     // Kept as a rewrite of the counter: 10,000 real captures through the public address would take minutes here.
-    await runInDurableObject(stubOf(box.id), (_o, state) => void state.storage.sql.exec("UPDATE capture_stats SET items = ?", MAX_ITEMS));
+    await runInDurableObject(
+      stubOf(box.id),
+      (_o, state) => void state.storage.sql.exec("UPDATE capture_stats SET items = ?", MAX_ITEMS),
+    );
     const res = await box.post("", { body: "one too many" });
     const problem = await problemOf(res, 507);
     expect(problem.code).toBe("storage_full");
@@ -148,7 +224,11 @@ describe("inbox signatures", () => {
   const payload = JSON.stringify({ id: "evt_1", type: "payment_intent.succeeded", amount: 4200 });
   const tampered = payload.replace("4200", "4201");
 
-  async function checks(provider: string, secret: string, headersFor: (body: string) => Promise<Record<string, string>>) {
+  async function checks(
+    provider: string,
+    secret: string,
+    headersFor: (body: string) => Promise<Record<string, string>>,
+  ) {
     const box = await inbox({ verify: { provider, secret } });
     expect(JSON.stringify(box.record)).not.toContain(secret);
     expect(box.record.config).toEqual({ verify: { provider, reject_unverified: false } });
@@ -166,7 +246,11 @@ describe("inbox signatures", () => {
   it("Stripe, signed by the stripe library", async () => {
     const secret = "whsec_test_secret_for_the_inbox";
     await checks("stripe", secret, async (body) => ({
-      "stripe-signature": await Stripe.webhooks.generateTestHeaderStringAsync({ payload: body, secret, cryptoProvider: Stripe.createSubtleCryptoProvider() }),
+      "stripe-signature": await Stripe.webhooks.generateTestHeaderStringAsync({
+        payload: body,
+        secret,
+        cryptoProvider: Stripe.createSubtleCryptoProvider(),
+      }),
     }));
   });
 
@@ -180,7 +264,11 @@ describe("inbox signatures", () => {
     await checks("standard-webhooks", secret, async (body) => {
       const id = `msg_${crypto.randomUUID()}`;
       const at = new Date();
-      return { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign(id, at, body) };
+      return {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": new Webhook(secret).sign(id, at, body),
+      };
     });
   });
 
@@ -191,7 +279,9 @@ describe("inbox signatures", () => {
       "x-slack-signature": `v0=${toHex(await hmac(secret, `v0:${ts}:${body}`))}`,
     });
     const box = await checks("slack", secret, (body) => slack(body));
-    const stale = await json(await box.post("", { body: payload, headers: await slack(payload, Math.floor(Date.now() / 1000) - 600) }));
+    const stale = await json(
+      await box.post("", { body: payload, headers: await slack(payload, Math.floor(Date.now() / 1000) - 600) }),
+    );
     expect(stale.verified).toBe(false);
     expect((await box.ok("pull", "/items?cursor=3")).items[0]!.verification_error).toContain("300 s");
   });
@@ -206,7 +296,11 @@ describe("inbox signatures", () => {
     await checks("twitch", twitch, async (body) => {
       const id = crypto.randomUUID();
       const at = new Date().toISOString();
-      return { "twitch-eventsub-message-id": id, "twitch-eventsub-message-timestamp": at, "twitch-eventsub-message-signature": `sha256=${toHex(await hmac(twitch, id + at + body))}` };
+      return {
+        "twitch-eventsub-message-id": id,
+        "twitch-eventsub-message-timestamp": at,
+        "twitch-eventsub-message-signature": `sha256=${toHex(await hmac(twitch, id + at + body))}`,
+      };
     });
     const zoom = "zoom-secret-token";
     await checks("zoom", zoom, async (body) => {
@@ -219,10 +313,16 @@ describe("inbox signatures", () => {
     const secret = "large-body-secret";
     const box = await inbox({ verify: { provider: "github", secret, reject_unverified: true } });
     const big = "x".repeat(1024 * 1024);
-    const good = await box.post("/big", { body: big, headers: { "x-hub-signature-256": await githubSign(secret, big) } });
+    const good = await box.post("/big", {
+      body: big,
+      headers: { "x-hub-signature-256": await githubSign(secret, big) },
+    });
     expect(good.status).toBe(200);
     const keys = await r2Keys(box.id);
-    const bad = await box.post("/big", { body: `${big}!`, headers: { "x-hub-signature-256": await githubSign(secret, big) } });
+    const bad = await box.post("/big", {
+      body: `${big}!`,
+      headers: { "x-hub-signature-256": await githubSign(secret, big) },
+    });
     expect((await problemOf(bad, 401)).detail).toContain("github signature does not verify");
     expect(await r2Keys(box.id)).toEqual(keys);
     const items = (await box.ok("pull", "/items")).items;
@@ -235,7 +335,9 @@ describe("inbox signatures", () => {
     const dump = await storageDump(box.id);
     expect(dump).toContain("inbox");
     expect(dump).not.toContain(secret);
-    const d1 = JSON.stringify((await env.DB.prepare("SELECT * FROM resources WHERE id = ?").bind(box.id).all()).results);
+    const d1 = JSON.stringify(
+      (await env.DB.prepare("SELECT * FROM resources WHERE id = ?").bind(box.id).all()).results,
+    );
     expect(d1).not.toContain(secret);
     const exported = await call("GET", `/v1/resources/${box.id}/export`, { headers: managed(box.mgmt) });
     expect(await exported.text()).not.toContain(secret);

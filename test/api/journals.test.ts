@@ -9,7 +9,17 @@ import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } fro
 import { describe, expect, it } from "vitest";
 import { journals } from "../../src/kinds/memory/journals";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { balanceOf, buyCredits, call, createResource, json, managed, opsOn, type Problem, type ResourceExport } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 import { watchRowsRead } from "./rows-read";
 
 const ZEROS = "0".repeat(64);
@@ -58,13 +68,22 @@ const jwks = async () => createLocalJWKSet(await json<{ keys: JWK[] }>(await cal
 describe("journals", () => {
   it("appends get server seq and time; the exported chain recomputes and the signed head verifies against the JWKS", async () => {
     const j = await journal();
-    const first = await j.op<Out<"append">>("POST", "/entries", { type: "order.placed", data: { z: 1, a: [1.5, "é", null], m: { y: true, b: "\u2028" } } });
+    const first = await j.op<Out<"append">>("POST", "/entries", {
+      type: "order.placed",
+      data: { z: 1, a: [1.5, "é", null], m: { y: true, b: "\u2028" } },
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toMatchObject({ seq: 1, type: "order.placed", prev_hash: ZEROS });
     expect(Date.parse(first.body.time)).toBeGreaterThan(Date.now() - 60_000);
 
     const batch = await j.op<Out<"append_batch">>("POST", "/entries/batch", {
-      entries: [{ data: "plain text" }, { type: "n", data: 1e21 }, { data: null }, { data: { "\u00e9": 1, e: 2, "😀": 3, "\u20ac": 4 } }, { data: [-0, 0.1, 100] }],
+      entries: [
+        { data: "plain text" },
+        { type: "n", data: 1e21 },
+        { data: null },
+        { data: { "\u00e9": 1, e: 2, "😀": 3, "\u20ac": 4 } },
+        { data: [-0, 0.1, 100] },
+      ],
     });
     expect(batch.status, JSON.stringify(batch.body)).toBe(200);
     expect(batch.body.items.map((e: { seq: number }) => e.seq)).toEqual([2, 3, 4, 5, 6]);
@@ -76,7 +95,9 @@ describe("journals", () => {
     expect(headRes.status).toBe(200);
     const { head, jws } = headRes.body;
 
-    const exported = await json<ResourceExport<{ entries: Exported[]; head: unknown }>>(await call("GET", `/v1/resources/${j.id}/export`, { headers: managed(j.mgmt) }));
+    const exported = await json<ResourceExport<{ entries: Exported[]; head: unknown }>>(
+      await call("GET", `/v1/resources/${j.id}/export`, { headers: managed(j.mgmt) }),
+    );
     const entries = exported.data.entries;
     expect(entries).toHaveLength(6);
     expect(entries[3]!.data).toBeNull();
@@ -87,7 +108,13 @@ describe("journals", () => {
     expect(decodeProtectedHeader(jws)).toMatchObject({ alg: "RS256", typ: "journal-head+json", kid: "test-key-1" });
     const payload = JSON.parse(new TextDecoder().decode(verified.payload));
     expect(payload).toEqual(head);
-    expect(payload).toMatchObject({ resource_id: j.id, seq: 6, hash: headHash, entry_time: entries[5]!.time, iss: "https://zeitvault.test" });
+    expect(payload).toMatchObject({
+      resource_id: j.id,
+      seq: 6,
+      hash: headHash,
+      entry_time: entries[5]!.time,
+      iss: "https://zeitvault.test",
+    });
 
     // Any edit breaks the chain: a changed value no longer hashes to its stored link.
     const edited = entries.map((e) => (e.seq === 2 ? { ...e, data: "plain text!" } : e));
@@ -106,7 +133,9 @@ describe("journals", () => {
     const j = await journal();
     await j.op("POST", "/entries", { data: "genesis" });
     const spent = (await balanceOf(j.token)).spent_usd;
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => j.op("POST", "/entries", { data: { writer: i }, expected_seq: 1 })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => j.op("POST", "/entries", { data: { writer: i }, expected_seq: 1 })),
+    );
     const won = results.filter((r) => r.status === 200);
     expect(won).toHaveLength(1);
     expect(won[0]!.body.seq).toBe(2);
@@ -130,7 +159,10 @@ describe("journals", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { status: number; body: Out<"read"> } = await j.op("GET", `/entries?limit=10${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { status: number; body: Out<"read"> } = await j.op(
+        "GET",
+        `/entries?limit=10${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(page.status).toBe(200);
       for (const [k, e] of page.body.items.entries()) {
         forward.push(e.seq);
@@ -147,7 +179,10 @@ describe("journals", () => {
     expect(back.body.items.map((e: { seq: number }) => e.seq)).toEqual([25, 24, 23, 22]);
     expect(back.body.next_cursor).toBe("21");
     expect(back.body.items[0]!.prev_hash).toBe(back.body.items[1]!.hash);
-    const more = await j.op<Out<"read">>("GET", `/entries?direction=backward&limit=100&cursor=${back.body.next_cursor}`);
+    const more = await j.op<Out<"read">>(
+      "GET",
+      `/entries?direction=backward&limit=100&cursor=${back.body.next_cursor}`,
+    );
     expect(more.body.items).toHaveLength(21);
     expect(more.body.items.at(-1)).toMatchObject({ seq: 1, prev_hash: ZEROS });
     expect(more.body.next_cursor).toBeNull();
@@ -197,7 +232,9 @@ describe("journals", () => {
     const big = await j.op("POST", "/entries", { data: "x".repeat(64 * 1024) });
     expect(big.status).toBe(413);
     expect(big.body.code).toBe("payload_too_large");
-    const tooMany = await j.op<Problem>("POST", "/entries/batch", { entries: Array.from({ length: 101 }, () => ({ data: 1 })) });
+    const tooMany = await j.op<Problem>("POST", "/entries/batch", {
+      entries: Array.from({ length: 101 }, () => ({ data: 1 })),
+    });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors![0]!.path).toBe("entries");
     const noData = await j.op<Problem>("POST", "/entries", { type: "x" });
@@ -205,7 +242,9 @@ describe("journals", () => {
     expect(noData.body.errors![0]!.path).toBe("data");
     const badType = await j.op<Problem>("POST", "/entries", { type: "has space", data: 1 });
     expect(badType.body.errors![0]!.path).toBe("type");
-    const surrogate = await j.op<Problem>("POST", "/entries/batch", { entries: [{ data: 1 }, { data: { s: "\ud800" } }] });
+    const surrogate = await j.op<Problem>("POST", "/entries/batch", {
+      entries: [{ data: 1 }, { data: { s: "\ud800" } }],
+    });
     expect(surrogate.status).toBe(422);
     expect(surrogate.body.errors![0]!.path).toBe("entries.1.data");
     let deep: unknown = 1;
@@ -216,8 +255,12 @@ describe("journals", () => {
 
     // Filled by real appends to 5 bytes under the cap: 95 entries at the 64 KiB entry limit and one of 65530 bytes (a string's
     // canonical JSON is its length + 2), in batches that fit the 1 MiB request body; with the first entry `0` that is 6 MiB - 5.
-    const entries = [...Array.from({ length: 95 }, () => ({ data: "x".repeat(64 * 1024 - 2) })), { data: "x".repeat(65530 - 2) }];
-    for (let i = 0; i < entries.length; i += 15) expect((await j.op("POST", "/entries/batch", { entries: entries.slice(i, i + 15) })).status).toBe(200);
+    const entries = [
+      ...Array.from({ length: 95 }, () => ({ data: "x".repeat(64 * 1024 - 2) })),
+      { data: "x".repeat(65530 - 2) },
+    ];
+    for (let i = 0; i < entries.length; i += 15)
+      expect((await j.op("POST", "/entries/batch", { entries: entries.slice(i, i + 15) })).status).toBe(200);
     expect((await j.op<{ bytes: number }>("GET", "")).body.bytes).toBe(6 * 1024 * 1024 - 5);
     const full = await j.op("POST", "/entries", { data: "123456" });
     expect(full.status).toBe(413);
@@ -235,9 +278,16 @@ describe("journals", () => {
       sql.exec(
         `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?2)
          INSERT INTO journal_entries (seq, time, type, data, hash) SELECT x, ?1 - ?2 + x, 'step', '{"i":' || x || '}', printf('%064x', x) FROM n`,
-        now, n,
+        now,
+        n,
       );
-      sql.exec("UPDATE journal_state SET head_seq = ?, head_hash = ?, head_time = ?, bytes = ?", n, n.toString(16).padStart(64, "0"), now, n * 12);
+      sql.exec(
+        "UPDATE journal_state SET head_seq = ?, head_hash = ?, head_time = ?, bytes = ?",
+        n,
+        n.toString(16).padStart(64, "0"),
+        now,
+        n * 12,
+      );
     });
     const rows = await watchRowsRead(j.id);
     const budget = async <T>(what: string, limit: number, work: () => Promise<{ status: number; body: T }>) => {
@@ -248,11 +298,20 @@ describe("journals", () => {
       return out!.body;
     };
 
-    expect((await budget("append", 30, () => j.op("POST", "/entries", { data: "next", expected_seq: n }))).seq).toBe(n + 1);
-    expect((await budget("batch append", 30, () => j.op("POST", "/entries/batch", { entries: [{ data: 1 }, { data: 2 }] }))).head_seq).toBe(n + 3);
-    const mid = await budget("read 100 from the middle", 250, () => j.op<Out<"read">>("GET", "/entries?from_seq=50000&limit=100"));
+    expect((await budget("append", 30, () => j.op("POST", "/entries", { data: "next", expected_seq: n }))).seq).toBe(
+      n + 1,
+    );
+    expect(
+      (await budget("batch append", 30, () => j.op("POST", "/entries/batch", { entries: [{ data: 1 }, { data: 2 }] })))
+        .head_seq,
+    ).toBe(n + 3);
+    const mid = await budget("read 100 from the middle", 250, () =>
+      j.op<Out<"read">>("GET", "/entries?from_seq=50000&limit=100"),
+    );
     expect(mid.items.map((e: { seq: number }) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 50_000 + i));
-    const newest = await budget("read backward from the head", 60, () => j.op<Out<"read">>("GET", "/entries?direction=backward&limit=10"));
+    const newest = await budget("read backward from the head", 60, () =>
+      j.op<Out<"read">>("GET", "/entries?direction=backward&limit=10"),
+    );
     expect(newest.items[0]!.seq).toBe(n + 3);
     expect(newest.items[1]!.hash).toBe(newest.items[0]!.prev_hash);
     expect((await budget("tail", 30, () => j.op<Out<"tail">>("GET", `/tail?after_seq=${n}`))).items).toHaveLength(3);

@@ -6,13 +6,31 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, r2Keys, type PaymentRequired, type Problem, type ResourceExport, type ResourceRecord } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  expire,
+  json,
+  managed,
+  stubOf,
+  r2Keys,
+  type PaymentRequired,
+  type Problem,
+  type ResourceExport,
+  type ResourceRecord,
+} from "../harness";
 import { exampleBody, exampleRequest, resourceFixture } from "./examples";
 import type { AnyKind } from "../../src/kind/kind";
 
 async function storageIsEmpty(id: string): Promise<boolean> {
   return runInDurableObject(stubOf(id), async (_obj, state) => {
-    const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'").toArray();
+    const tables = state.storage.sql
+      .exec(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'",
+      )
+      .toArray();
     return tables.length === 0 && (await state.storage.getAlarm()) === null;
   });
 }
@@ -52,7 +70,12 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
 
   it("create → status → extend → export → cancel", async () => {
     const { record, id, mgmt, token } = await resourceFixture(kind, { ttl_seconds: 86400 });
-    expect(record).toMatchObject({ kind: kindName, family: kind.family, state: "active", charged_usd: kind.dayPriceMicro / 1e6 });
+    expect(record).toMatchObject({
+      kind: kindName,
+      family: kind.family,
+      state: "active",
+      charged_usd: kind.dayPriceMicro / 1e6,
+    });
     expect(mgmt).toMatch(/^zvm_/);
     expect(record.urls.self).toBe(`https://zeitvault.test/v1/resources/${id}`);
 
@@ -64,7 +87,10 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
 
     // Two more days, or as many as the kind's lifetime allows (blobs live 48 h at most).
     const days = Math.min(2, kind.maxTtlSeconds / 86400 - 1);
-    const extended = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: days * 86400 }, headers: managed(mgmt, token) });
+    const extended = await call("POST", `/v1/resources/${id}/extend`, {
+      body: { ttl_seconds: days * 86400 },
+      headers: managed(mgmt, token),
+    });
     expect(extended.status, await extended.clone().text()).toBe(200);
     const ext = await json<ResourceRecord>(extended);
     expect(Date.parse(ext.expires_at) - Date.parse(record.expires_at)).toBe(days * 86400 * 1000);
@@ -105,7 +131,10 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
       expect(problem.code).toBe("validation_failed");
       expect(problem.errors!.map((e: { path: string }) => e.path)).toContain(path);
     }
-    const malformed = await call("POST", `/v1/${kindName}`, { body: "{not json", headers: { authorization: `Bearer ${token}` } });
+    const malformed = await call("POST", `/v1/${kindName}`, {
+      body: "{not json",
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(malformed.status).toBe(400);
     expect((await json(malformed)).code).toBe("invalid_request");
     expect((await balanceOf(token)).spent_usd).toBe(0);
@@ -124,7 +153,9 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (kindName, kind) => 
     expect((await op(managed(forged, token))).status).toBe(401); // checksum fails
     expect((await call("GET", `/v1/resources/${a.id}`, { headers: managed(b.mgmt) })).status).toBe(403);
     expect((await call("DELETE", `/v1/resources/${a.id}`)).status).toBe(401);
-    expect((await call("POST", `/v1/${kindName}`, { body: valid, headers: { authorization: "Bearer zv_nope" } })).status).toBe(401);
+    expect(
+      (await call("POST", `/v1/${kindName}`, { body: valid, headers: { authorization: "Bearer zv_nope" } })).status,
+    ).toBe(401);
     const unpaid = await op(managed(a.mgmt));
     expect(unpaid.status).toBe(402);
     expect((await json<PaymentRequired>(unpaid)).accepts[0]!.maxAmountRequired).toBe(String(sample.priceMicro));

@@ -12,12 +12,16 @@ import { ORIGIN, balanceOf, buyCredits, call, createResource, managed, opsOn, pr
 async function link(token: string, body: Record<string, unknown>) {
   const created = await createResource("links", token, body);
   const address = new URL(publicUrl(created.record)).pathname;
-  const follow = (headers: Record<string, string> = {}, method = "GET") => SELF.fetch(`${ORIGIN}${address}`, { method, headers, redirect: "manual" });
+  const follow = (headers: Record<string, string> = {}, method = "GET") =>
+    SELF.fetch(`${ORIGIN}${address}`, { method, headers, redirect: "manual" });
   return { ...created, address, follow, ...opsOn(links, created.id, created.mgmt, token) };
 }
 
 async function uploadBlob(id: string, mgmt: string, token: string, text: string, type = "text/plain; charset=utf-8") {
-  const res = await call("PUT", `/v1/blobs/${id}/content`, { body: text, headers: { ...managed(mgmt, token), "content-type": type } });
+  const res = await call("PUT", `/v1/blobs/${id}/content`, {
+    body: text,
+    headers: { ...managed(mgmt, token), "content-type": type },
+  });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
@@ -25,7 +29,11 @@ describe("links", () => {
   it("redirects, counts and logs each GET (referrer host, country), not HEAD; 410 past max_clicks, counted as refused", async () => {
     const { token } = await buyCredits(1);
     const l = await link(token, { target_url: "https://example.com/report?x=1", max_clicks: 3 });
-    expect(l.record.config).toEqual({ target_url: "https://example.com/report?x=1", max_clicks: 3, redirect_status: 302 });
+    expect(l.record.config).toEqual({
+      target_url: "https://example.com/report?x=1",
+      max_clicks: 3,
+      redirect_status: 302,
+    });
     const first = await l.follow({ referer: "https://News.Example.org/thread/1", "cf-ipcountry": "DE" });
     expect(first.status).toBe(302);
     expect(first.headers.get("location")).toBe("https://example.com/report?x=1");
@@ -39,11 +47,24 @@ describe("links", () => {
     const page = await l.follow({ accept: "text/html" });
     expect(page.status).toBe(410);
     expect(await page.text()).toContain("This link no longer works");
-    expect(await l.ok("get", "")).toMatchObject({ clicks: 3, max_clicks: 3, remaining_clicks: 0, exhausted: true, refused: 2, target_url: "https://example.com/report?x=1" });
+    expect(await l.ok("get", "")).toMatchObject({
+      clicks: 3,
+      max_clicks: 3,
+      remaining_clicks: 0,
+      exhausted: true,
+      refused: 2,
+      target_url: "https://example.com/report?x=1",
+    });
     const log = await l.ok("list_clicks", "/clicks?limit=2");
-    expect(log.items.map((c) => [c.seq, c.referrer_host, c.country])).toEqual([[3, null, null], [2, null, null]]);
+    expect(log.items.map((c) => [c.seq, c.referrer_host, c.country])).toEqual([
+      [3, null, null],
+      [2, null, null],
+    ]);
     const rest = await l.ok("list_clicks", `/clicks?limit=2&cursor=${log.next_cursor}`);
-    expect(rest).toMatchObject({ items: [{ seq: 1, referrer_host: "news.example.org", country: "DE" }], next_cursor: null });
+    expect(rest).toMatchObject({
+      items: [{ seq: 1, referrer_host: "news.example.org", country: "DE" }],
+      next_cursor: null,
+    });
   });
 
   it("answers 307 when asked, without a limit; a Unicode target goes out as a header can carry it", async () => {
@@ -54,7 +75,12 @@ describe("links", () => {
       expect(res.status).toBe(307);
       expect(res.headers.get("location")).toBe("https://xn--bcher-kva.example/Gr%C3%BC%C3%9Fe%20%E2%82%AC");
     }
-    expect(await l.ok("get", "")).toMatchObject({ clicks: 3, max_clicks: null, remaining_clicks: null, exhausted: false });
+    expect(await l.ok("get", "")).toMatchObject({
+      clicks: 3,
+      max_clicks: null,
+      remaining_clicks: null,
+      exhausted: false,
+    });
   });
 
   it("serves the owner's blob as it is now (type, Range), and 410 once its content is gone", async () => {
@@ -74,7 +100,9 @@ describe("links", () => {
     expect(await part.text()).toBe("first");
     await uploadBlob(blob.id, blob.mgmt, token, "second version");
     expect(await (await l.follow()).text()).toBe("second version");
-    expect((await call("DELETE", `/v1/blobs/${blob.id}/content`, { headers: managed(blob.mgmt, token) })).status).toBe(200);
+    expect((await call("DELETE", `/v1/blobs/${blob.id}/content`, { headers: managed(blob.mgmt, token) })).status).toBe(
+      200,
+    );
     expect((await l.follow()).status).toBe(410);
     expect(await l.ok("get", "")).toMatchObject({ clicks: 3, refused: 1 });
   });
@@ -82,11 +110,17 @@ describe("links", () => {
   it("serves an object too; the blob's end ends what the link serves", async () => {
     const { token } = await buyCredits(1);
     const object = await createResource("objects", token, {});
-    const put = await call("PUT", `/v1/objects/${object.id}/content`, { body: "object bytes", headers: { ...managed(object.mgmt, token), "content-type": "application/octet-stream" } });
+    const put = await call("PUT", `/v1/objects/${object.id}/content`, {
+      body: "object bytes",
+      headers: { ...managed(object.mgmt, token), "content-type": "application/octet-stream" },
+    });
     expect(put.status).toBe(200);
     const l = await link(token, { content: object.mgmt });
     expect(await (await l.follow()).text()).toBe("object bytes");
-    expect((await call("DELETE", `/v1/resources/${object.id}`, { headers: { authorization: `Bearer ${object.mgmt}` } })).status).toBe(200);
+    expect(
+      (await call("DELETE", `/v1/resources/${object.id}`, { headers: { authorization: `Bearer ${object.mgmt}` } }))
+        .status,
+    ).toBe(200);
     expect((await l.follow()).status).toBe(410);
   });
 

@@ -44,7 +44,13 @@ export interface ListedTool {
   description?: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
   icons?: { src: string; mimeType?: string; sizes?: string[] }[];
   _meta?: Body;
 }
@@ -77,8 +83,13 @@ function askingFor(version: string | undefined): typeof fetch {
 }
 
 /** The 1.x SDK client (`@modelcontextprotocol/sdk` 1.32), through initialize. */
-export async function connectV1(options: { bearer?: string; toolsets?: string; version?: "2024-11-05" | "2025-06-18" } = {}) {
-  const transport = new StreamableHTTPClientTransport(url(options.toolsets), { fetch: askingFor(options.version), requestInit: auth(options.bearer) });
+export async function connectV1(
+  options: { bearer?: string; toolsets?: string; version?: "2024-11-05" | "2025-06-18" } = {},
+) {
+  const transport = new StreamableHTTPClientTransport(url(options.toolsets), {
+    fetch: askingFor(options.version),
+    requestInit: auth(options.bearer),
+  });
   const client = new Client({ name: "zeitvault-tests", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport };
@@ -86,8 +97,14 @@ export async function connectV1(options: { bearer?: string; toolsets?: string; v
 
 /** The v2 client (`@modelcontextprotocol/client` 2.4), stateless 2026-07-28: server/discover, then `_meta` on every request. */
 export async function connectV2(options: { bearer?: string; toolsets?: string } = {}) {
-  const transport = new ModernTransport(url(options.toolsets), { fetch: (input, init) => SELF.fetch(input, init), requestInit: auth(options.bearer) });
-  const client = new ModernClient({ name: "zeitvault-tests-v2", version: "2.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const transport = new ModernTransport(url(options.toolsets), {
+    fetch: (input, init) => SELF.fetch(input, init),
+    requestInit: auth(options.bearer),
+  });
+  const client = new ModernClient(
+    { name: "zeitvault-tests-v2", version: "2.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   await client.connect(transport);
   return { client, transport };
 }
@@ -100,17 +117,34 @@ export const MODERN_META = {
 
 /** Headers a well-behaved client of `version` sends with a POST (none for a headerless 2025-03-26 client). */
 export function wireHeaders(version?: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { "content-type": "application/json", accept: "application/json, text/event-stream", ...(version ? { "mcp-protocol-version": version } : {}), ...extra };
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...(version ? { "mcp-protocol-version": version } : {}),
+    ...extra,
+  };
 }
 
 /** One raw POST: `body` as JSON (or as the string given). */
 export function post(body: unknown, headers: Record<string, string> = wireHeaders(), query = ""): Promise<Response> {
-  return SELF.fetch(`${ORIGIN}/mcp${query}`, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return SELF.fetch(`${ORIGIN}/mcp${query}`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }
 
 /** A raw 2026-07-28 request, with its `_meta` and standard headers. */
-export function modern(id: number, method: string, params: Body & { _meta?: Body } = {}, extra: Record<string, string> = {}): Promise<Response> {
+export function modern(
+  id: number,
+  method: string,
+  params: Body & { _meta?: Body } = {},
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
   const headers = wireHeaders("2026-07-28", { "mcp-method": method, ...(name ? { "mcp-name": name } : {}), ...extra });
-  return post({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...MODERN_META, ...params._meta } } }, headers);
+  return post(
+    { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...MODERN_META, ...params._meta } } },
+    headers,
+  );
 }

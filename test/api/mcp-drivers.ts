@@ -3,7 +3,17 @@
  * list the tools (every page), call a tool (with `_meta`), close. A JSON-RPC error comes back as
  * `{ rpcError }` rather than thrown, whichever client met it.
  */
-import { post, wireHeaders, connectV1, connectV2, type Body, type ListedTool, type RpcAnswer, type ToolAnswer, type ToolPage } from "./mcp-clients";
+import {
+  post,
+  wireHeaders,
+  connectV1,
+  connectV2,
+  type Body,
+  type ListedTool,
+  type RpcAnswer,
+  type ToolAnswer,
+  type ToolPage,
+} from "./mcp-clients";
 
 export interface Session {
   list(): Promise<ListedTool[]>;
@@ -39,12 +49,16 @@ async function allPages(list: ListFn): Promise<ListedTool[]> {
 
 function v1Driver(name: string, revision: Driver["revision"], version?: "2024-11-05"): Driver {
   return {
-    name, revision,
+    name,
+    revision,
     async connect(bearer, toolsets) {
       const { client } = await connectV1({ bearer, toolsets, version });
       return {
         list: () => allPages((p) => client.listTools(p) as ReturnType<ListFn>),
-        call: (tool, args = {}, meta) => client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }).then((r) => r as ToolAnswer, caught),
+        call: (tool, args = {}, meta) =>
+          client
+            .callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) })
+            .then((r) => r as ToolAnswer, caught),
         close: () => client.close(),
       };
     },
@@ -52,12 +66,16 @@ function v1Driver(name: string, revision: Driver["revision"], version?: "2024-11
 }
 
 const v2Driver: Driver = {
-  name: "v2 client (2026-07-28, stateless)", revision: "2026-07-28",
+  name: "v2 client (2026-07-28, stateless)",
+  revision: "2026-07-28",
   async connect(bearer, toolsets) {
     const { client } = await connectV2({ bearer, toolsets });
     return {
       list: async () => (await client.listTools()).tools as ListedTool[],
-      call: (tool, args = {}, meta) => client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }).then((r) => r as unknown as ToolAnswer, caught),
+      call: (tool, args = {}, meta) =>
+        client
+          .callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) })
+          .then((r) => r as unknown as ToolAnswer, caught),
       close: () => client.close(),
     };
   },
@@ -68,16 +86,36 @@ const v2Driver: Driver = {
  * predates the header), then everything in JSON-RPC batches, which that revision has.
  */
 const rawBatchDriver: Driver = {
-  name: "raw 2025-03-26 client sending batches", revision: "2025-03-26",
+  name: "raw 2025-03-26 client sending batches",
+  revision: "2025-03-26",
   async connect(bearer, toolsets) {
     const headers = wireHeaders(undefined, bearer ? { authorization: `Bearer ${bearer}` } : {});
     const query = toolsets ? `?toolsets=${toolsets}` : "";
-    const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }, headers, query);
+    const init = await post(
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+      },
+      headers,
+      query,
+    );
     const negotiated = ((await init.json()) as RpcAnswer<{ protocolVersion: string }>).result?.protocolVersion;
     if (negotiated !== "2025-03-26") throw new Error(`initialize answered ${negotiated}`);
     let id = 1;
     const batch = async <R>(method: string, params: Body) => {
-      const answers = (await (await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: ++id, method, params }, { jsonrpc: "2.0", id: ++id, method: "ping" }], headers, query)).json()) as RpcAnswer<R>[];
+      const answers = (await (
+        await post(
+          [
+            { jsonrpc: "2.0", method: "notifications/initialized" },
+            { jsonrpc: "2.0", id: ++id, method, params },
+            { jsonrpc: "2.0", id: ++id, method: "ping" },
+          ],
+          headers,
+          query,
+        )
+      ).json()) as RpcAnswer<R>[];
       if (answers.length !== 2 || answers[1]!.id !== id) throw new Error(`batch answered ${JSON.stringify(answers)}`);
       return answers[0]!;
     };
@@ -93,7 +131,11 @@ const rawBatchDriver: Driver = {
         return tools;
       },
       async call(tool, args = {}, meta) {
-        const answer = await batch<ToolAnswer>("tools/call", { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) });
+        const answer = await batch<ToolAnswer>("tools/call", {
+          name: tool,
+          arguments: args,
+          ...(meta ? { _meta: meta } : {}),
+        });
         return answer.error ? { rpcError: answer.error, content: [] } : answer.result!;
       },
       close: async () => undefined,

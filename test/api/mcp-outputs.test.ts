@@ -33,5 +33,9 @@ async function runOp(kind: AnyKind, op: AnyOp) {
 
 describe.each(KINDS.map((k) => [k.kind, k] as const))("%s", (_name, kind) => {
   const ops = kind.ops.filter((op) => !op.rawBody && !op.example?.headers);
-  it.each(ops.map((op) => [op.name, op] as const))("%s: its answer fits the tool's outputSchema", (_op, op) => runOp(kind, op), 60_000);
+  it.each(ops.map((op) => [op.name, op] as const))(
+    "%s: its answer fits the tool's outputSchema",
+    (_op, op) => runOp(kind, op),
+    60_000,
+  );
 });

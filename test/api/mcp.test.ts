@@ -9,12 +9,27 @@ import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
 import { balanceOf, buyCredits, call, json, signPayment } from "../harness";
-import { post, wireHeaders, type Body, type RpcAnswer, type ToolAnswer, type ToolPage, type X402Terms } from "./mcp-clients";
+import {
+  post,
+  wireHeaders,
+  type Body,
+  type RpcAnswer,
+  type ToolAnswer,
+  type ToolPage,
+  type X402Terms,
+} from "./mcp-clients";
 import { data, DRIVERS, structured } from "./mcp-drivers";
 
 async function accessToken(creditToken: string): Promise<string> {
-  const form = new URLSearchParams({ grant_type: "client_credentials", client_secret: creditToken, scope: "zeitvault.write" });
-  const grant = await call("POST", "/oauth/token", { body: form.toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+  const form = new URLSearchParams({
+    grant_type: "client_credentials",
+    client_secret: creditToken,
+    scope: "zeitvault.write",
+  });
+  const grant = await call("POST", "/oauth/token", {
+    body: form.toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
   return (await json<{ access_token: string }>(grant)).access_token;
 }
 
@@ -26,20 +41,42 @@ describe.each(DRIVERS)("$name", (driver) => {
     const tools = await session.list();
     expect(tools.length).toBeLessThanOrEqual(40);
     const byName = new Map(tools.map((t) => [t.name as string, t]));
-    expect([...byName.keys()]).toEqual(expect.arrayContaining(["list_kinds", "describe_kind", "create_resource", "call_operation", "get_resource", "list_prices", "buy_credits"]));
+    expect([...byName.keys()]).toEqual(
+      expect.arrayContaining([
+        "list_kinds",
+        "describe_kind",
+        "create_resource",
+        "call_operation",
+        "get_resource",
+        "list_prices",
+        "buy_credits",
+      ]),
+    );
     expect(byName.get("describe_kind")!.inputSchema.properties!.kind!.enum).toEqual(KINDS.map((k) => k.kind));
     const get = byName.get("get_resource")!;
     if (revision === "2024-11-05") expect(Object.keys(get).sort()).toEqual(["description", "inputSchema", "name"]);
-    else expect(get.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    else
+      expect(get.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
     if (revision === "2025-03-26") expect(get.annotations!.title).toBe("Get resource");
     if (structured(revision)) {
-      expect(get).toMatchObject({ title: "Get resource", outputSchema: { type: "object", properties: { id: expect.any(Object) } } });
+      expect(get).toMatchObject({
+        title: "Get resource",
+        outputSchema: { type: "object", properties: { id: expect.any(Object) } },
+      });
       expect(byName.get("cancel_resource")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     } else {
       expect(get).not.toHaveProperty("outputSchema");
       expect(get).not.toHaveProperty("title");
     }
-    if (revision >= "2025-11-25") expect(get.icons).toEqual([{ src: "https://zeitvault.test/mcp/icon.svg", mimeType: "image/svg+xml", sizes: ["any"] }]);
+    if (revision >= "2025-11-25")
+      expect(get.icons).toEqual([
+        { src: "https://zeitvault.test/mcp/icon.svg", mimeType: "image/svg+xml", sizes: ["any"] },
+      ]);
     else expect(get).not.toHaveProperty("icons");
     await session.close();
   });
@@ -69,10 +106,19 @@ describe.each(DRIVERS)("$name", (driver) => {
   it("runs a paid call paid by the credit token on the connection", async () => {
     const { token } = await buyCredits(1);
     const session = await driver.connect(token);
-    const created = await session.call("create_resource", { kind: "counters", input: { ttl_seconds: 3600, initial: 2 } });
+    const created = await session.call("create_resource", {
+      kind: "counters",
+      input: { ttl_seconds: 3600, initial: 2 },
+    });
     expect(created.isError, created.content[0]?.text).toBeFalsy();
     const { id, management_token } = data(created);
-    const inc = await session.call("call_operation", { kind: "counters", id, management_token, operation: "increment", input: { by: 3 } });
+    const inc = await session.call("call_operation", {
+      kind: "counters",
+      id,
+      management_token,
+      operation: "increment",
+      input: { by: 3 },
+    });
     expect(data(inc)).toMatchObject({ value: 5 });
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0011, 6);
     await session.close();
@@ -86,11 +132,22 @@ describe.each(DRIVERS)("$name", (driver) => {
     const wrapped = JSON.parse(refused.content[0]!.text) as Body;
     expect(wrapped["x402/error"]).toMatchObject({ code: 402, message: expect.any(String), data: { x402Version: 2 } });
     const terms = data(refused as ToolAnswer<X402Terms>);
-    expect(terms).toMatchObject({ x402Version: 2, accepts: [{ scheme: "exact", amount: "1000", network: "eip155:84532" }] });
+    expect(terms).toMatchObject({
+      x402Version: 2,
+      accepts: [{ scheme: "exact", amount: "1000", network: "eip155:84532" }],
+    });
     expect(refused.structuredContent !== undefined).toBe(structured(revision));
 
-    const { header, payer } = await signPayment({ key: generatePrivateKey(), priceMicro: Number(terms.accepts[0]!.amount), version: 2 });
-    const paid = await session.call("create_counters", { ttl_seconds: 3600, initial: 3 }, { "x402/payment": JSON.parse(atob(header)) });
+    const { header, payer } = await signPayment({
+      key: generatePrivateKey(),
+      priceMicro: Number(terms.accepts[0]!.amount),
+      version: 2,
+    });
+    const paid = await session.call(
+      "create_counters",
+      { ttl_seconds: 3600, initial: 3 },
+      { "x402/payment": JSON.parse(atob(header)) },
+    );
     expect(paid.isError, paid.content[0]?.text).toBeFalsy();
     expect(data(paid)).toMatchObject({ kind: "counters", usage: { value: 3 } });
     expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true, payer });
@@ -126,14 +183,22 @@ describe.each(DRIVERS)("$name", (driver) => {
 
 describe("the raw 2025-03-26 client's batches", () => {
   it("answers requests in order, skips notifications, and refuses an initialize inside a batch", async () => {
-    const res = await post([
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: "two", method: "tools/list" },
-      { jsonrpc: "2.0", id: 3, method: "ping" },
-      { jsonrpc: "2.0", id: 4, method: "nope" },
-      42,
-    ], wireHeaders("2025-03-26"));
+    const res = await post(
+      [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: "two", method: "tools/list" },
+        { jsonrpc: "2.0", id: 3, method: "ping" },
+        { jsonrpc: "2.0", id: 4, method: "nope" },
+        42,
+      ],
+      wireHeaders("2025-03-26"),
+    );
     expect(res.status).toBe(200);
     const out = (await res.json()) as RpcAnswer<ToolPage>[];
     expect(out.map((m) => m.id)).toEqual([1, "two", 3, 4, null]);
@@ -142,7 +207,10 @@ describe("the raw 2025-03-26 client's batches", () => {
     expect(out[2]!.result).toEqual({});
     expect(out[3]!.error!.code).toBe(-32601);
     expect(out[4]!.error!.code).toBe(-32600);
-    const quiet = await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }]);
+    const quiet = await post([
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+    ]);
     expect(quiet.status).toBe(202);
     expect(await quiet.text()).toBe("");
   });

@@ -24,7 +24,12 @@ afterEach(() => {
 
 async function versions(id: string): Promise<Record<string, number>> {
   return runInDurableObject(stubOf(id), (_obj, state) =>
-    Object.fromEntries(state.storage.sql.exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions").toArray().map((r) => [r.owner, r.version])),
+    Object.fromEntries(
+      state.storage.sql
+        .exec<{ owner: string; version: number }>("SELECT owner, version FROM schema_versions")
+        .toArray()
+        .map((r) => [r.owner, r.version]),
+    ),
   );
 }
 
@@ -38,7 +43,8 @@ describe("migrations", () => {
   it("runs a migration that landed after the resource was made, once, keeping its data and config", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { max: 100 });
-    const inc = (by: number) => call("POST", `/v1/counters/${id}/increment`, { body: { by }, headers: managed(mgmt, token) });
+    const inc = (by: number) =>
+      call("POST", `/v1/counters/${id}/increment`, { body: { by }, headers: managed(mgmt, token) });
     expect((await json(await inc(7))).value).toBe(7);
 
     counters.migrations.push(landed);
@@ -48,7 +54,10 @@ describe("migrations", () => {
     expect(await versions(id)).toEqual({ platform, counters: 2 });
     const record = await json(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
     expect(record.config).toMatchObject({ max: 100, note_field: true });
-    const note = await runInDurableObject(stubOf(id), (_obj, state) => state.storage.sql.exec<{ note: string }>("SELECT note FROM counter").one().note);
+    const note = await runInDurableObject(
+      stubOf(id),
+      (_obj, state) => state.storage.sql.exec<{ note: string }>("SELECT note FROM counter").one().note,
+    );
     expect(note).toBe("added by migration 2");
 
     // Once: another restart runs nothing again (the column would already exist, and ALTER would fail).
@@ -67,11 +76,23 @@ describe("migrations", () => {
       sql.exec("DROP TABLE r2_drops");
       sql.exec("DROP INDEX deliveries_due");
       sql.exec("DROP INDEX deliveries_body");
-      for (const column of ["body_key", "sends", "refusals", "queued", "due_at", "settled_at", "retry_delays", "queued_by"]) sql.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
+      for (const column of [
+        "body_key",
+        "sends",
+        "refusals",
+        "queued",
+        "due_at",
+        "settled_at",
+        "retry_delays",
+        "queued_by",
+      ])
+        sql.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
       sql.exec("ALTER TABLE resource_meta DROP COLUMN public_disabled");
       sql.exec(
         "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, 'resource.expiring', 'https://example.com/', 'POST', '{}', '{}', 'pending', ?, ?)",
-        `evt_${"1".repeat(32)}`, Date.now(), Date.now(),
+        `evt_${"1".repeat(32)}`,
+        Date.now(),
+        Date.now(),
       );
     });
     counters.migrations.push(landed);
@@ -80,7 +101,9 @@ describe("migrations", () => {
     expect(res.status).toBe(200);
     expect(await versions(id)).toEqual({ platform, counters: 2 });
     // The old row joined the outbox as a delivery already on the queue, to be sent again if nothing is heard of it.
-    const [row] = (await json<DeliveryPage>(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }))).items;
+    const [row] = (
+      await json<DeliveryPage>(await call("GET", `/v1/counters/${id}/deliveries`, { headers: managed(mgmt) }))
+    ).items;
     expect(row).toMatchObject({ status: "pending", sends: 1, settled_at: null });
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, json, signPayment, usd, type PaymentRequired, type PriceList, type Problem } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  json,
+  signPayment,
+  usd,
+  type PaymentRequired,
+  type PriceList,
+  type Problem,
+} from "../harness";
 
 describe("credits", () => {
   it("a purchase without payment answers 402 with the terms in both x402 forms", async () => {
@@ -18,10 +28,19 @@ describe("credits", () => {
   it("buys a token (v1 and v2), reports the balance and tops up", async () => {
     const { token, tokenId } = await buyCredits(1);
     expect(token).toMatch(/^zv_/);
-    expect(await balanceOf(token)).toMatchObject({ token_id: tokenId, type: "credit", balance_usd: 1, spent_usd: 0, cap_usd: null });
+    expect(await balanceOf(token)).toMatchObject({
+      token_id: tokenId,
+      type: "credit",
+      balance_usd: 1,
+      spent_usd: 0,
+      cap_usd: null,
+    });
 
     const v2 = await signPayment({ priceMicro: usd(0.25), version: 2 });
-    const top = await call("POST", "/v1/credits", { body: { amount_usd: 0.25 }, headers: { [v2.name]: v2.header, authorization: `Bearer ${token}` } });
+    const top = await call("POST", "/v1/credits", {
+      body: { amount_usd: 0.25 },
+      headers: { [v2.name]: v2.header, authorization: `Bearer ${token}` },
+    });
     expect(top.status).toBe(200);
     expect(top.headers.get("PAYMENT-RESPONSE")).toBeTruthy();
     expect((await balanceOf(token)).balance_usd).toBe(1.25);
@@ -37,7 +56,10 @@ describe("credits", () => {
 
   it("mints capped sub-tokens that stop at their cap", async () => {
     const { token } = await buyCredits(1);
-    const res = await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.002, label: "worker", days: 1 }, headers: { authorization: `Bearer ${token}` } });
+    const res = await call("POST", "/v1/credits/subtokens", {
+      body: { cap_usd: 0.002, label: "worker", days: 1 },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(201);
     const sub = await json<{ credit_token: string }>(res);
     expect(sub).toMatchObject({ cap_usd: 0.002, label: "worker", parent_token_id: expect.any(String) });

@@ -8,7 +8,17 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { balanceOf, buyCredits, call, createResource, json, managed, stubOf, type Problem, type ResourceExport } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  stubOf,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 import { notary } from "../../src/kinds/time/notary";
 import type { exportAll } from "../../src/kinds/time/notary/store";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
@@ -22,7 +32,8 @@ const priceOf = (op: string) => notary.ops.find((o) => o.name === op)!.priceMicr
 /** What notary's op `N` answers. */
 type Out<N extends OpNames<typeof notary>> = OpOutput<typeof notary, N>;
 
-const hex = (bytes: ArrayBuffer | Uint8Array) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (bytes: ArrayBuffer | Uint8Array) =>
+  [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));
 const unbase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 const base64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
@@ -44,7 +55,8 @@ async function certificatePem(): Promise<string> {
 async function newNotary() {
   const { token } = await buyCredits(1);
   const created = await createResource("notary", token, { ttl_seconds: 86400 });
-  const stamp = (body: Record<string, unknown>) => call("POST", `/v1/notary/${created.id}/stamps`, { body, headers: managed(created.mgmt, token) });
+  const stamp = (body: Record<string, unknown>) =>
+    call("POST", `/v1/notary/${created.id}/stamps`, { body, headers: managed(created.mgmt, token) });
   const get = async <T = Record<string, unknown>>(path: string) => {
     const res = await call("GET", `/v1/notary/${created.id}${path}`, { headers: managed(created.mgmt, token) });
     return { status: res.status, body: await json<T>(res) };
@@ -71,7 +83,10 @@ describe("notary", () => {
     expect(x509.output).toMatch(/X509v3 Extended Key Usage: critical\s+Time Stamping/);
     expect(x509.output).toMatch(/Time Stamp signing : Yes/);
 
-    const doc = await json<{ paths: Record<string, { get?: unknown }>; components: { schemas: Record<string, { properties: Record<string, { description: string }> }> } }>(await call("GET", "/openapi.json?kinds=all"));
+    const doc = await json<{
+      paths: Record<string, { get?: unknown }>;
+      components: { schemas: Record<string, { properties: Record<string, { description: string }> }> };
+    }>(await call("GET", "/openapi.json?kinds=all"));
     expect(doc.paths["/v1/tsa/certificate.pem"]!.get).toBeDefined();
     expect(doc.components.schemas.NotaryStamp!.properties.chain!.description).toContain("prev_chain");
   });
@@ -80,7 +95,13 @@ describe("notary", () => {
     const n = await newNotary();
     const digest = randomDigest();
     const s = await stamped(await n.stamp({ sha256: digest.toUpperCase() }));
-    expect(s).toMatchObject({ seq: 1, sha256: digest, nonce: null, policy: DEFAULT_POLICY_OID, prev_chain: "0".repeat(64) });
+    expect(s).toMatchObject({
+      seq: 1,
+      sha256: digest,
+      nonce: null,
+      policy: DEFAULT_POLICY_OID,
+      prev_chain: "0".repeat(64),
+    });
     expect(s.serial).toMatch(/^[0-9a-f]{32}$/);
     expect(Math.abs(Date.parse(s.gen_time) - Date.now())).toBeLessThan(60_000);
 
@@ -131,7 +152,8 @@ describe("notary", () => {
     const n = await newNotary();
     const twice = randomDigest();
     const made = [];
-    for (const body of [{ sha256: twice }, { data: "middle" }, { sha256: twice, nonce: "1" }]) made.push(await stamped(await n.stamp(body)));
+    for (const body of [{ sha256: twice }, { data: "middle" }, { sha256: twice, nonce: "1" }])
+      made.push(await stamped(await n.stamp(body)));
 
     // The documented rule, implemented here independently.
     let prev = "0".repeat(64);
@@ -165,7 +187,9 @@ describe("notary", () => {
     expect(record.usage).toEqual({ stamps: 3 });
     expect(record.status).toEqual({ stamps: 3, head: { seq: 3, chain: prev, gen_time: made[2]!.gen_time } });
 
-    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(await call("GET", `/v1/resources/${n.id}/export`, { headers: managed(n.mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportAll>>>(
+      await call("GET", `/v1/resources/${n.id}/export`, { headers: managed(n.mgmt) }),
+    );
     expect(exported.data.stamps).toEqual(made);
     expect(exported.data.head_chain).toBe(prev);
     expect(exported.data.chain_rule).toContain("tsr_sha256");
@@ -198,7 +222,12 @@ describe("notary", () => {
       for (let seq = 1; seq < MAX_STAMPS; seq++) {
         state.storage.sql.exec(
           "INSERT INTO notary_stamps (seq, serial, sha256, gen_time, nonce, policy, tsr, prev_chain, chain) VALUES (?, ?, ?, 0, NULL, '1.2', ?, ?, ?)",
-          seq, `s${seq}`, "0".repeat(64), new ArrayBuffer(1), "0".repeat(64), "0".repeat(64),
+          seq,
+          `s${seq}`,
+          "0".repeat(64),
+          new ArrayBuffer(1),
+          "0".repeat(64),
+          "0".repeat(64),
         );
       }
     });
@@ -218,8 +247,20 @@ describe("TSA keys and policy", () => {
   it("production refuses to stamp without its key and certificate, or with a certificate of another key", async () => {
     await expect(tsaSigner({ ...base, ENVIRONMENT: "production" })).rejects.toThrow(/not configured/);
     const other = await generateTsaSecrets("other");
-    await expect(tsaSigner({ ...base, ENVIRONMENT: "production", TSA_PRIVATE_JWK: other.TSA_PRIVATE_JWK, TSA_CERT_PEM: env.TSA_CERT_PEM })).rejects.toThrow(/does not certify/);
-    const configured = await tsaSigner({ ...base, ENVIRONMENT: "production", TSA_PRIVATE_JWK: env.TSA_PRIVATE_JWK, TSA_CERT_PEM: env.TSA_CERT_PEM });
+    await expect(
+      tsaSigner({
+        ...base,
+        ENVIRONMENT: "production",
+        TSA_PRIVATE_JWK: other.TSA_PRIVATE_JWK,
+        TSA_CERT_PEM: env.TSA_CERT_PEM,
+      }),
+    ).rejects.toThrow(/does not certify/);
+    const configured = await tsaSigner({
+      ...base,
+      ENVIRONMENT: "production",
+      TSA_PRIVATE_JWK: env.TSA_PRIVATE_JWK,
+      TSA_CERT_PEM: env.TSA_CERT_PEM,
+    });
     expect(configured.certificatePem).toBe(env.TSA_CERT_PEM);
   });
 
@@ -241,6 +282,14 @@ describe("TSA keys and policy", () => {
   it("lists the notary's operations as MCP tools", async () => {
     const res = await call("POST", "/mcp?toolsets=notary", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     const names = (await json<{ result: ListToolsResult }>(res)).result.tools.map((t: { name: string }) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["create_notary", "notary_stamp", "notary_stamps", "notary_get_stamp", "notary_find_stamps"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "create_notary",
+        "notary_stamp",
+        "notary_stamps",
+        "notary_get_stamp",
+        "notary_find_stamps",
+      ]),
+    );
   });
 });

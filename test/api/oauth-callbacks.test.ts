@@ -19,30 +19,53 @@ const browser = { accept: "text/html" };
 
 async function tokenEndpoint(answer: Record<string, unknown>, status = 200) {
   const name = unique();
-  await fetch(`${receiver}/_content/${name}`, { method: "PUT", body: JSON.stringify(answer), headers: { "content-type": "application/json", "x-status": String(status) } });
+  await fetch(`${receiver}/_content/${name}`, {
+    method: "PUT",
+    body: JSON.stringify(answer),
+    headers: { "content-type": "application/json", "x-status": String(status) },
+  });
   return { name, url: `${receiver}/content/${name}` };
 }
 
 async function callback(extra: Record<string, unknown> = {}) {
   const { token } = await buyCredits(1);
-  const created = await createResource("oauth-callbacks", token, { authorization_endpoint: "https://idp.example.com/authorize", client_id: "agent app", client_secret: "s3cret:with/odd&chars", scope: "openid email", ...extra });
+  const created = await createResource("oauth-callbacks", token, {
+    authorization_endpoint: "https://idp.example.com/authorize",
+    client_id: "agent app",
+    client_secret: "s3cret:with/odd&chars",
+    scope: "openid email",
+    ...extra,
+  });
   const address = new URL(publicUrl(created.record)).pathname;
   const ops = opsOn(oauthCallbacks, created.id, created.mgmt, token);
   const info = await ops.ok("info", "");
-  const hit = (query: Record<string, string>) => call("GET", `${address}?${new URLSearchParams(query)}`, { headers: browser });
+  const hit = (query: Record<string, string>) =>
+    call("GET", `${address}?${new URLSearchParams(query)}`, { headers: browser });
   return { ...created, ...ops, info, address, hit };
 }
 
 describe("oauth-callbacks", () => {
   it("exchanges the code server-side with PKCE and the client's secret; the agent gets the tokens, the person a page", async () => {
-    const tokens = { access_token: "at-SECRET-123", token_type: "Bearer", expires_in: 3600, refresh_token: "rt-SECRET-456", scope: "openid email" };
+    const tokens = {
+      access_token: "at-SECRET-123",
+      token_type: "Bearer",
+      expires_in: 3600,
+      refresh_token: "rt-SECRET-456",
+      scope: "openid email",
+    };
     const endpoint = await tokenEndpoint(tokens);
     const c = await callback({ token_endpoint: endpoint.url, authorize_params: { prompt: "consent" } });
     expect(c.record.config).toMatchObject({ client_secret: "(sealed)" });
     const authorize = new URL(c.info.authorize_url!);
     expect(Object.fromEntries(authorize.searchParams)).toEqual({
-      response_type: "code", client_id: "agent app", redirect_uri: c.info.redirect_uri, scope: "openid email", state: c.info.state,
-      code_challenge: c.info.code_challenge, code_challenge_method: "S256", prompt: "consent",
+      response_type: "code",
+      client_id: "agent app",
+      redirect_uri: c.info.redirect_uri,
+      scope: "openid email",
+      state: c.info.state,
+      code_challenge: c.info.code_challenge,
+      code_challenge_method: "S256",
+      prompt: "consent",
     });
     expect(c.info.redirect_uri).toBe(publicUrl(c.record));
 
@@ -61,10 +84,19 @@ describe("oauth-callbacks", () => {
 
     const [sent] = await received(endpoint.name, 1);
     const form = Object.fromEntries(new URLSearchParams(sent!.body));
-    expect(form).toEqual({ grant_type: "authorization_code", code: "the-code-789", redirect_uri: c.info.redirect_uri, code_verifier: expect.any(String) });
-    const challenge = base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(form.code_verifier))));
+    expect(form).toEqual({
+      grant_type: "authorization_code",
+      code: "the-code-789",
+      redirect_uri: c.info.redirect_uri,
+      code_verifier: expect.any(String),
+    });
+    const challenge = base64url.encode(
+      new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(form.code_verifier))),
+    );
     expect(challenge).toBe(c.info.code_challenge);
-    expect(sent!.headers.authorization).toBe(`Basic ${btoa(`${encodeURIComponent("agent app")}:${encodeURIComponent("s3cret:with/odd&chars")}`)}`);
+    expect(sent!.headers.authorization).toBe(
+      `Basic ${btoa(`${encodeURIComponent("agent app")}:${encodeURIComponent("s3cret:with/odd&chars")}`)}`,
+    );
     expect(sent!.headers["content-type"]).toBe("application/x-www-form-urlencoded");
 
     const again = await c.hit({ code: "the-code-789", state: c.info.state });
@@ -73,11 +105,17 @@ describe("oauth-callbacks", () => {
 
     const stored = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(c.id)), (_o, state) => {
       const sql = state.storage.sql;
-      return sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray()
-        .map((t) => JSON.stringify(sql.exec(`SELECT * FROM "${t.name}"`).toArray())).join("\n");
+      return sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+        )
+        .toArray()
+        .map((t) => JSON.stringify(sql.exec(`SELECT * FROM "${t.name}"`).toArray()))
+        .join("\n");
     });
     expect(stored).toContain("oauth-callbacks");
-    for (const secret of ["at-SECRET-123", "rt-SECRET-456", "s3cret:with", form.code_verifier!]) expect(stored).not.toContain(secret);
+    for (const secret of ["at-SECRET-123", "rt-SECRET-456", "s3cret:with", form.code_verifier!])
+      expect(stored).not.toContain(secret);
   });
 
   it("sends the client secret in the form when asked (client_secret_post), and reports the provider's refusal", async () => {
@@ -87,9 +125,20 @@ describe("oauth-callbacks", () => {
     expect(new URL(c.info.authorize_url!).searchParams.has("code_challenge")).toBe(false);
     const page = await c.hit({ code: "old", state: c.info.state });
     expect(await page.text()).toContain("Sign-in did not complete");
-    expect(await c.ok("result", "/result")).toMatchObject({ status: "error", error: "invalid_grant", error_description: "The code has expired.", tokens: null });
+    expect(await c.ok("result", "/result")).toMatchObject({
+      status: "error",
+      error: "invalid_grant",
+      error_description: "The code has expired.",
+      tokens: null,
+    });
     const [sent] = await received(endpoint.name, 1);
-    expect(Object.fromEntries(new URLSearchParams(sent!.body))).toEqual({ grant_type: "authorization_code", code: "old", redirect_uri: c.info.redirect_uri, client_id: "agent app", client_secret: "s3cret:with/odd&chars" });
+    expect(Object.fromEntries(new URLSearchParams(sent!.body))).toEqual({
+      grant_type: "authorization_code",
+      code: "old",
+      redirect_uri: c.info.redirect_uri,
+      client_id: "agent app",
+      client_secret: "s3cret:with/odd&chars",
+    });
     expect(sent!.headers.authorization).toBeUndefined();
   });
 
@@ -106,7 +155,11 @@ describe("oauth-callbacks", () => {
     const said = await page.text();
     expect(said).toContain("The provider said: The user said no.");
     expect(said).not.toContain("access_denied");
-    expect(await d.ok("result", "/result")).toMatchObject({ status: "error", error: "access_denied", error_description: "The user said no." });
+    expect(await d.ok("result", "/result")).toMatchObject({
+      status: "error",
+      error: "access_denied",
+      error_description: "The user said no.",
+    });
   });
 
   it("refuses a request it could not carry out", async () => {

@@ -14,20 +14,43 @@ const issuer = new URL(ORIGIN);
 const viaWorker = { [oauth.customFetch]: (url: string, init?: RequestInit) => SELF.fetch(url, init) };
 
 async function accessTokenFor(token: string, tokenId: string, scope = "zeitvault.write") {
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...viaWorker, algorithm: "oauth2" }));
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...viaWorker, algorithm: "oauth2" }),
+  );
   const client = { client_id: tokenId };
-  const res = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(token), { scope }, viaWorker);
+  const res = await oauth.clientCredentialsGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretPost(token),
+    { scope },
+    viaWorker,
+  );
   return { as, client, res };
 }
 
 const tokenForm = (fields: Record<string, string>) =>
-  call("POST", "/oauth/token", { body: new URLSearchParams(fields).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+  call("POST", "/oauth/token", {
+    body: new URLSearchParams(fields).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
 
-async function signWith(claims: Record<string, unknown>, header: { alg: string; typ?: string; kid?: string }, key: CryptoKey | Uint8Array) {
+async function signWith(
+  claims: Record<string, unknown>,
+  header: { alg: string; typ?: string; kid?: string },
+  key: CryptoKey | Uint8Array,
+) {
   return new SignJWT(claims).setProtectedHeader(header).sign(key);
 }
 
-const baseClaims = (sub: string) => ({ sub, client_id: sub, scope: "zeitvault.write", jti: crypto.randomUUID(), iss: ORIGIN, aud: ORIGIN });
+const baseClaims = (sub: string) => ({
+  sub,
+  client_id: sub,
+  scope: "zeitvault.write",
+  jti: crypto.randomUUID(),
+  iss: ORIGIN,
+  aud: ORIGIN,
+});
 
 describe("OAuth client credentials", () => {
   it("discovers, gets a token, pays with it, and the token verifies against the JWKS", async () => {
@@ -36,14 +59,23 @@ describe("OAuth client credentials", () => {
     const grant = await oauth.processClientCredentialsResponse(as, client, res);
     expect(grant).toMatchObject({ token_type: "bearer", expires_in: 3600, scope: "zeitvault.write" });
 
-    const created = await call("POST", "/v1/counters", { body: { ttl_seconds: 86400 }, headers: { authorization: `Bearer ${grant.access_token}` } });
+    const created = await call("POST", "/v1/counters", {
+      body: { ttl_seconds: 86400 },
+      headers: { authorization: `Bearer ${grant.access_token}` },
+    });
     expect(created.status, await created.clone().text()).toBe(201);
     expect((await balanceOf(token)).spent_usd).toBe(0.001);
-    const balance = await call("GET", "/v1/credits/balance", { headers: { authorization: `Bearer ${grant.access_token}` } });
+    const balance = await call("GET", "/v1/credits/balance", {
+      headers: { authorization: `Bearer ${grant.access_token}` },
+    });
     expect((await json(balance)).token_id).toBe(tokenId);
 
     const published = await json<{ keys: JWK[] }>(await call("GET", "/.well-known/jwks.json"));
-    const { payload, protectedHeader } = await jwtVerify(grant.access_token, createLocalJWKSet(published), { issuer: ORIGIN, audience: ORIGIN, typ: "at+jwt" });
+    const { payload, protectedHeader } = await jwtVerify(grant.access_token, createLocalJWKSet(published), {
+      issuer: ORIGIN,
+      audience: ORIGIN,
+      typ: "at+jwt",
+    });
     expect(protectedHeader).toMatchObject({ alg: "RS256", kid: "test-key-1" });
     expect(payload).toMatchObject({ sub: tokenId, client_id: tokenId, scope: "zeitvault.write" });
     expect(payload.exp! - payload.iat!).toBe(3600);
@@ -52,18 +84,33 @@ describe("OAuth client credentials", () => {
 
   it("publishes RFC 8414 and RFC 9728 metadata", async () => {
     const meta = await json(await call("GET", "/.well-known/oauth-protected-resource"));
-    expect(meta).toMatchObject({ resource: ORIGIN, authorization_servers: [ORIGIN], scopes_supported: ["zeitvault.write"] });
+    expect(meta).toMatchObject({
+      resource: ORIGIN,
+      authorization_servers: [ORIGIN],
+      scopes_supported: ["zeitvault.write"],
+    });
     const as = await json(await call("GET", "/.well-known/oauth-authorization-server"));
-    expect(as).toMatchObject({ issuer: ORIGIN, token_endpoint: `${ORIGIN}/oauth/token`, grant_types_supported: ["client_credentials"] });
+    expect(as).toMatchObject({
+      issuer: ORIGIN,
+      token_endpoint: `${ORIGIN}/oauth/token`,
+      grant_types_supported: ["client_credentials"],
+    });
   });
 
   it("answers RFC 6749 errors: wrong secret, wrong scope, wrong grant, not a form", async () => {
     const { token, tokenId } = await buyCredits(0.25);
     const other = await buyCredits(0.25);
-    const wrongSecret = await tokenForm({ grant_type: "client_credentials", client_id: tokenId, client_secret: other.token });
+    const wrongSecret = await tokenForm({
+      grant_type: "client_credentials",
+      client_id: tokenId,
+      client_secret: other.token,
+    });
     expect(wrongSecret.status).toBe(401);
     expect(await json(wrongSecret), "wrong secret").toMatchObject({ error: "invalid_client" });
-    const typo = await tokenForm({ grant_type: "client_credentials", client_secret: token.slice(0, -1) + (token.endsWith("x") ? "y" : "x") });
+    const typo = await tokenForm({
+      grant_type: "client_credentials",
+      client_secret: token.slice(0, -1) + (token.endsWith("x") ? "y" : "x"),
+    });
     expect((await json(typo)).error).toBe("invalid_client");
     const scope = await accessTokenFor(token, tokenId, "zeitvault.admin");
     expect(scope.res.status).toBe(400);
@@ -72,7 +119,10 @@ describe("OAuth client credentials", () => {
     expect((await json(grant)).error).toBe("unsupported_grant_type");
     const notForm = await call("POST", "/oauth/token", { body: { grant_type: "client_credentials" } });
     expect((await json(notForm)).error).toBe("invalid_request");
-    const badBasic = await call("POST", "/oauth/token", { body: "grant_type=client_credentials", headers: { "content-type": "application/x-www-form-urlencoded", authorization: "Basic %%%" } });
+    const badBasic = await call("POST", "/oauth/token", {
+      body: "grant_type=client_credentials",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: "Basic %%%" },
+    });
     expect(badBasic.status).toBe(401);
     expect((await json(badBasic)).error).toBe("invalid_client");
   });
@@ -86,15 +136,28 @@ describe("OAuth client credentials", () => {
 
     const valid = await signWith({ ...baseClaims(tokenId), iat: now, exp: now + 600 }, header, privateKey);
     const expired = await signWith({ ...baseClaims(tokenId), iat: now - 7200, exp: now - 3600 }, header, privateKey);
-    const foreign = await signWith({ ...baseClaims(tokenId), iss: "https://evil.example", iat: now, exp: now + 600 }, header, privateKey);
-    const wrongAudience = await signWith({ ...baseClaims(tokenId), aud: "https://other.example", iat: now, exp: now + 600 }, header, privateKey);
+    const foreign = await signWith(
+      { ...baseClaims(tokenId), iss: "https://evil.example", iat: now, exp: now + 600 },
+      header,
+      privateKey,
+    );
+    const wrongAudience = await signWith(
+      { ...baseClaims(tokenId), aud: "https://other.example", iat: now, exp: now + 600 },
+      header,
+      privateKey,
+    );
     const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
     const unsigned = `${b64({ alg: "none", typ: "at+jwt" })}.${b64({ ...baseClaims(tokenId), iat: now, exp: now + 600 })}.`;
     // The classic confusion: HMAC keyed with the published public key.
     const publicJwk = (await jwks(env)).keys[0]!;
-    const confused = await signWith({ ...baseClaims(tokenId), iat: now, exp: now + 600 }, { alg: "HS256", typ: "at+jwt", kid: jwk.kid }, new TextEncoder().encode(JSON.stringify(publicJwk)));
+    const confused = await signWith(
+      { ...baseClaims(tokenId), iat: now, exp: now + 600 },
+      { alg: "HS256", typ: "at+jwt", kid: jwk.kid },
+      new TextEncoder().encode(JSON.stringify(publicJwk)),
+    );
 
-    const create = (bearer: string) => call("POST", "/v1/counters", { body: {}, headers: { authorization: `Bearer ${bearer}` } });
+    const create = (bearer: string) =>
+      call("POST", "/v1/counters", { body: {}, headers: { authorization: `Bearer ${bearer}` } });
     expect((await create(valid)).status).toBe(201);
     for (const bad of [expired, foreign, wrongAudience, unsigned, confused]) {
       const res = await create(bad);
@@ -113,7 +176,11 @@ describe("OAuth client credentials", () => {
     const first = await grant();
     const second = await grant();
     expect(second.access_token).not.toBe(first.access_token);
-    const create = (bearer: string) => call("POST", "/v1/counters", { body: { ttl_seconds: 86400 }, headers: { authorization: `Bearer ${bearer}`, "Idempotency-Key": "refresh-retry" } });
+    const create = (bearer: string) =>
+      call("POST", "/v1/counters", {
+        body: { ttl_seconds: 86400 },
+        headers: { authorization: `Bearer ${bearer}`, "Idempotency-Key": "refresh-retry" },
+      });
     const a = await create(first.access_token);
     const b = await create(second.access_token);
     expect(b.headers.get("idempotent-replayed")).toBe("true");
@@ -122,7 +189,11 @@ describe("OAuth client credentials", () => {
   });
 
   it("publishes the next key during a rotation", async () => {
-    const { privateKey } = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]) as CryptoKeyPair;
+    const { privateKey } = (await crypto.subtle.generateKey(
+      { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+      true,
+      ["sign", "verify"],
+    )) as CryptoKeyPair;
     const next = { ...(await crypto.subtle.exportKey("jwk", privateKey)), kid: "test-key-2" };
     const set = await jwks({ ...env, OAUTH_NEXT_PRIVATE_JWK: JSON.stringify(next) });
     expect(set.keys.map((k) => k.kid)).toEqual(["test-key-1", "test-key-2"]);

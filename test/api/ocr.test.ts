@@ -15,8 +15,17 @@ const LINES = ["Invoice 4711", "Total due 128 EUR", "Thank you for your order"];
 /** A PDF of `pages`, each a page of big text, rendered by the pdf kind through the local engine. */
 async function printed(token: string, pages: string[][]): Promise<Uint8Array> {
   const maker = await createResource("pdf", token, {});
-  const html = pages.map((lines) => `<section style="page-break-after: always; font: 32px sans-serif">${lines.map((l) => `<p>${l}</p>`).join("")}</section>`).join("");
-  const render = await SELF.fetch(`${ORIGIN}/v1/pdf/${maker.id}/renders`, { method: "POST", body: JSON.stringify({ html }), headers: { ...managed(maker.mgmt, token), "content-type": "application/json" } });
+  const html = pages
+    .map(
+      (lines) =>
+        `<section style="page-break-after: always; font: 32px sans-serif">${lines.map((l) => `<p>${l}</p>`).join("")}</section>`,
+    )
+    .join("");
+  const render = await SELF.fetch(`${ORIGIN}/v1/pdf/${maker.id}/renders`, {
+    method: "POST",
+    body: JSON.stringify({ html }),
+    headers: { ...managed(maker.mgmt, token), "content-type": "application/json" },
+  });
   expect(render.status, await render.clone().text()).toBe(200);
   const { content_url } = (await render.json()) as { content_url: string };
   return new Uint8Array(await (await SELF.fetch(content_url)).arrayBuffer());
@@ -32,7 +41,11 @@ async function reader(languages?: string[]) {
   const { token } = await buyCredits(1);
   const created = await createResource("ocr", token, languages ? { languages } : {});
   const read = (bytes: Uint8Array, type = "application/octet-stream") =>
-    SELF.fetch(`${ORIGIN}/v1/ocr/${created.id}/recognitions`, { method: "PUT", body: bytes, headers: { ...managed(created.mgmt, token), "content-type": type } });
+    SELF.fetch(`${ORIGIN}/v1/ocr/${created.id}/recognitions`, {
+      method: "PUT",
+      body: bytes,
+      headers: { ...managed(created.mgmt, token), "content-type": type },
+    });
   return { ...created, token, read, ...opsOn(ocr, created.id, created.mgmt, token) };
 }
 
@@ -45,7 +58,12 @@ describe("ocr", () => {
     for (const format of ["png", "jpeg", "tiff"] as const) {
       const res = await r.read(await image(pdf, format));
       expect(res.status, await res.clone().text()).toBe(200);
-      const seen = (await res.json()) as { format: string; text: string; pages: { width: number; words: { text: string; confidence: number; left: number; width: number }[] }[]; mean_confidence: number };
+      const seen = (await res.json()) as {
+        format: string;
+        text: string;
+        pages: { width: number; words: { text: string; confidence: number; left: number; width: number }[] }[];
+        mean_confidence: number;
+      };
       expect(seen.format).toBe(format);
       for (const line of LINES) expect(squash(seen.text), format).toContain(line);
       const invoice = seen.pages[0]!.words.find((w) => w.text === "4711")!;
@@ -62,7 +80,11 @@ describe("ocr", () => {
     const pdf = await printed(r.token, [["First page says alpha"], ["Second page says omega"]]);
     const res = await r.read(pdf);
     expect(res.status).toBe(200);
-    const seen = (await res.json()) as { recognition_id: string; format: string; pages: { page: number; text: string }[] };
+    const seen = (await res.json()) as {
+      recognition_id: string;
+      format: string;
+      pages: { page: number; text: string }[];
+    };
     expect(seen.format).toBe("pdf");
     expect(seen.pages.map((p) => p.page)).toEqual([1, 2]);
     expect(squash(seen.pages[0]!.text)).toContain("First page says alpha");
@@ -94,7 +116,9 @@ describe("ocr", () => {
     await expectRefused(await missing.read(png), 422, /Not installed here: deu/);
     const html = await serveContent(`ocr-html-${crypto.randomUUID()}`, "<p>not an image</p>", { type: "text/html" });
     expect((await r.refused("recognize_url", "/recognitions/from-url", { url: html })).status).toBe(415);
-    expect((await r.refused("recognize_url", "/recognitions/from-url", { url: "ftp://example.com/x.png" })).status).toBe(422);
+    expect(
+      (await r.refused("recognize_url", "/recognitions/from-url", { url: "ftp://example.com/x.png" })).status,
+    ).toBe(422);
     expect((await balanceOf(r.token)).balance_usd).toBe(before);
     expect((await r.ok("list_recognitions", "/recognitions")).items).toEqual([]);
   });

@@ -4,17 +4,41 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, problemOf, received, usd, type DeliveryPage, type PriceList, type Receipt } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  problemOf,
+  received,
+  usd,
+  type DeliveryPage,
+  type PriceList,
+  type Receipt,
+} from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 
 /** What a refund answers (src/operator/admin-actions.ts). */
-interface Refunded { token_id: string; request_id: string; refunded_usd: number; charges: number; balance_usd: number }
+interface Refunded {
+  token_id: string;
+  request_id: string;
+  refunded_usd: number;
+  charges: number;
+  balance_usd: number;
+}
 /** A page of dead deliveries (the DeadDeliveryPage schema). */
-interface DeadPage { items: { delivery_id: string; resource_id: string; kind: string | null; died_at: string }[]; next_cursor: string | null }
+interface DeadPage {
+  items: { delivery_id: string; resource_id: string; kind: string | null; died_at: string }[];
+  next_cursor: string | null;
+}
 const unique = () => crypto.randomUUID().slice(0, 8);
 
-const refund = (body: unknown, headers: Record<string, string> = ADMIN) => call("POST", "/v1/admin/refunds", { body, headers });
+const refund = (body: unknown, headers: Record<string, string> = ADMIN) =>
+  call("POST", "/v1/admin/refunds", { body, headers });
 
 async function paidIncrement(id: string, mgmt: string, credit: string): Promise<string> {
   const res = await call("POST", `/v1/counters/${id}/increment`, { body: { by: 1 }, headers: managed(mgmt, credit) });
@@ -31,29 +55,46 @@ describe("an operator refund", () => {
     const before = await balanceOf(token);
 
     // The call's charge may still sit in the resource's hold: the refund settles it first.
-    const res = await refund({ token_id: tokenId, request_id: first, reason: "The caller reported a double increment." });
+    const res = await refund({
+      token_id: tokenId,
+      request_id: first,
+      reason: "The caller reported a double increment.",
+    });
     const out = await json<Refunded>(res);
     expect(res.status, JSON.stringify(out)).toBe(200);
-    const price = (await json<PriceList>(await call("GET", "/v1/prices"))).operations.find((o: { operation: string }) => o.operation === "counters.increment")!.price_usd;
+    const price = (await json<PriceList>(await call("GET", "/v1/prices"))).operations.find(
+      (o: { operation: string }) => o.operation === "counters.increment",
+    )!.price_usd;
     expect(out).toMatchObject({ token_id: tokenId, request_id: first, refunded_usd: price, charges: 1 });
     expect(usd(out.balance_usd)).toBe(usd(before.balance_usd) + usd(price));
     expect(usd((await balanceOf(token)).balance_usd)).toBe(usd(before.balance_usd) + usd(price));
 
     const again = await json(await refund({ token_id: tokenId, request_id: first, reason: "again" }));
     expect(again).toMatchObject({ refunded_usd: 0, charges: 0 });
-    const receipt = await json<Receipt>(await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }));
+    const receipt = await json<Receipt>(
+      await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }),
+    );
     expect(receipt.statement.charges.map((c: { request_id: string }) => c.request_id)).not.toContain(first);
   });
 
   it("reaches a sub-token's call through its root token, and gives nothing for a call of another token", async () => {
     const { token, tokenId } = await buyCredits(1);
-    const child = await json<{ credit_token: string }>(await call("POST", "/v1/credits/subtokens", { body: { cap_usd: 0.5, label: "worker", days: 1 }, headers: { authorization: `Bearer ${token}` } }));
+    const child = await json<{ credit_token: string }>(
+      await call("POST", "/v1/credits/subtokens", {
+        body: { cap_usd: 0.5, label: "worker", days: 1 },
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
     const counter = await createResource("counters", child.credit_token);
     const spentBefore = usd((await balanceOf(child.credit_token)).spent_usd);
     const request = await paidIncrement(counter.id, counter.mgmt, child.credit_token);
     const stranger = await buyCredits(1);
-    expect(await json(await refund({ token_id: stranger.tokenId, request_id: request, reason: "wrong token" }))).toMatchObject({ refunded_usd: 0, charges: 0 });
-    expect(await json(await refund({ token_id: tokenId, request_id: request, reason: "sub-agent loop" }))).toMatchObject({ charges: 1 });
+    expect(
+      await json(await refund({ token_id: stranger.tokenId, request_id: request, reason: "wrong token" })),
+    ).toMatchObject({ refunded_usd: 0, charges: 0 });
+    expect(
+      await json(await refund({ token_id: tokenId, request_id: request, reason: "sub-agent loop" })),
+    ).toMatchObject({ charges: 1 });
     // The sub-token's own spend (which its cap counts) is back where it was before the call.
     expect(usd((await balanceOf(child.credit_token)).spent_usd)).toBe(spentBefore);
   });
@@ -83,7 +124,10 @@ describe("dead deliveries", () => {
     const { token } = await buyCredits(1);
     const name = `operator-retry-${unique()}`;
     // 500 for the first 8 requests: the queue's 8 attempts all fail, and the operator's retry is the 9th.
-    const counter = await createResource("counters", token, { ttl_seconds: 2 * 3600, notify_url: `${env.TEST_RECEIVER_URL}/fail/8/${name}` });
+    const counter = await createResource("counters", token, {
+      ttl_seconds: 2 * 3600,
+      notify_url: `${env.TEST_RECEIVER_URL}/fail/8/${name}`,
+    });
     await advance(counter.id, 3600_000 + 60_000);
     let dead: { delivery_id: string; resource_id: string; kind: string | null } | undefined;
     for (let i = 0; i < 300 && !dead; i++) {
@@ -102,7 +146,9 @@ describe("dead deliveries", () => {
       if (!page.items.some((d: { delivery_id: string }) => d.delivery_id === dead!.delivery_id)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const log = await json<DeliveryPage>(await call("GET", `/v1/counters/${counter.id}/deliveries`, { headers: managed(counter.mgmt) }));
+    const log = await json<DeliveryPage>(
+      await call("GET", `/v1/counters/${counter.id}/deliveries`, { headers: managed(counter.mgmt) }),
+    );
     expect(log.items.find((d: { id: string }) => d.id === dead!.delivery_id)).toMatchObject({ status: "delivered" });
     const page = await json<DeadPage>(await call("GET", "/v1/admin/deliveries/dead?limit=100", { headers: ADMIN }));
     expect(page.items.map((d: { delivery_id: string }) => d.delivery_id)).not.toContain(dead!.delivery_id);
@@ -111,14 +157,20 @@ describe("dead deliveries", () => {
   it("pages newest first, refuses a bad cursor, and knows no delivery that never died", async () => {
     const now = Date.now();
     const ids = [0, 1, 2].map((i) => `evt_page${i}${unique()}`);
-    await env.DB.batch(ids.map((id, i) => env.DB.prepare("INSERT INTO deliveries_dead VALUES (?, 'r_gone', ?)").bind(id, now + 1e9 + i)));
+    await env.DB.batch(
+      ids.map((id, i) => env.DB.prepare("INSERT INTO deliveries_dead VALUES (?, 'r_gone', ?)").bind(id, now + 1e9 + i)),
+    );
     const first = await json<DeadPage>(await call("GET", "/v1/admin/deliveries/dead?limit=2", { headers: ADMIN }));
     expect(first.items.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([ids[2], ids[1]]);
     expect(first.items[0]!.kind).toBeNull();
-    const second = await json<DeadPage>(await call("GET", `/v1/admin/deliveries/dead?limit=2&cursor=${first.next_cursor}`, { headers: ADMIN }));
+    const second = await json<DeadPage>(
+      await call("GET", `/v1/admin/deliveries/dead?limit=2&cursor=${first.next_cursor}`, { headers: ADMIN }),
+    );
     expect(second.items[0]!.delivery_id).toBe(ids[0]);
     expect((await call("GET", "/v1/admin/deliveries/dead?cursor=%00bad", { headers: ADMIN })).status).toBe(422);
-    expect((await problemOf(await call("POST", "/v1/admin/deliveries/evt_neverdied/retry", { headers: ADMIN }))).code).toBe("not_found");
+    expect(
+      (await problemOf(await call("POST", "/v1/admin/deliveries/evt_neverdied/retry", { headers: ADMIN }))).code,
+    ).toBe("not_found");
     await env.DB.batch(ids.map((id) => env.DB.prepare("DELETE FROM deliveries_dead WHERE delivery_id = ?").bind(id)));
   });
 });

@@ -24,10 +24,20 @@ const dataKey = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Arra
 
 /** What `npm run setup` produces for production: every setting right. */
 const production: Partial<Env> = {
-  ENVIRONMENT: "production", BASE_URL: "https://api.zeitvault.example",
-  X402_NETWORK: "base", X402_CHAIN_ID: "8453", X402_ASSET: BASE_USDC, X402_ASSET_NAME: "USD Coin", X402_ASSET_VERSION: "2",
-  X402_PAY_TO: PAY_TO, X402_SETTLEMENT: "facilitator", FACILITATOR_URL: "https://facilitator.example/",
-  DATA_ENCRYPTION_KEY: dataKey, ADMIN_TOKEN: ADMIN, ALLOW_PRIVATE_TARGETS: "false", DELIVERY_RETRY_SCALE: "1",
+  ENVIRONMENT: "production",
+  BASE_URL: "https://api.zeitvault.example",
+  X402_NETWORK: "base",
+  X402_CHAIN_ID: "8453",
+  X402_ASSET: BASE_USDC,
+  X402_ASSET_NAME: "USD Coin",
+  X402_ASSET_VERSION: "2",
+  X402_PAY_TO: PAY_TO,
+  X402_SETTLEMENT: "facilitator",
+  FACILITATOR_URL: "https://facilitator.example/",
+  DATA_ENCRYPTION_KEY: dataKey,
+  ADMIN_TOKEN: ADMIN,
+  ALLOW_PRIVATE_TARGETS: "false",
+  DELIVERY_RETRY_SCALE: "1",
 };
 
 async function send(path: string, vars: Partial<Env>, init: RequestInit = {}): Promise<Response> {
@@ -38,7 +48,11 @@ async function send(path: string, vars: Partial<Env>, init: RequestInit = {}): P
 }
 
 const createCounter = (vars: Partial<Env>, headers: Record<string, string> = {}) =>
-  send("/v1/counters", vars, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+  send("/v1/counters", vars, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: "{}",
+  });
 
 async function refused(res: Response, setting: string) {
   const text = await res.text();
@@ -59,7 +73,12 @@ describe("a production deployment", () => {
     const res = await createCounter(production);
     expect(res.status).toBe(402);
     const terms = (await json<PaymentRequired>(res)).accepts[0];
-    expect(terms).toMatchObject({ network: "base", payTo: PAY_TO, asset: BASE_USDC, extra: { name: "USD Coin", version: "2" } });
+    expect(terms).toMatchObject({
+      network: "base",
+      payTo: PAY_TO,
+      asset: BASE_USDC,
+      extra: { name: "USD Coin", version: "2" },
+    });
   });
 
   const unsafe: [string, Partial<Env>, string][] = [
@@ -67,9 +86,22 @@ describe("a production deployment", () => {
     ["a pay-to that is the zero address", { X402_PAY_TO: "0x0000000000000000000000000000000000000000" }, "X402_PAY_TO"],
     ["a pay-to that is the burn address", { X402_PAY_TO: "0x000000000000000000000000000000000000dEaD" }, "X402_PAY_TO"],
     ["a pay-to whose checksum fails", { X402_PAY_TO: "0x52908400098527886E0F7030069857D2E4169Ee7" }, "X402_PAY_TO"],
-    ["a testnet network", { X402_NETWORK: "base-sepolia", X402_CHAIN_ID: "84532", X402_ASSET: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", X402_ASSET_NAME: "USDC" }, "X402_NETWORK"],
+    [
+      "a testnet network",
+      {
+        X402_NETWORK: "base-sepolia",
+        X402_CHAIN_ID: "84532",
+        X402_ASSET: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        X402_ASSET_NAME: "USDC",
+      },
+      "X402_NETWORK",
+    ],
     ["settlement none", { X402_SETTLEMENT: "none" }, "X402_SETTLEMENT"],
-    ["x402.org's testnet facilitator on mainnet", { FACILITATOR_URL: "https://x402.org/facilitator" }, "FACILITATOR_URL"],
+    [
+      "x402.org's testnet facilitator on mainnet",
+      { FACILITATOR_URL: "https://x402.org/facilitator" },
+      "FACILITATOR_URL",
+    ],
     ["a missing signing key", { OAUTH_PRIVATE_JWK: undefined }, "OAUTH_PRIVATE_JWK"],
     ["a missing TSA key", { TSA_PRIVATE_JWK: undefined }, "TSA_PRIVATE_JWK / TSA_CERT_PEM"],
     ["a missing encryption key", { DATA_ENCRYPTION_KEY: undefined }, "DATA_ENCRYPTION_KEY"],
@@ -85,30 +117,58 @@ describe("a production deployment", () => {
       // A real signed payment is refused before it is claimed: nothing recorded, nothing to settle.
       const payment = await signPayment({ priceMicro: 1000, payTo: PAY_TO as `0x${string}` });
       await refused(await createCounter(misconfigured, { [payment.name]: payment.header }), setting);
-      const claims = await env.DB.prepare("SELECT count(*) AS n FROM payments WHERE payer = ?").bind(payment.payer.toLowerCase()).first<{ n: number }>();
+      const claims = await env.DB.prepare("SELECT count(*) AS n FROM payments WHERE payer = ?")
+        .bind(payment.payer.toLowerCase())
+        .first<{ n: number }>();
       expect(claims?.n).toBe(0);
     });
   }
 
   it("keeps every money, OAuth, MCP and public route closed, and liveness, the docs and readiness open", async () => {
     const broken = { ...production, X402_PAY_TO: "" };
-    for (const path of ["/v1/prices", "/v1/credits/balance", "/.well-known/jwks.json", "/p/anything"]) await refused(await send(path, broken), "X402_PAY_TO");
-    await refused(await send("/oauth/token", broken, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials" }) }), "X402_PAY_TO");
-    await refused(await send("/mcp", broken, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }), "X402_PAY_TO");
+    for (const path of ["/v1/prices", "/v1/credits/balance", "/.well-known/jwks.json", "/p/anything"])
+      await refused(await send(path, broken), "X402_PAY_TO");
+    await refused(
+      await send("/oauth/token", broken, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "client_credentials" }),
+      }),
+      "X402_PAY_TO",
+    );
+    await refused(
+      await send("/mcp", broken, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      }),
+      "X402_PAY_TO",
+    );
     expect((await send("/health", broken)).status).toBe(200);
     expect((await send("/openapi.json", broken)).status).toBe(200);
     const ready = await send("/v1/admin/health", broken, { headers: { authorization: `Bearer ${ADMIN}` } });
     expect(ready.status).toBe(503);
     const report = await json<Readiness>(ready);
     expect(report.status).toBe("not_ready");
-    expect(report.checks.find((c: { name: string }) => c.name === "configuration")).toMatchObject({ status: "fail", detail: expect.stringContaining("X402_PAY_TO") });
+    expect(report.checks.find((c: { name: string }) => c.name === "configuration")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("X402_PAY_TO"),
+    });
   });
 
   it("with a weak operator token closes only the operator endpoints", async () => {
     const weak = { ...production, ADMIN_TOKEN: "admin123" };
-    await refused(await send("/v1/admin/health", weak, { headers: { authorization: "Bearer admin123" } }), "ADMIN_TOKEN");
-    await refused(await send("/v1/admin/feature-requests", weak, { headers: { authorization: "Bearer admin123" } }), "ADMIN_TOKEN");
-    await refused(await send("/admin", weak, { headers: { authorization: `Basic ${btoa("operator:admin123")}` } }), "ADMIN_TOKEN");
+    await refused(
+      await send("/v1/admin/health", weak, { headers: { authorization: "Bearer admin123" } }),
+      "ADMIN_TOKEN",
+    );
+    await refused(
+      await send("/v1/admin/feature-requests", weak, { headers: { authorization: "Bearer admin123" } }),
+      "ADMIN_TOKEN",
+    );
+    await refused(
+      await send("/admin", weak, { headers: { authorization: `Basic ${btoa("operator:admin123")}` } }),
+      "ADMIN_TOKEN",
+    );
     expect((await createCounter(weak)).status).toBe(402);
   });
 
@@ -132,7 +192,17 @@ describe("readiness", () => {
     expect(res.status, JSON.stringify(report)).toBe(200);
     expect(report.status).toBe("ready");
     const byName = Object.fromEntries(report.checks.map((c) => [c.name, c]));
-    expect(Object.keys(byName).sort()).toEqual(["configuration", "d1", "durable_objects", "egress_proxy", "engine", "keys", "queue", "r2", "settlement"]);
+    expect(Object.keys(byName).sort()).toEqual([
+      "configuration",
+      "d1",
+      "durable_objects",
+      "egress_proxy",
+      "engine",
+      "keys",
+      "queue",
+      "r2",
+      "settlement",
+    ]);
     expect(byName.d1).toMatchObject({ status: "ok", version: LATEST_MIGRATION });
     expect(byName.engine).toMatchObject({ status: "ok" });
     expect(byName.egress_proxy).toMatchObject({ status: "ok", version: expect.stringMatching(/tinyproxy/i) });

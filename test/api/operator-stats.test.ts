@@ -14,7 +14,17 @@ import { newSigningSecret } from "../../src/delivery/signing";
 import type { WebhookMessage } from "../../src/delivery/messages";
 import { sweepOperatorStats } from "../../src/operator";
 import { statsAnswer, type StatsAnswer } from "../../src/operator/stats-schema";
-import { ORIGIN, advance, buyCredits, call, createResource, json, managed, type DeliveryPage, type OpenApiDocument } from "../harness";
+import {
+  ORIGIN,
+  advance,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  type DeliveryPage,
+  type OpenApiDocument,
+} from "../harness";
 
 const ADMIN = { authorization: "Bearer test-admin-token" };
 const BASIC = { authorization: `Basic ${btoa("operator:test-admin-token")}` };
@@ -31,17 +41,33 @@ async function stats(days = 30): Promise<StatsAnswer> {
   return parsed.data!;
 }
 
-const EMPTY = { calls: 0, refused: 0, errors: 0, charged_usd: 0, public_requests: 0, public_errors: 0, active_resources: 0 };
+const EMPTY = {
+  calls: 0,
+  refused: 0,
+  errors: 0,
+  charged_usd: 0,
+  public_requests: 0,
+  public_errors: 0,
+  active_resources: 0,
+};
 const kindOf = (s: StatsAnswer, kind: string) => ({ ...EMPTY, ...s.by_kind.find((k) => k.kind === kind) });
 
 /** What changed for `kind` between two answers, money in µUSD. */
 function delta(before: StatsAnswer, after: StatsAnswer, kind: string) {
   const [a, b] = [kindOf(before, kind), kindOf(after, kind)];
-  return { calls: b.calls - a.calls, refused: b.refused - a.refused, errors: b.errors - a.errors, charged_micro: micro(b.charged_usd) - micro(a.charged_usd), active: b.active_resources - a.active_resources };
+  return {
+    calls: b.calls - a.calls,
+    refused: b.refused - a.refused,
+    errors: b.errors - a.errors,
+    charged_micro: micro(b.charged_usd) - micro(a.charged_usd),
+    active: b.active_resources - a.active_resources,
+  };
 }
 
 async function priceOf(operation: string): Promise<number> {
-  const { operations } = await json<{ operations: { operation: string; price_usd: number }[] }>(await call("GET", "/v1/prices"));
+  const { operations } = await json<{ operations: { operation: string; price_usd: number }[] }>(
+    await call("GET", "/v1/prices"),
+  );
   const line = operations.find((o) => o.operation === operation);
   expect(line, operation).toBeDefined();
   return micro(line!.price_usd);
@@ -65,25 +91,55 @@ describe("the figures", () => {
     const { token } = await buyCredits(2);
     const a = await createResource("counters", token, { ttl_seconds: 86400 });
     const b = await createResource("counters", token, { ttl_seconds: 86400 });
-    for (let i = 0; i < 4; i++) expect((await call("POST", `/v1/counters/${a.id}/increment`, { body: { by: 1 }, headers: managed(a.mgmt, token) })).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect(
+        (await call("POST", `/v1/counters/${a.id}/increment`, { body: { by: 1 }, headers: managed(a.mgmt, token) }))
+          .status,
+      ).toBe(200);
     expect((await call("GET", `/v1/counters/${a.id}`, { headers: managed(a.mgmt, token) })).status).toBe(200);
     // Refused: a bad body (422) and another resource's management token (4xx); neither is charged.
-    expect((await call("POST", `/v1/counters/${a.id}/increment`, { body: { by: "one" }, headers: managed(a.mgmt, token) })).status).toBe(422);
-    const wrong = await call("POST", `/v1/counters/${a.id}/increment`, { body: { by: 1 }, headers: managed(b.mgmt, token) });
+    expect(
+      (await call("POST", `/v1/counters/${a.id}/increment`, { body: { by: "one" }, headers: managed(a.mgmt, token) }))
+        .status,
+    ).toBe(422);
+    const wrong = await call("POST", `/v1/counters/${a.id}/increment`, {
+      body: { by: 1 },
+      headers: managed(b.mgmt, token),
+    });
     expect(wrong.status).toBeGreaterThanOrEqual(400);
     expect(wrong.status).toBeLessThan(500);
     expect((await call("DELETE", `/v1/resources/${b.id}`, { headers: managed(b.mgmt) })).status).toBe(200);
     // Errors: an object fetched from a source that answers 500 is a 502 (upstream_failed), never charged.
     const o = await createResource("objects", token);
     for (let i = 0; i < 2; i++) {
-      const res = await call("POST", `/v1/objects/${o.id}/fetch`, { body: { source_url: `${receiver}/down/${unique()}` }, headers: managed(o.mgmt, token) });
+      const res = await call("POST", `/v1/objects/${o.id}/fetch`, {
+        body: { source_url: `${receiver}/down/${unique()}` },
+        headers: managed(o.mgmt, token),
+      });
       expect(res.status, await res.text()).toBe(502);
     }
     const after = await stats();
 
-    const [create, increment, get, objectsCreate] = await Promise.all([priceOf("counters.create"), priceOf("counters.increment"), priceOf("counters.get"), priceOf("objects.create")]);
-    expect(delta(before, after, "counters")).toEqual({ calls: 2 + 4 + 1 + 2, refused: 2, errors: 0, charged_micro: 2 * create + 4 * increment + get, active: 1 });
-    expect(delta(before, after, "objects")).toEqual({ calls: 3, refused: 0, errors: 2, charged_micro: objectsCreate, active: 1 });
+    const [create, increment, get, objectsCreate] = await Promise.all([
+      priceOf("counters.create"),
+      priceOf("counters.increment"),
+      priceOf("counters.get"),
+      priceOf("objects.create"),
+    ]);
+    expect(delta(before, after, "counters")).toEqual({
+      calls: 2 + 4 + 1 + 2,
+      refused: 2,
+      errors: 0,
+      charged_micro: 2 * create + 4 * increment + get,
+      active: 1,
+    });
+    expect(delta(before, after, "objects")).toEqual({
+      calls: 3,
+      refused: 0,
+      errors: 2,
+      charged_micro: objectsCreate,
+      active: 1,
+    });
     expect(micro(after.totals.revenue_usd) - micro(before.totals.revenue_usd)).toBe(micro(2));
     expect(after.totals.payments - before.totals.payments).toBe(1);
     expect(after.totals.calls - before.totals.calls).toBeGreaterThanOrEqual(12);
@@ -102,23 +158,47 @@ describe("the figures", () => {
   it("count a delivery that dies as dead, and one that gets through as no longer pending", async () => {
     const before = await stats();
     const { token } = await buyCredits(1);
-    const dies = await createResource("counters", token, { ttl_seconds: 2 * 3600, notify_url: `${receiver}/down/${unique()}` });
-    const through = await createResource("counters", token, { ttl_seconds: 2 * 3600, notify_url: `${receiver}/fail/2/${unique()}` });
+    const dies = await createResource("counters", token, {
+      ttl_seconds: 2 * 3600,
+      notify_url: `${receiver}/down/${unique()}`,
+    });
+    const through = await createResource("counters", token, {
+      ttl_seconds: 2 * 3600,
+      notify_url: `${receiver}/fail/2/${unique()}`,
+    });
     // The 1-hour expiry notice: sent by each one's alarm, retried at once here (DELIVERY_RETRY_SCALE=0).
     await Promise.all([advance(dies.id, 3600_000 + 60_000), advance(through.id, 3600_000 + 60_000)]);
-    const after = await statsWhen((s) => s.deliveries.dead === before.deliveries.dead + 1 && s.deliveries.pending === 0);
+    const after = await statsWhen(
+      (s) => s.deliveries.dead === before.deliveries.dead + 1 && s.deliveries.pending === 0,
+    );
     expect(after.by_day.at(-1)!.deliveries_dead).toBeGreaterThanOrEqual(1);
-    const log = await json<DeliveryPage>(await call("GET", `/v1/counters/${through.id}/deliveries`, { headers: managed(through.mgmt) }));
+    const log = await json<DeliveryPage>(
+      await call("GET", `/v1/counters/${through.id}/deliveries`, { headers: managed(through.mgmt) }),
+    );
     expect(log.items[0]).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
   it("follow the consumer exactly: pending while a delivery waits for a retry, not once it is delivered; dead until it gets through", async () => {
     const deliveryId = `evt_${crypto.randomUUID().replace(/-/g, "")}`;
     const message = (path: string): WebhookMessage => ({
-      type: "webhook", resourceId: "r_0000000000000000000000", deliveryId, url: `${receiver}${path}`, method: "POST", headers: {}, body: "{}", sealedSecret: "",
+      type: "webhook",
+      resourceId: "r_0000000000000000000000",
+      deliveryId,
+      url: `${receiver}${path}`,
+      method: "POST",
+      headers: {},
+      body: "{}",
+      sealedSecret: "",
     });
     const consume = async (queue: string, body: WebhookMessage) => {
-      const batch = createMessageBatch(queue, [{ id: unique(), timestamp: new Date(), attempts: 1, body: { ...body, sealedSecret: await seal(env, newSigningSecret()) } }]);
+      const batch = createMessageBatch(queue, [
+        {
+          id: unique(),
+          timestamp: new Date(),
+          attempts: 1,
+          body: { ...body, sealedSecret: await seal(env, newSigningSecret()) },
+        },
+      ]);
       const ctx = createExecutionContext();
       await worker.queue(batch, env, ctx);
       return getQueueResult(batch, ctx);
@@ -144,17 +224,34 @@ describe("the daily sweep", () => {
     const id = () => `evt_sweep_${unique()}`;
     const [staleOpen, freshOpen, oldDead, recentDead] = [id(), id(), id(), id()];
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO deliveries_open VALUES (?, 'r_x', ?, ?, 1)").bind(staleOpen, now - 2 * 86_400_000, now - 25 * 3600_000),
-      env.DB.prepare("INSERT INTO deliveries_open VALUES (?, 'r_x', ?, ?, 1)").bind(freshOpen, now - 2 * 86_400_000, now - 3600_000),
+      env.DB.prepare("INSERT INTO deliveries_open VALUES (?, 'r_x', ?, ?, 1)").bind(
+        staleOpen,
+        now - 2 * 86_400_000,
+        now - 25 * 3600_000,
+      ),
+      env.DB.prepare("INSERT INTO deliveries_open VALUES (?, 'r_x', ?, ?, 1)").bind(
+        freshOpen,
+        now - 2 * 86_400_000,
+        now - 3600_000,
+      ),
       env.DB.prepare("INSERT INTO deliveries_dead VALUES (?, 'r_x', ?)").bind(oldDead, now - 91 * 86_400_000),
       env.DB.prepare("INSERT INTO deliveries_dead VALUES (?, 'r_x', ?)").bind(recentDead, now - 89 * 86_400_000),
-      env.DB.prepare("INSERT INTO usage_daily (day, kind, calls) VALUES (?, 'sweep-old', 1), (?, 'sweep-kept', 1)").bind(day(now - 401 * 86_400_000), day(now - 399 * 86_400_000)),
+      env.DB.prepare(
+        "INSERT INTO usage_daily (day, kind, calls) VALUES (?, 'sweep-old', 1), (?, 'sweep-kept', 1)",
+      ).bind(day(now - 401 * 86_400_000), day(now - 399 * 86_400_000)),
     ]);
     await sweepOperatorStats(env.DB, now);
-    const ids = async (table: string) => (await env.DB.prepare(`SELECT delivery_id FROM ${table} WHERE delivery_id LIKE 'evt_sweep_%'`).all<{ delivery_id: string }>()).results.map((r) => r.delivery_id);
+    const ids = async (table: string) =>
+      (
+        await env.DB.prepare(`SELECT delivery_id FROM ${table} WHERE delivery_id LIKE 'evt_sweep_%'`).all<{
+          delivery_id: string;
+        }>()
+      ).results.map((r) => r.delivery_id);
     expect(await ids("deliveries_open")).toEqual([freshOpen]);
     expect(await ids("deliveries_dead")).toEqual([recentDead]);
-    const kinds = (await env.DB.prepare("SELECT kind FROM usage_daily WHERE kind LIKE 'sweep-%'").all<{ kind: string }>()).results.map((r) => r.kind);
+    const kinds = (
+      await env.DB.prepare("SELECT kind FROM usage_daily WHERE kind LIKE 'sweep-%'").all<{ kind: string }>()
+    ).results.map((r) => r.kind);
     expect(kinds).toEqual(["sweep-kept"]);
   });
 });
@@ -164,12 +261,15 @@ describe("the operator token", () => {
     const missing = await call("GET", "/v1/admin/stats");
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="operator"');
-    expect((await call("GET", "/v1/admin/stats", { headers: { authorization: "Bearer not-the-token" } })).status).toBe(401);
+    expect((await call("GET", "/v1/admin/stats", { headers: { authorization: "Bearer not-the-token" } })).status).toBe(
+      401,
+    );
     const { token } = await buyCredits(0.25);
     const customer = await call("GET", "/v1/admin/stats", { headers: { authorization: `Bearer ${token}` } });
     expect(customer.status).toBe(403);
     expect((await json(customer)).code).toBe("forbidden");
-    for (const days of ["0", "31", "x"]) expect((await call("GET", `/v1/admin/stats?days=${days}`, { headers: ADMIN })).status).toBe(422);
+    for (const days of ["0", "31", "x"])
+      expect((await call("GET", `/v1/admin/stats?days=${days}`, { headers: ADMIN })).status).toBe(422);
 
     const { ADMIN_TOKEN: _unset, ...withoutToken } = env;
     for (const path of ["/v1/admin/stats", "/admin", "/admin/page.js"]) {
@@ -181,7 +281,9 @@ describe("the operator token", () => {
     const res = await call("GET", "/v1/admin/stats", { headers: BASIC });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect((await call("GET", "/v1/admin/stats", { headers: { authorization: `Basic ${btoa("operator:wrong")}` } })).status).toBe(401);
+    expect(
+      (await call("GET", "/v1/admin/stats", { headers: { authorization: `Basic ${btoa("operator:wrong")}` } })).status,
+    ).toBe(401);
     const write = await call("POST", `/v1/admin/public-addresses/${unique()}abcdefgh/enable`, { headers: BASIC });
     expect(write.status).toBe(401);
 
@@ -192,12 +294,22 @@ describe("the operator token", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const csp = page.headers.get("content-security-policy")!;
-    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) expect(csp).toContain(directive);
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+    ])
+      expect(csp).toContain(directive);
     expect(csp).not.toContain("unsafe-inline");
     const html = await page.text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(html).not.toContain("<style");
-    for (const [path, type] of [["/admin/page.js", "text/javascript"], ["/admin/page.css", "text/css"]]) {
+    for (const [path, type] of [
+      ["/admin/page.js", "text/javascript"],
+      ["/admin/page.css", "text/css"],
+    ]) {
       const asset = await call("GET", path!, { headers: BASIC });
       expect(asset.status, path).toBe(200);
       expect(asset.headers.get("content-type")).toContain(type);
@@ -228,12 +340,36 @@ describe("the request log", () => {
     const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toEqual([
       {
-        request_id: paid.headers.get("x-request-id"), method: "POST", route: "/v1/counters/{id}/increment", kind: "counters", operation: "counters.increment",
-        status: 200, charged_micro: await priceOf("counters.increment"), duration_ms: expect.any(Number),
+        request_id: paid.headers.get("x-request-id"),
+        method: "POST",
+        route: "/v1/counters/{id}/increment",
+        kind: "counters",
+        operation: "counters.increment",
+        status: 200,
+        charged_micro: await priceOf("counters.increment"),
+        duration_ms: expect.any(Number),
       },
-      { request_id: refused.headers.get("x-request-id"), method: "GET", route: "/v1/counters/{id}", kind: "counters", operation: "counters.get", status: 422, charged_micro: 0, duration_ms: expect.any(Number) },
+      {
+        request_id: refused.headers.get("x-request-id"),
+        method: "GET",
+        route: "/v1/counters/{id}",
+        kind: "counters",
+        operation: "counters.get",
+        status: 422,
+        charged_micro: 0,
+        duration_ms: expect.any(Number),
+      },
       // One route for every kind's log: the kind is the path's.
-      { request_id: deliveries.headers.get("x-request-id"), method: "GET", route: "/v1/{kind}/{id}/deliveries", kind: "counters", operation: null, status: 200, charged_micro: 0, duration_ms: expect.any(Number) },
+      {
+        request_id: deliveries.headers.get("x-request-id"),
+        method: "GET",
+        route: "/v1/{kind}/{id}/deliveries",
+        kind: "counters",
+        operation: null,
+        status: 200,
+        charged_micro: 0,
+        duration_ms: expect.any(Number),
+      },
     ]);
     for (const line of lines) {
       for (const secret of [token, mgmt, id, "?"]) expect(line).not.toContain(secret);
@@ -261,6 +397,8 @@ describe("the request log", () => {
     const written = vi.spyOn(env.ANALYTICS!, "writeDataPoint");
     const res = await buildApp().request(`${ORIGIN}/v1/prices`, {}, env);
     expect(res.status).toBe(200);
-    expect(written.mock.calls).toEqual([[{ indexes: [""], blobs: ["/v1/prices", "", "", "2xx", "GET", "api"], doubles: [0, expect.any(Number), 1, 200] }]]);
+    expect(written.mock.calls).toEqual([
+      [{ indexes: [""], blobs: ["/v1/prices", "", "", "2xx", "GET", "api"], doubles: [0, expect.any(Number), 1, 200] }],
+    ]);
   });
 });

@@ -10,7 +10,21 @@ import { describe, expect, it } from "vitest";
 import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, MAX_REFUSALS } from "../../src/delivery/outbox-policy";
 import type { ResourceFaults } from "../../src/rpc/resource";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
-import { advance, buyCredits, call, createResource, json, managed, r2Keys, received, stubOf, type DeliveryPage, type PriceList, type Received, verifierOf } from "../harness";
+import {
+  advance,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  r2Keys,
+  received,
+  stubOf,
+  type DeliveryPage,
+  type PriceList,
+  type Received,
+  verifierOf,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -19,10 +33,20 @@ const unique = () => crypto.randomUUID().slice(0, 8);
 async function wakeupWith(faults: ResourceFaults) {
   const name = unique();
   const { token } = await buyCredits(1);
-  const created = await createResource("wakeups", token, { url: `${receiver}/ok/${name}`, body: { n: 1 }, delay_seconds: 3600 });
+  const created = await createResource("wakeups", token, {
+    url: `${receiver}/ok/${name}`,
+    body: { n: 1 },
+    delay_seconds: 3600,
+  });
   await stubOf(created.id).injectFaults(faults);
-  const log = async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${created.id}/deliveries`, { headers: managed(created.mgmt) }))).items[0];
-  const status = async () => (await json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }))).status;
+  const log = async () =>
+    (
+      await json<DeliveryPage>(
+        await call("GET", `/v1/wakeups/${created.id}/deliveries`, { headers: managed(created.mgmt) }),
+      )
+    ).items[0];
+  const status = async () =>
+    (await json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }))).status;
   return { ...created, name, log, status };
 }
 
@@ -101,9 +125,20 @@ async function sendStored(id: string, key: string, body: Uint8Array, urls: strin
   return runInDurableObject(stubOf(id), async (obj) => {
     // The object's work part (private: reached here as a kind's operation reaches it).
     type Store = import("../../src/kind/kind").EngineStore;
-    const o = obj as unknown as { meta: { get(): unknown }; work: { commit<T>(meta: unknown, work: (store: Store) => T): Promise<T> } };
+    const o = obj as unknown as {
+      meta: { get(): unknown };
+      work: { commit<T>(meta: unknown, work: (store: Store) => T): Promise<T> };
+    };
     return o.work.commit(o.meta.get(), (store) =>
-      urls.map((url) => store.send({ url, method: "POST", headers: { "content-type": "application/octet-stream" }, body: { key }, eventType: "test.stored" })),
+      urls.map((url) =>
+        store.send({
+          url,
+          method: "POST",
+          headers: { "content-type": "application/octet-stream" },
+          body: { key },
+          eventType: "test.stored",
+        }),
+      ),
     );
   });
 }
@@ -117,7 +152,12 @@ describe("stored bodies", () => {
     const body = randomBytes(10 * 1024 * 1024).map((b) => b & 0x7f);
     const key = `${w.id}/outbox/fanout`;
     const names = [unique(), unique(), unique()];
-    const ids = await sendStored(w.id, key, body, names.map((n) => `${receiver}/ok/${n}`));
+    const ids = await sendStored(
+      w.id,
+      key,
+      body,
+      names.map((n) => `${receiver}/ok/${n}`),
+    );
     const digest = sha256Hex(body);
     for (const [i, name] of names.entries()) {
       const [hit] = await received(name, 1);
@@ -127,17 +167,29 @@ describe("stored bodies", () => {
       expect(hit!.headers["content-length"]).toBe(String(body.length));
       expect(hit!.headers["webhook-id"]).toBe(ids[i]);
       // The library's own signing (verify would go on to parse the body as JSON).
-      const signed = verifierOf(w.record).sign(ids[i]!, new Date(Number(hit!.headers["webhook-timestamp"]) * 1000), Buffer.from(bytes));
+      const signed = verifierOf(w.record).sign(
+        ids[i]!,
+        new Date(Number(hit!.headers["webhook-timestamp"]) * 1000),
+        Buffer.from(bytes),
+      );
       expect(hit!.headers["webhook-signature"]).toBe(signed);
     }
     const log = await eventually(
-      async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items,
+      async () =>
+        (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) })))
+          .items,
       (items: DeliveryPage["items"]) => items.length === 3 && items.every((d) => d.status === "delivered"),
     );
     expect(log[0]).toMatchObject({ body: null, body_stored: true });
     // Settled everywhere: the one object is gone.
     // At once, not when the alarm comes round (its grace is 10 s).
-    expect(await eventually(() => r2Keys(w.id), (keys) => !keys.includes(key), 20)).not.toContain(key);
+    expect(
+      await eventually(
+        () => r2Keys(w.id),
+        (keys) => !keys.includes(key),
+        20,
+      ),
+    ).not.toContain(key);
   });
 
   it("signs a body of every byte value over its exact bytes, and keeps a dead delivery's body for a retry", async () => {
@@ -154,10 +206,18 @@ describe("stored bodies", () => {
     const h = hits[0]!.headers;
     const secret = fromBase64(w.record.signing_secret!.slice("whsec_".length));
     const hmacKey = await crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    const signed = new Uint8Array([...new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`), ...body]);
-    expect(h["webhook-signature"]).toBe(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, signed)))}`);
+    const signed = new Uint8Array([
+      ...new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`),
+      ...body,
+    ]);
+    expect(h["webhook-signature"]).toBe(
+      `v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, signed)))}`,
+    );
 
-    const logOf = async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items.find((d: { id: string }) => d.id === id);
+    const logOf = async () =>
+      (
+        await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))
+      ).items.find((d: { id: string }) => d.id === id);
     await eventually(logOf, (d) => d!.status === "dead");
     expect(await r2Keys(w.id)).toContain(key); // dead: kept, so a retry can send it
     const retried = await call("POST", `/v1/wakeups/${w.id}/deliveries/${id}/retry`, { headers: managed(w.mgmt) });
@@ -165,13 +225,21 @@ describe("stored bodies", () => {
     await received(name, 9); // the receiver answers 200 from the 9th request on
     expect(await eventually(logOf, (d) => d!.status === "delivered")).toMatchObject({ sends: 2, attempts: 9 });
     // At once, not when the alarm comes round (its grace is 10 s).
-    expect(await eventually(() => r2Keys(w.id), (keys) => !keys.includes(key), 20)).not.toContain(key);
+    expect(
+      await eventually(
+        () => r2Keys(w.id),
+        (keys) => !keys.includes(key),
+        20,
+      ),
+    ).not.toContain(key);
   });
 
   it("a stored body outside the resource's prefix is refused", async () => {
     const { token } = await buyCredits(1);
     const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
-    await expect(sendStored(w.id, "someone-else/body", new Uint8Array(1), [`${receiver}/ok/x`])).rejects.toThrow(/is not below/);
+    await expect(sendStored(w.id, "someone-else/body", new Uint8Array(1), [`${receiver}/ok/x`])).rejects.toThrow(
+      /is not below/,
+    );
   });
 });
 
@@ -181,9 +249,15 @@ describe("retention", () => {
     expect(prices.limits.deliveries).toEqual(DELIVERY_RETENTION);
 
     const { token } = await buyCredits(1);
-    const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 3600, ttl_seconds: 90 * 86400 });
+    const w = await createResource("wakeups", token, {
+      url: `${receiver}/ok/${unique()}`,
+      delay_seconds: 3600,
+      ttl_seconds: 90 * 86400,
+    });
     await advance(w.id, 3600_000);
-    const list = async () => (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }))).items;
+    const list = async () =>
+      (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) })))
+        .items;
     await eventually(list, (items: DeliveryPage["items"]) => items[0]?.status === "delivered");
     await advance(w.id, (DELIVERY_RETENTION.settled_days - 1) * 86_400_000);
     await runDurableObjectAlarm(stubOf(w.id));
@@ -199,7 +273,10 @@ describe("R2 deletes", () => {
     const { token } = await buyCredits(1);
     const b = await createResource("blobs", token, { content_type: "text/plain" });
     const put = (text: string) =>
-      call("PUT", `/v1/blobs/${b.id}/content`, { headers: { ...managed(b.mgmt, token), "content-type": "text/plain", "content-length": String(text.length) }, body: text });
+      call("PUT", `/v1/blobs/${b.id}/content`, {
+        headers: { ...managed(b.mgmt, token), "content-type": "text/plain", "content-length": String(text.length) },
+        body: text,
+      });
     expect((await put("first")).status).toBe(200);
     const [first] = await r2Keys(b.id);
     await stubOf(b.id).injectFaults({ failDrops: 1 });

@@ -17,10 +17,12 @@ const MINUTE = 60_000;
 const HTML = { accept: "text/html" };
 
 /** The text a person reads (tags and attributes dropped). */
-const readable = (html: string) => html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/g, "").replace(/<[^>]+>/g, " ");
+const readable = (html: string) =>
+  html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/g, "").replace(/<[^>]+>/g, " ");
 
 /** Every `<time>` on the page: its instant and its words. */
-const times = (html: string) => [...html.matchAll(/<time datetime="([^"]+)"[^>]*>([^<]*)<\/time>/g)].map((m) => ({ datetime: m[1]!, text: m[2]! }));
+const times = (html: string) =>
+  [...html.matchAll(/<time datetime="([^"]+)"[^>]*>([^<]*)<\/time>/g)].map((m) => ({ datetime: m[1]!, text: m[2]! }));
 
 function expectForPeople(html: string): void {
   const text = readable(html);
@@ -44,7 +46,13 @@ describe("pages for people", () => {
     const [deadline] = times(ask);
     expect(Math.abs(Date.parse(deadline!.datetime) - (Date.now() + 3600_000))).toBeLessThan(MINUTE);
 
-    const decided = await (await SELF.fetch(url, { method: "POST", body: "option=approve", headers: { ...HTML, "content-type": "application/x-www-form-urlencoded" } })).text();
+    const decided = await (
+      await SELF.fetch(url, {
+        method: "POST",
+        body: "option=approve",
+        headers: { ...HTML, "content-type": "application/x-www-form-urlencoded" },
+      })
+    ).text();
     expectForPeople(decided);
     expect(readable(decided)).toMatch(/Decided: Approve, through the request's own link/);
     expect(times(decided)).toHaveLength(1);
@@ -65,10 +73,16 @@ describe("pages for people", () => {
   it("an escalation's ack page: a watch's incident is named in words, and resolving it on recovery is said in words", async () => {
     const { token } = await buyCredits(2);
     const to = unique();
-    const policy = await createResource("escalations", token, { steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${to}` }] }] });
+    const policy = await createResource("escalations", token, {
+      steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${to}` }] }],
+    });
     const page = unique();
     const target = await serveContent(page, "broken", { status: 500 });
-    const watch = await createResource("watches", token, { check: { type: "http_status", url: target }, interval_seconds: 60, escalation: policy.mgmt });
+    const watch = await createResource("watches", token, {
+      check: { type: "http_status", url: target },
+      interval_seconds: 60,
+      escalation: policy.mgmt,
+    });
     await advance(watch.id, 0);
     const [step] = await received(to, 1);
     const { ack_url, incident_id } = JSON.parse(step!.body).data as { ack_url: string; incident_id: string };
@@ -79,7 +93,8 @@ describe("pages for people", () => {
     await serveContent(page, "fine");
     await advance(watch.id, MINUTE);
     const ops = opsOn(escalations, policy.id, policy.mgmt, token);
-    for (let i = 0; i < 50 && (await ops.ok("get_incident", `/incidents/${incident_id}`)).state !== "resolved"; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await ops.ok("get_incident", `/incidents/${incident_id}`)).state !== "resolved"; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const resolved = await (await SELF.fetch(ack_url, { headers: HTML })).text();
     expectForPeople(resolved);
     expect(readable(resolved)).toMatch(/Resolved\s+automatically, as what raised it recovered at/);
@@ -87,9 +102,17 @@ describe("pages for people", () => {
 
     // Acknowledged on the page without a name: said as such, not as the label the API records.
     const other = await ops.ok("trigger", "/incidents", { title: "Disk full" });
-    const acked = await (await SELF.fetch(other.ack_url, { method: "POST", body: "by=", headers: { ...HTML, "content-type": "application/x-www-form-urlencoded" } })).text();
+    const acked = await (
+      await SELF.fetch(other.ack_url, {
+        method: "POST",
+        body: "by=",
+        headers: { ...HTML, "content-type": "application/x-www-form-urlencoded" },
+      })
+    ).text();
     expectForPeople(acked);
     expect(readable(acked)).toMatch(/Acknowledged\s+on this page at/);
-    expect((await json(await SELF.fetch(other.ack_url, { headers: { accept: "application/json" } }))).acknowledged_by).toBe("ack page");
+    expect(
+      (await json(await SELF.fetch(other.ack_url, { headers: { accept: "application/json" } }))).acknowledged_by,
+    ).toBe("ack page");
   });
 });

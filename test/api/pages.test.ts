@@ -12,15 +12,27 @@ async function page(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const created = await createResource("pages", token, body);
   const address = new URL(publicUrl(created.record)).pathname;
-  return { ...created, token, address, view: (headers: Record<string, string> = {}, method = "GET") => call(method, address, { headers }), ...opsOn(pages, created.id, created.mgmt, token) };
+  return {
+    ...created,
+    token,
+    address,
+    view: (headers: Record<string, string> = {}, method = "GET") => call(method, address, { headers }),
+    ...opsOn(pages, created.id, created.mgmt, token),
+  };
 }
 
-const MARKDOWN = "# Weekly numbers\n\nSales rose **12%**.\n\n<script>alert(1)</script>\n\n[docs](https://example.com/docs) [bad](javascript:alert(1))\n";
+const MARKDOWN =
+  "# Weekly numbers\n\nSales rose **12%**.\n\n<script>alert(1)</script>\n\n[docs](https://example.com/docs) [bad](javascript:alert(1))\n";
 
 describe("pages", () => {
   it("renders Markdown safely, with its title, preview tags and the headers of a revalidated, sandboxed page", async () => {
     const p = await page({ content: MARKDOWN, description: "Numbers for the week." });
-    expect(p.record.config).toEqual({ format: "markdown", description: "Numbers for the week.", scripts: false, indexable: false });
+    expect(p.record.config).toEqual({
+      format: "markdown",
+      description: "Numbers for the week.",
+      scripts: false,
+      indexable: false,
+    });
     const res = await p.view();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -45,7 +57,8 @@ describe("pages", () => {
   });
 
   it("serves HTML as written, its title and description put in its head; scripts run only when opted in", async () => {
-    const source = "<!doctype html><html><head><meta charset=utf-8><title>Old</title></head><body><p id=x>{{nonce}} static</p><script>document.getElementById('x').textContent='ran'</script></body></html>";
+    const source =
+      "<!doctype html><html><head><meta charset=utf-8><title>Old</title></head><body><p id=x>{{nonce}} static</p><script>document.getElementById('x').textContent='ran'</script></body></html>";
     const off = await page({ format: "html", content: source, title: "New & shiny", indexable: true });
     const res = await off.view();
     const html = await res.text();
@@ -68,7 +81,12 @@ describe("pages", () => {
     const first = await p.view();
     const etag = first.headers.get("etag")!;
     const modified = first.headers.get("last-modified")!;
-    for (const headers of [{ "if-none-match": etag }, { "if-none-match": `"nope", W/${etag}` }, { "if-none-match": "*" }, { "if-modified-since": modified }] as Record<string, string>[]) {
+    for (const headers of [
+      { "if-none-match": etag },
+      { "if-none-match": `"nope", W/${etag}` },
+      { "if-none-match": "*" },
+      { "if-modified-since": modified },
+    ] as Record<string, string>[]) {
       const res = await p.view(headers);
       expect(res.status, JSON.stringify(headers)).toBe(304);
       expect(await res.text()).toBe("");
@@ -98,7 +116,11 @@ describe("pages", () => {
     const html = await after.text();
     expect(html).toContain("<title>Two</title>");
     expect(html).toContain("changed");
-    expect(await p.ok("get_content", "/content")).toEqual({ format: "markdown", content: "# Two\n\nchanged", version: 2 });
+    expect(await p.ok("get_content", "/content")).toEqual({
+      format: "markdown",
+      content: "# Two\n\nchanged",
+      version: 2,
+    });
     // Settings alone change the answer's headers, and so its ETag.
     const indexable = await p.ok("update", "", { indexable: true });
     expect(indexable.etag).not.toBe(updated.etag);
@@ -122,13 +144,18 @@ describe("pages", () => {
     }
     expect((await balanceOf(p.token)).balance_usd).toBe(before);
     const { token } = await buyCredits(1);
-    const res = await call("POST", "/v1/pages", { body: { content: "<p>\u0007</p>", format: "html" }, headers: { authorization: `Bearer ${token}` } });
+    const res = await call("POST", "/v1/pages", {
+      body: { content: "<p>\u0007</p>", format: "html" },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(422);
   });
 
   it("is gone with its resource: a browser gets a page, a script problem+json", async () => {
     const p = await page({ content: "# Bye" });
-    expect((await call("DELETE", `/v1/resources/${p.id}`, { headers: { authorization: `Bearer ${p.mgmt}` } })).status).toBe(200);
+    expect(
+      (await call("DELETE", `/v1/resources/${p.id}`, { headers: { authorization: `Bearer ${p.mgmt}` } })).status,
+    ).toBe(200);
     const browser = await p.view({ accept: "text/html" });
     expect(browser.status).toBe(410);
     expect(await browser.text()).toContain("This page is no longer here");

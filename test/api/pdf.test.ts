@@ -22,17 +22,32 @@ async function renderer() {
   return { ...created, token, ...opsOn(pdf, created.id, created.mgmt, token) };
 }
 
-const pages = (n: number) => Array.from({ length: n }, (_, i) => `<section style="page-break-after: always"><h1>Chapter ${i + 1}</h1><p>Body of chapter ${i + 1}.</p></section>`).join("");
+const pages = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `<section style="page-break-after: always"><h1>Chapter ${i + 1}</h1><p>Body of chapter ${i + 1}.</p></section>`,
+  ).join("");
 
 describe("pdf", () => {
   it("renders HTML to a real PDF: its text, paper, orientation, pages and footer, as poppler reads them", async () => {
     const r = await renderer();
     const done = await r.ok("render", "/renders", {
-      html: `<!doctype html><html><body>${pages(3)}</body></html>`, paper: "a4", landscape: true,
-      footer_html: '<div style="font-size:9px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+      html: `<!doctype html><html><body>${pages(3)}</body></html>`,
+      paper: "a4",
+      landscape: true,
+      footer_html:
+        '<div style="font-size:9px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
       filename: "report.pdf",
     });
-    expect(done).toMatchObject({ source: "html", paper: "a4", landscape: true, pages: 3, engine: "gotenberg", url: null });
+    expect(done).toMatchObject({
+      source: "html",
+      paper: "a4",
+      landscape: true,
+      pages: 3,
+      engine: "gotenberg",
+      url: null,
+    });
     expect(done.render_id).toMatch(/^pdf_/);
     const file = await SELF.fetch(done.content_url);
     expect(file.headers.get("content-type")).toBe("application/pdf");
@@ -51,8 +66,12 @@ describe("pdf", () => {
 
   it("renders a URL, after waiting for a selector its script shows", async () => {
     const r = await renderer();
-    const url = await serveContent(`pdf-${crypto.randomUUID()}`, `<!doctype html><body><p>Static part</p><div id="chart" style="display:none">Chart drawn</div>
-<script>setTimeout(() => { document.getElementById("chart").style.display = "block"; }, 300);</script></body>`, { type: "text/html" });
+    const url = await serveContent(
+      `pdf-${crypto.randomUUID()}`,
+      `<!doctype html><body><p>Static part</p><div id="chart" style="display:none">Chart drawn</div>
+<script>setTimeout(() => { document.getElementById("chart").style.display = "block"; }, 300);</script></body>`,
+      { type: "text/html" },
+    );
     const done = await r.ok("render", "/renders", { url, wait_for_selector: "#chart", paper: "letter" });
     expect(done).toMatchObject({ source: "url", url, pages: 1 });
     const text = await read("pdftotext", await (await SELF.fetch(done.content_url)).arrayBuffer());
@@ -64,9 +83,14 @@ describe("pdf", () => {
     const r = await renderer();
     const first = await r.ok("render", "/renders", { html: "<p>one</p>" });
     const second = await r.ok("render", "/renders", { html: "<p>two</p>" });
-    expect((await r.ok("list_renders", "/renders")).items.map((x) => x.render_id)).toEqual([second.render_id, first.render_id]);
+    expect((await r.ok("list_renders", "/renders")).items.map((x) => x.render_id)).toEqual([
+      second.render_id,
+      first.render_id,
+    ]);
     expect(await r.ok("get_render", `/renders/${first.render_id}`)).toEqual(first);
-    const head = await call("GET", `/v1/pdf/${r.id}/renders/${first.render_id}/content`, { headers: { ...managed(r.mgmt, r.token), range: "bytes=0-4" } });
+    const head = await call("GET", `/v1/pdf/${r.id}/renders/${first.render_id}/content`, {
+      headers: { ...managed(r.mgmt, r.token), range: "bytes=0-4" },
+    });
     expect(head.status).toBe(206);
     expect(await head.text()).toBe("%PDF-");
     await r.ok("delete_render", `/renders/${first.render_id}`);

@@ -8,7 +8,21 @@
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { proxies } from "../../src/kinds/address/proxies";
-import { balanceOf, buyCredits, call, createResource, json, managed, opsOn, problemOf, publicUrl, r2Keys, serveContent, storageDump, type Received } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  opsOn,
+  problemOf,
+  publicUrl,
+  r2Keys,
+  serveContent,
+  storageDump,
+  type Received,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -19,12 +33,21 @@ async function proxy(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const created = await createResource("proxies", token, body);
   const credential = (created.record as { credential?: Record<string, string> }).credential;
-  return { ...created, token, credential, url: publicUrl(created.record), ...opsOn(proxies, created.id, created.mgmt, token) };
+  return {
+    ...created,
+    token,
+    credential,
+    url: publicUrl(created.record),
+    ...opsOn(proxies, created.id, created.mgmt, token),
+  };
 }
 
 const arrived = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as Received[];
 
-const hex = async (bytes: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = async (bytes: Uint8Array) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 
 /** The log, once the worker has reported every passed request's status. */
 async function settledLog(p: Awaited<ReturnType<typeof proxy>>, count: number) {
@@ -39,7 +62,11 @@ async function settledLog(p: Awaited<ReturnType<typeof proxy>>, count: number) {
 describe("proxies", () => {
   it("passes a bearer caller through with the injected secrets, which no answer, log, export or storage shows", async () => {
     const name = unique();
-    const p = await proxy({ upstream_url: `${receiver}/echo/${name}`, inject_headers: { "x-api-key": API_KEY }, inject_query: { key: QUERY_KEY } });
+    const p = await proxy({
+      upstream_url: `${receiver}/echo/${name}`,
+      inject_headers: { "x-api-key": API_KEY },
+      inject_query: { key: QUERY_KEY },
+    });
     expect(p.credential).toMatchObject({ type: "bearer", token: expect.stringMatching(/^zvp_/) });
     const authorization = p.credential!.authorization!;
 
@@ -48,10 +75,22 @@ describe("proxies", () => {
     await problemOf(none, 401);
     expect(none.headers.get("www-authenticate")).toBe('Bearer realm="proxy"');
     await problemOf(await SELF.fetch(`${p.url}/v1/items`, { headers: { authorization: `${authorization}x` } }), 401);
-    await problemOf(await SELF.fetch(p.url, { method: "POST", body: "x", headers: { authorization: "Bearer zvp_guess" } }), 401);
+    await problemOf(
+      await SELF.fetch(p.url, { method: "POST", body: "x", headers: { authorization: "Bearer zvp_guess" } }),
+      401,
+    );
     expect(await arrived(name)).toEqual([]);
 
-    const res = await SELF.fetch(`${p.url}/v1/items?a=1&key=callers`, { method: "POST", body: '{"n":1}', headers: { authorization, "content-type": "application/json", "x-custom": "kept", "cf-connecting-ip": "198.51.100.7" } });
+    const res = await SELF.fetch(`${p.url}/v1/items?a=1&key=callers`, {
+      method: "POST",
+      body: '{"n":1}',
+      headers: {
+        authorization,
+        "content-type": "application/json",
+        "x-custom": "kept",
+        "cf-connecting-ip": "198.51.100.7",
+      },
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     // The upstream echoed the secrets back; the caller sees them masked, lengths kept.
@@ -66,17 +105,38 @@ describe("proxies", () => {
     expect(hit!.headers.authorization).toBeUndefined();
     const sent = new URL(hit!.path, "http://upstream");
     expect(sent.pathname).toBe(`/echo/${name}/v1/items`);
-    expect([...sent.searchParams]).toEqual([["a", "1"], ["key", QUERY_KEY]]);
+    expect([...sent.searchParams]).toEqual([
+      ["a", "1"],
+      ["key", QUERY_KEY],
+    ]);
 
     // A 10 MiB body streams through, byte-exact.
     const big = new Uint8Array(10 * 1024 * 1024).map((_, i) => (i * 7) & 255);
-    const up = (await (await SELF.fetch(`${p.url}/upload`, { method: "PUT", body: big, headers: { authorization } })).json()) as { size: number; sha256: string };
+    const up = (await (
+      await SELF.fetch(`${p.url}/upload`, { method: "PUT", body: big, headers: { authorization } })
+    ).json()) as { size: number; sha256: string };
     expect(up).toMatchObject({ size: big.length, sha256: await hex(big) });
 
     const log = await settledLog(p, 5);
-    expect(log.map((e) => [e.method, e.status, e.via])).toEqual([["PUT", 200, "credential"], ["POST", 200, "credential"], ["POST", 401, null], ["GET", 401, null], ["GET", 401, null]]);
-    expect(log[1]).toMatchObject({ path: "/v1/items?a=1&key=callers", caller_ip: "198.51.100.7", duration_ms: expect.any(Number) });
-    expect(await p.ok("info", "")).toMatchObject({ inject_headers: ["x-api-key"], inject_query: ["key"], passed: 2, denied: 3, rate_limited: 0 });
+    expect(log.map((e) => [e.method, e.status, e.via])).toEqual([
+      ["PUT", 200, "credential"],
+      ["POST", 200, "credential"],
+      ["POST", 401, null],
+      ["GET", 401, null],
+      ["GET", 401, null],
+    ]);
+    expect(log[1]).toMatchObject({
+      path: "/v1/items?a=1&key=callers",
+      caller_ip: "198.51.100.7",
+      duration_ms: expect.any(Number),
+    });
+    expect(await p.ok("info", "")).toMatchObject({
+      inject_headers: ["x-api-key"],
+      inject_query: ["key"],
+      passed: 2,
+      denied: 3,
+      rate_limited: 0,
+    });
 
     const record = await json(await call("GET", `/v1/resources/${p.id}`, { headers: managed(p.mgmt) }));
     const exported = await (await call("GET", `/v1/resources/${p.id}/export`, { headers: managed(p.mgmt) })).text();
@@ -88,9 +148,16 @@ describe("proxies", () => {
 
   it("passes the caller's query on byte for byte (the upstream's own query kept as written), the injected parameters after it", async () => {
     const name = unique();
-    const p = await proxy({ upstream_url: `${receiver}/echo/${name}?sig=a%20b`, auth: "none", allow_ips: ["0.0.0.0/0", "::/0"], inject_query: { key: QUERY_KEY } });
+    const p = await proxy({
+      upstream_url: `${receiver}/echo/${name}?sig=a%20b`,
+      auth: "none",
+      allow_ips: ["0.0.0.0/0", "::/0"],
+      inject_query: { key: QUERY_KEY },
+    });
     const raw = "q=a%20b&flag&t=~x&plus=1+2";
-    const res = await SELF.fetch(`${p.url}/v1/items?${raw}&key=callers&key=again`, { headers: { "cf-connecting-ip": "198.51.100.7" } });
+    const res = await SELF.fetch(`${p.url}/v1/items?${raw}&key=callers&key=again`, {
+      headers: { "cf-connecting-ip": "198.51.100.7" },
+    });
     expect(res.status).toBe(200);
     const [hit] = await arrived(name);
     expect(hit!.path).toBe(`/echo/${name}/v1/items?sig=a%20b&${raw}&key=${encodeURIComponent(QUERY_KEY)}`);
@@ -120,7 +187,9 @@ describe("proxies", () => {
     const text = `{"echo":"${API_KEY}","pad":"${"x".repeat(100_000)}"}`;
     await serveContent(name, text, { type: "application/json" });
     const p = await proxy({ upstream_url: `${receiver}/gzip/${name}`, inject_headers: { "x-api-key": API_KEY } });
-    const res = await SELF.fetch(p.url, { headers: { authorization: p.credential!.authorization!, "accept-encoding": "gzip" } });
+    const res = await SELF.fetch(p.url, {
+      headers: { authorization: p.credential!.authorization!, "accept-encoding": "gzip" },
+    });
     expect(res.status).toBe(200);
     const got = await res.text();
     expect(got).not.toContain(API_KEY);
@@ -129,9 +198,16 @@ describe("proxies", () => {
 
   it("lets allowed ranges in without the credential; basic credentials rotate; the rate limit answers 429", async () => {
     const name = unique();
-    const p = await proxy({ upstream_url: `${receiver}/echo/${name}`, auth: "basic", basic_username: "ops", allow_ips: ["203.0.113.0/24", "2001:db8::/32"], rate_limit_per_minute: 4 });
+    const p = await proxy({
+      upstream_url: `${receiver}/echo/${name}`,
+      auth: "basic",
+      basic_username: "ops",
+      allow_ips: ["203.0.113.0/24", "2001:db8::/32"],
+      rate_limit_per_minute: 4,
+    });
     expect(p.credential).toMatchObject({ type: "basic", username: "ops", password: expect.any(String) });
-    const from = (ip: string, headers: Record<string, string> = {}) => SELF.fetch(`${p.url}/x`, { headers: { "cf-connecting-ip": ip, ...headers } });
+    const from = (ip: string, headers: Record<string, string> = {}) =>
+      SELF.fetch(`${p.url}/x`, { headers: { "cf-connecting-ip": ip, ...headers } });
     expect((await from("203.0.113.50")).status).toBe(200);
     expect((await from("2001:db8:0:0::5")).status).toBe(200);
     const outside = await from("198.51.100.1");
@@ -149,18 +225,37 @@ describe("proxies", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await arrived(name)).length).toBe(4);
     const log = await settledLog(p, 7);
-    expect(log.map((e) => [e.status, e.via])).toEqual([[429, "ip"], [200, "credential"], [401, null], [200, "credential"], [401, null], [200, "ip"], [200, "ip"]]);
+    expect(log.map((e) => [e.status, e.via])).toEqual([
+      [429, "ip"],
+      [200, "credential"],
+      [401, null],
+      [200, "credential"],
+      [401, null],
+      [200, "ip"],
+      [200, "ip"],
+    ]);
   });
 
   it("answers 502 when the upstream cannot be reached, logged; IPv4-mapped callers match IPv4 ranges; HEAD has no body", async () => {
-    const down = await proxy({ upstream_url: "http://127.0.0.1:9/closed", auth: "none", allow_ips: ["203.0.113.0/24"] });
+    const down = await proxy({
+      upstream_url: "http://127.0.0.1:9/closed",
+      auth: "none",
+      allow_ips: ["203.0.113.0/24"],
+    });
     const failed = await SELF.fetch(`${down.url}/x`, { headers: { "cf-connecting-ip": "::ffff:203.0.113.5" } });
     await problemOf(failed, 502);
     expect((await settledLog(down, 1))[0]).toMatchObject({ status: 502, via: "ip", caller_ip: "::ffff:203.0.113.5" });
 
     const name = unique();
-    const p = await proxy({ upstream_url: `${receiver}/echo/${name}/base/`, auth: "none", allow_ips: ["2001:db8::/32", "203.0.113.7"] });
-    const head = await SELF.fetch(`${p.url}/a%2Fb%20c?x=%26`, { method: "HEAD", headers: { "cf-connecting-ip": "203.0.113.7" } });
+    const p = await proxy({
+      upstream_url: `${receiver}/echo/${name}/base/`,
+      auth: "none",
+      allow_ips: ["2001:db8::/32", "203.0.113.7"],
+    });
+    const head = await SELF.fetch(`${p.url}/a%2Fb%20c?x=%26`, {
+      method: "HEAD",
+      headers: { "cf-connecting-ip": "203.0.113.7" },
+    });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
     const [hit] = await arrived(name);

@@ -49,7 +49,11 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
     const r = await resource();
     for (const route of routes) {
       const method = route.methods[0]!;
-      const res = await hit(`${r.url}${concrete(route)}`, method, method === "GET" || method === "HEAD" ? undefined : "{}");
+      const res = await hit(
+        `${r.url}${concrete(route)}`,
+        method,
+        method === "GET" || method === "HEAD" ? undefined : "{}",
+      );
       const body = await problem(res);
       expect(res.status, `${method} ${route.path}`).not.toBe(405);
       expect(body.detail, `${method} ${route.path}`).not.toBe(NO_SUCH_PATH);
@@ -77,7 +81,9 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
         continue;
       }
       expect(res.status, `PROPFIND ${path}`).toBe(405);
-      expect(res.headers.get("allow")).toBe(PUBLIC_METHODS.filter((m) => "route" in matchRoute(routes, m, there)).join(", "));
+      expect(res.headers.get("allow")).toBe(
+        PUBLIC_METHODS.filter((m) => "route" in matchRoute(routes, m, there)).join(", "),
+      );
       await res.body?.cancel();
     }
     // A face whose route takes the rest of the path (`{path*}`) has no other paths.
@@ -109,7 +115,14 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
     const method = first.methods.includes("GET") ? "HEAD" : first.methods[0]!; // HEAD uses nothing up
     const probe = () => hit(`${r.url}${concrete(first)}`, method, method === "HEAD" ? undefined : "{}");
     const answering = (await probe()).status;
-    expect((await call("POST", `/v1/admin/public-addresses/${publicId}/disable`, { body: { reason: "test" }, headers: ADMIN })).status).toBe(200);
+    expect(
+      (
+        await call("POST", `/v1/admin/public-addresses/${publicId}/disable`, {
+          body: { reason: "test" },
+          headers: ADMIN,
+        })
+      ).status,
+    ).toBe(200);
     expect((await probe()).status).toBe(404);
     expect((await call("POST", `/v1/admin/public-addresses/${publicId}/enable`, { headers: ADMIN })).status).toBe(200);
     expect((await probe()).status).toBe(answering);
@@ -136,7 +149,15 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
     });
     const method = first.methods.includes("GET") ? "HEAD" : first.methods[0]!;
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(`${r.url}${concrete(first)}`, { method, body: method === "HEAD" ? undefined : "{}", headers: { "content-type": "application/json" } }), { ...env, DB: counted }, ctx);
+    const res = await worker.fetch(
+      new Request(`${r.url}${concrete(first)}`, {
+        method,
+        body: method === "HEAD" ? undefined : "{}",
+        headers: { "content-type": "application/json" },
+      }),
+      { ...env, DB: counted },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(res.status).not.toBe(405);
     expect(res.status, `${method} ${concrete(first)}`).toBeLessThan(500);

@@ -10,7 +10,14 @@ import { SELF, env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findKind } from "../../src/resources/registry";
 import { AppError } from "../../src/http/errors";
-import { definePublicFace, INLINE_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES, type PublicAnswer, type PublicRequest, type StoredPublicBody } from "../../src/kind/public-face";
+import {
+  definePublicFace,
+  INLINE_PUBLIC_BODY_BYTES,
+  MAX_PUBLIC_BODY_BYTES,
+  type PublicAnswer,
+  type PublicRequest,
+  type StoredPublicBody,
+} from "../../src/kind/public-face";
 import { fromBase64, sha256Hex, toBase64 } from "../../src/bytes";
 import { buyCredits, createResource, json, publicUrl, r2Keys, received } from "../harness";
 
@@ -18,7 +25,12 @@ const counters = findKind("counters")!;
 
 const echo = (request: PublicRequest) => ({
   ...request,
-  body: request.body === null ? null : request.body instanceof Uint8Array ? { inline: toBase64(request.body) } : request.body,
+  body:
+    request.body === null
+      ? null
+      : request.body instanceof Uint8Array
+        ? { inline: toBase64(request.body) }
+        : request.body,
 });
 
 const answers: Record<string, PublicAnswer> = {
@@ -31,20 +43,41 @@ const answers: Record<string, PublicAnswer> = {
 
 const fixture = definePublicFace({
   routes: [
-    { name: "echo", path: "/echo/{name}", methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], maxBodyBytes: MAX_PUBLIC_BODY_BYTES, summary: "fixture" },
+    {
+      name: "echo",
+      path: "/echo/{name}",
+      methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      maxBodyBytes: MAX_PUBLIC_BODY_BYTES,
+      summary: "fixture",
+    },
     { name: "refuse", path: "/refuse", methods: ["POST"], maxBodyBytes: MAX_PUBLIC_BODY_BYTES, summary: "fixture" },
     { name: "answer", path: "/answer/{type}", methods: ["GET"], summary: "fixture" },
-    { name: "proxy", path: "/proxy/{path}", methods: ["GET", "POST"], streamsBody: true, maxBodyBytes: MAX_PUBLIC_BODY_BYTES, summary: "fixture" },
+    {
+      name: "proxy",
+      path: "/proxy/{path}",
+      methods: ["GET", "POST"],
+      streamsBody: true,
+      maxBodyBytes: MAX_PUBLIC_BODY_BYTES,
+      summary: "fixture",
+    },
   ],
   handle(store, _config, request): PublicAnswer {
     if (request.route === "refuse") throw new AppError("conflict", "refused after the body was stored");
     if (request.route === "answer") return answers[request.params.type!]!;
     if (request.route === "proxy") {
-      const target = request.params.path === "closed" ? "http://127.0.0.1:1" : `${env.TEST_RECEIVER_URL}/${request.params.path!.replace(":", "/")}`;
-      return { type: "upstream", url: target, requestHeaders: { "x-via": "fixture", "content-type": "application/octet-stream" } };
+      const target =
+        request.params.path === "closed"
+          ? "http://127.0.0.1:1"
+          : `${env.TEST_RECEIVER_URL}/${request.params.path!.replace(":", "/")}`;
+      return {
+        type: "upstream",
+        url: target,
+        requestHeaders: { "x-via": "fixture", "content-type": "application/octet-stream" },
+      };
     }
     // The kind owns a stored body now: this one lets it go when asked to.
-    if (request.body && !(request.body instanceof Uint8Array) && request.query.some(([k]) => k === "drop")) store.dropObjects([request.body.key]);
+    if (request.body && !(request.body instanceof Uint8Array) && request.query.some(([k]) => k === "drop"))
+      store.dropObjects([request.body.key]);
     return { type: "json", body: echo(request) as never };
   },
 });
@@ -71,13 +104,30 @@ describe("what a kind is handed", () => {
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
       const res = await SELF.fetch(`${url}/echo/a%20b/?tag=1&tag=2&empty=&x=%E2%9C%93`, {
         method,
-        headers: { "cf-connecting-ip": "203.0.113.7", "x-custom": "kept", connection: "keep-alive, x-hop", "x-hop": "dropped", "keep-alive": "timeout=5", te: "trailers" },
+        headers: {
+          "cf-connecting-ip": "203.0.113.7",
+          "x-custom": "kept",
+          connection: "keep-alive, x-hop",
+          "x-hop": "dropped",
+          "keep-alive": "timeout=5",
+          te: "trailers",
+        },
       });
       expect(res.status, method).toBe(200);
       const seen = await json<ReturnType<typeof echo>>(res);
       expect(seen).toMatchObject({
-        method, route: "echo", params: { name: "a b" }, path: "/echo/a%20b/",
-        query: [["tag", "1"], ["tag", "2"], ["empty", ""], ["x", "✓"]], clientIp: "203.0.113.7", body: null,
+        method,
+        route: "echo",
+        params: { name: "a b" },
+        path: "/echo/a%20b/",
+        query: [
+          ["tag", "1"],
+          ["tag", "2"],
+          ["empty", ""],
+          ["x", "✓"],
+        ],
+        clientIp: "203.0.113.7",
+        body: null,
       });
       expect(seen.headers["x-custom"]).toBe("kept");
       for (const hop of ["connection", "x-hop", "keep-alive", "te"]) expect(seen.headers[hop], hop).toBeUndefined();
@@ -93,19 +143,30 @@ describe("what a kind is handed", () => {
 
   it("a large body is stored in R2 first: the object gets its key, size and SHA-256, and the kind owns it", async () => {
     const bytes = new Uint8Array(INLINE_PUBLIC_BODY_BYTES * 3 + 5).map((_, i) => (i * 31) & 0xff);
-    const seen = await json<{ body: StoredPublicBody }>(await SELF.fetch(`${url}/echo/big`, { method: "PUT", body: bytes }));
-    expect(seen.body).toEqual({ key: expect.stringMatching(new RegExp(`^${id}/public-bodies/`)), size: bytes.length, sha256: sha256Hex(bytes) });
+    const seen = await json<{ body: StoredPublicBody }>(
+      await SELF.fetch(`${url}/echo/big`, { method: "PUT", body: bytes }),
+    );
+    expect(seen.body).toEqual({
+      key: expect.stringMatching(new RegExp(`^${id}/public-bodies/`)),
+      size: bytes.length,
+      sha256: sha256Hex(bytes),
+    });
     const stored = await env.BUCKET.get(seen.body.key);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(bytes);
     // A kind that lets it go: deleted after the commit.
-    const dropped = await json<{ body: StoredPublicBody }>(await SELF.fetch(`${url}/echo/big?drop=1`, { method: "PUT", body: bytes }));
+    const dropped = await json<{ body: StoredPublicBody }>(
+      await SELF.fetch(`${url}/echo/big?drop=1`, { method: "PUT", body: bytes }),
+    );
     expect(await publicBodies()).not.toContain(dropped.body.key);
     expect(await publicBodies()).toContain(seen.body.key);
   });
 
   it("a refused request leaves no stored body behind; one over the limit is 413 and stores nothing", async () => {
     const before = await publicBodies();
-    const refused = await SELF.fetch(`${url}/refuse`, { method: "POST", body: new Uint8Array(INLINE_PUBLIC_BODY_BYTES + 1) });
+    const refused = await SELF.fetch(`${url}/refuse`, {
+      method: "POST",
+      body: new Uint8Array(INLINE_PUBLIC_BODY_BYTES + 1),
+    });
     expect(refused.status).toBe(409);
     const over = await SELF.fetch(`${url}/echo/x`, { method: "POST", body: new Uint8Array(MAX_PUBLIC_BODY_BYTES + 1) });
     expect(over.status).toBe(413);
@@ -123,7 +184,12 @@ describe("what a kind answers", () => {
     expect(html.headers.get("x-frame-options")).toBe("DENY");
 
     const text = await get("text");
-    expect([text.status, text.headers.get("content-type"), text.headers.get("x-kind"), await text.text()]).toEqual([201, "text/plain; charset=utf-8", "fixture", "plain"]);
+    expect([text.status, text.headers.get("content-type"), text.headers.get("x-kind"), await text.text()]).toEqual([
+      201,
+      "text/plain; charset=utf-8",
+      "fixture",
+      "plain",
+    ]);
 
     const bytes = await get("bytes");
     expect(bytes.headers.get("content-type")).toBe("application/octet-stream");

@@ -9,7 +9,20 @@ import { describe, expect, it } from "vitest";
 import { queues } from "../../src/kinds/memory/queues";
 import type { exportAll } from "../../src/kinds/memory/queues/messages";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, stubOf, type Problem, type ResourceExport } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  msOf,
+  opsOn,
+  stubOf,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 import { watchRowsRead } from "./rows-read";
 import { MAX_WAITERS } from "../../durable-objects/resource/work";
 
@@ -24,7 +37,6 @@ async function queue(config: Record<string, unknown> = {}, usd = 1) {
   return { token, id, mgmt, op };
 }
 
-
 /** A lease, read as granted: a test that expects a refusal reads it as `lease<Problem>`. */
 const lease = <T = Out<"lease">>(op: Op, body: Record<string, unknown> = {}) => op<T>("POST", "/leases", body);
 const ids = (items: { message_id: string }[]) => items.map((m) => m.message_id);
@@ -34,7 +46,9 @@ describe("queues", () => {
     const q = await queue({ visibility_seconds: 600 }, 3);
     const pushedIds: string[] = [];
     for (let b = 0; b < 10; b++) {
-      const res = await q.op<Out<"push_batch">>("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, i) => ({ body: { n: b * 100 + i } })) });
+      const res = await q.op<Out<"push_batch">>("POST", "/messages/batch", {
+        messages: Array.from({ length: 100 }, (_, i) => ({ body: { n: b * 100 + i } })),
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.queued).toBe(100);
       pushedIds.push(...ids(res.body.items));
@@ -61,7 +75,9 @@ describe("queues", () => {
           ackedCount.set(messageId, (ackedCount.get(messageId) ?? 0) + 1);
         };
         if (c % 5 !== 0) {
-          const res = await q.op<Out<"ack_batch">>("POST", "/leases/ack", { lease_ids: got.body.items.map((m: { lease_id: string }) => m.lease_id) });
+          const res = await q.op<Out<"ack_batch">>("POST", "/leases/ack", {
+            lease_ids: got.body.items.map((m: { lease_id: string }) => m.lease_id),
+          });
           expect(res.status).toBe(200);
           expect(res.body.lost).toEqual([]);
           res.body.acked.forEach(done);
@@ -83,7 +99,15 @@ describe("queues", () => {
     expect([...ackedCount.values()].every((n) => n === 1)).toBe(true);
     expect([...leasedCount.values()].every((n) => n === 1)).toBe(true);
     const stats = await q.op("GET", "/stats");
-    expect(stats.body).toMatchObject({ visible: 0, in_flight: 0, delayed: 0, dead: 0, messages: 0, bytes: 0, oldest_age_seconds: null });
+    expect(stats.body).toMatchObject({
+      visible: 0,
+      in_flight: 0,
+      delayed: 0,
+      dead: 0,
+      messages: 0,
+      bytes: 0,
+      oldest_age_seconds: null,
+    });
   });
 
   it("an unacked lease reappears after its visibility timeout, and the stale lease can no longer ack", async () => {
@@ -106,7 +130,10 @@ describe("queues", () => {
     expect(stale.status).toBe(409);
     expect(stale.body.code).toBe("conflict");
     expect((await q.op("POST", `/leases/${first.lease_id}/extend`, { visibility_seconds: 60 })).status).toBe(409);
-    expect((await q.op("POST", "/leases/ack", { lease_ids: [first.lease_id] })).body).toEqual({ acked: [], lost: [first.lease_id] });
+    expect((await q.op("POST", "/leases/ack", { lease_ids: [first.lease_id] })).body).toEqual({
+      acked: [],
+      lost: [first.lease_id],
+    });
     expect((await q.op("POST", `/leases/${second.lease_id}/ack`)).status).toBe(200);
     expect((await q.op("POST", `/leases/${second.lease_id}/ack`)).status).toBe(409);
   });
@@ -172,7 +199,10 @@ describe("queues", () => {
     expect((await q.op("GET", "/stats")).body).toMatchObject({ dead: 1, in_flight: 0 });
     expect((await q.op("POST", `/leases/${l4.lease_id}/ack`)).status).toBe(409);
 
-    expect((await q.op("POST", "/dead/redrive", { all: true })).body).toMatchObject({ redriven: [message_id], remaining: 0 });
+    expect((await q.op("POST", "/dead/redrive", { all: true })).body).toMatchObject({
+      redriven: [message_id],
+      remaining: 0,
+    });
     expect((await q.op("GET", `/messages/${message_id}`)).body).toMatchObject({ state: "visible", receive_count: 0 });
     expect((await q.op("POST", "/dead/redrive", {})).status).toBe(422);
     expect((await q.op("DELETE", `/messages/${message_id}`)).body).toEqual({ message_id, deleted: true });
@@ -185,7 +215,13 @@ describe("queues", () => {
     const a = await q.op("POST", "/messages", { body: "first", dedup_id: "order-1" });
     const b = await q.op("POST", "/messages", { body: "again", dedup_id: "order-1" });
     expect(b.body).toMatchObject({ message_id: a.body.message_id, duplicate: true, state: "visible" });
-    const batch = await q.op<Out<"push_batch">>("POST", "/messages/batch", { messages: [{ body: 1, dedup_id: "x" }, { body: 2, dedup_id: "x" }, { body: 3, dedup_id: "order-1" }] });
+    const batch = await q.op<Out<"push_batch">>("POST", "/messages/batch", {
+      messages: [
+        { body: 1, dedup_id: "x" },
+        { body: 2, dedup_id: "x" },
+        { body: 3, dedup_id: "order-1" },
+      ],
+    });
     expect(batch.body.queued).toBe(1);
     expect(batch.body.items[1]).toMatchObject({ duplicate: true, message_id: batch.body.items[0]!.message_id });
     expect((await q.op("GET", "/stats")).body.visible).toBe(2);
@@ -193,7 +229,10 @@ describe("queues", () => {
     // Acked, the id still deduplicates within the window (state null: the first message is gone); after it, it does not.
     const got = (await lease(q.op, { max_messages: 2 })).body.items;
     await q.op("POST", "/leases/ack", { lease_ids: got.map((m: { lease_id: string }) => m.lease_id) });
-    expect((await q.op("POST", "/messages", { body: "late", dedup_id: "order-1" })).body).toMatchObject({ duplicate: true, state: null });
+    expect((await q.op("POST", "/messages", { body: "late", dedup_id: "order-1" })).body).toMatchObject({
+      duplicate: true,
+      state: null,
+    });
     await advance(q.id, 301_000); // past the dedup window (300 s)
     const fresh = await q.op("POST", "/messages", { body: "late", dedup_id: "order-1" });
     expect(fresh.body.duplicate).toBe(false);
@@ -202,7 +241,14 @@ describe("queues", () => {
 
   it("leases higher priority first, then in push order", async () => {
     const q = await queue();
-    for (const [body, priority] of [["low", 0], ["high", 5], ["high-2", 5], ["mid", 1], ["low-2", 0]] as const) await q.op("POST", "/messages", { body, priority });
+    for (const [body, priority] of [
+      ["low", 0],
+      ["high", 5],
+      ["high-2", 5],
+      ["mid", 1],
+      ["low-2", 0],
+    ] as const)
+      await q.op("POST", "/messages", { body, priority });
     const got = (await lease(q.op, { max_messages: 3 })).body.items;
     expect(got.map((m) => m.body)).toEqual(["high", "high-2", "mid"]);
     expect((await lease(q.op, { max_messages: 5 })).body.items.map((m) => m.body)).toEqual(["low", "low-2"]);
@@ -217,12 +263,16 @@ describe("queues", () => {
     expect(now.body.state).toBe("visible");
     await q.op("POST", "/messages", { body: "soon", delay_seconds: 30, priority: 9 });
     // Held long enough that its lease outlasts the time the delayed ones take.
-    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m) => m.body)).toEqual(["now"]);
+    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m) => m.body)).toEqual([
+      "now",
+    ]);
     const stats = (await q.op<Out<"stats">>("GET", "/stats")).body;
     expect(stats).toMatchObject({ delayed: 2, in_flight: 1, visible: 0 });
     expect(msOf(stats.next_visible_at) - Date.now()).toBeGreaterThan(20_000);
     await advance(q.id, 31_000);
-    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m) => m.body)).toEqual(["soon"]);
+    expect((await lease(q.op, { max_messages: 10, visibility_seconds: 600 })).body.items.map((m) => m.body)).toEqual([
+      "soon",
+    ]);
     await advance(q.id, 120_000);
     expect((await lease(q.op, { max_messages: 10 })).body.items.map((m) => m.body)).toEqual(["default delay"]);
   });
@@ -247,7 +297,8 @@ describe("queues", () => {
     const q = await queue({}, 2);
     const waiting = Array.from({ length: MAX_WAITERS }, () => lease(q.op, { max_messages: 1, wait_seconds: 30 }));
     // Until all of them wait in the object (each holds one of its timers).
-    const waiters = () => runInDurableObject(stubOf(q.id), (o) => (o as unknown as { work: { waiters: Set<unknown> } }).work.waiters.size);
+    const waiters = () =>
+      runInDurableObject(stubOf(q.id), (o) => (o as unknown as { work: { waiters: Set<unknown> } }).work.waiters.size);
     while ((await waiters()) < MAX_WAITERS) await new Promise((r) => setTimeout(r, 100));
 
     const started = Date.now();
@@ -257,7 +308,10 @@ describe("queues", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
 
     // 100 messages wake every waiter; each message is leased by exactly one (the others answer empty, as woken long-polls may).
-    expect((await q.op("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, n) => ({ body: { n } })) })).status).toBe(200);
+    expect(
+      (await q.op("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, n) => ({ body: { n } })) }))
+        .status,
+    ).toBe(200);
     const answers = await Promise.all(waiting);
     expect(answers.filter((r) => r.status !== 200)).toEqual([]);
     const leased = answers.flatMap((r) => ids(r.body.items));
@@ -275,9 +329,14 @@ describe("queues", () => {
     const inBatch = await q.op("POST", "/messages/batch", { messages: [{ body: 1 }, { body: "x".repeat(70_000) }] });
     expect(inBatch.status).toBe(413);
     expect(inBatch.body.detail).toContain("messages.1.body");
-    expect((await q.op<Problem>("POST", "/messages/batch", { messages: Array.from({ length: 101 }, () => ({ body: 1 })) })).body.errors![0]!.path).toBe("messages");
+    expect(
+      (await q.op<Problem>("POST", "/messages/batch", { messages: Array.from({ length: 101 }, () => ({ body: 1 })) }))
+        .body.errors![0]!.path,
+    ).toBe("messages");
     expect((await q.op<Problem>("POST", "/messages", { priority: 1 })).body.errors![0]!.path).toBe("body");
-    expect((await q.op<Problem>("POST", "/messages", { body: 1, priority: 1001 })).body.errors![0]!.path).toBe("priority");
+    expect((await q.op<Problem>("POST", "/messages", { body: 1, priority: 1001 })).body.errors![0]!.path).toBe(
+      "priority",
+    );
     expect((await lease<Problem>(q.op, { max_messages: 101 })).body.errors![0]!.path).toBe("max_messages");
     expect((await lease(q.op, { wait_seconds: 31 })).status).toBe(422);
     expect((await q.op("POST", "/leases/not-a-lease/ack")).status).toBe(422);
@@ -285,7 +344,10 @@ describe("queues", () => {
     expect((await q.op("GET", "/stats")).body.messages).toBe(1);
 
     // Kept as a rewrite of the counter: 99,999 real pushes (1,000 batch calls) would take minutes here.
-    await runInDurableObject(stubOf(q.id), (_o, state) => void state.storage.sql.exec("UPDATE queue_state SET visible = visible + ?", 100_000 - 1));
+    await runInDurableObject(
+      stubOf(q.id),
+      (_o, state) => void state.storage.sql.exec("UPDATE queue_state SET visible = visible + ?", 100_000 - 1),
+    );
     const full = await q.op("POST", "/messages", { body: 1 });
     expect(full.status).toBe(413);
     expect(full.body.detail).toContain("100000 messages");
@@ -293,11 +355,17 @@ describe("queues", () => {
 
   it("exports every message with its state", async () => {
     const q = await queue();
-    await q.op("POST", "/messages/batch", { messages: [{ body: "a" }, { body: "b", delay_seconds: 60 }, { body: "c", priority: 3 }] });
+    await q.op("POST", "/messages/batch", {
+      messages: [{ body: "a" }, { body: "b", delay_seconds: 60 }, { body: "c", priority: 3 }],
+    });
     await lease(q.op);
     const res = await call("GET", `/v1/resources/${q.id}/export`, { headers: managed(q.mgmt) });
     const { data, resource } = await json<ResourceExport<ReturnType<typeof exportAll>>>(res);
-    expect(data.messages.map((m) => [m.body, m.state])).toEqual([["a", "visible"], ["b", "delayed"], ["c", "in_flight"]]);
+    expect(data.messages.map((m) => [m.body, m.state])).toEqual([
+      ["a", "visible"],
+      ["b", "delayed"],
+      ["c", "in_flight"],
+    ]);
     expect(JSON.stringify(data)).not.toContain("lease_");
     expect(resource.usage).toMatchObject({ messages: 3, dead: 0 });
   });
@@ -319,7 +387,9 @@ describe("queues", () => {
          FROM n`,
         now,
       );
-      sql.exec("UPDATE queue_state SET visible = 24998, delayed = 24997, in_flight = 24998, dead = 24997, bytes = 799920");
+      sql.exec(
+        "UPDATE queue_state SET visible = 24998, delayed = 24997, in_flight = 24998, dead = 24997, bytes = 799920",
+      );
     });
     const rows = await watchRowsRead(q.id);
     const budget = async <T>(what: string, limit: number, work: () => Promise<{ status: number; body: T }>) => {
@@ -336,9 +406,13 @@ describe("queues", () => {
     expect(got.items[0]!.body).toBe("new");
     expect(got.items[1]!.priority).toBe(8);
     await budget("ack", 40, () => q.op("POST", `/leases/${got.items[0]!.lease_id}/ack`));
-    await budget("batch ack", 80, () => q.op("POST", "/leases/ack", { lease_ids: got.items.slice(1, 5).map((m: { lease_id: string }) => m.lease_id) }));
+    await budget("batch ack", 80, () =>
+      q.op("POST", "/leases/ack", { lease_ids: got.items.slice(1, 5).map((m: { lease_id: string }) => m.lease_id) }),
+    );
     await budget("nack", 40, () => q.op("POST", `/leases/${got.items[5]!.lease_id}/nack`, { delay_seconds: 5 }));
-    await budget("extend", 40, () => q.op("POST", `/leases/${got.items[6]!.lease_id}/extend`, { visibility_seconds: 120 }));
+    await budget("extend", 40, () =>
+      q.op("POST", `/leases/${got.items[6]!.lease_id}/extend`, { visibility_seconds: 120 }),
+    );
     const stats = await budget("stats", 40, () => q.op("GET", "/stats"));
     expect(stats).toMatchObject({ visible: 24998 - 9, in_flight: 24998 + 4, delayed: 24998, dead: 24997 });
     await budget("dead letters", 80, () => q.op("GET", "/dead?limit=20"));

@@ -17,7 +17,12 @@ import { ORIGIN, buyCredits, call, createResource, json, publicUrl } from "../ha
 const CREDENTIAL_LIMIT = 5;
 const IP_LIMIT = 8;
 const ADDRESS_LIMIT = 6;
-const lowLimits = env as unknown as { TEST_RATE_LIMITER: RateLimit; TEST_IP_RATE_LIMITER: RateLimit; TEST_ASK_RATE_LIMITER: RateLimit; TEST_ADDRESS_RATE_LIMITER: RateLimit };
+const lowLimits = env as unknown as {
+  TEST_RATE_LIMITER: RateLimit;
+  TEST_IP_RATE_LIMITER: RateLimit;
+  TEST_ASK_RATE_LIMITER: RateLimit;
+  TEST_ADDRESS_RATE_LIMITER: RateLimit;
+};
 const ASK_LIMIT = 3;
 
 interface Send {
@@ -42,7 +47,11 @@ async function send(method: string, path: string, o: Send): Promise<Response> {
   };
   const headers = new Headers({ "CF-Connecting-IP": o.ip, ...o.headers });
   if (o.body !== undefined) headers.set("content-type", "application/json");
-  const request = new Request(`${ORIGIN}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+  const request = new Request(`${ORIGIN}${path}`, {
+    method,
+    headers,
+    body: o.body === undefined ? undefined : JSON.stringify(o.body),
+  });
   const ctx = createExecutionContext();
   const res = await worker.fetch(request, testEnv, ctx);
   await waitOnExecutionContext(ctx);
@@ -80,7 +89,8 @@ describe("rate limits", () => {
     const other = await buyCredits(1);
     await freshWindow();
     const ip = freshIp();
-    const balance = (t: string, from = ip) => send("GET", "/v1/credits/balance", { ip: from, headers: { authorization: `Bearer ${t}` } });
+    const balance = (t: string, from = ip) =>
+      send("GET", "/v1/credits/balance", { ip: from, headers: { authorization: `Bearer ${t}` } });
     for (let i = 1; i <= CREDENTIAL_LIMIT; i++) {
       const res = await balance(token);
       expect(res.status).toBe(200);
@@ -106,10 +116,19 @@ describe("rate limits", () => {
     const forged = forgedBody + checksum(forgedBody);
     await freshWindow();
     for (let i = 0; i < CREDENTIAL_LIMIT; i++) {
-      expect((await send("GET", "/v1/credits/balance", { ip: freshIp(), headers: { authorization: `Bearer ${forged}` } })).status).toBe(401);
+      expect(
+        (await send("GET", "/v1/credits/balance", { ip: freshIp(), headers: { authorization: `Bearer ${forged}` } }))
+          .status,
+      ).toBe(401);
     }
-    await expectRateLimited(await send("GET", "/v1/credits/balance", { ip: freshIp(), headers: { authorization: `Bearer ${forged}` } }), CREDENTIAL_LIMIT);
-    const real = await send("GET", "/v1/credits/balance", { ip: freshIp(), headers: { authorization: `Bearer ${victim}` } });
+    await expectRateLimited(
+      await send("GET", "/v1/credits/balance", { ip: freshIp(), headers: { authorization: `Bearer ${forged}` } }),
+      CREDENTIAL_LIMIT,
+    );
+    const real = await send("GET", "/v1/credits/balance", {
+      ip: freshIp(),
+      headers: { authorization: `Bearer ${victim}` },
+    });
     expect(real.status).toBe(200);
     expect(limits(real).remaining).toBe(String(CREDENTIAL_LIMIT - 1));
   });
@@ -125,7 +144,10 @@ describe("rate limits", () => {
     await expectRateLimited(await send("GET", "/v1/prices", { ip }), IP_LIMIT);
     // Credentials do not lift the address's limit.
     const { token } = await buyCredits(1);
-    await expectRateLimited(await send("GET", "/v1/credits/balance", { ip, headers: { authorization: `Bearer ${token}` } }), IP_LIMIT);
+    await expectRateLimited(
+      await send("GET", "/v1/credits/balance", { ip, headers: { authorization: `Bearer ${token}` } }),
+      IP_LIMIT,
+    );
     expect((await send("GET", "/v1/prices", { ip: freshIp() })).status).toBe(200);
     // IPv6 addresses are counted by their /64.
     const v6 = (host: string) => send("GET", "/v1/prices", { ip: `2001:db8:1:2::${host}` });
@@ -136,7 +158,8 @@ describe("rate limits", () => {
   it("a public address gets its limit a minute from all its callers together; another address is counted apart", async () => {
     await freshWindow();
     const { token } = await buyCredits(1);
-    const page = async () => new URL(publicUrl((await createResource("pages", token, { content: "# Hello" })).record)).pathname;
+    const page = async () =>
+      new URL(publicUrl((await createResource("pages", token, { content: "# Hello" })).record)).pathname;
     const [busy, quiet] = [await page(), await page()];
     // Each call from an address of its own, so only the address's limit can be what refuses.
     for (let i = 1; i <= ADDRESS_LIMIT; i++) expect((await send("GET", busy, { ip: freshIp() })).status).toBe(200);
@@ -150,12 +173,18 @@ describe("rate limits", () => {
   it("covers /oauth and /mcp too, and leaves pages outside the API alone", async () => {
     await freshWindow();
     const ip = freshIp();
-    const oauth = await send("POST", "/oauth/token", { ip, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const oauth = await send("POST", "/oauth/token", {
+      ip,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(oauth.headers.get("RateLimit-Limit")).toBe(String(IP_LIMIT));
     const mcp = await send("POST", "/mcp", { ip, body: { jsonrpc: "2.0", id: 1, method: "ping" } });
     expect(mcp.headers.get("RateLimit-Remaining")).toBe(String(IP_LIMIT - 2));
     // A tool call counts once: the REST call it makes inside the worker is not counted again.
-    const tool = await send("POST", "/mcp", { ip, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_prices", arguments: {} } } });
+    const tool = await send("POST", "/mcp", {
+      ip,
+      body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_prices", arguments: {} } },
+    });
     expect(tool.status).toBe(200);
     expect((await json<{ result: CallToolResult }>(tool)).result.isError).toBeFalsy();
     expect((await send("GET", "/v1/prices", { ip })).headers.get("RateLimit-Remaining")).toBe(String(IP_LIMIT - 4));
@@ -185,7 +214,13 @@ describe("anonymous free tier", () => {
     expect(owner?.owner).not.toContain(ip);
 
     // A refused call (it would cross the bound) gives its free call back.
-    const increment = (by: number) => send("POST", `/v1/counters/${id}/increment`, { ip, vars: FREE, body: { by }, headers: { authorization: `Bearer ${management_token}` } });
+    const increment = (by: number) =>
+      send("POST", `/v1/counters/${id}/increment`, {
+        ip,
+        vars: FREE,
+        body: { by },
+        headers: { authorization: `Bearer ${management_token}` },
+      });
     expect((await increment(5)).status).toBe(409);
     expect((await increment(1)).status).toBe(200);
 

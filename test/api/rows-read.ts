@@ -34,7 +34,10 @@ export async function watchRowsRead(resourceId: string): Promise<RowsRead> {
     cursors.length = 0;
     await work();
     // Cursors belong to the object's I/O context: they are read there.
-    return runInDurableObject(stub, () => ({ read: cursors.reduce((sum, c) => sum + c.rowsRead, 0), written: cursors.reduce((sum, c) => sum + c.rowsWritten, 0) }));
+    return runInDurableObject(stub, () => ({
+      read: cursors.reduce((sum, c) => sum + c.rowsRead, 0),
+      written: cursors.reduce((sum, c) => sum + c.rowsWritten, 0),
+    }));
   };
   return { rows, during: async (work) => (await rows(work)).read };
 }

@@ -16,7 +16,13 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-type Event = { at: string; resource_id: string | null; kind: string | null; type: string; detail: Record<string, unknown> };
+type Event = {
+  at: string;
+  resource_id: string | null;
+  kind: string | null;
+  type: string;
+  detail: Record<string, unknown>;
+};
 
 async function sandbox() {
   const res = await call("POST", "/v1/sandboxes", { body: {} });
@@ -31,23 +37,33 @@ async function sandbox() {
   };
   const timeline = async () => {
     const items: Event[] = [];
-    for (let cursor: string | null = ""; cursor !== null; ) {
-      const page: { items: Event[]; next_cursor: string | null } = await json(await call("GET", `/v1/sandboxes/${made.id}/timeline?limit=100${cursor ? `&cursor=${cursor}` : ""}`, { headers: auth }));
+    for (let cursor: string | null = ""; cursor !== null;) {
+      const page: { items: Event[]; next_cursor: string | null } = await json(
+        await call("GET", `/v1/sandboxes/${made.id}/timeline?limit=100${cursor ? `&cursor=${cursor}` : ""}`, {
+          headers: auth,
+        }),
+      );
       items.push(...page.items);
       cursor = page.next_cursor;
     }
     return items;
   };
-  const now = async () => Date.parse((await json<{ now: string }>(await call("GET", `/v1/sandboxes/${made.id}`, { headers: auth }))).now);
+  const now = async () =>
+    Date.parse((await json<{ now: string }>(await call("GET", `/v1/sandboxes/${made.id}`, { headers: auth }))).now);
   return { id: made.id as string, token: made.credit_token as string, auth, move, timeline, now };
 }
 
 /** Deliveries of `type` among what fired, in the order they fired. */
-const sent = (fired: Event[], type: string) => fired.filter((e) => e.type === "delivery" && e.detail.event_type === type);
+const sent = (fired: Event[], type: string) =>
+  fired.filter((e) => e.type === "delivery" && e.detail.event_type === type);
 
 /** The first moment after `from` at which America/New_York's UTC offset changes. */
 function nextDstChange(zone: string, from: number): number {
-  const offset = (t: number) => new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).format(new Date(t)).split(" ").pop();
+  const offset = (t: number) =>
+    new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" })
+      .format(new Date(t))
+      .split(" ")
+      .pop();
   const start = offset(from);
   let t = from;
   while (offset(t) === start) t += HOUR;
@@ -62,7 +78,12 @@ describe("a sandbox's clock", () => {
     // Two days before the change, with nothing in the sandbox yet: the move is instant.
     await s.move({ to: new Date(change - 2 * DAY).toISOString() });
     const name = unique();
-    const created = await createResource("schedules", s.token, { cron: "0 9 * * *", timezone: zone, url: `${receiver}/ok/${name}`, ttl_seconds: 10 * 86400 });
+    const created = await createResource("schedules", s.token, {
+      cron: "0 9 * * *",
+      timezone: zone,
+      url: `${receiver}/ok/${name}`,
+      ttl_seconds: 10 * 86400,
+    });
     const start = await s.now();
     const moved = await s.move({ advance_seconds: 4 * 86400 });
     expect(moved.more).toBe(false);
@@ -73,7 +94,9 @@ describe("a sandbox's clock", () => {
     // The same local hour, two different UTC hours: the change lies between them.
     expect(new Set(ticks.map((t) => new Date(t.at).getUTCHours())).size).toBe(2);
     expect(await received(name, 4)).toHaveLength(4);
-    const status = await json<{ status: { runs: number } }>(await call("GET", `/v1/resources/${created.id}`, { headers: { authorization: `Bearer ${created.mgmt}` } }));
+    const status = await json<{ status: { runs: number } }>(
+      await call("GET", `/v1/resources/${created.id}`, { headers: { authorization: `Bearer ${created.mgmt}` } }),
+    );
     expect(status.status.runs).toBe(4);
     expect(moved.reached).toBe(moved.to);
     expect(Date.parse(moved.to) - Date.parse(moved.from)).toBe(4 * DAY);
@@ -83,11 +106,23 @@ describe("a sandbox's clock", () => {
   it("takes a dead-man late, then down, at the right simulated times, and releases its payload once", async () => {
     const s = await sandbox();
     const [alerts, successor] = [unique(), unique()];
-    const d = await createResource("deadman", s.token, { period_seconds: 3600, grace_seconds: 600, notify_late: true, alert_url: `${receiver}/ok/${alerts}`, successor_url: `${receiver}/ok/${successor}` });
+    const d = await createResource("deadman", s.token, {
+      period_seconds: 3600,
+      grace_seconds: 600,
+      notify_late: true,
+      alert_url: `${receiver}/ok/${alerts}`,
+      successor_url: `${receiver}/ok/${successor}`,
+    });
     const headers = { authorization: `Bearer ${d.mgmt}`, "x-credit-token": s.token };
-    expect((await call("POST", `/v1/deadman/${d.id}/payload`, { body: { payload: { secret: "combination" } }, headers })).status).toBe(200);
+    expect(
+      (await call("POST", `/v1/deadman/${d.id}/payload`, { body: { payload: { secret: "combination" } }, headers }))
+        .status,
+    ).toBe(200);
     expect((await call("GET", new URL(d.record.urls.public!).pathname)).status).toBe(200);
-    const pinged = Date.parse((await json<{ status: { last_ping_at: string } }>(await call("GET", `/v1/resources/${d.id}`, { headers }))).status.last_ping_at);
+    const pinged = Date.parse(
+      (await json<{ status: { last_ping_at: string } }>(await call("GET", `/v1/resources/${d.id}`, { headers }))).status
+        .last_ping_at,
+    );
 
     const moved = await s.move({ advance_seconds: 3 * 3600 });
     const late = sent(moved.fired, "deadman.late");
@@ -107,7 +142,12 @@ describe("a sandbox's clock", () => {
   it("probes a watch's real target once per simulated interval, and alerts after alert_after failures", async () => {
     const s = await sandbox();
     const [target, events] = [unique(), unique()];
-    const w = await createResource("watches", s.token, { check: { type: "http_status", url: `${receiver}/down/${target}` }, interval_seconds: 60, alert_after: 3, notify_url: `${receiver}/ok/${events}` });
+    const w = await createResource("watches", s.token, {
+      check: { type: "http_status", url: `${receiver}/down/${target}` },
+      interval_seconds: 60,
+      alert_after: 3,
+      notify_url: `${receiver}/ok/${events}`,
+    });
     const start = await s.now();
     await s.move({ advance_seconds: 10 * 60 });
     // The first check is made at once (by the watch's own alarm, or the move's first step): the timeline has it either way.
@@ -122,17 +162,26 @@ describe("a sandbox's clock", () => {
     const down = sent(timeline, "watch.down");
     expect(down).toHaveLength(1);
     expect(down[0]!.at).toBe(checks[2]!.at);
-    expect(JSON.parse((await received(events, 1))[0]!.body)).toMatchObject({ type: "watch.down", data: { consecutive_failures: 3 } });
+    expect(JSON.parse((await received(events, 1))[0]!.body)).toMatchObject({
+      type: "watch.down",
+      data: { consecutive_failures: 3 },
+    });
   });
 
   it("pages an escalation's second level after its simulated delay", async () => {
     const s = await sandbox();
     const [first, second] = [unique(), unique()];
     const p = await createResource("escalations", s.token, {
-      steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${first}` }] }, { delay_seconds: 1800, targets: [{ url: `${receiver}/ok/${second}` }] }],
+      steps: [
+        { delay_seconds: 0, targets: [{ url: `${receiver}/ok/${first}` }] },
+        { delay_seconds: 1800, targets: [{ url: `${receiver}/ok/${second}` }] },
+      ],
     });
     const headers = { authorization: `Bearer ${p.mgmt}`, "x-credit-token": s.token };
-    const opened = await call("POST", `/v1/escalations/${p.id}/incidents`, { body: { title: "Checkout is failing" }, headers });
+    const opened = await call("POST", `/v1/escalations/${p.id}/incidents`, {
+      body: { title: "Checkout is failing" },
+      headers,
+    });
     expect(opened.status).toBeLessThan(300);
     await s.move({ advance_seconds: 3600 });
     // The first level (no delay) may go out by the resource's own alarm before the move: the timeline has both.
@@ -150,15 +199,29 @@ describe("a sandbox's clock, the worked example of docs/api.md#sandboxes", () =>
   it("runs a schedule, a dead-man and an escalation through three simulated days in one call", async () => {
     const s = await sandbox();
     const [daily, alerts, levelOne, levelTwo] = [unique(), unique(), unique(), unique()];
-    const schedule = await createResource("schedules", s.token, { cron: "0 9 * * *", timezone: "Europe/Berlin", url: `${receiver}/ok/${daily}` });
-    const deadman = await createResource("deadman", s.token, { period_seconds: 86400, grace_seconds: 3600, alert_url: `${receiver}/ok/${alerts}` });
+    const schedule = await createResource("schedules", s.token, {
+      cron: "0 9 * * *",
+      timezone: "Europe/Berlin",
+      url: `${receiver}/ok/${daily}`,
+    });
+    const deadman = await createResource("deadman", s.token, {
+      period_seconds: 86400,
+      grace_seconds: 3600,
+      alert_url: `${receiver}/ok/${alerts}`,
+    });
     const escalation = await createResource("escalations", s.token, {
-      steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${levelOne}` }] }, { delay_seconds: 900, targets: [{ url: `${receiver}/ok/${levelTwo}` }] }],
+      steps: [
+        { delay_seconds: 0, targets: [{ url: `${receiver}/ok/${levelOne}` }] },
+        { delay_seconds: 900, targets: [{ url: `${receiver}/ok/${levelTwo}` }] },
+      ],
     });
     // A day-long resource: its TTL runs out on the way.
     const brief = await createResource("counters", s.token, { ttl_seconds: 86400 });
     expect((await call("GET", new URL(deadman.record.urls.public!).pathname)).status).toBe(200);
-    const opened = await call("POST", `/v1/escalations/${escalation.id}/incidents`, { body: { title: "Disk almost full" }, headers: { authorization: `Bearer ${escalation.mgmt}`, "x-credit-token": s.token } });
+    const opened = await call("POST", `/v1/escalations/${escalation.id}/incidents`, {
+      body: { title: "Disk almost full" },
+      headers: { authorization: `Bearer ${escalation.mgmt}`, "x-credit-token": s.token },
+    });
     expect(opened.status).toBeLessThan(300);
 
     const moved = await s.move({ advance_seconds: 3 * 86400 });
@@ -168,7 +231,12 @@ describe("a sandbox's clock, the worked example of docs/api.md#sandboxes", () =>
     // Each tick at 09:00 in Berlin, three of them.
     const ticks = sent(timeline, "schedule.fired");
     expect(ticks).toHaveLength(3);
-    for (const t of ticks) expect(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(new Date(t.at))).toBe("09:00");
+    for (const t of ticks)
+      expect(
+        new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(
+          new Date(t.at),
+        ),
+      ).toBe("09:00");
     // The dead-man, pinged once, is down a day and an hour later.
     expect(sent(timeline, "deadman.down")).toHaveLength(1);
     // The escalation's second level, a quarter of an hour after the first.
@@ -177,7 +245,9 @@ describe("a sandbox's clock, the worked example of docs/api.md#sandboxes", () =>
     expect(steps[1]! - steps[0]!).toBeGreaterThanOrEqual(15 * MINUTE);
     // The counter's TTL ran out in simulated time.
     expect(timeline.find((e) => e.resource_id === brief.id && e.type === "expired")).toBeDefined();
-    expect((await call("GET", `/v1/resources/${brief.id}`, { headers: { authorization: `Bearer ${brief.mgmt}` } })).status).toBe(410);
+    expect(
+      (await call("GET", `/v1/resources/${brief.id}`, { headers: { authorization: `Bearer ${brief.mgmt}` } })).status,
+    ).toBe(410);
     // The timeline is in time order, and the move answered what the timeline holds of it.
     const times = atOf(timeline);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
@@ -190,7 +260,11 @@ describe("a sandbox's clock, the worked example of docs/api.md#sandboxes", () =>
   it("stops at its limits, says more remains, and goes on from there", async () => {
     const s = await sandbox();
     const target = unique();
-    await createResource("watches", s.token, { check: { type: "http_status", url: `${receiver}/ok/${target}` }, interval_seconds: 60, ttl_seconds: 40 * 86400 });
+    await createResource("watches", s.token, {
+      check: { type: "http_status", url: `${receiver}/ok/${target}` },
+      interval_seconds: 60,
+      ttl_seconds: 40 * 86400,
+    });
     const moved = await s.move({ advance_seconds: 30 * 86400 });
     expect(moved.more).toBe(true);
     expect(Date.parse(moved.reached)).toBeLessThan(Date.parse(moved.to));
@@ -213,9 +287,13 @@ describe("sandboxes over MCP", () => {
     expect(counter.isError).toBeFalsy();
     const moved = await mcpTool(box.credit_token, "move_sandbox_clock", { id: box.id, advance_seconds: 7200 });
     expect(moved.isError).toBeFalsy();
-    expect(moved.structuredContent.fired).toContainEqual(expect.objectContaining({ resource_id: String(counter.structuredContent.id), type: "expired" }));
+    expect(moved.structuredContent.fired).toContainEqual(
+      expect.objectContaining({ resource_id: String(counter.structuredContent.id), type: "expired" }),
+    );
     const timeline = await mcpTool(box.credit_token, "sandbox_timeline", { id: box.id });
-    expect((timeline.structuredContent.items as Event[]).map((e) => e.type)).toEqual(expect.arrayContaining(["sandbox_created", "created", "expired", "clock"]));
+    expect((timeline.structuredContent.items as Event[]).map((e) => e.type)).toEqual(
+      expect.arrayContaining(["sandbox_created", "created", "expired", "clock"]),
+    );
     const refused = await mcpTool(token, "move_sandbox_clock", { id: box.id, advance_seconds: 60 });
     expect(refused.isError).toBe(true);
   });

@@ -20,7 +20,14 @@ const counter = { ttl_seconds: 3600 };
 describe("sandboxes", () => {
   it("are free, and answer their money, their now and their resources", async () => {
     const s = await sandbox({ label: "plan" });
-    expect(s.view).toMatchObject({ id: expect.stringMatching(/^sbx_/), label: "plan", state: "active", balance_usd: 10, resources: [], credit_token: expect.stringMatching(/^zv_/) });
+    expect(s.view).toMatchObject({
+      id: expect.stringMatching(/^sbx_/),
+      label: "plan",
+      state: "active",
+      balance_usd: 10,
+      resources: [],
+      credit_token: expect.stringMatching(/^zv_/),
+    });
     expect(Date.parse(s.view.expires_at) - Date.parse(s.view.created_at)).toBe(86_400_000);
     const created = await createResource("counters", s.token, counter);
     const view = await json<{ resources: unknown[] }>(await call("GET", `/v1/sandboxes/${s.id}`, { headers: s.auth }));
@@ -36,20 +43,33 @@ describe("sandboxes", () => {
     const before = { sandbox: (await balanceOf(s.token)).balance_usd, real: (await balanceOf(real.token)).balance_usd };
 
     // A real resource's paid operation, paid with sandbox money: refused, nothing taken.
-    const incr = (id: string, mgmt: string, credit: string) => call("POST", `/v1/counters/${id}/increment`, { body: { by: 1 }, headers: managed(mgmt, credit) });
+    const incr = (id: string, mgmt: string, credit: string) =>
+      call("POST", `/v1/counters/${id}/increment`, { body: { by: 1 }, headers: managed(mgmt, credit) });
     expect((await problemOf(await incr(outside.id, outside.mgmt, s.token), 403)).detail).toMatch(/sandbox .*money/);
     // A sandbox's resource, paid with real money (a credit token, then x402): refused, nothing taken.
-    expect((await problemOf(await incr(inside.id, inside.mgmt, real.token), 403)).detail).toMatch(/only that sandbox's credit token/);
+    expect((await problemOf(await incr(inside.id, inside.mgmt, real.token), 403)).detail).toMatch(
+      /only that sandbox's credit token/,
+    );
     const { header, name } = await signPayment({ priceMicro: 100 });
-    const x402 = await call("POST", `/v1/counters/${inside.id}/increment`, { body: { by: 1 }, headers: { authorization: `Bearer ${inside.mgmt}`, [name]: header } });
+    const x402 = await call("POST", `/v1/counters/${inside.id}/increment`, {
+      body: { by: 1 },
+      headers: { authorization: `Bearer ${inside.mgmt}`, [name]: header },
+    });
     expect((await problemOf(x402, 403)).detail).toMatch(/never x402/);
     // Extending either with the other side's money: refused too.
-    const extend = (id: string, mgmt: string, credit: string) => call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 3600 }, headers: managed(mgmt, credit) });
+    const extend = (id: string, mgmt: string, credit: string) =>
+      call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 3600 }, headers: managed(mgmt, credit) });
     await problemOf(await extend(outside.id, outside.mgmt, s.token), 403);
     await problemOf(await extend(inside.id, inside.mgmt, real.token), 403);
     // Nor can real money be added to a sandbox's token.
     const topUp = await signPayment({ priceMicro: usd(1) });
-    await problemOf(await call("POST", "/v1/credits", { body: { amount_usd: 1 }, headers: { ...s.auth, [topUp.name]: topUp.header } }), 403);
+    await problemOf(
+      await call("POST", "/v1/credits", {
+        body: { amount_usd: 1 },
+        headers: { ...s.auth, [topUp.name]: topUp.header },
+      }),
+      403,
+    );
 
     expect((await balanceOf(s.token)).balance_usd).toBe(before.sandbox);
     expect((await balanceOf(real.token)).balance_usd).toBe(before.real);
@@ -101,12 +121,23 @@ describe("sandboxes", () => {
       ["not json", 400],
     ];
     for (const [body, status] of cases) {
-      const res = typeof body === "string"
-        ? await call("POST", `/v1/sandboxes/${s.id}/clock`, { body, headers: { ...s.auth, "content-type": "application/json" } })
-        : await move(body);
+      const res =
+        typeof body === "string"
+          ? await call("POST", `/v1/sandboxes/${s.id}/clock`, {
+              body,
+              headers: { ...s.auth, "content-type": "application/json" },
+            })
+          : await move(body);
       await problemOf(res, status);
     }
-    for (const body of [{ label: "two\nlines" }, { label: "bell\u0007" }, { ttl_seconds: 0 }, { ttl_seconds: 86401 }, { ttl_seconds: 60.5 }, { money: 100 }]) {
+    for (const body of [
+      { label: "two\nlines" },
+      { label: "bell\u0007" },
+      { ttl_seconds: 0 },
+      { ttl_seconds: 86401 },
+      { ttl_seconds: 60.5 },
+      { money: 100 },
+    ]) {
       await problemOf(await call("POST", "/v1/sandboxes", { body }), 422);
     }
     const view = await json<{ now: string }>(await call("GET", `/v1/sandboxes/${s.id}`, { headers: s.auth }));
@@ -122,7 +153,13 @@ describe("sandboxes in the reference", () => {
       responses: Record<string, { content: Record<string, { example: { fired: unknown[] } }> }>;
     };
     const doc = await json<{ paths: Record<string, Record<string, Operation>> }>(await call("GET", "/openapi.json"));
-    for (const [path, method] of [["/v1/sandboxes", "post"], ["/v1/sandboxes/{id}", "get"], ["/v1/sandboxes/{id}", "delete"], ["/v1/sandboxes/{id}/clock", "post"], ["/v1/sandboxes/{id}/timeline", "get"]] as const) {
+    for (const [path, method] of [
+      ["/v1/sandboxes", "post"],
+      ["/v1/sandboxes/{id}", "get"],
+      ["/v1/sandboxes/{id}", "delete"],
+      ["/v1/sandboxes/{id}/clock", "post"],
+      ["/v1/sandboxes/{id}/timeline", "get"],
+    ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
     const clock = doc.paths["/v1/sandboxes/{id}/clock"]!.post!;

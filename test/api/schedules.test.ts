@@ -6,7 +6,20 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { schedules } from "../../src/kinds/time/schedules";
-import { advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, received, stubOf, verifierOf, type Problem } from "../harness";
+import {
+  advanceTo,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  msOf,
+  opsOn,
+  received,
+  stubOf,
+  verifierOf,
+  type Problem,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -23,12 +36,18 @@ async function schedule(body: Record<string, unknown>) {
   return { ...created, token, op, tick };
 }
 
-const hourIn = (zone: string, iso: string) => Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(new Date(iso)));
+const hourIn = (zone: string, iso: string) =>
+  Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(new Date(iso)));
 
 describe("schedules", () => {
   it("previews fire times in its time zone, across DST", async () => {
     // Mondays at 9:00 in New York for 30 weeks: the UTC time moves when DST starts, the local one does not.
-    const s = await schedule({ cron: "0 9 * * 1", timezone: "America/New_York", url: `${receiver}/ok/${unique()}`, ttl_seconds: 240 * 86400 });
+    const s = await schedule({
+      cron: "0 9 * * 1",
+      timezone: "America/New_York",
+      url: `${receiver}/ok/${unique()}`,
+      ttl_seconds: 240 * 86400,
+    });
     const { times } = await s.op("next", "/next?count=30");
     expect(times).toHaveLength(30);
     for (const t of times) expect(hourIn("America/New_York", t.at)).toBe(9);
@@ -51,7 +70,8 @@ describe("schedules", () => {
     expect(after.runs).toBe(1);
     expect(msOf(after.next_run_at)).toBeGreaterThan(Date.now());
 
-    for (let i = 0; i < 50 && (await s.op("history", "/history")).items[0]!.outcome !== "delivered"; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await s.op("history", "/history")).items[0]!.outcome !== "delivered"; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await s.op("history", "/history")).items[0]).toMatchObject({ outcome: "delivered", manual: false });
   });
 
@@ -90,7 +110,10 @@ describe("schedules", () => {
   it("an extension brings back ticks that lay past the old expiry", async () => {
     const s = await schedule({ cron: "0 0 1 1 *", url: `${receiver}/ok/${unique()}`, ttl_seconds: 86400 });
     expect((await s.op("get", "")).next_run_at).toBeNull();
-    const extended = await call("POST", `/v1/resources/${s.id}/extend`, { body: { ttl_seconds: 365 * 86400 }, headers: managed(s.mgmt, s.token) });
+    const extended = await call("POST", `/v1/resources/${s.id}/extend`, {
+      body: { ttl_seconds: 365 * 86400 },
+      headers: managed(s.mgmt, s.token),
+    });
     expect(extended.status).toBe(200);
     const next = (await s.op("get", "")).next_run_at;
     expect(next).toMatch(/-01-01T00:00:00/);

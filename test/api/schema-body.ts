@@ -48,10 +48,26 @@ export interface OpenApiOperation {
 /** A string `pattern` matches: first alternatives, and `reps` repetitions for each quantifier (within its bounds). */
 export function fromPattern(pattern: string, reps = 0): string {
   let i = 0;
-  type Node = { ch: string } | { set: [string, string][]; negated: boolean } | { alt: Node[][] } | { rep: Node; min: number; max: number };
+  type Node =
+    | { ch: string }
+    | { set: [string, string][]; negated: boolean }
+    | { alt: Node[][] }
+    | { rep: Node; min: number; max: number };
   const escaped = (): Node => {
     const c = pattern[i++]!;
-    const classes: Record<string, [string, string][]> = { d: [["0", "9"]], w: [["a", "z"], ["A", "Z"], ["0", "9"], ["_", "_"]], s: [[" ", " "], ["\t", "\t"]] };
+    const classes: Record<string, [string, string][]> = {
+      d: [["0", "9"]],
+      w: [
+        ["a", "z"],
+        ["A", "Z"],
+        ["0", "9"],
+        ["_", "_"],
+      ],
+      s: [
+        [" ", " "],
+        ["\t", "\t"],
+      ],
+    };
     if (c in classes) return { set: classes[c]!, negated: false };
     if (c === "D" || c === "W" || c === "S") return { set: classes[c.toLowerCase()]!, negated: true };
     const named: Record<string, string> = { t: "\t", n: "\n", r: "\r", f: "\f", v: "\v" };
@@ -111,7 +127,11 @@ export function fromPattern(pattern: string, reps = 0): string {
     if (pattern[i] === "?") [min, max] = [0, 1];
     else if (pattern[i] === "*") [min, max] = [0, Infinity];
     else if (pattern[i] === "+") [min, max] = [1, Infinity];
-    else if (bound) [min, max] = [Number(bound[1]), bound[2] === undefined ? Number(bound[1]) : bound[3] === "" ? Infinity : Number(bound[3])];
+    else if (bound)
+      [min, max] = [
+        Number(bound[1]),
+        bound[2] === undefined ? Number(bound[1]) : bound[3] === "" ? Infinity : Number(bound[3]),
+      ];
     else return node;
     i += bound ? bound[0].length : 1;
     if (pattern[i] === "?") i++;
@@ -146,7 +166,14 @@ export type TokenOf = (kinds: string[]) => Promise<string>;
 export function bodyFromSchema(doc: object, schema: Schema, tokenOf: TokenOf): Promise<unknown> {
   /** A `$ref` is a JSON pointer into the document, whose node there is a schema. */
   const resolve = (node: Schema): Schema =>
-    node.$ref ? resolve(node.$ref.split("/").slice(1).reduce<unknown>((n, key) => (n as Record<string, unknown>)[key], doc) as Schema) : node;
+    node.$ref
+      ? resolve(
+          node.$ref
+            .split("/")
+            .slice(1)
+            .reduce<unknown>((n, key) => (n as Record<string, unknown>)[key], doc) as Schema,
+        )
+      : node;
 
   const text = async (s: Schema): Promise<string> => {
     if (s["x-management-token-of"]) return tokenOf(s["x-management-token-of"] as string[]);
@@ -179,17 +206,29 @@ export function bodyFromSchema(doc: object, schema: Schema, tokenOf: TokenOf): P
       const first = resolve(union[0]!);
       const rest = { ...s, oneOf: undefined, anyOf: undefined };
       if (!s.type && !s.properties) return fill({ ...rest, ...first });
-      s = { ...rest, ...first, type: s.type ?? first.type, properties: { ...s.properties, ...first.properties }, required: [...(s.required ?? []), ...(first.required ?? [])] };
+      s = {
+        ...rest,
+        ...first,
+        type: s.type ?? first.type,
+        properties: { ...s.properties, ...first.properties },
+        required: [...(s.required ?? []), ...(first.required ?? [])],
+      };
     }
-    const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== "null") : (s.type ?? (s.properties ? "object" : undefined));
+    const type = Array.isArray(s.type)
+      ? s.type.find((t: string) => t !== "null")
+      : (s.type ?? (s.properties ? "object" : undefined));
     switch (type) {
       case "object": {
         const out: Record<string, unknown> = {};
-        for (const key of new Set<string>(s.required ?? [])) out[key] = await fill(s.properties?.[key] ?? (typeof s.additionalProperties === "object" ? s.additionalProperties : {}));
+        for (const key of new Set<string>(s.required ?? []))
+          out[key] = await fill(
+            s.properties?.[key] ?? (typeof s.additionalProperties === "object" ? s.additionalProperties : {}),
+          );
         const names: Schema = s.propertyNames ? resolve(s.propertyNames) : {};
         for (let n = 0; Object.keys(out).length < (s.minProperties ?? 0); n++) {
           const key = names.pattern ? fromPattern(names.pattern, n) : `k${n}`;
-          if (!(key in out)) out[key] = await fill(typeof s.additionalProperties === "object" ? s.additionalProperties : {});
+          if (!(key in out))
+            out[key] = await fill(typeof s.additionalProperties === "object" ? s.additionalProperties : {});
         }
         return out;
       }

@@ -22,17 +22,26 @@ async function secret(body: Record<string, unknown>) {
 }
 
 async function dumpSqlite(sql: SqlStorage): Promise<string> {
-  const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray();
+  const tables = sql
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+    )
+    .toArray();
   return tables.map((t) => JSON.stringify(sql.exec(`SELECT * FROM "${t.name}"`).toArray())).join("\n");
 }
 
 /** Every row of D1 and of every Durable Object's SQLite, as text. */
 async function dumpEverything(): Promise<string> {
-  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{ name: string }>();
+  const tables = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
+  ).all<{ name: string }>();
   let dump = "";
-  for (const { name } of tables.results) dump += JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results);
-  for (const id of await listDurableObjectIds(env.ACCOUNTS)) dump += await runInDurableObject(env.ACCOUNTS.get(id), (_o, state) => dumpSqlite(state.storage.sql));
-  for (const id of await listDurableObjectIds(env.RESOURCES)) dump += await runInDurableObject(env.RESOURCES.get(id), (_o, state) => dumpSqlite(state.storage.sql));
+  for (const { name } of tables.results)
+    dump += JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results);
+  for (const id of await listDurableObjectIds(env.ACCOUNTS))
+    dump += await runInDurableObject(env.ACCOUNTS.get(id), (_o, state) => dumpSqlite(state.storage.sql));
+  for (const id of await listDurableObjectIds(env.RESOURCES))
+    dump += await runInDurableObject(env.RESOURCES.get(id), (_o, state) => dumpSqlite(state.storage.sql));
   return dump;
 }
 
@@ -89,17 +98,23 @@ describe("secrets", () => {
     const plain = await secret({ value: `${value}-plain` });
     const locked = await secret({ value, passphrase });
     // Idempotent creates keep their answer for replay: it must not carry the value either.
-    const keyed = await call("POST", "/v1/secrets", { body: { value: `${value}-keyed` }, headers: { authorization: `Bearer ${plain.token}`, "Idempotency-Key": crypto.randomUUID() } });
+    const keyed = await call("POST", "/v1/secrets", {
+      body: { value: `${value}-keyed` },
+      headers: { authorization: `Bearer ${plain.token}`, "Idempotency-Key": crypto.randomUUID() },
+    });
     expect(keyed.status).toBe(201);
     const canaries = [value, passphrase, `${value}-plain`, `${value}-keyed`];
     const encodings = (c: string) => [c, c.slice(10, 40), btoa(c), btoa(c).slice(4, 40)];
 
     let dump = await dumpEverything();
     expect(dump).toContain("has_passphrase"); // the scan did read the secrets' tables
-    for (const c of canaries) expect(JSON.stringify([plain.record, locked.record, await keyed.clone().json()])).not.toContain(c);
+    for (const c of canaries)
+      expect(JSON.stringify([plain.record, locked.record, await keyed.clone().json()])).not.toContain(c);
     for (const c of canaries) for (const e of encodings(c)) expect(dump).not.toContain(e);
     // What is kept is ciphertext, a salt and a verifier.
-    const row = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(locked.id)), (_o, state) => state.storage.sql.exec("SELECT * FROM secret").one());
+    const row = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(locked.id)), (_o, state) =>
+      state.storage.sql.exec("SELECT * FROM secret").one(),
+    );
     expect(row).toMatchObject({ has_passphrase: 1, iterations: 100_000, read_at: null });
     expect(String(row.sealed)).toMatch(/^v1\./);
 
@@ -107,7 +122,9 @@ describe("secrets", () => {
     expect((await plain.reveal()).body.value).toBe(`${value}-plain`);
     dump = await dumpEverything();
     for (const c of canaries) for (const e of encodings(c)) expect(dump).not.toContain(e);
-    const after = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(locked.id)), (_o, state) => state.storage.sql.exec("SELECT * FROM secret").one());
+    const after = await runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(locked.id)), (_o, state) =>
+      state.storage.sql.exec("SELECT * FROM secret").one(),
+    );
     expect(after).toMatchObject({ sealed: null, salt: null, verifier: null });
   });
 
@@ -126,7 +143,9 @@ describe("secrets", () => {
     expect((await s.reveal("{oops", { "content-type": "application/json" })).status).toBe(400);
 
     // A form works as well as JSON (and NFD spelling of the same passphrase is the same passphrase).
-    const right = await s.reveal(`passphrase=${encodeURIComponent("Ünïcode pass".normalize("NFD"))}`, { "content-type": "application/x-www-form-urlencoded" });
+    const right = await s.reveal(`passphrase=${encodeURIComponent("Ünïcode pass".normalize("NFD"))}`, {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     expect(right.status).toBe(200);
     expect(right.body.value).toBe("behind a passphrase");
     expect(await s.status()).toMatchObject({ state: "read", failed_passphrase_attempts: 1 });
@@ -140,7 +159,13 @@ describe("secrets", () => {
     expect(last.body.attempts_left).toBe(0);
     expect((await s.reveal({ passphrase: "right" })).status).toBe(404);
     const status = await s.status();
-    expect(status).toMatchObject({ state: "burned", read: false, read_at: null, burn_reason: "passphrase_attempts", failed_passphrase_attempts: 2 });
+    expect(status).toMatchObject({
+      state: "burned",
+      read: false,
+      read_at: null,
+      burn_reason: "passphrase_attempts",
+      failed_passphrase_attempts: 2,
+    });
     expect(status.burned_at).not.toBeNull();
   });
 
@@ -160,7 +185,9 @@ describe("secrets", () => {
     const big = await call("POST", "/v1/secrets", { body: { value: "x".repeat(64 * 1024 + 1) }, headers });
     expect(big.status).toBe(422);
     expect((await json<Problem>(big)).errors![0]!.path).toBe("value");
-    expect((await call("POST", "/v1/secrets", { body: { value: "v", max_passphrase_attempts: 0 }, headers })).status).toBe(422);
+    expect(
+      (await call("POST", "/v1/secrets", { body: { value: "v", max_passphrase_attempts: 0 }, headers })).status,
+    ).toBe(422);
     expect((await call("POST", "/v1/secrets", { body: { value: "v", passphrase: "" }, headers })).status).toBe(422);
     expect((await call("POST", "/v1/secrets", { body: { value: "x".repeat(64 * 1024) }, headers })).status).toBe(201);
 

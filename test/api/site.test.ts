@@ -18,7 +18,8 @@ describe("landing page", () => {
     const { text } = await html("/");
     expect(text).toMatch(/^<!doctype html>\s*<html lang="en">/);
     for (const link of ['href="/docs"', 'href="/openapi.json"', 'href="/v1/prices"']) expect(text).toContain(link);
-    for (const fact of ["AI agents", "x402", "credit token", "management token", "TTL", "402"]) expect(text).toContain(fact);
+    for (const fact of ["AI agents", "x402", "credit token", "management token", "TTL", "402"])
+      expect(text).toContain(fact);
     expect(text).toContain(`curl -i -X POST \\\n  ${ORIGIN}/v1/counters \\`);
     expect(text).toContain("wrapFetchWithPayment");
     expect(text).not.toMatch(/<script|<link rel="stylesheet"/); // readable with no external asset
@@ -26,18 +27,26 @@ describe("landing page", () => {
 
   it("lists every kind in a table per family, with what it is and its price as /v1/prices gives it", async () => {
     const { text } = await html("/");
-    const prices = (await json(await call("GET", "/v1/prices"))) as { operations: { operation: string; price_usd: number; default_ttl_seconds: number | null }[] };
+    const prices = (await json(await call("GET", "/v1/prices"))) as {
+      operations: { operation: string; price_usd: number; default_ttl_seconds: number | null }[];
+    };
     const tables = [...text.matchAll(/<table id="family-(\w+)">([\s\S]*?)<\/table>/g)];
     expect(tables.map((t) => t[1])).toEqual(FAMILIES.filter((f) => KINDS.some((k) => k.family === f)));
     for (const [, family, table] of tables) {
       expect(table).toMatch(/<caption>/);
-      const rows = [...table!.matchAll(/<tr><th scope="row"><code>([\w-]+)<\/code><span class="title">([^<]*)<\/span><\/th>\s*<td>([\s\S]*?)<\/td><td class="price">([^<]*)<span>([^<]*)<\/span><\/td><\/tr>/g)];
+      const rows = [
+        ...table!.matchAll(
+          /<tr><th scope="row"><code>([\w-]+)<\/code><span class="title">([^<]*)<\/span><\/th>\s*<td>([\s\S]*?)<\/td><td class="price">([^<]*)<span>([^<]*)<\/span><\/td><\/tr>/g,
+        ),
+      ];
       expect(rows.map((r) => r[1])).toEqual(KINDS.filter((k) => k.family === family).map((k) => k.kind));
       for (const [, kind, , what, perDay, create] of rows) {
         const line = prices.operations.find((o) => o.operation === `${kind}.create`)!;
         const days = Math.ceil(line.default_ttl_seconds! / 86400);
         expect(perDay).toBe(`$${line.price_usd} a day`);
-        expect(create).toBe(`$${Number((line.price_usd * days).toFixed(6))} at create (${days === 1 ? "1 day" : `${days} days`})`);
+        expect(create).toBe(
+          `$${Number((line.price_usd * days).toFixed(6))} at create (${days === 1 ? "1 day" : `${days} days`})`,
+        );
         expect(what!.length).toBeGreaterThan(10);
       }
     }

@@ -9,7 +9,19 @@ import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { strToU8, zipSync, type Zippable } from "fflate";
 import { describe, expect, it } from "vitest";
 import { sites } from "../../src/kinds/place/sites";
-import { ORIGIN, balanceOf, buyCredits, createResource, expire, managed, opsOn, problemOf, publicUrl, r2Keys, stubOf } from "../harness";
+import {
+  ORIGIN,
+  balanceOf,
+  buyCredits,
+  createResource,
+  expire,
+  managed,
+  opsOn,
+  problemOf,
+  publicUrl,
+  r2Keys,
+  stubOf,
+} from "../harness";
 
 const PNG = Uint8Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256);
 
@@ -27,8 +39,14 @@ async function site(body: Record<string, unknown> = {}) {
   const { token } = await buyCredits(2);
   const created = await createResource("sites", token, body);
   const base = new URL(publicUrl(created.record)).pathname;
-  const get = (path: string, headers: Record<string, string> = {}, method = "GET") => SELF.fetch(`${ORIGIN}${base}${path}`, { method, headers, redirect: "manual" });
-  const deploy = (zip: Uint8Array) => SELF.fetch(`${ORIGIN}/v1/sites/${created.id}/deploy`, { method: "PUT", body: zip, headers: { ...managed(created.mgmt, token), "content-type": "application/zip" } });
+  const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+    SELF.fetch(`${ORIGIN}${base}${path}`, { method, headers, redirect: "manual" });
+  const deploy = (zip: Uint8Array) =>
+    SELF.fetch(`${ORIGIN}/v1/sites/${created.id}/deploy`, {
+      method: "PUT",
+      body: zip,
+      headers: { ...managed(created.mgmt, token), "content-type": "application/zip" },
+    });
   return { ...created, token, base, get, deploy, ...opsOn(sites, created.id, created.mgmt, token) };
 }
 
@@ -49,7 +67,9 @@ describe("sites", () => {
     expect(home.status).toBe(200);
     expect(home.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(home.headers.get("cache-control")).toBe("no-cache");
-    expect(home.headers.get("content-security-policy")).toMatch(/^sandbox allow-popups allow-popups-to-escape-sandbox;.*script-src 'none'/);
+    expect(home.headers.get("content-security-policy")).toMatch(
+      /^sandbox allow-popups allow-popups-to-escape-sandbox;.*script-src 'none'/,
+    );
     expect(home.headers.get("x-frame-options")).toBe("DENY");
     expect(await home.text()).toContain("Home v1");
     expect(await (await s.get("/about")).text()).toBe("<h1>About</h1>");
@@ -84,12 +104,18 @@ describe("sites", () => {
     const missing = await s.get("/nope");
     expect(missing.status).toBe(404);
     expect(await missing.text()).toBe("<h1>Not here</h1>");
-    expect((await s.ok("list_files", "/files?limit=3")).items.map((f) => f.path)).toEqual(["404.html", "about.html", "assets/app.css"]);
+    expect((await s.ok("list_files", "/files?limit=3")).items.map((f) => f.path)).toEqual([
+      "404.html",
+      "about.html",
+      "assets/app.css",
+    ]);
   });
 
   it("a single-page app gets index.html for paths that name no file; a zipped folder is served from inside it", async () => {
     const s = await site({ spa_fallback: true });
-    expect((await s.deploy(zip({ "dist/index.html": strToU8("<h1>App</h1>"), "dist/app.js": strToU8("1") }))).status).toBe(200);
+    expect(
+      (await s.deploy(zip({ "dist/index.html": strToU8("<h1>App</h1>"), "dist/app.js": strToU8("1") }))).status,
+    ).toBe(200);
     expect((await s.ok("get", "")).live).toMatchObject({ stripped_prefix: "dist", files: 2 });
     const deep = await s.get("/dashboard/settings", { accept: "text/html" });
     expect(deep.status).toBe(200);
@@ -101,7 +127,8 @@ describe("sites", () => {
 
   it("swaps versions atomically, keeps the previous for a rollback, deletes the one before it", async () => {
     const s = await site();
-    const version = (n: number) => zip({ "index.html": strToU8(`<h1>v${n}</h1>`), [`only-v${n}.txt`]: strToU8(`${n}`) });
+    const version = (n: number) =>
+      zip({ "index.html": strToU8(`<h1>v${n}</h1>`), [`only-v${n}.txt`]: strToU8(`${n}`) });
     for (const n of [1, 2]) expect((await s.deploy(version(n))).status).toBe(200);
     expect(await (await s.get("/")).text()).toBe("<h1>v2</h1>");
     expect((await s.get("/only-v1.txt")).status).toBe(404);
@@ -111,14 +138,20 @@ describe("sites", () => {
     // v1 is retired: its two files are gone from R2 once the deploy committed.
     await expect.poll(async () => (await r2Keys(s.id)).filter((k) => k.includes("/sites/")).length).toBe(4);
     const deploys = await s.ok("list_deploys", "/deploys");
-    expect(deploys.items.map((d) => [d.seq, d.state])).toEqual([[3, "live"], [2, "previous"], [1, "retired"]]);
+    expect(deploys.items.map((d) => [d.seq, d.state])).toEqual([
+      [3, "live"],
+      [2, "previous"],
+      [1, "retired"],
+    ]);
 
     expect(await s.ok("rollback", "/rollback")).toMatchObject({ seq: 2, state: "live" });
     expect(await (await s.get("/")).text()).toBe("<h1>v2</h1>");
     expect(await (await s.get("/only-v2.txt")).text()).toBe("2");
     expect(await s.ok("rollback", "/rollback")).toMatchObject({ seq: 3, state: "live" });
     expect(await (await s.get("/")).text()).toBe("<h1>v3</h1>");
-    const exported = await SELF.fetch(`${ORIGIN}/v1/resources/${s.id}/export`, { headers: { authorization: `Bearer ${s.mgmt}` } });
+    const exported = await SELF.fetch(`${ORIGIN}/v1/resources/${s.id}/export`, {
+      headers: { authorization: `Bearer ${s.mgmt}` },
+    });
     const data = ((await exported.json()) as { data: { files: { path: string; url: string }[] } }).data;
     expect(data.files.map((f) => f.path)).toEqual(["index.html", "only-v3.txt"]);
     expect(await (await SELF.fetch(data.files[1]!.url)).text()).toBe("3");
@@ -133,7 +166,8 @@ describe("sites", () => {
     const first = await s.get("/app.css");
     expect(await first.text()).toBe("a{}");
     const etag = first.headers.get("etag")!;
-    const sql = (query: string, ...args: string[]) => runInDurableObject(stubOf(s.id), (_o, state) => void state.storage.sql.exec(query, ...args));
+    const sql = (query: string, ...args: string[]) =>
+      runInDurableObject(stubOf(s.id), (_o, state) => void state.storage.sql.exec(query, ...args));
 
     // Behind the worker's back the object loses its live version: the answer the worker learned still serves, 304s too.
     await sql("UPDATE deploys SET state = 'retired'");
@@ -178,7 +212,11 @@ describe("sites", () => {
       ["drive", zip({ "C:/evil.html": strToU8("x") }), /absolute/],
       ["backslash", zip({ "a\\..\\evil.html": strToU8("x") }), /backslash/],
       ["bomb", bomb, /zip bomb/],
-      ["truncated", good.slice(0, Math.floor(good.length / 3)), /ended inside a file|damaged|could not be read|not a zip/],
+      [
+        "truncated",
+        good.slice(0, Math.floor(good.length / 3)),
+        /ended inside a file|damaged|could not be read|not a zip/,
+      ],
       ["not a zip", strToU8("just some text, not an archive"), /not a zip/],
       ["empty", zip({}), /not a zip/],
     ];
@@ -197,8 +235,14 @@ describe("sites", () => {
     const s = await site();
     const size = 50_000_001;
     const body = new FixedLengthStream(size);
-    void new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1 << 20)) }).pipeTo(body.writable).catch(() => undefined);
-    const res = await SELF.fetch(`${ORIGIN}/v1/sites/${s.id}/deploy`, { method: "PUT", body: body.readable, headers: { ...managed(s.mgmt, s.token), "content-type": "application/zip", "content-length": String(size) } });
+    void new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1 << 20)) })
+      .pipeTo(body.writable)
+      .catch(() => undefined);
+    const res = await SELF.fetch(`${ORIGIN}/v1/sites/${s.id}/deploy`, {
+      method: "PUT",
+      body: body.readable,
+      headers: { ...managed(s.mgmt, s.token), "content-type": "application/zip", "content-length": String(size) },
+    });
     expect(res.status).toBe(413);
     expect(await r2Keys(s.id)).toEqual([]);
   });

@@ -8,7 +8,26 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { snapshots } from "../../src/kinds/time/snapshots";
-import { advance, advanceTo, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, r2Keys, received, serveContent, stubOf, verifierOf, type OpenApiDocument, type Problem, type ResourceExport } from "../harness";
+import {
+  advance,
+  advanceTo,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  msOf,
+  opsOn,
+  ORIGIN,
+  r2Keys,
+  received,
+  serveContent,
+  stubOf,
+  verifierOf,
+  type OpenApiDocument,
+  type Problem,
+  type ResourceExport,
+} from "../harness";
 import { MAX_BODY_BYTES, type SnapshotView } from "../../src/kinds/time/snapshots/schema";
 import type { EventEnvelope } from "../../src/delivery/events";
 import { discardSnapshot, type Fetched } from "../../src/kinds/time/snapshots/fetch";
@@ -19,7 +38,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function sha256Hex(data: string | Uint8Array): Promise<string> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) =>
+    b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 /** A signed link of ours, fetched through the worker. */
@@ -55,7 +76,18 @@ describe("snapshots", () => {
     const w = await watcher({ url });
     const [first] = await w.items();
     const sha = await sha256Hex("<h1>version one</h1>");
-    expect(first).toMatchObject({ seq: 1, ok: true, status: 200, error: null, manual: false, changed: false, sha256: sha, size: 20, content_type: "text/html; charset=utf-8", final_url: url });
+    expect(first).toMatchObject({
+      seq: 1,
+      ok: true,
+      status: 200,
+      error: null,
+      manual: false,
+      changed: false,
+      sha256: sha,
+      size: 20,
+      content_type: "text/html; charset=utf-8",
+      final_url: url,
+    });
     expect(first!.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(first!.headers["content-length"]).toBe("20");
     expect(await r2Keys(w.id)).toEqual([expect.stringMatching(new RegExp(`^${w.id}/snapshots/${sha}-`))]);
@@ -69,7 +101,15 @@ describe("snapshots", () => {
     expect(read).toMatchObject({ seq: 1, content: "<h1>version one</h1>" });
     expect((await w.op("read", "/snapshot?seq=1&include_content=false")).content).toBeNull();
     const status = await w.op("get", "");
-    expect(status).toMatchObject({ url, interval_seconds: 3600, paused: false, stored: 1, fetches: 1, changes: 0, latest: { seq: 1 } });
+    expect(status).toMatchObject({
+      url,
+      interval_seconds: 3600,
+      paused: false,
+      stored: 1,
+      fetches: 1,
+      changes: 0,
+      latest: { seq: 1 },
+    });
     expect(msOf(status.next_snapshot_at) - Date.now()).toBeGreaterThan(3500_000);
   });
 
@@ -91,8 +131,14 @@ describe("snapshots", () => {
     const events = await received(hook, 1);
     await sleep(300);
     expect(await (await fetch(`${receiver}/_log/${hook}`)).json()).toHaveLength(1); // none for the unchanged fetch
-    const event = verifierOf(w.record).verify(events[0]!.body, events[0]!.headers) as EventEnvelope & { data: { snapshot: SnapshotView } };
-    expect(event).toMatchObject({ type: "snapshot.changed", resource_id: w.id, data: { url, snapshot: { seq: 3, changed: true }, previous: { seq: 2, sha256: first!.sha256 } } });
+    const event = verifierOf(w.record).verify(events[0]!.body, events[0]!.headers) as EventEnvelope & {
+      data: { snapshot: SnapshotView };
+    };
+    expect(event).toMatchObject({
+      type: "snapshot.changed",
+      resource_id: w.id,
+      data: { url, snapshot: { seq: 3, changed: true }, previous: { seq: 2, sha256: first!.sha256 } },
+    });
     expect(await (await download(event.data.snapshot.content_url)).text()).toBe("price: 12");
     expect(await w.op("get", "")).toMatchObject({ changes: 1, fetches: 3 });
     expect((await w.op("list", "/snapshots?changed_only=true")).items.map((s: { seq: number }) => s.seq)).toEqual([3]);
@@ -122,7 +168,8 @@ describe("snapshots", () => {
 
   it("selector: only the text of the matching elements counts, and is shown", async () => {
     const name = unique();
-    const page = (price: string, stamp: number) => `<html><body><div id="price">$ <b>${price}</b></div><p>generated ${stamp}</p></body></html>`;
+    const page = (price: string, stamp: number) =>
+      `<html><body><div id="price">$ <b>${price}</b></div><p>generated ${stamp}</p></body></html>`;
     const url = await serveContent(name, page("12", 1), { type: "text/html" });
     const w = await watcher({ url, selector: "#price" });
     await serveContent(name, page("12", 2), { type: "text/html" });
@@ -148,7 +195,9 @@ describe("snapshots", () => {
     expect(kept.map((s) => s.seq)).toEqual([4, 3]);
     const keys = await r2Keys(w.id);
     expect(keys).toHaveLength(2);
-    expect(keys.map((k) => k.split("/")[2]!.slice(0, 64)).sort()).toEqual([await sha256Hex("v3"), await sha256Hex("v4")].sort());
+    expect(keys.map((k) => k.split("/")[2]!.slice(0, 64)).sort()).toEqual(
+      [await sha256Hex("v3"), await sha256Hex("v4")].sort(),
+    );
     expect((await download(kept[1]!.content_url)).status).toBe(200);
     const pruned = await call("GET", `/v1/snapshots/${w.id}/snapshot?seq=1`, { headers: managed(w.mgmt, w.token) });
     expect(pruned.status).toBe(404);
@@ -164,7 +213,13 @@ describe("snapshots", () => {
     await w.tick();
     await w.tick();
     const [failed, baseline] = await w.items();
-    expect(failed).toMatchObject({ seq: 3, ok: false, status: 503, changed: false, error: expect.stringContaining("503") });
+    expect(failed).toMatchObject({
+      seq: 3,
+      ok: false,
+      status: 503,
+      changed: false,
+      error: expect.stringContaining("503"),
+    });
     expect(baseline).toMatchObject({ seq: 1, ok: true }); // kept beyond keep_last: the baseline for `changed`
     expect(await w.op("get", "")).toMatchObject({ consecutive_failures: 2, changes: 0 });
 
@@ -175,7 +230,10 @@ describe("snapshots", () => {
     const events = await received(hook, 1);
     await sleep(300);
     expect(await (await fetch(`${receiver}/_log/${hook}`)).json()).toHaveLength(1);
-    expect(JSON.parse(events[0]!.body)).toMatchObject({ type: "snapshot.failed", data: { snapshot: { seq: 2, status: 503 }, consecutive_failures: 1 } });
+    expect(JSON.parse(events[0]!.body)).toMatchObject({
+      type: "snapshot.failed",
+      data: { snapshot: { seq: 2, status: 503 }, consecutive_failures: 1 },
+    });
   });
 
   it("records a target that does not answer, and a body over the cap, with status null and nothing stored", async () => {
@@ -198,7 +256,12 @@ describe("snapshots", () => {
     await serveContent(name, "landed");
     const w = await watcher({ url: `${receiver}/redirect/${name}` });
     const [first] = await w.items();
-    expect(first).toMatchObject({ ok: true, status: 200, final_url: `${receiver}/content/${name}`, sha256: await sha256Hex("landed") });
+    expect(first).toMatchObject({
+      ok: true,
+      status: 200,
+      final_url: `${receiver}/content/${name}`,
+      sha256: await sha256Hex("landed"),
+    });
   });
 
   it("snapshot now is recorded as manual; pause stops the schedule, resume restarts it from now", async () => {
@@ -221,9 +284,20 @@ describe("snapshots", () => {
 
   it("on a cron, fetches on the ticks of its time zone after the baseline", async () => {
     const url = await serveContent(unique(), "x");
-    const w = await watcher({ url, interval_seconds: undefined, cron: "30 9 * * *", timezone: "Asia/Tokyo", ttl_seconds: 3 * 86400 });
+    const w = await watcher({
+      url,
+      interval_seconds: undefined,
+      cron: "30 9 * * *",
+      timezone: "Asia/Tokyo",
+      ttl_seconds: 3 * 86400,
+    });
     const next = new Date(msOf((await w.op("get", "")).next_snapshot_at));
-    const local = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "numeric", minute: "numeric", hourCycle: "h23" }).format(next);
+    const local = new Intl.DateTimeFormat("en-US", {
+      timeZone: "Asia/Tokyo",
+      hour: "numeric",
+      minute: "numeric",
+      hourCycle: "h23",
+    }).format(next);
     expect(local).toBe("09:30");
     expect(next.getTime() - Date.now()).toBeLessThanOrEqual(86400_000);
   });
@@ -248,7 +322,9 @@ describe("snapshots", () => {
     const w = await watcher({ url });
     await serveContent(name, "beta");
     await w.tick();
-    const exported = await json<ResourceExport<{ snapshots: SnapshotView[] }>>(await call("GET", `/v1/resources/${w.id}/export`, { headers: managed(w.mgmt) }));
+    const exported = await json<ResourceExport<{ snapshots: SnapshotView[] }>>(
+      await call("GET", `/v1/resources/${w.id}/export`, { headers: managed(w.mgmt) }),
+    );
     expect(exported.data.snapshots.map((s: { seq: number }) => s.seq)).toEqual([1, 2]);
     const link = exported.data.snapshots[1]!.content_url;
     expect(await (await download(link)).text()).toBe("beta");
@@ -267,12 +343,31 @@ describe("snapshots", () => {
     const orphan = `${w.id}/snapshots/${"0".repeat(64)}-orphan`;
     await env.BUCKET.put(orphan, "fetched, never recorded");
     const fetched = (key: string, wrote: boolean): Fetched => ({
-      fetchedAt: Date.now(), durationMs: 1, status: 200, error: null, finalUrl: url, headers: {}, contentType: "text/plain",
-      size: 4, sha256: held!.sha256, compareSha256: held!.sha256, selectedText: null, key, wrote,
+      fetchedAt: Date.now(),
+      durationMs: 1,
+      status: 200,
+      error: null,
+      finalUrl: url,
+      headers: {},
+      contentType: "text/plain",
+      size: 4,
+      sha256: held!.sha256,
+      compareSha256: held!.sha256,
+      selectedText: null,
+      key,
+      wrote,
     });
     // The step the alarm (or an operation) runs when its fetch no longer applies, with the object's own storage.
     await runInDurableObject(stubOf(w.id), async (_o, state) => {
-      const ctx = { resourceId: w.id, env, sql: state.storage.sql, now: Date.now(), expiresAt: Date.now() + 3600_000, baseUrl: ORIGIN, stillHere: () => undefined };
+      const ctx = {
+        resourceId: w.id,
+        env,
+        sql: state.storage.sql,
+        now: Date.now(),
+        expiresAt: Date.now() + 3600_000,
+        baseUrl: ORIGIN,
+        stillHere: () => undefined,
+      };
       await discardSnapshot(ctx, fetched(orphan, true)); // wrote its own object
       await discardSnapshot(ctx, fetched(heldKey, false)); // reused the kept snapshot's object
     });

@@ -37,9 +37,21 @@ it("gives each key a stable slot, spreads keys over the period, and fires each o
   const bodyOf = (key: string) => (key === "worker-3" ? { custom: true } : { key });
   expect(bodies).toEqual(expect.arrayContaining([bodyOf(first!.key), bodyOf(second!.key)]));
   const members = (await op("members", "/members?limit=100")).items;
-  expect(members.filter((m) => m.fired > 0).map((m) => m.key).sort()).toEqual([first!.key, second!.key].sort());
+  expect(
+    members
+      .filter((m) => m.fired > 0)
+      .map((m) => m.key)
+      .sort(),
+  ).toEqual([first!.key, second!.key].sort());
   for (const m of members) expect(Date.parse(m.next_fire_at)).toBeGreaterThan(Date.parse(second!.at));
 
   expect((await op("remove_member", "/members/remove", { key: "worker-7" })).key).toBe("worker-7");
-  expect((await call("POST", `/v1/spread/${s.id}/members/remove`, { body: { key: "worker-7" }, headers: managed(s.mgmt, token) })).status).toBe(404);
+  expect(
+    (
+      await call("POST", `/v1/spread/${s.id}/members/remove`, {
+        body: { key: "worker-7" },
+        headers: managed(s.mgmt, token),
+      })
+    ).status,
+  ).toBe(404);
 });

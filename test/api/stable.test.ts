@@ -9,7 +9,22 @@ import { describe, expect, it } from "vitest";
 import { stable } from "../../src/kinds/address/stable";
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
 import { MAX_BUFFERED } from "../../src/kinds/address/stable/schema";
-import { advance, balanceOf, buyCredits, call, createResource, opsOn, problemOf, publicUrl, r2Keys, received, serveContent, stubOf, verifierOf, type Received } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  opsOn,
+  problemOf,
+  publicUrl,
+  r2Keys,
+  received,
+  serveContent,
+  stubOf,
+  verifierOf,
+  type Received,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -23,7 +38,10 @@ async function address(body: Record<string, unknown>) {
 
 const arrivedFor = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as Received[];
 
-const hex = async (bytes: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = async (bytes: Uint8Array) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 
 /** Bytes that are not text, different at every offset. */
 const binary = (size: number) => new Uint8Array(size).map((_, i) => (i * 31 + (i >> 8)) & 255);
@@ -32,17 +50,33 @@ describe("stable", () => {
   it("proxies any method, sub-path and query to the target and streams the answer back", async () => {
     const name = unique();
     const s = await address({ target_url: `${receiver}/echo/${name}` });
-    const res = await SELF.fetch(`${s.url}/orders/a%20b?x=1&x=2`, { method: "PATCH", body: '{"n":1}', headers: { "content-type": "application/json", "x-custom": "kept", "cf-connecting-ip": "203.0.113.9", cookie: "ours=1" } });
+    const res = await SELF.fetch(`${s.url}/orders/a%20b?x=1&x=2`, {
+      method: "PATCH",
+      body: '{"n":1}',
+      headers: {
+        "content-type": "application/json",
+        "x-custom": "kept",
+        "cf-connecting-ip": "203.0.113.9",
+        cookie: "ours=1",
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-security-policy")).toBe("sandbox");
     const echo = (await res.json()) as { method: string; url: string; headers: Record<string, string>; body: string };
     expect(echo).toMatchObject({ method: "PATCH", url: `/echo/${name}/orders/a%20b?x=1&x=2`, body: '{"n":1}' });
-    expect(echo.headers).toMatchObject({ "x-custom": "kept", "content-type": "application/json", "x-forwarded-for": "203.0.113.9" });
+    expect(echo.headers).toMatchObject({
+      "x-custom": "kept",
+      "content-type": "application/json",
+      "x-forwarded-for": "203.0.113.9",
+    });
     expect(echo.headers.cookie).toBeUndefined();
 
     // 10 MiB up, byte-exact; one byte more is refused before anything is sent.
     const big = binary(10 * MiB);
-    const up = (await (await SELF.fetch(`${s.url}/upload`, { method: "PUT", body: big })).json()) as { size: number; sha256: string };
+    const up = (await (await SELF.fetch(`${s.url}/upload`, { method: "PUT", body: big })).json()) as {
+      size: number;
+      sha256: string;
+    };
     expect(up).toEqual(expect.objectContaining({ size: 10 * MiB, sha256: await hex(big) }));
     await problemOf(await SELF.fetch(`${s.url}/upload`, { method: "PUT", body: binary(10 * MiB + 1) }), 413);
     expect((await received(name, 2)).length).toBe(2);
@@ -54,7 +88,12 @@ describe("stable", () => {
     const got = await SELF.fetch(`${s.url}/ignored/path?q=1`);
     expect(got.status).toBe(200);
     expect(await hex(new Uint8Array(await got.arrayBuffer()))).toBe(await hex(down));
-    expect(await s.ok("info", "")).toMatchObject({ proxied: 3, redirected: 0, target_url: content, forward_path: false });
+    expect(await s.ok("info", "")).toMatchObject({
+      proxied: 3,
+      redirected: 0,
+      target_url: content,
+      forward_path: false,
+    });
   });
 
   it("redirects with 307 in redirect mode, path and query kept", async () => {
@@ -71,7 +110,9 @@ describe("stable", () => {
     const name = unique();
     const raw = "q=a%20b&flag&t=~x&plus=1+2&e=";
     const s = await address({ target_url: `${receiver}/echo/${name}?sig=a%20b&v=1` });
-    const proxied = (await (await SELF.fetch(`${s.url}/hook?${raw}`, { method: "POST", body: "x" })).json()) as { url: string };
+    const proxied = (await (await SELF.fetch(`${s.url}/hook?${raw}`, { method: "POST", body: "x" })).json()) as {
+      url: string;
+    };
     expect(proxied.url).toBe(`/echo/${name}/hook?sig=a%20b&v=1&${raw}`);
 
     await s.ok("set_target", "/target", { target_url: "https://example.com/in?sig=a%20b", mode: "redirect" });
@@ -92,7 +133,10 @@ describe("stable", () => {
     const s = await address({});
     const bin = binary(200 * 1024);
     const sent: [string, RequestInit][] = [
-      [`${s.url}/a`, { method: "POST", body: '{"first":true}', headers: { "content-type": "application/json", "x-n": "1" } }],
+      [
+        `${s.url}/a`,
+        { method: "POST", body: '{"first":true}', headers: { "content-type": "application/json", "x-n": "1" } },
+      ],
       [`${s.url}/b?k=v&k=w`, { method: "GET" }],
       [`${s.url}/c`, { method: "PUT", body: bin, headers: { "content-type": "application/octet-stream" } }],
       [`${s.url}/d`, { method: "DELETE" }],
@@ -103,13 +147,25 @@ describe("stable", () => {
       expect(await res.json()).toEqual({ buffered: true, seq: i + 1 });
     }
     await problemOf(await SELF.fetch(s.url, { method: "OPTIONS" }), 409);
-    expect(await s.ok("buffer", "/buffer?status=waiting")).toMatchObject({ items: [{ seq: 1, method: "POST", path: "/a" }, { seq: 2, path: "/b?k=v&k=w" }, { seq: 3, size: 200 * 1024 }, { seq: 4, method: "DELETE" }] });
+    expect(await s.ok("buffer", "/buffer?status=waiting")).toMatchObject({
+      items: [
+        { seq: 1, method: "POST", path: "/a" },
+        { seq: 2, path: "/b?k=v&k=w" },
+        { seq: 3, size: 200 * 1024 },
+        { seq: 4, method: "DELETE" },
+      ],
+    });
     expect((await s.ok("info", "")).buffered).toMatchObject({ waiting: 4, bytes: 14 + 200 * 1024 });
 
     const after = await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
     expect(after.target_url).toBe(`${receiver}/echo/${name}`);
     const hits = await received(name, 4);
-    expect(hits.map((h) => h.path)).toEqual([`/echo/${name}/a`, `/echo/${name}/b?k=v&k=w`, `/echo/${name}/c`, `/echo/${name}/d`]);
+    expect(hits.map((h) => h.path)).toEqual([
+      `/echo/${name}/a`,
+      `/echo/${name}/b?k=v&k=w`,
+      `/echo/${name}/c`,
+      `/echo/${name}/d`,
+    ]);
     expect(verifierOf(s.record).verify(hits[0]!.body, hits[0]!.headers)).toEqual({ first: true });
     expect(hits[0]!.headers["x-n"]).toBe("1");
     expect(Buffer.from(hits[2]!.raw, "base64").equals(Buffer.from(bin))).toBe(true);
@@ -136,7 +192,8 @@ describe("stable", () => {
   it("a replay whose dispatch the process never made is sent by the alarm, and the chain goes on in order", async () => {
     const name = unique();
     const s = await address({});
-    for (const n of [1, 2, 3]) expect((await SELF.fetch(`${s.url}/${n}`, { method: "POST", body: String(n) })).status).toBe(202);
+    for (const n of [1, 2, 3])
+      expect((await SELF.fetch(`${s.url}/${n}`, { method: "POST", body: String(n) })).status).toBe(202);
     // The dispatch after set_target's commit, and the one after the first replay settles, never happen.
     await stubOf(s.id).injectFaults({ skipDispatches: 2 });
     await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
@@ -156,7 +213,10 @@ describe("stable", () => {
     expect((await SELF.fetch(s.url, { method: "POST", body: "kept" })).status).toBe(202);
     // Fill the buffer to its limit as a thousand requests would.
     await runInDurableObject(stubOf(s.id), (_o, state) => {
-      for (let i = 1; i < MAX_BUFFERED; i++) state.storage.sql.exec("INSERT INTO stable_buffer (received_at, method, path, query, headers, size, status) VALUES (0, 'POST', '', '', '{}', 0, 'waiting')");
+      for (let i = 1; i < MAX_BUFFERED; i++)
+        state.storage.sql.exec(
+          "INSERT INTO stable_buffer (received_at, method, path, query, headers, size, status) VALUES (0, 'POST', '', '', '{}', 0, 'waiting')",
+        );
     });
     // A binary body is stored in R2 on its way to the buffer: the refusal deletes it again.
     const full = await SELF.fetch(s.url, { method: "POST", body: new Uint8Array([0xff, 0xfe, 0, 1]) });

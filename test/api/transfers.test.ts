@@ -12,13 +12,32 @@ import { describe, expect, it } from "vitest";
 import { transfers } from "../../src/kinds/utilities/transfers";
 import { forgetAllDigests } from "../../src/kinds/utilities/transfers/hashing";
 import { PART_BYTES } from "../../src/kinds/utilities/transfers/schema";
-import { advance, balanceOf, buyCredits, call, createResource, expire, json, managed, opsOn, received, storageDump, usd } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  expire,
+  json,
+  managed,
+  opsOn,
+  received,
+  storageDump,
+  usd,
+} from "../harness";
 import { pattern } from "../peers/pattern";
 
 const S3 = env.TEST_S3;
 const MIB = 1024 * 1024;
 const s3 = (key: string, extra: Record<string, unknown> = {}) => ({
-  type: "s3", endpoint: S3.endpoint, bucket: S3.bucket, key, access_key_id: S3.accessKeyId, secret_access_key: S3.secretAccessKey, ...extra,
+  type: "s3",
+  endpoint: S3.endpoint,
+  bucket: S3.bucket,
+  key,
+  access_key_id: S3.accessKeyId,
+  secret_access_key: S3.secretAccessKey,
+  ...extra,
 });
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -56,19 +75,54 @@ describe("transfers", () => {
     const target = await createResource("objects", w.token, {});
 
     const before = usd((await balanceOf(w.token)).spent_usd);
-    const inbound = await w.ok("start", "/transfers", { source: s3("big/source.bin"), destination: { type: "object", management_token: target.mgmt }, label: "in" });
+    const inbound = await w.ok("start", "/transfers", {
+      source: s3("big/source.bin"),
+      destination: { type: "object", management_token: target.mgmt },
+      label: "in",
+    });
     expect(usd((await balanceOf(w.token)).spent_usd)).toBe(before + usd(0.01));
-    expect(inbound).toMatchObject({ status: "running", bytes_total: size, part_bytes: PART_BYTES, parts_total: Math.ceil(size / PART_BYTES), label: "in" });
-    expect(inbound.source).toEqual({ type: "s3", endpoint: S3.endpoint, region: "us-east-1", bucket: S3.bucket, key: "big/source.bin", access_key_id: S3.accessKeyId });
+    expect(inbound).toMatchObject({
+      status: "running",
+      bytes_total: size,
+      part_bytes: PART_BYTES,
+      parts_total: Math.ceil(size / PART_BYTES),
+      label: "in",
+    });
+    expect(inbound.source).toEqual({
+      type: "s3",
+      endpoint: S3.endpoint,
+      region: "us-east-1",
+      bucket: S3.bucket,
+      key: "big/source.bin",
+      access_key_id: S3.accessKeyId,
+    });
     expect(inbound.destination).toEqual({ type: "object", resource_id: target.id });
     const done = await settled(w, inbound.transfer_id);
-    expect(done, JSON.stringify(done)).toMatchObject({ status: "completed", bytes_moved: size, percent: 100, parts_done: done.parts_total, sha256: seeded.sha256, error: null });
+    expect(done, JSON.stringify(done)).toMatchObject({
+      status: "completed",
+      bytes_moved: size,
+      percent: 100,
+      parts_done: done.parts_total,
+      sha256: seeded.sha256,
+      error: null,
+    });
     expect(done.rate_bytes_per_second).toBeGreaterThan(0);
     expect(done.destination_etag).toBeTruthy();
-    const object = await json(await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }));
-    expect(object).toMatchObject({ stored: true, size, sha256: seeded.sha256, origin: "transfer", content_type: "application/octet-stream" });
+    const object = await json(
+      await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }),
+    );
+    expect(object).toMatchObject({
+      stored: true,
+      size,
+      sha256: seeded.sha256,
+      origin: "transfer",
+      content_type: "application/octet-stream",
+    });
 
-    const outbound = await w.ok("start", "/transfers", { source: { type: "object", management_token: target.mgmt }, destination: s3("big/copy.bin") });
+    const outbound = await w.ok("start", "/transfers", {
+      source: { type: "object", management_token: target.mgmt },
+      destination: s3("big/copy.bin"),
+    });
     const back = await settled(w, outbound.transfer_id);
     expect(back, JSON.stringify(back)).toMatchObject({ status: "completed", bytes_moved: size, sha256: seeded.sha256 });
     // Hashed on the way: the copy was never read back to learn its digest.
@@ -84,18 +138,37 @@ describe("transfers", () => {
   it("moves between URLs and S3: a source without ranges in one request, sealed URL headers, a URL destination's PUT", async () => {
     const w = await workspace();
     const bytes = pattern(0, 70_000);
-    await fetch(`${env.TEST_RECEIVER_URL}/_content/transfer-small`, { method: "PUT", headers: { "content-type": "image/x-test" }, body: bytes });
+    await fetch(`${env.TEST_RECEIVER_URL}/_content/transfer-small`, {
+      method: "PUT",
+      headers: { "content-type": "image/x-test" },
+      body: bytes,
+    });
     const t = await w.ok("start", "/transfers", {
-      source: { type: "url", url: `${env.TEST_RECEIVER_URL}/content/transfer-small`, headers: { authorization: "Bearer transfer-secret-4711" } },
+      source: {
+        type: "url",
+        url: `${env.TEST_RECEIVER_URL}/content/transfer-small`,
+        headers: { authorization: "Bearer transfer-secret-4711" },
+      },
       destination: s3("small/from-url.bin"),
     });
     expect(t).toMatchObject({ parts_total: 1, part_bytes: 70_000, content_type: "image/x-test" });
-    expect(t.source).toEqual({ type: "url", url: `${env.TEST_RECEIVER_URL}/content/transfer-small`, header_names: ["authorization"] });
+    expect(t.source).toEqual({
+      type: "url",
+      url: `${env.TEST_RECEIVER_URL}/content/transfer-small`,
+      header_names: ["authorization"],
+    });
     expect(await storageDump(w.id)).not.toContain("transfer-secret-4711");
     expect(await settled(w, t.transfer_id)).toMatchObject({ status: "completed", sha256: await sha256(bytes) });
-    expect(await control("/digest?key=small/from-url.bin")).toMatchObject({ size: 70_000, sha256: await sha256(bytes) });
+    expect(await control("/digest?key=small/from-url.bin")).toMatchObject({
+      size: 70_000,
+      sha256: await sha256(bytes),
+    });
 
-    const put = await w.ok("start", "/transfers", { source: s3("small/from-url.bin"), destination: { type: "url", url: `${env.TEST_RECEIVER_URL}/echo/transfer-put` }, content_type: "application/x-copy" });
+    const put = await w.ok("start", "/transfers", {
+      source: s3("small/from-url.bin"),
+      destination: { type: "url", url: `${env.TEST_RECEIVER_URL}/echo/transfer-put` },
+      content_type: "application/x-copy",
+    });
     expect(await settled(w, put.transfer_id)).toMatchObject({ status: "completed", sha256: await sha256(bytes) });
     const [arrived] = await received("transfer-put", 1);
     expect(arrived).toMatchObject({ method: "PUT" });
@@ -103,18 +176,30 @@ describe("transfers", () => {
     expect(Uint8Array.from(atob(arrived!.raw), (c) => c.charCodeAt(0))).toEqual(bytes);
 
     const empty = await control("/seed?key=small/empty.bin&size=0", "POST");
-    const zero = await w.ok("start", "/transfers", { source: s3("small/empty.bin"), destination: s3("small/empty-copy.bin") });
-    expect(await settled(w, zero.transfer_id)).toMatchObject({ status: "completed", bytes_total: 0, percent: 100, sha256: empty.sha256 });
+    const zero = await w.ok("start", "/transfers", {
+      source: s3("small/empty.bin"),
+      destination: s3("small/empty-copy.bin"),
+    });
+    expect(await settled(w, zero.transfer_id)).toMatchObject({
+      status: "completed",
+      bytes_total: 0,
+      percent: 100,
+      sha256: empty.sha256,
+    });
   });
 
   it("a source failing part-way: retried, then failed with what was moved; resumed from the last part, byte-exact; the parts uploaded under the resource's clock", async () => {
     const w = await workspace();
     const size = 2 * PART_BYTES + 1234;
     await fetch(`${env.TEST_RECEIVER_URL}/_fail/transfer-flaky`, { method: "PUT", body: String(PART_BYTES) });
-    const t = await w.ok("start", "/transfers", { source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/transfer-flaky` }, destination: s3("flaky/copy.bin") });
+    const t = await w.ok("start", "/transfers", {
+      source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/transfer-flaky` },
+      destination: s3("flaky/copy.bin"),
+    });
     expect(t).toMatchObject({ parts_total: 3 });
     // The first run moves part 1 and fails on part 2; two more runs (5 s, then 20 s later) fail too.
-    for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
+      await new Promise((r) => setTimeout(r, 100));
     await advance(w.id, 5_000);
     await advance(w.id, 20_000);
     const failed = await w.ok("get_transfer", `/transfers/${t.transfer_id}`);
@@ -136,18 +221,34 @@ describe("transfers", () => {
     const w = await workspace();
     const size = 2 * PART_BYTES + 4321;
     const target = await createResource("objects", w.token, {});
-    for (const [name, destination] of [["to-s3", s3("replaced/copy.bin")], ["to-object", { type: "object", management_token: target.mgmt }]] as const) {
+    for (const [name, destination] of [
+      ["to-s3", s3("replaced/copy.bin")],
+      ["to-object", { type: "object", management_token: target.mgmt }],
+    ] as const) {
       await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "PUT", body: String(PART_BYTES) });
-      const t = await w.ok("start", "/transfers", { source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` }, destination });
-      for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++) await new Promise((r) => setTimeout(r, 100));
-      expect(await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).toMatchObject({ status: "running", parts_done: 1 });
+      const t = await w.ok("start", "/transfers", {
+        source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` },
+        destination,
+      });
+      for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).toMatchObject({
+        status: "running",
+        parts_done: 1,
+      });
       forgetAllDigests();
       await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "DELETE" });
       await advance(w.id, 5_000);
-      expect(await settled(w, t.transfer_id), name).toMatchObject({ status: "completed", bytes_moved: size, sha256: await sha256(pattern(0, size)) });
+      expect(await settled(w, t.transfer_id), name).toMatchObject({
+        status: "completed",
+        bytes_moved: size,
+        sha256: await sha256(pattern(0, size)),
+      });
     }
     expect(await control("/reads?key=replaced/copy.bin")).toEqual({ reads: 1 });
-    const object = await json(await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }));
+    const object = await json(
+      await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }),
+    );
     expect(object).toMatchObject({ stored: true, size, sha256: await sha256(pattern(0, size)), origin: "transfer" });
   });
 
@@ -156,8 +257,12 @@ describe("transfers", () => {
     const size = 2 * PART_BYTES;
     const fail = async (name: string) => {
       await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "PUT", body: String(PART_BYTES) });
-      const t = await w.ok("start", "/transfers", { source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` }, destination: s3(`aborted/${name}.bin`) });
-      for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++) await new Promise((r) => setTimeout(r, 100));
+      const t = await w.ok("start", "/transfers", {
+        source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` },
+        destination: s3(`aborted/${name}.bin`),
+      });
+      for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
+        await new Promise((r) => setTimeout(r, 100));
       await advance(w.id, 25_000);
       return t.transfer_id;
     };
@@ -181,20 +286,55 @@ describe("transfers", () => {
     const opened = (await control<{ open: number }>("/uploads")).open;
     const before = usd((await balanceOf(w.token)).spent_usd);
     const cases: [Record<string, unknown>, number, string?][] = [
-      [{ source: s3("refusals/one.bin", { secret_access_key: "wrong-secret" }), destination: s3("refusals/x.bin") }, 422, "S3 answered 403"],
+      [
+        { source: s3("refusals/one.bin", { secret_access_key: "wrong-secret" }), destination: s3("refusals/x.bin") },
+        422,
+        "S3 answered 403",
+      ],
       [{ source: s3("refusals/missing.bin"), destination: s3("refusals/x.bin") }, 422, "404"],
-      [{ source: s3("refusals/one.bin"), destination: s3("refusals/x.bin", { secret_access_key: "wrong-secret" }) }, 422, "SignatureDoesNotMatch"],
+      [
+        { source: s3("refusals/one.bin"), destination: s3("refusals/x.bin", { secret_access_key: "wrong-secret" }) },
+        422,
+        "SignatureDoesNotMatch",
+      ],
       [{ source: s3("refusals/one.bin"), destination: s3("refusals/x.bin", { access_key_id: "NOBODY" }) }, 422, "403"],
-      [{ source: { type: "url", url: `${env.TEST_RECEIVER_URL}/down/transfer-refused` }, destination: s3("refusals/x.bin") }, 422, "500"],
-      [{ source: { type: "url", url: `${env.TEST_RECEIVER_URL}/chunked/nothing-here` }, destination: s3("refusals/x.bin") }, 422],
-      [{ source: s3("refusals/one.bin"), destination: { type: "object", management_token: blob.mgmt } }, 422, "objects"],
-      [{ source: { type: "object", management_token: blob.mgmt }, destination: s3("refusals/x.bin") }, 422, "no content"],
+      [
+        {
+          source: { type: "url", url: `${env.TEST_RECEIVER_URL}/down/transfer-refused` },
+          destination: s3("refusals/x.bin"),
+        },
+        422,
+        "500",
+      ],
+      [
+        {
+          source: { type: "url", url: `${env.TEST_RECEIVER_URL}/chunked/nothing-here` },
+          destination: s3("refusals/x.bin"),
+        },
+        422,
+      ],
+      [
+        { source: s3("refusals/one.bin"), destination: { type: "object", management_token: blob.mgmt } },
+        422,
+        "objects",
+      ],
+      [
+        { source: { type: "object", management_token: blob.mgmt }, destination: s3("refusals/x.bin") },
+        422,
+        "no content",
+      ],
       [{ source: { type: "object", management_token: "zvm_notarealtoken" }, destination: s3("refusals/x.bin") }, 422],
       [{ source: s3("refusals/one.bin", { bucket: "Bad_Bucket" }), destination: s3("refusals/x.bin") }, 422],
       [{ source: s3("refusals/\u0000.bin"), destination: s3("refusals/x.bin") }, 422],
       [{ source: s3("refusals/one.bin", { endpoint: "ftp://example.com" }), destination: s3("refusals/x.bin") }, 422],
       [{ source: { type: "ftp", url: "ftp://example.com/" }, destination: s3("refusals/x.bin") }, 422],
-      [{ source: { type: "url", url: `${env.TEST_RECEIVER_URL}/content/x`, headers: { host: "elsewhere" } }, destination: s3("refusals/x.bin") }, 422],
+      [
+        {
+          source: { type: "url", url: `${env.TEST_RECEIVER_URL}/content/x`, headers: { host: "elsewhere" } },
+          destination: s3("refusals/x.bin"),
+        },
+        422,
+      ],
       [{ source: s3("refusals/one.bin") }, 422],
     ];
     for (const [input, status, says] of cases) {

@@ -8,7 +8,18 @@
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { transformers } from "../../src/kinds/address/transformers";
-import { balanceOf, buyCredits, call, createResource, opsOn, problemOf, publicUrl, received, verifierOf, type Received } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  opsOn,
+  problemOf,
+  publicUrl,
+  received,
+  verifierOf,
+  type Received,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -20,7 +31,11 @@ async function transformer(body: Record<string, unknown>) {
 }
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  SELF.fetch(url, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...headers } });
+  SELF.fetch(url, {
+    method: "POST",
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+  });
 
 describe("transformers", () => {
   it("reshapes the body and headers and forwards them, signed; the log shows each request", async () => {
@@ -28,19 +43,37 @@ describe("transformers", () => {
     const t = await transformer({
       target_url: `${receiver}/ok/${name}`,
       headers: { "x-static": "1" },
-      expression: '{ "text": "Order " & data.order_id & " paid: " & $string(data.amount) & " " & $uppercase(data.currency), "via": $path, "tenant": $headers.`x-tenant` }',
+      expression:
+        '{ "text": "Order " & data.order_id & " paid: " & $string(data.amount) & " " & $uppercase(data.currency), "via": $path, "tenant": $headers.`x-tenant` }',
       headers_expression: '{ "x-order": $string(data.order_id) }',
     });
-    const res = await post(`${t.url}/shop`, { data: { order_id: "A-1", amount: 42, currency: "eur" } }, { "x-tenant": "acme" });
+    const res = await post(
+      `${t.url}/shop`,
+      { data: { order_id: "A-1", amount: 42, currency: "eur" } },
+      { "x-tenant": "acme" },
+    );
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { seq: number; forwarded: boolean; delivery_id: string };
     expect(answer).toMatchObject({ seq: 1, forwarded: true });
     const [hit] = await received(name, 1);
-    expect(verifierOf(t.record).verify(hit!.body, hit!.headers)).toEqual({ text: "Order A-1 paid: 42 EUR", via: "/shop", tenant: "acme" });
-    expect(hit!.headers).toMatchObject({ "x-order": "A-1", "x-static": "1", "x-tenant": "acme", "content-type": "application/json", "webhook-id": answer.delivery_id });
+    expect(verifierOf(t.record).verify(hit!.body, hit!.headers)).toEqual({
+      text: "Order A-1 paid: 42 EUR",
+      via: "/shop",
+      tenant: "acme",
+    });
+    expect(hit!.headers).toMatchObject({
+      "x-order": "A-1",
+      "x-static": "1",
+      "x-tenant": "acme",
+      "content-type": "application/json",
+      "webhook-id": answer.delivery_id,
+    });
 
     // A null result skips; a failing expression or a body that is not JSON sends nothing and is logged.
-    await t.ok("set_expressions", "/expressions", { expression: 'type = "ping" ? null : (type = "boom" ? $error("cannot route " & type) : { "event": type })', headers_expression: null });
+    await t.ok("set_expressions", "/expressions", {
+      expression: 'type = "ping" ? null : (type = "boom" ? $error("cannot route " & type) : { "event": type })',
+      headers_expression: null,
+    });
     expect(await (await post(t.url, { type: "ping" })).json()).toEqual({ received: true, seq: 2, forwarded: false });
     const boom = await problemOf(await post(t.url, { type: "boom" }), 422);
     expect(boom.detail).toContain("cannot route boom");
@@ -61,14 +94,28 @@ describe("transformers", () => {
   it("test runs the expressions on a sample without sending, bounded", async () => {
     const name = unique();
     const t = await transformer({ target_url: `${receiver}/ok/${name}`, expression: "{ 'n': n * 2 }" });
-    expect(await t.ok("test", "/test", { sample: { n: 21 } })).toEqual({ ok: true, body: { n: 42 }, headers: {}, error: null });
-    expect(await t.ok("test", "/test", { sample: { n: 1 }, expression: "$sum([1..n])", headers_expression: "{ 'x-n': $string(n) }" })).toEqual({ ok: true, body: 1, headers: { "x-n": "1" }, error: null });
+    expect(await t.ok("test", "/test", { sample: { n: 21 } })).toEqual({
+      ok: true,
+      body: { n: 42 },
+      headers: {},
+      error: null,
+    });
+    expect(
+      await t.ok("test", "/test", {
+        sample: { n: 1 },
+        expression: "$sum([1..n])",
+        headers_expression: "{ 'x-n': $string(n) }",
+      }),
+    ).toEqual({ ok: true, body: 1, headers: { "x-n": "1" }, error: null });
     // A loop (a tail call is a loop in JSONata) ends with an error, not a hang.
     const loop = await t.ok("test", "/test", { sample: {}, expression: "($f := function($n){ $f($n + 1) }; $f(0))" });
     expect(loop).toMatchObject({ ok: false, error: expect.stringContaining("steps") });
     const huge = await t.ok("test", "/test", { sample: {}, expression: "[1..10000000]" });
     expect(huge.ok).toBe(false);
-    const badHeader = await t.ok("test", "/test", { sample: {}, headers_expression: "{ 'webhook-signature': 'forged' }" });
+    const badHeader = await t.ok("test", "/test", {
+      sample: {},
+      headers_expression: "{ 'webhook-signature': 'forged' }",
+    });
     expect(badHeader).toMatchObject({ ok: false, error: expect.stringContaining("webhook-signature") });
     await new Promise((r) => setTimeout(r, 200));
     expect(((await (await fetch(`${receiver}/_log/${name}`)).json()) as Received[]).length).toBe(0);

@@ -22,7 +22,14 @@ describe("vaults at their limits", () => {
       const sql = state.storage.sql;
       const utf8 = (s: string) => new TextEncoder().encode(s).length;
       const insert = (k: string, v: string, version: number) =>
-        sql.exec("INSERT INTO vault_keys (key, version, bytes, metadata, updated_at, expires_at, value) VALUES (?, ?, ?, NULL, ?, NULL, ?)", k, version, utf8(k) + utf8(v), Date.now(), v);
+        sql.exec(
+          "INSERT INTO vault_keys (key, version, bytes, metadata, updated_at, expires_at, value) VALUES (?, ?, ?, NULL, ?, NULL, ?)",
+          k,
+          version,
+          utf8(k) + utf8(v),
+          Date.now(),
+          v,
+        );
       let bytes = 0;
       let n = 0;
       for (; n < 99_995; n++) {

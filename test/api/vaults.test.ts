@@ -6,7 +6,23 @@ import type { exportVault } from "../../src/kinds/memory/vaults/listing";
 import type { Entry, putResult } from "../../src/kinds/memory/vaults/schema";
 import type { z } from "@hono/zod-openapi";
 import type { OpNames, OpOutput } from "../../src/kind/kind";
-import { advance, balanceOf, buyCredits, call, createResource, json, managed, msOf, opsOn, ORIGIN, runDueAlarms, stubOf, type Problem, type ResourceExport, type ResourceRecord } from "../harness";
+import {
+  advance,
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  msOf,
+  opsOn,
+  ORIGIN,
+  runDueAlarms,
+  stubOf,
+  type Problem,
+  type ResourceExport,
+  type ResourceRecord,
+} from "../harness";
 
 /** What vaults' op `N` answers. */
 type Out<N extends OpNames<typeof vaults>> = OpOutput<typeof vaults, N>;
@@ -23,7 +39,12 @@ async function vault() {
 
 /** Every user table row count of the vault's object (the kind's own tables). */
 async function storedKeys(id: string): Promise<string[]> {
-  return runInDurableObject(stubOf(id), (_o, state) => state.storage.sql.exec<{ key: string }>("SELECT key FROM vault_keys ORDER BY key").toArray().map((r) => r.key));
+  return runInDurableObject(stubOf(id), (_o, state) =>
+    state.storage.sql
+      .exec<{ key: string }>("SELECT key FROM vault_keys ORDER BY key")
+      .toArray()
+      .map((r) => r.key),
+  );
 }
 
 describe("vaults", () => {
@@ -32,12 +53,22 @@ describe("vaults", () => {
     const value = { nested: [1, "two", { three: null }], ok: true };
     const put = await op<PutResult>("PUT", key("agents/alice/profile"), { value, metadata: { kind: "profile" } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect(put.body).toMatchObject({ key: "agents/alice/profile", created: true, metadata: { kind: "profile" }, expires_at: null });
+    expect(put.body).toMatchObject({
+      key: "agents/alice/profile",
+      created: true,
+      metadata: { kind: "profile" },
+      expires_at: null,
+    });
     expect(put.headers.get("etag")).toBe(`"${put.body.version}"`);
 
     const got = await op("GET", key("agents/alice/profile"));
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ key: "agents/alice/profile", value, metadata: { kind: "profile" }, version: put.body.version });
+    expect(got.body).toMatchObject({
+      key: "agents/alice/profile",
+      value,
+      metadata: { kind: "profile" },
+      version: put.body.version,
+    });
     expect(got.headers.get("etag")).toBe(`"${put.body.version}"`);
 
     for (const odd of ["ünïcødé 🔑", "with space", "a?b#c", "%2F"]) {
@@ -71,7 +102,9 @@ describe("vaults", () => {
     for (let round = 1; round <= 5; round++) {
       const spentBefore = (await balanceOf(token)).spent_usd;
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, w) => op("PUT", key("leader"), { value: { round, writer: w } }, { "If-Match": `"${version}"` })),
+        Array.from({ length: 20 }, (_, w) =>
+          op("PUT", key("leader"), { value: { round, writer: w } }, { "If-Match": `"${version}"` }),
+        ),
       );
       const winners = answers.filter((a) => a.status === 200);
       const losers = answers.filter((a) => a.status === 409);
@@ -94,7 +127,9 @@ describe("vaults", () => {
 
   it("If-None-Match: * creates once; if_version in the body does the same as the headers", async () => {
     const { op, key } = await vault();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, w) => op("PUT", key("once"), { value: w }, { "If-None-Match": "*" })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, w) => op("PUT", key("once"), { value: w }, { "If-None-Match": "*" })),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(19);
 
@@ -182,7 +217,13 @@ describe("vaults", () => {
     const { op } = await vault();
     const names = [
       ...Array.from({ length: 23 }, (_, i) => `users/${String(i).padStart(2, "0")}`),
-      "users", "users0", "user", "usersé", "users/😀", "zzz", "a",
+      "users",
+      "users0",
+      "user",
+      "usersé",
+      "users/😀",
+      "zzz",
+      "a",
     ];
     const operations = names.map((k) => ({ op: "put", key: k, value: { k }, metadata: { n: k.length } }));
     expect((await op("POST", "/batch", { operations })).status).toBe(200);
@@ -202,7 +243,9 @@ describe("vaults", () => {
       cursor = page.body.next_cursor;
       pages++;
     } while (cursor);
-    const expected = names.filter((n) => n.startsWith("users/")).sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1));
+    const expected = names
+      .filter((n) => n.startsWith("users/"))
+      .sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1));
     expect(seen).toEqual(expected);
     expect(pages).toBe(3);
 
@@ -234,7 +277,12 @@ describe("vaults", () => {
     // The refused batch cost nothing (the two reads that found a key did; a 404 is not charged either).
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(spent + 0.0002, 6);
 
-    const tooBig = await op("POST", "/batch", { operations: [{ op: "put", key: "x", value: 1 }, { op: "put", key: "y", value: "x".repeat(1600 * 1024) }] });
+    const tooBig = await op("POST", "/batch", {
+      operations: [
+        { op: "put", key: "x", value: 1 },
+        { op: "put", key: "y", value: "x".repeat(1600 * 1024) },
+      ],
+    });
     expect(tooBig.status).toBe(413);
     expect((await op("GET", key("x"))).status).toBe(404);
 
@@ -246,7 +294,11 @@ describe("vaults", () => {
       ],
     });
     expect(done.status).toBe(200);
-    expect(done.body.results.map((r: { op: string; key: string }) => `${r.op}:${r.key}`)).toEqual(["put:a", "put:c", "delete:b"]);
+    expect(done.body.results.map((r: { op: string; key: string }) => `${r.op}:${r.key}`)).toEqual([
+      "put:a",
+      "put:c",
+      "delete:b",
+    ]);
     expect(done.body.results[2]).toMatchObject({ deleted: true, version: b });
     const many = await op<Out<"get_many">>("POST", "/batch/get", { keys: ["a", "b", "c"] });
     expect(many.body.items.map((i: { found: boolean }) => i.found)).toEqual([true, false, true]);
@@ -259,32 +311,62 @@ describe("vaults", () => {
     const tool = async (name: string, args: Record<string, unknown>) => {
       const res = await SELF.fetch(`${ORIGIN}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-11-25" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { id, management_token: mgmt, ...args } } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name, arguments: { id, management_token: mgmt, ...args } },
+        }),
       });
-      return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result;
+      return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } })
+        .result;
     };
     const stale = await tool("vaults_put", { key: "doc/1", value: "lost", if_version: v + 1 });
     expect(stale.isError).toBe(true);
     expect(stale.structuredContent).toMatchObject({ code: "conflict", current_version: v });
     const won = await tool("vaults_put", { key: "doc/1", value: "second", if_version: v });
     expect(won.isError, JSON.stringify(won)).toBeUndefined();
-    expect((await tool("vaults_get", { key: "doc/1" })).structuredContent).toMatchObject({ value: "second", version: won.structuredContent.version });
+    expect((await tool("vaults_get", { key: "doc/1" })).structuredContent).toMatchObject({
+      value: "second",
+      version: won.structuredContent.version,
+    });
   });
 
   it("exports every key with its value, then cancel leaves nothing in storage", async () => {
     const { op, key, id, mgmt } = await vault();
-    await op("POST", "/batch", { operations: Array.from({ length: 50 }, (_, i) => ({ op: "put", key: `k${i}`, value: { i }, metadata: { even: i % 2 === 0 } })) });
+    await op("POST", "/batch", {
+      operations: Array.from({ length: 50 }, (_, i) => ({
+        op: "put",
+        key: `k${i}`,
+        value: { i },
+        metadata: { even: i % 2 === 0 },
+      })),
+    });
     await op("PUT", key("ttl"), { value: "t", ttl_seconds: 600 });
-    const exported = await json<ResourceExport<ReturnType<typeof exportVault>>>(await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }));
+    const exported = await json<ResourceExport<ReturnType<typeof exportVault>>>(
+      await call("GET", `/v1/resources/${id}/export`, { headers: managed(mgmt) }),
+    );
     expect(exported.data.keys).toHaveLength(51);
-    expect(exported.data.keys.find((k: { key: string }) => k.key === "k7")).toMatchObject({ value: { i: 7 }, metadata: { even: false } });
+    expect(exported.data.keys.find((k: { key: string }) => k.key === "k7")).toMatchObject({
+      value: { i: 7 },
+      metadata: { even: false },
+    });
     expect(exported.data.keys.find((k: { key: string }) => k.key === "ttl")!.expires_at).not.toBeNull();
     expect(exported.resource.usage).toMatchObject({ keys: 51 });
 
     expect((await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) })).status).toBe(200);
     const empty = await runInDurableObject(stubOf(id), async (_o, state) => {
-      const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'").toArray();
+      const tables = state.storage.sql
+        .exec(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'",
+        )
+        .toArray();
       return tables.length === 0 && (await state.storage.getAlarm()) === null;
     });
     expect(empty).toBe(true);

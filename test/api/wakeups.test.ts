@@ -7,7 +7,20 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { wakeups } from "../../src/kinds/time/wakeups";
 import type { OpOutput } from "../../src/kind/kind";
-import { advance, advanceTo, buyCredits, call, createResource, json, managed, received, stubOf, verifierOf, type DeliveryPage, type Problem } from "../harness";
+import {
+  advance,
+  advanceTo,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  received,
+  stubOf,
+  verifierOf,
+  type DeliveryPage,
+  type Problem,
+} from "../harness";
 
 /** A wakeup's state: what its ops answer, and its record's status. */
 type WakeupStatus = OpOutput<typeof wakeups, "get">;
@@ -18,7 +31,8 @@ const unique = () => crypto.randomUUID().slice(0, 8);
 async function wakeup(body: Record<string, unknown>) {
   const { token } = await buyCredits(1);
   const created = await createResource("wakeups", token, body);
-  const get = async () => json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }));
+  const get = async () =>
+    json(await call("GET", `/v1/wakeups/${created.id}`, { headers: managed(created.mgmt, token) }));
   const until = async (status: string) => {
     for (let i = 0; i < 100; i++) {
       const s = await get();
@@ -32,14 +46,22 @@ async function wakeup(body: Record<string, unknown>) {
 
 /** Lets the resource's clock reach the wakeup's time; its alarm runs. */
 async function makeDue(id: string, mgmt: string) {
-  const record = await json<{ status: WakeupStatus }>(await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }));
+  const record = await json<{ status: WakeupStatus }>(
+    await call("GET", `/v1/resources/${id}`, { headers: managed(mgmt) }),
+  );
   await advanceTo(id, record.status.fire_at);
 }
 
 describe("wakeups", () => {
   it("fires the configured call at its time, signed, and ends delivered", async () => {
     const name = unique();
-    const w = await wakeup({ url: `${receiver}/ok/${name}?x=1`, method: "PUT", headers: { "X-Agent": "a1" }, body: { job: 42 }, delay_seconds: 3600 });
+    const w = await wakeup({
+      url: `${receiver}/ok/${name}?x=1`,
+      method: "PUT",
+      headers: { "X-Agent": "a1" },
+      body: { job: 42 },
+      delay_seconds: 3600,
+    });
     expect(w.record.status).toMatchObject({ status: "scheduled", method: "PUT" });
     expect(Date.parse(String(w.record.status?.fire_at)) - Date.parse(w.record.created_at)).toBe(3600_000);
 
@@ -53,13 +75,25 @@ describe("wakeups", () => {
 
     const done = await w.until("delivered");
     expect(done.fired_at).not.toBeNull();
-    const log = await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
-    expect(log.items[0]).toMatchObject({ id: done.delivery_id, event_type: "wakeup.fired", method: "PUT", status: "delivered", attempts: 1 });
+    const log = await json<DeliveryPage>(
+      await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }),
+    );
+    expect(log.items[0]).toMatchObject({
+      id: done.delivery_id,
+      event_type: "wakeup.fired",
+      method: "PUT",
+      status: "delivered",
+      attempts: 1,
+    });
   });
 
   it("sends a text body as text/plain, and fires now on demand", async () => {
     const name = unique();
-    const w = await wakeup({ url: `${receiver}/ok/${name}`, body: "wake up", at: new Date(Date.now() + 86400_000).toISOString() });
+    const w = await wakeup({
+      url: `${receiver}/ok/${name}`,
+      body: "wake up",
+      at: new Date(Date.now() + 86400_000).toISOString(),
+    });
     const fired = await call("POST", `/v1/wakeups/${w.id}/fire`, { headers: managed(w.mgmt, w.token) });
     expect(fired.status).toBe(200);
     expect((await json(fired)).status).toBe("firing");
@@ -87,14 +121,22 @@ describe("wakeups", () => {
     const fired = await call("POST", `/v1/wakeups/${w.id}/fire`, { headers: managed(w.mgmt, w.token) });
     expect(fired.status, await fired.clone().text()).toBe(200);
     await w.until("failed");
-    const log = await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }));
-    expect(log.items[0]).toMatchObject({ status: "dead", attempt_log: [{ error: expect.stringMatching(/^not queued: /) }] });
+    const log = await json<DeliveryPage>(
+      await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) }),
+    );
+    expect(log.items[0]).toMatchObject({
+      status: "dead",
+      attempt_log: [{ error: expect.stringMatching(/^not queued: /) }],
+    });
   });
 
   it("reschedules, including a finished wakeup, within its lifetime", async () => {
     const name = unique();
     const w = await wakeup({ url: `${receiver}/ok/${name}`, delay_seconds: 600, ttl_seconds: 86400 });
-    const res = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 7200 }, headers: managed(w.mgmt, w.token) });
+    const res = await call("POST", `/v1/wakeups/${w.id}/reschedule`, {
+      body: { delay_seconds: 7200 },
+      headers: managed(w.mgmt, w.token),
+    });
     expect(res.status).toBe(200);
     const moved = await json<WakeupStatus>(res);
     expect(Date.parse(moved.fire_at)).toBeGreaterThan(Date.now() + 7000_000);
@@ -103,7 +145,10 @@ describe("wakeups", () => {
     expect(await (await fetch(`${receiver}/_log/${name}`)).json()).toEqual([]);
     expect((await w.get()).status).toBe("scheduled");
 
-    const late = await call("POST", `/v1/wakeups/${w.id}/reschedule`, { body: { delay_seconds: 2 * 86400 }, headers: managed(w.mgmt, w.token) });
+    const late = await call("POST", `/v1/wakeups/${w.id}/reschedule`, {
+      body: { delay_seconds: 2 * 86400 },
+      headers: managed(w.mgmt, w.token),
+    });
     expect(late.status).toBe(422);
     expect((await json<Problem>(late)).errors![0]!.path).toBe("delay_seconds"); // the field that set the time
   });

@@ -10,7 +10,17 @@ import { watches } from "../../src/kinds/watching/watches";
 import { watchGroups } from "../../src/kinds/watching/watch-groups";
 import { escalations } from "../../src/kinds/watching/escalations";
 import type { EventEnvelope } from "../../src/delivery/events";
-import { advance, buyCredits, call, createResource, opsOn, problemOf, received, serveContent, verifierOf } from "../harness";
+import {
+  advance,
+  buyCredits,
+  call,
+  createResource,
+  opsOn,
+  problemOf,
+  received,
+  serveContent,
+  verifierOf,
+} from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -41,18 +51,34 @@ async function switchable(token: string) {
   };
 }
 
-async function group(token: string, children: Record<string, string>, expression: unknown, extra: Record<string, unknown> = {}) {
+async function group(
+  token: string,
+  children: Record<string, string>,
+  expression: unknown,
+  extra: Record<string, unknown> = {},
+) {
   const events = unique();
-  const created = await createResource("watch-groups", token, { children, expression, notify_url: `${receiver}/ok/${events}`, ...extra });
+  const created = await createResource("watch-groups", token, {
+    children,
+    expression,
+    notify_url: `${receiver}/ok/${events}`,
+    ...extra,
+  });
   const ops = opsOn(watchGroups, created.id, created.mgmt, token);
   const verifier = verifierOf(created.record);
   return {
-    ...created, ops,
+    ...created,
+    ops,
     state: () => ops.ok("get", ""),
     /** Waits until the group has heard `states` of its children (by alias). */
     hears: (states: Record<string, string>) =>
-      until(() => ops.ok("get", ""), (g) => Object.entries(states).every(([a, s]) => g.children.find((c) => c.alias === a)?.state === s), JSON.stringify(states)),
-    events: async (count: number) => (await received(events, count)).map((r) => verifier.verify(r.body, r.headers) as EventEnvelope),
+      until(
+        () => ops.ok("get", ""),
+        (g) => Object.entries(states).every(([a, s]) => g.children.find((c) => c.alias === a)?.state === s),
+        JSON.stringify(states),
+      ),
+    events: async (count: number) =>
+      (await received(events, count)).map((r) => verifier.verify(r.body, r.headers) as EventEnvelope),
     settledCount: async () => {
       await new Promise((r) => setTimeout(r, 1200));
       return ((await (await fetch(`${receiver}/_log/${events}`)).json()) as unknown[]).length;
@@ -63,9 +89,18 @@ async function group(token: string, children: Record<string, string>, expression
 describe("watch-groups", () => {
   it("a nested expression with K of N: one event per group transition, with its cause; not one per child", async () => {
     const { token } = await buyCredits(2);
-    const [api, db1, db2, db3] = [await switchable(token), await switchable(token), await switchable(token), await switchable(token)];
+    const [api, db1, db2, db3] = [
+      await switchable(token),
+      await switchable(token),
+      await switchable(token),
+      await switchable(token),
+    ];
     for (const w of [api, db1, db2, db3]) await w.set(true);
-    const g = await group(token, { api: api.mgmt, db1: db1.mgmt, db2: db2.mgmt, db3: db3.mgmt }, { or: ["api", { at_least: 2, of: ["db1", "db2", "db3"] }] });
+    const g = await group(
+      token,
+      { api: api.mgmt, db1: db1.mgmt, db2: db2.mgmt, db3: db3.mgmt },
+      { or: ["api", { at_least: 2, of: ["db1", "db2", "db3"] }] },
+    );
     expect(g.record.config).toMatchObject({ children: { api: api.id, db1: db1.id } }); // only ids are kept
     await g.hears({ api: "up", db1: "up", db2: "up", db3: "up" });
     expect(await g.state()).toMatchObject({ state: "up", alerts_sent: 0 });
@@ -78,7 +113,15 @@ describe("watch-groups", () => {
     await g.hears({ api: "down" });
     expect(await g.state()).toMatchObject({ state: "down", alerts_sent: 1 });
     const [down] = await g.events(1);
-    expect(down).toMatchObject({ type: "group.down", resource_id: g.id, data: { state: "down", cause: { alias: "api", id: api.id, state: "down" }, children: { api: "down", db1: "down", db2: "up", db3: "up" } } });
+    expect(down).toMatchObject({
+      type: "group.down",
+      resource_id: g.id,
+      data: {
+        state: "down",
+        cause: { alias: "api", id: api.id, state: "down" },
+        children: { api: "down", db1: "down", db2: "up", db3: "up" },
+      },
+    });
 
     await db2.set(false); // still down: a second child in the same incident sends nothing
     await g.hears({ db2: "down" });
@@ -91,11 +134,18 @@ describe("watch-groups", () => {
     await g.hears({ db1: "up" });
     expect((await g.state()).state).toBe("up");
     const [, up] = await g.events(2);
-    expect(up).toMatchObject({ type: "group.up", data: { state: "up", cause: { alias: "db1", state: "up" }, downtime_seconds: expect.any(Number) } });
+    expect(up).toMatchObject({
+      type: "group.up",
+      data: { state: "up", cause: { alias: "db1", state: "up" }, downtime_seconds: expect.any(Number) },
+    });
     expect(await g.settledCount()).toBe(2);
 
     const history = await g.ops.ok("transitions", "/transitions");
-    expect(history.items.map((t) => [t.from, t.to, t.cause?.alias])).toEqual([["down", "up", "db1"], ["up", "down", "api"], ["unknown", "up", expect.any(String)]]);
+    expect(history.items.map((t) => [t.from, t.to, t.cause?.alias])).toEqual([
+      ["down", "up", "db1"],
+      ["up", "down", "api"],
+      ["unknown", "up", expect.any(String)],
+    ]);
   });
 
   it("unknown children (paused) decide nothing alone: the group becomes unknown without an event, and keeps its incident", async () => {
@@ -131,18 +181,31 @@ describe("watch-groups", () => {
     await inner.hears({ y: "down" });
     await outer.hears({ inner: "down" });
     expect(await outer.state()).toMatchObject({ state: "down" });
-    expect((await outer.events(1))[0]).toMatchObject({ type: "group.down", data: { cause: { alias: "inner", id: inner.id, state: "down" } } });
+    expect((await outer.events(1))[0]).toMatchObject({
+      type: "group.down",
+      data: { cause: { alias: "inner", id: inner.id, state: "down" } },
+    });
     expect((await inner.ops.ok("get", "")).state).toBe("down");
   });
 
   it("a group going down opens an incident on its escalation, and its recovery resolves it", async () => {
     const { token } = await buyCredits(2);
     const steps = unique();
-    const policy = await createResource("escalations", token, { steps: [{ delay_seconds: 0, targets: [{ url: `${receiver}/ok/${steps}` }] }, { delay_seconds: 3600, targets: [{ url: `${receiver}/ok/${steps}` }] }] });
+    const policy = await createResource("escalations", token, {
+      steps: [
+        { delay_seconds: 0, targets: [{ url: `${receiver}/ok/${steps}` }] },
+        { delay_seconds: 3600, targets: [{ url: `${receiver}/ok/${steps}` }] },
+      ],
+    });
     const [a, b] = [await switchable(token), await switchable(token)];
     await a.set(true);
     await b.set(true);
-    const g = await group(token, { a: a.mgmt, b: b.mgmt }, { at_least: 2, of: ["a", "b"] }, { escalation: policy.mgmt });
+    const g = await group(
+      token,
+      { a: a.mgmt, b: b.mgmt },
+      { at_least: 2, of: ["a", "b"] },
+      { escalation: policy.mgmt },
+    );
     await g.hears({ a: "up", b: "up" });
     await a.set(false);
     await b.set(false);
@@ -150,11 +213,18 @@ describe("watch-groups", () => {
     const [step] = await received(steps, 1);
     const incident = JSON.parse(step!.body).data as { incident_id: string; source: string; title: string };
     // Named for people: by the children's aliases (no label was given), never by the resource id.
-    expect(incident).toMatchObject({ source: g.id, title: expect.stringMatching(/^Watch group of [a-z_, ]+ is down$/) });
+    expect(incident).toMatchObject({
+      source: g.id,
+      title: expect.stringMatching(/^Watch group of [a-z_, ]+ is down$/),
+    });
     await a.set(true);
     await g.hears({ a: "up" });
     const escalation = opsOn(escalations, policy.id, policy.mgmt, token);
-    const resolved = await until(() => escalation.ok("get_incident", `/incidents/${incident.incident_id}`), (i) => i.state === "resolved", "resolved");
+    const resolved = await until(
+      () => escalation.ok("get_incident", `/incidents/${incident.incident_id}`),
+      (i) => i.state === "resolved",
+      "resolved",
+    );
     expect(resolved).toMatchObject({ resolved_by: g.id, steps_sent: 1 });
   });
 
@@ -162,7 +232,10 @@ describe("watch-groups", () => {
     const { token } = await buyCredits(1);
     const w = await switchable(token);
     const refused = async (body: Record<string, unknown>, field: string) => {
-      const problem = await problemOf(await call("POST", "/v1/watch-groups", { body, headers: { authorization: `Bearer ${token}` } }), 422);
+      const problem = await problemOf(
+        await call("POST", "/v1/watch-groups", { body, headers: { authorization: `Bearer ${token}` } }),
+        422,
+      );
       expect(JSON.stringify(problem.errors ?? problem.detail), JSON.stringify(body)).toContain(field);
     };
     await refused({ children: { a: w.mgmt }, expression: "b" }, "expression");

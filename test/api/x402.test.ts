@@ -2,7 +2,18 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { toHex } from "viem";
-import { balanceOf, buyCredits, call, createResource, json, managed, signPayment, storageDump, usd, type PaymentRequired } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  json,
+  managed,
+  signPayment,
+  storageDump,
+  usd,
+  type PaymentRequired,
+} from "../harness";
 
 const PRICE = usd(0.5);
 
@@ -18,13 +29,35 @@ async function paymentsCount(): Promise<number> {
 describe("x402 refusals", () => {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const cases: [string, () => Promise<string>, RegExp][] = [
-    ["wrong amount", async () => (await signPayment({ priceMicro: PRICE, value: BigInt(PRICE - 1) })).header, /costs exactly 500000/],
-    ["wrong payTo", async () => (await signPayment({ priceMicro: PRICE, payTo: "0x3333333333333333333333333333333333333333" })).header, /pays 0x3333/],
+    [
+      "wrong amount",
+      async () => (await signPayment({ priceMicro: PRICE, value: BigInt(PRICE - 1) })).header,
+      /costs exactly 500000/,
+    ],
+    [
+      "wrong payTo",
+      async () =>
+        (await signPayment({ priceMicro: PRICE, payTo: "0x3333333333333333333333333333333333333333" })).header,
+      /pays 0x3333/,
+    ],
     ["expired window", async () => (await signPayment({ priceMicro: PRICE, validBefore: now - 1n })).header, /expired/],
-    ["window not open yet", async () => (await signPayment({ priceMicro: PRICE, validAfter: now + 600n })).header, /not valid yet/],
+    [
+      "window not open yet",
+      async () => (await signPayment({ priceMicro: PRICE, validAfter: now + 600n })).header,
+      /not valid yet/,
+    ],
     ["wrong network", async () => (await signPayment({ priceMicro: PRICE, network: "base" })).header, /Wrong network/],
-    ["signed for another chain", async () => (await signPayment({ priceMicro: PRICE, chainId: 8453 })).header, /signature/],
-    ["signed for another asset", async () => (await signPayment({ priceMicro: PRICE, asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" })).header, /signature/],
+    [
+      "signed for another chain",
+      async () => (await signPayment({ priceMicro: PRICE, chainId: 8453 })).header,
+      /signature/,
+    ],
+    [
+      "signed for another asset",
+      async () =>
+        (await signPayment({ priceMicro: PRICE, asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" })).header,
+      /signature/,
+    ],
     [
       "bad signature",
       async () => {
@@ -44,8 +77,13 @@ describe("x402 refusals", () => {
       /signature/,
     ],
     ["malformed base64", async () => "%%%not-base64%%%", /base64/],
-    ["malformed JSON", async () => btoa("{\"x402Version\": 1,"), /base64-encoded JSON/],
-    ["wrong shape", async () => btoa(JSON.stringify({ x402Version: 1, scheme: "exact", network: "base-sepolia", payload: { signature: 5 } })), /malformed/],
+    ["malformed JSON", async () => btoa('{"x402Version": 1,'), /base64-encoded JSON/],
+    [
+      "wrong shape",
+      async () =>
+        btoa(JSON.stringify({ x402Version: 1, scheme: "exact", network: "base-sepolia", payload: { signature: 5 } })),
+      /malformed/,
+    ],
     ["unknown version", async () => btoa(JSON.stringify({ x402Version: 3 })), /malformed/],
   ];
 
@@ -94,8 +132,13 @@ describe("x402 per call", () => {
   it("a refused operation releases the payment so it can be sent again", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { max: 0 });
-    const { header, name } = await signPayment({ priceMicro: 100, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) });
-    const refused = await call("POST", `/v1/counters/${id}/increment`, { headers: { ...managed(mgmt), [name]: header } });
+    const { header, name } = await signPayment({
+      priceMicro: 100,
+      nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+    });
+    const refused = await call("POST", `/v1/counters/${id}/increment`, {
+      headers: { ...managed(mgmt), [name]: header },
+    });
     expect(refused.status).toBe(409);
     const ok = await call("POST", `/v1/counters/${id}/decrement`, { headers: { ...managed(mgmt), [name]: header } });
     expect(ok.status).toBe(200);
@@ -105,7 +148,10 @@ describe("x402 per call", () => {
   it("a 402 for an operation names that operation's exact price", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, {});
-    const res = await call("POST", `/v1/resources/${id}/extend`, { body: { ttl_seconds: 3 * 86400 }, headers: managed(mgmt) });
+    const res = await call("POST", `/v1/resources/${id}/extend`, {
+      body: { ttl_seconds: 3 * 86400 },
+      headers: managed(mgmt),
+    });
     expect(res.status).toBe(402);
     expect((await json<PaymentRequired>(res)).accepts[0]!.maxAmountRequired).toBe("3000");
   });

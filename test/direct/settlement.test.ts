@@ -10,14 +10,20 @@ import { describe, expect, it } from "vitest";
 import { balanceOf, call, createResource, json, signPayment, usd } from "../harness";
 
 const evm = env.TEST_EVM;
-const chain = defineChain({ id: evm.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [evm.rpcUrl] } } });
+const chain = defineChain({
+  id: evm.chainId,
+  name: "local",
+  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+  rpcUrls: { default: { http: [evm.rpcUrl] } },
+});
 const reader = createPublicClient({ chain, transport: http(evm.rpcUrl, { retryCount: 0 }) });
 const abi = parseAbi([
   "function balanceOf(address) view returns (uint256)",
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
 ]);
 
-const tokenBalance = (address: Hex) => reader.readContract({ address: evm.token, abi, functionName: "balanceOf", args: [address] });
+const tokenBalance = (address: Hex) =>
+  reader.readContract({ address: evm.token, abi, functionName: "balanceOf", args: [address] });
 
 async function buy<T = Record<string, unknown>>(amountUsd: number, key: Hex, version: 1 | 2 = 1) {
   const { header, name } = await signPayment({ priceMicro: usd(amountUsd), key, version });
@@ -39,7 +45,9 @@ describe("direct settlement on a local EVM", () => {
     expect(await tokenBalance(payer.address)).toBe(payerBefore - 2_500_000n);
     expect(await tokenBalance(payTo)).toBe(payToBefore + 2_500_000n);
     expect((await balanceOf(body.credit_token)).balance_usd).toBe(2.5);
-    const row = await env.DB.prepare("SELECT status, tx_hash FROM payments WHERE tx_hash = ?").bind(settlement.transaction).first();
+    const row = await env.DB.prepare("SELECT status, tx_hash FROM payments WHERE tx_hash = ?")
+      .bind(settlement.transaction)
+      .first();
     expect(row).toEqual({ status: "settled", tx_hash: settlement.transaction });
   });
 
@@ -58,7 +66,9 @@ describe("direct settlement on a local EVM", () => {
     expect(body.code).toBe("payment_invalid");
     expect(body.detail).toMatch(/would fail on chain/);
     expect(body.credit_token).toBeUndefined();
-    const accounts = await env.DB.prepare("SELECT count(*) AS n FROM payments WHERE payer = ?").bind(evm.unfunded.address.toLowerCase()).first<{ n: number }>();
+    const accounts = await env.DB.prepare("SELECT count(*) AS n FROM payments WHERE payer = ?")
+      .bind(evm.unfunded.address.toLowerCase())
+      .first<{ n: number }>();
     expect(accounts!.n).toBe(0);
   });
 
@@ -66,7 +76,10 @@ describe("direct settlement on a local EVM", () => {
     const payer = evm.payers[2]!;
     const first = await buy(0.25, payer.key);
     expect(first.res.status).toBe(201);
-    const again = await call("POST", "/v1/credits", { body: { amount_usd: 0.25 }, headers: { [first.name]: first.header } });
+    const again = await call("POST", "/v1/credits", {
+      body: { amount_usd: 0.25 },
+      headers: { [first.name]: first.header },
+    });
     expect(again.status).toBe(409);
     expect((await json(again)).code).toBe("payment_replayed");
 
@@ -74,10 +87,16 @@ describe("direct settlement on a local EVM", () => {
     const { header } = await signPayment({ priceMicro: usd(0.25), key: payer.key });
     const auth = JSON.parse(atob(header)).payload;
     const { v, r, s } = parseSignature(auth.signature);
-    const relayer = createWalletClient({ chain, transport: http(evm.rpcUrl, { retryCount: 0 }), account: privateKeyToAccount(evm.relayerKey) });
+    const relayer = createWalletClient({
+      chain,
+      transport: http(evm.rpcUrl, { retryCount: 0 }),
+      account: privateKeyToAccount(evm.relayerKey),
+    });
     const a = auth.authorization;
     const hash = await relayer.writeContract({
-      address: evm.token, abi, functionName: "transferWithAuthorization",
+      address: evm.token,
+      abi,
+      functionName: "transferWithAuthorization",
       args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
     });
     await reader.waitForTransactionReceipt({ hash });

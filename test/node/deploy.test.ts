@@ -27,14 +27,27 @@ async function arrange(vars: Record<string, string>, leaveOut: string[] = []) {
   const id = api.seed.database("zeitvault", ["0001_init.sql"]);
   api.seed.bucket("zeitvault");
   for (const queue of ["zeitvault-deliveries", "zeitvault-deliveries-dlq"]) api.seed.queue(queue);
-  const secrets = { OAUTH_PRIVATE_JWK: "x", TSA_PRIVATE_JWK: "x", TSA_CERT_PEM: "x", DATA_ENCRYPTION_KEY: "x", ADMIN_TOKEN: "x" };
-  api.seed.worker("zeitvault", Object.fromEntries(Object.entries(secrets).filter(([name]) => !leaveOut.includes(name))));
+  const secrets = {
+    OAUTH_PRIVATE_JWK: "x",
+    TSA_PRIVATE_JWK: "x",
+    TSA_CERT_PEM: "x",
+    DATA_ENCRYPTION_KEY: "x",
+    ADMIN_TOKEN: "x",
+  };
+  api.seed.worker(
+    "zeitvault",
+    Object.fromEntries(Object.entries(secrets).filter(([name]) => !leaveOut.includes(name))),
+  );
   let text = setDatabaseId(await readFile(config, "utf8"), "production", "DB", id);
   for (const [name, value] of Object.entries(vars)) text = setVar(text, "production", name, value);
   await writeFile(config, text);
 }
 
-const SAFE = { BASE_URL: "https://api.example.com", X402_PAY_TO: PAY_TO, FACILITATOR_URL: "https://facilitator.example.com" };
+const SAFE = {
+  BASE_URL: "https://api.example.com",
+  X402_PAY_TO: PAY_TO,
+  FACILITATOR_URL: "https://facilitator.example.com",
+};
 
 it("refuses an unsafe production config, naming each problem with its fix", { timeout: 120_000 }, async () => {
   await arrange({ ...SAFE, X402_PAY_TO: "", X402_SETTLEMENT: "none" }, ["DATA_ENCRYPTION_KEY"]);
@@ -67,7 +80,9 @@ it("deploys a safe production config, after the migrations the code needs", { ti
   expect(worker.bindings).toContainEqual({ type: "plain_text", name: "X402_PAY_TO", text: PAY_TO });
   // Deployed: as a version made live, or, while a Durable Object migration is pending (a new class), as a whole
   // script upload, which wrangler uses then because a version cannot carry a migration.
-  const deployedBy = (m: string) => (m.startsWith("POST /accounts/") && m.includes("/deployments")) || /^PUT \/accounts\/\w+\/workers\/scripts\/zeitvault\?/.test(m);
+  const deployedBy = (m: string) =>
+    (m.startsWith("POST /accounts/") && m.includes("/deployments")) ||
+    /^PUT \/accounts\/\w+\/workers\/scripts\/zeitvault\?/.test(m);
   expect(mutations(api).some(deployedBy)).toBe(true);
   // The database had only the first migration: the rest landed before the code that needs them.
   const migrations = (await readdir("migrations")).filter((f) => f.endsWith(".sql")).sort();

@@ -9,7 +9,14 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { applyMigrations, freePort, PROJECT_WORKERD, PROJECT_WORKERD_VERSION, startWranglerDev, workerdsUnder } from "../../scripts/wrangler-dev.mjs";
+import {
+  applyMigrations,
+  freePort,
+  PROJECT_WORKERD,
+  PROJECT_WORKERD_VERSION,
+  startWranglerDev,
+  workerdsUnder,
+} from "../../scripts/wrangler-dev.mjs";
 
 let root: string;
 beforeAll(async () => {
@@ -47,17 +54,22 @@ it("the servers the tests start run the project's workerd", async () => {
 it("`npm run dev` prints one summary, runs the project's workerd, logs requests after it, and stops on Ctrl-C", async () => {
   const port = await freePort();
   const state = await mkdtemp(path.join(root, "dev-"));
-  const child = spawn(process.execPath, ["scripts/dev.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
-    env: { ...process.env, ENGINE_PORT: "0", TMPDIR: root, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["scripts/dev.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state],
+    {
+      env: { ...process.env, ENGINE_PORT: "0", TMPDIR: root, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
   const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
     const deadline = Date.now() + 150_000;
-    while (!out.includes("  next: ") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (!out.includes("  next: ") && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     const url = `http://127.0.0.1:${port}`;
     const lines = out.trimEnd().split("\n");
     expect(lines.length, out).toBeLessThanOrEqual(8);

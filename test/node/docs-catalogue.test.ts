@@ -13,11 +13,20 @@ import type { AnyKind } from "../../src/kind/kind";
 
 const FILE = "docs/catalogue.md";
 
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ").trim();
+const cell = (s: string) =>
+  s
+    .replace(/\|/g, "\\|")
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
 
 /** A lifetime as people say it: whole days, else hours, else minutes, else seconds. */
 function duration(seconds: number): string {
-  for (const [unit, size] of [["d", 86400], ["h", 3600], ["min", 60]] as const) if (seconds % size === 0) return `${seconds / size} ${unit}`;
+  for (const [unit, size] of [
+    ["d", 86400],
+    ["h", 3600],
+    ["min", 60],
+  ] as const)
+    if (seconds % size === 0) return `${seconds / size} ${unit}`;
   return `${seconds} s`;
 }
 

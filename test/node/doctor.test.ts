@@ -22,7 +22,8 @@ it("prints every check of a ready service and exits 0", async () => {
   const { code, out } = await doctor([server.url], { ADMIN_TOKEN: TOKEN });
   expect(out).toMatch(/^liveness {2}ok/m);
   expect(out).toMatch(/^readiness ready/m);
-  for (const name of ["configuration", "d1", "r2", "queue", "durable_objects", "keys", "settlement"]) expect(out).toMatch(new RegExp(`^ {2}ok {3}${name}\\b`, "m"));
+  for (const name of ["configuration", "d1", "r2", "queue", "durable_objects", "keys", "settlement"])
+    expect(out).toMatch(new RegExp(`^ {2}ok {3}${name}\\b`, "m"));
   // `npm run dev`'s engines are not started here: reported as a warning, not a failure.
   expect(out).toMatch(/^ {2}warn engine/m);
   expect(code).toBe(0);

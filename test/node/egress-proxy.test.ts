@@ -46,14 +46,21 @@ const freePort = () =>
 function viaProxy(proxyUrl: string, target: string): Promise<{ status: number; body: string }> {
   const proxy = new URL(proxyUrl);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: proxy.hostname, port: proxy.port, path: target,
-      headers: { "proxy-authorization": `Basic ${Buffer.from(`${proxy.username}:${proxy.password}`).toString("base64")}` },
-    }, (res) => {
-      let body = "";
-      res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      {
+        host: proxy.hostname,
+        port: proxy.port,
+        path: target,
+        headers: {
+          "proxy-authorization": `Basic ${Buffer.from(`${proxy.username}:${proxy.password}`).toString("base64")}`,
+        },
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.once("error", reject);
     req.end();
   });
@@ -69,7 +76,10 @@ it("starts on another port when the first one it picked is taken before tinyprox
   await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
   try {
     const { port } = target.address() as { port: number };
-    await expect(viaProxy(proxy.url!, `http://127.0.0.1:${port}/hello`)).resolves.toEqual({ status: 200, body: "through the proxy" });
+    await expect(viaProxy(proxy.url!, `http://127.0.0.1:${port}/hello`)).resolves.toEqual({
+      status: 200,
+      body: "through the proxy",
+    });
   } finally {
     await new Promise((resolve) => target.close(resolve));
     await proxy.stop!();
@@ -80,17 +90,23 @@ it("starts on another port when the first one it picked is taken before tinyprox
 it("a proxy that cannot start is reported with the reason, not thrown, and leaves no folder behind", async () => {
   const proxy = await startEgressProxy({ tmpRoot: root, port: taken, choosePort: async () => taken });
   expect(proxy.missing).toBe(true);
-  expect(proxy.why).toMatch(/^tinyproxy would not start \(port \d+: tinyproxy exited \(\d+\): .*Could not create listening sockets/);
+  expect(proxy.why).toMatch(
+    /^tinyproxy would not start \(port \d+: tinyproxy exited \(\d+\): .*Could not create listening sockets/,
+  );
   expect(await readdir(root)).toEqual([]);
 });
 
 it("runs on its own, printing the URL and addresses `npm run dev` passes on, and stops cleanly", async () => {
-  const child = spawn(process.execPath, ["scripts/egress-proxy.mjs"], { env: { ...process.env, TMPDIR: root }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["scripts/egress-proxy.mjs"], {
+    env: { ...process.env, TMPDIR: root },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
   const deadline = Date.now() + 15_000;
-  while (!out.includes("EGRESS_IPS=") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!out.includes("EGRESS_IPS=") && child.exitCode === null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   expect(out).toMatch(/^EGRESS_PROXY_URL=http:\/\/zeitvault:[\w-]+@127\.0\.0\.1:\d+\nEGRESS_IPS=127\.0\.0\.1\n$/);
   try {
     const url = /EGRESS_PROXY_URL=(\S+)/.exec(out)![1]!;

@@ -21,7 +21,13 @@ beforeAll(async () => {
   evm = await startEvmPeer();
   facilitator = await startFacilitator(evm);
   server = await startWranglerDev({
-    vars: { X402_SETTLEMENT: "facilitator", FACILITATOR_URL: facilitator.url, X402_ASSET: evm.token, X402_PAY_TO: PAY_TO, X402_CHAIN_ID: String(evm.chainId) },
+    vars: {
+      X402_SETTLEMENT: "facilitator",
+      FACILITATOR_URL: facilitator.url,
+      X402_ASSET: evm.token,
+      X402_PAY_TO: PAY_TO,
+      X402_CHAIN_ID: String(evm.chainId),
+    },
   });
 }, 180_000);
 afterAll(async () => {
@@ -38,7 +44,11 @@ function payingFetch(key: Hex) {
   return wrapFetchWithPayment(fetch, client);
 }
 
-const purchase = (amount: number) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usd: amount }) });
+const purchase = (amount: number) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ amount_usd: amount }),
+});
 
 describe("facilitator settlement", () => {
   it("a purchase is verified and settled by the facilitator, on chain", async () => {

@@ -15,19 +15,31 @@ const REGISTRY = "src/resources/registry.ts";
 
 /** The module and export name of each kind, from the registry's imports and its list, in the list's order. */
 function importsOf(source: string): { name: string; from: string }[] {
-  const from = new Map([...source.matchAll(/^import \{ (\w+) \} from "(\.\.\/kinds\/[^"]+)";$/gm)].map((m) => [m[1]!, m[2]!]));
+  const from = new Map(
+    [...source.matchAll(/^import \{ (\w+) \} from "(\.\.\/kinds\/[^"]+)";$/gm)].map((m) => [m[1]!, m[2]!]),
+  );
   const list = /export const KINDS: readonly AnyKind\[\] = \[([^\]]*)\];/.exec(source)?.[1] ?? "";
-  return list.split(",").map((n) => n.trim()).filter(Boolean).map((name) => ({ name, from: from.get(name) ?? "" }));
+  return list
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean)
+    .map((name) => ({ name, from: from.get(name) ?? "" }));
 }
 
 /** The routes a kind's `routes` adds, as its OpenAPI registrations declare them. */
 function ownRoutes(kind: AnyKind): KindCard["ownRoutes"] {
   const app = new OpenAPIHono();
   kind.routes?.(app as never);
-  const documented = app.openAPIRegistry.definitions.flatMap((d) => (d.type === "route" ? [{ method: d.route.method as KindCard["ownRoutes"][number]["method"], path: d.route.path }] : []));
+  const documented = app.openAPIRegistry.definitions.flatMap((d) =>
+    d.type === "route"
+      ? [{ method: d.route.method as KindCard["ownRoutes"][number]["method"], path: d.route.path }]
+      : [],
+  );
   // The worker registers these before loading the kind: a route it adds without documenting it would be missed.
   const routed = [...new Set(app.routes.map((r) => `${r.method} ${r.path}`))];
-  expect(routed, `${kind.kind}.routes adds only documented routes (app.openapi)`).toEqual(documented.map((r) => `${r.method.toUpperCase()} ${r.path.replaceAll(/\/{(.+?)}/g, "/:$1")}`));
+  expect(routed, `${kind.kind}.routes adds only documented routes (app.openapi)`).toEqual(
+    documented.map((r) => `${r.method.toUpperCase()} ${r.path.replaceAll(/\/{(.+?)}/g, "/:$1")}`),
+  );
   return documented;
 }
 
@@ -35,7 +47,10 @@ const str = JSON.stringify;
 
 function manifest(): string {
   const imports = importsOf(readFileSync(REGISTRY, "utf8"));
-  expect(imports.map((i) => i.from).every(Boolean), "every kind of the registry's list is imported from ../kinds/").toBe(true);
+  expect(
+    imports.map((i) => i.from).every(Boolean),
+    "every kind of the registry's list is imported from ../kinds/",
+  ).toBe(true);
   expect(imports.length, "the registry's list, as read from its source").toBe(KINDS.length);
   const cards = KINDS.map((kind, i) => {
     const { name, from } = imports[i]!;

@@ -18,7 +18,10 @@ const CLI = path.join(SUITE_DIR, "node_modules/@modelcontextprotocol/conformance
 
 export async function installSuite(): Promise<void> {
   if (existsSync(CLI) && existsSync(path.join(NODE_BIN, "node"))) return;
-  await run("npm", ["ci", "--prefix", SUITE_DIR, "--no-audit", "--no-fund"], { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+  await run("npm", ["ci", "--prefix", SUITE_DIR, "--no-audit", "--no-fund"], {
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 export interface Outcome {
@@ -34,12 +37,21 @@ export async function runSuite(url: string): Promise<{ outcomes: Outcome[]; node
   try {
     const nodeVersion = (await run(path.join(NODE_BIN, "node"), ["--version"], { env })).stdout.trim();
     // Exits 1 while any scenario fails: the outcomes are read from the result files and judged by the caller.
-    await run(path.join(NODE_BIN, "node"), [CLI, "server", "--url", url, "--output-dir", out], { env, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }).catch((err: { code?: number }) => {
+    await run(path.join(NODE_BIN, "node"), [CLI, "server", "--url", url, "--output-dir", out], {
+      env,
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((err: { code?: number }) => {
       if (err.code !== 1) throw err;
     });
     const outcomes: Outcome[] = [];
     for (const dir of (await readdir(out)).sort()) {
-      const checks = JSON.parse(await readFile(path.join(out, dir, "checks.json"), "utf8")) as { status: string; name: string; errorMessage?: string; details?: { message?: string } }[];
+      const checks = JSON.parse(await readFile(path.join(out, dir, "checks.json"), "utf8")) as {
+        status: string;
+        name: string;
+        errorMessage?: string;
+        details?: { message?: string };
+      }[];
       const said = (c: (typeof checks)[number]) => `${c.name}: ${c.errorMessage ?? c.details?.message ?? ""}`;
       outcomes.push({
         scenario: dir.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, ""),

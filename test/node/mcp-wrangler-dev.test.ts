@@ -24,8 +24,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const redLines = (log: string) => log.split("\n").filter((line) => /Broken pipe|\[ERROR\]|✘/.test(line));
 
 async function creditToken(): Promise<string> {
-  const pay = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) }));
-  const res = await pay(`${server.url}/v1/credits`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usd: 1 }) });
+  const pay = wrapFetchWithPayment(
+    fetch,
+    registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) }),
+  );
+  const res = await pay(`${server.url}/v1/credits`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ amount_usd: 1 }),
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { credit_token: string }).credit_token;
 }
@@ -43,17 +50,35 @@ describe("MCP on wrangler dev", () => {
       await client.close();
     }
     for (let i = 0; i < 10; i++) {
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      });
       await res.body?.cancel();
     }
     // A stateless 2026-07-28 client, and a progress stream it gives up on mid-way (2026-07-28: closing it cancels the request).
     const token = await creditToken();
-    const modern = new ModernClient({ name: "dev-log-v2", version: "2" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const modern = new ModernClient(
+      { name: "dev-log-v2", version: "2" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
     await modern.connect(new ModernTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    const queue = (await modern.callTool({ name: "create_resource", arguments: { kind: "queues", input: { ttl_seconds: 600 } } })).structuredContent as { id: string; management_token: string };
+    const queue = (
+      await modern.callTool({ name: "create_resource", arguments: { kind: "queues", input: { ttl_seconds: 600 } } })
+    ).structuredContent as { id: string; management_token: string };
     const abandon = new AbortController();
     setTimeout(() => abandon.abort(), 1500);
-    const lease = { name: "call_operation", arguments: { kind: "queues", id: queue.id, management_token: queue.management_token, operation: "lease", input: { wait_seconds: 5 } } };
+    const lease = {
+      name: "call_operation",
+      arguments: {
+        kind: "queues",
+        id: queue.id,
+        management_token: queue.management_token,
+        operation: "lease",
+        input: { wait_seconds: 5 },
+      },
+    };
     await expect(modern.callTool(lease, { signal: abandon.signal, onprogress: () => undefined })).rejects.toThrow();
     await modern.close();
     await sleep(6000);
@@ -67,7 +92,9 @@ describe("MCP on wrangler dev", () => {
     const failed = outcomes.filter((o) => o.failures.length > 0).map((o) => o.scenario);
     const passed = outcomes.filter((o) => o.failures.length === 0).map((o) => o.scenario);
     const warned = outcomes.filter((o) => o.warnings.length > 0).map((o) => `${o.scenario}: ${o.warnings.join("; ")}`);
-    console.log(`MCP conformance (${nodeVersion}): ${passed.length} passed, ${failed.length} failed, all ${expected.size} expected; warnings: ${warned.join(" | ") || "none"}`);
+    console.log(
+      `MCP conformance (${nodeVersion}): ${passed.length} passed, ${failed.length} failed, all ${expected.size} expected; warnings: ${warned.join(" | ") || "none"}`,
+    );
 
     expect(outcomes.length).toBe(30);
     const unexpected = outcomes.filter((o) => o.failures.length > 0 && !expected.has(o.scenario));
@@ -76,10 +103,26 @@ describe("MCP on wrangler dev", () => {
     expect(passed.filter((s) => expected.has(s))).toEqual([]);
     for (const [scenario, reason] of expected) {
       expect(reason, scenario).toMatch(/fixture/);
-      expect(outcomes.map((o) => o.scenario), scenario).toContain(scenario);
+      expect(
+        outcomes.map((o) => o.scenario),
+        scenario,
+      ).toContain(scenario);
     }
     // Negotiation, the transport and security are never excused.
-    expect([...expected.keys()].filter((s) => /initialize|ping|dns|rebinding|sse|stream|session|version|list$/.test(s))).toEqual([]);
-    expect(passed).toEqual(expect.arrayContaining(["server-initialize", "ping", "logging-set-level", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection", "server-sse-multiple-streams"]));
+    expect(
+      [...expected.keys()].filter((s) => /initialize|ping|dns|rebinding|sse|stream|session|version|list$/.test(s)),
+    ).toEqual([]);
+    expect(passed).toEqual(
+      expect.arrayContaining([
+        "server-initialize",
+        "ping",
+        "logging-set-level",
+        "tools-list",
+        "resources-list",
+        "prompts-list",
+        "dns-rebinding-protection",
+        "server-sse-multiple-streams",
+      ]),
+    );
   }, 360_000);
 });

@@ -10,14 +10,28 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { MediaTypeObject, OpenAPIObject, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from "openapi3-ts/oas31";
+import type {
+  MediaTypeObject,
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from "openapi3-ts/oas31";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import { KINDS } from "../../src/resources/registry";
 import { ownPathsOf } from "../../src/resources/kind-routes";
 
 const run = promisify(execFile);
-const env = { SERVICE_NAME: "zeitvault", BASE_URL: "https://api.zeitvault.example", AUTH_URL: "", MIN_PURCHASE_USD: "0.25" };
+const env = {
+  SERVICE_NAME: "zeitvault",
+  BASE_URL: "https://api.zeitvault.example",
+  AUTH_URL: "",
+  MIN_PURCHASE_USD: "0.25",
+};
 const app = buildApp();
 
 type Doc = OpenAPIObject;
@@ -40,7 +54,9 @@ async function scratch(): Promise<string> {
 async function lint(doc: Doc): Promise<void> {
   const file = path.join(await scratch(), "openapi.json");
   await writeFile(file, JSON.stringify(doc, null, 2));
-  const result = await run("node_modules/.bin/redocly", ["lint", file, "--format=stylish", "--config=redocly.yaml"], { cwd: process.cwd() }).catch((err) => err);
+  const result = await run("node_modules/.bin/redocly", ["lint", file, "--format=stylish", "--config=redocly.yaml"], {
+    cwd: process.cwd(),
+  }).catch((err) => err);
   const output = `${result.stdout}\n${result.stderr}`;
   expect(result.code ?? 0, output).toBe(0);
   // Clean means no warnings either.
@@ -49,16 +65,26 @@ async function lint(doc: Doc): Promise<void> {
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 const operations = (doc: Doc) =>
-  Object.entries<PathItemObject>(doc.paths ?? {}).flatMap(([p, item]) => METHODS.flatMap((m) => (item[m] ? [{ path: p, method: m, op: item[m] }] : [])));
+  Object.entries<PathItemObject>(doc.paths ?? {}).flatMap(([p, item]) =>
+    METHODS.flatMap((m) => (item[m] ? [{ path: p, method: m, op: item[m] }] : [])),
+  );
 /** The object a `$ref` names in the document (`#/components/…`), or `node` itself when it is no reference. */
 const resolve = <T extends object>(doc: Doc, node: T | ReferenceObject): T =>
-  ("$ref" in node ? node.$ref.split("/").slice(1).reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], doc) : node) as T;
+  ("$ref" in node
+    ? node.$ref
+        .split("/")
+        .slice(1)
+        .reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], doc)
+    : node) as T;
 /** The operation at `path` and `method`, which the test expects to be there. */
-const operation = (doc: Doc, path: string, method: (typeof METHODS)[number]): OperationObject => doc.paths![path]![method]!;
+const operation = (doc: Doc, path: string, method: (typeof METHODS)[number]): OperationObject =>
+  doc.paths![path]![method]!;
 /** An operation's response for `status`, the `$ref` followed. */
-const response = (doc: Doc, op: OperationObject, status: string) => resolve<ResponseObject>(doc, op.responses![status] as ResponseObject | ReferenceObject);
+const response = (doc: Doc, op: OperationObject, status: string) =>
+  resolve<ResponseObject>(doc, op.responses![status] as ResponseObject | ReferenceObject);
 /** The JSON request body an operation takes. */
-const jsonBody = (op: OperationObject): MediaTypeObject => (op.requestBody as { content: Record<string, MediaTypeObject> }).content["application/json"]!;
+const jsonBody = (op: OperationObject): MediaTypeObject =>
+  (op.requestBody as { content: Record<string, MediaTypeObject> }).content["application/json"]!;
 
 describe("OpenAPI document", () => {
   it("passes redocly lint, whole and as a slice", async () => {
@@ -73,31 +99,53 @@ describe("OpenAPI document", () => {
     for (const kind of KINDS) {
       const create = operation(doc, `/v1/${kind.kind}`, "post");
       expect(create.responses).toHaveProperty("201");
-      expect(response(doc, create, "402").content!["application/problem+json"]!.schema).toMatchObject({ $ref: "#/components/schemas/PaymentRequired" });
+      expect(response(doc, create, "402").content!["application/problem+json"]!.schema).toMatchObject({
+        $ref: "#/components/schemas/PaymentRequired",
+      });
       expect(create.responses!["422"]).toBeDefined();
       for (const op of kind.ops) expect(doc.paths![`/v1/${kind.kind}/{id}${op.path}`]![op.method]).toBeDefined();
     }
-    for (const p of ["/v1/resources/{id}", "/v1/resources/{id}/extend", "/v1/resources/{id}/export", "/v1/credits", "/v1/credits/balance", "/v1/credits/subtokens", "/v1/prices", "/mcp", "/openapi.json", "/llms.txt"]) {
+    for (const p of [
+      "/v1/resources/{id}",
+      "/v1/resources/{id}/extend",
+      "/v1/resources/{id}/export",
+      "/v1/credits",
+      "/v1/credits/balance",
+      "/v1/credits/subtokens",
+      "/v1/prices",
+      "/mcp",
+      "/openapi.json",
+      "/llms.txt",
+    ]) {
       expect(doc.paths![p], p).toBeDefined();
     }
     // Every event type and every request a kind sends is listed under webhooks.
     const webhooks = Object.keys(doc.webhooks ?? {});
     expect(webhooks).toEqual(expect.arrayContaining(["resource.expiring", "resource.expired", "resource.cancelled"]));
     for (const kind of KINDS) for (const type of Object.keys(kind.sends ?? {})) expect(webhooks).toContain(type);
-    expect(Object.keys(doc.components!.securitySchemes!)).toEqual(expect.arrayContaining(["credit", "creditHeader", "management", "x402", "x402v2"]));
+    expect(Object.keys(doc.components!.securitySchemes!)).toEqual(
+      expect.arrayContaining(["credit", "creditHeader", "management", "x402", "x402v2"]),
+    );
   });
 
   it("refers to shared responses and parameters, and stays small: whole ≤ 300 KB, a one-kind slice ≤ 40 KB", async () => {
     const { doc, bytes } = await document();
     expect(bytes).toBeLessThanOrEqual(300 * 1024);
     for (const { op } of operations(doc)) {
-      for (const [status, answer] of Object.entries<ResponseObject | ReferenceObject>(op.responses!)) if (/^[45]/.test(status)) expect("$ref" in answer ? answer.$ref : undefined, `${op.operationId} ${status}`).toMatch(/^#\/components\/responses\//);
+      for (const [status, answer] of Object.entries<ResponseObject | ReferenceObject>(op.responses!))
+        if (/^[45]/.test(status))
+          expect("$ref" in answer ? answer.$ref : undefined, `${op.operationId} ${status}`).toMatch(
+            /^#\/components\/responses\//,
+          );
     }
     for (const kind of KINDS) {
       const slice = await document(`?kinds=${kind.kind}`);
       expect(slice.bytes, kind.kind).toBeLessThanOrEqual(40 * 1024);
       const own = Object.keys(slice.doc.paths!).filter((p) => !/^\/v1\/(resources|downloads|\{kind\})\//.test(p));
-      expect(own.every((p) => p === `/v1/${kind.kind}` || p.startsWith(`/v1/${kind.kind}/`) || ownPathsOf(kind).includes(p)), own.join(" ")).toBe(true);
+      expect(
+        own.every((p) => p === `/v1/${kind.kind}` || p.startsWith(`/v1/${kind.kind}/`) || ownPathsOf(kind).includes(p)),
+        own.join(" "),
+      ).toBe(true);
     }
     // The whole leaves out fields' descriptions (a quarter of it); every slice, and ?kinds=all, keeps them.
     /** The `min` field of the counters' create schema. */
@@ -115,7 +163,9 @@ describe("OpenAPI document", () => {
     expect(increment(all.doc).responses!["409"]).toBeDefined();
     expect(response(doc, increment(doc), "default").description).toMatch(/409.*413.*415/s);
     // A kind's own routes beyond its resources (the notary's TSA certificate) are in its slice.
-    expect(Object.keys((await document("?kinds=notary")).doc.paths!)).toEqual(expect.arrayContaining(["/v1/tsa/certificate.pem", "/v1/tsa/certificate.der"]));
+    expect(Object.keys((await document("?kinds=notary")).doc.paths!)).toEqual(
+      expect.arrayContaining(["/v1/tsa/certificate.pem", "/v1/tsa/certificate.der"]),
+    );
     const family = await document("?kinds=time");
     expect(Object.keys(family.doc.paths!)).toEqual(expect.arrayContaining(["/v1/wakeups", "/v1/attest"]));
     const unknown = await fetchText("/openapi.json?kinds=nope");
@@ -129,18 +179,25 @@ describe("OpenAPI document", () => {
     for (const { path: p, method, op } of operations(doc)) {
       const where = `${method.toUpperCase()} ${p}`;
       const content = op.requestBody && !("$ref" in op.requestBody) ? op.requestBody.content : {};
-      for (const [type, media] of Object.entries(content)) if (media.example === undefined) missing.push(`${where} ${type}`);
+      for (const [type, media] of Object.entries(content))
+        if (media.example === undefined) missing.push(`${where} ${type}`);
       const params = (op.parameters ?? []).map((x) => resolve<ParameterObject>(doc, x));
       const example = (x: ParameterObject): unknown => x.example ?? (x.schema as SchemaObject | undefined)?.example;
-      for (const param of params.filter((x) => x.in === "path")) if (example(param) === undefined) missing.push(`${where} ${param.name}`);
+      for (const param of params.filter((x) => x.in === "path"))
+        if (example(param) === undefined) missing.push(`${where} ${param.name}`);
       const query = params.filter((x) => x.in === "query");
-      if (query.length && !query.some((x) => example(x) !== undefined)) missing.push(`${where}: no query parameter has an example`);
+      if (query.length && !query.some((x) => example(x) !== undefined))
+        missing.push(`${where}: no query parameter has an example`);
     }
     expect(missing).toEqual([]);
     for (const kind of KINDS) {
       expect(jsonBody(operation(doc, `/v1/${kind.kind}`, "post")).example).toEqual(kind.example);
-      for (const op of kind.ops.filter((o) => o.example?.input && (o.method === "post" || o.method === "put") && !o.rawBody)) {
-        expect(jsonBody(operation(doc, `/v1/${kind.kind}/{id}${op.path}`, op.method)).example).toEqual(op.example!.input);
+      for (const op of kind.ops.filter(
+        (o) => o.example?.input && (o.method === "post" || o.method === "put") && !o.rawBody,
+      )) {
+        expect(jsonBody(operation(doc, `/v1/${kind.kind}/{id}${op.path}`, op.method)).example).toEqual(
+          op.example!.input,
+        );
       }
     }
   });
@@ -157,10 +214,16 @@ describe("OpenAPI document", () => {
     const specFile = path.join(dir, "counters.json");
     await writeFile(specFile, JSON.stringify((await document("?kinds=counters")).doc));
     // Fields with a default are optional to send: openapi-typescript reads them so with --default-non-nullable false.
-    await run("node_modules/.bin/openapi-typescript", [specFile, "--default-non-nullable", "false", "-o", path.join(dir, "counters.d.ts")], { cwd: process.cwd() });
+    await run(
+      "node_modules/.bin/openapi-typescript",
+      [specFile, "--default-non-nullable", "false", "-o", path.join(dir, "counters.d.ts")],
+      { cwd: process.cwd() },
+    );
     const client = path.join(dir, "client.ts");
     const fetchModule = path.join(process.cwd(), "node_modules/openapi-fetch/dist/index.mjs");
-    await writeFile(client, `import createClient from ${JSON.stringify(fetchModule)};
+    await writeFile(
+      client,
+      `import createClient from ${JSON.stringify(fetchModule)};
 import type { paths } from "./counters";
 const api = createClient<paths>({ baseUrl: "https://api.zeitvault.example" });
 export async function demo(token: string, mgmt: string, id: string): Promise<number> {
@@ -174,9 +237,26 @@ export async function demo(token: string, mgmt: string, id: string): Promise<num
 type CreateBody = paths["/v1/counters"]["post"]["requestBody"]["content"]["application/json"];
 // @ts-expect-error: counters take no "colour"
 export const wrong: CreateBody = { colour: "red" };
-`);
-    await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", lib: ["ES2022", "DOM"], skipLibCheck: true }, files: ["client.ts"] }));
-    const result = await run("node_modules/.bin/tsc", ["-p", path.join(dir, "tsconfig.json")], { cwd: process.cwd() }).catch((err) => err);
+`,
+    );
+    await writeFile(
+      path.join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: "ES2022",
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          lib: ["ES2022", "DOM"],
+          skipLibCheck: true,
+        },
+        files: ["client.ts"],
+      }),
+    );
+    const result = await run("node_modules/.bin/tsc", ["-p", path.join(dir, "tsconfig.json")], {
+      cwd: process.cwd(),
+    }).catch((err) => err);
     expect(result.code ?? 0, `${result.stdout}${result.stderr}`).toBe(0);
   });
 });
@@ -188,6 +268,7 @@ describe("/llms.txt", () => {
     expect(type).toContain("text/markdown");
     expect(text).toMatch(/^# zeitvault\n\n> /);
     expect(text).toContain("x402");
-    for (const kind of KINDS) expect(text).toContain(`](https://api.zeitvault.example/openapi.json?kinds=${kind.kind}):`);
+    for (const kind of KINDS)
+      expect(text).toContain(`](https://api.zeitvault.example/openapi.json?kinds=${kind.kind}):`);
   });
 });

@@ -46,7 +46,14 @@ const api = (path: string, init: { method?: string; headers?: Record<string, str
 interface Stats {
   totals: { revenue_usd: number; payments: number; active_resources: number };
   by_day: { day: string; revenue_usd: number; deliveries_dead: number }[];
-  by_kind: { kind: string | null; calls: number; refused: number; errors: number; charged_usd: number; active_resources: number }[];
+  by_kind: {
+    kind: string | null;
+    calls: number;
+    refused: number;
+    errors: number;
+    charged_usd: number;
+    active_resources: number;
+  }[];
   deliveries: { pending: number; dead: number };
 }
 
@@ -68,36 +75,62 @@ async function watched(page: Page) {
     if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
   });
   page.on("pageerror", (err) => void problems.push(err.message));
-  const elsewhere = () => requested.filter((url) => !url.startsWith("data:") && new URL(url).origin !== new URL(server.url).origin);
+  const elsewhere = () =>
+    requested.filter((url) => !url.startsWith("data:") && new URL(url).origin !== new URL(server.url).origin);
   return { requested, problems, elsewhere };
 }
 
 it("draws the figures the API answers, from its own origin only, at phone width, with no accessibility violation", async () => {
   // Credit, bought as an agent would: the official v2 client signs a real x402 payment (settlement "none" locally).
-  const client = registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) }).setSpendControls({ maxAmountPerPayment: "$1" });
-  const bought = await wrapFetchWithPayment(fetch, client)(`${server.url}/v1/credits`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usd: 1 }) });
+  const client = registerExactEvmScheme(new x402Client(), {
+    signer: privateKeyToAccount(generatePrivateKey()),
+  }).setSpendControls({ maxAmountPerPayment: "$1" });
+  const bought = await wrapFetchWithPayment(fetch, client)(`${server.url}/v1/credits`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ amount_usd: 1 }),
+  });
   expect(bought.status).toBe(201);
   const credit = ((await bought.json()) as { credit_token: string }).credit_token;
 
   const made: { id: string; management_token: string }[] = [];
   for (const notify of [null, null, `${receiver.url}/down/operator-page`]) {
-    const res = await api("/v1/counters", { method: "POST", headers: { authorization: `Bearer ${credit}` }, body: notify ? { notify_url: notify } : {} });
+    const res = await api("/v1/counters", {
+      method: "POST",
+      headers: { authorization: `Bearer ${credit}` },
+      body: notify ? { notify_url: notify } : {},
+    });
     expect(res.status).toBe(201);
     made.push((await res.json()) as { id: string; management_token: string });
   }
   const [a, , doomed] = made;
   const on = (r: { id: string; management_token: string }, path: string, body?: unknown) =>
-    api(`/v1/counters/${r.id}${path}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${r.management_token}`, "x-credit-token": credit }, body });
+    api(`/v1/counters/${r.id}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${r.management_token}`, "x-credit-token": credit },
+      body,
+    });
   for (let i = 0; i < 3; i++) expect((await on(a!, "/increment", { by: 1 })).status).toBe(200);
   expect((await on(a!, "/increment", { by: 0 })).status).toBe(422);
   // Cancelling the third sends resource.cancelled to a receiver that always fails: it dies.
-  expect((await api(`/v1/resources/${doomed!.id}`, { method: "DELETE", headers: { authorization: `Bearer ${doomed!.management_token}` } })).status).toBe(200);
+  expect(
+    (
+      await api(`/v1/resources/${doomed!.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${doomed!.management_token}` },
+      })
+    ).status,
+  ).toBe(200);
   const stats = await statsWhen((s) => s.deliveries.dead === 1 && s.deliveries.pending === 0);
   const counters = stats.by_kind.find((k) => k.kind === "counters")!;
   expect(counters).toMatchObject({ calls: 3 + 3 + 1, refused: 1, errors: 0, active_resources: 2 });
   expect(stats.totals).toMatchObject({ revenue_usd: 1, payments: 1 });
 
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, httpCredentials: { username: "operator", password: TOKEN } });
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    httpCredentials: { username: "operator", password: TOKEN },
+  });
   const page = await context.newPage();
   const { requested, problems, elsewhere } = await watched(page);
   const res = await page.goto(`${server.url}/admin`);
@@ -113,19 +146,26 @@ it("draws the figures the API answers, from its own origin only, at phone width,
   const bar = (chart: string, selector: string) => page.locator(`#${chart} rect${selector}`).getAttribute("data-value");
   const today = stats.by_day.at(-1)!.day;
   await expect(bar("revenue", `[data-day="${today}"]`)).resolves.toBe("1");
-  await expect(bar("calls", '[data-kind="counters"][data-part="answered"]')).resolves.toBe(String(counters.calls - counters.refused));
+  await expect(bar("calls", '[data-kind="counters"][data-part="answered"]')).resolves.toBe(
+    String(counters.calls - counters.refused),
+  );
   await expect(bar("calls", '[data-kind="counters"][data-part="refused"]')).resolves.toBe("1");
   await expect(bar("charged", '[data-kind="counters"]')).resolves.toBe(String(counters.charged_usd));
   await expect(bar("active", '[data-kind="counters"]')).resolves.toBe("2");
   await expect(bar("dead", `[data-day="${today}"]`)).resolves.toBe("1");
-  await expect(page.locator('#calls text.value[data-kind="counters"]').textContent()).resolves.toBe(String(counters.calls));
+  await expect(page.locator('#calls text.value[data-kind="counters"]').textContent()).resolves.toBe(
+    String(counters.calls),
+  );
   // Each chart is an image with a name, and its figures are a table too.
   for (const chart of ["revenue", "calls-by-day", "calls", "charged", "active", "dead"]) {
     await expect(page.locator(`#${chart} svg[role=img] > title`).count(), chart).resolves.toBe(1);
   }
 
   // Another period: the page fetches again, with the same credential.
-  const [week] = await Promise.all([page.waitForResponse(`${server.url}/v1/admin/stats?days=7`), page.selectOption("#days", "7")]);
+  const [week] = await Promise.all([
+    page.waitForResponse(`${server.url}/v1/admin/stats?days=7`),
+    page.selectOption("#days", "7"),
+  ]);
   expect(week.status()).toBe(200);
   await expect(page.locator("#calls-by-day rect").count()).resolves.toBe(7);
   expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
@@ -149,14 +189,20 @@ it("asks for the credential and shows nothing without it", async () => {
 /** axe-core on the drawn page, its tables open (injected past the CSP, in a context of its own): every violation, whatever its impact. */
 async function accessibilityViolations(): Promise<string[]> {
   const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 }, httpCredentials: { username: "operator", password: TOKEN } });
+  const context = await browser.newContext({
+    bypassCSP: true,
+    viewport: { width: 390, height: 844 },
+    httpCredentials: { username: "operator", password: TOKEN },
+  });
   try {
     const page = await context.newPage();
     await page.goto(`${server.url}/admin`);
     await page.locator("body[data-loaded=true]").waitFor({ timeout: 30_000 });
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
     await page.addScriptTag({ content: axe });
-    const violations = (await page.evaluate("axe.run().then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.length })))")) as { id: string; help: string; nodes: number }[];
+    const violations = (await page.evaluate(
+      "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.length })))",
+    )) as { id: string; help: string; nodes: number }[];
     return violations.map((v) => `${v.id}: ${v.help} (${v.nodes})`);
   } finally {
     await context.close();

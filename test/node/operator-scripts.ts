@@ -19,9 +19,15 @@ export async function configCopy(): Promise<string> {
   const text = (await readFile(path.join(ROOT, "wrangler.toml"), "utf8"))
     .replace(/^main = "worker\.ts"$/m, `main = ${JSON.stringify(path.join(ROOT, "worker.ts"))}`)
     .replace(/^directory = "\.\/public"$/m, `directory = ${JSON.stringify(path.join(ROOT, "public"))}`)
-    .replaceAll(/^migrations_dir = "migrations"$/gm, `migrations_dir = ${JSON.stringify(path.join(ROOT, "migrations"))}`)
+    .replaceAll(
+      /^migrations_dir = "migrations"$/gm,
+      `migrations_dir = ${JSON.stringify(path.join(ROOT, "migrations"))}`,
+    )
     // [alias] targets are relative to the config's folder too (zod's locales, wrangler.toml).
-    .replaceAll(/^("[^"]+") = "\.\/(src\/[^"]+)"$/gm, (_line, from: string, to: string) => `${from} = ${JSON.stringify(path.join(ROOT, to))}`);
+    .replaceAll(
+      /^("[^"]+") = "\.\/(src\/[^"]+)"$/gm,
+      (_line, from: string, to: string) => `${from} = ${JSON.stringify(path.join(ROOT, to))}`,
+    );
   const file = path.join(await mkdtemp(path.join(tmpdir(), "zeitvault-operator-")), "wrangler.toml");
   await writeFile(file, text);
   return file;
@@ -44,18 +50,33 @@ export interface Run {
 }
 
 /** Runs a script from the repo root as `npm run` does, its wrangler talking to `api`; `extraEnv` adds ZEITVAULT_* values. */
-export function runScript(script: "setup" | "deploy", args: string[], api: CloudflareApi, extraEnv: Record<string, string> = {}): Promise<Run> {
+export function runScript(
+  script: "setup" | "deploy",
+  args: string[],
+  api: CloudflareApi,
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join("scripts", `${script}.mjs`), ...args], { cwd: ROOT, env: { ...process.env, ...api.env, ...extraEnv }, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [path.join("scripts", `${script}.mjs`), ...args],
+      { cwd: ROOT, env: { ...process.env, ...api.env, ...extraEnv }, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 /** The requests that changed something, as `METHOD path` lines (for a readable failure). */
-export const mutations = (api: CloudflareApi, from = 0) => api.requests.slice(from).filter((r) => r.mutating).map((r) => `${r.method} ${r.path} ${r.summary}`);
+export const mutations = (api: CloudflareApi, from = 0) =>
+  api.requests
+    .slice(from)
+    .filter((r) => r.mutating)
+    .map((r) => `${r.method} ${r.path} ${r.summary}`);
 /** A route the stand-in did not know: wrangler asked for something it does not implement. */
-export const unknownRoutes = (api: CloudflareApi) => api.requests.filter((r) => r.unknown).map((r) => `${r.method} ${r.path}`);
+export const unknownRoutes = (api: CloudflareApi) =>
+  api.requests.filter((r) => r.unknown).map((r) => `${r.method} ${r.path}`);
 
 /** EIP-55 test vector (a valid checksum), and the same address with one letter's case flipped. */
 export const PAY_TO = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";

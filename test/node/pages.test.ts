@@ -42,7 +42,10 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   // The anonymous free tier pays for what this test creates; a form relays to the local receiver.
   receiver = await startReceiver();
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "60", ALLOW_PRIVATE_TARGETS: "true" } }), launchChromium()]);
+  [server, browser] = await Promise.all([
+    startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "60", ALLOW_PRIVATE_TARGETS: "true" } }),
+    launchChromium(),
+  ]);
 }, 180_000);
 
 /** A page that records every request and every script or policy problem. */
@@ -55,7 +58,11 @@ async function watchedPage(context?: import("playwright-core").BrowserContext) {
     if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
   });
   page.on("pageerror", (err) => void problems.push(err.message));
-  const elsewhere = () => requested.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== new URL(server.url).origin);
+  const elsewhere = () =>
+    requested.filter(
+      (url) =>
+        !url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== new URL(server.url).origin,
+    );
   return { page, requested, problems, elsewhere };
 }
 afterAll(async () => {
@@ -69,7 +76,11 @@ it("the landing page at 390 px: no sideways scroll of the page, its code blocks 
   const { page, problems, elsewhere } = await watchedPage(context);
   expect((await page.goto(`${server.url}/`))?.status()).toBe(200);
   expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
-  const blocks = (await page.locator("pre").evaluateAll((nodes) => nodes.map((n) => ({ right: n.getBoundingClientRect().right, scroll: n.scrollWidth, client: n.clientWidth })))) as { right: number; scroll: number; client: number }[];
+  const blocks = (await page
+    .locator("pre")
+    .evaluateAll((nodes) =>
+      nodes.map((n) => ({ right: n.getBoundingClientRect().right, scroll: n.scrollWidth, client: n.clientWidth })),
+    )) as { right: number; scroll: number; client: number }[];
   expect(blocks.length).toBeGreaterThan(0);
   for (const b of blocks) {
     expect(b.right).toBeLessThanOrEqual(390);
@@ -78,10 +89,15 @@ it("the landing page at 390 px: no sideways scroll of the page, its code blocks 
   }
   const tables = page.locator(".kinds table");
   await expect(tables.count()).resolves.toBe(6);
-  for (const box of await tables.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().right))) expect(box).toBeLessThanOrEqual(390);
+  for (const box of await tables.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().right)))
+    expect(box).toBeLessThanOrEqual(390);
   const prices = (await (await fetch(`${server.url}/v1/prices`)).json()) as { operations: { operation: string }[] };
-  const creatable = prices.operations.filter((o) => o.operation.endsWith(".create")).map((o) => o.operation.slice(0, -".create".length));
-  await expect(page.locator(".kinds th[scope=row] code").allTextContents()).resolves.toEqual(expect.arrayContaining(creatable));
+  const creatable = prices.operations
+    .filter((o) => o.operation.endsWith(".create"))
+    .map((o) => o.operation.slice(0, -".create".length));
+  await expect(page.locator(".kinds th[scope=row] code").allTextContents()).resolves.toEqual(
+    expect.arrayContaining(creatable),
+  );
   await expect(page.locator(".kinds tbody tr").count()).resolves.toBe(creatable.length);
   expect(await accessibilityProblems(`${server.url}/`, true)).toEqual([]);
   expect(elsewhere()).toEqual([]);
@@ -97,11 +113,17 @@ it("renders the reference and lists the operations, with nothing loaded from ano
   expect(res?.status()).toBe(200);
   // Redoc draws a section per operation once it has read the document.
   await page.locator("[id='operation/counters_increment']").waitFor({ timeout: 60_000 });
-  const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
-  const documented = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => `operation/${op.operationId}`));
+  const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  const documented = Object.values(doc.paths).flatMap((item) =>
+    Object.values(item).map((op) => `operation/${op.operationId}`),
+  );
   const shown = new Set(await page.locator("[id^='operation/']").evaluateAll((nodes) => nodes.map((n) => n.id)));
   expect(documented.filter((id) => !shown.has(id))).toEqual([]);
-  await expect(page.locator("[id='operation/counters_increment']").textContent()).resolves.toContain("Add to the counter");
+  await expect(page.locator("[id='operation/counters_increment']").textContent()).resolves.toContain(
+    "Add to the counter",
+  );
   await expect(page.title()).resolves.toBe("zeitvault API reference");
 
   expect(elsewhere()).toEqual([]);
@@ -112,7 +134,8 @@ it("renders the reference and lists the operations, with nothing loaded from ano
 it("a one-time secret: waiting, passphrase, revealed once with a copy button, then nothing is here", async () => {
   const value = "postgres://app:s3cret@db.example.com:5432/app <&> 'quoted'";
   const created = await fetch(`${server.url}/v1/secrets`, {
-    method: "POST", headers: { "content-type": "application/json" },
+    method: "POST",
+    headers: { "content-type": "application/json" },
     body: JSON.stringify({ value, passphrase: "correct horse", max_passphrase_attempts: 3 }),
   });
   expect(created.status).toBe(201);
@@ -155,14 +178,35 @@ it("a one-time secret: waiting, passphrase, revealed once with a copy button, th
 });
 
 it("a request bin's view link: captures newest first, markup shown as text, older pages, a raw body downloaded", async () => {
-  const created = await fetch(`${server.url}/v1/bins`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const created = await fetch(`${server.url}/v1/bins`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   expect(created.status).toBe(201);
   const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
   const address = record.urls.public;
   const binary = new Uint8Array(256).map((_, i) => 255 - i);
-  expect((await fetch(`${address}/first`, { method: "PUT", body: binary, headers: { "content-type": "application/octet-stream" } })).status).toBe(200);
-  for (let n = 0; n < 50; n++) await (await fetch(`${address}/hook?n=${n}`, { method: "POST", body: `<img src=x onerror=alert(${n})>`, headers: { "x-n": String(n) } })).body?.cancel();
-  const info = await fetch(`${server.url}/v1/bins/${record.id}`, { headers: { authorization: `Bearer ${record.management_token}` } });
+  expect(
+    (
+      await fetch(`${address}/first`, {
+        method: "PUT",
+        body: binary,
+        headers: { "content-type": "application/octet-stream" },
+      })
+    ).status,
+  ).toBe(200);
+  for (let n = 0; n < 50; n++)
+    await (
+      await fetch(`${address}/hook?n=${n}`, {
+        method: "POST",
+        body: `<img src=x onerror=alert(${n})>`,
+        headers: { "x-n": String(n) },
+      })
+    ).body?.cancel();
+  const info = await fetch(`${server.url}/v1/bins/${record.id}`, {
+    headers: { authorization: `Bearer ${record.management_token}` },
+  });
   expect(info.status).toBe(200);
   const { view_url } = (await info.json()) as { view_url: string };
 
@@ -193,7 +237,11 @@ it("a request bin's view link: captures newest first, markup shown as text, olde
 });
 
 it("a front door's page: a person leaves a message, gets a receipt, and the agent pulls it", async () => {
-  const created = await fetch(`${server.url}/v1/frontdoor`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Ada's <agent>" }) });
+  const created = await fetch(`${server.url}/v1/frontdoor`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Ada's <agent>" }),
+  });
   expect(created.status).toBe(201);
   const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
   expect(await accessibilityProblems(record.urls.public)).toEqual([]);
@@ -209,12 +257,17 @@ it("a front door's page: a person leaves a message, gets a receipt, and the agen
   await page.click("#status");
   await expect(page.locator("body").textContent()).resolves.toContain('"status":"pending"');
 
-  const pulled = await fetch(`${server.url}/v1/frontdoor/${record.id}/items`, { headers: { authorization: `Bearer ${record.management_token}` } });
+  const pulled = await fetch(`${server.url}/v1/frontdoor/${record.id}/items`, {
+    headers: { authorization: `Bearer ${record.management_token}` },
+  });
   expect(pulled.status).toBe(200);
   const { items } = (await pulled.json()) as { items: { content_type: string; body_text: string }[] };
   expect(items).toHaveLength(1);
   expect(items[0]!.content_type).toBe("application/x-www-form-urlencoded");
-  expect(Object.fromEntries(new URLSearchParams(items[0]!.body_text))).toEqual({ message: "Please call me back <soon>", from: "Bob" });
+  expect(Object.fromEntries(new URLSearchParams(items[0]!.body_text))).toEqual({
+    message: "Please call me back <soon>",
+    from: "Bob",
+  });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
 });
@@ -230,7 +283,9 @@ async function accessibilityProblems(url: string, every = false): Promise<string
     const violations = (await page.evaluate(
       "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))",
     )) as { id: string; impact: string; help: string; nodes: number }[];
-    return violations.filter((v) => every || v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes})`);
+    return violations
+      .filter((v) => every || v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.help} (${v.nodes})`);
   } finally {
     await context.close();
   }
@@ -238,9 +293,12 @@ async function accessibilityProblems(url: string, every = false): Promise<string
 
 it("a form: filled in by keyboard at phone width, kept and relayed; a filled honeypot is thanked and discarded; no serious accessibility problem", async () => {
   const created = await fetch(`${server.url}/v1/forms`, {
-    method: "POST", headers: { "content-type": "application/json" },
+    method: "POST",
+    headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      title: "Contact us", description: "We answer within a day.", webhook_url: `${receiver.url}/ok/pages-form`,
+      title: "Contact us",
+      description: "We answer within a day.",
+      webhook_url: `${receiver.url}/ok/pages-form`,
       fields: [
         { name: "name", label: "Your name", required: true },
         { name: "email", label: "E-mail", type: "email", required: true, help: "We only use it to answer you." },
@@ -288,20 +346,39 @@ it("a form: filled in by keyboard at phone width, kept and relayed; a filled hon
   await page.selectOption("#f-topic", "Sales");
   await page.fill("#f-message", "cheap pills");
   await page.check("#f-agree");
-  await page.locator("#f-website").evaluate((input) => void ((input as unknown as { value: string }).value = "http://spam.example"));
+  await page
+    .locator("#f-website")
+    .evaluate((input) => void ((input as unknown as { value: string }).value = "http://spam.example"));
   await page.click("button[type=submit]");
   await page.locator("#thanks").waitFor();
 
   const auth = { authorization: `Bearer ${record.management_token}` };
-  const list = (await (await fetch(`${server.url}/v1/forms/${record.id}/submissions`, { headers: auth })).json()) as { items: { data: Record<string, unknown> }[] };
-  expect(list.items.map((i) => i.data)).toEqual([{ name: "Ada <Lovelace>", email: "ada@example.com", topic: "Support", message: "Please call me back.", agree: true }]);
-  expect(await (await fetch(`${server.url}/v1/forms/${record.id}`, { headers: auth })).json()).toEqual({ submissions: 1, spam: 1, rate_limited: 0 });
+  const list = (await (await fetch(`${server.url}/v1/forms/${record.id}/submissions`, { headers: auth })).json()) as {
+    items: { data: Record<string, unknown> }[];
+  };
+  expect(list.items.map((i) => i.data)).toEqual([
+    {
+      name: "Ada <Lovelace>",
+      email: "ada@example.com",
+      topic: "Support",
+      message: "Please call me back.",
+      agree: true,
+    },
+  ]);
+  expect(await (await fetch(`${server.url}/v1/forms/${record.id}`, { headers: auth })).json()).toEqual({
+    submissions: 1,
+    spam: 1,
+    rate_limited: 0,
+  });
   let relayed: { body: string }[] = [];
   for (let i = 0; i < 100 && !relayed.length; i++) {
     relayed = (await (await fetch(`${receiver.url}/_log/pages-form`)).json()) as { body: string }[];
     if (!relayed.length) await new Promise((r) => setTimeout(r, 100));
   }
-  expect(JSON.parse(relayed[0]!.body)).toMatchObject({ type: "forms.submission", data: { data: { name: "Ada <Lovelace>", topic: "Support" } } });
+  expect(JSON.parse(relayed[0]!.body)).toMatchObject({
+    type: "forms.submission",
+    data: { data: { name: "Ada <Lovelace>", topic: "Support" } },
+  });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
   await context.close();
@@ -309,8 +386,13 @@ it("a form: filled in by keyboard at phone width, kept and relayed; a filled hon
 
 it("an approval's page: approved with a comment, the record verifies against the JWKS, a second click changes nothing", async () => {
   const created = await fetch(`${server.url}/v1/approvals`, {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ title: "Deploy v2.3 to production?", description: "Changes:\n\n- **3 migrations**\n- new billing page\n\n<img src=x onerror=alert(1)>", timeout_seconds: 3600 }),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      title: "Deploy v2.3 to production?",
+      description: "Changes:\n\n- **3 migrations**\n- new billing page\n\n<img src=x onerror=alert(1)>",
+      timeout_seconds: 3600,
+    }),
   });
   expect(created.status).toBe(201);
   const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
@@ -326,14 +408,22 @@ it("an approval's page: approved with a comment, the record verifies against the
   await page.fill("#comment", "Looks good <ship>");
   await page.click("button[value=approve]");
   await page.locator("#decision").waitFor();
-  await expect(page.locator("#decision").textContent()).resolves.toContain("Decided: Approve, through the request's own link");
+  await expect(page.locator("#decision").textContent()).resolves.toContain(
+    "Decided: Approve, through the request's own link",
+  );
 
   // A second click, from the same page opened before the decision: the decision stands.
   await stale.click("button[value=deny]");
   await stale.locator("#decision").waitFor();
-  await expect(stale.locator("#decision").textContent()).resolves.toContain("Already decided: Approve, through the request's own link");
+  await expect(stale.locator("#decision").textContent()).resolves.toContain(
+    "Already decided: Approve, through the request's own link",
+  );
 
-  const got = (await (await fetch(`${server.url}/v1/approvals/${record.id}`, { headers: { authorization: `Bearer ${record.management_token}` } })).json()) as { state: string; jws: string; decision: unknown };
+  const got = (await (
+    await fetch(`${server.url}/v1/approvals/${record.id}`, {
+      headers: { authorization: `Bearer ${record.management_token}` },
+    })
+  ).json()) as { state: string; jws: string; decision: unknown };
   expect(got.state).toBe("approved");
   const verified = await compactVerify(got.jws, createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`)));
   expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(got.decision);
@@ -345,7 +435,11 @@ it("an approval's page: approved with a comment, the record verifies against the
 
 it("times on the approval, bin and escalation pages read in the reader's own time zone, the UTC instant in <time datetime>", async () => {
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     return (await res.json()) as { id: string; management_token: string; urls: { public: string } };
   };
@@ -353,23 +447,47 @@ it("times on the approval, bin and escalation pages read in the reader's own tim
   const bin = await post("/v1/bins", {});
   await (await fetch(`${bin.urls.public}/hook`, { method: "POST", body: "x" })).body?.cancel();
   const auth = (r: { management_token: string }) => ({ authorization: `Bearer ${r.management_token}` });
-  const { view_url } = (await (await fetch(`${server.url}/v1/bins/${bin.id}`, { headers: auth(bin) })).json()) as { view_url: string };
-  const policy = await post("/v1/escalations", { steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-times` }] }] });
-  const incident = (await (await fetch(`${server.url}/v1/escalations/${policy.id}/incidents`, {
-    method: "POST", headers: { ...auth(policy), "content-type": "application/json" }, body: JSON.stringify({ title: "Disk almost full" }),
-  })).json()) as { ack_url: string };
+  const { view_url } = (await (await fetch(`${server.url}/v1/bins/${bin.id}`, { headers: auth(bin) })).json()) as {
+    view_url: string;
+  };
+  const policy = await post("/v1/escalations", {
+    steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-times` }] }],
+  });
+  const incident = (await (
+    await fetch(`${server.url}/v1/escalations/${policy.id}/incidents`, {
+      method: "POST",
+      headers: { ...auth(policy), "content-type": "application/json" },
+      body: JSON.stringify({ title: "Disk almost full" }),
+    })
+  ).json()) as { ack_url: string };
 
   // A zone half an hour off any whole-hour offset, so the local time cannot pass for UTC by chance.
   const zone = "Asia/Kolkata";
-  const context = await browser.newContext({ locale: "en-US", timezoneId: zone, viewport: { width: 390, height: 800 } });
+  const context = await browser.newContext({
+    locale: "en-US",
+    timezoneId: zone,
+    viewport: { width: 390, height: 800 },
+  });
   const { page, problems, elsewhere } = await watchedPage(context);
   for (const url of [approval.urls.public, view_url, incident.ack_url]) {
     expect((await page.goto(url))?.status()).toBe(200);
-    const shown = (await page.locator("time").evaluateAll((nodes) => nodes.map((n) => ({ datetime: n.getAttribute("datetime"), text: n.textContent, title: n.getAttribute("title") })))) as { datetime: string; text: string; title: string }[];
+    const shown = (await page
+      .locator("time")
+      .evaluateAll((nodes) =>
+        nodes.map((n) => ({
+          datetime: n.getAttribute("datetime"),
+          text: n.textContent,
+          title: n.getAttribute("title"),
+        })),
+      )) as { datetime: string; text: string; title: string }[];
     expect(shown.length, url).toBeGreaterThan(0);
     for (const t of shown) {
       expect(new Date(t.datetime).toISOString()).toBe(t.datetime);
-      const local = Object.fromEntries(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).formatToParts(new Date(t.datetime)).map((p) => [p.type, p.value]));
+      const local = Object.fromEntries(
+        new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "2-digit", minute: "2-digit" })
+          .formatToParts(new Date(t.datetime))
+          .map((p) => [p.type, p.value]),
+      );
       expect(t.text, url).toMatch(new RegExp(`${local.hour}:${local.minute}(:\\d{2})? ${local.dayPeriod}`));
       expect(t.text).toMatch(/GMT\+5:30|IST/);
       expect(t.title).toMatch(/ UTC$/);
@@ -386,14 +504,28 @@ it("an OAuth flow through a real OpenID provider with PKCE: the person signs in,
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const created = await fetch(`${server.url}/v1/oauth-callbacks`, {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, client_id: "zeitvault-agent", client_secret: "a-long-client-secret-for-tests", scope: "openid email" }),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      authorization_endpoint: `${issuer}/auth`,
+      token_endpoint: `${issuer}/token`,
+      client_id: "zeitvault-agent",
+      client_secret: "a-long-client-secret-for-tests",
+      scope: "openid email",
+    }),
   });
   expect(created.status).toBe(201);
   const record = (await created.json()) as { id: string; management_token: string };
   const auth = { authorization: `Bearer ${record.management_token}` };
-  const info = (await (await fetch(`${server.url}/v1/oauth-callbacks/${record.id}`, { headers: auth })).json()) as { redirect_uri: string; authorize_url: string };
-  const provider = await startOidcProvider(port, { client_id: "zeitvault-agent", client_secret: "a-long-client-secret-for-tests", redirect_uri: info.redirect_uri });
+  const info = (await (await fetch(`${server.url}/v1/oauth-callbacks/${record.id}`, { headers: auth })).json()) as {
+    redirect_uri: string;
+    authorize_url: string;
+  };
+  const provider = await startOidcProvider(port, {
+    client_id: "zeitvault-agent",
+    client_secret: "a-long-client-secret-for-tests",
+    redirect_uri: info.redirect_uri,
+  });
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -408,10 +540,19 @@ it("an OAuth flow through a real OpenID provider with PKCE: the person signs in,
     const shown = await page.content();
     expect(await accessibilityProblems(info.redirect_uri)).toEqual([]); // the page a second visit gets
 
-    const result = (await (await fetch(`${server.url}/v1/oauth-callbacks/${record.id}/result?wait_seconds=10`, { headers: auth })).json()) as { status: string; code: string | null; tokens: { access_token: string; id_token: string; token_type: string } };
+    const result = (await (
+      await fetch(`${server.url}/v1/oauth-callbacks/${record.id}/result?wait_seconds=10`, { headers: auth })
+    ).json()) as {
+      status: string;
+      code: string | null;
+      tokens: { access_token: string; id_token: string; token_type: string };
+    };
     expect(result).toMatchObject({ status: "completed", code: null, tokens: { token_type: "Bearer" } });
     for (const secret of [result.tokens.access_token, result.tokens.id_token]) expect(shown).not.toContain(secret);
-    const { payload } = await jwtVerify(result.tokens.id_token, createRemoteJWKSet(new URL(`${issuer}/jwks`)), { issuer, audience: "zeitvault-agent" });
+    const { payload } = await jwtVerify(result.tokens.id_token, createRemoteJWKSet(new URL(`${issuer}/jwks`)), {
+      issuer,
+      audience: "zeitvault-agent",
+    });
     expect(payload.sub).toBe("ada");
     await context.close();
   } finally {
@@ -421,15 +562,26 @@ it("an OAuth flow through a real OpenID provider with PKCE: the person signs in,
 
 it("an escalation's ack page: the link from the first step acknowledges by name, and the steps stop", async () => {
   const created = await fetch(`${server.url}/v1/escalations`, {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-escalation-1` }] }, { delay_seconds: 60, targets: [{ url: `${receiver.url}/ok/pages-escalation-2` }] }] }),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      steps: [
+        { delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-escalation-1` }] },
+        { delay_seconds: 60, targets: [{ url: `${receiver.url}/ok/pages-escalation-2` }] },
+      ],
+    }),
   });
   expect(created.status).toBe(201);
   const record = (await created.json()) as { id: string; management_token: string };
-  const api = (path: string, body?: unknown) => fetch(`${server.url}/v1/escalations/${record.id}${path}`, {
-    method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${record.management_token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const incident = (await (await api("/incidents", { title: "Disk almost full on db-1", details: "94% used, growing 1%/h" })).json()) as { incident_id: string };
+  const api = (path: string, body?: unknown) =>
+    fetch(`${server.url}/v1/escalations/${record.id}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${record.management_token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const incident = (await (
+    await api("/incidents", { title: "Disk almost full on db-1", details: "94% used, growing 1%/h" })
+  ).json()) as { incident_id: string };
 
   let step: { data: { ack_url: string; incident_id: string } } | undefined;
   for (let i = 0; i < 100 && !step; i++) {
@@ -449,7 +601,12 @@ it("an escalation's ack page: the link from the first step acknowledges by name,
   await page.getByRole("status").waitFor();
   await expect(page.getByRole("status").textContent()).resolves.toContain("Acknowledged by Dana <on call>");
 
-  const after = (await (await api(`/incidents/${incident.incident_id}`)).json()) as { state: string; acknowledged_by: string; next_step_at: string | null; timeline: { event: string; by: string | null }[] };
+  const after = (await (await api(`/incidents/${incident.incident_id}`)).json()) as {
+    state: string;
+    acknowledged_by: string;
+    next_step_at: string | null;
+    timeline: { event: string; by: string | null }[];
+  };
   expect(after).toMatchObject({ state: "acknowledged", acknowledged_by: "Dana <on call>", next_step_at: null });
   expect(after.timeline.map((t) => t.event)).toEqual(["triggered", "step", "acknowledged"]);
   expect(elsewhere()).toEqual([]);
@@ -472,7 +629,11 @@ it("an error's type URI, opened in a browser: what it means and what to do, at p
   await expect(page.locator("h1").textContent()).resolves.toBe("Unauthorized");
   await expect(page.getByRole("heading", { name: "What to do" }).isVisible()).resolves.toBe(true);
   const forAgent = await fetch(type, { headers: { accept: "application/json" } });
-  expect(await forAgent.json()).toMatchObject({ code: "unauthorized", status: 401, what_to_do: expect.stringContaining("X-CREDIT-TOKEN") });
+  expect(await forAgent.json()).toMatchObject({
+    code: "unauthorized",
+    status: 401,
+    what_to_do: expect.stringContaining("X-CREDIT-TOKEN"),
+  });
   expect(elsewhere()).toEqual([]);
   expect(problems).toEqual([]);
 });

@@ -20,7 +20,10 @@ let engines: Awaited<ReturnType<typeof startEngines>>;
 beforeAll(async () => {
   engines = await startEngines();
   // The anonymous free tier pays for what this test creates.
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40", ENGINE_URL: engines.url } }), launchChromium()]);
+  [server, browser] = await Promise.all([
+    startWranglerDev({ vars: { FREE_CALLS_PER_DAY: "40", ENGINE_URL: engines.url } }),
+    launchChromium(),
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -29,19 +32,31 @@ afterAll(async () => {
   await engines?.stop();
 });
 
-async function created(kind: string, body: Record<string, unknown>): Promise<{ id: string; management_token: string; urls: { public: string } }> {
-  const res = await fetch(`${server.url}/v1/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+async function created(
+  kind: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; management_token: string; urls: { public: string } }> {
+  const res = await fetch(`${server.url}/v1/${kind}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as { id: string; management_token: string; urls: { public: string } };
 }
 
-const create = async (kind: string, body: Record<string, unknown>): Promise<string> => (await created(kind, body)).urls.public;
+const create = async (kind: string, body: Record<string, unknown>): Promise<string> =>
+  (await created(kind, body)).urls.public;
 
 /** A site made and deployed from `files`; its public address. */
 async function deployedSite(config: Record<string, unknown>, files: Record<string, string>): Promise<string> {
   const site = await created("sites", config);
   const archive = zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [path, strToU8(text)])));
-  const res = await fetch(`${server.url}/v1/sites/${site.id}/deploy`, { method: "PUT", body: archive, headers: { authorization: `Bearer ${site.management_token}`, "content-type": "application/zip" } });
+  const res = await fetch(`${server.url}/v1/sites/${site.id}/deploy`, {
+    method: "PUT",
+    body: archive,
+    headers: { authorization: `Bearer ${site.management_token}`, "content-type": "application/zip" },
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   return site.urls.public;
 }
@@ -73,7 +88,10 @@ const SCRIPTED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 </script></body></html>`;
 
 it("a Markdown page shows the owner's text, its markup in the source shown as text", async () => {
-  const url = await create("pages", { content: "# Weekly numbers\n\nSales rose **12%**.\n\n<b>not bold</b>", description: "Numbers." });
+  const url = await create("pages", {
+    content: "# Weekly numbers\n\nSales rose **12%**.\n\n<b>not bold</b>",
+    description: "Numbers.",
+  });
   const { page, res, elsewhere, errors } = await open(url);
   expect(res?.status()).toBe(200);
   await expect(page.title()).resolves.toBe("Weekly numbers");
@@ -136,21 +154,28 @@ it("a site without scripts: styled, but its scripts never run", async () => {
 it("a PDF the pdf kind rendered opens in the browser with its text and pages", async () => {
   const pdf = await created("pdf", {});
   const html = `<h1>Quarterly report</h1><p>Revenue grew twelve percent</p><p style="page-break-before: always">Second page: outlook</p>`;
-  const res = await fetch(`${server.url}/v1/pdf/${pdf.id}/renders`, { method: "POST", headers: { authorization: `Bearer ${pdf.management_token}`, "content-type": "application/json" }, body: JSON.stringify({ html }) });
+  const res = await fetch(`${server.url}/v1/pdf/${pdf.id}/renders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${pdf.management_token}`, "content-type": "application/json" },
+    body: JSON.stringify({ html }),
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   const { content_url, pages } = (await res.json()) as { content_url: string; pages: number };
   expect(pages).toBe(2);
   const bytes = Buffer.from(await (await fetch(content_url)).arrayBuffer());
   // pdf.js and the PDF served to the page from one made-up origin (playwright's routing), so nothing else is reached.
   const files: Record<string, [string, Buffer | string]> = {
-    "/": ["text/html", `<!doctype html><title>reader</title><pre id="text"></pre><script type="module">
+    "/": [
+      "text/html",
+      `<!doctype html><title>reader</title><pre id="text"></pre><script type="module">
       import * as pdfjs from "/pdf.min.mjs";
       pdfjs.GlobalWorkerOptions.workerSrc = "/pdf.worker.min.mjs";
       const doc = await pdfjs.getDocument({ url: "/doc.pdf" }).promise;
       const texts = [];
       for (let n = 1; n <= doc.numPages; n++) texts.push((await (await doc.getPage(n)).getTextContent()).items.map((i) => i.str).join(" "));
       document.getElementById("text").textContent = JSON.stringify({ pages: doc.numPages, texts });
-    </script>`],
+    </script>`,
+    ],
     "/pdf.min.mjs": ["text/javascript", await readFile("node_modules/pdfjs-dist/build/pdf.min.mjs")],
     "/pdf.worker.min.mjs": ["text/javascript", await readFile("node_modules/pdfjs-dist/build/pdf.worker.min.mjs")],
     "/doc.pdf": ["application/pdf", bytes],
@@ -165,9 +190,11 @@ it("a PDF the pdf kind rendered opens in the browser with its text and pages", a
   page.on("console", (msg) => void (msg.type() === "error" && errors.push(msg.text())));
   page.on("requestfailed", (req) => void errors.push(`failed: ${req.url()} ${req.failure()?.errorText}`));
   await page.goto("http://reader.test/");
-  await page.waitForFunction('document.getElementById("text").textContent !== "" || undefined', null, { timeout: 30_000 }).catch((err: Error) => {
-    throw new Error(`${err.message}\n${errors.join("\n")}`);
-  });
+  await page
+    .waitForFunction('document.getElementById("text").textContent !== "" || undefined', null, { timeout: 30_000 })
+    .catch((err: Error) => {
+      throw new Error(`${err.message}\n${errors.join("\n")}`);
+    });
   const read = JSON.parse((await page.textContent("#text"))!) as { pages: number; texts: string[] };
   expect(read.pages).toBe(2);
   expect(read.texts[0]).toContain("Quarterly report");

@@ -26,22 +26,27 @@ const GROUPS = {
   site: ["site/index", "registerSite"],
 } as const;
 
-const registerOf = async ([module, name]: readonly [string, string]) => ((await import(`../../src/${module}`)) as Record<string, RegisterRoutes>)[name]!;
+const registerOf = async ([module, name]: readonly [string, string]) =>
+  ((await import(`../../src/${module}`)) as Record<string, RegisterRoutes>)[name]!;
 
 async function manifest(): Promise<string> {
   const groups: string[] = [];
   for (const [group, [module, name]] of Object.entries(GROUPS)) {
     const scratch = new OpenAPIHono();
     (await registerOf([module, name]))(scratch as never);
-    const routes = routesOf(scratch.routes).map(([method, path, middleware]) => `      [${JSON.stringify(method)}, ${JSON.stringify(path)}, ${middleware}],`);
-    groups.push([
-      `  ${group}: {`,
-      `    load: () => import(${JSON.stringify(`./${module}`)}).then((m) => m.${name}),`,
-      "    routes: [",
-      ...routes,
-      "    ],",
-      "  },",
-    ].join("\n"));
+    const routes = routesOf(scratch.routes).map(
+      ([method, path, middleware]) => `      [${JSON.stringify(method)}, ${JSON.stringify(path)}, ${middleware}],`,
+    );
+    groups.push(
+      [
+        `  ${group}: {`,
+        `    load: () => import(${JSON.stringify(`./${module}`)}).then((m) => m.${name}),`,
+        "    routes: [",
+        ...routes,
+        "    ],",
+        "  },",
+      ].join("\n"),
+    );
   }
   return `/**
  * Generated from the route groups (test/node/route-manifest.test.ts lists them) by \`npm run manifests\`: do not
@@ -65,5 +70,6 @@ it("is the route groups', as generated", async () => {
 
 it("loads the very register functions the groups export", async () => {
   expect(Object.keys(ROUTE_GROUPS)).toEqual(Object.keys(GROUPS));
-  for (const [group, card] of Object.entries(ROUTE_GROUPS)) expect(await card.load(), group).toBe(await registerOf(GROUPS[group as keyof typeof GROUPS]));
+  for (const [group, card] of Object.entries(ROUTE_GROUPS))
+    expect(await card.load(), group).toBe(await registerOf(GROUPS[group as keyof typeof GROUPS]));
 });

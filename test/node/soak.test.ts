@@ -9,10 +9,14 @@ import { soak } from "../../bench/soak.mjs";
 type Row = { invariant: string; ok: boolean; detail: string };
 
 describe("the soak, short profile", () => {
-  it("reconciles money, deliveries, resource state, stored data and answers after kills", async () => {
-    const result = (await soak({ profile: "short" })) as { rows: Row[]; failures: Row[]; text: string };
-    console.log(result.text);
-    expect(result.rows.length).toBeGreaterThan(10);
-    expect(result.failures.map((f) => `${f.invariant}: ${f.detail}`)).toEqual([]);
-  }, 40 * 60_000);
+  it(
+    "reconciles money, deliveries, resource state, stored data and answers after kills",
+    async () => {
+      const result = (await soak({ profile: "short" })) as { rows: Row[]; failures: Row[]; text: string };
+      console.log(result.text);
+      expect(result.rows.length).toBeGreaterThan(10);
+      expect(result.failures.map((f) => `${f.invariant}: ${f.detail}`)).toEqual([]);
+    },
+    40 * 60_000,
+  );
 });

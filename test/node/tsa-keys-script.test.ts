@@ -20,7 +20,14 @@ const run = promisify(execFile);
 it("keys:generate --tsa prints a key whose certificate the notary accepts and openssl verifies", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "zeitvault-tsa-"));
   const certFile = path.join(dir, "tsa.pem");
-  const { stdout } = await run("node", ["scripts/keys-generate.mjs", "--tsa", "--cert-out", certFile, "--name", "example"]);
+  const { stdout } = await run("node", [
+    "scripts/keys-generate.mjs",
+    "--tsa",
+    "--cert-out",
+    certFile,
+    "--name",
+    "example",
+  ]);
   const pem = await readFile(certFile, "utf8");
   expect(JSON.parse(stdout)).toMatchObject({ kty: "EC", crv: "P-256", d: expect.any(String) });
 
@@ -29,10 +36,29 @@ it("keys:generate --tsa prints a key whose certificate the notary accepts and op
   expect(purpose.stdout).toContain("Time Stamp signing : Yes");
 
   // Loaded as production loads it: the certificate is checked against the key.
-  const signer = await tsaSigner({ ENVIRONMENT: "production", TSA_PRIVATE_JWK: stdout.trim(), TSA_CERT_PEM: pem } as Env);
+  const signer = await tsaSigner({
+    ENVIRONMENT: "production",
+    TSA_PRIVATE_JWK: stdout.trim(),
+    TSA_CERT_PEM: pem,
+  } as Env);
   const digest = sha256(new TextEncoder().encode("script"), "bytes");
-  const tsr = await timeStampResponse(signer, { policy: DEFAULT_POLICY_OID, sha256: digest, serial: randomSerial(), genTime: Date.now(), nonce: null });
+  const tsr = await timeStampResponse(signer, {
+    policy: DEFAULT_POLICY_OID,
+    sha256: digest,
+    serial: randomSerial(),
+    genTime: Date.now(),
+    nonce: null,
+  });
   await writeFile(path.join(dir, "stamp.tsr"), tsr);
-  const verify = await run("openssl", ["ts", "-verify", "-in", path.join(dir, "stamp.tsr"), "-digest", Buffer.from(digest).toString("hex"), "-CAfile", certFile]);
+  const verify = await run("openssl", [
+    "ts",
+    "-verify",
+    "-in",
+    path.join(dir, "stamp.tsr"),
+    "-digest",
+    Buffer.from(digest).toString("hex"),
+    "-CAfile",
+    certFile,
+  ]);
   expect(verify.stdout).toContain("Verification: OK");
 });

@@ -35,7 +35,11 @@ async function balance(token: string) {
 
 describe("official x402 clients against wrangler dev", () => {
   it("x402-fetch (v1) buys credits", async () => {
-    const wallet = createWalletClient({ account: privateKeyToAccount(generatePrivateKey()), chain: baseSepolia, transport: http("http://127.0.0.1:9") });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(generatePrivateKey()),
+      chain: baseSepolia,
+      transport: http("http://127.0.0.1:9"),
+    });
     // x402-fetch pins its own viem; the wallet is the same object at runtime.
     const pay = wrapV1(fetch, wallet as unknown as Parameters<typeof wrapV1>[1], 2_000_000n);
     const res = await pay(`${server.url}/v1/credits`, purchase(1.5));
@@ -46,7 +50,10 @@ describe("official x402 clients against wrangler dev", () => {
   });
 
   it("@x402/fetch (v2) buys credits", async () => {
-    const pay = wrapV2(fetch, registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) }));
+    const pay = wrapV2(
+      fetch,
+      registerExactEvmScheme(new x402Client(), { signer: privateKeyToAccount(generatePrivateKey()) }),
+    );
     const res = await pay(`${server.url}/v1/credits`, purchase(0.75));
     expect(res.status).toBe(201);
     expect(res.headers.get("payment-response")).toBeTruthy();
@@ -55,7 +62,9 @@ describe("official x402 clients against wrangler dev", () => {
   });
 
   it("npm run buy prints a credit token", async () => {
-    const { stdout } = await promisify(execFile)("node", ["scripts/buy.mjs", "5"], { env: { ...process.env, ZEITVAULT_URL: server.url } });
+    const { stdout } = await promisify(execFile)("node", ["scripts/buy.mjs", "5"], {
+      env: { ...process.env, ZEITVAULT_URL: server.url },
+    });
     const token = stdout.trim();
     expect(token).toMatch(/^zv_/);
     expect((await balance(token)).balance_usd).toBe(5);

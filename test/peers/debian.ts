@@ -12,11 +12,17 @@ export function debianFile(file: string, packages: string[], purpose: string): s
   const command = ["apt-get", "install", "-y", "-qq", ...packages];
   try {
     const root = process.getuid?.() === 0;
-    const run = (args: string[]) => execFileSync(root ? args[0]! : "sudo", root ? args.slice(1) : ["-n", ...args], { stdio: "ignore", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    const run = (args: string[]) =>
+      execFileSync(root ? args[0]! : "sudo", root ? args.slice(1) : ["-n", ...args], {
+        stdio: "ignore",
+        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      });
     run(["apt-get", "update", "-qq"]);
     run(command);
   } catch (err) {
-    throw new Error(`${packages.join(", ")} (for ${purpose}) could not be installed (${err instanceof Error ? err.message : err}): run \`sudo ${command.join(" ")}\`.`);
+    throw new Error(
+      `${packages.join(", ")} (for ${purpose}) could not be installed (${err instanceof Error ? err.message : err}): run \`sudo ${command.join(" ")}\`.`,
+    );
   }
   if (!existsSync(file)) throw new Error(`apt-get ran, but ${file} is not there: run \`sudo ${command.join(" ")}\`.`);
   return file;

@@ -35,21 +35,51 @@ function jsonData(type: string, value: string): string {
   return value;
 }
 
-export function answerDoh(set: RecordSet, url: URL, method: string, body: Buffer): { status: number; type: string; body: Buffer | string } {
+export function answerDoh(
+  set: RecordSet,
+  url: URL,
+  method: string,
+  body: Buffer,
+): { status: number; type: string; body: Buffer | string } {
   const rcode = set.rcode ?? "NOERROR";
   const dns = url.searchParams.get("dns");
   if (method === "POST" || dns !== null) {
     const query = dnsPacket.decode(method === "POST" ? body : Buffer.from(dns!, "base64url"));
     const question = query.questions![0]!;
-    const answers = values(set, question.type).map((v) => ({ type: question.type, class: "IN", name: question.name, ttl: 300, data: wireData(question.type, v) }));
+    const answers = values(set, question.type).map((v) => ({
+      type: question.type,
+      class: "IN",
+      name: question.name,
+      ttl: 300,
+      data: wireData(question.type, v),
+    }));
     const packet = dnsPacket.encode({
-      type: "response", id: query.id, flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (RCODE_CODES[rcode] ?? 2),
-      questions: query.questions, answers: answers as dnsPacket.Answer[],
+      type: "response",
+      id: query.id,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (RCODE_CODES[rcode] ?? 2),
+      questions: query.questions,
+      answers: answers as dnsPacket.Answer[],
     });
     return { status: 200, type: "application/dns-message", body: packet };
   }
   const name = url.searchParams.get("name") ?? "";
   const type = (url.searchParams.get("type") ?? "A").toUpperCase();
-  const answer = values(set, type).map((v) => ({ name: `${name}.`, type: TYPE_CODES[type], TTL: 300, data: jsonData(type, v) }));
-  return { status: 200, type: "application/dns-json", body: JSON.stringify({ Status: RCODE_CODES[rcode] ?? 2, TC: false, RD: true, RA: true, Question: [{ name: `${name}.`, type: TYPE_CODES[type] }], Answer: answer }) };
+  const answer = values(set, type).map((v) => ({
+    name: `${name}.`,
+    type: TYPE_CODES[type],
+    TTL: 300,
+    data: jsonData(type, v),
+  }));
+  return {
+    status: 200,
+    type: "application/dns-json",
+    body: JSON.stringify({
+      Status: RCODE_CODES[rcode] ?? 2,
+      TC: false,
+      RD: true,
+      RA: true,
+      Question: [{ name: `${name}.`, type: TYPE_CODES[type] }],
+      Answer: answer,
+    }),
+  };
 }

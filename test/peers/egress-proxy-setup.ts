@@ -16,7 +16,10 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   debianFile(TINYPROXY, TINYPROXY_PACKAGES, "egress-connectors' forward proxy");
   const proxy = await startEgressProxy({ bind: "127.0.0.2" });
-  if (proxy.missing) throw new Error(`the egress proxy did not start: ${proxy.why}${proxy.installHint ? `; install it with: ${proxy.installHint}` : ""}`);
+  if (proxy.missing)
+    throw new Error(
+      `the egress proxy did not start: ${proxy.why}${proxy.installHint ? `; install it with: ${proxy.installHint}` : ""}`,
+    );
   project.provide("egressProxy", { url: proxy.url!, ips: proxy.ips! });
   return proxy.stop;
 }

@@ -23,11 +23,24 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return JSON.parse(body) as Record<string, unknown>;
 }
 
-export async function startFacilitator(evm: { rpcUrl: string; chainId: number; relayerKey: Hex }): Promise<FacilitatorPeer> {
-  const chain = defineChain({ id: evm.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [evm.rpcUrl] } } });
+export async function startFacilitator(evm: {
+  rpcUrl: string;
+  chainId: number;
+  relayerKey: Hex;
+}): Promise<FacilitatorPeer> {
+  const chain = defineChain({
+    id: evm.chainId,
+    name: "local",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [evm.rpcUrl] } },
+  });
   const account = privateKeyToAccount(evm.relayerKey);
-  const client = createWalletClient({ account, chain, transport: http(evm.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+  const client = createWalletClient({ account, chain, transport: http(evm.rpcUrl, { retryCount: 0 }) }).extend(
+    publicActions,
+  );
+  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<
+    typeof toFacilitatorEvmSigner
+  >[0]);
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: `eip155:${evm.chainId}` });
 
   const server = createServer(async (req, res) => {

@@ -11,13 +11,28 @@ export interface OidcPeer {
   stop(): Promise<void>;
 }
 
-export async function startOidcProvider(port: number, client: { client_id: string; client_secret: string; redirect_uri: string }): Promise<OidcPeer> {
+export async function startOidcProvider(
+  port: number,
+  client: { client_id: string; client_secret: string; redirect_uri: string },
+): Promise<OidcPeer> {
   const issuer = `http://127.0.0.1:${port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: client.client_id, client_secret: client.client_secret, redirect_uris: [client.redirect_uri], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" }],
+    clients: [
+      {
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        redirect_uris: [client.redirect_uri],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "client_secret_basic",
+      },
+    ],
     pkce: { required: () => true },
     claims: { openid: ["sub"], email: ["email"] },
-    findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub, email: `${sub}@example.com` }) }),
+    findAccount: (_ctx: unknown, sub: string) => ({
+      accountId: sub,
+      claims: () => ({ sub, email: `${sub}@example.com` }),
+    }),
     features: { devInteractions: { enabled: true } },
   });
   const server: Server = createServer(provider.callback());

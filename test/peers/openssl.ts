@@ -49,13 +49,23 @@ async function handle(route: string, body: Request, dir: string): Promise<Openss
     return p;
   };
   if (route === "/ts-verify") {
-    const args = ["ts", "-verify", "-in", await file("stamp.tsr", Buffer.from(body.tsr!, "base64")), "-CAfile", await file("tsa.pem", body.cert_pem!)];
+    const args = [
+      "ts",
+      "-verify",
+      "-in",
+      await file("stamp.tsr", Buffer.from(body.tsr!, "base64")),
+      "-CAfile",
+      await file("tsa.pem", body.cert_pem!),
+    ];
     if (body.digest !== undefined) args.push("-digest", body.digest);
-    if (body.data_base64 !== undefined) args.push("-data", await file("data.bin", Buffer.from(body.data_base64, "base64")));
+    if (body.data_base64 !== undefined)
+      args.push("-data", await file("data.bin", Buffer.from(body.data_base64, "base64")));
     return openssl(args);
   }
-  if (route === "/ts-text") return openssl(["ts", "-reply", "-in", await file("stamp.tsr", Buffer.from(body.tsr!, "base64")), "-text"]);
-  if (route === "/x509") return openssl(["x509", "-noout", "-text", "-purpose", "-in", await file("cert.pem", body.cert_pem!)]);
+  if (route === "/ts-text")
+    return openssl(["ts", "-reply", "-in", await file("stamp.tsr", Buffer.from(body.tsr!, "base64")), "-text"]);
+  if (route === "/x509")
+    return openssl(["x509", "-noout", "-text", "-purpose", "-in", await file("cert.pem", body.cert_pem!)]);
   return null;
 }
 

@@ -33,13 +33,21 @@ export async function startPopplerPeer(): Promise<{ url: string; stop: () => Pro
       await writeFile(file, Buffer.concat(chunks));
       if (image) {
         const out = path.join(dir, "page");
-        const made = await new Promise<boolean>((resolve) => execFile("pdftoppm", ["-r", "150", `-${format}`, "-singlefile", file, out], { timeout: 20_000 }, (err) => resolve(!err)));
+        const made = await new Promise<boolean>((resolve) =>
+          execFile("pdftoppm", ["-r", "150", `-${format}`, "-singlefile", file, out], { timeout: 20_000 }, (err) =>
+            resolve(!err),
+          ),
+        );
         const ext = format === "jpeg" ? "jpg" : format === "tiff" ? "tif" : "png";
-        return void res.writeHead(made ? 200 : 422, { "content-type": `image/${format}` }).end(made ? await readFile(`${out}.${ext}`) : undefined);
+        return void res
+          .writeHead(made ? 200 : 422, { "content-type": `image/${format}` })
+          .end(made ? await readFile(`${out}.${ext}`) : undefined);
       }
       const [cmd, ...args] = tool!(file);
       const out = await new Promise<{ ok: boolean; text: string }>((resolve) =>
-        execFile(cmd!, args, { timeout: 20_000 }, (err, stdout, stderr) => resolve({ ok: !err, text: err ? `${stderr}${err.message}` : stdout })),
+        execFile(cmd!, args, { timeout: 20_000 }, (err, stdout, stderr) =>
+          resolve({ ok: !err, text: err ? `${stderr}${err.message}` : stdout }),
+        ),
       );
       res.writeHead(out.ok ? 200 : 422, { "content-type": "text/plain; charset=utf-8" }).end(out.text);
     } finally {
@@ -47,5 +55,8 @@ export async function startPopplerPeer(): Promise<{ url: string; stop: () => Pro
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

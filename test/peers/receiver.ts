@@ -34,14 +34,34 @@ import type { AddressInfo } from "node:net";
 import { pattern } from "./pattern";
 import { answerDoh, type RecordSet } from "./doh";
 
-const PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==", "base64");
+const PIXEL_PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 /**
  * What notify's providers answer 200 with: most accept with one of these fields (Slack and Telegram
  * `ok`, Pushover `status`, DingTalk `errcode`, Lark `code` …); a few say it their own way.
  */
-const PROVIDER_ACCEPTS = { ok: true, status: 1, success: true, result: true, code: 0, errcode: 0, messages: [{ status: "0" }], id: "msg-1" };
-const PROVIDER_REFUSES = { ok: false, status: 0, success: false, result: false, code: -1, errcode: -1, error: "refused (test)" };
+const PROVIDER_ACCEPTS = {
+  ok: true,
+  status: 1,
+  success: true,
+  result: true,
+  code: 0,
+  errcode: 0,
+  messages: [{ status: "0" }],
+  id: "msg-1",
+};
+const PROVIDER_REFUSES = {
+  ok: false,
+  status: 0,
+  success: false,
+  result: false,
+  code: -1,
+  errcode: -1,
+  error: "refused (test)",
+};
 const PROVIDER_OWN_ANSWERS: Record<string, Record<string, unknown>> = {
   "api.simplepush.io": { status: "OK" },
   "www.pushplus.plus": { code: 200 },
@@ -89,7 +109,12 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const headers = JSON.parse(String(req.headers["x-headers"] ?? "{}")) as Record<string, string>;
-      contents.set(parts[1] ?? "", { status: Number(req.headers["x-status"] ?? 200), type: req.headers["content-type"] ?? "application/octet-stream", headers, body: Buffer.concat(chunks) });
+      contents.set(parts[1] ?? "", {
+        status: Number(req.headers["x-status"] ?? 200),
+        type: req.headers["content-type"] ?? "application/octet-stream",
+        headers,
+        body: Buffer.concat(chunks),
+      });
       res.writeHead(204).end();
       return;
     }
@@ -100,7 +125,8 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     const body = await readBody(req);
-    const name = (["echo", "provider", "doh", "rdap"].includes(parts[0] ?? "") ? parts[1] : parts[parts.length - 1]) ?? "";
+    const name =
+      (["echo", "provider", "doh", "rdap"].includes(parts[0] ?? "") ? parts[1] : parts[parts.length - 1]) ?? "";
     const seen = log.get(name) ?? [];
     let status = 200;
     const headers: Record<string, string> = { "content-type": "text/plain" };
@@ -112,8 +138,20 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       headers["webhook-delivery"] = "abort";
     }
     if (parts[0] === "slow") await new Promise((resolve) => setTimeout(resolve, Number(parts[1])));
-    const flat = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    log.set(name, [...seen, { method: req.method ?? "", path: req.url ?? "", headers: flat, body: body.toString("utf8"), raw: body.toString("base64"), status }]);
+    const flat = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]),
+    );
+    log.set(name, [
+      ...seen,
+      {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: flat,
+        body: body.toString("utf8"),
+        raw: body.toString("base64"),
+        status,
+      },
+    ]);
     const content = contents.get(name);
     if (parts[0] === "files" && parts[1] === "pixel.png") {
       res.writeHead(200, { "content-type": "image/png", "content-length": PIXEL_PNG.length }).end(PIXEL_PNG);
@@ -125,28 +163,54 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       const start = range ? Number(range[1]) : 0;
       const end = range && range[2] ? Math.min(Number(range[2]) + 1, size) : size;
       if (start >= (failFrom.get(name) ?? Infinity)) return void res.writeHead(500).end("failing on purpose");
-      const headers: Record<string, string | number> = { "content-type": "application/octet-stream", "accept-ranges": "bytes", "content-length": end - start };
+      const headers: Record<string, string | number> = {
+        "content-type": "application/octet-stream",
+        "accept-ranges": "bytes",
+        "content-length": end - start,
+      };
       if (range) headers["content-range"] = `bytes ${start}-${end - 1}/${size}`;
-      res.writeHead(range ? 206 : 200, headers).end(req.method === "HEAD" ? undefined : Buffer.from(pattern(start, end)));
+      res
+        .writeHead(range ? 206 : 200, headers)
+        .end(req.method === "HEAD" ? undefined : Buffer.from(pattern(start, end)));
       return;
     }
     if (parts[0] === "content" && content) {
-      res.writeHead(content.status, { ...content.headers, "content-type": content.type, "content-length": content.body.length }).end(req.method === "HEAD" ? undefined : content.body);
+      res
+        .writeHead(content.status, {
+          ...content.headers,
+          "content-type": content.type,
+          "content-length": content.body.length,
+        })
+        .end(req.method === "HEAD" ? undefined : content.body);
       return;
     }
     if (parts[0] === "doh" && content) {
-      const answer = answerDoh(JSON.parse(content.body.toString()) as RecordSet, new URL(req.url ?? "/", "http://x"), req.method ?? "GET", body);
+      const answer = answerDoh(
+        JSON.parse(content.body.toString()) as RecordSet,
+        new URL(req.url ?? "/", "http://x"),
+        req.method ?? "GET",
+        body,
+      );
       res.writeHead(answer.status, { "content-type": answer.type }).end(answer.body);
       return;
     }
     if (parts[0] === "rdap") {
-      if (!content) return void res.writeHead(404, { "content-type": "application/rdap+json" }).end(JSON.stringify({ errorCode: 404, title: "Not Found" }));
+      if (!content)
+        return void res
+          .writeHead(404, { "content-type": "application/rdap+json" })
+          .end(JSON.stringify({ errorCode: 404, title: "Not Found" }));
       res.writeHead(200, { "content-type": "application/rdap+json" }).end(content.body);
       return;
     }
     if (parts[0] === "gzip" && content) {
       const packed = gzipSync(content.body);
-      res.writeHead(content.status, { "content-type": content.type, "content-encoding": "gzip", "content-length": packed.length }).end(packed);
+      res
+        .writeHead(content.status, {
+          "content-type": content.type,
+          "content-encoding": "gzip",
+          "content-length": packed.length,
+        })
+        .end(packed);
       return;
     }
     if (parts[0] === "chunked" && content) {
@@ -165,12 +229,28 @@ export async function startReceiver(): Promise<{ url: string; stop(): Promise<vo
       return;
     }
     if (parts[0] === "echo") {
-      const echo = { method: req.method, url: req.url, remote_address: req.socket.remoteAddress, headers: flat, size: body.length, sha256: createHash("sha256").update(body).digest("hex"), body: body.length <= 65536 ? body.toString("utf8") : null };
+      const echo = {
+        method: req.method,
+        url: req.url,
+        remote_address: req.socket.remoteAddress,
+        headers: flat,
+        size: body.length,
+        sha256: createHash("sha256").update(body).digest("hex"),
+        body: body.length <= 65536 ? body.toString("utf8") : null,
+      };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(echo));
       return;
     }
     if (parts[0] === "upstream") {
-      res.writeHead(200, { "content-type": "text/html", "set-cookie": "session=upstream", "x-upstream": "yes", "keep-alive": "timeout=5", connection: "keep-alive" }).end("upstream says hi");
+      res
+        .writeHead(200, {
+          "content-type": "text/html",
+          "set-cookie": "session=upstream",
+          "x-upstream": "yes",
+          "keep-alive": "timeout=5",
+          connection: "keep-alive",
+        })
+        .end("upstream says hi");
       return;
     }
     if (parts[0] === "location") {

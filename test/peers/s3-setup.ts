@@ -10,6 +10,12 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const s3 = await startS3();
-  project.provide("s3", { endpoint: s3.endpoint, controlUrl: s3.controlUrl, bucket: S3_BUCKET, accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY });
+  project.provide("s3", {
+    endpoint: s3.endpoint,
+    controlUrl: s3.controlUrl,
+    bucket: S3_BUCKET,
+    accessKeyId: S3_ACCESS_KEY,
+    secretAccessKey: S3_SECRET_KEY,
+  });
   return s3.stop;
 }

@@ -28,8 +28,14 @@ export const S3_ACCESS_KEY = "S3RVER";
 export const S3_SECRET_KEY = "S3RVER";
 const REGION = "us-east-1";
 
-
-const signer = new SignatureV4({ service: "s3", region: REGION, credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY }, sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+const signer = new SignatureV4({
+  service: "s3",
+  region: REGION,
+  credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY },
+  sha256: Sha256,
+  uriEscapePath: false,
+  applyChecksum: false,
+});
 
 /** Whether the request's Authorization is what AWS's signer makes of the same request. */
 async function signatureMatches(req: IncomingMessage, port: number): Promise<boolean> {
@@ -42,9 +48,19 @@ async function signatureMatches(req: IncomingMessage, port: number): Promise<boo
   for (const name of signedNames) headers[name] = String(req.headers[name] ?? "");
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
-  const date = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  const date = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
   const signed = await signer.sign(
-    { method: req.method ?? "GET", protocol: "http:", hostname: url.hostname, port, path: url.pathname, query, headers },
+    {
+      method: req.method ?? "GET",
+      protocol: "http:",
+      hostname: url.hostname,
+      port,
+      path: url.pathname,
+      query,
+      headers,
+    },
     { signingDate: date, unsignableHeaders: new Set(), signableHeaders: new Set(signedNames) },
   );
   return signed.headers.authorization === auth || signed.headers.Authorization === auth;
@@ -52,7 +68,14 @@ async function signatureMatches(req: IncomingMessage, port: number): Promise<boo
 
 export async function startS3(): Promise<{ endpoint: string; controlUrl: string; stop(): Promise<void> }> {
   const directory = await mkdtemp(path.join(tmpdir(), "zv-s3-"));
-  const s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: S3_BUCKET, configs: [] }], vhostBuckets: false });
+  const s3 = new S3rver({
+    address: "127.0.0.1",
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: S3_BUCKET, configs: [] }],
+    vhostBuckets: false,
+  });
   const inner = (await s3.run()) as AddressInfo;
   // Where s3rver keeps the parts of each open multipart upload, a folder per upload id.
   const uploadsDir = path.join(directory, S3_BUCKET, "._S3rver_uploads");
@@ -64,7 +87,11 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
       const port = (front.address() as AddressInfo).port;
       if (!(await signatureMatches(req, port))) {
         req.resume();
-        res.writeHead(403, { "content-type": "application/xml" }).end("<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>");
+        res
+          .writeHead(403, { "content-type": "application/xml" })
+          .end(
+            "<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>",
+          );
         return;
       }
       const asked = new URL(req.url ?? "/", "http://front");
@@ -75,22 +102,33 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
       }
       if (req.method === "DELETE" && uploadId) {
         const dir = path.join(uploadsDir, path.basename(uploadId));
-        const known = await stat(dir).then(() => true, () => false);
+        const known = await stat(dir).then(
+          () => true,
+          () => false,
+        );
         await rm(dir, { recursive: true, force: true });
         res.writeHead(known ? 204 : 404).end(known ? undefined : "<Error><Code>NoSuchUpload</Code></Error>");
         return;
       }
-      const upstream = httpRequest({ host: "127.0.0.1", port: inner.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: "127.0.0.1", port: inner.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on("error", () => res.destroy());
       req.pipe(upstream);
     })();
   });
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   const endpoint = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-  const client = new AwsClient({ accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY, service: "s3", region: REGION });
+  const client = new AwsClient({
+    accessKeyId: S3_ACCESS_KEY,
+    secretAccessKey: S3_SECRET_KEY,
+    service: "s3",
+    region: REGION,
+  });
   const objectUrl = (key: string) => `${endpoint}/${S3_BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
 
   const control = createServer((req, res) => {
@@ -99,8 +137,14 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
       const key = url.searchParams.get("key") ?? "";
       if (req.method === "POST" && url.pathname === "/seed") {
         const body = pattern(0, Number(url.searchParams.get("size")));
-        const put = await client.fetch(objectUrl(key), { method: "PUT", body, headers: { "content-type": "application/octet-stream" } });
-        res.writeHead(put.status, { "content-type": "application/json" }).end(JSON.stringify({ size: body.length, sha256: createHash("sha256").update(body).digest("hex") }));
+        const put = await client.fetch(objectUrl(key), {
+          method: "PUT",
+          body,
+          headers: { "content-type": "application/octet-stream" },
+        });
+        res
+          .writeHead(put.status, { "content-type": "application/json" })
+          .end(JSON.stringify({ size: body.length, sha256: createHash("sha256").update(body).digest("hex") }));
         return;
       }
       if (url.pathname === "/digest") {
@@ -112,7 +156,9 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
           hash.update(chunk);
           size += chunk.length;
         }
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ size, sha256: hash.digest("hex"), etag: got.headers.get("etag") }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ size, sha256: hash.digest("hex"), etag: got.headers.get("etag") }));
         return;
       }
       if (url.pathname === "/reads") {
@@ -120,7 +166,10 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
         return;
       }
       if (url.pathname === "/uploads") {
-        const open = await readdir(uploadsDir).then((names) => names.length, () => 0);
+        const open = await readdir(uploadsDir).then(
+          (names) => names.length,
+          () => 0,
+        );
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ open }));
         return;
       }

@@ -3,7 +3,11 @@ declare module "s3rver" {
   import type { AddressInfo } from "node:net";
   export default class S3rver {
     constructor(options: {
-      address?: string; port?: number; silent?: boolean; directory?: string; vhostBuckets?: boolean;
+      address?: string;
+      port?: number;
+      silent?: boolean;
+      directory?: string;
+      vhostBuckets?: boolean;
       configureBuckets?: { name: string; configs: (string | Buffer)[] }[];
     });
     run(): Promise<AddressInfo>;

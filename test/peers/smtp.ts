@@ -30,13 +30,20 @@ export async function startSmtp(): Promise<{ host: string; logUrl: string; stop(
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
-        messages.push({ user: String(session.user), from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString("utf8") });
+        messages.push({
+          user: String(session.user),
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString("utf8"),
+        });
         done();
       });
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  const http = createHttpServer((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(messages)));
+  const http = createHttpServer(
+    (_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(messages)),
+  );
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const smtpPort = (smtp.server.address() as AddressInfo).port;
   return {

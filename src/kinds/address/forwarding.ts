@@ -15,7 +15,8 @@ import { deeperThan, MAX_JSON_DEPTH } from "../../json";
  * the resource's secret). A provider's own signature header (Stripe-Signature, X-Hub-Signature-256)
  * is kept, so a destination can still check it.
  */
-const NOT_FORWARDED = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|cookie|cf-.*|cdn-loop|x-forwarded-.*|x-real-ip|true-client-ip|forwarded|webhook-id|webhook-timestamp|webhook-signature)$/i;
+const NOT_FORWARDED =
+  /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|cookie|cf-.*|cdn-loop|x-forwarded-.*|x-real-ip|true-client-ip|forwarded|webhook-id|webhook-timestamp|webhook-signature)$/i;
 
 export function forwardedHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.test(name)));
@@ -64,7 +65,10 @@ export function belowTarget(target: string, path: string, rawQuery: string): str
 
 /** `rawQuery` without the parameters named in `names` (compared as decoded), the rest as sent. */
 export function withoutParams(rawQuery: string, names: Set<string>): string {
-  return rawQuery.split("&").filter((pair) => pair !== "" && !names.has(formDecoded(pair.split("=", 1)[0]!))).join("&");
+  return rawQuery
+    .split("&")
+    .filter((pair) => pair !== "" && !names.has(formDecoded(pair.split("=", 1)[0]!)))
+    .join("&");
 }
 
 function formDecoded(text: string): string {

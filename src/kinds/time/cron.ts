@@ -13,7 +13,10 @@ import { Cron } from "croner";
  */
 const CRON_SHAPE = /^\s*[*?0-9A-Za-z,#/-]+(\s+[*?0-9A-Za-z,#/-]+){4}\s*$|^@[A-Za-z]+$/;
 
-export const cronExpression = z.string().max(120).regex(CRON_SHAPE, "must be five fields (minute hour day-of-month month day-of-week) or a nickname such as @daily");
+export const cronExpression = z
+  .string()
+  .max(120)
+  .regex(CRON_SHAPE, "must be five fields (minute hour day-of-month month day-of-week) or a nickname such as @daily");
 
 export function validTimeZone(zone: string): boolean {
   try {

@@ -7,7 +7,16 @@
  * `precheck` runs before the paid work so an unfunded or used authorization is
  * refused with nothing done; `settle` runs after it.
  */
-import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, http, parseSignature, type Hex } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseSignature,
+  type Hex,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isDevelopment, type Env } from "../../env";
 import { AppError } from "../../http/errors";
@@ -51,7 +60,8 @@ const transferWithAuthorizationAbi = [
 export function settlerFor(env: Env): Settler {
   switch (env.X402_SETTLEMENT) {
     case "none":
-      if (!isDevelopment(env)) throw new Error("X402_SETTLEMENT=none is refused unless ENVIRONMENT is development or test");
+      if (!isDevelopment(env))
+        throw new Error("X402_SETTLEMENT=none is refused unless ENVIRONMENT is development or test");
       return noSettlement;
     case "direct":
       return directSettler(env);
@@ -72,7 +82,8 @@ const noSettlement: Settler = {
 };
 
 function directSettler(env: Env): Settler {
-  if (!env.RPC_URL || !env.RELAYER_PRIVATE_KEY) throw new Error("X402_SETTLEMENT=direct needs RPC_URL and RELAYER_PRIVATE_KEY");
+  if (!env.RPC_URL || !env.RELAYER_PRIVATE_KEY)
+    throw new Error("X402_SETTLEMENT=direct needs RPC_URL and RELAYER_PRIVATE_KEY");
   const chain = defineChain({
     id: Number(env.X402_CHAIN_ID),
     name: env.X402_NETWORK,
@@ -91,7 +102,17 @@ function directSettler(env: Env): Settler {
       address: t.chain.asset,
       abi: transferWithAuthorizationAbi,
       functionName: "transferWithAuthorization" as const,
-      args: [p.payer, t.chain.payTo, p.value, p.validAfter, p.validBefore, p.nonce, Number(v ?? BigInt(yParity + 27)), r, s] as const,
+      args: [
+        p.payer,
+        t.chain.payTo,
+        p.value,
+        p.validAfter,
+        p.validBefore,
+        p.nonce,
+        Number(v ?? BigInt(yParity + 27)),
+        r,
+        s,
+      ] as const,
       account,
     };
   };
@@ -118,7 +139,9 @@ function directSettler(env: Env): Settler {
       } catch (err) {
         if (err instanceof AppError) throw err;
         // The transaction may still land: keep its hash, never ask the client to pay again.
-        throw new AppError("settlement_failed", `Settlement of ${hash} did not confirm in time.`, { extra: { transaction: hash } });
+        throw new AppError("settlement_failed", `Settlement of ${hash} did not confirm in time.`, {
+          extra: { transaction: hash },
+        });
       }
       return { success: true, transaction: hash, network: networkOf(payment, terms), payer: payment.payer };
     },
@@ -153,18 +176,32 @@ function facilitatorSettler(env: Env): Settler {
     } catch {
       throw new AppError("settlement_failed", `The payment facilitator did not answer ${path}.`);
     }
-    if (!res.ok) throw new AppError("settlement_failed", `The payment facilitator answered ${path} with ${res.status}.`);
+    if (!res.ok)
+      throw new AppError("settlement_failed", `The payment facilitator answered ${path} with ${res.status}.`);
     return (await res.json()) as Record<string, unknown>;
   };
   return {
     async precheck(payment, terms) {
       const answer = await post("verify", payment, terms);
-      if (answer.isValid !== true) throw new AppError("payment_invalid", `The facilitator refused the payment: ${String(answer.invalidReason ?? "invalid")}.`);
+      if (answer.isValid !== true)
+        throw new AppError(
+          "payment_invalid",
+          `The facilitator refused the payment: ${String(answer.invalidReason ?? "invalid")}.`,
+        );
     },
     async settle(payment, terms) {
       const answer = await post("settle", payment, terms);
-      if (answer.success !== true) throw new AppError("payment_invalid", `The facilitator could not settle: ${String(answer.errorReason ?? "failed")}.`);
-      return { success: true, transaction: String(answer.transaction ?? ""), network: networkOf(payment, terms), payer: payment.payer };
+      if (answer.success !== true)
+        throw new AppError(
+          "payment_invalid",
+          `The facilitator could not settle: ${String(answer.errorReason ?? "failed")}.`,
+        );
+      return {
+        success: true,
+        transaction: String(answer.transaction ?? ""),
+        network: networkOf(payment, terms),
+        payer: payment.payer,
+      };
     },
   };
 }

@@ -35,7 +35,13 @@ const paymentHeader = z.discriminatedUnion("x402Version", [
   z.object({ x402Version: z.literal(1), scheme: z.string(), network: z.string(), payload: exactPayload }),
   z.object({
     x402Version: z.literal(2),
-    accepted: z.object({ scheme: z.string(), network: z.string(), amount: z.string(), asset: z.string(), payTo: z.string() }),
+    accepted: z.object({
+      scheme: z.string(),
+      network: z.string(),
+      amount: z.string(),
+      asset: z.string(),
+      payTo: z.string(),
+    }),
     payload: exactPayload,
   }),
 ]);
@@ -76,7 +82,10 @@ function decode(header: string): unknown {
 export async function verifyPayment(header: string, terms: PaymentTerms, nowSeconds: number): Promise<VerifiedPayment> {
   const raw = decode(header);
   const parsed = paymentHeader.safeParse(raw);
-  if (!parsed.success) throw invalid(`The payment payload is malformed: ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw invalid(
+      `The payment payload is malformed: ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`,
+    );
   const p = parsed.data;
   const { chain } = terms;
 
@@ -84,8 +93,10 @@ export async function verifyPayment(header: string, terms: PaymentTerms, nowSeco
   if (scheme !== "exact") throw invalid(`Unsupported scheme "${scheme}"; this server accepts "exact".`);
   const network = p.x402Version === 1 ? p.network : p.accepted.network;
   const expectedNetwork = p.x402Version === 1 ? chain.network : chain.caip2;
-  if (network !== expectedNetwork) throw invalid(`Wrong network "${network}"; this server accepts "${expectedNetwork}".`);
-  if (p.x402Version === 2 && !sameAddress(p.accepted.asset, chain.asset)) throw invalid(`Wrong asset; this server accepts ${chain.asset}.`);
+  if (network !== expectedNetwork)
+    throw invalid(`Wrong network "${network}"; this server accepts "${expectedNetwork}".`);
+  if (p.x402Version === 2 && !sameAddress(p.accepted.asset, chain.asset))
+    throw invalid(`Wrong asset; this server accepts ${chain.asset}.`);
 
   const auth = p.payload.authorization;
   if (!sameAddress(auth.to, chain.payTo)) throw invalid(`The authorization pays ${auth.to}, not ${chain.payTo}.`);
@@ -97,12 +108,25 @@ export async function verifyPayment(header: string, terms: PaymentTerms, nowSeco
   const validBefore = BigInt(auth.validBefore);
   const now = BigInt(nowSeconds);
   if (validAfter > now) throw invalid("The authorization is not valid yet (validAfter is in the future).");
-  if (validBefore - BigInt(VALID_BEFORE_MARGIN_SECONDS) <= now) throw invalid("The authorization has expired (validBefore has passed).");
+  if (validBefore - BigInt(VALID_BEFORE_MARGIN_SECONDS) <= now)
+    throw invalid("The authorization has expired (validBefore has passed).");
 
-  const message = { from: getAddress(auth.from), to: getAddress(auth.to), value, validAfter, validBefore, nonce: auth.nonce as Hex };
+  const message = {
+    from: getAddress(auth.from),
+    to: getAddress(auth.to),
+    value,
+    validAfter,
+    validBefore,
+    nonce: auth.nonce as Hex,
+  };
   const valid = await verifyTypedData({
     address: message.from,
-    domain: { name: chain.assetName, version: chain.assetVersion, chainId: chain.chainId, verifyingContract: chain.asset },
+    domain: {
+      name: chain.assetName,
+      version: chain.assetVersion,
+      chainId: chain.chainId,
+      verifyingContract: chain.asset,
+    },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message,
@@ -110,7 +134,16 @@ export async function verifyPayment(header: string, terms: PaymentTerms, nowSeco
   }).catch(() => false);
   if (!valid) throw invalid("The signature does not match the authorization (EIP-712 TransferWithAuthorization).");
 
-  return { version: p.x402Version, payer: message.from, nonce: message.nonce, value, validAfter, validBefore, signature: p.payload.signature as Hex, raw };
+  return {
+    version: p.x402Version,
+    payer: message.from,
+    nonce: message.nonce,
+    value,
+    validAfter,
+    validBefore,
+    signature: p.payload.signature as Hex,
+    raw,
+  };
 }
 
 function sameAddress(a: string, b: string): boolean {

@@ -5,8 +5,25 @@
  */
 import { notFound, now, newId, route, jsonBody, type D1Database, type Route } from "./state";
 
-const view = (db: D1Database) => ({ uuid: db.uuid, name: db.name, created_at: db.created_at, version: "production", num_tables: 0, file_size: 0, running_in_region: "WEUR" });
-const meta = { served_by: "stand-in", duration: 0.1, changes: 0, last_row_id: 0, changed_db: false, size_after: 0, rows_read: 0, rows_written: 0 };
+const view = (db: D1Database) => ({
+  uuid: db.uuid,
+  name: db.name,
+  created_at: db.created_at,
+  version: "production",
+  num_tables: 0,
+  file_size: 0,
+  running_in_region: "WEUR",
+});
+const meta = {
+  served_by: "stand-in",
+  duration: 0.1,
+  changes: 0,
+  last_row_id: 0,
+  changed_db: false,
+  size_after: 0,
+  rows_read: 0,
+  rows_written: 0,
+};
 
 /** Answers one query text: the rows of `SELECT … FROM d1_migrations`, or none. */
 function run(db: D1Database, sql: string): { results: Record<string, unknown>[] } | { error: string } {
@@ -28,12 +45,16 @@ export const d1Routes: Route[] = [
     const all = [...account.d1.values()].filter((db) => !query.get("name") || db.name === query.get("name"));
     const perPage = Number(query.get("per_page") ?? 10);
     const page = Number(query.get("page") ?? 1);
-    return { result: all.slice((page - 1) * perPage, page * perPage).map(view), resultInfo: { page, per_page: perPage, count: all.length, total_count: all.length } };
+    return {
+      result: all.slice((page - 1) * perPage, page * perPage).map(view),
+      resultInfo: { page, per_page: perPage, count: all.length, total_count: all.length },
+    };
   }),
   route("POST", "/d1/database", ({ account, body, entry }) => {
     const { name } = jsonBody<{ name: string }>(body);
     entry.summary = `create ${name}`;
-    if ([...account.d1.values()].some((db) => db.name === name)) return { status: 400, errors: [{ code: 7502, message: "A database with that name already exists" }] };
+    if ([...account.d1.values()].some((db) => db.name === name))
+      return { status: 400, errors: [{ code: 7502, message: "A database with that name already exists" }] };
     const db: D1Database = { uuid: newId(), name, created_at: now(), migrations: null, queries: [] };
     account.d1.set(db.uuid, db);
     return { result: { ...view(db), created_in_region: "WEUR" } };

@@ -52,7 +52,15 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 function send(res: ServerResponse, reply: Reply) {
   const status = reply.status ?? (reply.errors?.length ? 400 : 200);
-  const body = reply.raw ?? JSON.stringify({ success: !reply.errors?.length, errors: reply.errors ?? [], messages: [], result: reply.result ?? null, ...(reply.resultInfo ? { result_info: reply.resultInfo } : {}) });
+  const body =
+    reply.raw ??
+    JSON.stringify({
+      success: !reply.errors?.length,
+      errors: reply.errors ?? [],
+      messages: [],
+      result: reply.result ?? null,
+      ...(reply.resultInfo ? { result_info: reply.resultInfo } : {}),
+    });
   res.writeHead(status, { "content-type": "application/json" });
   res.end(body);
 }
@@ -65,14 +73,27 @@ export async function startCloudflareApi(accountId = "0123456789abcdef0123456789
     const body = await readBody(req);
     const path = url.pathname.replace(/^\/client\/v4/, "");
     const method = req.method ?? "GET";
-    const entry: RecordedRequest = { method, path: path + url.search, mutating: method !== "GET", summary: "", status: 404 };
+    const entry: RecordedRequest = {
+      method,
+      path: path + url.search,
+      mutating: method !== "GET",
+      summary: "",
+      status: 404,
+    };
     requests.push(entry);
     for (const route of ROUTES) {
       if (route.method !== method) continue;
       const match = route.path.exec(path);
       if (!match) continue;
       try {
-        const reply = await route.handle({ account, params: match.groups ?? {}, query: url.searchParams, body, contentType: req.headers["content-type"] ?? "", entry });
+        const reply = await route.handle({
+          account,
+          params: match.groups ?? {},
+          query: url.searchParams,
+          body,
+          contentType: req.headers["content-type"] ?? "",
+          entry,
+        });
         entry.status = reply.status ?? (reply.errors?.length ? 400 : 200);
         return send(res, reply);
       } catch (error) {
@@ -81,7 +102,10 @@ export async function startCloudflareApi(accountId = "0123456789abcdef0123456789
       }
     }
     entry.unknown = true;
-    send(res, { status: 404, errors: [{ code: 7003, message: `No route for ${method} ${path} (the stand-in does not know it)` }] });
+    send(res, {
+      status: 404,
+      errors: [{ code: 7003, message: `No route for ${method} ${path} (the stand-in does not know it)` }],
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -91,7 +115,12 @@ export async function startCloudflareApi(accountId = "0123456789abcdef0123456789
     account,
     requests,
     seed: seeder(account),
-    env: { CLOUDFLARE_API_BASE_URL: `${origin}/client/v4`, CLOUDFLARE_API_TOKEN: "stand-in-token", CLOUDFLARE_ACCOUNT_ID: accountId, WRANGLER_SEND_METRICS: "false" },
+    env: {
+      CLOUDFLARE_API_BASE_URL: `${origin}/client/v4`,
+      CLOUDFLARE_API_TOKEN: "stand-in-token",
+      CLOUDFLARE_ACCOUNT_ID: accountId,
+      WRANGLER_SEND_METRICS: "false",
+    },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

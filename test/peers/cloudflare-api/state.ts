@@ -17,7 +17,13 @@ export interface Queue {
   queue_name: string;
   created_on: string;
   modified_on: string;
-  consumers: { consumer_id: string; script_name: string; settings: Record<string, unknown>; dead_letter_queue?: string; type: "worker" }[];
+  consumers: {
+    consumer_id: string;
+    script_name: string;
+    settings: Record<string, unknown>;
+    dead_letter_queue?: string;
+    type: "worker";
+  }[];
 }
 
 export interface Script {
@@ -53,7 +59,15 @@ export interface Account {
 }
 
 export function newAccount(id: string): Account {
-  return { id, subdomain: "zeitvault-operator", d1: new Map(), buckets: new Map(), queues: new Map(), scripts: new Map(), assetHashes: new Set() };
+  return {
+    id,
+    subdomain: "zeitvault-operator",
+    d1: new Map(),
+    buckets: new Map(),
+    queues: new Map(),
+    scripts: new Map(),
+    assetHashes: new Set(),
+  };
 }
 
 /**
@@ -68,10 +82,31 @@ export function seeder(account: Account) {
       return db.uuid;
     },
     bucket: (name: string) => void account.buckets.set(name, { name, creation_date: now() }),
-    queue: (name: string) => void account.queues.set(name, { queue_id: hexId(), queue_name: name, created_on: now(), modified_on: now(), consumers: [] }),
+    queue: (name: string) =>
+      void account.queues.set(name, {
+        queue_id: hexId(),
+        queue_name: name,
+        created_on: now(),
+        modified_on: now(),
+        consumers: [],
+      }),
     worker(name: string, secrets: Record<string, string>) {
       const id = newId();
-      account.scripts.set(name, { name, tag: hexId(), created_on: now(), modified_on: now(), secrets: new Map(Object.entries(secrets)), bindings: [], migrationTag: "v1", versions: [id], deployed: id, crons: [], workersDev: true, previews: false, draft: false });
+      account.scripts.set(name, {
+        name,
+        tag: hexId(),
+        created_on: now(),
+        modified_on: now(),
+        secrets: new Map(Object.entries(secrets)),
+        bindings: [],
+        migrationTag: "v1",
+        versions: [id],
+        deployed: id,
+        crons: [],
+        workersDev: true,
+        previews: false,
+        draft: false,
+      });
     },
   };
 }

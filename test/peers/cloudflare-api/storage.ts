@@ -24,7 +24,11 @@ export const storageRoutes: Route[] = [
   route("POST", "/r2/buckets", ({ account, body, entry }) => {
     const { name } = jsonBody<{ name: string }>(body);
     entry.summary = `create ${name}`;
-    if (account.buckets.has(name)) return { status: 409, errors: [{ code: 10004, message: "The bucket you tried to create already exists, and you own it." }] };
+    if (account.buckets.has(name))
+      return {
+        status: 409,
+        errors: [{ code: 10004, message: "The bucket you tried to create already exists, and you own it." }],
+      };
     const bucket = { name, creation_date: now() };
     account.buckets.set(name, bucket);
     return { result: bucket };
@@ -37,12 +41,22 @@ export const storageRoutes: Route[] = [
   route("GET", "/queues", ({ account, query }) => {
     const names = query.getAll("name");
     const all = [...account.queues.values()].filter((q) => names.length === 0 || names.includes(q.queue_name));
-    return { result: all.map(queueView), resultInfo: { page: Number(query.get("page") ?? 1), per_page: 100, count: all.length, total_count: all.length, total_pages: 1 } };
+    return {
+      result: all.map(queueView),
+      resultInfo: {
+        page: Number(query.get("page") ?? 1),
+        per_page: 100,
+        count: all.length,
+        total_count: all.length,
+        total_pages: 1,
+      },
+    };
   }),
   route("POST", "/queues", ({ account, body, entry }) => {
     const { queue_name } = jsonBody<{ queue_name: string }>(body);
     entry.summary = `create ${queue_name}`;
-    if (account.queues.has(queue_name)) return { status: 409, errors: [{ code: 11009, message: "A queue with this name already exists" }] };
+    if (account.queues.has(queue_name))
+      return { status: 409, errors: [{ code: 11009, message: "A queue with this name already exists" }] };
     const queue: Queue = { queue_id: hexId(), queue_name, created_on: now(), modified_on: now(), consumers: [] };
     account.queues.set(queue_name, queue);
     return { result: queueView(queue) };
@@ -61,7 +75,8 @@ export const storageRoutes: Route[] = [
     if (!queue) return notFound(11000, "Queue not found");
     const consumer = { ...jsonBody<Queue["consumers"][number]>(body), consumer_id: hexId() };
     entry.summary = `consumer ${consumer.script_name} on ${queue.queue_name}`;
-    if (queue.consumers.some((c) => c.script_name === consumer.script_name)) return { status: 400, errors: [{ code: 11004, message: "A consumer for this script already exists" }] };
+    if (queue.consumers.some((c) => c.script_name === consumer.script_name))
+      return { status: 400, errors: [{ code: 11004, message: "A consumer for this script already exists" }] };
     queue.consumers.push(consumer);
     return { result: consumer };
   }),

@@ -5,7 +5,18 @@
  * upload (a new Worker's, or a version and its deployment), its settings and schedules, the workers.dev
  * subdomain, and the queue consumers it attaches.
  */
-import { hexId, newId, now, route, jsonBody, summarizeJson, type Account, type Route, type RouteContext, type Script } from "./state";
+import {
+  hexId,
+  newId,
+  now,
+  route,
+  jsonBody,
+  summarizeJson,
+  type Account,
+  type Route,
+  type RouteContext,
+  type Script,
+} from "./state";
 
 const NOT_FOUND = { code: 10007, message: "This Worker does not exist on your account." };
 
@@ -14,7 +25,21 @@ function scriptOr404(account: Account, name: string) {
 }
 
 function newScript(account: Account, name: string): Script {
-  const script: Script = { name, tag: hexId(), created_on: now(), modified_on: now(), secrets: new Map(), bindings: [], migrationTag: null, versions: [], deployed: null, crons: [], workersDev: false, previews: false, draft: true };
+  const script: Script = {
+    name,
+    tag: hexId(),
+    created_on: now(),
+    modified_on: now(),
+    secrets: new Map(),
+    bindings: [],
+    migrationTag: null,
+    versions: [],
+    deployed: null,
+    crons: [],
+    workersDev: false,
+    previews: false,
+    draft: true,
+  };
   account.scripts.set(name, script);
   return script;
 }
@@ -35,17 +60,24 @@ const bindingSummary = (bindings: Binding[]) => bindings.map((b) => `${b.type}:$
  */
 function applyBindings(script: Script, bindings: Binding[]) {
   for (const b of bindings) if (b.type === "secret_text" && b.text !== undefined) script.secrets.set(b.name, b.text);
-  script.bindings = bindings.filter((b) => b.type !== "secret_text" && b.type !== "inherit").map((b) => (b.type === "plain_text" ? b : { type: b.type, name: b.name }));
+  script.bindings = bindings
+    .filter((b) => b.type !== "secret_text" && b.type !== "inherit")
+    .map((b) => (b.type === "plain_text" ? b : { type: b.type, name: b.name }));
   script.modified_on = now();
 }
 
 /** A JWT-shaped token (wrangler reads its `exp` when an upload is slow). */
-const jwt = (kind: string) => [{ alg: "none" }, { kind, exp: Math.floor(Date.now() / 1000) + 3600 }].map((part) => Buffer.from(JSON.stringify(part)).toString("base64url")).join(".") + ".stand-in";
+const jwt = (kind: string) =>
+  [{ alg: "none" }, { kind, exp: Math.floor(Date.now() / 1000) + 3600 }]
+    .map((part) => Buffer.from(JSON.stringify(part)).toString("base64url"))
+    .join(".") + ".stand-in";
 
 /** A script upload (multipart: metadata and modules): the script's new bindings, secrets and migration tag. */
 async function upload(ctx: RouteContext) {
   const form = await formOf(ctx);
-  const metadata = jsonBody<{ bindings?: Binding[]; compatibility_date?: string; migrations?: { new_tag?: string } }>(Buffer.from(String(form.get("metadata") ?? "{}")));
+  const metadata = jsonBody<{ bindings?: Binding[]; compatibility_date?: string; migrations?: { new_tag?: string } }>(
+    Buffer.from(String(form.get("metadata") ?? "{}")),
+  );
   const bindings = metadata.bindings ?? [];
   const vars = bindings.filter((b) => b.type === "plain_text").length;
   const modules = [...form.keys()].filter((k) => k !== "metadata");
@@ -59,13 +91,28 @@ async function upload(ctx: RouteContext) {
   return { script, id };
 }
 
-const scriptView = (s: Script) => ({ id: s.name, tag: s.tag, created_on: s.created_on, modified_on: s.modified_on, migration_tag: s.migrationTag ?? undefined, last_deployed_from: "wrangler", handlers: ["fetch", "queue", "scheduled"] });
+const scriptView = (s: Script) => ({
+  id: s.name,
+  tag: s.tag,
+  created_on: s.created_on,
+  modified_on: s.modified_on,
+  migration_tag: s.migrationTag ?? undefined,
+  last_deployed_from: "wrangler",
+  handlers: ["fetch", "queue", "scheduled"],
+});
 
 export const workerRoutes: Route[] = [
   route("GET", "/workers/services/:name", ({ account, params }) => {
     const script = scriptOr404(account, params.name!);
     if (!script) return { status: 404, errors: [NOT_FOUND] };
-    return { result: { id: script.name, default_environment: { environment: "production", script: scriptView(script) }, created_on: script.created_on, modified_on: script.modified_on } };
+    return {
+      result: {
+        id: script.name,
+        default_environment: { environment: "production", script: scriptView(script) },
+        created_on: script.created_on,
+        modified_on: script.modified_on,
+      },
+    };
   }),
   route("GET", "/workers/scripts", ({ account }) => ({ result: [...account.scripts.values()].map(scriptView) })),
   route("GET", "/workers/scripts/:name/secrets", ({ account, params }) => {
@@ -85,12 +132,18 @@ export const workerRoutes: Route[] = [
   route("GET", "/workers/scripts/:name/settings", ({ account, params }) => {
     const script = scriptOr404(account, params.name!);
     if (!script) return { status: 404, errors: [NOT_FOUND] };
-    return { result: { bindings: [...script.bindings, ...[...script.secrets.keys()].map((name) => ({ type: "secret_text", name }))] } };
+    return {
+      result: {
+        bindings: [...script.bindings, ...[...script.secrets.keys()].map((name) => ({ type: "secret_text", name }))],
+      },
+    };
   }),
   route("PATCH", "/workers/scripts/:name/settings", async (ctx) => {
     const script = scriptOr404(ctx.account, ctx.params.name!);
     if (!script) return { status: 404, errors: [NOT_FOUND] };
-    const settings = jsonBody<{ bindings?: Binding[] }>(Buffer.from(String((await formOf(ctx)).get("settings") ?? "{}")));
+    const settings = jsonBody<{ bindings?: Binding[] }>(
+      Buffer.from(String((await formOf(ctx)).get("settings") ?? "{}")),
+    );
     ctx.entry.summary = `settings: ${bindingSummary(settings.bindings ?? [])}`;
     if (settings.bindings) applyBindings(script, settings.bindings);
     return { result: { bindings: script.bindings } };
@@ -120,13 +173,27 @@ export const workerRoutes: Route[] = [
   route("GET", "/workers/scripts/:name/deployments", ({ account, params }) => {
     const script = scriptOr404(account, params.name!);
     if (!script) return { status: 404, errors: [NOT_FOUND] };
-    const deployments = script.deployed ? [{ id: `deployment-${script.deployed}`, source: "wrangler", strategy: "percentage", author_email: "operator@example.com", created_on: script.modified_on, annotations: {}, versions: [{ version_id: script.deployed, percentage: 100 }] }] : [];
+    const deployments = script.deployed
+      ? [
+          {
+            id: `deployment-${script.deployed}`,
+            source: "wrangler",
+            strategy: "percentage",
+            author_email: "operator@example.com",
+            created_on: script.modified_on,
+            annotations: {},
+            versions: [{ version_id: script.deployed, percentage: 100 }],
+          },
+        ]
+      : [];
     return { result: { deployments } };
   }),
 
   route("POST", "/workers/scripts/:name/assets-upload-session", ({ account, body, entry }) => {
     const { manifest } = jsonBody<{ manifest: Record<string, { hash: string; size: number }> }>(body);
-    const missing = [...new Set(Object.values(manifest).map((file) => file.hash))].filter((hash) => !account.assetHashes.has(hash));
+    const missing = [...new Set(Object.values(manifest).map((file) => file.hash))].filter(
+      (hash) => !account.assetHashes.has(hash),
+    );
     entry.summary = `manifest of ${Object.keys(manifest).length} files, ${missing.length} to upload`;
     return { result: { jwt: jwt(missing.length ? "upload" : "completion"), buckets: missing.length ? [missing] : [] } };
   }),

@@ -17,7 +17,14 @@ export interface Signed {
 }
 
 /** A choice of `optionId` (null: the expiry without a default) by `decidedBy`, signed. */
-export async function signDecision(ctx: PrepareContext, config: ApprovalsConfig, optionId: string | null, comment: string | null, decidedBy: string, expired: boolean): Promise<Signed> {
+export async function signDecision(
+  ctx: PrepareContext,
+  config: ApprovalsConfig,
+  optionId: string | null,
+  comment: string | null,
+  decidedBy: string,
+  expired: boolean,
+): Promise<Signed> {
   const option = config.options.find((o) => o.id === optionId) ?? null;
   const decision: DecisionPayload = {
     iss: ctx.env.AUTH_URL || ctx.baseUrl,

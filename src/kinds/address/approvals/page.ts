@@ -26,31 +26,55 @@ textarea:focus-visible, button:focus-visible { outline: 3px solid var(--accent);
 `;
 
 function approvalsPage(title: string, body: string): string {
-  return htmlDocument({ title, description: title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`, body: `<main id="main">${body}</main>${localTimesScript}` });
+  return htmlDocument({
+    title,
+    description: title,
+    noindex: true,
+    styleNonce: NONCE_SLOT,
+    head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
+    body: `<main id="main">${body}</main>${localTimesScript}`,
+  });
 }
 
 function asked(config: ApprovalsConfig): string {
   return `<h1>${escapeHtml(config.title)}</h1>${config.description ? `<div class="description">${safeMarkdown(config.description)}</div>` : ""}`;
 }
 
-export function decisionForm(config: ApprovalsConfig, approver: string, decideBy: string, error: string | null = null): string {
-  const comment = config.comment === "none" ? "" : `<div><label for="comment">Comment${config.comment === "required" ? " (required)" : " (optional)"}</label>
+export function decisionForm(
+  config: ApprovalsConfig,
+  approver: string,
+  decideBy: string,
+  error: string | null = null,
+): string {
+  const comment =
+    config.comment === "none"
+      ? ""
+      : `<div><label for="comment">Comment${config.comment === "required" ? " (required)" : " (optional)"}</label>
 <textarea id="comment" name="comment" maxlength="${MAX_COMMENT_CHARS}"${config.comment === "required" ? " required" : ""}></textarea></div>`;
-  return approvalsPage(config.title, `${asked(config)}
+  return approvalsPage(
+    config.title,
+    `${asked(config)}
 <p class="muted">${approver === OWNER_LINK ? "Anyone with this link can decide" : `Asked of ${escapeHtml(approver)}`}; decide by ${timeHtml(decideBy)}.</p>
 ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ""}
 <form method="post">
 ${comment}
 <div class="buttons">${config.options.map((o) => `<button type="submit" name="option" value="${o.id}" class="${o.outcome === "denied" ? "denies" : "approves"}">${escapeHtml(o.label)}</button>`).join("")}</div>
-</form>`);
+</form>`,
+  );
 }
 
 export function decidedPage(config: ApprovalsConfig, d: DecisionPayload, already: boolean): string {
   const label = config.options.find((o) => o.id === d.option)?.label;
   const by = d.decided_by === OWNER_LINK ? ", through the request's own link" : ` by ${escapeHtml(d.decided_by)}`;
-  const what = d.state === "expired" ? `Expired without a decision${label ? ` (counted as “${escapeHtml(label)}”)` : ""}` : `${escapeHtml(label ?? d.state)}${by}`;
-  return approvalsPage(config.title, `${asked(config)}
+  const what =
+    d.state === "expired"
+      ? `Expired without a decision${label ? ` (counted as “${escapeHtml(label)}”)` : ""}`
+      : `${escapeHtml(label ?? d.state)}${by}`;
+  return approvalsPage(
+    config.title,
+    `${asked(config)}
 <div class="decided" role="status" id="decision"><p><strong>${already ? "Already decided: " : "Decided: "}${what}</strong></p>
 <p class="muted">At ${timeHtml(d.decided_at)}.</p>
-${d.comment ? `<p>Comment: ${escapeHtml(d.comment)}</p>` : ""}</div>`);
+${d.comment ? `<p>Comment: ${escapeHtml(d.comment)}</p>` : ""}</div>`,
+  );
 }

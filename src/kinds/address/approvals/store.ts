@@ -28,7 +28,14 @@ export const TABLES = [
 
 export const OWNER_LINK = "owner-link";
 
-type ApprovalRow = { created_at: number; deadline: number; request_sha256: string; state: DecisionPayload["state"]; jws: string | null; decision: string | null };
+type ApprovalRow = {
+  created_at: number;
+  deadline: number;
+  request_sha256: string;
+  state: DecisionPayload["state"];
+  jws: string | null;
+  decision: string | null;
+};
 
 export const approvalRow = (sql: SqlStorage) => sql.exec<ApprovalRow>("SELECT * FROM approval").one();
 
@@ -41,29 +48,80 @@ export function approverOf(sql: SqlStorage, key: string): string | null {
 export function links(sql: SqlStorage, publicUrl: string) {
   return [
     { approver: OWNER_LINK, url: publicUrl },
-    ...sql.exec<{ key: string; name: string }>("SELECT key, name FROM approvers ORDER BY seq").toArray().map((a) => ({ approver: a.name, url: `${publicUrl}/a/${a.key}` })),
+    ...sql
+      .exec<{ key: string; name: string }>("SELECT key, name FROM approvers ORDER BY seq")
+      .toArray()
+      .map((a) => ({ approver: a.name, url: `${publicUrl}/a/${a.key}` })),
   ];
 }
 
 /** Records the request, makes each approver's link, and sends each the request through their notify resource or URL. */
 export function openRequest(store: EngineStore, config: ApprovalsConfig): void {
   const deadline = store.createdAt + config.timeout_seconds * 1000;
-  const hash = sha256Hex(JSON.stringify({ approval_id: store.resourceId, title: config.title, description: config.description, options: config.options, created_at: iso(store.createdAt) }));
-  store.sql.exec("INSERT INTO approval (id, created_at, deadline, request_sha256, state) VALUES (1, ?, ?, ?, 'pending')", store.createdAt, deadline, hash);
-  config.approvers.forEach((a, i) => store.sql.exec("INSERT INTO approvers VALUES (?, ?, ?)", randomId("ak_"), i, a.name));
+  const hash = sha256Hex(
+    JSON.stringify({
+      approval_id: store.resourceId,
+      title: config.title,
+      description: config.description,
+      options: config.options,
+      created_at: iso(store.createdAt),
+    }),
+  );
+  store.sql.exec(
+    "INSERT INTO approval (id, created_at, deadline, request_sha256, state) VALUES (1, ?, ?, ?, 'pending')",
+    store.createdAt,
+    deadline,
+    hash,
+  );
+  config.approvers.forEach((a, i) =>
+    store.sql.exec("INSERT INTO approvers VALUES (?, ?, ?)", randomId("ak_"), i, a.name),
+  );
   const byName = new Map(links(store.sql, store.publicUrl!).map((l) => [l.approver, l.url]));
   for (const a of config.approvers) {
     const link = byName.get(a.name)!;
     const about = `${config.description ? `${config.description}\n\n` : ""}Decide by ${iso(deadline)}: ${link}`;
-    if (a.notify) notifyPeople(store, a.notify, { title: `Approval needed: ${config.title}`.slice(0, 250), body: about.slice(0, 16_000), format: "markdown", priority: "high", tags: ["approval"] }, `requested:${a.name}`);
-    if (a.url) sendEvent(store, { url: a.url }, "approvals.requested", { approver: a.name, title: config.title, description: config.description, options: config.options, link, decide_by: iso(deadline) }, `requested:${a.name}`);
+    if (a.notify)
+      notifyPeople(
+        store,
+        a.notify,
+        {
+          title: `Approval needed: ${config.title}`.slice(0, 250),
+          body: about.slice(0, 16_000),
+          format: "markdown",
+          priority: "high",
+          tags: ["approval"],
+        },
+        `requested:${a.name}`,
+      );
+    if (a.url)
+      sendEvent(
+        store,
+        { url: a.url },
+        "approvals.requested",
+        {
+          approver: a.name,
+          title: config.title,
+          description: config.description,
+          options: config.options,
+          link,
+          decide_by: iso(deadline),
+        },
+        `requested:${a.name}`,
+      );
   }
 }
 
 /** Records a decision (or the expiry) if the request is still pending; answers whether this one won. */
 export function settle(store: EngineStore, config: ApprovalsConfig, decision: DecisionPayload, jws: string): boolean {
-  const won = store.sql.exec("UPDATE approval SET state = ?, jws = ?, decision = ? WHERE state = 'pending'", decision.state, jws, JSON.stringify(decision)).rowsWritten > 0;
-  if (won && config.callback_url) sendEvent(store, { url: config.callback_url }, "approvals.decided", { decision, jws }, "decided");
+  const won =
+    store.sql.exec(
+      "UPDATE approval SET state = ?, jws = ?, decision = ? WHERE state = 'pending'",
+      decision.state,
+      jws,
+      JSON.stringify(decision),
+    ).rowsWritten > 0;
+  if (won && config.callback_url)
+    sendEvent(store, { url: config.callback_url }, "approvals.decided", { decision, jws }, "decided");
   return won;
 }
 
@@ -71,7 +129,13 @@ export function view(store: EngineStore, config: ApprovalsConfig) {
   const row = approvalRow(store.sql);
   const decision = row.decision ? (JSON.parse(row.decision) as DecisionPayload) : null;
   return {
-    state: row.state, outcome: decision?.outcome ?? null, title: config.title, request_sha256: row.request_sha256, decide_by: iso(row.deadline),
-    decision, jws: row.jws, links: links(store.sql, store.publicUrl!),
+    state: row.state,
+    outcome: decision?.outcome ?? null,
+    title: config.title,
+    request_sha256: row.request_sha256,
+    decide_by: iso(row.deadline),
+    decision,
+    jws: row.jws,
+    links: links(store.sql, store.publicUrl!),
   };
 }

@@ -12,8 +12,19 @@ import { seqParam } from "../captures/schema";
 import { binFace } from "./public";
 import { captureView, newestPage, RESPONSE_TABLE, responseOf, saveResponse, viewUrl } from "./store";
 import {
-  binCapture, binCreate, binInfo, binResponse, clearResult, listInput, listResult, MAX_BYTES, MAX_CAPTURE_BYTES, MAX_CAPTURES, MAX_DELAY_MS,
-  MAX_RESPONSE_BODY_BYTES, type BinConfig,
+  binCapture,
+  binCreate,
+  binInfo,
+  binResponse,
+  clearResult,
+  listInput,
+  listResult,
+  MAX_BYTES,
+  MAX_CAPTURE_BYTES,
+  MAX_CAPTURES,
+  MAX_DELAY_MS,
+  MAX_RESPONSE_BODY_BYTES,
+  type BinConfig,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
@@ -33,12 +44,26 @@ export const bins = kind.define({
     "A public URL capturing every request at or below it whole (method, path, query, headers, raw body up to 10 MiB, client address, timing), " +
     "answered as you configure; list, fetch and download captures, or open the view link. Capturing is free.",
   createSchema: binCreate,
-  example: { response: { status: 202, content_type: "application/json", body: "{\"ok\":true}", headers: { "x-bin": "zeitvault" }, delay_ms: 0 } },
+  example: {
+    response: {
+      status: 202,
+      content_type: "application/json",
+      body: '{"ok":true}',
+      headers: { "x-bin": "zeitvault" },
+      delay_ms: 0,
+    },
+  },
   migrations: [{ sql: [...TABLES, RESPONSE_TABLE] }],
   dayPriceMicro: 2000,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 30 * 86400,
-  limits: { max_captures: MAX_CAPTURES, max_bytes: MAX_BYTES, max_capture_bytes: MAX_CAPTURE_BYTES, max_delay_ms: MAX_DELAY_MS, max_response_body_bytes: MAX_RESPONSE_BODY_BYTES },
+  limits: {
+    max_captures: MAX_CAPTURES,
+    max_bytes: MAX_BYTES,
+    max_capture_bytes: MAX_CAPTURE_BYTES,
+    max_delay_ms: MAX_DELAY_MS,
+    max_response_body_bytes: MAX_RESPONSE_BODY_BYTES,
+  },
   init: (store, config) => void saveResponse(store.sql, config.response),
   usage: (store) => {
     const { items, bytes } = counts(store.sql);
@@ -48,31 +73,69 @@ export const bins = kind.define({
   public: binFace,
   ops: [
     kind.op({
-      name: "list", method: "get", path: "/captures", summary: "Captures, newest first", priceMicro: OP_PRICE,
-      input: listInput, output: listResult, example: { input: { limit: 10 } },
+      name: "list",
+      method: "get",
+      path: "/captures",
+      summary: "Captures, newest first",
+      priceMicro: OP_PRICE,
+      input: listInput,
+      output: listResult,
+      example: { input: { limit: 10 } },
       run: (store, _config, input) => {
         const { rows, next } = newestPage(store, input.before === undefined ? null : Number(input.before), input.limit);
         return { items: rows.map(captureView(store)), next_cursor: next === null ? null : String(next) };
       },
     }),
     kind.op({
-      name: "get_capture", method: "get", path: "/captures/{seq}", summary: "One capture", priceMicro: OP_PRICE,
-      params: seqParam, input: noInput, output: binCapture, errors: [404], example: { params: { seq: "1" }, arrivals: 1 },
+      name: "get_capture",
+      method: "get",
+      path: "/captures/{seq}",
+      summary: "One capture",
+      priceMicro: OP_PRICE,
+      params: seqParam,
+      input: noInput,
+      output: binCapture,
+      errors: [404],
+      example: { params: { seq: "1" }, arrivals: 1 },
       run: (store, _config, input) => captureView(store)(rowOf(store.sql, Number(input.seq), "bin")),
     }),
     kind.op({
-      name: "clear", method: "delete", path: "/captures", summary: "Delete every capture (and its stored body)", priceMicro: OP_PRICE,
-      input: noInput, output: clearResult,
+      name: "clear",
+      method: "delete",
+      path: "/captures",
+      summary: "Delete every capture (and its stored body)",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: clearResult,
       run: (store) => ({ deleted: clear(store) }),
     }),
     kind.op({
-      name: "set_response", method: "put", path: "/response", summary: "Change how the bin answers from now on", priceMicro: OP_PRICE,
-      input: binResponse, output: binResponse, example: { input: { status: 503, content_type: "text/plain; charset=utf-8", body: "try later", headers: { "retry-after": "30" }, delay_ms: 0 } },
+      name: "set_response",
+      method: "put",
+      path: "/response",
+      summary: "Change how the bin answers from now on",
+      priceMicro: OP_PRICE,
+      input: binResponse,
+      output: binResponse,
+      example: {
+        input: {
+          status: 503,
+          content_type: "text/plain; charset=utf-8",
+          body: "try later",
+          headers: { "retry-after": "30" },
+          delay_ms: 0,
+        },
+      },
       run: (store, _config, input) => saveResponse(store.sql, input),
     }),
     kind.op({
-      name: "info", method: "get", path: "", summary: "Counts, the configured answer and the view link", priceMicro: OP_PRICE,
-      input: noInput, output: binInfo,
+      name: "info",
+      method: "get",
+      path: "",
+      summary: "Counts, the configured answer and the view link",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: binInfo,
       run: (store) => info(store),
     }),
   ],

@@ -37,7 +37,9 @@ function bodyOf(c: BinCapture): string {
 }
 
 function card(c: BinCapture): string {
-  const headers = Object.entries(c.headers).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("");
+  const headers = Object.entries(c.headers)
+    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
+    .join("");
   return `<article id="capture-${c.seq}">
 <h2><span class="method">${escapeHtml(c.method)}</span>${escapeHtml(requestLine(c))}</h2>
 <dl><dt>#</dt><dd>${c.seq}</dd><dt>Received</dt><dd>${timeHtml(c.received_at, true)}</dd><dt>From</dt><dd>${escapeHtml(c.client_ip ?? "unknown")}</dd>
@@ -47,7 +49,12 @@ ${bodyOf(c)}
 </article>`;
 }
 
-export function capturesPage(captures: BinCapture[], total: number, olderUrl: string | null, newestUrl: string): string {
+export function capturesPage(
+  captures: BinCapture[],
+  total: number,
+  olderUrl: string | null,
+  newestUrl: string,
+): string {
   return htmlDocument({
     title: "Request bin",
     description: "Requests captured by a request bin.",

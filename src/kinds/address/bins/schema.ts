@@ -31,31 +31,54 @@ const RESERVED_ANSWER_HEADERS =
 export const binResponse = z
   .object({
     status: z.int().min(200).max(599).default(200).describe("The status every captured request is answered with."),
-    content_type: mediaType.default("application/json").describe("The answer's Content-Type (always sent with `nosniff` and a sandboxing Content-Security-Policy)."),
-    body: z.string().max(MAX_RESPONSE_BODY_BYTES).nullable().default(null)
-      .describe(`The answer's body (UTF-8, at most ${MAX_RESPONSE_BODY_BYTES} characters); null answers \`{"received": true, "seq": n}\`.`),
-    headers: headerFields(RESERVED_ANSWER_HEADERS, "framing, content-type, cookies and security headers are set by the service").describe("Extra headers on the answer."),
-    delay_ms: z.int().min(0).max(MAX_DELAY_MS).default(0).describe(`Wait this long before answering (at most ${MAX_DELAY_MS} ms): the capture is stored first.`),
+    content_type: mediaType
+      .default("application/json")
+      .describe("The answer's Content-Type (always sent with `nosniff` and a sandboxing Content-Security-Policy)."),
+    body: z
+      .string()
+      .max(MAX_RESPONSE_BODY_BYTES)
+      .nullable()
+      .default(null)
+      .describe(
+        `The answer's body (UTF-8, at most ${MAX_RESPONSE_BODY_BYTES} characters); null answers \`{"received": true, "seq": n}\`.`,
+      ),
+    headers: headerFields(
+      RESERVED_ANSWER_HEADERS,
+      "framing, content-type, cookies and security headers are set by the service",
+    ).describe("Extra headers on the answer."),
+    delay_ms: z
+      .int()
+      .min(0)
+      .max(MAX_DELAY_MS)
+      .default(0)
+      .describe(`Wait this long before answering (at most ${MAX_DELAY_MS} ms): the capture is stored first.`),
   })
   .strict()
   .openapi("BinResponse");
 export type BinResponse = z.infer<typeof binResponse>;
 
 export const binCreate = z.object({
-  response: binResponse.default(binResponse.parse({})).describe("How the bin answers what it captures (default: 200 with the capture's seq as JSON)."),
+  response: binResponse
+    .default(binResponse.parse({}))
+    .describe("How the bin answers what it captures (default: 200 with the capture's seq as JSON)."),
 });
 export type BinConfig = z.infer<typeof binCreate>;
 
 export const binCapture = z
   .object({
     ...captureFields,
-    raw_url: z.string().nullable().describe("Downloads the body's exact bytes, without credentials (the bin's view link); null when it is empty."),
+    raw_url: z
+      .string()
+      .nullable()
+      .describe("Downloads the body's exact bytes, without credentials (the bin's view link); null when it is empty."),
   })
   .openapi("BinCapture");
 export type BinCapture = z.infer<typeof binCapture>;
 
 export const listInput = z.object({
-  before: seqCursor.describe("Captures older than this seq (a previous page's next_cursor); from the newest when absent."),
+  before: seqCursor.describe(
+    "Captures older than this seq (a previous page's next_cursor); from the newest when absent.",
+  ),
   limit: pageLimit(20),
 });
 
@@ -64,12 +87,18 @@ export const listResult = z.object({
   next_cursor: z.string().nullable().describe("Pass as `before` for older captures; null when there are none."),
 });
 
-export const clearResult = z.object({ deleted: z.int().describe("Captures deleted (seqs go on from where they were).") });
+export const clearResult = z.object({
+  deleted: z.int().describe("Captures deleted (seqs go on from where they were)."),
+});
 
 export const binInfo = z.object({
   captures: z.int(),
   bytes: z.int(),
   last_seq: z.int().describe("The seq of the latest capture (0 while none came)."),
   response: binResponse,
-  view_url: z.string().describe("A page showing the captures to a person: anyone with this link can see them, so share it as you would the data."),
+  view_url: z
+    .string()
+    .describe(
+      "A page showing the captures to a person: anyone with this link can see them, so share it as you would the data.",
+    ),
 });

@@ -10,10 +10,14 @@ import { MAX_BYTES, MAX_CAPTURES, type BinCapture, type BinResponse } from "./sc
 
 export const LIMITS: CaptureLimits = { noun: "bin", maxItems: MAX_CAPTURES, maxBytes: MAX_BYTES };
 
-export const RESPONSE_TABLE = "CREATE TABLE bin_response (id INTEGER PRIMARY KEY CHECK (id = 1), response TEXT NOT NULL)";
+export const RESPONSE_TABLE =
+  "CREATE TABLE bin_response (id INTEGER PRIMARY KEY CHECK (id = 1), response TEXT NOT NULL)";
 
 export function saveResponse(sql: SqlStorage, response: BinResponse): BinResponse {
-  sql.exec("INSERT INTO bin_response (id, response) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET response = excluded.response", JSON.stringify(response));
+  sql.exec(
+    "INSERT INTO bin_response (id, response) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET response = excluded.response",
+    JSON.stringify(response),
+  );
   return response;
 }
 
@@ -37,13 +41,17 @@ export function viewUrl(store: EngineStore): string {
 
 export const captureView = (store: EngineStore) => {
   const view = viewUrl(store);
-  return (row: Row): BinCapture => ({ ...captureOf(store, row), raw_url: row.size > 0 ? `${view}/${row.seq}/body` : null });
+  return (row: Row): BinCapture => ({
+    ...captureOf(store, row),
+    raw_url: row.size > 0 ? `${view}/${row.seq}/body` : null,
+  });
 };
 
 /** A page of captures, newest first, before `before` (all when null); `next` is set when older ones remain. */
 export function newestPage(store: EngineStore, before: number | null, limit: number) {
   const rows = newestBefore(store.sql, before, limit);
   const last = rows[rows.length - 1];
-  const older = last !== undefined && store.sql.exec("SELECT 1 FROM captures WHERE seq < ? LIMIT 1", last.seq).toArray().length > 0;
+  const older =
+    last !== undefined && store.sql.exec("SELECT 1 FROM captures WHERE seq < ? LIMIT 1", last.seq).toArray().length > 0;
   return { rows, next: older ? last.seq : null };
 }

@@ -17,7 +17,10 @@ export interface Staged {
 }
 
 /** The body's bytes as a signature check reads them: inline, or streamed from R2. */
-export async function bodyBytes(ctx: PrepareContext, body: PublicRequest["body"]): Promise<Uint8Array | AsyncIterable<Uint8Array>> {
+export async function bodyBytes(
+  ctx: PrepareContext,
+  body: PublicRequest["body"],
+): Promise<Uint8Array | AsyncIterable<Uint8Array>> {
   if (body === null) return new Uint8Array(0);
   if (body instanceof Uint8Array) return body;
   const object = await ctx.env.BUCKET.get(body.key);
@@ -30,13 +33,22 @@ export async function bodyBytes(ctx: PrepareContext, body: PublicRequest["body"]
  * `keep` checks the limits again in the transaction; a body moved here for a request that then fails
  * is deleted by discardStaged (the face's `discard`).
  */
-export async function stage(ctx: PrepareContext, limits: CaptureLimits, request: PublicRequest, inlineUpTo = Infinity): Promise<Staged> {
+export async function stage(
+  ctx: PrepareContext,
+  limits: CaptureLimits,
+  request: PublicRequest,
+  inlineUpTo = Infinity,
+): Promise<Staged> {
   const stats = statsOf(ctx.sql);
   checkRoom(limits, stats, request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0), 0);
   const inline = request.body instanceof Uint8Array ? request.body : request.body === null ? new Uint8Array(0) : null;
   const sha256 = inline ? await digestHex(inline) : "";
   let spilled: StoredPublicBody | null = null;
-  if (inline && inline.length > 0 && (stats.inline_bytes + inline.length > INLINE_BODY_BUDGET || inline.length > inlineUpTo)) {
+  if (
+    inline &&
+    inline.length > 0 &&
+    (stats.inline_bytes + inline.length > INLINE_BODY_BUDGET || inline.length > inlineUpTo)
+  ) {
     const key = `${ctx.resourceId}/captures/${crypto.randomUUID()}`;
     await ctx.env.BUCKET.put(key, inline, { customMetadata: { expires_at: String(ctx.expiresAt) } });
     spilled = { key, size: inline.length, sha256 };
@@ -51,7 +63,10 @@ export async function discardStaged(ctx: PrepareContext, staged: Staged | undefi
 
 /** Stores the request `stage` prepared; answers its seq. */
 export function keep(
-  store: EngineStore, limits: CaptureLimits, request: PublicRequest, staged: Staged,
+  store: EngineStore,
+  limits: CaptureLimits,
+  request: PublicRequest,
+  staged: Staged,
   verdict: { verified: boolean; error: string | null } | null = null,
 ): number {
   const stored = staged.spilled ?? (request.body instanceof Uint8Array || request.body === null ? null : request.body);

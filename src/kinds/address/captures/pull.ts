@@ -23,22 +23,41 @@ export const item = z
   .openapi("InboxItem");
 export type Item = z.infer<typeof item>;
 
-export const itemOf = (store: EngineStore) => (row: Row): Item => ({
-  ...captureOf(store, row),
-  verified: row.verified === null ? null : row.verified === 1,
-  verification_error: row.verification_error,
-  acked_at: ackedAt(row),
-});
+export const itemOf =
+  (store: EngineStore) =>
+  (row: Row): Item => ({
+    ...captureOf(store, row),
+    verified: row.verified === null ? null : row.verified === 1,
+    verification_error: row.verification_error,
+    acked_at: ackedAt(row),
+  });
 
 export const pullInput = z.object({
-  cursor: seqCursor.describe("Items after this seq (a previous pull's next_cursor); from the first pending one when absent."),
+  cursor: seqCursor.describe(
+    "Items after this seq (a previous pull's next_cursor); from the first pending one when absent.",
+  ),
   limit: pageLimit(20),
-  wait_seconds: z.coerce.number().int().min(0).max(30).default(0).describe("Long-poll: when nothing is pending after the cursor, wait up to this long for a request to arrive."),
+  wait_seconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30)
+    .default(0)
+    .describe("Long-poll: when nothing is pending after the cursor, wait up to this long for a request to arrive."),
 });
 
 export const pullResult = z.object({
-  items: z.array(item).describe(`Pending (unacked) items in arrival order; a page stops early past ${MAX_PAGE_BODY_BYTES} bytes of bodies.`),
-  next_cursor: z.string().nullable().describe("Pass as cursor to go on: the last item's seq, or the cursor given when none came (null only then without one)."),
+  items: z
+    .array(item)
+    .describe(
+      `Pending (unacked) items in arrival order; a page stops early past ${MAX_PAGE_BODY_BYTES} bytes of bodies.`,
+    ),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe(
+      "Pass as cursor to go on: the last item's seq, or the cursor given when none came (null only then without one).",
+    ),
 });
 
 export const ackInput = exactlyOneOf(
@@ -75,8 +94,14 @@ export function pullOps(priceMicro: number) {
   const kind = kindOf<unknown>();
   return [
     kind.op({
-      name: "pull", method: "get", path: "/items", summary: "Pending items after the cursor, in arrival order (long-poll with wait_seconds)", priceMicro,
-      input: pullInput, output: pullResult, example: { input: { limit: 10, wait_seconds: 0 } },
+      name: "pull",
+      method: "get",
+      path: "/items",
+      summary: "Pending items after the cursor, in arrival order (long-poll with wait_seconds)",
+      priceMicro,
+      input: pullInput,
+      output: pullResult,
+      example: { input: { limit: 10, wait_seconds: 0 } },
       ready: (store, _config, input) => anyPendingAfter(store.sql, Number(input.cursor ?? 0)),
       run: (store, _config, input) => {
         const items = pendingAfter(store.sql, Number(input.cursor ?? 0), input.limit).map(itemOf(store));
@@ -84,8 +109,14 @@ export function pullOps(priceMicro: number) {
       },
     }),
     kind.op({
-      name: "ack", method: "post", path: "/items/ack", summary: `Ack items by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull`, priceMicro,
-      input: ackInput, output: ackResult, example: { input: { through: 1 } },
+      name: "ack",
+      method: "post",
+      path: "/items/ack",
+      summary: `Ack items by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull`,
+      priceMicro,
+      input: ackInput,
+      output: ackResult,
+      example: { input: { through: 1 } },
       run: (store, _config, input) => ack(store, input),
     }),
   ] as const;

@@ -42,9 +42,18 @@ interface Scheme {
   encode(mac: Uint8Array): string;
 }
 
-function fresh(timestamp: string | undefined, nowSeconds: number, header: string, tolerance = SIGNATURE_TOLERANCE_SECONDS): { error: string } | null {
+function fresh(
+  timestamp: string | undefined,
+  nowSeconds: number,
+  header: string,
+  tolerance = SIGNATURE_TOLERANCE_SECONDS,
+): { error: string } | null {
   if (timestamp === undefined) return { error: `${header} is missing` };
-  const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : tolerance === TWITCH_TOLERANCE_SECONDS ? Date.parse(timestamp) / 1000 : NaN;
+  const seconds = /^\d{1,12}$/.test(timestamp)
+    ? Number(timestamp)
+    : tolerance === TWITCH_TOLERANCE_SECONDS
+      ? Date.parse(timestamp) / 1000
+      : NaN;
   if (!Number.isFinite(seconds)) return { error: `${header} is not a time` };
   if (Math.abs(nowSeconds - seconds) > tolerance) return { error: `${header} is more than ${tolerance} s from now` };
   return null;
@@ -67,11 +76,15 @@ const SCHEMES: Record<Provider, Scheme> = {
       return fresh(t, now, "the t= of Stripe-Signature") ?? { prefix: `${t}.` };
     },
     key: textKey,
-    claimed: (h) => pairs(h["stripe-signature"]).filter(([k]) => k === "v1").map(([, v]) => v.toLowerCase()),
+    claimed: (h) =>
+      pairs(h["stripe-signature"])
+        .filter(([k]) => k === "v1")
+        .map(([, v]) => v.toLowerCase()),
     encode: toHex,
   },
   github: {
-    prefix: (h) => (h["x-hub-signature-256"] === undefined ? { error: "X-Hub-Signature-256 is missing" } : { prefix: "" }),
+    prefix: (h) =>
+      h["x-hub-signature-256"] === undefined ? { error: "X-Hub-Signature-256 is missing" } : { prefix: "" },
     key: textKey,
     claimed: (h) => [h["x-hub-signature-256"]!.trim().toLowerCase()],
     encode: (mac) => `sha256=${toHex(mac)}`,
@@ -104,17 +117,23 @@ const SCHEMES: Record<Provider, Scheme> = {
     encode: (mac) => `v1,${toBase64(mac)}`,
   },
   shopify: {
-    prefix: (h) => (h["x-shopify-hmac-sha256"] === undefined ? { error: "X-Shopify-Hmac-Sha256 is missing" } : { prefix: "" }),
+    prefix: (h) =>
+      h["x-shopify-hmac-sha256"] === undefined ? { error: "X-Shopify-Hmac-Sha256 is missing" } : { prefix: "" },
     key: textKey,
     claimed: (h) => [h["x-shopify-hmac-sha256"]!.trim()],
     encode: toBase64,
   },
   twitch: {
     prefix: (h, now) => {
-      if (h["twitch-eventsub-message-signature"] === undefined) return { error: "Twitch-Eventsub-Message-Signature is missing" };
+      if (h["twitch-eventsub-message-signature"] === undefined)
+        return { error: "Twitch-Eventsub-Message-Signature is missing" };
       if (h["twitch-eventsub-message-id"] === undefined) return { error: "Twitch-Eventsub-Message-Id is missing" };
       const ts = h["twitch-eventsub-message-timestamp"];
-      return fresh(ts, now, "Twitch-Eventsub-Message-Timestamp", TWITCH_TOLERANCE_SECONDS) ?? { prefix: `${h["twitch-eventsub-message-id"]}${ts}` };
+      return (
+        fresh(ts, now, "Twitch-Eventsub-Message-Timestamp", TWITCH_TOLERANCE_SECONDS) ?? {
+          prefix: `${h["twitch-eventsub-message-id"]}${ts}`,
+        }
+      );
     },
     key: textKey,
     claimed: (h) => [h["twitch-eventsub-message-signature"]!.trim().toLowerCase()],
@@ -133,12 +152,20 @@ const SCHEMES: Record<Provider, Scheme> = {
 };
 
 /** Checks a request's signature against `secret`; the body is read once, in pieces when it streams from R2. */
-export async function verify(provider: Provider, secret: string, headers: Headers, body: SignedBody, now: number): Promise<Verdict> {
+export async function verify(
+  provider: Provider,
+  secret: string,
+  headers: Headers,
+  body: SignedBody,
+  now: number,
+): Promise<Verdict> {
   const scheme = SCHEMES[provider];
   const signed = scheme.prefix(headers, Math.floor(now / 1000));
   if ("error" in signed) return { verified: false, error: signed.error };
   const expected = scheme.encode(await hmacSha256(scheme.key(secret), signed.prefix, body));
   // Compared in constant time, each claimed signature whole.
   const match = scheme.claimed(headers).some((claimed) => digestsEqual(claimed, expected));
-  return match ? { verified: true, error: null } : { verified: false, error: "the signature does not match the body and the secret" };
+  return match
+    ? { verified: true, error: null }
+    : { verified: false, error: "the signature does not match the body and the secret" };
 }

@@ -79,10 +79,12 @@ export interface Arrival {
 
 /** Refuses (507) what would pass the resource's limits; `size` is the new body's. */
 export function checkRoom(limits: CaptureLimits, stats: Stats, size: number, metadata: number): void {
-  const full = (what: string) => new AppError("storage_full", `This ${limits.noun} is full: ${what}. Make room or use another ${limits.noun}.`);
+  const full = (what: string) =>
+    new AppError("storage_full", `This ${limits.noun} is full: ${what}. Make room or use another ${limits.noun}.`);
   if (stats.items >= limits.maxItems) throw full(`it keeps at most ${limits.maxItems} requests`);
   if (stats.bytes + size > limits.maxBytes) throw full(`it keeps at most ${limits.maxBytes} bytes of bodies`);
-  if (stats.metadata_bytes + metadata > METADATA_BUDGET) throw full(`it keeps at most ${METADATA_BUDGET} bytes of headers, paths and queries`);
+  if (stats.metadata_bytes + metadata > METADATA_BUDGET)
+    throw full(`it keeps at most ${METADATA_BUDGET} bytes of headers, paths and queries`);
 }
 
 export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): number {
@@ -94,7 +96,14 @@ export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): n
   const counted = store.sql.exec(
     `UPDATE capture_stats SET items = items + 1, pending = pending + 1, bytes = bytes + ?, inline_bytes = inline_bytes + ?, metadata_bytes = metadata_bytes + ?
      WHERE items < ? AND bytes + ? <= ? AND metadata_bytes + ? <= ?`,
-    a.size, a.body?.length ?? 0, metadata, limits.maxItems, a.size, limits.maxBytes, metadata, METADATA_BUDGET,
+    a.size,
+    a.body?.length ?? 0,
+    metadata,
+    limits.maxItems,
+    a.size,
+    limits.maxBytes,
+    metadata,
+    METADATA_BUDGET,
   ).rowsWritten;
   if (!counted) {
     checkRoom(limits, statsOf(store.sql), a.size, metadata);
@@ -105,19 +114,45 @@ export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): n
     .exec<{ seq: number }>(
       `INSERT INTO captures (received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, body_key, verified, verification_error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-      a.receivedAt, Math.max(store.now, a.receivedAt), a.method, a.path, query, headers, a.clientIp, a.headers["content-type"] ?? null,
-      a.size, a.sha256, a.body, a.bodyKey, verified, a.verificationError ?? null,
+      a.receivedAt,
+      Math.max(store.now, a.receivedAt),
+      a.method,
+      a.path,
+      query,
+      headers,
+      a.clientIp,
+      a.headers["content-type"] ?? null,
+      a.size,
+      a.sha256,
+      a.body,
+      a.bodyKey,
+      verified,
+      a.verificationError ?? null,
     )
     .one().seq;
 }
 
 export type Row = {
-  seq: number; received_at: number; stored_at: number; method: string; path: string; query: string; headers: string; client_ip: string | null;
-  content_type: string | null; size: number; sha256: string; body: ArrayBuffer | null; body_key: string | null;
-  verified: number | null; verification_error: string | null; acked_at: number | null;
+  seq: number;
+  received_at: number;
+  stored_at: number;
+  method: string;
+  path: string;
+  query: string;
+  headers: string;
+  client_ip: string | null;
+  content_type: string | null;
+  size: number;
+  sha256: string;
+  body: ArrayBuffer | null;
+  body_key: string | null;
+  verified: number | null;
+  verification_error: string | null;
+  acked_at: number | null;
 };
 
-const COLUMNS = "seq, received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, body_key, verified, verification_error, acked_at";
+const COLUMNS =
+  "seq, received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, body_key, verified, verification_error, acked_at";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -174,11 +209,27 @@ function page(rows: Row[]): Row[] {
 
 /** Pending rows after `after`, oldest first (a pull). */
 export const pendingAfter = (sql: SqlStorage, after: number, limit: number): Row[] =>
-  page(sql.exec<Row>(`SELECT ${COLUMNS} FROM captures WHERE acked_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`, after, limit).toArray());
+  page(
+    sql
+      .exec<Row>(
+        `SELECT ${COLUMNS} FROM captures WHERE acked_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
+        after,
+        limit,
+      )
+      .toArray(),
+  );
 
 /** Rows before `before` (all when null), newest first (a bin's list). */
 export const newestBefore = (sql: SqlStorage, before: number | null, limit: number): Row[] =>
-  page(sql.exec<Row>(`SELECT ${COLUMNS} FROM captures WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit).toArray());
+  page(
+    sql
+      .exec<Row>(
+        `SELECT ${COLUMNS} FROM captures WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
+        before ?? Number.MAX_SAFE_INTEGER,
+        limit,
+      )
+      .toArray(),
+  );
 
 export function rowOf(sql: SqlStorage, seq: number, noun: string): Row {
   const row = sql.exec<Row>(`SELECT ${COLUMNS} FROM captures WHERE seq = ?`, seq).toArray()[0];
@@ -187,14 +238,23 @@ export function rowOf(sql: SqlStorage, seq: number, noun: string): Row {
 }
 
 /** Every row, oldest first (an export). */
-export const allRows = (sql: SqlStorage): Row[] => sql.exec<Row>(`SELECT ${COLUMNS} FROM captures ORDER BY seq`).toArray();
+export const allRows = (sql: SqlStorage): Row[] =>
+  sql.exec<Row>(`SELECT ${COLUMNS} FROM captures ORDER BY seq`).toArray();
 
 /** Acks by seq or through a seq; answers how many this call acked and how many stay pending. */
 export function ack(store: EngineStore, input: { seqs?: number[]; through?: number }) {
   const acked = (
     input.seqs
-      ? store.sql.exec(`UPDATE captures SET acked_at = ? WHERE acked_at IS NULL AND seq IN (${input.seqs.map(() => "?").join(",")}) RETURNING seq`, store.now, ...input.seqs)
-      : store.sql.exec("UPDATE captures SET acked_at = ? WHERE acked_at IS NULL AND seq <= ? RETURNING seq", store.now, input.through!)
+      ? store.sql.exec(
+          `UPDATE captures SET acked_at = ? WHERE acked_at IS NULL AND seq IN (${input.seqs.map(() => "?").join(",")}) RETURNING seq`,
+          store.now,
+          ...input.seqs,
+        )
+      : store.sql.exec(
+          "UPDATE captures SET acked_at = ? WHERE acked_at IS NULL AND seq <= ? RETURNING seq",
+          store.now,
+          input.through!,
+        )
   ).toArray().length;
   store.sql.exec("UPDATE capture_stats SET pending = pending - ?", acked);
   return { acked, pending: statsOf(store.sql).pending };
@@ -208,7 +268,10 @@ export function counts(sql: SqlStorage) {
 
 /** Deletes every capture (their R2 bodies after the commit); seqs go on from where they were. */
 export function clear(store: EngineStore): number {
-  const keys = store.sql.exec<{ body_key: string }>("SELECT body_key FROM captures WHERE body_key IS NOT NULL").toArray().map((r) => r.body_key);
+  const keys = store.sql
+    .exec<{ body_key: string }>("SELECT body_key FROM captures WHERE body_key IS NOT NULL")
+    .toArray()
+    .map((r) => r.body_key);
   const deleted = store.sql.exec("DELETE FROM captures RETURNING seq").toArray().length;
   store.sql.exec("UPDATE capture_stats SET items = 0, pending = 0, bytes = 0, inline_bytes = 0, metadata_bytes = 0");
   store.dropObjects(keys);

@@ -23,8 +23,12 @@ const DEFAULT_SCHEDULE = `${RETRY_DELAYS_SECONDS.join(", ")} (about 5 s, 5 min, 
 
 export const deliveriesCreate = z
   .object({
-    retry_delays: retryDelays.nullable().default(null)
-      .describe(`This resource's retry schedule: seconds before each retry (at most ${MAX_ATTEMPTS - 1}, each at most ${MAX_RETRY_DELAY_SECONDS}); null: the service's, ${DEFAULT_SCHEDULE}.`),
+    retry_delays: retryDelays
+      .nullable()
+      .default(null)
+      .describe(
+        `This resource's retry schedule: seconds before each retry (at most ${MAX_ATTEMPTS - 1}, each at most ${MAX_RETRY_DELAY_SECONDS}); null: the service's, ${DEFAULT_SCHEDULE}.`,
+      ),
   })
   .strict();
 export type DeliveriesConfig = z.infer<typeof deliveriesCreate>;
@@ -38,11 +42,26 @@ export const submitInput = atMostOneOf(
       body: z
         .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
         .optional()
-        .describe(`A string is sent as text/plain, anything else as JSON (unless headers set a content-type); at most ${MAX_BODY_BYTES} bytes.`),
-      body_base64: z.base64().optional().describe(`Or the body as bytes, standard base64 (at most ${MAX_BODY_BYTES} bytes decoded; application/octet-stream unless headers say).`),
-      idempotency_key: singleLine(200).min(1).optional()
-        .describe("Submitting the same key again (while the resource lives) sends nothing new: it answers the first submission's delivery, or 409 when the request differs."),
-      retry_delays: retryDelays.optional().describe("This request's own retry schedule (default: the resource's); dead after the last retry. `[]` tries once."),
+        .describe(
+          `A string is sent as text/plain, anything else as JSON (unless headers set a content-type); at most ${MAX_BODY_BYTES} bytes.`,
+        ),
+      body_base64: z
+        .base64()
+        .optional()
+        .describe(
+          `Or the body as bytes, standard base64 (at most ${MAX_BODY_BYTES} bytes decoded; application/octet-stream unless headers say).`,
+        ),
+      idempotency_key: singleLine(200)
+        .min(1)
+        .optional()
+        .describe(
+          "Submitting the same key again (while the resource lives) sends nothing new: it answers the first submission's delivery, or 409 when the request differs.",
+        ),
+      retry_delays: retryDelays
+        .optional()
+        .describe(
+          "This request's own retry schedule (default: the resource's); dead after the last retry. `[]` tries once.",
+        ),
     })
     .strict(),
   ["body", "body_base64"],
@@ -56,7 +75,10 @@ export const submitResult = z.object({
 });
 
 export const deliveryIdParam = z.object({
-  delivery_id: z.string().regex(/^evt_[0-9a-f]{32}$/, "must be a delivery id (evt_…)").describe("The delivery's id."),
+  delivery_id: z
+    .string()
+    .regex(/^evt_[0-9a-f]{32}$/, "must be a delivery id (evt_…)")
+    .describe("The delivery's id."),
 });
 
 export const listInput = z.object({
@@ -66,6 +88,8 @@ export const listInput = z.object({
 });
 
 export const deliveriesInfo = z.object({
-  counts: z.record(z.enum(STATUSES), z.int()).describe("Deliveries by state (settled ones leave after the log's retention)."),
+  counts: z
+    .record(z.enum(STATUSES), z.int())
+    .describe("Deliveries by state (settled ones leave after the log's retention)."),
   retry_delays: z.array(z.int()).describe("The resource's retry schedule, seconds before each retry."),
 });

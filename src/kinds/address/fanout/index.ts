@@ -10,10 +10,32 @@ import { kindOf } from "../../../kind/kind";
 import { checkExpression } from "../../../expressions/jsonata";
 import { allowsPrivateTargets, checkEgressUrl } from "../../../delivery/egress-guard";
 import { fanoutFace } from "./public";
-import { activeDestinations, addDestination, destinationViews, finishSend, findDestination, messageCount, removeDestination, sendsOf, TABLES } from "./store";
 import {
-  destination, destinationIdParam, destinationInput, destinationList, fanoutCreate, fanoutInfo, MAX_DESTINATIONS, MAX_FILTERED_BYTES, MAX_MESSAGE_BYTES,
-  MAX_MESSAGES, sendsInput, sendsPage, type DestinationInput, type FanoutConfig,
+  activeDestinations,
+  addDestination,
+  destinationViews,
+  finishSend,
+  findDestination,
+  messageCount,
+  removeDestination,
+  sendsOf,
+  TABLES,
+} from "./store";
+import {
+  destination,
+  destinationIdParam,
+  destinationInput,
+  destinationList,
+  fanoutCreate,
+  fanoutInfo,
+  MAX_DESTINATIONS,
+  MAX_FILTERED_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_MESSAGES,
+  sendsInput,
+  sendsPage,
+  type DestinationInput,
+  type FanoutConfig,
 } from "./schema";
 import type { Env } from "../../../env";
 
@@ -45,8 +67,16 @@ export const fanout = kind.define({
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 365 * 86400,
-  limits: { max_destinations: MAX_DESTINATIONS, max_message_bytes: MAX_MESSAGE_BYTES, max_filtered_bytes: MAX_FILTERED_BYTES, max_messages: MAX_MESSAGES },
-  sends: { "fanout.message": "A request to the fanout's address, passed on: its method, its headers (but our edge's and webhook-*), its exact body, plus the destination's headers." },
+  limits: {
+    max_destinations: MAX_DESTINATIONS,
+    max_message_bytes: MAX_MESSAGE_BYTES,
+    max_filtered_bytes: MAX_FILTERED_BYTES,
+    max_messages: MAX_MESSAGES,
+  },
+  sends: {
+    "fanout.message":
+      "A request to the fanout's address, passed on: its method, its headers (but our edge's and webhook-*), its exact body, plus the destination's headers.",
+  },
   sealCreate: async (env, config) => {
     config.destinations.forEach((d, i) => checkDestination(env, d, `destinations.${i}`));
     return { config, sealed: null };
@@ -58,14 +88,31 @@ export const fanout = kind.define({
   public: fanoutFace,
   ops: [
     kind.op({
-      name: "list_destinations", method: "get", path: "/destinations", summary: "Destinations (removed ones too) with their statistics", priceMicro: OP_PRICE,
-      input: noInput, output: destinationList,
+      name: "list_destinations",
+      method: "get",
+      path: "/destinations",
+      summary: "Destinations (removed ones too) with their statistics",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: destinationList,
       run: (store) => ({ destinations: destinationViews(store.sql) }),
     }),
     kind.op({
-      name: "add_destination", method: "post", path: "/destinations", summary: "Add a destination: messages from now on go to it too", priceMicro: OP_PRICE,
-      input: destinationInput, output: destination, errors: [409],
-      example: { input: { url: "https://example.com/hooks/new", filter: { jsonata: "amount > 100" }, retry_delays: [10, 60, 600] } },
+      name: "add_destination",
+      method: "post",
+      path: "/destinations",
+      summary: "Add a destination: messages from now on go to it too",
+      priceMicro: OP_PRICE,
+      input: destinationInput,
+      output: destination,
+      errors: [409],
+      example: {
+        input: {
+          url: "https://example.com/hooks/new",
+          filter: { jsonata: "amount > 100" },
+          retry_delays: [10, 60, 600],
+        },
+      },
       prepare: async (ctx, _config, input) => checkDestination(ctx.env, input, "destination"),
       run: (store, _config, input) => {
         const id = addDestination(store, input);
@@ -73,8 +120,15 @@ export const fanout = kind.define({
       },
     }),
     kind.op({
-      name: "remove_destination", method: "delete", path: "/destinations/{destination_id}", summary: "Remove a destination: nothing new goes to it (deliveries under way finish)", priceMicro: OP_PRICE,
-      params: destinationIdParam, input: noInput, output: destination, errors: [404],
+      name: "remove_destination",
+      method: "delete",
+      path: "/destinations/{destination_id}",
+      summary: "Remove a destination: nothing new goes to it (deliveries under way finish)",
+      priceMicro: OP_PRICE,
+      params: destinationIdParam,
+      input: noInput,
+      output: destination,
+      errors: [404],
       example: { params: { destination_id: "dst_0123456789abcdef" }, after: ["add_destination"] },
       run: (store, _config, input) => {
         removeDestination(store, input.destination_id);
@@ -82,8 +136,15 @@ export const fanout = kind.define({
       },
     }),
     kind.op({
-      name: "destination_sends", method: "get", path: "/destinations/{destination_id}/sends", summary: "What became of each message at a destination, with the delivery's attempts", priceMicro: OP_PRICE,
-      params: destinationIdParam, input: sendsInput, output: sendsPage, errors: [404],
+      name: "destination_sends",
+      method: "get",
+      path: "/destinations/{destination_id}/sends",
+      summary: "What became of each message at a destination, with the delivery's attempts",
+      priceMicro: OP_PRICE,
+      params: destinationIdParam,
+      input: sendsInput,
+      output: sendsPage,
+      errors: [404],
       example: { params: { destination_id: "dst_0123456789abcdef" }, input: { limit: 10 }, after: ["add_destination"] },
       run: (store, _config, input) => {
         findDestination(store.sql, input.destination_id);
@@ -91,8 +152,13 @@ export const fanout = kind.define({
       },
     }),
     kind.op({
-      name: "info", method: "get", path: "", summary: "Messages taken and active destinations", priceMicro: OP_PRICE,
-      input: noInput, output: fanoutInfo,
+      name: "info",
+      method: "get",
+      path: "",
+      summary: "Messages taken and active destinations",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: fanoutInfo,
       run: (store) => ({ ...messageCount(store.sql), destinations: activeDestinations(store.sql).length }),
     }),
   ],

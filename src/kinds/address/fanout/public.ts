@@ -22,7 +22,12 @@ interface Prepared {
 
 /** The value at a dotted path (`a.b.0.c`) of a JSON value, or undefined. */
 function at(value: unknown, path: string): unknown {
-  return path.split(".").reduce<unknown>((v, key) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined), value);
+  return path
+    .split(".")
+    .reduce<unknown>(
+      (v, key) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined),
+      value,
+    );
 }
 
 async function passes(filter: Filter | null, body: unknown, request: PublicRequest): Promise<Verdict> {
@@ -32,19 +37,37 @@ async function passes(filter: Filter | null, body: unknown, request: PublicReque
     if (JSON.stringify(at(body, path)) !== JSON.stringify(expected)) return { pass: false, error: null };
   }
   if (filter.jsonata === undefined) return { pass: true, error: null };
-  const result = await evaluate(filter.jsonata, body as Json, { headers: request.headers, method: request.method, path: request.path });
+  const result = await evaluate(filter.jsonata, body as Json, {
+    headers: request.headers,
+    method: request.method,
+    path: request.path,
+  });
   return result.ok ? { pass: result.value === true, error: null } : { pass: false, error: result.error };
 }
 
-const ROUTE = { methods: ["POST", "PUT", "PATCH", "DELETE"] as ("POST" | "PUT" | "PATCH" | "DELETE")[], maxBodyBytes: MAX_MESSAGE_BYTES, answers: ["json" as const] };
+const ROUTE = {
+  methods: ["POST", "PUT", "PATCH", "DELETE"] as ("POST" | "PUT" | "PATCH" | "DELETE")[],
+  maxBodyBytes: MAX_MESSAGE_BYTES,
+  answers: ["json" as const],
+};
 
 export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
   routes: [
-    { name: "publish", path: "", ...ROUTE, summary: "Sent on to every destination whose filter it passes, each delivery signed and retried on its own; answers the message's seq and how many destinations it went to." },
+    {
+      name: "publish",
+      path: "",
+      ...ROUTE,
+      summary:
+        "Sent on to every destination whose filter it passes, each delivery signed and retried on its own; answers the message's seq and how many destinations it went to.",
+    },
     { name: "publish_below", path: "/{path*}", ...ROUTE, summary: "The same, for any path below the address." },
   ],
   async prepare(ctx, _config, request) {
-    if (messageCount(ctx.sql).messages >= MAX_MESSAGES) throw new AppError("storage_full", `This fanout takes at most ${MAX_MESSAGES} messages in its life; use another.`);
+    if (messageCount(ctx.sql).messages >= MAX_MESSAGES)
+      throw new AppError(
+        "storage_full",
+        `This fanout takes at most ${MAX_MESSAGES} messages in its life; use another.`,
+      );
     const destinations = activeDestinations(ctx.sql);
     const body = destinations.some((d) => d.filter) ? jsonOf(request, MAX_FILTERED_BYTES) : undefined;
     const verdicts: Record<string, Verdict> = {};
@@ -54,7 +77,12 @@ export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
   },
   discard: (ctx, _config, prepared) => discardForward(ctx, prepared.body),
   handle(store, _config, request, prepared) {
-    const seq = recordMessage(store, { receivedAt: request.receivedAt, method: request.method, path: request.path, size: request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0) });
+    const seq = recordMessage(store, {
+      receivedAt: request.receivedAt,
+      method: request.method,
+      path: request.path,
+      size: request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0),
+    });
     const headers = forwardedHeaders(request.headers);
     const body = prepared.body;
     let sent = 0;
@@ -66,7 +94,10 @@ export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
         continue;
       }
       const deliveryId = store.send({
-        url: d.url, method: request.method as "POST", headers: { ...headers, ...d.headers }, eventType: "fanout.message",
+        url: d.url,
+        method: request.method as "POST",
+        headers: { ...headers, ...d.headers },
+        eventType: "fanout.message",
         body: body === null ? null : "text" in body ? body.text : { key: body.stored.key },
         ...(d.retry_delays ? { retryDelays: d.retry_delays } : {}),
       });
@@ -74,7 +105,12 @@ export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
       sent++;
     }
     // A stored body nothing sends is let go of now (the pipeline deletes one that deliveries share once they settle).
-    const stored = request.body !== null && !(request.body instanceof Uint8Array) ? request.body.key : body && "stored" in body ? body.stored.key : null;
+    const stored =
+      request.body !== null && !(request.body instanceof Uint8Array)
+        ? request.body.key
+        : body && "stored" in body
+          ? body.stored.key
+          : null;
     if (stored && sent === 0) store.dropObjects([stored]);
     return { type: "json", body: { received: true, seq, sent } };
   },

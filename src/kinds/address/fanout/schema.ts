@@ -24,10 +24,20 @@ const MAX_EQUALS = 20;
 
 export const filter = z
   .object({
-    equals: z.record(z.string().min(1).max(200), jsonValue).optional()
-      .describe(`Fields (dotted paths into the JSON body, e.g. \`data.object.status\`) and the values they must equal; at most ${MAX_EQUALS}.`),
-    jsonata: z.string().min(1).max(MAX_EXPRESSION_CHARS).optional()
-      .describe("A JSONata predicate over the body (`$` is the body; `$headers`, `$method`, `$path` are bound): the message passes when it yields `true`."),
+    equals: z
+      .record(z.string().min(1).max(200), jsonValue)
+      .optional()
+      .describe(
+        `Fields (dotted paths into the JSON body, e.g. \`data.object.status\`) and the values they must equal; at most ${MAX_EQUALS}.`,
+      ),
+    jsonata: z
+      .string()
+      .min(1)
+      .max(MAX_EXPRESSION_CHARS)
+      .optional()
+      .describe(
+        "A JSONata predicate over the body (`$` is the body; `$headers`, `$method`, `$path` are bound): the message passes when it yields `true`.",
+      ),
   })
   .strict()
   .refine((f) => f.equals !== undefined || f.jsonata !== undefined, "give equals, jsonata or both")
@@ -39,15 +49,25 @@ export const destinationInput = z
   .object({
     url: requestFields.url,
     headers: requestFields.headers.describe("Added to (or replacing) the forwarded headers."),
-    filter: filter.nullable().default(null).describe("Only messages that pass go to this destination (default: every message)."),
-    retry_delays: z.array(z.int().min(1).max(MAX_RETRY_DELAY_SECONDS)).max(MAX_ATTEMPTS - 1).nullable().default(null)
+    filter: filter
+      .nullable()
+      .default(null)
+      .describe("Only messages that pass go to this destination (default: every message)."),
+    retry_delays: z
+      .array(z.int().min(1).max(MAX_RETRY_DELAY_SECONDS))
+      .max(MAX_ATTEMPTS - 1)
+      .nullable()
+      .default(null)
       .describe(`Seconds before each retry (at most ${MAX_ATTEMPTS - 1}); null: the service's schedule.`),
   })
   .strict();
 export type DestinationInput = z.infer<typeof destinationInput>;
 
 export const fanoutCreate = z.object({
-  destinations: z.array(destinationInput).max(MAX_DESTINATIONS).default([])
+  destinations: z
+    .array(destinationInput)
+    .max(MAX_DESTINATIONS)
+    .default([])
     .describe(`Where each request goes (at most ${MAX_DESTINATIONS}; add and remove them later too).`),
 });
 export type FanoutConfig = z.infer<typeof fanoutCreate>;
@@ -60,7 +80,11 @@ export const destinationStats = z.object({
   delivered: z.int(),
   dead: z.int(),
   aborted: z.int(),
-  redelivered: z.int().describe("Deliveries that took more than one attempt: the destination may have seen those more than once (deduplicate by `webhook-id`)."),
+  redelivered: z
+    .int()
+    .describe(
+      "Deliveries that took more than one attempt: the destination may have seen those more than once (deduplicate by `webhook-id`).",
+    ),
   attempts: z.int().describe("Attempts of the settled deliveries."),
 });
 
@@ -79,7 +103,12 @@ export const destination = z
 
 export const destinationList = z.object({ destinations: z.array(destination) });
 
-export const destinationIdParam = z.object({ destination_id: z.string().regex(/^dst_[0-9a-f]{16}$/, "must be a destination id (dst_…)").describe("The destination's id.") });
+export const destinationIdParam = z.object({
+  destination_id: z
+    .string()
+    .regex(/^dst_[0-9a-f]{16}$/, "must be a destination id (dst_…)")
+    .describe("The destination's id."),
+});
 
 export const sendsInput = z.object({
   cursor: seqCursor.describe("A previous page's next_cursor."),
@@ -87,13 +116,17 @@ export const sendsInput = z.object({
 });
 
 export const sendsPage = z.object({
-  items: z.array(z.object({
-    message_seq: z.int(),
-    received_at: z.string(),
-    outcome: z.enum(["sent", "filtered_out", "filter_error"]),
-    filter_error: z.string().nullable(),
-    delivery: delivery.nullable().describe("The delivery with its attempts (null when not sent, or once the log has let it go)."),
-  })),
+  items: z.array(
+    z.object({
+      message_seq: z.int(),
+      received_at: z.string(),
+      outcome: z.enum(["sent", "filtered_out", "filter_error"]),
+      filter_error: z.string().nullable(),
+      delivery: delivery
+        .nullable()
+        .describe("The delivery with its attempts (null when not sent, or once the log has let it go)."),
+    }),
+  ),
   next_cursor: z.string().nullable(),
 });
 

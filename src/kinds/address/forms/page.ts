@@ -33,7 +33,10 @@ button { font: inherit; font-weight: 600; padding: .65rem 1.1rem; border: 0; bor
 
 function formsPage(title: string, body: string): string {
   return htmlDocument({
-    title, description: title, noindex: true, styleNonce: NONCE_SLOT,
+    title,
+    description: title,
+    noindex: true,
+    styleNonce: NONCE_SLOT,
     head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
     body: `<main id="main">${body}</main>`,
   });
@@ -42,7 +45,9 @@ function formsPage(title: string, body: string): string {
 const id = (name: string) => `f-${name}`;
 
 function control(f: FormField, value: string, error: string | undefined): string {
-  const described = [f.help ? `${id(f.name)}-help` : null, error ? `${id(f.name)}-error` : null].filter(Boolean).join(" ");
+  const described = [f.help ? `${id(f.name)}-help` : null, error ? `${id(f.name)}-error` : null]
+    .filter(Boolean)
+    .join(" ");
   const common = `id="${id(f.name)}" name="${f.name}"${f.required ? " required" : ""}${described ? ` aria-describedby="${described}"` : ""}${error ? ' aria-invalid="true"' : ""}`;
   const max = f.max_length ?? DEFAULT_MAX_LENGTH[f.type];
   switch (f.type) {
@@ -65,7 +70,8 @@ function fieldBlock(f: FormField, value: string, error: string | undefined): str
   const label = `<label for="${id(f.name)}">${escapeHtml(f.label)}${f.required ? ' <span class="req">(required)</span>' : ""}</label>`;
   const help = f.help ? `<p class="help" id="${id(f.name)}-help">${escapeHtml(f.help)}</p>` : "";
   const err = error ? `<p class="error" id="${id(f.name)}-error">${escapeHtml(f.label)} ${escapeHtml(error)}.</p>` : "";
-  if (f.type === "checkbox") return `<div class="field"><div class="check">${control(f, value, error)}${label}</div>${help}${err}</div>`;
+  if (f.type === "checkbox")
+    return `<div class="field"><div class="check">${control(f, value, error)}${label}</div>${help}${err}</div>`;
   return `<div class="field">${label}${help}${control(f, value, error)}${err}</div>`;
 }
 
@@ -74,28 +80,37 @@ export function formPage(config: FormsConfig, values: Record<string, string> = {
   const byField = new Map(errors.map((e) => [e.path, e.message]));
   const summary = errors.length
     ? `<div class="summary" role="alert" aria-labelledby="problems"><h2 id="problems">Please correct ${errors.length === 1 ? "this" : `these ${errors.length}`}</h2><ul>${errors
-      .map((e) => {
-        const f = config.fields.find((x) => x.name === e.path);
-        return `<li>${f ? `<a href="#${id(f.name)}">${escapeHtml(f.label)} ${escapeHtml(e.message)}</a>` : escapeHtml(`${e.path} ${e.message}`)}</li>`;
-      })
-      .join("")}</ul></div>`
+        .map((e) => {
+          const f = config.fields.find((x) => x.name === e.path);
+          return `<li>${f ? `<a href="#${id(f.name)}">${escapeHtml(f.label)} ${escapeHtml(e.message)}</a>` : escapeHtml(`${e.path} ${e.message}`)}</li>`;
+        })
+        .join("")}</ul></div>`
     : "";
-  return formsPage(config.title, `<h1>${escapeHtml(config.title)}</h1>
+  return formsPage(
+    config.title,
+    `<h1>${escapeHtml(config.title)}</h1>
 ${config.description ? `<p class="description">${escapeHtml(config.description)}</p>` : ""}
 ${summary}
 <form method="post">
 ${config.fields.map((f) => fieldBlock(f, values[f.name] ?? "", byField.get(f.name))).join("\n")}
 <div class="hp" aria-hidden="true"><label for="${id(HONEYPOT)}">Leave this empty</label><input type="text" id="${id(HONEYPOT)}" name="${HONEYPOT}" tabindex="-1" autocomplete="off"></div>
 <button type="submit">${escapeHtml(config.submit_label)}</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function thanksPage(config: FormsConfig): string {
-  return formsPage(config.title, `<h1>${escapeHtml(config.title)}</h1>
-<p role="status" id="thanks">${escapeHtml(config.thank_you)}</p>`);
+  return formsPage(
+    config.title,
+    `<h1>${escapeHtml(config.title)}</h1>
+<p role="status" id="thanks">${escapeHtml(config.thank_you)}</p>`,
+  );
 }
 
 export function limitedPage(config: FormsConfig, retrySeconds: number): string {
-  return formsPage(config.title, `<h1>${escapeHtml(config.title)}</h1>
-<p role="alert">Too many submissions came from your network this hour. Please try again in ${Math.ceil(retrySeconds / 60)} minutes.</p>`);
+  return formsPage(
+    config.title,
+    `<h1>${escapeHtml(config.title)}</h1>
+<p role="alert">Too many submissions came from your network this hour. Please try again in ${Math.ceil(retrySeconds / 60)} minutes.</p>`,
+  );
 }

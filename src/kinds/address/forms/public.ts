@@ -15,23 +15,49 @@ import { checkSubmission, readPosted } from "./submission";
 import { MAX_SUBMISSION_BYTES, type FormsConfig } from "./schema";
 
 function taken(config: FormsConfig, html: boolean, submissionId: string): PublicAnswer {
-  if (html) return config.redirect_url ? { type: "redirect", location: config.redirect_url, status: 303 } : { type: "html", body: thanksPage(config) };
-  return { type: "json", status: 201, body: { received: true, submission_id: submissionId, redirect_url: config.redirect_url } };
+  if (html)
+    return config.redirect_url
+      ? { type: "redirect", location: config.redirect_url, status: 303 }
+      : { type: "html", body: thanksPage(config) };
+  return {
+    type: "json",
+    status: 201,
+    body: { received: true, submission_id: submissionId, redirect_url: config.redirect_url },
+  };
 }
 
 export const formsFace = definePublicFace<FormsConfig>({
   routes: [
-    { name: "form", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["html", "json"], summary: "The form as a page (or, with Accept: application/json, its fields)." },
     {
-      name: "submit", path: "", methods: ["POST"], maxBodyBytes: MAX_SUBMISSION_BYTES, answers: ["html", "json", "redirect"],
-      summary: "A submission: the page's form post, or JSON from a script (201 with its id; 422 naming wrong fields; 429 past the hourly share of one address).",
+      name: "form",
+      path: "",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["html", "json"],
+      summary: "The form as a page (or, with Accept: application/json, its fields).",
+    },
+    {
+      name: "submit",
+      path: "",
+      methods: ["POST"],
+      maxBodyBytes: MAX_SUBMISSION_BYTES,
+      answers: ["html", "json", "redirect"],
+      summary:
+        "A submission: the page's form post, or JSON from a script (201 with its id; 422 naming wrong fields; 429 past the hourly share of one address).",
     },
   ],
   handle(store, config, request): PublicAnswer {
     const html = prefersHtml(request);
     if (request.route === "form") {
       if (html || !/json/i.test(request.headers.accept ?? "")) return { type: "html", body: formPage(config) };
-      return { type: "json", body: { title: config.title, fields: config.fields, submit: "POST this address: a form post or a JSON object of field values." } };
+      return {
+        type: "json",
+        body: {
+          title: config.title,
+          fields: config.fields,
+          submit: "POST this address: a form post or a JSON object of field values.",
+        },
+      };
     }
     const body = request.body instanceof Uint8Array ? request.body : null;
     const posted = readPosted(body, request.headers["content-type"] ?? "");
@@ -43,15 +69,28 @@ export const formsFace = definePublicFace<FormsConfig>({
     const checked = checkSubmission(config.fields, posted.raw);
     if ("errors" in checked) {
       if (html) return { type: "html", status: 422, body: formPage(config, posted.raw, checked.errors) };
-      throw new AppError("validation_failed", `The submission does not fit the form: ${checked.errors.map((e) => `${e.path} ${e.message}`).join("; ")}.`, { errors: checked.errors });
+      throw new AppError(
+        "validation_failed",
+        `The submission does not fit the form: ${checked.errors.map((e) => `${e.path} ${e.message}`).join("; ")}.`,
+        { errors: checked.errors },
+      );
     }
     const retry = takeRate(store, config, request.clientIp);
     if (retry !== null) {
       const headers = { "retry-after": String(retry) };
       if (html) return { type: "html", status: 429, headers, body: limitedPage(config, retry) };
-      return { type: "problem", code: "rate_limited", status: 429, headers, detail: `This form takes at most ${config.max_per_ip_per_hour} submissions an hour from one address: try again in ${retry} s.` };
+      return {
+        type: "problem",
+        code: "rate_limited",
+        status: 429,
+        headers,
+        detail: `This form takes at most ${config.max_per_ip_per_hour} submissions an hour from one address: try again in ${retry} s.`,
+      };
     }
-    const kept = keep(store, config, checked.data, { clientIp: request.clientIp, userAgent: request.headers["user-agent"] ?? null });
+    const kept = keep(store, config, checked.data, {
+      clientIp: request.clientIp,
+      userAgent: request.headers["user-agent"] ?? null,
+    });
     return taken(config, html, kept.submission_id);
   },
   errorAnswer(request, error) {

@@ -29,9 +29,23 @@ export const TABLES = [
   "CREATE TABLE form_rate (client TEXT PRIMARY KEY, hour INTEGER NOT NULL, count INTEGER NOT NULL)",
 ];
 
-type Row = { seq: number; submission_id: string; received_at: number; data: string; client_ip: string | null; user_agent: string | null };
+type Row = {
+  seq: number;
+  submission_id: string;
+  received_at: number;
+  data: string;
+  client_ip: string | null;
+  user_agent: string | null;
+};
 
-const view = (r: Row) => ({ submission_id: r.submission_id, seq: r.seq, received_at: iso(r.received_at), data: JSON.parse(r.data) as Record<string, Value>, client_ip: r.client_ip, user_agent: r.user_agent });
+const view = (r: Row) => ({
+  submission_id: r.submission_id,
+  seq: r.seq,
+  received_at: iso(r.received_at),
+  data: JSON.parse(r.data) as Record<string, Value>,
+  client_ip: r.client_ip,
+  user_agent: r.user_agent,
+});
 
 export function countSpam(sql: SqlStorage): void {
   sql.exec("UPDATE form_stats SET spam = spam + 1");
@@ -45,28 +59,64 @@ export function takeRate(store: EngineStore, config: FormsConfig, client: string
   const hour = Math.floor(store.now / 3_600_000);
   const key = client ?? "unknown";
   store.sql.exec("DELETE FROM form_rate WHERE hour < ?", hour);
-  const used = store.sql.exec<{ count: number }>("SELECT count FROM form_rate WHERE client = ?", key).toArray()[0]?.count ?? 0;
+  const used =
+    store.sql.exec<{ count: number }>("SELECT count FROM form_rate WHERE client = ?", key).toArray()[0]?.count ?? 0;
   if (used >= config.max_per_ip_per_hour) {
     store.sql.exec("UPDATE form_stats SET rate_limited = rate_limited + 1");
     return Math.ceil(((hour + 1) * 3_600_000 - store.now) / 1000);
   }
-  store.sql.exec("INSERT INTO form_rate (client, hour, count) VALUES (?, ?, 1) ON CONFLICT (client) DO UPDATE SET count = count + 1", key, hour);
+  store.sql.exec(
+    "INSERT INTO form_rate (client, hour, count) VALUES (?, ?, 1) ON CONFLICT (client) DO UPDATE SET count = count + 1",
+    key,
+    hour,
+  );
   return null;
 }
 
 /** Keeps a submission and relays it (webhook, notify), in the caller's transaction. */
-export function keep(store: EngineStore, config: FormsConfig, data: Record<string, Value>, meta: { clientIp: string | null; userAgent: string | null }) {
+export function keep(
+  store: EngineStore,
+  config: FormsConfig,
+  data: Record<string, Value>,
+  meta: { clientIp: string | null; userAgent: string | null },
+) {
   if (submissionCount(store.sql) >= MAX_SUBMISSIONS) {
-    throw new AppError("storage_full", `This form keeps at most ${MAX_SUBMISSIONS} submissions: the owner must delete some first.`);
+    throw new AppError(
+      "storage_full",
+      `This form keeps at most ${MAX_SUBMISSIONS} submissions: the owner must delete some first.`,
+    );
   }
   const id = randomId("sub_");
-  const shown = view(store.sql.exec<Row>("INSERT INTO form_submissions (submission_id, received_at, data, client_ip, user_agent) VALUES (?, ?, ?, ?, ?) RETURNING *",
-    id, store.now, JSON.stringify(data), meta.clientIp, meta.userAgent?.slice(0, 300) ?? null).one());
+  const shown = view(
+    store.sql
+      .exec<Row>(
+        "INSERT INTO form_submissions (submission_id, received_at, data, client_ip, user_agent) VALUES (?, ?, ?, ?, ?) RETURNING *",
+        id,
+        store.now,
+        JSON.stringify(data),
+        meta.clientIp,
+        meta.userAgent?.slice(0, 300) ?? null,
+      )
+      .one(),
+  );
   if (config.webhook_url) sendEvent(store, { url: config.webhook_url }, "forms.submission", shown, `submission:${id}`);
   if (config.notify) {
     const labels = new Map(config.fields.map((f) => [f.name, f.label]));
-    const lines = Object.entries(data).map(([k, v]) => `${labels.get(k) ?? k}: ${v === null ? "—" : v === true ? "yes" : v === false ? "no" : v}`);
-    notifyPeople(store, config.notify, { title: `New submission: ${config.title}`.slice(0, 250), body: lines.join("\n").slice(0, 16_000), format: "text", priority: "normal", tags: ["form"] }, `submission:${id}`);
+    const lines = Object.entries(data).map(
+      ([k, v]) => `${labels.get(k) ?? k}: ${v === null ? "—" : v === true ? "yes" : v === false ? "no" : v}`,
+    );
+    notifyPeople(
+      store,
+      config.notify,
+      {
+        title: `New submission: ${config.title}`.slice(0, 250),
+        body: lines.join("\n").slice(0, 16_000),
+        format: "text",
+        priority: "normal",
+        tags: ["form"],
+      },
+      `submission:${id}`,
+    );
   }
   return shown;
 }
@@ -82,7 +132,13 @@ export function stats(sql: SqlStorage) {
 
 /** Newest first; the cursor is the last row's sequence number. */
 export function submissionsPage(sql: SqlStorage, limit: number, cursor: string | undefined) {
-  const rows = sql.exec<Row>("SELECT * FROM form_submissions WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER, limit + 1).toArray();
+  const rows = sql
+    .exec<Row>(
+      "SELECT * FROM form_submissions WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+      cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, view);
 }
 
@@ -98,4 +154,5 @@ export function deleteSubmission(sql: SqlStorage, id: string) {
   return shown;
 }
 
-export const allSubmissions = (sql: SqlStorage) => sql.exec<Row>("SELECT * FROM form_submissions ORDER BY seq").toArray().map(view);
+export const allSubmissions = (sql: SqlStorage) =>
+  sql.exec<Row>("SELECT * FROM form_submissions ORDER BY seq").toArray().map(view);

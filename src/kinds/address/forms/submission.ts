@@ -32,7 +32,8 @@ export function readPosted(body: Uint8Array | null, contentType: string): Posted
     } catch {
       throw unreadable("The body is not JSON.");
     }
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw unreadable("Send a JSON object of field values.");
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+      throw unreadable("Send a JSON object of field values.");
     for (const [k, v] of Object.entries(parsed)) {
       if (v === null || v === undefined) continue;
       if (typeof v === "object") throw unreadable(`${k}: a field's value is text, a number or true/false.`);
@@ -73,13 +74,22 @@ function valueOf(f: FormField, given: string | undefined): { value: Value } | { 
   if (f.type === "select") return f.options!.includes(v) ? { value: v } : { error: "must be one of the choices" };
   const max = f.max_length ?? DEFAULT_MAX_LENGTH[f.type]!;
   if ([...v].length > max) return { error: `must be at most ${max} characters` };
-  if (!(f.type === "textarea" ? TEXT.lines : TEXT.line).test(v)) return { error: f.type === "textarea" ? "must be text without control characters" : "must be one line of text without control characters" };
+  if (!(f.type === "textarea" ? TEXT.lines : TEXT.line).test(v))
+    return {
+      error:
+        f.type === "textarea"
+          ? "must be text without control characters"
+          : "must be one line of text without control characters",
+    };
   if (f.type === "email" && !EMAIL.test(v)) return { error: "must be an e-mail address" };
   return { value: v };
 }
 
 /** The submission's values by field, or what is wrong with it, field by field. */
-export function checkSubmission(fields: FormField[], raw: Record<string, string>): { data: Record<string, Value> } | { errors: FieldError[] } {
+export function checkSubmission(
+  fields: FormField[],
+  raw: Record<string, string>,
+): { data: Record<string, Value> } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const data: Record<string, Value> = {};
   const known = new Set([...fields.map((f) => f.name), HONEYPOT]);

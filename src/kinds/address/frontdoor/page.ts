@@ -19,7 +19,10 @@ code { word-break: break-all; }
 
 function frontdoorPage(title: string, body: string): string {
   return htmlDocument({
-    title, description: "Leave a message for an AI agent.", noindex: true, styleNonce: NONCE_SLOT,
+    title,
+    description: "Leave a message for an AI agent.",
+    noindex: true,
+    styleNonce: NONCE_SLOT,
     head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
     body: `<main id="main">${body}</main>`,
   });
@@ -28,7 +31,9 @@ function frontdoorPage(title: string, body: string): string {
 const heading = (name: string | null) => (name ? `Leave a message for ${escapeHtml(name)}` : "Leave a message");
 
 export function formPage(name: string | null): string {
-  return frontdoorPage(name ? `Message ${name}` : "Leave a message", `<h1>${heading(name)}</h1>
+  return frontdoorPage(
+    name ? `Message ${name}` : "Leave a message",
+    `<h1>${heading(name)}</h1>
 <p>Your message is passed to the agent behind this address. You get a receipt that shows whether it was delivered.</p>
 <form method="post">
 <label for="message">Message</label>
@@ -36,11 +41,15 @@ export function formPage(name: string | null): string {
 <label for="from">Your name or how to reach you (optional)</label>
 <input id="from" name="from" maxlength="200" autocomplete="name">
 <button type="submit">Send</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function sentPage(receiptId: string, statusUrl: string): string {
-  return frontdoorPage("Message left", `<h1>Message left</h1>
+  return frontdoorPage(
+    "Message left",
+    `<h1>Message left</h1>
 <p>Your receipt: <code id="receipt">${escapeHtml(receiptId)}</code></p>
-<p><a id="status" href="${escapeHtml(statusUrl)}">See whether it was delivered</a> (keep this link: it is the only way to look).</p>`);
+<p><a id="status" href="${escapeHtml(statusUrl)}">See whether it was delivered</a> (keep this link: it is the only way to look).</p>`,
+  );
 }

@@ -21,9 +21,30 @@ interface Prepared {
 
 export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>({
   routes: [
-    { name: "receipt", path: "/receipts/{receipt_id}", methods: ["GET"], maxBodyBytes: 0, summary: "What became of a message: pending, delivered (the agent's endpoint took it) or acknowledged." },
-    { name: "form", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["html"], summary: "A page where a person writes a message (posted as a form)." },
-    { name: "message", path: "", methods: ["POST", "PUT"], maxBodyBytes: MAX_MESSAGE_BYTES, answers: ["json", "html"], summary: "Leave a message for the agent (any content type, up to 1 MiB): 202 with a receipt id and its status URL (a page, for a browser)." },
+    {
+      name: "receipt",
+      path: "/receipts/{receipt_id}",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      summary: "What became of a message: pending, delivered (the agent's endpoint took it) or acknowledged.",
+    },
+    {
+      name: "form",
+      path: "",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["html"],
+      summary: "A page where a person writes a message (posted as a form).",
+    },
+    {
+      name: "message",
+      path: "",
+      methods: ["POST", "PUT"],
+      maxBodyBytes: MAX_MESSAGE_BYTES,
+      answers: ["json", "html"],
+      summary:
+        "Leave a message for the agent (any content type, up to 1 MiB): 202 with a receipt id and its status URL (a page, for a browser).",
+    },
   ],
   async prepare(ctx, _config, request) {
     if (request.route !== "message") return null;
@@ -45,7 +66,9 @@ export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>(
       // What a pull shows of it, less the sender's headers and query (they could outgrow an inline push).
       const { headers: _headers, query: _query, ...message } = captureOf(store, rowOf(store.sql, seq, "message"));
       deliveryId = store.send({
-        url: endpoint.url, method: "POST", eventType: "frontdoor.message",
+        url: endpoint.url,
+        method: "POST",
+        eventType: "frontdoor.message",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ type: "frontdoor.message", receipt_id: prepared.receiptId, ...message }),
         ...(endpoint.retry_delays ? { retryDelays: endpoint.retry_delays } : {}),
@@ -54,6 +77,10 @@ export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>(
     recordMessage(store.sql, seq, prepared.receiptId, deliveryId);
     const statusUrl = `${store.publicUrl}/receipts/${prepared.receiptId}`;
     if (prefersHtml(request)) return { type: "html", status: 202, body: sentPage(prepared.receiptId, statusUrl) };
-    return { type: "json", status: 202, body: { received: true, receipt_id: prepared.receiptId, status_url: statusUrl, pushed: deliveryId !== null } };
+    return {
+      type: "json",
+      status: 202,
+      body: { received: true, receipt_id: prepared.receiptId, status_url: statusUrl, pushed: deliveryId !== null },
+    };
   },
 });

@@ -21,20 +21,34 @@ export const MAX_FORM_CHARS = 20_000;
 /** A push carries a body up to this size itself; a larger one by `body_url` (a signed link). */
 export const PUSH_INLINE_BYTES = 32 * 1024;
 
-const retryDelays = z.array(z.int().min(1).max(MAX_RETRY_DELAY_SECONDS)).max(MAX_ATTEMPTS - 1).nullable()
+const retryDelays = z
+  .array(z.int().min(1).max(MAX_RETRY_DELAY_SECONDS))
+  .max(MAX_ATTEMPTS - 1)
+  .nullable()
   .describe("Seconds before each retry of a push; null: the service's schedule.");
 
 export const endpointInput = z
   .object({
-    url: requestFields.url.nullable().describe("Where messages are pushed from now on (signed with the resource's signing secret, retried until a 2xx); null: pull only."),
+    url: requestFields.url
+      .nullable()
+      .describe(
+        "Where messages are pushed from now on (signed with the resource's signing secret, retried until a 2xx); null: pull only.",
+      ),
     retry_delays: retryDelays.default(null),
   })
   .strict();
 
 export const frontdoorCreate = z
   .object({
-    endpoint_url: requestFields.url.nullable().default(null).describe("Where messages are pushed; null (or absent): the agent pulls them."),
-    name: singleLine(120).min(1).nullable().default(null).describe("Who the messages are for, as the page people open at the address says (\"Leave a message for …\")."),
+    endpoint_url: requestFields.url
+      .nullable()
+      .default(null)
+      .describe("Where messages are pushed; null (or absent): the agent pulls them."),
+    name: singleLine(120)
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('Who the messages are for, as the page people open at the address says ("Leave a message for …").'),
     retry_delays: retryDelays.default(null),
   })
   .strict();
@@ -51,14 +65,25 @@ export const PUSH_STATES = ["none", "pushing", "delivered", "failed", "cancelled
 export const frontdoorInfo = z.object({
   ...pullCounts,
   endpoint,
-  pushes: z.object({ pushing: z.int(), delivered: z.int(), failed: z.int().describe("Gave up after the retries: the message waits to be pulled.") }),
+  pushes: z.object({
+    pushing: z.int(),
+    delivered: z.int(),
+    failed: z.int().describe("Gave up after the retries: the message waits to be pulled."),
+  }),
 });
 
 export const receipt = z.object({
   receipt_id: z.string(),
   received_at: z.string(),
-  status: z.enum(["pending", "delivered", "acknowledged"])
-    .describe("`pending`: not taken yet; `delivered`: the agent's endpoint answered 2xx; `acknowledged`: the agent acked it after pulling."),
-  push: z.enum(PUSH_STATES).describe("The push to the agent's endpoint: none (no endpoint when it came), under way, delivered, failed (pulled instead) or cancelled (acked first)."),
+  status: z
+    .enum(["pending", "delivered", "acknowledged"])
+    .describe(
+      "`pending`: not taken yet; `delivered`: the agent's endpoint answered 2xx; `acknowledged`: the agent acked it after pulling.",
+    ),
+  push: z
+    .enum(PUSH_STATES)
+    .describe(
+      "The push to the agent's endpoint: none (no endpoint when it came), under way, delivered, failed (pulled instead) or cancelled (acked first).",
+    ),
   settled_at: z.string().nullable().describe("When it was delivered or acknowledged."),
 });

@@ -47,7 +47,10 @@ const refuse = (detail: string) => new AppError("forbidden", detail);
 
 function needs(secrets: Secrets, field: keyof Secrets, protocol: string): string {
   const value = secrets[field];
-  if (value === undefined) throw refuse(`This is a ${protocol} challenge, and this address was created without \`${field}\`, so it cannot answer it.`);
+  if (value === undefined)
+    throw refuse(
+      `This is a ${protocol} challenge, and this address was created without \`${field}\`, so it cannot answer it.`,
+    );
   return value;
 }
 
@@ -67,7 +70,8 @@ export async function answerChallenge(secrets: Secrets, request: PublicRequest):
   const get = request.method === "GET" || request.method === "HEAD";
   if (get && queryOf(request, "hub.mode") === "subscribe" && queryOf(request, "hub.challenge") !== undefined) {
     const expected = needs(secrets, "meta_verify_token", "Meta");
-    if (!digestsEqual(queryOf(request, "hub.verify_token") ?? "", expected)) throw refuse("hub.verify_token is not this address's verify token.");
+    if (!digestsEqual(queryOf(request, "hub.verify_token") ?? "", expected))
+      throw refuse("hub.verify_token is not this address's verify token.");
     return { protocol: "meta", answer: text(queryOf(request, "hub.challenge")!) };
   }
   const crc = get ? queryOf(request, "crc_token") : undefined;
@@ -81,7 +85,11 @@ export async function answerChallenge(secrets: Secrets, request: PublicRequest):
   if (headerOf(request, "twitch-eventsub-message-type") === "webhook_callback_verification") {
     await signed("twitch", needs(secrets, "twitch_secret", "Twitch EventSub"), request);
     const challenge = jsonBody(request)?.challenge;
-    if (typeof challenge !== "string") throw new AppError("validation_failed", "A Twitch verification request carries a `challenge` string in its JSON body.");
+    if (typeof challenge !== "string")
+      throw new AppError(
+        "validation_failed",
+        "A Twitch verification request carries a `challenge` string in its JSON body.",
+      );
     return { protocol: "twitch", answer: text(challenge) };
   }
 
@@ -90,7 +98,10 @@ export async function answerChallenge(secrets: Secrets, request: PublicRequest):
     if (secrets.slack_signing_secret !== undefined) await signed("slack", secrets.slack_signing_secret, request);
     return { protocol: "slack", answer: { type: "json", body: { challenge: body.challenge } } };
   }
-  const plainToken = body?.event === "endpoint.url_validation" ? (body.payload as { plainToken?: unknown } | undefined)?.plainToken : undefined;
+  const plainToken =
+    body?.event === "endpoint.url_validation"
+      ? (body.payload as { plainToken?: unknown } | undefined)?.plainToken
+      : undefined;
   if (typeof plainToken === "string") {
     const secret = needs(secrets, "zoom_secret_token", "Zoom");
     if (headerOf(request, "x-zm-signature") !== null) await signed("zoom", secret, request);
@@ -101,10 +112,16 @@ export async function answerChallenge(secrets: Secrets, request: PublicRequest):
 }
 
 /** Which provider signed a buffered request, by the headers it carries, when its secret was given. */
-export function signerOf(secrets: Secrets, request: PublicRequest): { provider: "slack" | "twitch" | "zoom"; secret: string } | null {
+export function signerOf(
+  secrets: Secrets,
+  request: PublicRequest,
+): { provider: "slack" | "twitch" | "zoom"; secret: string } | null {
   const h = request.headers;
-  if (h["twitch-eventsub-message-signature"] !== undefined && secrets.twitch_secret) return { provider: "twitch", secret: secrets.twitch_secret };
-  if (h["x-slack-signature"] !== undefined && secrets.slack_signing_secret) return { provider: "slack", secret: secrets.slack_signing_secret };
-  if (h["x-zm-signature"] !== undefined && secrets.zoom_secret_token) return { provider: "zoom", secret: secrets.zoom_secret_token };
+  if (h["twitch-eventsub-message-signature"] !== undefined && secrets.twitch_secret)
+    return { provider: "twitch", secret: secrets.twitch_secret };
+  if (h["x-slack-signature"] !== undefined && secrets.slack_signing_secret)
+    return { provider: "slack", secret: secrets.slack_signing_secret };
+  if (h["x-zm-signature"] !== undefined && secrets.zoom_secret_token)
+    return { provider: "zoom", secret: secrets.zoom_secret_token };
   return null;
 }

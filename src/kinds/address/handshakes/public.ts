@@ -17,8 +17,23 @@ type Prepared = { challenge: Answered } | { challenge: null; verdict: Verdict | 
 
 export const handshakesFace = definePublicFace<HandshakesConfig, Prepared>({
   routes: [
-    { name: "receive", path: "", methods: METHODS, maxBodyBytes: MAX_ITEM_BYTES, answers: ["json", "text"], summary: "A provider's challenge is answered (Slack, Meta, Microsoft Graph, X, Zoom, Twitch, Dropbox); anything else is buffered in arrival order and answers its seq." },
-    { name: "receive_below", path: "/{path*}", methods: METHODS, maxBodyBytes: MAX_ITEM_BYTES, answers: ["json", "text"], summary: "The same, for any path below the address." },
+    {
+      name: "receive",
+      path: "",
+      methods: METHODS,
+      maxBodyBytes: MAX_ITEM_BYTES,
+      answers: ["json", "text"],
+      summary:
+        "A provider's challenge is answered (Slack, Meta, Microsoft Graph, X, Zoom, Twitch, Dropbox); anything else is buffered in arrival order and answers its seq.",
+    },
+    {
+      name: "receive_below",
+      path: "/{path*}",
+      methods: METHODS,
+      maxBodyBytes: MAX_ITEM_BYTES,
+      answers: ["json", "text"],
+      summary: "The same, for any path below the address.",
+    },
   ],
   async prepare(ctx, _config, request) {
     const sealed = sealedSecrets(ctx.sql);
@@ -26,7 +41,15 @@ export const handshakesFace = definePublicFace<HandshakesConfig, Prepared>({
     const challenge = await answerChallenge(secrets, request);
     if (challenge) return { challenge };
     const signer = signerOf(secrets, request);
-    const verdict = signer && (await verify(signer.provider, signer.secret, request.headers, await bodyBytes(ctx, request.body), request.receivedAt));
+    const verdict =
+      signer &&
+      (await verify(
+        signer.provider,
+        signer.secret,
+        request.headers,
+        await bodyBytes(ctx, request.body),
+        request.receivedAt,
+      ));
     return { challenge: null, verdict, staged: await stage(ctx, LIMITS, request) };
   },
   discard: (ctx, _config, prepared) => discardStaged(ctx, prepared.challenge ? undefined : prepared.staged),

@@ -32,11 +32,17 @@ const secret = (what: string) => singleLine(512).min(1).optional().describe(`${w
 
 export const handshakesCreate = z
   .object({
-    slack_signing_secret: secret("Slack's Signing Secret: `url_verification` and buffered events must carry a valid X-Slack-Signature (without it, the challenge is answered unchecked)."),
-    meta_verify_token: secret("The Verify Token you typed into Meta's (Facebook, Instagram, WhatsApp) webhook settings: `hub.verify_token` must equal it."),
+    slack_signing_secret: secret(
+      "Slack's Signing Secret: `url_verification` and buffered events must carry a valid X-Slack-Signature (without it, the challenge is answered unchecked).",
+    ),
+    meta_verify_token: secret(
+      "The Verify Token you typed into Meta's (Facebook, Instagram, WhatsApp) webhook settings: `hub.verify_token` must equal it.",
+    ),
     twitter_consumer_secret: secret("Your X (Twitter) app's consumer secret, which keys the CRC answer."),
     zoom_secret_token: secret("Your Zoom app's Secret Token, which keys `endpoint.url_validation` and x-zm-signature."),
-    twitch_secret: secret("The `secret` you gave Twitch when subscribing: the verification request's and every notification's signature are checked with it."),
+    twitch_secret: secret(
+      "The `secret` you gave Twitch when subscribing: the verification request's and every notification's signature are checked with it.",
+    ),
   })
   .strict();
 export type HandshakesCreate = z.infer<typeof handshakesCreate>;
@@ -51,6 +57,8 @@ export const handshakeRecord = z.object({
 
 export const handshakesInfo = z.object({
   ...pullCounts,
-  secrets: z.array(z.enum(Object.keys(SECRET_FIELDS) as [SecretField, ...SecretField[]])).describe("Which secrets were given at create."),
+  secrets: z
+    .array(z.enum(Object.keys(SECRET_FIELDS) as [SecretField, ...SecretField[]]))
+    .describe("Which secrets were given at create."),
   handshakes: z.array(handshakeRecord).describe(`Challenges answered, newest first (the latest ${HANDSHAKE_LOG}).`),
 });

@@ -21,9 +21,14 @@ export function sealedSecrets(sql: SqlStorage): string | null {
 
 /** Records an answered handshake, keeping the latest HANDSHAKE_LOG. */
 export function logHandshake(store: EngineStore, protocol: Protocol): void {
-  const id = store.sql.exec<{ id: number }>("INSERT INTO handshakes (at, protocol) VALUES (?, ?) RETURNING id", store.now, protocol).one().id;
+  const id = store.sql
+    .exec<{ id: number }>("INSERT INTO handshakes (at, protocol) VALUES (?, ?) RETURNING id", store.now, protocol)
+    .one().id;
   store.sql.exec("DELETE FROM handshakes WHERE id <= ?", id - HANDSHAKE_LOG);
 }
 
 export const handshakesAnswered = (sql: SqlStorage) =>
-  sql.exec<{ at: number; protocol: Protocol }>("SELECT at, protocol FROM handshakes ORDER BY id DESC").toArray().map((r) => ({ protocol: r.protocol, at: iso(r.at) }));
+  sql
+    .exec<{ at: number; protocol: Protocol }>("SELECT at, protocol FROM handshakes ORDER BY id DESC")
+    .toArray()
+    .map((r) => ({ protocol: r.protocol, at: iso(r.at) }));

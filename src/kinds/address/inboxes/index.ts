@@ -14,7 +14,15 @@ import { SIGNATURE_TOLERANCE_SECONDS } from "../captures/signatures";
 import { allRows, TABLES } from "../captures/store";
 import { allItems, MAX_BATCH, pullInfo, pullOps } from "../captures/pull";
 import { saveSecret, SECRET_TABLE } from "./store";
-import { inboxCreate, inboxInfo, MAX_BYTES, MAX_ITEM_BYTES, MAX_ITEMS, type InboxConfig, type InboxCreate } from "./schema";
+import {
+  inboxCreate,
+  inboxInfo,
+  MAX_BYTES,
+  MAX_ITEM_BYTES,
+  MAX_ITEMS,
+  type InboxConfig,
+  type InboxCreate,
+} from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001 per call
 
@@ -23,7 +31,9 @@ type Config = InboxCreate | InboxConfig;
 
 const kind = kindOf<Config>();
 
-const shown = (config: Config): InboxConfig => ({ verify: config.verify && { provider: config.verify.provider, reject_unverified: config.verify.reject_unverified } });
+const shown = (config: Config): InboxConfig => ({
+  verify: config.verify && { provider: config.verify.provider, reject_unverified: config.verify.reject_unverified },
+});
 
 export const inboxes = kind.define({
   kind: "inboxes",
@@ -38,8 +48,17 @@ export const inboxes = kind.define({
   dayPriceMicro: 2000,
   defaultTtlSeconds: 7 * 86400,
   maxTtlSeconds: 90 * 86400,
-  limits: { max_items: MAX_ITEMS, max_bytes: MAX_BYTES, max_item_bytes: MAX_ITEM_BYTES, max_batch: MAX_BATCH, signature_tolerance_seconds: SIGNATURE_TOLERANCE_SECONDS },
-  sealCreate: async (env, config) => ({ config: shown(config), sealed: config.verify && "secret" in config.verify ? seal(env, config.verify.secret) : null }),
+  limits: {
+    max_items: MAX_ITEMS,
+    max_bytes: MAX_BYTES,
+    max_item_bytes: MAX_ITEM_BYTES,
+    max_batch: MAX_BATCH,
+    signature_tolerance_seconds: SIGNATURE_TOLERANCE_SECONDS,
+  },
+  sealCreate: async (env, config) => ({
+    config: shown(config),
+    sealed: config.verify && "secret" in config.verify ? seal(env, config.verify.secret) : null,
+  }),
   init: (store, _config, sealed) => {
     if (typeof sealed === "string") saveSecret(store, sealed);
   },
@@ -47,13 +66,22 @@ export const inboxes = kind.define({
     const { pending, acked, bytes } = pullInfo(store.sql);
     return { pending, acked, bytes };
   },
-  exportData: (store, config) => ({ ...pullInfo(store.sql), verify: shown(config).verify, items: allItems(store, allRows(store.sql)) }),
+  exportData: (store, config) => ({
+    ...pullInfo(store.sql),
+    verify: shown(config).verify,
+    items: allItems(store, allRows(store.sql)),
+  }),
   public: inboxFace,
   ops: [
     ...pullOps(OP_PRICE),
     kind.op({
-      name: "info", method: "get", path: "", summary: "Counts, the latest seq and the signature check", priceMicro: OP_PRICE,
-      input: noInput, output: inboxInfo,
+      name: "info",
+      method: "get",
+      path: "",
+      summary: "Counts, the latest seq and the signature check",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: inboxInfo,
       run: (store, config) => ({ ...pullInfo(store.sql), verify: shown(config).verify }),
     }),
   ],

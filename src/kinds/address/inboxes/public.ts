@@ -27,16 +27,40 @@ async function prepare(ctx: PrepareContext, config: InboxConfig, request: Public
   if (config.verify) {
     const sealed = sealedSecret(ctx.sql);
     if (sealed === null) throw new Error("inboxes: a verifying inbox without its secret");
-    verdict = await verify(config.verify.provider, unseal(ctx.env, sealed), request.headers, await bodyBytes(ctx, request.body), request.receivedAt);
-    if (!verdict.verified && config.verify.reject_unverified) throw new AppError("unauthorized", `The request's ${config.verify.provider} signature does not verify: ${verdict.error}.`);
+    verdict = await verify(
+      config.verify.provider,
+      unseal(ctx.env, sealed),
+      request.headers,
+      await bodyBytes(ctx, request.body),
+      request.receivedAt,
+    );
+    if (!verdict.verified && config.verify.reject_unverified)
+      throw new AppError(
+        "unauthorized",
+        `The request's ${config.verify.provider} signature does not verify: ${verdict.error}.`,
+      );
   }
   return { verdict, staged: await stage(ctx, LIMITS, request) };
 }
 
 export const inboxFace = definePublicFace<InboxConfig, Prepared>({
   routes: [
-    { name: "receive", path: "", methods: METHODS, anyMethod: true, maxBodyBytes: MAX_ITEM_BYTES, summary: "Stored in arrival order, with its method, headers, query and raw body; answers the item's seq." },
-    { name: "receive_below", path: "/{path*}", methods: METHODS, anyMethod: true, maxBodyBytes: MAX_ITEM_BYTES, summary: "The same, for any path below the address (kept in the item's `path`)." },
+    {
+      name: "receive",
+      path: "",
+      methods: METHODS,
+      anyMethod: true,
+      maxBodyBytes: MAX_ITEM_BYTES,
+      summary: "Stored in arrival order, with its method, headers, query and raw body; answers the item's seq.",
+    },
+    {
+      name: "receive_below",
+      path: "/{path*}",
+      methods: METHODS,
+      anyMethod: true,
+      maxBodyBytes: MAX_ITEM_BYTES,
+      summary: "The same, for any path below the address (kept in the item's `path`).",
+    },
   ],
   prepare,
   discard: (ctx, _config, prepared) => discardStaged(ctx, prepared.staged),

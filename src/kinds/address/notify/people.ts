@@ -16,20 +16,27 @@ import { MAX_BODY_CHARS } from "./schema";
 
 /** A create field naming a notify resource by its management token. */
 export const notifyTarget = (what: string) =>
-  managementTokenOf(["notify"], "must be a notify resource's management token (zvm_…)").nullable().default(null)
-    .describe(`A notify resource's management token: ${what} go to its channels too (only its id is kept, and the record shows that).`);
+  managementTokenOf(["notify"], "must be a notify resource's management token (zvm_…)")
+    .nullable()
+    .default(null)
+    .describe(
+      `A notify resource's management token: ${what} go to its channels too (only its id is kept, and the record shows that).`,
+    );
 
 /** Checks at create that `token` is the management token of an active notify resource; answers its id. */
-export const checkNotifyTarget = (env: Env, token: string, field: string): Promise<string> => checkOwnedResource(env, token, ["notify"], field);
+export const checkNotifyTarget = (env: Env, token: string, field: string): Promise<string> =>
+  checkOwnedResource(env, token, ["notify"], field);
 
 /** What a relayed alert carries: a send's message, checked again where it arrives. */
-export const relayedMessage = z.object({
-  title: singleLine(250).nullable(),
-  body: z.string().min(1).max(MAX_BODY_CHARS),
-  format: z.enum(FORMATS),
-  priority: z.enum(PRIORITIES),
-  tags: z.array(singleLine(64)).max(10),
-}).strict();
+export const relayedMessage = z
+  .object({
+    title: singleLine(250).nullable(),
+    body: z.string().min(1).max(MAX_BODY_CHARS),
+    format: z.enum(FORMATS),
+    priority: z.enum(PRIORITIES),
+    tags: z.array(singleLine(64)).max(10),
+  })
+  .strict();
 export type RelayedMessage = z.infer<typeof relayedMessage>;
 
 /** Sends `message` to the people of notify resource `notifyId`, once per `uniqueBy` (what makes this alert this alert). */

@@ -24,15 +24,33 @@ export const MAX_SENDS = 10_000;
  * webhook's schemes come first (what a client filling the pattern's first alternative writes).
  * Schemes are lower case, as Apprise writes them (a JSON Schema pattern has no flag to fold case).
  */
-const schemes = [...CHANNELS.filter((c) => c.schemes.includes("json")), ...CHANNELS.filter((c) => !c.schemes.includes("json"))].flatMap((c) => c.schemes);
-const CHANNEL_URL = new RegExp(`^(?:${schemes.map((s) => s.replace(/[.+]/g, "\\$&")).join("|")})://[^\\u0000-\\u0020\\u007f]+$`);
+const schemes = [
+  ...CHANNELS.filter((c) => c.schemes.includes("json")),
+  ...CHANNELS.filter((c) => !c.schemes.includes("json")),
+].flatMap((c) => c.schemes);
+const CHANNEL_URL = new RegExp(
+  `^(?:${schemes.map((s) => s.replace(/[.+]/g, "\\$&")).join("|")})://[^\\u0000-\\u0020\\u007f]+$`,
+);
 
-export const channelUrl = z.string().min(1).max(MAX_URL_CHARS).regex(CHANNEL_URL, "must be scheme://… with a channel's scheme (GET /v1/notify/channels lists them), without spaces or control characters")
-  .describe("A channel in Apprise's URL grammar (`tgram://bot_token/chat_id`, `ntfys://ntfy.sh/topic`, …): `GET /v1/notify/channels` lists them.");
+export const channelUrl = z
+  .string()
+  .min(1)
+  .max(MAX_URL_CHARS)
+  .regex(
+    CHANNEL_URL,
+    "must be scheme://… with a channel's scheme (GET /v1/notify/channels lists them), without spaces or control characters",
+  )
+  .describe(
+    "A channel in Apprise's URL grammar (`tgram://bot_token/chat_id`, `ntfys://ntfy.sh/topic`, …): `GET /v1/notify/channels` lists them.",
+  );
 
 export const notifyCreate = z
   .object({
-    channels: z.array(channelUrl).min(1).max(MAX_CHANNELS).describe(`Up to ${MAX_CHANNELS} channel URLs. They carry credentials: kept encrypted, shown back redacted.`),
+    channels: z
+      .array(channelUrl)
+      .min(1)
+      .max(MAX_CHANNELS)
+      .describe(`Up to ${MAX_CHANNELS} channel URLs. They carry credentials: kept encrypted, shown back redacted.`),
   })
   .strict();
 export type NotifyConfig = z.infer<typeof notifyCreate>;
@@ -53,13 +71,42 @@ export const channelIdParam = z.object({ channel_id: z.string().max(64) });
 
 export const sendInput = z
   .object({
-    title: singleLine(250).nullable().default(null).describe("Shown as the title where the channel has one, else as the first line."),
-    body: z.string().min(1).max(MAX_BODY_CHARS).describe("The message; converted to what each channel renders (see `format`)."),
-    format: z.enum(FORMATS).default("text").describe("What `body` is written in: text, markdown or html. Markdown is rendered to HTML for HTML channels; HTML is reduced to text for text-only ones."),
-    priority: z.enum(PRIORITIES).default("normal").describe("Five levels, mapped onto each channel's own scale (ntfy 1–5, Pushover −2…2, Opsgenie P5…P1, …)."),
-    tags: z.array(singleLine(64).min(1)).max(10).default([]).describe("Tags, where the channel has them (ntfy's emoji tags, Opsgenie's tags)."),
-    attach: httpUrl.nullable().default(null).describe("A file's URL the channel shows or links where it takes one (an image in Discord, Telegram's photo, ntfy's attachment)."),
-    channels: z.array(z.string().max(64)).max(MAX_CHANNELS).nullable().default(null).describe("Only these channel ids; null: every channel."),
+    title: singleLine(250)
+      .nullable()
+      .default(null)
+      .describe("Shown as the title where the channel has one, else as the first line."),
+    body: z
+      .string()
+      .min(1)
+      .max(MAX_BODY_CHARS)
+      .describe("The message; converted to what each channel renders (see `format`)."),
+    format: z
+      .enum(FORMATS)
+      .default("text")
+      .describe(
+        "What `body` is written in: text, markdown or html. Markdown is rendered to HTML for HTML channels; HTML is reduced to text for text-only ones.",
+      ),
+    priority: z
+      .enum(PRIORITIES)
+      .default("normal")
+      .describe("Five levels, mapped onto each channel's own scale (ntfy 1–5, Pushover −2…2, Opsgenie P5…P1, …)."),
+    tags: z
+      .array(singleLine(64).min(1))
+      .max(10)
+      .default([])
+      .describe("Tags, where the channel has them (ntfy's emoji tags, Opsgenie's tags)."),
+    attach: httpUrl
+      .nullable()
+      .default(null)
+      .describe(
+        "A file's URL the channel shows or links where it takes one (an image in Discord, Telegram's photo, ntfy's attachment).",
+      ),
+    channels: z
+      .array(z.string().max(64))
+      .max(MAX_CHANNELS)
+      .nullable()
+      .default(null)
+      .describe("Only these channel ids; null: every channel."),
   })
   .strict();
 
@@ -67,7 +114,9 @@ const channelResult = z.object({
   channel_id: z.string(),
   service: z.string(),
   delivery_id: z.string(),
-  status: z.string().describe("The delivery's status: pending, retrying, delivered, dead (gave up after its retries) or aborted."),
+  status: z
+    .string()
+    .describe("The delivery's status: pending, retrying, delivered, dead (gave up after its retries) or aborted."),
   attempts: z.int(),
   last_error: z.string().nullable(),
   delivery: deliverySchema.nullable().describe("The delivery as the attempt log shows it (with `?detail=true`)."),
@@ -77,15 +126,29 @@ export const sendView = z.object({
   send_id: z.string(),
   created_at: z.string(),
   title: z.string().nullable(),
-  source: z.string().describe("`api`, or the id of the resource whose alert it relays (a dead-man switch, a form, an approval)."),
+  source: z
+    .string()
+    .describe("`api`, or the id of the resource whose alert it relays (a dead-man switch, a form, an approval)."),
   summary: z.object({ delivered: z.int(), failed: z.int(), pending: z.int() }),
-  results: z.array(channelResult).describe("One per request made: per channel, and per recipient where the provider takes one a call."),
+  results: z
+    .array(channelResult)
+    .describe("One per request made: per channel, and per recipient where the provider takes one a call."),
 });
 
 export const sendIdParam = z.object({ send_id: z.string().max(64) });
 export const sendGetInput = z.object({
-  detail: z.enum(["true", "false"]).default("false").transform((v) => v === "true").describe("Include each delivery with its attempts."),
-  wait_seconds: z.coerce.number().int().min(0).max(30).default(0).describe("Wait up to this long for every channel's result (long-poll)."),
+  detail: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .describe("Include each delivery with its attempts."),
+  wait_seconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30)
+    .default(0)
+    .describe("Wait up to this long for every channel's result (long-poll)."),
 });
 
 export const sendsInput = z.object({ limit: pageLimit(20), cursor: seqCursor });

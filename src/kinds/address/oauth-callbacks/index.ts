@@ -24,8 +24,14 @@ function authorizeUrl(config: OauthConfig, redirectUri: string, challenge: strin
   if (!config.authorization_endpoint || !config.client_id) return null;
   const url = new URL(config.authorization_endpoint);
   const params: Record<string, string | null> = {
-    response_type: "code", client_id: config.client_id, redirect_uri: redirectUri, scope: config.scope, state: config.state,
-    code_challenge: challenge, code_challenge_method: challenge ? "S256" : null, ...config.authorize_params,
+    response_type: "code",
+    client_id: config.client_id,
+    redirect_uri: redirectUri,
+    scope: config.scope,
+    state: config.state,
+    code_challenge: challenge,
+    code_challenge_method: challenge ? "S256" : null,
+    ...config.authorize_params,
   };
   for (const [k, v] of Object.entries(params)) if (v !== null) url.searchParams.set(k, v);
   return url.href;
@@ -54,14 +60,19 @@ export const oauthCallbacks = kind.define({
   maxTtlSeconds: 30 * 86400,
   checkCreate: (config) => {
     if ((config.token_endpoint || config.authorization_endpoint) && !config.client_id) {
-      throw new AppError("validation_failed", "client_id: needed with an authorization or token endpoint.", { errors: [{ path: "client_id", message: "needed with an authorization or token endpoint" }] });
+      throw new AppError("validation_failed", "client_id: needed with an authorization or token endpoint.", {
+        errors: [{ path: "client_id", message: "needed with an authorization or token endpoint" }],
+      });
     }
   },
   // The secret and the PKCE verifier are kept sealed; the record shows the state the callback must bring.
   sealCreate: async (_env, config) => {
     const verifier = config.pkce ? randomId("") + randomId("") : null;
     const secrets: Secrets = { client_secret: config.client_secret, code_verifier: verifier };
-    return { config: { ...config, client_secret: config.client_secret && "(sealed)", state: config.state ?? randomId("st_") }, sealed: secrets };
+    return {
+      config: { ...config, client_secret: config.client_secret && "(sealed)", state: config.state ?? randomId("st_") },
+      sealed: secrets,
+    };
   },
   init: (store, _config, sealed) => {
     const secrets = sealed as Secrets;
@@ -73,16 +84,34 @@ export const oauthCallbacks = kind.define({
   public: oauthFace,
   ops: [
     kind.op({
-      name: "info", method: "get", path: "", summary: "The redirect_uri to register, the authorize_url to send the person to, the state and PKCE challenge", priceMicro: OP_PRICE,
-      input: noInput, output: oauthInfo,
+      name: "info",
+      method: "get",
+      path: "",
+      summary: "The redirect_uri to register, the authorize_url to send the person to, the state and PKCE challenge",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: oauthInfo,
       run: (store, config) => {
         const s = secretsOf(store.env, store.sql);
-        return { redirect_uri: s.redirect_uri, authorize_url: authorizeUrl(config, s.redirect_uri, s.code_challenge), state: config.state!, code_challenge: s.code_challenge, code_challenge_method: s.code_challenge ? ("S256" as const) : null, status: statusOf(store.sql) };
+        return {
+          redirect_uri: s.redirect_uri,
+          authorize_url: authorizeUrl(config, s.redirect_uri, s.code_challenge),
+          state: config.state!,
+          code_challenge: s.code_challenge,
+          code_challenge_method: s.code_challenge ? ("S256" as const) : null,
+          status: statusOf(store.sql),
+        };
       },
     }),
     kind.op({
-      name: "result", method: "get", path: "/result", summary: "The tokens (or the code, or the provider's error) once the callback came (long-poll with wait_seconds)", priceMicro: OP_PRICE,
-      input: resultInput, output: oauthResult, example: { input: { wait_seconds: 0 } },
+      name: "result",
+      method: "get",
+      path: "/result",
+      summary: "The tokens (or the code, or the provider's error) once the callback came (long-poll with wait_seconds)",
+      priceMicro: OP_PRICE,
+      input: resultInput,
+      output: oauthResult,
+      example: { input: { wait_seconds: 0 } },
       ready: (store) => statusOf(store.sql) !== "pending",
       run: (store) => result(store),
     }),

@@ -17,7 +17,12 @@ import { MAX_BODY_BYTES, type ProxyCreate } from "./schema";
 /** What the face reads of the config: the same in the create body and in the record's form. */
 type Access = Pick<ProxyCreate, "upstream_url" | "auth" | "allow_ips" | "rate_limit_per_minute">;
 
-const ROUTE = { methods: [...PUBLIC_METHODS], maxBodyBytes: MAX_BODY_BYTES, streamsBody: true, answers: ["upstream" as const] };
+const ROUTE = {
+  methods: [...PUBLIC_METHODS],
+  maxBodyBytes: MAX_BODY_BYTES,
+  streamsBody: true,
+  answers: ["upstream" as const],
+};
 
 function fromAllowedRange(config: Access, ip: string | null): boolean {
   const address = ip === null ? null : parseIp(ip);
@@ -45,8 +50,19 @@ const pathOf = (request: PublicRequest) => (request.rawQuery ? `${request.path}?
 
 export const proxyFace = definePublicFace<Access>({
   routes: [
-    { name: "proxy", path: "", ...ROUTE, summary: "Passed to the upstream for a caller with the proxy's credential or from an allowed range (401 otherwise, 429 over the rate limit), with the sealed headers and query added." },
-    { name: "proxy_below", path: "/{path*}", ...ROUTE, summary: "The same for any path below the address (appended to the upstream's)." },
+    {
+      name: "proxy",
+      path: "",
+      ...ROUTE,
+      summary:
+        "Passed to the upstream for a caller with the proxy's credential or from an allowed range (401 otherwise, 429 over the rate limit), with the sealed headers and query added.",
+    },
+    {
+      name: "proxy_below",
+      path: "/{path*}",
+      ...ROUTE,
+      summary: "The same for any path below the address (appended to the upstream's).",
+    },
   ],
   handle(store, config, request): PublicAnswer {
     const a = access(store.sql);
@@ -55,14 +71,27 @@ export const proxyFace = definePublicFace<Access>({
     if (!via) {
       logRequest(store, { ...entry, via: null, status: 401, outcome: "denied" });
       const challenge = config.auth === "basic" ? 'Basic realm="proxy"' : 'Bearer realm="proxy"';
-      return { type: "problem", code: "unauthorized", detail: "This proxy takes its own credential (or callers from its allowed ranges).", headers: { "www-authenticate": challenge } };
+      return {
+        type: "problem",
+        code: "unauthorized",
+        detail: "This proxy takes its own credential (or callers from its allowed ranges).",
+        headers: { "www-authenticate": challenge },
+      };
     }
     const wait = overLimit(store, config.rate_limit_per_minute);
     if (wait !== null) {
       logRequest(store, { ...entry, via, status: 429, outcome: "rate_limited" });
-      return { type: "problem", code: "rate_limited", detail: `This proxy passes ${config.rate_limit_per_minute} requests a minute.`, headers: { "retry-after": String(wait) } };
+      return {
+        type: "problem",
+        code: "rate_limited",
+        detail: `This proxy passes ${config.rate_limit_per_minute} requests a minute.`,
+        headers: { "retry-after": String(wait) },
+      };
     }
-    const inject = JSON.parse(unseal(store.env, a.sealed_inject)) as { headers: Record<string, string>; query: Record<string, string> };
+    const inject = JSON.parse(unseal(store.env, a.sealed_inject)) as {
+      headers: Record<string, string>;
+      query: Record<string, string>;
+    };
     const headers = forwardedHeaders(request.headers);
     // The proxy's credential is for the proxy; a caller let in by its address keeps its own Authorization.
     if (via === "credential") delete headers["authorization"];
@@ -70,9 +99,13 @@ export const proxyFace = definePublicFace<Access>({
     for (const [name, value] of Object.entries(inject.headers)) headers[name.toLowerCase()] = value;
     const seq = logRequest(store, { ...entry, via, status: null, outcome: "passed" });
     return {
-      type: "upstream", url: upstreamUrl(config, request, inject.query), requestHeaders: headers,
-      redact: [...Object.values(inject.headers), ...Object.values(inject.query)], report: String(seq),
+      type: "upstream",
+      url: upstreamUrl(config, request, inject.query),
+      requestHeaders: headers,
+      redact: [...Object.values(inject.headers), ...Object.values(inject.query)],
+      report: String(seq),
     };
   },
-  settled: (store, _config, report, outcome) => logOutcome(store.sql, Number(report), outcome.status, outcome.durationMs),
+  settled: (store, _config, report, outcome) =>
+    logOutcome(store.sql, Number(report), outcome.status, outcome.durationMs),
 });

@@ -27,11 +27,17 @@ export const TABLES = [
 ];
 
 /** A new credential: what callers send, and what is kept of it. */
-export function newCredential(config: Pick<ProxyConfig, "auth" | "basic_username">): { shown: Record<string, string>; hash: string } {
+export function newCredential(config: Pick<ProxyConfig, "auth" | "basic_username">): {
+  shown: Record<string, string>;
+  hash: string;
+} {
   const secret = encodeBase62(randomBytes(24));
   if (config.auth === "basic") {
     const authorization = `Basic ${btoa(`${config.basic_username}:${secret}`)}`;
-    return { shown: { type: "basic", authorization, username: config.basic_username, password: secret }, hash: sha256Hex(authorization) };
+    return {
+      shown: { type: "basic", authorization, username: config.basic_username, password: secret },
+      hash: sha256Hex(authorization),
+    };
   }
   const token = `zvp_${secret}`;
   const authorization = `Bearer ${token}`;
@@ -45,7 +51,11 @@ export type ProxySealed = {
 };
 
 export function saveAccess(sql: SqlStorage, sealed: ProxySealed): void {
-  sql.exec("INSERT INTO proxy_access (id, credential_hash, sealed_inject) VALUES (1, ?, ?)", sealed.credential_hash, sealed.sealed_inject);
+  sql.exec(
+    "INSERT INTO proxy_access (id, credential_hash, sealed_inject) VALUES (1, ?, ?)",
+    sealed.credential_hash,
+    sealed.sealed_inject,
+  );
   sql.exec("INSERT INTO proxy_counts (id) VALUES (1)");
 }
 
@@ -54,7 +64,11 @@ export function setCredentialHash(sql: SqlStorage, hash: string): void {
 }
 
 export const access = (sql: SqlStorage) =>
-  sql.exec<{ credential_hash: string | null; sealed_inject: string; tokens: number | null; refilled_at: number | null }>("SELECT * FROM proxy_access").one();
+  sql
+    .exec<{ credential_hash: string | null; sealed_inject: string; tokens: number | null; refilled_at: number | null }>(
+      "SELECT * FROM proxy_access",
+    )
+    .one();
 
 /**
  * Takes a request from the per-minute allowance, a token bucket (a minute's worth at most, refilled
@@ -72,28 +86,70 @@ export function overLimit(store: EngineStore, perMinute: number): number | null 
 
 export type Outcome = "passed" | "denied" | "rate_limited";
 
-export function logRequest(store: EngineStore, e: { method: string; path: string; callerIp: string | null; via: "credential" | "ip" | null; status: number | null; outcome: Outcome }): number {
+export function logRequest(
+  store: EngineStore,
+  e: {
+    method: string;
+    path: string;
+    callerIp: string | null;
+    via: "credential" | "ip" | null;
+    status: number | null;
+    outcome: Outcome;
+  },
+): number {
   store.sql.exec(`UPDATE proxy_counts SET ${e.outcome} = ${e.outcome} + 1`);
-  const seq = store.sql.exec<{ seq: number }>(
-    "INSERT INTO proxy_log (at, method, path, caller_ip, via, status) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
-    store.now, e.method, e.path.slice(0, 2048), e.callerIp, e.via, e.status,
-  ).one().seq;
+  const seq = store.sql
+    .exec<{ seq: number }>(
+      "INSERT INTO proxy_log (at, method, path, caller_ip, via, status) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+      store.now,
+      e.method,
+      e.path.slice(0, 2048),
+      e.callerIp,
+      e.via,
+      e.status,
+    )
+    .one().seq;
   store.sql.exec("DELETE FROM proxy_log WHERE seq <= ?", seq - LOG_KEPT);
   return seq;
 }
 
 export function logOutcome(sql: SqlStorage, seq: number, status: number, durationMs: number): void {
-  sql.exec("UPDATE proxy_log SET status = ?, duration_ms = ? WHERE seq = ? AND status IS NULL", status, Math.round(durationMs), seq);
+  sql.exec(
+    "UPDATE proxy_log SET status = ?, duration_ms = ? WHERE seq = ? AND status IS NULL",
+    status,
+    Math.round(durationMs),
+    seq,
+  );
 }
 
-export const counts = (sql: SqlStorage) => sql.exec<{ passed: number; denied: number; rate_limited: number }>("SELECT passed, denied, rate_limited FROM proxy_counts").one();
+export const counts = (sql: SqlStorage) =>
+  sql
+    .exec<{ passed: number; denied: number; rate_limited: number }>(
+      "SELECT passed, denied, rate_limited FROM proxy_counts",
+    )
+    .one();
 
-type LogRow = { seq: number; at: number; method: string; path: string; caller_ip: string | null; via: "credential" | "ip" | null; status: number | null; duration_ms: number | null };
+type LogRow = {
+  seq: number;
+  at: number;
+  method: string;
+  path: string;
+  caller_ip: string | null;
+  via: "credential" | "ip" | null;
+  status: number | null;
+  duration_ms: number | null;
+};
 const view = (r: LogRow) => ({ ...r, at: iso(r.at) });
 
 /** Newest first; `cursor`: the seq the previous page ended above. */
 export function logPage(sql: SqlStorage, cursor: number | null, limit: number) {
-  const rows = sql.exec<LogRow>("SELECT * FROM proxy_log WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor ?? Number.MAX_SAFE_INTEGER, limit + 1).toArray();
+  const rows = sql
+    .exec<LogRow>(
+      "SELECT * FROM proxy_log WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+      cursor ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
+    .toArray();
   const page = rows.slice(0, limit);
   return { items: page.map(view), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
 }

@@ -18,12 +18,22 @@ export const MAX_BUFFERED_BYTES = 100 * 1024 * 1024;
 export const MODES = ["proxy", "redirect"] as const;
 
 const targetUrl = requestFields.url.nullable();
-const mode = z.enum(MODES).describe("`proxy`: the request and its answer stream through this address (up to 10 MiB each way). `redirect`: a 307 to the target, which the client follows.");
-const forwardPath = z.boolean().describe("Append the path below the address and the query to the target's (default); false sends every request to the target as it is.");
+const mode = z
+  .enum(MODES)
+  .describe(
+    "`proxy`: the request and its answer stream through this address (up to 10 MiB each way). `redirect`: a 307 to the target, which the client follows.",
+  );
+const forwardPath = z
+  .boolean()
+  .describe(
+    "Append the path below the address and the query to the target's (default); false sends every request to the target as it is.",
+  );
 
 export const stableCreate = z
   .object({
-    target_url: targetUrl.default(null).describe("Where requests go; null (or absent): buffered until a target is set."),
+    target_url: targetUrl
+      .default(null)
+      .describe("Where requests go; null (or absent): buffered until a target is set."),
     mode: mode.default("proxy"),
     forward_path: forwardPath.default(true),
   })
@@ -32,7 +42,9 @@ export type StableConfig = z.infer<typeof stableCreate>;
 
 export const targetInput = z
   .object({
-    target_url: targetUrl.describe("The new target; null buffers requests from now on. Setting one replays what is buffered, in order, once each."),
+    target_url: targetUrl.describe(
+      "The new target; null buffers requests from now on. Setting one replays what is buffered, in order, once each.",
+    ),
     mode: mode.optional(),
     forward_path: forwardPath.optional(),
   })

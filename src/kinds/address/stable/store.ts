@@ -45,7 +45,14 @@ export interface Target {
   forward_path: boolean;
 }
 
-type TargetRow = { target_url: string | null; mode: Target["mode"]; forward_path: number; set_at: number | null; proxied: number; redirected: number };
+type TargetRow = {
+  target_url: string | null;
+  mode: Target["mode"];
+  forward_path: number;
+  set_at: number | null;
+  proxied: number;
+  redirected: number;
+};
 
 const targetRow = (sql: SqlStorage) => sql.exec<TargetRow>("SELECT * FROM stable_target").one();
 
@@ -57,7 +64,10 @@ export function targetOf(sql: SqlStorage): Target {
 export function setTarget(store: EngineStore, target: Target): void {
   store.sql.exec(
     "INSERT INTO stable_target (id, target_url, mode, forward_path, set_at) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET target_url = excluded.target_url, mode = excluded.mode, forward_path = excluded.forward_path, set_at = excluded.set_at",
-    target.target_url, target.mode, target.forward_path ? 1 : 0, target.target_url ? store.now : null,
+    target.target_url,
+    target.mode,
+    target.forward_path ? 1 : 0,
+    target.target_url ? store.now : null,
   );
   replayNext(store);
 }
@@ -86,27 +96,57 @@ export interface Buffered {
 
 /** Keeps a request for the next target (507 when the buffer is full), and starts replaying if there is one. */
 export function buffer(store: EngineStore, r: Buffered): number {
-  const held = store.sql.exec<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(size) AS bytes FROM stable_buffer WHERE status IN ('waiting', 'replaying')").one();
+  const held = store.sql
+    .exec<{ n: number; bytes: number | null }>(
+      "SELECT COUNT(*) AS n, SUM(size) AS bytes FROM stable_buffer WHERE status IN ('waiting', 'replaying')",
+    )
+    .one();
   if (held.n >= MAX_BUFFERED || (held.bytes ?? 0) + r.size > MAX_BUFFERED_BYTES) {
-    throw new AppError("storage_full", `No target is set and the buffer is full (${MAX_BUFFERED} requests, ${MAX_BUFFERED_BYTES} bytes); nothing was kept.`);
+    throw new AppError(
+      "storage_full",
+      `No target is set and the buffer is full (${MAX_BUFFERED} requests, ${MAX_BUFFERED_BYTES} bytes); nothing was kept.`,
+    );
   }
   const body = r.body;
-  const seq = store.sql.exec<{ seq: number }>(
-    "INSERT INTO stable_buffer (received_at, method, path, query, headers, body_text, body_key, size, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting') RETURNING seq",
-    r.receivedAt, r.method, r.path, r.query, JSON.stringify(r.headers), body && "text" in body ? body.text : null, body && "key" in body ? body.key : null, r.size,
-  ).one().seq;
+  const seq = store.sql
+    .exec<{ seq: number }>(
+      "INSERT INTO stable_buffer (received_at, method, path, query, headers, body_text, body_key, size, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting') RETURNING seq",
+      r.receivedAt,
+      r.method,
+      r.path,
+      r.query,
+      JSON.stringify(r.headers),
+      body && "text" in body ? body.text : null,
+      body && "key" in body ? body.key : null,
+      r.size,
+    )
+    .one().seq;
   replayNext(store);
   return seq;
 }
 
-type BufferRow = { seq: number; received_at: number; method: string; path: string; query: string; headers: string; body_text: string | null; body_key: string | null; size: number; status: BufferStatus; delivery_id: string | null };
+type BufferRow = {
+  seq: number;
+  received_at: number;
+  method: string;
+  path: string;
+  query: string;
+  headers: string;
+  body_text: string | null;
+  body_key: string | null;
+  size: number;
+  status: BufferStatus;
+  delivery_id: string | null;
+};
 
 /** Sends the oldest waiting request to the target, unless one is under way (or there is no target). */
 function replayNext(store: EngineStore): void {
   const target = targetOf(store.sql);
   if (!target.target_url) return;
   if (store.sql.exec("SELECT 1 FROM stable_buffer WHERE status = 'replaying' LIMIT 1").toArray().length) return;
-  const next = store.sql.exec<BufferRow>("SELECT * FROM stable_buffer WHERE status = 'waiting' ORDER BY seq LIMIT 1").toArray()[0];
+  const next = store.sql
+    .exec<BufferRow>("SELECT * FROM stable_buffer WHERE status = 'waiting' ORDER BY seq LIMIT 1")
+    .toArray()[0];
   if (!next) return;
   const deliveryId = store.send({
     url: targetFor({ ...target, target_url: target.target_url }, next.path, next.query),
@@ -115,26 +155,45 @@ function replayNext(store: EngineStore): void {
     body: next.body_key ? { key: next.body_key } : next.body_text,
     eventType: "stable.replay",
   });
-  store.sql.exec("UPDATE stable_buffer SET status = 'replaying', delivery_id = ?, body_text = NULL WHERE seq = ?", deliveryId, next.seq);
+  store.sql.exec(
+    "UPDATE stable_buffer SET status = 'replaying', delivery_id = ?, body_text = NULL WHERE seq = ?",
+    deliveryId,
+    next.seq,
+  );
 }
 
 /** A replay settled: the next one starts. */
-export function replayFinished(store: EngineStore, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void {
+export function replayFinished(
+  store: EngineStore,
+  deliveryId: string,
+  outcome: "delivered" | "aborted" | "dead",
+): void {
   const status: BufferStatus = outcome === "delivered" ? "delivered" : "dead";
-  store.sql.exec("UPDATE stable_buffer SET status = ? WHERE delivery_id = ? AND status = 'replaying'", status, deliveryId);
+  store.sql.exec(
+    "UPDATE stable_buffer SET status = ? WHERE delivery_id = ? AND status = 'replaying'",
+    status,
+    deliveryId,
+  );
   replayNext(store);
 }
 
 /** Drops the waiting requests (their stored bodies too); replays under way finish. */
 export function clearWaiting(store: EngineStore): number {
-  const keys = store.sql.exec<{ body_key: string | null }>("SELECT body_key FROM stable_buffer WHERE status = 'waiting'").toArray().flatMap((r) => (r.body_key ? [r.body_key] : []));
+  const keys = store.sql
+    .exec<{ body_key: string | null }>("SELECT body_key FROM stable_buffer WHERE status = 'waiting'")
+    .toArray()
+    .flatMap((r) => (r.body_key ? [r.body_key] : []));
   store.dropObjects(keys);
   return store.sql.exec("DELETE FROM stable_buffer WHERE status = 'waiting'").rowsWritten;
 }
 
 export function counts(sql: SqlStorage) {
   const out = { waiting: 0, replaying: 0, delivered: 0, dead: 0, bytes: 0 };
-  for (const r of sql.exec<{ status: BufferStatus; n: number; bytes: number }>("SELECT status, COUNT(*) AS n, SUM(size) AS bytes FROM stable_buffer GROUP BY status").toArray()) {
+  for (const r of sql
+    .exec<{ status: BufferStatus; n: number; bytes: number }>(
+      "SELECT status, COUNT(*) AS n, SUM(size) AS bytes FROM stable_buffer GROUP BY status",
+    )
+    .toArray()) {
     out[r.status] = r.n;
     if (r.status === "waiting") out.bytes = r.bytes;
   }
@@ -144,21 +203,36 @@ export function counts(sql: SqlStorage) {
 export function info(sql: SqlStorage) {
   const row = targetRow(sql);
   return {
-    target_url: row.target_url, mode: row.mode, forward_path: row.forward_path === 1, target_set_at: isoOrNull(row.set_at),
-    proxied: row.proxied, redirected: row.redirected, buffered: counts(sql),
+    target_url: row.target_url,
+    mode: row.mode,
+    forward_path: row.forward_path === 1,
+    target_set_at: isoOrNull(row.set_at),
+    proxied: row.proxied,
+    redirected: row.redirected,
+    buffered: counts(sql),
   };
 }
 
 const view = (r: BufferRow) => ({
-  seq: r.seq, received_at: iso(r.received_at), method: r.method, path: r.query ? `${r.path}?${r.query}` : r.path, size: r.size, status: r.status, delivery_id: r.delivery_id,
+  seq: r.seq,
+  received_at: iso(r.received_at),
+  method: r.method,
+  path: r.query ? `${r.path}?${r.query}` : r.path,
+  size: r.size,
+  status: r.status,
+  delivery_id: r.delivery_id,
 });
 
 export function bufferPage(sql: SqlStorage, status: BufferStatus | undefined, cursor: number, limit: number) {
-  const rows = sql.exec<BufferRow>(
-    `SELECT * FROM stable_buffer WHERE seq > ? ${status ? "AND status = ?" : ""} ORDER BY seq LIMIT ?`, ...(status ? [cursor, status, limit + 1] : [cursor, limit + 1]),
-  ).toArray();
+  const rows = sql
+    .exec<BufferRow>(
+      `SELECT * FROM stable_buffer WHERE seq > ? ${status ? "AND status = ?" : ""} ORDER BY seq LIMIT ?`,
+      ...(status ? [cursor, status, limit + 1] : [cursor, limit + 1]),
+    )
+    .toArray();
   const page = rows.slice(0, limit);
   return { items: page.map(view), next_cursor: rows.length > limit ? String(page[page.length - 1]!.seq) : null };
 }
 
-export const allBuffered = (sql: SqlStorage) => sql.exec<BufferRow>("SELECT * FROM stable_buffer ORDER BY seq").toArray().map(view);
+export const allBuffered = (sql: SqlStorage) =>
+  sql.exec<BufferRow>("SELECT * FROM stable_buffer ORDER BY seq").toArray().map(view);

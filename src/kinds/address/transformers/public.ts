@@ -24,7 +24,8 @@ type Prepared =
 async function jsonBody(ctx: PrepareContext, request: PublicRequest): Promise<unknown> {
   const body = request.body;
   if (body === null) return undefined;
-  const bytes = body instanceof Uint8Array ? body : new Uint8Array(await (await ctx.env.BUCKET.get(body.key))!.arrayBuffer());
+  const bytes =
+    body instanceof Uint8Array ? body : new Uint8Array(await (await ctx.env.BUCKET.get(body.key))!.arrayBuffer());
   try {
     const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes));
     return deeperThan(value, MAX_JSON_DEPTH) ? undefined : value;
@@ -33,29 +34,57 @@ async function jsonBody(ctx: PrepareContext, request: PublicRequest): Promise<un
   }
 }
 
-const sizeOf = (request: PublicRequest) => (request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0));
+const sizeOf = (request: PublicRequest) =>
+  request.body instanceof Uint8Array ? request.body.length : (request.body?.size ?? 0);
 
-const problem = (detail: string): PublicAnswer => ({ type: "problem", code: "validation_failed", detail: `Nothing was forwarded: ${detail}.` });
+const problem = (detail: string): PublicAnswer => ({
+  type: "problem",
+  code: "validation_failed",
+  detail: `Nothing was forwarded: ${detail}.`,
+});
 
-const ROUTE = { methods: ["POST", "PUT", "PATCH"] as ("POST" | "PUT" | "PATCH")[], maxBodyBytes: MAX_INPUT_BYTES, answers: ["json" as const] };
+const ROUTE = {
+  methods: ["POST", "PUT", "PATCH"] as ("POST" | "PUT" | "PATCH")[],
+  maxBodyBytes: MAX_INPUT_BYTES,
+  answers: ["json" as const],
+};
 
 export const transformerFace = definePublicFace<TransformerConfig, Prepared>({
   routes: [
-    { name: "transform", path: "", ...ROUTE, summary: "The JSON body reshaped by the transformer's expression and forwarded to its target (signed, retried); 422 when the body is not JSON or the expression fails (logged, nothing sent)." },
-    { name: "transform_below", path: "/{path*}", ...ROUTE, summary: "The same, for any path below the address (`$path`)." },
+    {
+      name: "transform",
+      path: "",
+      ...ROUTE,
+      summary:
+        "The JSON body reshaped by the transformer's expression and forwarded to its target (signed, retried); 422 when the body is not JSON or the expression fails (logged, nothing sent).",
+    },
+    {
+      name: "transform_below",
+      path: "/{path*}",
+      ...ROUTE,
+      summary: "The same, for any path below the address (`$path`).",
+    },
   ],
   async prepare(ctx, _config, request) {
     roomFor(ctx.sql);
     const json = await jsonBody(ctx, request);
-    if (json === undefined) return { outcome: "failed", error: `the body is not JSON (at most ${MAX_INPUT_BYTES} bytes, ${MAX_JSON_DEPTH} levels deep)` };
+    if (json === undefined)
+      return {
+        outcome: "failed",
+        error: `the body is not JSON (at most ${MAX_INPUT_BYTES} bytes, ${MAX_JSON_DEPTH} levels deep)`,
+      };
     const out = await transform(expressionsOf(ctx.sql), json as Json, {
-      headers: request.headers, method: request.method, path: request.path, query: Object.fromEntries(request.query),
+      headers: request.headers,
+      method: request.method,
+      path: request.path,
+      query: Object.fromEntries(request.query),
     });
     if (!out.ok) return { outcome: "failed", error: out.error };
     if (out.body === null) return { outcome: "skipped" };
     const text = JSON.stringify(out.body);
     const bytes = utf8(text);
-    if (bytes.length <= MAX_INLINE_BODY_BYTES) return { outcome: "forwarded", text, key: null, bytes: bytes.length, headers: out.headers };
+    if (bytes.length <= MAX_INLINE_BODY_BYTES)
+      return { outcome: "forwarded", text, key: null, bytes: bytes.length, headers: out.headers };
     const key = `${ctx.resourceId}/transformed/${crypto.randomUUID()}`;
     await ctx.env.BUCKET.put(key, bytes, { customMetadata: { expires_at: String(ctx.expiresAt) } });
     return { outcome: "forwarded", text: null, key, bytes: bytes.length, headers: out.headers };
@@ -79,7 +108,9 @@ export const transformerFace = definePublicFace<TransformerConfig, Prepared>({
     const passed = forwardedHeaders(request.headers);
     delete passed["content-type"];
     const deliveryId = store.send({
-      url: config.target_url, method: config.method, eventType: "transformer.request",
+      url: config.target_url,
+      method: config.method,
+      eventType: "transformer.request",
       headers: { ...passed, ...config.headers, ...prepared.headers, "content-type": "application/json" },
       body: prepared.key ? { key: prepared.key } : prepared.text,
       ...(config.retry_delays ? { retryDelays: config.retry_delays } : {}),

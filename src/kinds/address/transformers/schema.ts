@@ -25,8 +25,12 @@ export const expressions = z
       `JSONata (at most ${MAX_EXPRESSION_CHARS} characters, ${EXPRESSION_LIMITS.steps} evaluation steps): \`$\` is the request's JSON body; \`$headers\`, \`$method\`, \`$path\` and \`$query\` are bound. ` +
         "Its result is the body sent on, as JSON; a result of null (or none) sends nothing (the request is logged as skipped).",
     ),
-    headers_expression: expressionText.nullable().default(null)
-      .describe("JSONata yielding an object of header names to string values, added to what is sent (same bindings; `$` is the body)."),
+    headers_expression: expressionText
+      .nullable()
+      .default(null)
+      .describe(
+        "JSONata yielding an object of header names to string values, added to what is sent (same bindings; `$` is the body).",
+      ),
   })
   .strict()
   .openapi("TransformerExpressions");
@@ -36,8 +40,14 @@ export const transformerCreate = z
   .object({
     target_url: requestFields.url.describe("Where the transformed request goes."),
     method: requestFields.method,
-    headers: requestFields.headers.describe("Sent with every request (the request's own are passed on, as fanout does, under these)."),
-    retry_delays: z.array(z.int().min(1).max(MAX_RETRY_DELAY_SECONDS)).max(MAX_ATTEMPTS - 1).nullable().default(null)
+    headers: requestFields.headers.describe(
+      "Sent with every request (the request's own are passed on, as fanout does, under these).",
+    ),
+    retry_delays: z
+      .array(z.int().min(1).max(MAX_RETRY_DELAY_SECONDS))
+      .max(MAX_ATTEMPTS - 1)
+      .nullable()
+      .default(null)
       .describe("Seconds before each retry; null: the service's schedule."),
     ...expressions.shape,
   })
@@ -49,7 +59,9 @@ export const testInput = z
     sample: jsonValue.describe("A request body to run the expressions on."),
     headers: z.record(headerName, headerValue).default({}).describe("The sample's headers (`$headers`)."),
     expression: expressionText.optional().describe("Try this expression instead of the transformer's own."),
-    headers_expression: expressionText.optional().describe("Try this headers expression instead of the transformer's own."),
+    headers_expression: expressionText
+      .optional()
+      .describe("Try this headers expression instead of the transformer's own."),
   })
   .strict();
 
@@ -65,12 +77,18 @@ export const logEntry = z.object({
   received_at: z.string(),
   outcome: z.enum(["forwarded", "skipped", "failed"]),
   error: z.string().nullable(),
-  delivery_id: z.string().nullable().describe("The forwarded request in the attempt log (`GET /v1/transformers/{id}/deliveries`)."),
+  delivery_id: z
+    .string()
+    .nullable()
+    .describe("The forwarded request in the attempt log (`GET /v1/transformers/{id}/deliveries`)."),
   input_bytes: z.int(),
   output_bytes: z.int().nullable(),
 });
 
-export const logInput = z.object({ cursor: seqCursor.describe("A previous page's next_cursor."), limit: pageLimit(20) });
+export const logInput = z.object({
+  cursor: seqCursor.describe("A previous page's next_cursor."),
+  limit: pageLimit(20),
+});
 export const logPage = z.object({ items: z.array(logEntry), next_cursor: z.string().nullable() });
 
 export const transformerInfo = z.object({

@@ -21,7 +21,11 @@ export type Outcome = { ok: true; body: Json | null; headers: Record<string, str
 /** Headers an expression may not set: the connection's, and the signature the pipeline adds. */
 const RESERVED = (name: string) => CONNECTION_HEADERS.test(name) || /^webhook-(id|timestamp|signature)$/i.test(name);
 
-export async function transform(exprs: Pick<Expressions, "expression" | "headers_expression">, body: Json, bindings: Bindings): Promise<Outcome> {
+export async function transform(
+  exprs: Pick<Expressions, "expression" | "headers_expression">,
+  body: Json,
+  bindings: Bindings,
+): Promise<Outcome> {
   const bound = { headers: bindings.headers, method: bindings.method, path: bindings.path, query: bindings.query };
   const result = await evaluate(exprs.expression, body, bound);
   if (!result.ok) return { ok: false, error: `expression: ${result.error}` };
@@ -33,10 +37,13 @@ export async function transform(exprs: Pick<Expressions, "expression" | "headers
     const h = await evaluate(exprs.headers_expression, body, bound);
     if (!h.ok) return { ok: false, error: `headers_expression: ${h.error}` };
     if (h.value !== null) {
-      if (typeof h.value !== "object" || Array.isArray(h.value)) return { ok: false, error: "headers_expression: must yield an object of header names to strings" };
+      if (typeof h.value !== "object" || Array.isArray(h.value))
+        return { ok: false, error: "headers_expression: must yield an object of header names to strings" };
       for (const [name, value] of Object.entries(h.value)) {
-        if (!HEADER_NAME.test(name) || RESERVED(name)) return { ok: false, error: `headers_expression: ${JSON.stringify(name)} is not a header it may set` };
-        if (typeof value !== "string" || !isHeaderValue(value) || value.length > 4096) return { ok: false, error: `headers_expression: the value of ${name} must be one line of text` };
+        if (!HEADER_NAME.test(name) || RESERVED(name))
+          return { ok: false, error: `headers_expression: ${JSON.stringify(name)} is not a header it may set` };
+        if (typeof value !== "string" || !isHeaderValue(value) || value.length > 4096)
+          return { ok: false, error: `headers_expression: the value of ${name} must be one line of text` };
         headers[name.toLowerCase()] = value;
       }
     }

@@ -7,10 +7,20 @@ export const MAX_BLOB_BYTES = 100_000_000;
 
 export const blobConfig = z.object({
   content_type: mediaType.optional().describe("Served as this type; default: the upload's Content-Type."),
-  filename: fileName.optional()
-    .describe("Offered as the download's file name (Content-Disposition; any Unicode name, sent as RFC 8187 `filename*`)."),
-  public: z.boolean().default(false).describe("Give the blob a public download link (`urls.public`), no credential needed."),
-  max_downloads: z.int().min(1).max(100_000).optional()
+  filename: fileName
+    .optional()
+    .describe(
+      "Offered as the download's file name (Content-Disposition; any Unicode name, sent as RFC 8187 `filename*`).",
+    ),
+  public: z
+    .boolean()
+    .default(false)
+    .describe("Give the blob a public download link (`urls.public`), no credential needed."),
+  max_downloads: z
+    .int()
+    .min(1)
+    .max(100_000)
+    .optional()
     .describe("With `public`: the link stops working after this many downloads (each GET counts; HEAD does not)."),
 });
 
@@ -28,7 +38,10 @@ export const blobView = z
     uploaded_at: z.string().nullable(),
     public_downloads: z.int().describe("Downloads through the public link so far."),
     max_downloads: z.int().nullable(),
-    content_url: z.string().nullable().describe("Signed download link (no credential; valid until the resource's expiry as of now)."),
+    content_url: z
+      .string()
+      .nullable()
+      .describe("Signed download link (no credential; valid until the resource's expiry as of now)."),
   })
   .openapi("Blob");
 

@@ -13,7 +13,14 @@ import { attachmentDisposition } from "../../../http/header-fields";
 import type { BlobConfig, BlobView } from "./schema";
 import type { RawBodyInput } from "../../../openapi/schemas";
 
-type BlobRow = { object_key: string | null; size: number | null; sha256: string | null; content_type: string | null; uploaded_at: number | null; public_downloads: number };
+type BlobRow = {
+  object_key: string | null;
+  size: number | null;
+  sha256: string | null;
+  content_type: string | null;
+  uploaded_at: number | null;
+  public_downloads: number;
+};
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
@@ -33,8 +40,13 @@ const row = (sql: SqlStorage) => sql.exec<BlobRow>("SELECT * FROM blob").one();
 export function view(store: EngineStore, config: BlobConfig): BlobView {
   const b = row(store.sql);
   return {
-    uploaded: b.object_key !== null, size: b.size, sha256: b.sha256, content_type: b.content_type, uploaded_at: isoOrNull(b.uploaded_at),
-    public_downloads: b.public_downloads, max_downloads: config.max_downloads ?? null,
+    uploaded: b.object_key !== null,
+    size: b.size,
+    sha256: b.sha256,
+    content_type: b.content_type,
+    uploaded_at: isoOrNull(b.uploaded_at),
+    public_downloads: b.public_downloads,
+    max_downloads: config.max_downloads ?? null,
     content_url: b.object_key ? store.downloadUrl(b.object_key) : null,
   };
 }
@@ -50,17 +62,27 @@ export interface Uploaded extends Stored {
 }
 
 /** Streams the body into a fresh key, hashing it; nothing is recorded yet (that is `record`, in the transaction). */
-export async function upload(ctx: PrepareContext, config: BlobConfig, input: RawBodyInput, body: ReadableStream<Uint8Array> | null): Promise<Uploaded> {
+export async function upload(
+  ctx: PrepareContext,
+  config: BlobConfig,
+  input: RawBodyInput,
+  body: ReadableStream<Uint8Array> | null,
+): Promise<Uploaded> {
   if (!body) throw new AppError("invalid_request", "Send the blob's bytes as the request body.");
   const key = `${ctx.resourceId}/blob/${crypto.randomUUID()}`;
   const contentType = config.content_type ?? input.content_type;
   const disposition = attachmentDisposition(config.filename);
   try {
-    const stored = await putStream(ctx.env.BUCKET, key, body, input.content_length, { httpMetadata: { contentType, contentDisposition: disposition } });
+    const stored = await putStream(ctx.env.BUCKET, key, body, input.content_length, {
+      httpMetadata: { contentType, contentDisposition: disposition },
+    });
     return { ...stored, key, contentType };
   } catch (err) {
     await ctx.env.BUCKET.delete(key);
-    throw new AppError("invalid_request", `The upload did not complete: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim());
+    throw new AppError(
+      "invalid_request",
+      `The upload did not complete: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim(),
+    );
   }
 }
 
@@ -68,7 +90,11 @@ export function record(store: EngineStore, config: BlobConfig, up: Uploaded): Bl
   const old = row(store.sql).object_key;
   store.sql.exec(
     "UPDATE blob SET object_key = ?, size = ?, sha256 = ?, content_type = ?, uploaded_at = ?, public_downloads = 0",
-    up.key, up.size, up.sha256, up.contentType, store.now,
+    up.key,
+    up.size,
+    up.sha256,
+    up.contentType,
+    store.now,
   );
   if (old) store.dropObjects([old]);
   return view(store, config);
@@ -81,7 +107,8 @@ export async function discard(ctx: PrepareContext, up: Uploaded): Promise<void> 
 /** What the download serves; a Range that selects nothing is refused here, before it is charged. */
 export function stored(store: EngineStore, range: string | undefined): { object_key: string } {
   const b = row(store.sql);
-  if (!b.object_key || b.size === null) throw new AppError("not_found", "Nothing has been uploaded yet: PUT the bytes to …/content first.");
+  if (!b.object_key || b.size === null)
+    throw new AppError("not_found", "Nothing has been uploaded yet: PUT the bytes to …/content first.");
   checkRange(range, b.size);
   return { object_key: b.object_key };
 }
@@ -89,7 +116,9 @@ export function stored(store: EngineStore, range: string | undefined): { object_
 export function remove(store: EngineStore, config: BlobConfig): BlobView {
   const key = row(store.sql).object_key;
   if (key) store.dropObjects([key]);
-  store.sql.exec("UPDATE blob SET object_key = NULL, size = NULL, sha256 = NULL, content_type = NULL, uploaded_at = NULL");
+  store.sql.exec(
+    "UPDATE blob SET object_key = NULL, size = NULL, sha256 = NULL, content_type = NULL, uploaded_at = NULL",
+  );
   return view(store, config);
 }
 

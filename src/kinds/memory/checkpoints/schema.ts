@@ -30,7 +30,9 @@ export const checkpointsConfig = z.object({
     .min(1)
     .max(MAX_CHECKPOINTS)
     .default(100)
-    .describe("Checkpoints kept per thread: a save beyond it deletes that thread's oldest (its children keep their parent_id)."),
+    .describe(
+      "Checkpoints kept per thread: a save beyond it deletes that thread's oldest (its children keep their parent_id).",
+    ),
 });
 
 export type CheckpointsConfig = z.infer<typeof checkpointsConfig>;
@@ -38,31 +40,51 @@ export type CheckpointsConfig = z.infer<typeof checkpointsConfig>;
 export const threadField = z
   .string()
   // Starting with a letter or digit: "." and ".." could not be addressed as a path segment.
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit")
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/,
+    "must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit",
+  )
   .describe("A thread: one line of checkpoints with its own sequence (a run, a conversation, a branch).");
 
-export const checkpointIdField = z.string().regex(/^cp_[0-9a-f]{32}$/, "must be a checkpoint_id (cp_ and 32 hex digits)");
+export const checkpointIdField = z
+  .string()
+  .regex(/^cp_[0-9a-f]{32}$/, "must be a checkpoint_id (cp_ and 32 hex digits)");
 
-export const saveInput = onlyWith(exactlyOneOf(
-  z.object({
-    thread: threadField.default("main"),
-    value: jsonValue.optional().describe(`The state, as JSON (up to ${MAX_VALUE_BYTES} bytes serialized). Give value or bytes_base64.`),
-    bytes_base64: z.base64().optional().describe(`Or the state as bytes, standard base64 (up to ${MAX_VALUE_BYTES} bytes decoded).`),
-    content_type: mediaType.optional().describe("Of bytes_base64 only (default application/octet-stream); JSON is application/json."),
-    expected_seq: z
-      .int()
-      .min(0)
-      .optional()
-      .describe("Save only if the thread's latest seq is this (0: the thread must be new); else 409 with `current_seq`. Two writers of one thread cannot both win."),
-    parent_id: checkpointIdField
-      .optional()
-      .describe("The checkpoint this one continues from (default: the thread's latest). Naming one in another thread, or an older one, forks."),
-    label: singleLine(200).optional(),
-    step: z.int().optional().describe("The agent's own step number (LangGraph's metadata.step)."),
-    tags: z.array(singleLine(64).min(1)).max(MAX_TAGS).default([]),
-  }),
-  ["value", "bytes_base64"],
-), "content_type", "bytes_base64");
+export const saveInput = onlyWith(
+  exactlyOneOf(
+    z.object({
+      thread: threadField.default("main"),
+      value: jsonValue
+        .optional()
+        .describe(`The state, as JSON (up to ${MAX_VALUE_BYTES} bytes serialized). Give value or bytes_base64.`),
+      bytes_base64: z
+        .base64()
+        .optional()
+        .describe(`Or the state as bytes, standard base64 (up to ${MAX_VALUE_BYTES} bytes decoded).`),
+      content_type: mediaType
+        .optional()
+        .describe("Of bytes_base64 only (default application/octet-stream); JSON is application/json."),
+      expected_seq: z
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          "Save only if the thread's latest seq is this (0: the thread must be new); else 409 with `current_seq`. Two writers of one thread cannot both win.",
+        ),
+      parent_id: checkpointIdField
+        .optional()
+        .describe(
+          "The checkpoint this one continues from (default: the thread's latest). Naming one in another thread, or an older one, forks.",
+        ),
+      label: singleLine(200).optional(),
+      step: z.int().optional().describe("The agent's own step number (LangGraph's metadata.step)."),
+      tags: z.array(singleLine(64).min(1)).max(MAX_TAGS).default([]),
+    }),
+    ["value", "bytes_base64"],
+  ),
+  "content_type",
+  "bytes_base64",
+);
 
 export type SaveInput = z.infer<typeof saveInput>;
 
@@ -92,7 +114,10 @@ const infoFields = {
   checkpoint_id: z.string(),
   thread: z.string(),
   seq: z.int().describe("1, 2, 3, … within its thread, never reused while the thread lives."),
-  parent_id: z.string().nullable().describe("The checkpoint it continues from; it may since have been pruned or deleted."),
+  parent_id: z
+    .string()
+    .nullable()
+    .describe("The checkpoint it continues from; it may since have been pruned or deleted."),
   label: z.string().nullable(),
   step: z.int().nullable(),
   tags: z.array(z.string()),
@@ -103,7 +128,9 @@ const infoFields = {
   content_url: z
     .string()
     .nullable()
-    .describe(`Signed download link to the raw value when it is larger than ${INLINE_MAX_BYTES} bytes (kept in R2), valid until the resource ends; null for values kept inline.`),
+    .describe(
+      `Signed download link to the raw value when it is larger than ${INLINE_MAX_BYTES} bytes (kept in R2), valid until the resource ends; null for values kept inline.`,
+    ),
   created_at: z.string(),
 };
 
@@ -125,7 +152,10 @@ export const threadView = z
     latest_seq: z.int(),
     latest_id: z.string().nullable(),
     checkpoints: z.int().describe("Kept now (at most keep_last)."),
-    forked_from: z.string().nullable().describe("parent_id of the thread's first checkpoint: where it branched off another thread, if it did."),
+    forked_from: z
+      .string()
+      .nullable()
+      .describe("parent_id of the thread's first checkpoint: where it branched off another thread, if it did."),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -133,4 +163,6 @@ export const threadView = z
 
 export const threadPage = pageOf(threadView).openapi("CheckpointThreadPage");
 
-export const threadDeleted = z.object({ thread: z.string(), deleted: z.int().describe("Checkpoints deleted.") }).openapi("CheckpointThreadDeleted");
+export const threadDeleted = z
+  .object({ thread: z.string(), deleted: z.int().describe("Checkpoints deleted.") })
+  .openapi("CheckpointThreadDeleted");

@@ -12,7 +12,14 @@ import type { EngineStore } from "../../../kind/kind";
 import { decodeValue, type Encoding } from "./content";
 import { MAX_CHECKPOINTS, MAX_STORED_BYTES, type CheckpointsConfig, type SaveInput } from "./schema";
 
-type ThreadRow = { id: number; name: string; last_seq: number; forked_from: string | null; created_at: number; updated_at: number };
+type ThreadRow = {
+  id: number;
+  name: string;
+  last_seq: number;
+  forked_from: string | null;
+  created_at: number;
+  updated_at: number;
+};
 
 export type CheckpointRow = {
   checkpoint_id: string;
@@ -63,7 +70,11 @@ function threadByName(sql: SqlStorage, name: string): ThreadRow | null {
 
 export function existingThread(sql: SqlStorage, name: string): ThreadRow {
   const thread = threadByName(sql, name);
-  if (!thread) throw new AppError("not_found", `No thread ${JSON.stringify(name)} here (nothing saved to it yet, or it was deleted).`);
+  if (!thread)
+    throw new AppError(
+      "not_found",
+      `No thread ${JSON.stringify(name)} here (nothing saved to it yet, or it was deleted).`,
+    );
   return thread;
 }
 
@@ -72,7 +83,11 @@ export function checkpointById(sql: SqlStorage, id: string): CheckpointRow | nul
 }
 
 export function latestOf(sql: SqlStorage, thread: ThreadRow): CheckpointRow | null {
-  return sql.exec<CheckpointRow>(`${SELECT_CHECKPOINT} WHERE c.thread_id = ? AND c.seq = ?`, thread.id, thread.last_seq).toArray()[0] ?? null;
+  return (
+    sql
+      .exec<CheckpointRow>(`${SELECT_CHECKPOINT} WHERE c.thread_id = ? AND c.seq = ?`, thread.id, thread.last_seq)
+      .toArray()[0] ?? null
+  );
 }
 
 /**
@@ -84,26 +99,42 @@ export function checkSave(sql: SqlStorage, input: SaveInput): ThreadRow | null {
   const thread = threadByName(sql, input.thread);
   const current = thread?.last_seq ?? 0;
   if (input.expected_seq !== undefined && input.expected_seq !== current) {
-    throw new AppError("conflict", `Thread ${JSON.stringify(input.thread)} is at seq ${current}, not ${input.expected_seq}: another save came first.`, {
-      extra: { current_seq: current, latest_id: thread ? (latestOf(sql, thread)?.checkpoint_id ?? null) : null },
-    });
+    throw new AppError(
+      "conflict",
+      `Thread ${JSON.stringify(input.thread)} is at seq ${current}, not ${input.expected_seq}: another save came first.`,
+      {
+        extra: { current_seq: current, latest_id: thread ? (latestOf(sql, thread)?.checkpoint_id ?? null) : null },
+      },
+    );
   }
   if (input.parent_id !== undefined && !checkpointById(sql, input.parent_id)) {
-    throw new AppError("not_found", `No checkpoint ${input.parent_id} here to continue from (never saved, pruned, or its thread deleted).`);
+    throw new AppError(
+      "not_found",
+      `No checkpoint ${input.parent_id} here to continue from (never saved, pruned, or its thread deleted).`,
+    );
   }
   return thread;
 }
 
 /** Refuses what would take the resource past its limits (checked after pruning, inside the transaction). */
 function checkRoom(sql: SqlStorage): void {
-  const held = sql.exec<{ n: number; bytes: number }>("SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM cp_checkpoints").one();
+  const held = sql
+    .exec<{ n: number; bytes: number }>("SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM cp_checkpoints")
+    .one();
   if (held.n > MAX_CHECKPOINTS) {
-    throw new AppError("validation_failed", `This resource keeps at most ${MAX_CHECKPOINTS} checkpoints over all threads: delete a thread, or use another resource.`, {
-      errors: [{ path: "thread", message: `at most ${MAX_CHECKPOINTS} checkpoints per resource` }],
-    });
+    throw new AppError(
+      "validation_failed",
+      `This resource keeps at most ${MAX_CHECKPOINTS} checkpoints over all threads: delete a thread, or use another resource.`,
+      {
+        errors: [{ path: "thread", message: `at most ${MAX_CHECKPOINTS} checkpoints per resource` }],
+      },
+    );
   }
   if (held.bytes > MAX_STORED_BYTES) {
-    throw new AppError("payload_too_large", `This resource keeps at most ${MAX_STORED_BYTES} bytes of checkpoints; this one would take it to ${held.bytes}.`);
+    throw new AppError(
+      "payload_too_large",
+      `This resource keeps at most ${MAX_STORED_BYTES} bytes of checkpoints; this one would take it to ${held.bytes}.`,
+    );
   }
 }
 
@@ -117,8 +148,20 @@ export function save(store: EngineStore, config: CheckpointsConfig, input: SaveI
   sql.exec(
     `INSERT INTO cp_checkpoints (checkpoint_id, thread_id, seq, parent_id, label, step, tags, encoding, content_type, size, sha256, inline, object_key, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    p.checkpointId, thread.id, seq, parent, input.label ?? null, input.step ?? null, JSON.stringify(input.tags), p.encoding, p.contentType,
-    p.size, p.sha256, p.inline ? p.inline.slice().buffer : null, p.key, store.now,
+    p.checkpointId,
+    thread.id,
+    seq,
+    parent,
+    input.label ?? null,
+    input.step ?? null,
+    JSON.stringify(input.tags),
+    p.encoding,
+    p.contentType,
+    p.size,
+    p.sha256,
+    p.inline ? p.inline.slice().buffer : null,
+    p.key,
+    store.now,
   );
   sql.exec("UPDATE cp_threads SET last_seq = ?, updated_at = ? WHERE id = ?", seq, store.now, thread.id);
   const pruned = deleteCheckpoints(sql, "thread_id = ? AND seq <= ?", thread.id, seq - config.keep_last);
@@ -128,13 +171,25 @@ export function save(store: EngineStore, config: CheckpointsConfig, input: SaveI
 }
 
 function insertThread(store: EngineStore, name: string, forkedFrom: string | null): ThreadRow {
-  store.sql.exec("INSERT INTO cp_threads (name, last_seq, forked_from, created_at, updated_at) VALUES (?, 0, ?, ?, ?)", name, forkedFrom, store.now, store.now);
+  store.sql.exec(
+    "INSERT INTO cp_threads (name, last_seq, forked_from, created_at, updated_at) VALUES (?, 0, ?, ?, ?)",
+    name,
+    forkedFrom,
+    store.now,
+    store.now,
+  );
   return threadByName(store.sql, name)!;
 }
 
 /** Deletes the checkpoints `where` selects; returns how many, and the R2 keys the caller must drop. */
-function deleteCheckpoints(sql: SqlStorage, where: string, ...args: (string | number)[]): { count: number; keys: string[] } {
-  const rows = sql.exec<{ object_key: string | null }>(`SELECT object_key FROM cp_checkpoints WHERE ${where}`, ...args).toArray();
+function deleteCheckpoints(
+  sql: SqlStorage,
+  where: string,
+  ...args: (string | number)[]
+): { count: number; keys: string[] } {
+  const rows = sql
+    .exec<{ object_key: string | null }>(`SELECT object_key FROM cp_checkpoints WHERE ${where}`, ...args)
+    .toArray();
   if (rows.length) sql.exec(`DELETE FROM cp_checkpoints WHERE ${where}`, ...args);
   return { count: rows.length, keys: rows.flatMap((r) => (r.object_key ? [r.object_key] : [])) };
 }
@@ -167,9 +222,19 @@ export function history(store: EngineStore, name: string, limit: number, cursor:
   const thread = existingThread(store.sql, name);
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
   const rows = store.sql
-    .exec<CheckpointRow>(`${SELECT_CHECKPOINT} WHERE c.thread_id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT ?`, thread.id, before, limit + 1)
+    .exec<CheckpointRow>(
+      `${SELECT_CHECKPOINT} WHERE c.thread_id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT ?`,
+      thread.id,
+      before,
+      limit + 1,
+    )
     .toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => info(store, r));
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => info(store, r),
+  );
 }
 
 function threadView(sql: SqlStorage, t: ThreadRow) {
@@ -186,8 +251,15 @@ function threadView(sql: SqlStorage, t: ThreadRow) {
 }
 
 export function threads(store: EngineStore, limit: number, cursor: string | undefined) {
-  const rows = store.sql.exec<ThreadRow>("SELECT * FROM cp_threads WHERE id > ? ORDER BY id LIMIT ?", Number(cursor ?? 0), limit + 1).toArray();
-  return keysetPage(rows, limit, (r) => r.id, (t) => threadView(store.sql, t));
+  const rows = store.sql
+    .exec<ThreadRow>("SELECT * FROM cp_threads WHERE id > ? ORDER BY id LIMIT ?", Number(cursor ?? 0), limit + 1)
+    .toArray();
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.id,
+    (t) => threadView(store.sql, t),
+  );
 }
 
 /** Forgets a thread and its checkpoints; its name may be used again, starting at seq 1. */
@@ -201,7 +273,9 @@ export function deleteThread(store: EngineStore, name: string) {
 
 export function usage(store: EngineStore) {
   const threadCount = store.sql.exec<{ n: number }>("SELECT count(*) AS n FROM cp_threads").one().n;
-  const held = store.sql.exec<{ n: number; bytes: number }>("SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM cp_checkpoints").one();
+  const held = store.sql
+    .exec<{ n: number; bytes: number }>("SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM cp_checkpoints")
+    .one();
   return { threads: threadCount, checkpoints: held.n, bytes: held.bytes };
 }
 

@@ -18,7 +18,10 @@ const READ_ATTEMPTS = 3;
 export async function prepareSave(ctx: PrepareContext, input: SaveInput): Promise<PreparedSave> {
   const { encoding, contentType, bytes } = encodeValue(input);
   if (bytes.length > MAX_VALUE_BYTES) {
-    throw new AppError("payload_too_large", `A checkpoint may have at most ${MAX_VALUE_BYTES} bytes; this one has ${bytes.length}.`);
+    throw new AppError(
+      "payload_too_large",
+      `A checkpoint may have at most ${MAX_VALUE_BYTES} bytes; this one has ${bytes.length}.`,
+    );
   }
   checkSave(ctx.sql, input);
   const checkpointId = newCheckpointId();
@@ -51,7 +54,11 @@ async function valueOf(ctx: PrepareContext, row: CheckpointRow): Promise<Uint8Ar
   return object ? new Uint8Array(await object.arrayBuffer()) : null;
 }
 
-export async function readById(ctx: PrepareContext, checkpointId: string, includeValue: boolean): Promise<ReadCheckpoint> {
+export async function readById(
+  ctx: PrepareContext,
+  checkpointId: string,
+  includeValue: boolean,
+): Promise<ReadCheckpoint> {
   const row = checkpointById(ctx.sql, checkpointId);
   const bytes = row && includeValue ? await valueOf(ctx, row) : null;
   if (!row || (includeValue && !bytes)) {

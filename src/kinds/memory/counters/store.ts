@@ -11,7 +11,7 @@ type Row = {
   value: number;
   reset_window: number;
   updated_at: number;
-}
+};
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
@@ -19,7 +19,11 @@ export const TABLES = [
 ];
 
 export function init(store: EngineStore, config: CounterConfig): void {
-  store.sql.exec("INSERT INTO counter (id, value, reset_window, updated_at) VALUES (1, ?, 0, ?)", config.initial, store.now);
+  store.sql.exec(
+    "INSERT INTO counter (id, value, reset_window, updated_at) VALUES (1, ?, 0, ?)",
+    config.initial,
+    store.now,
+  );
 }
 
 function windowIndex(store: EngineStore, config: CounterConfig): number {
@@ -57,7 +61,12 @@ export function write(store: EngineStore, config: CounterConfig, next: number) {
     throw new AppError("conflict", `The result ${next} would go above the maximum ${config.max}.`);
   }
   const row = { value: next, reset_window: windowIndex(store, config), updated_at: store.now };
-  store.sql.exec("UPDATE counter SET value = ?, reset_window = ?, updated_at = ?", row.value, row.reset_window, row.updated_at);
+  store.sql.exec(
+    "UPDATE counter SET value = ?, reset_window = ?, updated_at = ?",
+    row.value,
+    row.reset_window,
+    row.updated_at,
+  );
   return view(store, config, row);
 }
 

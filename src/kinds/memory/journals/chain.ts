@@ -43,7 +43,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export function canonicalJson(value: Json, depth = 0): { text: string } | { error: string } {
   if (depth > MAX_DEPTH) return { error: `nests deeper than ${MAX_DEPTH} levels` };
-  if (typeof value === "string") return LONE_SURROGATE.test(value) ? { error: "contains a lone UTF-16 surrogate" } : { text: JSON.stringify(value) };
+  if (typeof value === "string")
+    return LONE_SURROGATE.test(value) ? { error: "contains a lone UTF-16 surrogate" } : { text: JSON.stringify(value) };
   if (value === null || typeof value !== "object") return { text: JSON.stringify(value) };
   const parts: string[] = [];
   if (Array.isArray(value)) {

@@ -41,22 +41,30 @@ const expectedSeq = z
   .int()
   .min(0)
   .optional()
-  .describe("Append only if the journal's last seq is exactly this (0: the journal is empty); otherwise 409 with `current_seq`. Absent: append unconditionally.");
+  .describe(
+    "Append only if the journal's last seq is exactly this (0: the journal is empty); otherwise 409 with `current_seq`. Absent: append unconditionally.",
+  );
 
 const entryFields = {
   type: entryType,
-  data: jsonValue.describe(`Required. The entry: any JSON value (null included), at most ${MAX_ENTRY_BYTES} bytes as canonical JSON (else 413).`),
+  data: jsonValue.describe(
+    `Required. The entry: any JSON value (null included), at most ${MAX_ENTRY_BYTES} bytes as canonical JSON (else 413).`,
+  ),
 };
 
 /** `data` is a required member even though null is a value it may have. */
 const hasData = (e: { data?: unknown }) => e.data !== undefined;
 
-export const appendInput = z.object({ ...entryFields, expected_seq: expectedSeq }).refine(hasData, { message: "data is required (null is a value)", path: ["data"] });
+export const appendInput = z
+  .object({ ...entryFields, expected_seq: expectedSeq })
+  .refine(hasData, { message: "data is required (null is a value)", path: ["data"] });
 export type AppendInput = z.infer<typeof appendInput>;
 
 export const batchInput = z.object({
   entries: z
-    .array(z.strictObject(entryFields).refine(hasData, { message: "data is required (null is a value)", path: ["data"] }))
+    .array(
+      z.strictObject(entryFields).refine(hasData, { message: "data is required (null is a value)", path: ["data"] }),
+    )
     .min(1)
     .max(MAX_BATCH)
     .describe(`1 to ${MAX_BATCH} entries, appended in this order with consecutive seqs and one time, all or none.`),
@@ -67,34 +75,61 @@ export type BatchInput = z.infer<typeof batchInput>;
 export type EntryInput = { type: string | null; data: Json };
 
 const seqQuery = (what: string) => z.coerce.number().int().min(0).describe(what);
-const pageSize = z.coerce.number().int().min(1).max(MAX_PAGE).default(100).describe(`Entries per page (1–${MAX_PAGE}, default 100); a page also stops once it carries about ${MAX_PAGE_BYTES} bytes of data.`);
+const pageSize = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PAGE)
+  .default(100)
+  .describe(
+    `Entries per page (1–${MAX_PAGE}, default 100); a page also stops once it carries about ${MAX_PAGE_BYTES} bytes of data.`,
+  );
 
 export const readInput = z.object({
   from_seq: seqQuery("First seq to return (inclusive). Default: 1 forward, the last entry backward.").optional(),
-  direction: z.enum(["forward", "backward"]).default("forward").describe("forward: ascending seq; backward: descending, newest first."),
+  direction: z
+    .enum(["forward", "backward"])
+    .default("forward")
+    .describe("forward: ascending seq; backward: descending, newest first."),
   limit: pageSize,
-  cursor: z.string().regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page").optional().describe("next_cursor of the previous page (takes the place of from_seq)."),
+  cursor: z
+    .string()
+    .regex(/^\d{1,15}$/, "must be a next_cursor value from a previous page")
+    .optional()
+    .describe("next_cursor of the previous page (takes the place of from_seq)."),
 });
 export type ReadInput = z.infer<typeof readInput>;
 
 export const tailInput = z.object({
   after_seq: seqQuery("Return entries with a seq greater than this (the last one you have; 0 for all)."),
   limit: pageSize,
-  wait_seconds: z.coerce.number().int().min(0).max(30).default(0).describe("Long-poll: when nothing is after after_seq, wait up to this long for an append."),
+  wait_seconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30)
+    .default(0)
+    .describe("Long-poll: when nothing is after after_seq, wait up to this long for an append."),
 });
 export type TailInput = z.infer<typeof tailInput>;
 
 export const entryInput = z.object({ seq: z.string().regex(/^[1-9]\d{0,14}$/, "must be a seq (1 or more)") });
 
 const hashField = z.string().describe(`This entry's link in the hash chain: ${HASH_RULE}`);
-const prevHashField = z.string().describe(`The previous entry's hash (${GENESIS.slice(0, 8)}…, 64 zeros, for entry 1).`);
+const prevHashField = z
+  .string()
+  .describe(`The previous entry's hash (${GENESIS.slice(0, 8)}…, 64 zeros, for entry 1).`);
 
 export const entry = z
   .object({
     seq: z.int().describe("Position in the journal, from 1, without gaps."),
-    time: z.string().describe("When the journal took the entry (RFC 3339 UTC, milliseconds); never decreases along the journal."),
+    time: z
+      .string()
+      .describe("When the journal took the entry (RFC 3339 UTC, milliseconds); never decreases along the journal."),
     type: z.string().nullable(),
-    data: jsonValue.describe("The entry's data, in canonical form (RFC 8785: members sorted, numbers as JavaScript prints them)."),
+    data: jsonValue.describe(
+      "The entry's data, in canonical form (RFC 8785: members sorted, numbers as JavaScript prints them).",
+    ),
     prev_hash: prevHashField,
     hash: hashField,
   })
@@ -117,7 +152,10 @@ export const batchResult = z
 export const entryPage = z
   .object({
     items: z.array(entry),
-    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page in the same direction; null at the end."),
+    next_cursor: z
+      .string()
+      .nullable()
+      .describe("Pass as `cursor` for the next page in the same direction; null at the end."),
     head_seq: z.int().describe("The journal's last seq when this page was read (0: empty)."),
   })
   .openapi("JournalEntryPage");
@@ -126,7 +164,9 @@ export const tailPage = z
   .object({
     items: z.array(entry),
     head_seq: z.int().describe("The journal's last seq when this page was read."),
-    next_after_seq: z.int().describe("Pass as after_seq to continue: the last seq returned, or after_seq when nothing was."),
+    next_after_seq: z
+      .int()
+      .describe("Pass as after_seq to continue: the last seq returned, or after_seq when nothing was."),
   })
   .openapi("JournalTailPage");
 

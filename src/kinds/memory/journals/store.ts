@@ -11,10 +11,25 @@ import type { Json } from "../../../json";
 import type { EngineStore } from "../../../kind/kind";
 import { iso, isoOrNull } from "../../../time";
 import { canonicalJson, entryHash, GENESIS, HASH_RULE } from "./chain";
-import { MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, MAX_PAGE_BYTES, type EntryInput, type ReadInput, type TailInput } from "./schema";
+import {
+  MAX_ENTRIES,
+  MAX_ENTRY_BYTES,
+  MAX_JOURNAL_BYTES,
+  MAX_PAGE_BYTES,
+  type EntryInput,
+  type ReadInput,
+  type TailInput,
+} from "./schema";
 
 export type HeadRow = { head_seq: number; head_hash: string; head_time: number | null; bytes: number };
-type EntryRow = { seq: number; time: number; type: string | null; data: string; hash: string; prev_hash: string | null };
+type EntryRow = {
+  seq: number;
+  time: number;
+  type: string | null;
+  data: string;
+  hash: string;
+  prev_hash: string | null;
+};
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
@@ -24,23 +39,31 @@ export const TABLES = [
 ];
 
 export function init(store: EngineStore): void {
-  store.sql.exec("INSERT INTO journal_state (id, head_seq, head_hash, head_time, bytes) VALUES (1, 0, ?, NULL, 0)", GENESIS);
+  store.sql.exec(
+    "INSERT INTO journal_state (id, head_seq, head_hash, head_time, bytes) VALUES (1, 0, ?, NULL, 0)",
+    GENESIS,
+  );
 }
 
 export function head(sql: SqlStorage): HeadRow {
   return sql.exec<HeadRow>("SELECT head_seq, head_hash, head_time, bytes FROM journal_state").one();
 }
 
-
 /** The canonical text of each entry's data, refusing what cannot be canonicalised (422) or is too large (413). */
 function canonicalise(inputs: EntryInput[], pathOf: (i: number) => string): { text: string; bytes: number }[] {
   return inputs.map((e, i) => {
     const out = canonicalJson(e.data);
     if ("error" in out) {
-      throw new AppError("validation_failed", `${pathOf(i)}: ${out.error}.`, { errors: [{ path: pathOf(i), message: out.error }] });
+      throw new AppError("validation_failed", `${pathOf(i)}: ${out.error}.`, {
+        errors: [{ path: pathOf(i), message: out.error }],
+      });
     }
     const bytes = utf8Length(out.text);
-    if (bytes > MAX_ENTRY_BYTES) throw new AppError("payload_too_large", `${pathOf(i)} is ${bytes} bytes as canonical JSON; an entry takes at most ${MAX_ENTRY_BYTES}.`);
+    if (bytes > MAX_ENTRY_BYTES)
+      throw new AppError(
+        "payload_too_large",
+        `${pathOf(i)} is ${bytes} bytes as canonical JSON; an entry takes at most ${MAX_ENTRY_BYTES}.`,
+      );
     return { text: out.text, bytes };
   });
 }
@@ -49,21 +72,36 @@ function canonicalise(inputs: EntryInput[], pathOf: (i: number) => string): { te
  * Appends entries in order, all or none: consecutive seqs, one time, each hash chained to the one
  * before. With `expectedSeq`, only onto that head (optimistic concurrency): 409 names the current one.
  */
-export function append(store: EngineStore, inputs: EntryInput[], expectedSeq: number | undefined, pathOf: (i: number) => string) {
+export function append(
+  store: EngineStore,
+  inputs: EntryInput[],
+  expectedSeq: number | undefined,
+  pathOf: (i: number) => string,
+) {
   const h = head(store.sql);
   if (expectedSeq !== undefined && expectedSeq !== h.head_seq) {
-    throw new AppError("conflict", `The journal's last seq is ${h.head_seq}, not ${expectedSeq}: read what was appended since, then retry.`, {
-      extra: { current_seq: h.head_seq },
-    });
+    throw new AppError(
+      "conflict",
+      `The journal's last seq is ${h.head_seq}, not ${expectedSeq}: read what was appended since, then retry.`,
+      {
+        extra: { current_seq: h.head_seq },
+      },
+    );
   }
   const canon = canonicalise(inputs, pathOf);
   if (h.head_seq + inputs.length > MAX_ENTRIES) {
-    throw new AppError("payload_too_large", `A journal holds at most ${MAX_ENTRIES} entries; this one holds ${h.head_seq}, so ${inputs.length} more do not fit.`);
+    throw new AppError(
+      "payload_too_large",
+      `A journal holds at most ${MAX_ENTRIES} entries; this one holds ${h.head_seq}, so ${inputs.length} more do not fit.`,
+    );
   }
   // Types are stored and exported with the data, so they count too.
   const added = canon.reduce((sum, c, i) => sum + c.bytes + (inputs[i]!.type?.length ?? 0), 0);
   if (h.bytes + added > MAX_JOURNAL_BYTES) {
-    throw new AppError("payload_too_large", `A journal holds at most ${MAX_JOURNAL_BYTES} bytes of data and types; this one holds ${h.bytes}, so ${added} more do not fit.`);
+    throw new AppError(
+      "payload_too_large",
+      `A journal holds at most ${MAX_JOURNAL_BYTES} bytes of data and types; this one holds ${h.bytes}, so ${added} more do not fit.`,
+    );
   }
   // Never earlier than the last entry, so time is monotonic along the journal even if the clock steps back.
   const at = Math.max(store.now, h.head_time ?? 0);
@@ -73,12 +111,25 @@ export function append(store: EngineStore, inputs: EntryInput[], expectedSeq: nu
   const items = inputs.map((input, i) => {
     seq += 1;
     const hash = entryHash(prev, { seq, time, type: input.type, canonical: canon[i]!.text });
-    store.sql.exec("INSERT INTO journal_entries (seq, time, type, data, hash) VALUES (?, ?, ?, ?, ?)", seq, at, input.type, canon[i]!.text, hash);
+    store.sql.exec(
+      "INSERT INTO journal_entries (seq, time, type, data, hash) VALUES (?, ?, ?, ?, ?)",
+      seq,
+      at,
+      input.type,
+      canon[i]!.text,
+      hash,
+    );
     const item = { seq, time, type: input.type, prev_hash: prev, hash };
     prev = hash;
     return item;
   });
-  store.sql.exec("UPDATE journal_state SET head_seq = ?, head_hash = ?, head_time = ?, bytes = bytes + ?", seq, prev, at, added);
+  store.sql.exec(
+    "UPDATE journal_state SET head_seq = ?, head_hash = ?, head_time = ?, bytes = bytes + ?",
+    seq,
+    prev,
+    at,
+    added,
+  );
   return { items, head_seq: seq };
 }
 
@@ -92,7 +143,8 @@ const view = (r: EntryRow) => ({
 });
 
 /** Entry rows with the previous entry's hash beside each (a primary-key join, one seek per row). */
-const SELECT_ENTRIES = "SELECT e.seq, e.time, e.type, e.data, e.hash, p.hash AS prev_hash FROM journal_entries e LEFT JOIN journal_entries p ON p.seq = e.seq - 1";
+const SELECT_ENTRIES =
+  "SELECT e.seq, e.time, e.type, e.data, e.hash, p.hash AS prev_hash FROM journal_entries e LEFT JOIN journal_entries p ON p.seq = e.seq - 1";
 
 /**
  * Up to `limit` entries from the cursor, stopping early past MAX_PAGE_BYTES; rows are read lazily,
@@ -102,7 +154,8 @@ function collect(cursor: Iterable<EntryRow>, limit: number) {
   const items: ReturnType<typeof view>[] = [];
   let bytes = 0;
   for (const row of cursor) {
-    if (items.length === limit || (items.length > 0 && bytes + row.data.length > MAX_PAGE_BYTES)) return { items, next: row.seq };
+    if (items.length === limit || (items.length > 0 && bytes + row.data.length > MAX_PAGE_BYTES))
+      return { items, next: row.seq };
     bytes += row.data.length;
     items.push(view(row));
   }
@@ -125,7 +178,10 @@ export const hasAfter = (store: EngineStore, input: TailInput) => head(store.sql
 
 export function tail(store: EngineStore, input: TailInput) {
   const h = head(store.sql);
-  const page = collect(store.sql.exec<EntryRow>(`${SELECT_ENTRIES} WHERE e.seq > ? ORDER BY e.seq`, input.after_seq), input.limit);
+  const page = collect(
+    store.sql.exec<EntryRow>(`${SELECT_ENTRIES} WHERE e.seq > ? ORDER BY e.seq`, input.after_seq),
+    input.limit,
+  );
   return { items: page.items, head_seq: h.head_seq, next_after_seq: page.items.at(-1)?.seq ?? input.after_seq };
 }
 
@@ -137,7 +193,13 @@ export function one(store: EngineStore, seq: number) {
 
 export function info(store: EngineStore) {
   const h = head(store.sql);
-  return { head_seq: h.head_seq, head_hash: h.head_hash, head_time: isoOrNull(h.head_time), bytes: h.bytes, hash_rule: HASH_RULE };
+  return {
+    head_seq: h.head_seq,
+    head_hash: h.head_hash,
+    head_time: isoOrNull(h.head_time),
+    bytes: h.bytes,
+    hash_rule: HASH_RULE,
+  };
 }
 
 /** Everything, oldest first; `prev_hash` is left out (each is the hash before it), keeping the export small. */

@@ -16,16 +16,26 @@ import type { RawBodyInput } from "../../../openapi/schemas";
 import { isMediaType } from "../../../http/header-fields";
 
 /** A single PUT: like a blob's upload, up to the request limit. */
-export async function putUpload(ctx: PrepareContext, config: ObjectConfig, input: RawBodyInput, body: ReadableStream<Uint8Array> | null): Promise<Landed> {
+export async function putUpload(
+  ctx: PrepareContext,
+  config: ObjectConfig,
+  input: RawBodyInput,
+  body: ReadableStream<Uint8Array> | null,
+): Promise<Landed> {
   if (!body) throw new AppError("invalid_request", "Send the object's bytes as the request body.");
   const key = newObjectKey(ctx.resourceId);
   const contentType = input.content_type;
   try {
-    const stored = await putStream(ctx.env.BUCKET, key, body, input.content_length, { httpMetadata: httpMetadata(config, contentType) });
+    const stored = await putStream(ctx.env.BUCKET, key, body, input.content_length, {
+      httpMetadata: httpMetadata(config, contentType),
+    });
     return { ...stored, key, contentType, origin: "upload", sourceUrl: null };
   } catch (err) {
     await ctx.env.BUCKET.delete(key);
-    throw new AppError("invalid_request", `The upload did not complete: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim());
+    throw new AppError(
+      "invalid_request",
+      `The upload did not complete: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim(),
+    );
   }
 }
 
@@ -57,14 +67,18 @@ export async function fetchSource(ctx: PrepareContext, config: ObjectConfig, inp
   const options = { httpMetadata: httpMetadata(config, contentType) };
   const body = res.body ?? new Blob([]).stream();
   try {
-    const stored = length !== null
-      ? await putStream(ctx.env.BUCKET, key, body, length, options)
-      : await putInParts(ctx, key, body, input.max_bytes, options);
+    const stored =
+      length !== null
+        ? await putStream(ctx.env.BUCKET, key, body, length, options)
+        : await putInParts(ctx, key, body, input.max_bytes, options);
     return { ...stored, key, contentType, origin: "fetch", sourceUrl: url };
   } catch (err) {
     await ctx.env.BUCKET.delete(key).catch(() => undefined);
     if (err instanceof AppError) throw err;
-    throw new AppError("upstream_failed", `Copying ${url} failed part-way (${err instanceof Error ? err.message : String(err)}); nothing was stored.`);
+    throw new AppError(
+      "upstream_failed",
+      `Copying ${url} failed part-way (${err instanceof Error ? err.message : String(err)}); nothing was stored.`,
+    );
   }
 }
 
@@ -73,7 +87,13 @@ export async function fetchSource(ctx: PrepareContext, config: ObjectConfig, inp
  * every part but the last of one size, and a part's length before it is sent). Stops at
  * `max` bytes, and between parts when the resource has ended; an unfinished upload is aborted.
  */
-async function putInParts(ctx: PrepareContext, key: string, body: ReadableStream<Uint8Array>, max: number, options: R2MultipartOptions): Promise<Stored> {
+async function putInParts(
+  ctx: PrepareContext,
+  key: string,
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  options: R2MultipartOptions,
+): Promise<Stored> {
   const { tap, sha256 } = hashingTap();
   const reader = body.pipeThrough(tap).getReader();
   const upload = await ctx.env.BUCKET.createMultipartUpload(key, options);
@@ -92,8 +112,12 @@ async function putInParts(ctx: PrepareContext, key: string, body: ReadableStream
       const { done, value } = await reader.read();
       if (done) break;
       total += value.length;
-      if (total > max) throw new AppError("payload_too_large", `The source sent more than ${max} bytes (max_bytes); the copy was stopped and nothing was stored.`);
-      for (let offset = 0; offset < value.length; ) {
+      if (total > max)
+        throw new AppError(
+          "payload_too_large",
+          `The source sent more than ${max} bytes (max_bytes); the copy was stopped and nothing was stored.`,
+        );
+      for (let offset = 0; offset < value.length;) {
         const n = Math.min(value.length - offset, STREAM_PART_BYTES - filled);
         buffer.set(value.subarray(offset, offset + n), filled);
         filled += n;

@@ -14,8 +14,13 @@ import { openUploadView, partView, partsOf, uploadBytes } from "./uploads";
 import type { ObjectConfig, ObjectView } from "./schema";
 
 type ObjectRow = {
-  object_key: string | null; size: number | null; sha256: string | null; content_type: string | null;
-  stored_at: number | null; origin: ObjectView["origin"]; source_url: string | null;
+  object_key: string | null;
+  size: number | null;
+  sha256: string | null;
+  content_type: string | null;
+  stored_at: number | null;
+  origin: ObjectView["origin"];
+  source_url: string | null;
 };
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
@@ -44,14 +49,22 @@ export const newObjectKey = (resourceId: string, name: string = crypto.randomUUI
 
 /** How the object is served: its type, and the file name offered. */
 export function httpMetadata(config: ObjectConfig, contentType: string): R2HTTPMetadata {
-  return { contentType: config.content_type ?? contentType, contentDisposition: attachmentDisposition(config.filename) };
+  return {
+    contentType: config.content_type ?? contentType,
+    contentDisposition: attachmentDisposition(config.filename),
+  };
 }
 
 export function view(store: EngineStore, _config?: ObjectConfig): ObjectView {
   const o = row(store.sql);
   return {
-    stored: o.object_key !== null, size: o.size, sha256: o.sha256, content_type: o.content_type,
-    stored_at: isoOrNull(o.stored_at), origin: o.origin, source_url: o.source_url,
+    stored: o.object_key !== null,
+    size: o.size,
+    sha256: o.sha256,
+    content_type: o.content_type,
+    stored_at: isoOrNull(o.stored_at),
+    origin: o.origin,
+    source_url: o.source_url,
     content_url: o.object_key ? store.downloadUrl(o.object_key) : null,
     open_upload: openUploadView(store.sql),
   };
@@ -80,7 +93,13 @@ export function record(store: EngineStore, config: ObjectConfig, landed: Landed)
   const old = row(store.sql).object_key;
   store.sql.exec(
     "UPDATE object_current SET object_key = ?, size = ?, sha256 = ?, content_type = ?, stored_at = ?, origin = ?, source_url = ?",
-    landed.key, landed.size, landed.sha256, config.content_type ?? landed.contentType, store.now, landed.origin, landed.sourceUrl,
+    landed.key,
+    landed.size,
+    landed.sha256,
+    config.content_type ?? landed.contentType,
+    store.now,
+    landed.origin,
+    landed.sourceUrl,
   );
   if (old && old !== landed.key) store.dropObjects([old]);
   return view(store, config);
@@ -100,7 +119,11 @@ export async function discardLanded(ctx: PrepareContext, landed: Landed): Promis
 /** What the download serves; a Range that starts past the end is refused here, before it is charged. */
 export function stored(store: EngineStore, range: string | undefined): { object_key: string; sha256: string } {
   const o = row(store.sql);
-  if (!o.object_key || o.size === null || o.sha256 === null) throw new AppError("not_found", "Nothing is stored yet: PUT the bytes to …/content, complete a multipart upload, or POST …/fetch.");
+  if (!o.object_key || o.size === null || o.sha256 === null)
+    throw new AppError(
+      "not_found",
+      "Nothing is stored yet: PUT the bytes to …/content, complete a multipart upload, or POST …/fetch.",
+    );
   checkRange(range, o.size);
   return { object_key: o.object_key, sha256: o.sha256 };
 }
@@ -108,6 +131,8 @@ export function stored(store: EngineStore, range: string | undefined): { object_
 export function remove(store: EngineStore, config: ObjectConfig): ObjectView {
   const key = row(store.sql).object_key;
   if (key) store.dropObjects([key]);
-  store.sql.exec("UPDATE object_current SET object_key = NULL, size = NULL, sha256 = NULL, content_type = NULL, stored_at = NULL, origin = NULL, source_url = NULL");
+  store.sql.exec(
+    "UPDATE object_current SET object_key = NULL, size = NULL, sha256 = NULL, content_type = NULL, stored_at = NULL, origin = NULL, source_url = NULL",
+  );
   return view(store, config);
 }

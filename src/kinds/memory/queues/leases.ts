@@ -19,7 +19,12 @@ export function anyVisible(store: EngineStore): boolean {
   const visible = store.sql.exec("SELECT 1 FROM queue_messages WHERE state = 'visible' LIMIT 1").toArray().length > 0;
   if (visible) return true;
   return (
-    store.sql.exec("SELECT 1 FROM queue_messages WHERE state IN ('delayed', 'in_flight') AND visible_at <= ? LIMIT 1", store.now).toArray().length > 0
+    store.sql
+      .exec(
+        "SELECT 1 FROM queue_messages WHERE state IN ('delayed', 'in_flight') AND visible_at <= ? LIMIT 1",
+        store.now,
+      )
+      .toArray().length > 0
   );
 }
 
@@ -27,14 +32,28 @@ export function lease(store: EngineStore, config: QueueConfig, input: LeaseInput
   promote(store, config);
   const until = store.now + (input.visibility_seconds ?? config.visibility_seconds) * 1000;
   const rows = store.sql
-    .exec<MessageRow>("SELECT * FROM queue_messages WHERE state = 'visible' ORDER BY priority DESC, seq LIMIT ?", input.max_messages)
+    .exec<MessageRow>(
+      "SELECT * FROM queue_messages WHERE state = 'visible' ORDER BY priority DESC, seq LIMIT ?",
+      input.max_messages,
+    )
     .toArray();
   const items = rows.map((row) => {
     const leaseId = newLeaseId();
-    store.sql.exec("UPDATE queue_messages SET state = 'in_flight', lease_id = ?, visible_at = ?, receive_count = receive_count + 1 WHERE seq = ?", leaseId, until, row.seq);
+    store.sql.exec(
+      "UPDATE queue_messages SET state = 'in_flight', lease_id = ?, visible_at = ?, receive_count = receive_count + 1 WHERE seq = ?",
+      leaseId,
+      until,
+      row.seq,
+    );
     return {
-      message_id: row.message_id, lease_id: leaseId, body: JSON.parse(row.body) as Json, priority: row.priority, dedup_id: row.dedup_id,
-      receive_count: row.receive_count + 1, enqueued_at: iso(row.enqueued_at), lease_expires_at: iso(until),
+      message_id: row.message_id,
+      lease_id: leaseId,
+      body: JSON.parse(row.body) as Json,
+      priority: row.priority,
+      dedup_id: row.dedup_id,
+      receive_count: row.receive_count + 1,
+      enqueued_at: iso(row.enqueued_at),
+      lease_expires_at: iso(until),
     };
   });
   if (items.length) tally(store.sql, "visible", "in_flight", items.length);
@@ -50,7 +69,10 @@ function held(store: EngineStore, leaseId: string): MessageRow | undefined {
 function requireHeld(store: EngineStore, leaseId: string): MessageRow {
   const row = held(store, leaseId);
   if (!row) {
-    throw new AppError("conflict", `Lease ${leaseId} is not held: it lapsed (the message may be leased again), or was acked or nacked already.`);
+    throw new AppError(
+      "conflict",
+      `Lease ${leaseId} is not held: it lapsed (the message may be leased again), or was acked or nacked already.`,
+    );
   }
   return row;
 }

@@ -22,7 +22,8 @@ function byId(store: EngineStore, messageId: string): MessageRow | undefined {
 
 function requireMessage(store: EngineStore, messageId: string): MessageRow {
   const row = byId(store, messageId);
-  if (!row) throw new AppError("not_found", `No message ${messageId} in this queue (acked and deleted messages are gone).`);
+  if (!row)
+    throw new AppError("not_found", `No message ${messageId} in this queue (acked and deleted messages are gone).`);
   return row;
 }
 
@@ -38,7 +39,8 @@ export function push(store: EngineStore, config: QueueConfig, inputs: PushInput[
   const sql = store.sql;
   sql.exec(
     "DELETE FROM queue_dedup WHERE dedup_id IN (SELECT dedup_id FROM queue_dedup WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
-    store.now, DEDUP_PRUNE,
+    store.now,
+    DEDUP_PRUNE,
   );
   const c = counts(sql);
   let held = total(c);
@@ -46,17 +48,34 @@ export function push(store: EngineStore, config: QueueConfig, inputs: PushInput[
   const encoder = new TextEncoder();
   const items = inputs.map((input, i) => {
     if (input.dedup_id !== undefined) {
-      const earlier = sql.exec<{ message_id: string }>("SELECT message_id FROM queue_dedup WHERE dedup_id = ? AND expires_at > ?", input.dedup_id, store.now).toArray()[0];
+      const earlier = sql
+        .exec<{ message_id: string }>(
+          "SELECT message_id FROM queue_dedup WHERE dedup_id = ? AND expires_at > ?",
+          input.dedup_id,
+          store.now,
+        )
+        .toArray()[0];
       if (earlier) return duplicate(store, config, earlier.message_id);
     }
     const text = JSON.stringify(input.body);
     const bodyBytes = encoder.encode(text).length;
-    if (bodyBytes > MAX_MESSAGE_BYTES) throw new AppError("payload_too_large", `${pathOf(i)} is ${bodyBytes} bytes as JSON; a message takes at most ${MAX_MESSAGE_BYTES}.`);
-    if (held + 1 > MAX_MESSAGES) throw new AppError("payload_too_large", `A queue holds at most ${MAX_MESSAGES} messages (dead letters included) and this one is full.`);
+    if (bodyBytes > MAX_MESSAGE_BYTES)
+      throw new AppError(
+        "payload_too_large",
+        `${pathOf(i)} is ${bodyBytes} bytes as JSON; a message takes at most ${MAX_MESSAGE_BYTES}.`,
+      );
+    if (held + 1 > MAX_MESSAGES)
+      throw new AppError(
+        "payload_too_large",
+        `A queue holds at most ${MAX_MESSAGES} messages (dead letters included) and this one is full.`,
+      );
     // The dedup id is stored and exported with the message, so it counts too.
     const size = bodyBytes + (input.dedup_id ? encoder.encode(input.dedup_id).length : 0);
     if (bytes + size > MAX_QUEUE_BYTES) {
-      throw new AppError("payload_too_large", `A queue holds at most ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids; this one holds ${bytes}, so ${size} more do not fit.`);
+      throw new AppError(
+        "payload_too_large",
+        `A queue holds at most ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids; this one holds ${bytes}, so ${size} more do not fit.`,
+      );
     }
     const delay = input.delay_seconds ?? config.delay_seconds;
     const state = delay > 0 ? "delayed" : "visible";
@@ -64,10 +83,22 @@ export function push(store: EngineStore, config: QueueConfig, inputs: PushInput[
     const messageId = newMessageId();
     sql.exec(
       "INSERT INTO queue_messages (message_id, body, bytes, priority, dedup_id, state, visible_at, enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      messageId, text, size, input.priority, input.dedup_id ?? null, state, visibleAt, store.now,
+      messageId,
+      text,
+      size,
+      input.priority,
+      input.dedup_id ?? null,
+      state,
+      visibleAt,
+      store.now,
     );
     if (input.dedup_id !== undefined) {
-      sql.exec("INSERT OR REPLACE INTO queue_dedup (dedup_id, message_id, expires_at) VALUES (?, ?, ?)", input.dedup_id, messageId, store.now + config.dedup_window_seconds * 1000);
+      sql.exec(
+        "INSERT OR REPLACE INTO queue_dedup (dedup_id, message_id, expires_at) VALUES (?, ?, ?)",
+        input.dedup_id,
+        messageId,
+        store.now + config.dedup_window_seconds * 1000,
+      );
     }
     tally(sql, null, state, 1, size);
     held += 1;
@@ -92,9 +123,18 @@ export function remove(store: EngineStore, messageId: string) {
 export function deadLetters(store: EngineStore, config: QueueConfig, limit: number, cursor: string | undefined) {
   promote(store, config);
   const rows = store.sql
-    .exec<MessageRow>("SELECT * FROM queue_messages WHERE state = 'dead' AND seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1)
+    .exec<MessageRow>(
+      "SELECT * FROM queue_messages WHERE state = 'dead' AND seq > ? ORDER BY seq LIMIT ?",
+      Number(cursor ?? 0),
+      limit + 1,
+    )
     .toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => view(r, config, store.now));
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => view(r, config, store.now),
+  );
 }
 
 /** Dead letters become visible again, receive_count 0, keeping their place in push order. */
@@ -104,13 +144,19 @@ export function redrive(store: EngineStore, config: QueueConfig, input: { messag
   const skipped: string[] = [];
   const rows = input.message_ids
     ? input.message_ids.map((id) => byId(store, id) ?? id)
-    : store.sql.exec<MessageRow>("SELECT * FROM queue_messages WHERE state = 'dead' ORDER BY seq LIMIT ?", REDRIVE_ALL_BATCH).toArray();
+    : store.sql
+        .exec<MessageRow>("SELECT * FROM queue_messages WHERE state = 'dead' ORDER BY seq LIMIT ?", REDRIVE_ALL_BATCH)
+        .toArray();
   for (const row of rows) {
     if (typeof row === "string" || row.state !== "dead") {
       skipped.push(typeof row === "string" ? row : row.message_id);
       continue;
     }
-    store.sql.exec("UPDATE queue_messages SET state = 'visible', visible_at = ?, receive_count = 0, dead_at = NULL WHERE seq = ?", store.now, row.seq);
+    store.sql.exec(
+      "UPDATE queue_messages SET state = 'visible', visible_at = ?, receive_count = 0, dead_at = NULL WHERE seq = ?",
+      store.now,
+      row.seq,
+    );
     tally(store.sql, "dead", "visible");
     redriven.push(row.message_id);
   }
@@ -120,10 +166,17 @@ export function redrive(store: EngineStore, config: QueueConfig, input: { messag
 export function stats(store: EngineStore, config: QueueConfig) {
   promote(store, config);
   const c = counts(store.sql);
-  const oldest = store.sql.exec<{ enqueued_at: number }>("SELECT enqueued_at FROM queue_messages WHERE state <> 'dead' ORDER BY seq LIMIT 1").toArray()[0];
+  const oldest = store.sql
+    .exec<{ enqueued_at: number }>("SELECT enqueued_at FROM queue_messages WHERE state <> 'dead' ORDER BY seq LIMIT 1")
+    .toArray()[0];
   const next = nextVisibleAt(store.sql);
   return {
-    visible: c.visible, in_flight: c.in_flight, delayed: c.delayed, dead: c.dead, messages: total(c), bytes: c.bytes,
+    visible: c.visible,
+    in_flight: c.in_flight,
+    delayed: c.delayed,
+    dead: c.dead,
+    messages: total(c),
+    bytes: c.bytes,
     oldest_age_seconds: oldest ? Math.max(0, Math.floor((store.now - oldest.enqueued_at) / 1000)) : null,
     next_visible_at: isoOrNull(next),
   };
@@ -131,6 +184,9 @@ export function stats(store: EngineStore, config: QueueConfig) {
 
 /** Every message in push order, with its state as of now; lease ids stay with their consumers. */
 export function exportAll(store: EngineStore, config: QueueConfig) {
-  const messages = store.sql.exec<MessageRow>("SELECT * FROM queue_messages ORDER BY seq").toArray().map((r) => view(r, config, store.now));
+  const messages = store.sql
+    .exec<MessageRow>("SELECT * FROM queue_messages ORDER BY seq")
+    .toArray()
+    .map((r) => view(r, config, store.now));
   return { messages };
 }

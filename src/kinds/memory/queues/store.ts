@@ -17,8 +17,18 @@ import { iso, isoOrNull } from "../../../time";
 import type { MessageState, QueueConfig } from "./schema";
 
 export type MessageRow = {
-  seq: number; message_id: string; body: string; bytes: number; priority: number; dedup_id: string | null;
-  state: MessageState; visible_at: number | null; lease_id: string | null; receive_count: number; enqueued_at: number; dead_at: number | null;
+  seq: number;
+  message_id: string;
+  body: string;
+  bytes: number;
+  priority: number;
+  dedup_id: string | null;
+  state: MessageState;
+  visible_at: number | null;
+  lease_id: string | null;
+  receive_count: number;
+  enqueued_at: number;
+  dead_at: number | null;
 };
 
 export type Counts = Record<MessageState, number> & { bytes: number };
@@ -58,7 +68,8 @@ export function tally(sql: SqlStorage, from: MessageState | null, to: MessageSta
   if (from) changes.push([`${from} = ${from} - ?`, n]);
   if (to) changes.push([`${to} = ${to} + ?`, n]);
   if (bytes) changes.push(["bytes = bytes + ?", bytes]);
-  if (changes.length) sql.exec(`UPDATE queue_state SET ${changes.map(([set]) => set).join(", ")}`, ...changes.map(([, arg]) => arg));
+  if (changes.length)
+    sql.exec(`UPDATE queue_state SET ${changes.map(([set]) => set).join(", ")}`, ...changes.map(([, arg]) => arg));
 }
 
 /** Where a lapsed lease goes: dead once it has been received max_receive_count times. */
@@ -69,9 +80,25 @@ export const afterLease = (config: QueueConfig, receiveCount: number): "visible"
  * Moves one message to visible or delayed (`at`: when it is or becomes visible) or dead (`at`: since when),
  * forgetting its lease.
  */
-export function settle(store: EngineStore, row: Pick<MessageRow, "seq" | "state">, to: "visible" | "delayed" | "dead", at: number): void {
-  if (to === "dead") store.sql.exec("UPDATE queue_messages SET state = 'dead', visible_at = NULL, lease_id = NULL, dead_at = ? WHERE seq = ?", at, row.seq);
-  else store.sql.exec("UPDATE queue_messages SET state = ?, visible_at = ?, lease_id = NULL WHERE seq = ?", to, at, row.seq);
+export function settle(
+  store: EngineStore,
+  row: Pick<MessageRow, "seq" | "state">,
+  to: "visible" | "delayed" | "dead",
+  at: number,
+): void {
+  if (to === "dead")
+    store.sql.exec(
+      "UPDATE queue_messages SET state = 'dead', visible_at = NULL, lease_id = NULL, dead_at = ? WHERE seq = ?",
+      at,
+      row.seq,
+    );
+  else
+    store.sql.exec(
+      "UPDATE queue_messages SET state = ?, visible_at = ?, lease_id = NULL WHERE seq = ?",
+      to,
+      at,
+      row.seq,
+    );
   tally(store.sql, row.state, to);
 }
 
@@ -83,16 +110,24 @@ export function promote(store: EngineStore, config: QueueConfig, limit = PROMOTE
   const due = store.sql
     .exec<Pick<MessageRow, "seq" | "state" | "visible_at" | "receive_count">>(
       "SELECT seq, state, visible_at, receive_count FROM queue_messages WHERE state IN ('delayed', 'in_flight') AND visible_at <= ? ORDER BY visible_at LIMIT ?",
-      store.now, limit,
+      store.now,
+      limit,
     )
     .toArray();
   // Promoted late or not, each takes effect at the moment it came due.
-  for (const row of due) settle(store, row, row.state === "in_flight" ? afterLease(config, row.receive_count) : "visible", row.visible_at!);
+  for (const row of due)
+    settle(store, row, row.state === "in_flight" ? afterLease(config, row.receive_count) : "visible", row.visible_at!);
 }
 
 /** When the next delayed message appears or lease lapses: the kind's timer, and stats. */
 export function nextVisibleAt(sql: SqlStorage): number | null {
-  return sql.exec<{ visible_at: number }>("SELECT visible_at FROM queue_messages WHERE state IN ('delayed', 'in_flight') ORDER BY visible_at LIMIT 1").toArray()[0]?.visible_at ?? null;
+  return (
+    sql
+      .exec<{ visible_at: number }>(
+        "SELECT visible_at FROM queue_messages WHERE state IN ('delayed', 'in_flight') ORDER BY visible_at LIMIT 1",
+      )
+      .toArray()[0]?.visible_at ?? null
+  );
 }
 
 /** The state a stored row is in at `now`, for views that cannot promote (export runs outside a transaction). */

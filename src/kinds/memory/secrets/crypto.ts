@@ -22,7 +22,12 @@ export type Verifier = z.infer<typeof verifierSchema>;
 const verifierSchema = z.object({ salt: z.string(), verifier: z.string(), iterations: z.int().min(1) });
 
 /** What init receives from sealCreate (never the value or the passphrase in clear), checked on arrival. */
-export const sealedSecretSchema = z.object({ sealed: z.string(), bytes: z.int(), passphrase: verifierSchema.nullable(), max_attempts: z.int().min(1) });
+export const sealedSecretSchema = z.object({
+  sealed: z.string(),
+  bytes: z.int(),
+  passphrase: verifierSchema.nullable(),
+  max_attempts: z.int().min(1),
+});
 export type SealedSecret = z.infer<typeof sealedSecretSchema>;
 
 async function hmac(key: CryptoKey, label: string): Promise<Uint8Array> {
@@ -30,11 +35,24 @@ async function hmac(key: CryptoKey, label: string): Promise<Uint8Array> {
 }
 
 /** The verifier and the value key of a passphrase (NFC, so one passphrase typed two ways is one). */
-export async function derive(passphrase: string, salt: Uint8Array, iterations: number): Promise<{ verifier: Uint8Array; valueKey: Uint8Array }> {
-  const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(passphrase.normalize("NFC")), "PBKDF2", false, ["deriveBits"]);
+export async function derive(
+  passphrase: string,
+  salt: Uint8Array,
+  iterations: number,
+): Promise<{ verifier: Uint8Array; valueKey: Uint8Array }> {
+  const material = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(passphrase.normalize("NFC")),
+    "PBKDF2",
+    false,
+    ["deriveBits"],
+  );
   const master = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, material, 256);
   const key = await crypto.subtle.importKey("raw", master, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return { verifier: await hmac(key, "zeitvault secrets: verifier"), valueKey: await hmac(key, "zeitvault secrets: value key") };
+  return {
+    verifier: await hmac(key, "zeitvault secrets: verifier"),
+    valueKey: await hmac(key, "zeitvault secrets: value key"),
+  };
 }
 
 /** Whether `passphrase` is the one behind `v`; when it is, the key that opens the value. */
@@ -50,21 +68,35 @@ async function aesKey(raw: Uint8Array): Promise<CryptoKey> {
 
 async function encryptInner(valueKey: Uint8Array, value: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(valueKey), new TextEncoder().encode(value));
+  const ct = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv },
+    await aesKey(valueKey),
+    new TextEncoder().encode(value),
+  );
   return `${INNER}.${toBase64(iv)}.${toBase64(new Uint8Array(ct))}`;
 }
 
 async function decryptInner(valueKey: Uint8Array, inner: string): Promise<string> {
   const [version, iv, ct] = inner.split(".");
   if (version !== INNER || !iv || !ct) throw new Error("not a passphrase-encrypted value");
-  const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, await aesKey(valueKey), fromBase64(ct));
+  const pt = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: fromBase64(iv) },
+    await aesKey(valueKey),
+    fromBase64(ct),
+  );
   return new TextDecoder().decode(pt);
 }
 
 /** Encrypts a new secret for storage: the value sealed (under the passphrase first, if any), and the passphrase's verifier. */
-export async function sealSecret(env: Env, value: string, passphrase: string | undefined, maxAttempts: number): Promise<SealedSecret> {
+export async function sealSecret(
+  env: Env,
+  value: string,
+  passphrase: string | undefined,
+  maxAttempts: number,
+): Promise<SealedSecret> {
   const bytes = new TextEncoder().encode(value).byteLength;
-  if (passphrase === undefined) return { sealed: await seal(env, value), bytes, passphrase: null, max_attempts: maxAttempts };
+  if (passphrase === undefined)
+    return { sealed: await seal(env, value), bytes, passphrase: null, max_attempts: maxAttempts };
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const { verifier, valueKey } = await derive(passphrase, salt, PBKDF2_ITERATIONS);
   return {

@@ -19,7 +19,10 @@ button { font: inherit; font-weight: 600; padding: .6rem 1rem; border: 0; border
 
 function secretPage(title: string, body: string, script = ""): string {
   return htmlDocument({
-    title, description: "A one-time secret.", noindex: true, styleNonce: NONCE_SLOT,
+    title,
+    description: "A one-time secret.",
+    noindex: true,
+    styleNonce: NONCE_SLOT,
     head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
     body: `<main id="main">${body}</main>${script ? `<script nonce="${NONCE_SLOT}">${script}</script>` : ""}`,
   });

@@ -19,13 +19,21 @@
 import { AppError } from "../../../http/errors";
 import { parseCallerJson } from "../../../http/json-depth";
 import { iso } from "../../../time";
-import { bodyText, definePublicFace, headerOf, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import {
+  bodyText,
+  definePublicFace,
+  headerOf,
+  prefersHtml,
+  type PublicAnswer,
+  type PublicRequest,
+} from "../../../kind/public-face";
 import { checkPassphrase, keyToText, openSecret } from "./crypto";
 import { failAttempt, readSecret, release, verifierOf } from "./store";
 import type { SecretConfig } from "./schema";
 import { nothingHerePage, revealedPage, waitingPage } from "./page";
 
-const gone = () => new AppError("not_found", "Nothing is here: the secret was revealed or destroyed already, or never existed.");
+const gone = () =>
+  new AppError("not_found", "Nothing is here: the secret was revealed or destroyed already, or never existed.");
 
 /** What prepare found: the key that opens the value (null: no passphrase), or a wrong passphrase. GET: nothing. */
 type Prepared = { valueKey: string | null } | { wrong: true } | undefined;
@@ -41,17 +49,34 @@ function passphraseOf(request: PublicRequest): string | null {
   if (text === null) return null;
   const type = (headerOf(request, "content-type") ?? "").toLowerCase();
   if (type.startsWith("application/x-www-form-urlencoded")) return new URLSearchParams(text).get("passphrase") || null;
-  if (!/[/+]json\b/.test(type)) throw new AppError("unsupported_media_type", 'Send the passphrase as JSON ({"passphrase": "…"}) or as a form field.');
+  if (!/[/+]json\b/.test(type))
+    throw new AppError(
+      "unsupported_media_type",
+      'Send the passphrase as JSON ({"passphrase": "…"}) or as a form field.',
+    );
   const p = (parseCallerJson(text, "body") as { passphrase?: unknown } | null)?.passphrase;
   return typeof p === "string" && p !== "" ? p : null;
 }
 
 export const revealFace = definePublicFace<SecretConfig, Prepared, Handled>({
   routes: [
-    { name: "peek", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["json", "html"], summary: "Whether a secret is waiting and needs a passphrase; never reveals or uses it up. A browser gets a page with a Reveal button." },
     {
-      name: "reveal", path: "", methods: ["POST"], maxBodyBytes: 4096, answers: ["json", "html"],
-      summary: 'Reveal the secret, once: `{ "value", "read_at" }`. With a passphrase, send `{ "passphrase": "…" }` (JSON or a form); a wrong one is 403.',
+      name: "peek",
+      path: "",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["json", "html"],
+      summary:
+        "Whether a secret is waiting and needs a passphrase; never reveals or uses it up. A browser gets a page with a Reveal button.",
+    },
+    {
+      name: "reveal",
+      path: "",
+      methods: ["POST"],
+      maxBodyBytes: 4096,
+      answers: ["json", "html"],
+      summary:
+        'Reveal the secret, once: `{ "value", "read_at" }`. With a passphrase, send `{ "passphrase": "…" }` (JSON or a form); a wrong one is 403.',
     },
   ],
 
@@ -63,7 +88,12 @@ export const revealFace = definePublicFace<SecretConfig, Prepared, Handled>({
     const verifier = verifierOf(row);
     if (!verifier) return { valueKey: null };
     const given = passphraseOf(request);
-    if (given === null) throw new AppError("forbidden", 'This secret needs its passphrase: POST {"passphrase": "…"}. Nothing was used up.', { extra: { attempts_left: row.max_attempts - row.failed_attempts } });
+    if (given === null)
+      throw new AppError(
+        "forbidden",
+        'This secret needs its passphrase: POST {"passphrase": "…"}. Nothing was used up.',
+        { extra: { attempts_left: row.max_attempts - row.failed_attempts } },
+      );
     const valueKey = await checkPassphrase(given, verifier);
     return valueKey ? { valueKey: keyToText(valueKey) } : { wrong: true };
   },
@@ -84,12 +114,25 @@ export const revealFace = definePublicFace<SecretConfig, Prepared, Handled>({
     const html = prefersHtml(request);
     if (handled.state === "waiting") {
       if (html) return { type: "html", body: waitingPage(handled.passphraseRequired, null) };
-      return { type: "json", body: { state: "unread", passphrase_required: handled.passphraseRequired, reveal: "POST to this address to reveal the secret; it is then destroyed." } };
+      return {
+        type: "json",
+        body: {
+          state: "unread",
+          passphrase_required: handled.passphraseRequired,
+          reveal: "POST to this address to reveal the secret; it is then destroyed.",
+        },
+      };
     }
     if (handled.state === "refused") {
       const left = handled.attemptsLeft;
-      const detail = left > 0 ? `Wrong passphrase; ${left} attempt(s) left.` : "Wrong passphrase; that was the last attempt and the secret is destroyed.";
-      if (html) return left > 0 ? { type: "html", status: 403, body: waitingPage(true, detail) } : { type: "html", status: 404, body: nothingHerePage(detail) };
+      const detail =
+        left > 0
+          ? `Wrong passphrase; ${left} attempt(s) left.`
+          : "Wrong passphrase; that was the last attempt and the secret is destroyed.";
+      if (html)
+        return left > 0
+          ? { type: "html", status: 403, body: waitingPage(true, detail) }
+          : { type: "html", status: 404, body: nothingHerePage(detail) };
       throw new AppError("forbidden", detail, { extra: { attempts_left: left } });
     }
     const value = await openSecret(ctx.env, handled.sealed, handled.key);

@@ -7,19 +7,22 @@ export const MAX_VALUE_BYTES = 64 * 1024;
 export const MAX_PASSPHRASE_LENGTH = 1024;
 export const MAX_ATTEMPTS = 20;
 
-
 export const secretCreate = z.object({
   value: z
     .string()
     .min(1)
     .refine((v) => utf8Length(v) <= MAX_VALUE_BYTES, `must be at most ${MAX_VALUE_BYTES} bytes of UTF-8`)
-    .describe(`The secret, 1 to ${MAX_VALUE_BYTES} bytes of text. Encrypted at once; never shown again except, once, at the public address.`),
+    .describe(
+      `The secret, 1 to ${MAX_VALUE_BYTES} bytes of text. Encrypted at once; never shown again except, once, at the public address.`,
+    ),
   passphrase: z
     .string()
     .min(1)
     .max(MAX_PASSPHRASE_LENGTH)
     .optional()
-    .describe("Needed to reveal the secret. Only a PBKDF2 verifier is kept, and the value is also encrypted under a key derived from it."),
+    .describe(
+      "Needed to reveal the secret. Only a PBKDF2 verifier is kept, and the value is also encrypted under a key derived from it.",
+    ),
   max_passphrase_attempts: z
     .int()
     .min(1)
@@ -36,11 +39,16 @@ export const SECRET_STATES = ["unread", "read", "burned"] as const;
 
 export const secretStatus = z
   .object({
-    state: z.enum(SECRET_STATES).describe("unread: it can be revealed once; read: it was, and is gone; burned: destroyed unread."),
+    state: z
+      .enum(SECRET_STATES)
+      .describe("unread: it can be revealed once; read: it was, and is gone; burned: destroyed unread."),
     read: z.boolean(),
     read_at: z.string().nullable().describe("When it was revealed."),
     burned_at: z.string().nullable(),
-    burn_reason: z.enum(["owner", "passphrase_attempts"]).nullable().describe("Burned by the owner, or by too many wrong passphrases."),
+    burn_reason: z
+      .enum(["owner", "passphrase_attempts"])
+      .nullable()
+      .describe("Burned by the owner, or by too many wrong passphrases."),
     passphrase_required: z.boolean(),
     failed_passphrase_attempts: z.int(),
     max_passphrase_attempts: z.int(),

@@ -39,7 +39,13 @@ export function initSecret(store: EngineStore, s: SealedSecret): void {
   const p = s.passphrase;
   store.sql.exec(
     "INSERT INTO secret (id, sealed, bytes, has_passphrase, salt, verifier, iterations, max_attempts) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
-    s.sealed, s.bytes, p ? 1 : 0, p?.salt ?? null, p?.verifier ?? null, p?.iterations ?? null, s.max_attempts,
+    s.sealed,
+    s.bytes,
+    p ? 1 : 0,
+    p?.salt ?? null,
+    p?.verifier ?? null,
+    p?.iterations ?? null,
+    s.max_attempts,
   );
 }
 
@@ -48,7 +54,9 @@ export function readSecret(sql: SqlStorage): SecretRow {
 }
 
 export const verifierOf = (row: SecretRow): Verifier | null =>
-  row.salt !== null && row.verifier !== null && row.iterations !== null ? { salt: row.salt, verifier: row.verifier, iterations: row.iterations } : null;
+  row.salt !== null && row.verifier !== null && row.iterations !== null
+    ? { salt: row.salt, verifier: row.verifier, iterations: row.iterations }
+    : null;
 
 export function statusOf(row: SecretRow): SecretStatus {
   return {
@@ -82,7 +90,11 @@ export function release(store: EngineStore): { sealed: string; readAt: number } 
 
 /** Destroys the value unread; a secret already read or burned stays as it is. */
 export function burn(store: EngineStore, reason: "owner" | "passphrase_attempts"): void {
-  store.sql.exec(`UPDATE secret SET ${CLEAR}, burned_at = ?, burn_reason = ? WHERE sealed IS NOT NULL`, store.now, reason);
+  store.sql.exec(
+    `UPDATE secret SET ${CLEAR}, burned_at = ?, burn_reason = ? WHERE sealed IS NOT NULL`,
+    store.now,
+    reason,
+  );
 }
 
 /** Counts a wrong passphrase; at the limit the secret burns. Returns the attempts left. */

@@ -10,12 +10,18 @@ export type KeyPart = { key: string };
 
 export function getKey(store: EngineStore, { key }: KeyPart) {
   const entry = readEntry(store, key);
-  if (!entry) throw new AppError("not_found", `No key ${JSON.stringify(key)} in this vault (never written, deleted or expired).`);
+  if (!entry)
+    throw new AppError("not_found", `No key ${JSON.stringify(key)} in this vault (never written, deleted or expired).`);
   return entry;
 }
 
 export function putKey(store: EngineStore, input: PutInput & KeyPart & PreconditionHeaders) {
-  const row = prepareWrite(store, { key: input.key, value: input.value, metadata: input.metadata, ttl_seconds: input.ttl_seconds });
+  const row = prepareWrite(store, {
+    key: input.key,
+    value: input.value,
+    metadata: input.metadata,
+    ttl_seconds: input.ttl_seconds,
+  });
   checkPrecondition(preconditionOf(input), input.key, liveRow(store, input.key)?.version ?? null);
   const written = writeRow(store, row);
   checkRoom(store);

@@ -59,7 +59,9 @@ export function listKeys(store: EngineStore, input: ListInput): { items: Item[];
   }
   const columns = input.include_values ? `${INFO_COLUMNS}, value` : INFO_COLUMNS;
   const rows = store.sql.exec<KeyRow & { value?: string }>(
-    `SELECT ${columns} FROM vault_keys WHERE ${where.join(" AND ")} ORDER BY key LIMIT ?`, ...args, input.limit + 1,
+    `SELECT ${columns} FROM vault_keys WHERE ${where.join(" AND ")} ORDER BY key LIMIT ?`,
+    ...args,
+    input.limit + 1,
   );
   const items: Item[] = [];
   let valueBytes = 0;
@@ -86,14 +88,20 @@ export function getMany(store: EngineStore, keys: string[]) {
     return { key, found: entry !== null, entry };
   });
   if (valueBytes > GET_MANY_VALUE_BUDGET) {
-    throw new AppError("payload_too_large", `These keys hold ${valueBytes} bytes together; get_many returns at most ${GET_MANY_VALUE_BUDGET}: ask for fewer.`);
+    throw new AppError(
+      "payload_too_large",
+      `These keys hold ${valueBytes} bytes together; get_many returns at most ${GET_MANY_VALUE_BUDGET}: ask for fewer.`,
+    );
   }
   return { items };
 }
 
 /** Every live key with its value, in key order (the limits keep this within what one answer carries). */
 export function exportVault(store: EngineStore) {
-  const rows = store.sql.exec<KeyRow & { value: string }>(`SELECT ${INFO_COLUMNS}, value FROM vault_keys WHERE ${ALIVE} ORDER BY key`, store.now);
+  const rows = store.sql.exec<KeyRow & { value: string }>(
+    `SELECT ${INFO_COLUMNS}, value FROM vault_keys WHERE ${ALIVE} ORDER BY key`,
+    store.now,
+  );
   const keys: Entry[] = [];
   for (const row of rows) keys.push(entryOf(row));
   return { ...totals(store), keys };

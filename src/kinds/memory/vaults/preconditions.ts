@@ -43,10 +43,16 @@ function parseTags(header: string, name: string, weak: boolean): TagList {
   return versions;
 }
 
-export function preconditionOf(input: { "if-match"?: string; "if-none-match"?: string; if_version?: number }): Precondition {
+export function preconditionOf(input: {
+  "if-match"?: string;
+  "if-none-match"?: string;
+  if_version?: number;
+}): Precondition {
   return {
     ...(input["if-match"] !== undefined ? { match: parseTags(input["if-match"], "If-Match", false) } : {}),
-    ...(input["if-none-match"] !== undefined ? { noneMatch: parseTags(input["if-none-match"], "If-None-Match", true) } : {}),
+    ...(input["if-none-match"] !== undefined
+      ? { noneMatch: parseTags(input["if-none-match"], "If-None-Match", true) }
+      : {}),
     ...(input.if_version !== undefined ? { version: input.if_version } : {}),
   };
 }
@@ -55,10 +61,18 @@ const holds = (list: TagList, current: number | null) => current !== null && (li
 
 /** Why the test fails for a key at `current` (null: absent), or null when it holds. */
 function failure(p: Precondition, current: number | null): string | null {
-  if (p.match !== undefined && !holds(p.match, current)) return current === null ? "the key does not exist (If-Match)" : `the key is at version ${current} (If-Match)`;
-  if (p.noneMatch !== undefined && holds(p.noneMatch, current)) return p.noneMatch === "any" ? "the key exists (If-None-Match: *)" : `the key is at version ${current} (If-None-Match)`;
+  if (p.match !== undefined && !holds(p.match, current))
+    return current === null ? "the key does not exist (If-Match)" : `the key is at version ${current} (If-Match)`;
+  if (p.noneMatch !== undefined && holds(p.noneMatch, current))
+    return p.noneMatch === "any"
+      ? "the key exists (If-None-Match: *)"
+      : `the key is at version ${current} (If-None-Match)`;
   if (p.version !== undefined && (current ?? 0) !== p.version) {
-    return current === null ? `the key does not exist, not at version ${p.version}` : p.version === 0 ? "the key exists" : `the key is at version ${current}, not ${p.version}`;
+    return current === null
+      ? `the key does not exist, not at version ${p.version}`
+      : p.version === 0
+        ? "the key exists"
+        : `the key is at version ${current}, not ${p.version}`;
   }
   return null;
 }

@@ -31,8 +31,12 @@ export const GET_MANY_VALUE_BUDGET = 8 * 1024 * 1024;
 export const MAX_KEY_TTL_SECONDS = 366 * 86400;
 
 export const LIMITS = {
-  max_keys: MAX_KEYS, max_bytes: MAX_VAULT_BYTES, max_key_bytes: MAX_KEY_BYTES, max_value_bytes: MAX_VALUE_BYTES,
-  max_metadata_bytes: MAX_METADATA_BYTES, max_batch: MAX_BATCH,
+  max_keys: MAX_KEYS,
+  max_bytes: MAX_VAULT_BYTES,
+  max_key_bytes: MAX_KEY_BYTES,
+  max_value_bytes: MAX_VALUE_BYTES,
+  max_metadata_bytes: MAX_METADATA_BYTES,
+  max_batch: MAX_BATCH,
 };
 
 export const vaultConfig = z.object({});
@@ -48,7 +52,9 @@ export const keyField = z
   .refine((k) => k !== "." && k !== "..", "must not be . or .. (a URL would lose them)")
   .refine((k) => !LONE_SURROGATE.test(k), "must be well-formed Unicode")
   .refine((k) => !/[\u0000-\u001f\u007f-\u009f]/.test(k), "must not contain control characters")
-  .describe(`Any text of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 without control characters, except . and ..; in a path, percent-encode it (a / as %2F).`);
+  .describe(
+    `Any text of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 without control characters, except . and ..; in a path, percent-encode it (a / as %2F).`,
+  );
 
 export const keyParam = z.object({
   key: keyField.openapi({ param: { name: "key", in: "path" }, example: "agents/alice/profile" }),
@@ -57,10 +63,16 @@ export const keyParam = z.object({
 const ifVersion = z
   .int()
   .min(0)
-  .describe("Compare-and-set in the body (MCP sends no headers): write only if the key's version is this; 0 = only if the key does not exist.");
+  .describe(
+    "Compare-and-set in the body (MCP sends no headers): write only if the key's version is this; 0 = only if the key does not exist.",
+  );
 
 export const preconditionHeaders = z.object({
-  "if-match": z.string().max(1024).optional().describe('Compare-and-set: write only if the key\'s ETag is one of these (e.g. `"42"`), or `*` = the key exists.'),
+  "if-match": z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('Compare-and-set: write only if the key\'s ETag is one of these (e.g. `"42"`), or `*` = the key exists.'),
   "if-none-match": z.string().max(1024).optional().describe("`*` = create only: write only if the key does not exist."),
 });
 export type PreconditionHeaders = z.infer<typeof preconditionHeaders>;
@@ -75,10 +87,14 @@ const ttlField = z
   .min(1)
   .max(MAX_KEY_TTL_SECONDS)
   .nullable()
-  .describe("The key disappears this many seconds after the write (absent or null: it lasts as long as the vault). Each put sets it anew.");
+  .describe(
+    "The key disappears this many seconds after the write (absent or null: it lasts as long as the vault). Each put sets it anew.",
+  );
 
 const writeFields = {
-  value: jsonValue.describe(`Any JSON value, at most ${MAX_VALUE_BYTES} bytes as compact JSON (a string of 1 MiB fits).`),
+  value: jsonValue.describe(
+    `Any JSON value, at most ${MAX_VALUE_BYTES} bytes as compact JSON (a string of 1 MiB fits).`,
+  ),
   metadata: metadataField.optional(),
   ttl_seconds: ttlField.optional(),
   if_version: ifVersion.optional(),
@@ -90,35 +106,58 @@ const valuePresent = (w: { value?: unknown }) => w.value !== undefined;
 export const putInput = z.object(writeFields).refine(valuePresent, { message: "is required", path: ["value"] });
 export type PutInput = z.infer<typeof putInput>;
 
-export const deleteInput = z.object({ if_version: z.coerce.number().pipe(ifVersion).optional().openapi({ example: 7 }) });
+export const deleteInput = z.object({
+  if_version: z.coerce.number().pipe(ifVersion).optional().openapi({ example: 7 }),
+});
 export type DeleteInput = z.infer<typeof deleteInput>;
 
 export const listInput = z.object({
   prefix: z.string().max(MAX_KEY_BYTES).optional().describe("Only keys starting with this."),
-  limit: z.coerce.number().int().min(1).max(MAX_LIST_LIMIT).default(100).describe(`Keys per page (1–${MAX_LIST_LIMIT}, default 100).`),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIST_LIMIT)
+    .default(100)
+    .describe(`Keys per page (1–${MAX_LIST_LIMIT}, default 100).`),
   cursor: z.string().max(2048).optional().describe("next_cursor of the previous page."),
-  include_values: z.stringbool().default(false).describe(`Include each value; a page then stops early once its values pass ${LIST_VALUE_BUDGET} bytes.`),
+  include_values: z
+    .stringbool()
+    .default(false)
+    .describe(`Include each value; a page then stops early once its values pass ${LIST_VALUE_BUDGET} bytes.`),
 });
 export type ListInput = z.infer<typeof listInput>;
 
 export const getManyInput = z.object({
-  keys: z.array(keyField).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} keys; their values together at most ${GET_MANY_VALUE_BUDGET} bytes.`),
+  keys: z
+    .array(keyField)
+    .min(1)
+    .max(MAX_BATCH)
+    .describe(`1 to ${MAX_BATCH} keys; their values together at most ${GET_MANY_VALUE_BUDGET} bytes.`),
 });
 
-const batchPut = z.strictObject({ op: z.literal("put"), key: keyField, ...writeFields }).refine(valuePresent, { message: "is required", path: ["value"] });
+const batchPut = z
+  .strictObject({ op: z.literal("put"), key: keyField, ...writeFields })
+  .refine(valuePresent, { message: "is required", path: ["value"] });
 const batchDelete = z.strictObject({ op: z.literal("delete"), key: keyField, if_version: ifVersion.optional() });
 export const batchInput = z.object({
   operations: z
     .array(z.discriminatedUnion("op", [batchPut, batchDelete]))
     .min(1)
     .max(MAX_BATCH)
-    .describe(`1 to ${MAX_BATCH} puts and deletes, applied in order, all or none: if one is refused (its if_version, a limit), none happens.`),
+    .describe(
+      `1 to ${MAX_BATCH} puts and deletes, applied in order, all or none: if one is refused (its if_version, a limit), none happens.`,
+    ),
 });
 export type BatchInput = z.infer<typeof batchInput>;
 
 const entryFields = {
   key: z.string(),
-  version: z.int().describe("The vault's write sequence number at the key's last write: it grows with every write, never repeats, and is the ETag."),
+  version: z
+    .int()
+    .describe(
+      "The vault's write sequence number at the key's last write: it grows with every write, never repeats, and is the ETag.",
+    ),
   metadata: z.record(z.string(), jsonValue).nullable(),
   bytes: z.int().describe("Bytes counted against the vault: key, value and metadata (compact JSON, UTF-8)."),
   updated_at: z.string(),
@@ -130,10 +169,16 @@ export const entry = z.object({ ...entryFields, value: jsonValue }).openapi("Vau
 export type EntryInfo = z.infer<typeof entryInfo>;
 export type Entry = z.infer<typeof entry>;
 
-export const putResult = entryInfo.extend({ created: z.boolean().describe("true when the key did not exist before.") }).openapi("VaultPutResult");
+export const putResult = entryInfo
+  .extend({ created: z.boolean().describe("true when the key did not exist before.") })
+  .openapi("VaultPutResult");
 
 export const deleteResult = z
-  .object({ key: z.string(), deleted: z.boolean().describe("false when there was no such key."), version: z.int().nullable().describe("The version deleted.") })
+  .object({
+    key: z.string(),
+    deleted: z.boolean().describe("false when there was no such key."),
+    version: z.int().nullable().describe("The version deleted."),
+  })
   .openapi("VaultDeleteResult");
 
 export const listPage = z
@@ -149,7 +194,15 @@ export const getManyResult = z
 
 export const batchResult = z
   .object({
-    results: z.array(z.object({ op: z.enum(["put", "delete"]), key: z.string(), version: z.int().nullable(), created: z.boolean().optional(), deleted: z.boolean().optional() })),
+    results: z.array(
+      z.object({
+        op: z.enum(["put", "delete"]),
+        key: z.string(),
+        version: z.int().nullable(),
+        created: z.boolean().optional(),
+        deleted: z.boolean().optional(),
+      }),
+    ),
     version: z.int().describe("The vault's write sequence number after the batch."),
   })
   .openapi("VaultBatchResult");
@@ -161,7 +214,12 @@ export const vaultInfo = z
     version: z.int().describe("The vault's write sequence number (the version the next write exceeds)."),
     next_expiry_at: z.string().nullable().describe("When the next key with a TTL disappears."),
     limits: z.object({
-      max_keys: z.int(), max_bytes: z.int(), max_key_bytes: z.int(), max_value_bytes: z.int(), max_metadata_bytes: z.int(), max_batch: z.int(),
+      max_keys: z.int(),
+      max_bytes: z.int(),
+      max_key_bytes: z.int(),
+      max_value_bytes: z.int(),
+      max_metadata_bytes: z.int(),
+      max_batch: z.int(),
     }),
   })
   .openapi("VaultInfo");

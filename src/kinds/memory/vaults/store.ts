@@ -21,7 +21,12 @@ import { utf8Length } from "../../../bytes";
 import { MAX_KEYS, MAX_METADATA_BYTES, MAX_VALUE_BYTES, MAX_VAULT_BYTES, type Entry, type EntryInfo } from "./schema";
 
 export type KeyRow = {
-  key: string; version: number; bytes: number; metadata: string | null; updated_at: number; expires_at: number | null;
+  key: string;
+  version: number;
+  bytes: number;
+  metadata: string | null;
+  updated_at: number;
+  expires_at: number | null;
 };
 type State = { seq: number; keys: number; bytes: number };
 
@@ -51,9 +56,12 @@ function state(store: EngineStore): State {
 
 export function infoOf(row: KeyRow): EntryInfo {
   return {
-    key: row.key, version: row.version, bytes: row.bytes,
+    key: row.key,
+    version: row.version,
+    bytes: row.bytes,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as JsonObject),
-    updated_at: iso(row.updated_at), expires_at: isoOrNull(row.expires_at),
+    updated_at: iso(row.updated_at),
+    expires_at: isoOrNull(row.expires_at),
   };
 }
 
@@ -63,11 +71,21 @@ export function entryOf(row: KeyRow & { value: string }): Entry {
 
 /** The row of a live key (stored, not expired), or null. */
 export function liveRow(store: EngineStore, key: string): KeyRow | null {
-  return store.sql.exec<KeyRow>(`SELECT ${INFO_COLUMNS} FROM vault_keys WHERE key = ? AND ${ALIVE}`, key, store.now).toArray()[0] ?? null;
+  return (
+    store.sql
+      .exec<KeyRow>(`SELECT ${INFO_COLUMNS} FROM vault_keys WHERE key = ? AND ${ALIVE}`, key, store.now)
+      .toArray()[0] ?? null
+  );
 }
 
 export function readEntry(store: EngineStore, key: string): Entry | null {
-  const row = store.sql.exec<KeyRow & { value: string }>(`SELECT ${INFO_COLUMNS}, value FROM vault_keys WHERE key = ? AND ${ALIVE}`, key, store.now).toArray()[0];
+  const row = store.sql
+    .exec<KeyRow & { value: string }>(
+      `SELECT ${INFO_COLUMNS}, value FROM vault_keys WHERE key = ? AND ${ALIVE}`,
+      key,
+      store.now,
+    )
+    .toArray()[0];
   return row ? entryOf(row) : null;
 }
 
@@ -86,13 +104,22 @@ export function prepareWrite(store: EngineStore, w: Write, at?: string) {
   const label = at ? `${at}: ` : "";
   const value = serialized(w.value);
   if (value.bytes > MAX_VALUE_BYTES) {
-    throw new AppError("payload_too_large", `${label}The value is ${value.bytes} bytes as compact JSON; a vault value may have at most ${MAX_VALUE_BYTES}.`);
+    throw new AppError(
+      "payload_too_large",
+      `${label}The value is ${value.bytes} bytes as compact JSON; a vault value may have at most ${MAX_VALUE_BYTES}.`,
+    );
   }
   const metadata = w.metadata ? serialized(w.metadata) : null;
   if (metadata && metadata.bytes > MAX_METADATA_BYTES) {
-    throw new AppError("validation_failed", `${label}metadata is ${metadata.bytes} bytes as JSON; at most ${MAX_METADATA_BYTES} are kept.`, {
-      errors: [{ path: at ? `${at}.metadata` : "metadata", message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` }],
-    });
+    throw new AppError(
+      "validation_failed",
+      `${label}metadata is ${metadata.bytes} bytes as JSON; at most ${MAX_METADATA_BYTES} are kept.`,
+      {
+        errors: [
+          { path: at ? `${at}.metadata` : "metadata", message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` },
+        ],
+      },
+    );
   }
   return {
     key: w.key,
@@ -106,8 +133,18 @@ export function prepareWrite(store: EngineStore, w: Write, at?: string) {
 type PreparedWrite = ReturnType<typeof prepareWrite>;
 
 /** Any stored row of `key`, alive or expired (a write replaces either). */
-function storedRow(store: EngineStore, key: string): { version: number; bytes: number; expires_at: number | null } | null {
-  return store.sql.exec<{ version: number; bytes: number; expires_at: number | null }>("SELECT version, bytes, expires_at FROM vault_keys WHERE key = ?", key).toArray()[0] ?? null;
+function storedRow(
+  store: EngineStore,
+  key: string,
+): { version: number; bytes: number; expires_at: number | null } | null {
+  return (
+    store.sql
+      .exec<{ version: number; bytes: number; expires_at: number | null }>(
+        "SELECT version, bytes, expires_at FROM vault_keys WHERE key = ?",
+        key,
+      )
+      .toArray()[0] ?? null
+  );
 }
 
 /** Writes a checked row (the caller tested its precondition), keeping the counts and the sequence in step. */
@@ -121,11 +158,25 @@ export function writeRow(store: EngineStore, row: PreparedWrite): KeyRow & { cre
     `INSERT INTO vault_keys (key, version, bytes, metadata, updated_at, expires_at, value) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET version = excluded.version, bytes = excluded.bytes, metadata = excluded.metadata,
        updated_at = excluded.updated_at, expires_at = excluded.expires_at, value = excluded.value`,
-    row.key, version, row.bytes, row.metadata, store.now, row.expires_at, row.value,
+    row.key,
+    version,
+    row.bytes,
+    row.metadata,
+    store.now,
+    row.expires_at,
+    row.value,
   );
   store.sql.exec("UPDATE vault_state SET seq = ?, keys = ?, bytes = ?", version, keys, bytes);
   const created = !old || (old.expires_at !== null && old.expires_at <= store.now);
-  return { key: row.key, version, bytes: row.bytes, metadata: row.metadata, updated_at: store.now, expires_at: row.expires_at, created };
+  return {
+    key: row.key,
+    version,
+    bytes: row.bytes,
+    metadata: row.metadata,
+    updated_at: store.now,
+    expires_at: row.expires_at,
+    created,
+  };
 }
 
 /** Deletes a key's row if it is stored (alive or not); returns whether one was. Deletes take a sequence number too. */
@@ -146,18 +197,32 @@ export function purgeExpired(store: EngineStore): number {
     )
     .toArray();
   if (gone.length === 0) return 0;
-  store.sql.exec("UPDATE vault_state SET keys = keys - ?, bytes = bytes - ?", gone.length, gone.reduce((sum, r) => sum + r.bytes, 0));
+  store.sql.exec(
+    "UPDATE vault_state SET keys = keys - ?, bytes = bytes - ?",
+    gone.length,
+    gone.reduce((sum, r) => sum + r.bytes, 0),
+  );
   return gone.length;
 }
 
 /** Expired rows not purged yet (the index holds them in expiry order, so this reads only those). */
 function expiredTotals(store: EngineStore): { n: number; bytes: number } {
-  const r = store.sql.exec<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(bytes) AS bytes FROM vault_keys WHERE expires_at <= ?", store.now).one();
+  const r = store.sql
+    .exec<{ n: number; bytes: number | null }>(
+      "SELECT COUNT(*) AS n, SUM(bytes) AS bytes FROM vault_keys WHERE expires_at <= ?",
+      store.now,
+    )
+    .one();
   return { n: r.n, bytes: r.bytes ?? 0 };
 }
 
 /** Live keys and bytes, the write sequence, and the next expiry. */
-export function totals(store: EngineStore): { keys: number; bytes: number; version: number; next_expiry_at: string | null } {
+export function totals(store: EngineStore): {
+  keys: number;
+  bytes: number;
+  version: number;
+  next_expiry_at: string | null;
+} {
   const s = state(store);
   const dead = expiredTotals(store);
   const next = nextExpiry(store);
@@ -166,7 +231,9 @@ export function totals(store: EngineStore): { keys: number; bytes: number; versi
 
 /** The earliest expiry of any stored row (past ones included: the timer purges them). */
 export function nextExpiry(store: EngineStore): number | null {
-  return store.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM vault_keys WHERE expires_at IS NOT NULL").one().at;
+  return store.sql
+    .exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM vault_keys WHERE expires_at IS NOT NULL")
+    .one().at;
 }
 
 /**
@@ -180,6 +247,10 @@ export function checkRoom(store: EngineStore): void {
     s = state(store);
     if (s.keys <= MAX_KEYS && s.bytes <= MAX_VAULT_BYTES) return;
   }
-  if (s.keys > MAX_KEYS) throw new AppError("payload_too_large", `A vault holds at most ${MAX_KEYS} keys; delete some first.`);
-  throw new AppError("payload_too_large", `A vault holds at most ${MAX_VAULT_BYTES} bytes of keys, values and metadata; this write would make it ${s.bytes}.`);
+  if (s.keys > MAX_KEYS)
+    throw new AppError("payload_too_large", `A vault holds at most ${MAX_KEYS} keys; delete some first.`);
+  throw new AppError(
+    "payload_too_large",
+    `A vault holds at most ${MAX_VAULT_BYTES} bytes of keys, values and metadata; this write would make it ${s.bytes}.`,
+  );
 }

@@ -9,7 +9,16 @@ import { kindOf } from "../../../kind/kind";
 import { checkOwnedResource } from "../../../kind/owned";
 import { linksFace } from "./public";
 import { allClicks, clicksPage, init, TABLES, view } from "./store";
-import { clicksInput, clicksPage as pageSchema, linkCreate, linkView, MAX_CLICK_LOG, MAX_CLICKS, type LinkConfig, type LinkCreate } from "./schema";
+import {
+  clicksInput,
+  clicksPage as pageSchema,
+  linkCreate,
+  linkView,
+  MAX_CLICK_LOG,
+  MAX_CLICKS,
+  type LinkConfig,
+  type LinkCreate,
+} from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 
@@ -33,7 +42,10 @@ export const links = kind.define({
   sealCreate: async (env, config) => {
     const { content, ...rest } = config as LinkCreate;
     if (content === undefined) return { config: rest, sealed: null };
-    return { config: { ...rest, content_resource_id: await checkOwnedResource(env, content, ["blobs", "objects"], "content") }, sealed: null };
+    return {
+      config: { ...rest, content_resource_id: await checkOwnedResource(env, content, ["blobs", "objects"], "content") },
+      sealed: null,
+    };
   },
   init,
   usage: (store, config) => {
@@ -44,13 +56,24 @@ export const links = kind.define({
   public: linksFace,
   ops: [
     kind.op({
-      name: "get", method: "get", path: "", summary: "The link's target, clicks, remaining clicks and last click", priceMicro: OP_PRICE,
-      input: noInput, output: linkView,
+      name: "get",
+      method: "get",
+      path: "",
+      summary: "The link's target, clicks, remaining clicks and last click",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: linkView,
       run: (store, config) => view(store.sql, config),
     }),
     kind.op({
-      name: "list_clicks", method: "get", path: "/clicks", summary: "The click log, newest first (time, referrer host, country)", priceMicro: OP_PRICE,
-      input: clicksInput, output: pageSchema, example: { input: { limit: 50 } },
+      name: "list_clicks",
+      method: "get",
+      path: "/clicks",
+      summary: "The click log, newest first (time, referrer host, country)",
+      priceMicro: OP_PRICE,
+      input: clicksInput,
+      output: pageSchema,
+      example: { input: { limit: 50 } },
       run: (store, _config, input) => clicksPage(store.sql, input.limit, input.cursor),
     }),
   ],

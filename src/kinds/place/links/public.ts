@@ -14,7 +14,17 @@ import type { LinkConfig } from "./schema";
 type Content = { key: string } | null;
 
 export const linksFace = definePublicFace<LinkConfig, Content | undefined>({
-  routes: [{ name: "link", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["redirect", "bytes"], summary: "Follow the link: a redirect to its target, or the content it serves (Range honoured); each GET is a click, HEAD is not." }],
+  routes: [
+    {
+      name: "link",
+      path: "",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["redirect", "bytes"],
+      summary:
+        "Follow the link: a redirect to its target, or the content it serves (Range honoured); each GET is a click, HEAD is not.",
+    },
+  ],
   async prepare(ctx, config) {
     if (!config.content_resource_id) return undefined;
     return unwrap(await resourceStub(ctx.env, config.content_resource_id).sharedObject());
@@ -29,10 +39,19 @@ export const linksFace = definePublicFace<LinkConfig, Content | undefined>({
     if (content === null) return refuse("What this link shared is no longer there.");
     if (request.method === "GET") recordClick(store, request.headers);
     if (content) return { type: "object", key: content.key, headers: { "cache-control": "private, no-cache" } };
-    return { type: "redirect", location: config.target_url!, status: config.redirect_status, headers: { "cache-control": "private, no-cache", "referrer-policy": "no-referrer" } };
+    return {
+      type: "redirect",
+      location: config.target_url!,
+      status: config.redirect_status,
+      headers: { "cache-control": "private, no-cache", "referrer-policy": "no-referrer" },
+    };
   },
   errorAnswer(request, error) {
     if (!prefersHtml(request) || (error.status !== 404 && error.status !== 410)) return null;
-    return { type: "html", status: error.status, body: gonePage("Link gone", "This link no longer works", error.detail) };
+    return {
+      type: "html",
+      status: error.status,
+      body: gonePage("Link gone", "This link no longer works", error.detail),
+    };
   },
 });

@@ -25,13 +25,20 @@ export function view(sql: SqlStorage, config: LinkConfig): LinkView {
   const c = counts(sql);
   const max = config.max_clicks ?? null;
   return {
-    target_url: config.target_url ?? null, content_resource_id: config.content_resource_id ?? null, redirect_status: config.redirect_status,
-    clicks: c.clicks, max_clicks: max, remaining_clicks: max === null ? null : Math.max(0, max - c.clicks), exhausted: max !== null && c.clicks >= max,
-    last_click_at: isoOrNull(c.last_click_at), refused: c.refused,
+    target_url: config.target_url ?? null,
+    content_resource_id: config.content_resource_id ?? null,
+    redirect_status: config.redirect_status,
+    clicks: c.clicks,
+    max_clicks: max,
+    remaining_clicks: max === null ? null : Math.max(0, max - c.clicks),
+    exhausted: max !== null && c.clicks >= max,
+    last_click_at: isoOrNull(c.last_click_at),
+    refused: c.refused,
   };
 }
 
-export const exhausted = (sql: SqlStorage, config: LinkConfig): boolean => config.max_clicks !== undefined && counts(sql).clicks >= config.max_clicks;
+export const exhausted = (sql: SqlStorage, config: LinkConfig): boolean =>
+  config.max_clicks !== undefined && counts(sql).clicks >= config.max_clicks;
 
 export function countRefused(store: EngineStore): void {
   store.sql.exec("UPDATE link SET refused = refused + 1");
@@ -48,22 +55,36 @@ function referrerHost(referer: string | undefined): string | null {
 }
 
 /** Cloudflare's two-letter country code (XX unknown, T1 Tor), kept only when it is one. */
-const countryOf = (header: string | undefined): string | null => (header && /^[A-Z0-9]{2}$/.test(header) ? header : null);
+const countryOf = (header: string | undefined): string | null =>
+  header && /^[A-Z0-9]{2}$/.test(header) ? header : null;
 
 export function recordClick(store: EngineStore, headers: Record<string, string>): void {
   store.sql.exec("UPDATE link SET clicks = clicks + 1, last_click_at = ?", store.now);
-  const { seq } = store.sql.exec<{ seq: number }>(
-    "INSERT INTO clicks (at, referrer_host, country) VALUES (?, ?, ?) RETURNING seq", store.now, referrerHost(headers.referer), countryOf(headers["cf-ipcountry"]),
-  ).one();
+  const { seq } = store.sql
+    .exec<{ seq: number }>(
+      "INSERT INTO clicks (at, referrer_host, country) VALUES (?, ?, ?) RETURNING seq",
+      store.now,
+      referrerHost(headers.referer),
+      countryOf(headers["cf-ipcountry"]),
+    )
+    .one();
   if (seq > MAX_CLICK_LOG) store.sql.exec("DELETE FROM clicks WHERE seq <= ?", seq - MAX_CLICK_LOG);
 }
 
-const clickOf = (r: ClickRow): Click => ({ seq: r.seq, at: iso(r.at), referrer_host: r.referrer_host, country: r.country });
+const clickOf = (r: ClickRow): Click => ({
+  seq: r.seq,
+  at: iso(r.at),
+  referrer_host: r.referrer_host,
+  country: r.country,
+});
 
 export function clicksPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<Click> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = sql.exec<ClickRow>("SELECT * FROM clicks WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
+  const rows = sql
+    .exec<ClickRow>("SELECT * FROM clicks WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1)
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, clickOf);
 }
 
-export const allClicks = (sql: SqlStorage): Click[] => sql.exec<ClickRow>("SELECT * FROM clicks ORDER BY seq DESC").toArray().map(clickOf);
+export const allClicks = (sql: SqlStorage): Click[] =>
+  sql.exec<ClickRow>("SELECT * FROM clicks ORDER BY seq DESC").toArray().map(clickOf);

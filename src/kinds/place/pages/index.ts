@@ -8,7 +8,15 @@ import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
 import { pagesFace } from "./public";
 import { create, row, TABLES, update, view } from "./store";
-import { MAX_CONTENT_BYTES, pageContent, pageCreate, pageUpdate, pageView, type PageConfig, type PageCreate } from "./schema";
+import {
+  MAX_CONTENT_BYTES,
+  pageContent,
+  pageCreate,
+  pageUpdate,
+  pageView,
+  type PageConfig,
+  type PageCreate,
+} from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 
@@ -51,21 +59,42 @@ export const pages = kind.define({
   public: pagesFace,
   ops: [
     kind.op({
-      name: "get", method: "get", path: "", summary: "The page's settings, size, version, ETag and views", priceMicro: OP_PRICE,
-      input: noInput, output: pageView,
+      name: "get",
+      method: "get",
+      path: "",
+      summary: "The page's settings, size, version, ETag and views",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: pageView,
       run: (store) => view(store.sql),
     }),
     kind.op({
-      name: "get_content", method: "get", path: "/content", summary: "The page's source as last set", priceMicro: OP_PRICE,
-      input: noInput, output: pageContent,
+      name: "get_content",
+      method: "get",
+      path: "/content",
+      summary: "The page's source as last set",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: pageContent,
       run: (store) => {
         const p = row(store.sql);
         return { format: p.format, content: p.content, version: p.version };
       },
     }),
     kind.op({
-      name: "update", method: "put", path: "", summary: "Change the content, format, title, description or settings in place (the address stays)", priceMicro: 1000,
-      input: pageUpdate, output: pageView, example: { input: { content: "# Nightly report\n\nOne check **failed** at 02:00 UTC.\n", description: "One check failed." } },
+      name: "update",
+      method: "put",
+      path: "",
+      summary: "Change the content, format, title, description or settings in place (the address stays)",
+      priceMicro: 1000,
+      input: pageUpdate,
+      output: pageView,
+      example: {
+        input: {
+          content: "# Nightly report\n\nOne check **failed** at 02:00 UTC.\n",
+          description: "One check failed.",
+        },
+      },
       run: (store, _config, input) => update(store, input),
     }),
   ],

@@ -41,7 +41,10 @@ function intoHead(html: string, title: string | null, description: string | null
   const head = /<head\b[^>]*>/i.exec(doc);
   if (head) return doc.slice(0, head.index + head[0].length) + "\n" + tags + doc.slice(head.index + head[0].length);
   const root = /<html\b[^>]*>/i.exec(doc);
-  if (root) return doc.slice(0, root.index + root[0].length) + `\n<head>\n${tags}</head>` + doc.slice(root.index + root[0].length);
+  if (root)
+    return (
+      doc.slice(0, root.index + root[0].length) + `\n<head>\n${tags}</head>` + doc.slice(root.index + root[0].length)
+    );
   return tags + doc;
 }
 

@@ -29,15 +29,27 @@ interface Settings extends Source {
 }
 
 type PageRow = {
-  format: "markdown" | "html"; content: string; title: string | null; description: string | null; scripts: number; indexable: number;
-  html: string; etag: string; version: number; updated_at: number; views: number; last_viewed_at: number | null;
+  format: "markdown" | "html";
+  content: string;
+  title: string | null;
+  description: string | null;
+  scripts: number;
+  indexable: number;
+  html: string;
+  etag: string;
+  version: number;
+  updated_at: number;
+  views: number;
+  last_viewed_at: number | null;
 };
 
 /** The page as served: HTML, and an ETag over everything that shapes the answer (its headers too). */
 function served(settings: Settings): { html: string; etag: string } {
   const html = render(settings);
   if (utf8Length(html) > MAX_SERVED_BYTES) {
-    throw new AppError("validation_failed", `The page renders to more than ${MAX_SERVED_BYTES} bytes: shorten it.`, { errors: [{ path: "content", message: "renders too large" }] });
+    throw new AppError("validation_failed", `The page renders to more than ${MAX_SERVED_BYTES} bytes: shorten it.`, {
+      errors: [{ path: "content", message: "renders too large" }],
+    });
   }
   const etag = `"${sha256Hex(`${settings.scripts ? 1 : 0}${settings.indexable ? 1 : 0}${html}`).slice(0, 32)}"`;
   return { html, etag };
@@ -49,12 +61,32 @@ function write(store: EngineStore, s: Settings, version: number): void {
     `INSERT INTO page (id, format, content, title, description, scripts, indexable, html, etag, version, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET format = excluded.format, content = excluded.content, title = excluded.title, description = excluded.description,
        scripts = excluded.scripts, indexable = excluded.indexable, html = excluded.html, etag = excluded.etag, version = excluded.version, updated_at = excluded.updated_at`,
-    s.format, s.content, s.title, s.description, s.scripts ? 1 : 0, s.indexable ? 1 : 0, html, etag, version, store.now,
+    s.format,
+    s.content,
+    s.title,
+    s.description,
+    s.scripts ? 1 : 0,
+    s.indexable ? 1 : 0,
+    html,
+    etag,
+    version,
+    store.now,
   );
 }
 
 export function create(store: EngineStore, page: PageCreate): void {
-  write(store, { format: page.format, content: page.content, title: page.title ?? null, description: page.description ?? null, scripts: page.scripts, indexable: page.indexable }, 1);
+  write(
+    store,
+    {
+      format: page.format,
+      content: page.content,
+      title: page.title ?? null,
+      description: page.description ?? null,
+      scripts: page.scripts,
+      indexable: page.indexable,
+    },
+    1,
+  );
 }
 
 export const row = (sql: SqlStorage) => sql.exec<PageRow>("SELECT * FROM page").one();
@@ -62,9 +94,18 @@ export const row = (sql: SqlStorage) => sql.exec<PageRow>("SELECT * FROM page").
 export function view(sql: SqlStorage): PageView {
   const p = row(sql);
   return {
-    format: p.format, title: p.title, description: p.description, scripts: p.scripts === 1, indexable: p.indexable === 1,
-    bytes: utf8Length(p.content), served_bytes: utf8Length(p.html), version: p.version, etag: p.etag,
-    updated_at: iso(p.updated_at), views: p.views, last_viewed_at: isoOrNull(p.last_viewed_at),
+    format: p.format,
+    title: p.title,
+    description: p.description,
+    scripts: p.scripts === 1,
+    indexable: p.indexable === 1,
+    bytes: utf8Length(p.content),
+    served_bytes: utf8Length(p.html),
+    version: p.version,
+    etag: p.etag,
+    updated_at: iso(p.updated_at),
+    views: p.views,
+    last_viewed_at: isoOrNull(p.last_viewed_at),
   };
 }
 

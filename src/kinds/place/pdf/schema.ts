@@ -10,27 +10,53 @@ export const MAX_RENDERS = 1000;
 
 /** Paper sizes in inches (width × height, portrait), as Gotenberg and Chrome name them. */
 export const PAPER: Record<string, [number, number]> = {
-  letter: [8.5, 11], legal: [8.5, 14], tabloid: [11, 17], ledger: [17, 11], a3: [11.7, 16.54], a4: [8.27, 11.7], a5: [5.83, 8.27], a6: [4.13, 5.83],
+  letter: [8.5, 11],
+  legal: [8.5, 14],
+  tabloid: [11, 17],
+  ledger: [17, 11],
+  a3: [11.7, 16.54],
+  a4: [8.27, 11.7],
+  a5: [5.83, 8.27],
+  a6: [4.13, 5.83],
 };
 
 const inches = z.number().min(0).max(4);
 const template = (where: string) =>
-  multiLine(MAX_TEMPLATE_BYTES).optional().describe(
-    `HTML printed at the ${where} of every page (Chrome's template: \`<span class="pageNumber">\`, \`totalPages\`, \`date\`, \`title\`, \`url\`; inline styles only; give it a font-size).`,
-  );
+  multiLine(MAX_TEMPLATE_BYTES)
+    .optional()
+    .describe(
+      `HTML printed at the ${where} of every page (Chrome's template: \`<span class="pageNumber">\`, \`totalPages\`, \`date\`, \`title\`, \`url\`; inline styles only; give it a font-size).`,
+    );
 
 export const renderInput = exactlyOneOf(
   z.object({
-    html: multiLine(MAX_HTML_BYTES).optional().describe(`The document (at most ${MAX_HTML_BYTES} bytes). What it loads from elsewhere is loaded by the engine.`),
-    url: httpUrl.optional().describe("A page to print: http(s) to a public address (checked like every outbound call)."),
+    html: multiLine(MAX_HTML_BYTES)
+      .optional()
+      .describe(
+        `The document (at most ${MAX_HTML_BYTES} bytes). What it loads from elsewhere is loaded by the engine.`,
+      ),
+    url: httpUrl
+      .optional()
+      .describe("A page to print: http(s) to a public address (checked like every outbound call)."),
     paper: z.enum(Object.keys(PAPER) as [string, ...string[]]).default("a4"),
     landscape: z.boolean().default(false),
-    margins: z.object({ top: inches.default(0.4), right: inches.default(0.4), bottom: inches.default(0.4), left: inches.default(0.4) }).strict().default({ top: 0.4, right: 0.4, bottom: 0.4, left: 0.4 }).describe("Inches."),
+    margins: z
+      .object({
+        top: inches.default(0.4),
+        right: inches.default(0.4),
+        bottom: inches.default(0.4),
+        left: inches.default(0.4),
+      })
+      .strict()
+      .default({ top: 0.4, right: 0.4, bottom: 0.4, left: 0.4 })
+      .describe("Inches."),
     print_background: z.boolean().default(false).describe("Print background colours and images."),
     scale: z.number().min(0.1).max(2).default(1),
     header_html: template("top"),
     footer_html: template("bottom"),
-    wait_for_selector: singleLine(500).optional().describe("Print once an element matching this CSS selector is visible (a chart drawn by script)."),
+    wait_for_selector: singleLine(500)
+      .optional()
+      .describe("Print once an element matching this CSS selector is visible (a chart drawn by script)."),
     wait_ms: z.int().min(0).max(10_000).default(0).describe("Then wait this long before printing."),
     filename: fileName.optional().describe("The download's file name (default document.pdf)."),
   }),

@@ -19,8 +19,18 @@ export const TABLES = [
 ];
 
 type RenderRow = {
-  seq: number; render_id: string; source: "html" | "url"; url: string | null; paper: string; landscape: number;
-  object_key: string; size: number; sha256: string; pages: number | null; engine: RenderView["engine"]; created_at: number;
+  seq: number;
+  render_id: string;
+  source: "html" | "url";
+  url: string | null;
+  paper: string;
+  landscape: number;
+  object_key: string;
+  size: number;
+  sha256: string;
+  pages: number | null;
+  engine: RenderView["engine"];
+  created_at: number;
 };
 
 /** A render made and stored, not yet recorded. */
@@ -35,10 +45,23 @@ export interface Rendered {
 
 /** Listed, read, downloaded and deleted as every kept artifact is (src/kind/artifacts.ts). */
 export const renders = storedArtifacts<RenderRow, RenderView>({
-  table: "renders", idColumn: "render_id", noun: "render", plural: "renders", max: MAX_RENDERS,
+  table: "renders",
+  idColumn: "render_id",
+  noun: "render",
+  plural: "renders",
+  max: MAX_RENDERS,
   viewOf: (store, r) => ({
-    render_id: r.render_id, source: r.source, url: r.url, paper: r.paper, landscape: r.landscape === 1, size: r.size, sha256: r.sha256,
-    pages: r.pages, engine: r.engine, created_at: iso(r.created_at), content_url: store.downloadUrl(r.object_key),
+    render_id: r.render_id,
+    source: r.source,
+    url: r.url,
+    paper: r.paper,
+    landscape: r.landscape === 1,
+    size: r.size,
+    sha256: r.sha256,
+    pages: r.pages,
+    engine: r.engine,
+    created_at: iso(r.created_at),
+    content_url: store.downloadUrl(r.object_key),
   }),
 });
 
@@ -46,8 +69,15 @@ function jobOf(input: RenderInput): PdfJob {
   const [width, height] = PAPER[input.paper]!;
   return {
     source: input.html !== undefined ? { html: input.html } : { url: input.url! },
-    paper: { width, height }, margins: input.margins, landscape: input.landscape, printBackground: input.print_background, scale: input.scale,
-    header: input.header_html ?? null, footer: input.footer_html ?? null, waitForSelector: input.wait_for_selector ?? null, waitMs: input.wait_ms,
+    paper: { width, height },
+    margins: input.margins,
+    landscape: input.landscape,
+    printBackground: input.print_background,
+    scale: input.scale,
+    header: input.header_html ?? null,
+    footer: input.footer_html ?? null,
+    waitForSelector: input.wait_for_selector ?? null,
+    waitMs: input.wait_ms,
   };
 }
 
@@ -59,17 +89,31 @@ export async function render(ctx: PrepareContext, input: RenderInput): Promise<R
   ctx.stillHere();
   const renderId = randomId("pdf_");
   const key = `${ctx.resourceId}/pdf/${renderId}.pdf`;
-  return { renderId, key, engine: engine.name, ...(await keepPdf(ctx.env.BUCKET, key, pdf, input.filename ?? "document.pdf")) };
+  return {
+    renderId,
+    key,
+    engine: engine.name,
+    ...(await keepPdf(ctx.env.BUCKET, key, pdf, input.filename ?? "document.pdf")),
+  };
 }
 
 export function record(store: EngineStore, input: RenderInput, r: Rendered): RenderView {
   store.sql.exec(
     "INSERT INTO renders (render_id, source, url, paper, landscape, object_key, size, sha256, pages, engine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    r.renderId, input.html !== undefined ? "html" : "url", input.url ?? null, input.paper, input.landscape ? 1 : 0, r.key, r.size, r.sha256, r.pages, r.engine, store.now,
+    r.renderId,
+    input.html !== undefined ? "html" : "url",
+    input.url ?? null,
+    input.paper,
+    input.landscape ? 1 : 0,
+    r.key,
+    r.size,
+    r.sha256,
+    r.pages,
+    r.engine,
+    store.now,
   );
   return renders.get(store, r.renderId);
 }
-
 
 export function usage(store: EngineStore): { renders: number; bytes: number } {
   const u = renders.usage(store.sql);

@@ -11,12 +11,27 @@ import { noInput, rawBodyInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
 import { sitesFace } from "./public";
 import { deploysPage, discard, exportSite, filesPage, publish, rollback, stage, TABLES, usage, view } from "./store";
-import { deploysInput, deploysPage as deploysSchema, deployView, filesInput, filesPage as filesSchema, LIMITS, siteCreate, siteView, type SiteConfig } from "./schema";
+import {
+  deploysInput,
+  deploysPage as deploysSchema,
+  deployView,
+  filesInput,
+  filesPage as filesSchema,
+  LIMITS,
+  siteCreate,
+  siteView,
+  type SiteConfig,
+} from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 
 /** A one-page site, zipped (stored, dated 2026-01-01 so the published example never changes). */
-const EXAMPLE_ZIP = binaryString(zipSync({ "index.html": strToU8("<!doctype html><title>Hello</title><h1>Hello</h1>") }, { level: 0, mtime: new Date("2026-01-01T00:00:00Z") }));
+const EXAMPLE_ZIP = binaryString(
+  zipSync(
+    { "index.html": strToU8("<!doctype html><title>Hello</title><h1>Hello</h1>") },
+    { level: 0, mtime: new Date("2026-01-01T00:00:00Z") },
+  ),
+);
 
 const kind = kindOf<SiteConfig>();
 
@@ -39,32 +54,64 @@ export const sites = kind.define({
   public: sitesFace,
   ops: [
     kind.op({
-      name: "deploy", method: "put", path: "/deploy",
-      summary: "Deploy a zip archive (the body, application/zip): unpacked as it streams in, then made live at once; the previous version is kept for a rollback",
-      priceMicro: 10_000, input: rawBodyInput, output: deployView, rawBody: true, maxBodyBytes: LIMITS.max_zip_bytes, errors: [413],
+      name: "deploy",
+      method: "put",
+      path: "/deploy",
+      summary:
+        "Deploy a zip archive (the body, application/zip): unpacked as it streams in, then made live at once; the previous version is kept for a rollback",
+      priceMicro: 10_000,
+      input: rawBodyInput,
+      output: deployView,
+      rawBody: true,
+      maxBodyBytes: LIMITS.max_zip_bytes,
+      errors: [413],
       example: { headers: { "content-type": "application/zip" }, bytes: EXAMPLE_ZIP },
       prepare: (ctx, _config, _input, body) => stage(ctx, body),
       run: (store, _config, _input, staged) => publish(store, staged),
       discard,
     }),
     kind.op({
-      name: "get", method: "get", path: "", summary: "The live and previous versions and the settings", priceMicro: OP_PRICE,
-      input: noInput, output: siteView,
+      name: "get",
+      method: "get",
+      path: "",
+      summary: "The live and previous versions and the settings",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: siteView,
       run: (store, config) => view(store.sql, config),
     }),
     kind.op({
-      name: "list_files", method: "get", path: "/files", summary: "The live version's files, by path", priceMicro: OP_PRICE,
-      input: filesInput, output: filesSchema, example: { input: { limit: 100 }, after: ["deploy"] },
+      name: "list_files",
+      method: "get",
+      path: "/files",
+      summary: "The live version's files, by path",
+      priceMicro: OP_PRICE,
+      input: filesInput,
+      output: filesSchema,
+      example: { input: { limit: 100 }, after: ["deploy"] },
       run: (store, _config, input) => filesPage(store.sql, input.limit, input.cursor),
     }),
     kind.op({
-      name: "list_deploys", method: "get", path: "/deploys", summary: "Every deploy, newest first, with its state (live, previous, retired)", priceMicro: OP_PRICE,
-      input: deploysInput, output: deploysSchema, example: { input: { limit: 20 } },
+      name: "list_deploys",
+      method: "get",
+      path: "/deploys",
+      summary: "Every deploy, newest first, with its state (live, previous, retired)",
+      priceMicro: OP_PRICE,
+      input: deploysInput,
+      output: deploysSchema,
+      example: { input: { limit: 20 } },
       run: (store, _config, input) => deploysPage(store.sql, input.limit, input.cursor),
     }),
     kind.op({
-      name: "rollback", method: "post", path: "/rollback", summary: "Make the previous version live again (409 when there is none); again, and the rollback is undone", priceMicro: 1000,
-      input: noInput, output: deployView, errors: [409], example: { after: ["deploy", "deploy"] },
+      name: "rollback",
+      method: "post",
+      path: "/rollback",
+      summary: "Make the previous version live again (409 when there is none); again, and the rollback is undone",
+      priceMicro: 1000,
+      input: noInput,
+      output: deployView,
+      errors: [409],
+      example: { after: ["deploy", "deploy"] },
       run: (store) => rollback(store),
     }),
   ],

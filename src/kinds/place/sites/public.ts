@@ -17,11 +17,19 @@ import type { SiteConfig } from "./schema";
 
 type Found = { file: FileRow; status: 200 | 404 } | { redirect: string };
 
-function find(sql: SqlStorage, seq: number, config: SiteConfig, request: PublicRequest, publicUrl: string): Found | null {
+function find(
+  sql: SqlStorage,
+  seq: number,
+  config: SiteConfig,
+  request: PublicRequest,
+  publicUrl: string,
+): Found | null {
   const path = request.params.path ?? "";
   const at = (p: string) => fileAt(sql, seq, p);
   // A folder is served at its path with a slash, as its pages' relative links expect: the site's own root too.
-  const toFolder = (): Found => ({ redirect: `${publicUrl}${request.path}/${request.query.length ? `?${new URLSearchParams(request.query)}` : ""}` });
+  const toFolder = (): Found => ({
+    redirect: `${publicUrl}${request.path}/${request.query.length ? `?${new URLSearchParams(request.query)}` : ""}`,
+  });
   if (request.path === "") return toFolder();
   if (path === "" || request.path.endsWith("/")) {
     const index = at(path === "" ? "index.html" : `${path}/index.html`);
@@ -42,9 +50,25 @@ function find(sql: SqlStorage, seq: number, config: SiteConfig, request: PublicR
 
 export const sitesFace = definePublicFace<SiteConfig>({
   routes: [
-    { name: "root", path: "", methods: ["GET"], maxBodyBytes: 0, answers: ["redirect"], summary: "A 308 to the site's root, `/p/{public_id}/` (its index.html), where relative links resolve." },
+    {
+      name: "root",
+      path: "",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["redirect"],
+      summary: "A 308 to the site's root, `/p/{public_id}/` (its index.html), where relative links resolve.",
+    },
     // What a file's answer depends on besides the path: the SPA fallback asks whether a browser is asking.
-    { name: "file", path: "/{path*}", methods: ["GET"], maxBodyBytes: 0, answers: ["html", "bytes", "redirect"], reuse: { vary: ["accept"] }, summary: "A file of the site (ETag and 304; Range honoured), directory indexes, the SPA fallback, the site's 404.html." },
+    {
+      name: "file",
+      path: "/{path*}",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["html", "bytes", "redirect"],
+      reuse: { vary: ["accept"] },
+      summary:
+        "A file of the site (ETag and 304; Range honoured), directory indexes, the SPA fallback, the site's 404.html.",
+    },
   ],
   handle(store, config, request): PublicAnswer {
     const current = live(store.sql);
@@ -61,7 +85,12 @@ export const sitesFace = definePublicFace<SiteConfig>({
       // Public files of a sandboxed (opaque-origin) page: its module scripts and fetches are cross-origin.
       "access-control-allow-origin": "*",
     };
-    if (isHtml(file.content_type)) Object.assign(headers, { "content-security-policy": authoredPolicy(config.scripts), "x-frame-options": "DENY", "referrer-policy": "no-referrer" });
+    if (isHtml(file.content_type))
+      Object.assign(headers, {
+        "content-security-policy": authoredPolicy(config.scripts),
+        "x-frame-options": "DENY",
+        "referrer-policy": "no-referrer",
+      });
     return { type: "object", key: file.key, status, headers, reuse };
   },
 });

@@ -14,17 +14,30 @@ export const LIMITS = {
 } as const;
 
 export const siteCreate = z.object({
-  spa_fallback: z.boolean().default(false).describe(
-    "A single-page app: a path that names no file, asked for by a browser (Accept: text/html) or without an extension, gets /index.html (200).",
-  ),
-  scripts: z.boolean().default(false).describe(
-    "Let the site's scripts run (inline or its own files), sandboxed in an opaque origin (no cookies or storage of this origin). Without it no script runs.",
-  ),
-  cache_seconds: z.int().min(0).max(31_536_000).default(300).describe("`Cache-Control: public, max-age` of files other than HTML (HTML is revalidated on every use)."),
+  spa_fallback: z
+    .boolean()
+    .default(false)
+    .describe(
+      "A single-page app: a path that names no file, asked for by a browser (Accept: text/html) or without an extension, gets /index.html (200).",
+    ),
+  scripts: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Let the site's scripts run (inline or its own files), sandboxed in an opaque origin (no cookies or storage of this origin). Without it no script runs.",
+    ),
+  cache_seconds: z
+    .int()
+    .min(0)
+    .max(31_536_000)
+    .default(300)
+    .describe("`Cache-Control: public, max-age` of files other than HTML (HTML is revalidated on every use)."),
 });
 export type SiteConfig = z.infer<typeof siteCreate>;
 
-export const deployState = z.enum(["live", "previous", "retired"]).describe("`live` is served; `previous` is kept for a rollback; `retired` versions' files are deleted.");
+export const deployState = z
+  .enum(["live", "previous", "retired"])
+  .describe("`live` is served; `previous` is kept for a rollback; `retired` versions' files are deleted.");
 
 export const deployView = z
   .object({
@@ -34,7 +47,10 @@ export const deployView = z
     files: z.int(),
     bytes: z.int().describe("Unpacked."),
     archive_bytes: z.int(),
-    stripped_prefix: z.string().nullable().describe("The one folder every file was in (a zipped folder), taken off their paths."),
+    stripped_prefix: z
+      .string()
+      .nullable()
+      .describe("The one folder every file was in (a zipped folder), taken off their paths."),
     state: deployState,
   })
   .openapi("SiteDeploy");
@@ -57,7 +73,13 @@ export const siteFile = z
   .openapi("SiteFile");
 export type SiteFile = z.infer<typeof siteFile>;
 
-export const filesInput = z.object({ limit: pageLimit(100), cursor: z.string().max(600).optional().describe("`next_cursor` of the previous page.") });
+export const filesInput = z.object({
+  limit: pageLimit(100),
+  cursor: z.string().max(600).optional().describe("`next_cursor` of the previous page."),
+});
 export const filesPage = pageOf(siteFile).openapi("SiteFilePage");
-export const deploysInput = z.object({ limit: pageLimit(20), cursor: seqCursor.describe("`next_cursor` of the previous page.") });
+export const deploysInput = z.object({
+  limit: pageLimit(20),
+  cursor: seqCursor.describe("`next_cursor` of the previous page."),
+});
 export const deploysPage = pageOf(deployView).openapi("SiteDeployPage");

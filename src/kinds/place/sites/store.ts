@@ -25,7 +25,16 @@ export const TABLES = [
   )`,
 ];
 
-type DeployRow = { seq: number; deploy_id: string; created_at: number; files: number; bytes: number; archive_bytes: number; stripped_prefix: string | null; state: DeployView["state"] };
+type DeployRow = {
+  seq: number;
+  deploy_id: string;
+  created_at: number;
+  files: number;
+  bytes: number;
+  archive_bytes: number;
+  stripped_prefix: string | null;
+  state: DeployView["state"];
+};
 export type FileRow = SiteFile & { key: string };
 
 /** A deploy unpacked into R2, not yet recorded. */
@@ -59,7 +68,13 @@ export async function stage(ctx: PrepareContext, body: ReadableStream<Uint8Array
       await ctx.env.BUCKET.put(key, bytes, { httpMetadata: { contentType } });
       files.push({ path, key, size: bytes.length, etag: `"${digest.slice(0, 32)}"`, content_type: contentType });
     });
-    return { deployId, files, bytes: totals.bytes, archiveBytes: totals.archiveBytes, strippedPrefix: stripFolder(files) };
+    return {
+      deployId,
+      files,
+      bytes: totals.bytes,
+      archiveBytes: totals.archiveBytes,
+      strippedPrefix: stripFolder(files),
+    };
   } catch (err) {
     await deleteFiles(ctx, files);
     throw err;
@@ -75,10 +90,18 @@ async function deleteFiles(ctx: PrepareContext, files: FileRow[]): Promise<void>
 export const discard = (ctx: PrepareContext, staged: Staged): Promise<void> => deleteFiles(ctx, staged.files);
 
 const deployOf = (r: DeployRow): DeployView => ({
-  seq: r.seq, deploy_id: r.deploy_id, created_at: iso(r.created_at), files: r.files, bytes: r.bytes, archive_bytes: r.archive_bytes, stripped_prefix: r.stripped_prefix, state: r.state,
+  seq: r.seq,
+  deploy_id: r.deploy_id,
+  created_at: iso(r.created_at),
+  files: r.files,
+  bytes: r.bytes,
+  archive_bytes: r.archive_bytes,
+  stripped_prefix: r.stripped_prefix,
+  state: r.state,
 });
 
-const inState = (sql: SqlStorage, state: "live" | "previous") => sql.exec<DeployRow>("SELECT * FROM deploys WHERE state = ?", state).toArray()[0] ?? null;
+const inState = (sql: SqlStorage, state: "live" | "previous") =>
+  sql.exec<DeployRow>("SELECT * FROM deploys WHERE state = ?", state).toArray()[0] ?? null;
 
 /** The live version: what the address serves. */
 export const live = (sql: SqlStorage): DeployRow | null => inState(sql, "live");
@@ -87,9 +110,12 @@ export function view(sql: SqlStorage, config: SiteConfig): SiteView {
   const current = live(sql);
   const previous = inState(sql, "previous");
   return {
-    live: current && deployOf(current), previous: previous && deployOf(previous),
+    live: current && deployOf(current),
+    previous: previous && deployOf(previous),
     deploys: sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM deploys").one().n,
-    spa_fallback: config.spa_fallback, scripts: config.scripts, cache_seconds: config.cache_seconds,
+    spa_fallback: config.spa_fallback,
+    scripts: config.scripts,
+    cache_seconds: config.cache_seconds,
   };
 }
 
@@ -98,17 +124,37 @@ export function publish(store: EngineStore, staged: Staged): DeployView {
   const { sql } = store;
   const retired = inState(sql, "previous");
   if (retired) {
-    store.dropObjects(sql.exec<{ key: string }>("SELECT key FROM files WHERE seq = ?", retired.seq).toArray().map((r) => r.key));
+    store.dropObjects(
+      sql
+        .exec<{ key: string }>("SELECT key FROM files WHERE seq = ?", retired.seq)
+        .toArray()
+        .map((r) => r.key),
+    );
     sql.exec("DELETE FROM files WHERE seq = ?", retired.seq);
     sql.exec("UPDATE deploys SET state = 'retired' WHERE seq = ?", retired.seq);
   }
   sql.exec("UPDATE deploys SET state = 'previous' WHERE state = 'live'");
-  const { seq } = sql.exec<{ seq: number }>(
-    "INSERT INTO deploys (deploy_id, created_at, files, bytes, archive_bytes, stripped_prefix, state) VALUES (?, ?, ?, ?, ?, ?, 'live') RETURNING seq",
-    staged.deployId, store.now, staged.files.length, staged.bytes, staged.archiveBytes, staged.strippedPrefix,
-  ).one();
+  const { seq } = sql
+    .exec<{ seq: number }>(
+      "INSERT INTO deploys (deploy_id, created_at, files, bytes, archive_bytes, stripped_prefix, state) VALUES (?, ?, ?, ?, ?, ?, 'live') RETURNING seq",
+      staged.deployId,
+      store.now,
+      staged.files.length,
+      staged.bytes,
+      staged.archiveBytes,
+      staged.strippedPrefix,
+    )
+    .one();
   for (const f of staged.files) {
-    sql.exec("INSERT INTO files (seq, path, key, size, etag, content_type) VALUES (?, ?, ?, ?, ?, ?)", seq, f.path, f.key, f.size, f.etag, f.content_type);
+    sql.exec(
+      "INSERT INTO files (seq, path, key, size, etag, content_type) VALUES (?, ?, ?, ?, ?, ?)",
+      seq,
+      f.path,
+      f.key,
+      f.size,
+      f.etag,
+      f.content_type,
+    );
   }
   return deployOf(sql.exec<DeployRow>("SELECT * FROM deploys WHERE seq = ?", seq).one());
 }
@@ -117,32 +163,56 @@ export function publish(store: EngineStore, staged: Staged): DeployView {
 export function rollback(store: EngineStore): DeployView {
   const previous = inState(store.sql, "previous");
   if (!previous) throw new AppError("conflict", "There is no previous version to roll back to.");
-  store.sql.exec("UPDATE deploys SET state = CASE state WHEN 'live' THEN 'previous' ELSE 'live' END WHERE state IN ('live', 'previous')");
+  store.sql.exec(
+    "UPDATE deploys SET state = CASE state WHEN 'live' THEN 'previous' ELSE 'live' END WHERE state IN ('live', 'previous')",
+  );
   return deployOf(live(store.sql)!);
 }
 
 export function fileAt(sql: SqlStorage, seq: number, path: string): FileRow | null {
-  return sql.exec<FileRow>("SELECT path, key, size, etag, content_type FROM files WHERE seq = ? AND path = ?", seq, path).toArray()[0] ?? null;
+  return (
+    sql
+      .exec<FileRow>("SELECT path, key, size, etag, content_type FROM files WHERE seq = ? AND path = ?", seq, path)
+      .toArray()[0] ?? null
+  );
 }
 
 export function filesPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<SiteFile> {
   const current = live(sql);
   const rows = current
-    ? sql.exec<SiteFile>("SELECT path, size, etag, content_type FROM files WHERE seq = ? AND path > ? ORDER BY path LIMIT ?", current.seq, cursor ?? "", limit + 1).toArray()
+    ? sql
+        .exec<SiteFile>(
+          "SELECT path, size, etag, content_type FROM files WHERE seq = ? AND path > ? ORDER BY path LIMIT ?",
+          current.seq,
+          cursor ?? "",
+          limit + 1,
+        )
+        .toArray()
     : [];
-  return keysetPage(rows, limit, (r) => r.path, (r) => r);
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.path,
+    (r) => r,
+  );
 }
 
 export function deploysPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<DeployView> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = sql.exec<DeployRow>("SELECT * FROM deploys WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
+  const rows = sql
+    .exec<DeployRow>("SELECT * FROM deploys WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1)
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, deployOf);
 }
 
 /** Everything for the export: the versions, and the live version's files with signed links. */
 export function exportSite(store: EngineStore, config: SiteConfig) {
   const current = live(store.sql);
-  const files = current ? store.sql.exec<FileRow>("SELECT path, key, size, etag, content_type FROM files WHERE seq = ? ORDER BY path", current.seq).toArray() : [];
+  const files = current
+    ? store.sql
+        .exec<FileRow>("SELECT path, key, size, etag, content_type FROM files WHERE seq = ? ORDER BY path", current.seq)
+        .toArray()
+    : [];
   return {
     site: view(store.sql, config),
     deploys: store.sql.exec<DeployRow>("SELECT * FROM deploys ORDER BY seq DESC").toArray().map(deployOf),
@@ -152,5 +222,9 @@ export function exportSite(store: EngineStore, config: SiteConfig) {
 
 export function usage(sql: SqlStorage): { deploys: number; files: number; bytes: number } {
   const current = live(sql);
-  return { deploys: sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM deploys").one().n, files: current?.files ?? 0, bytes: current?.bytes ?? 0 };
+  return {
+    deploys: sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM deploys").one().n,
+    files: current?.files ?? 0,
+    bytes: current?.bytes ?? 0,
+  };
 }

@@ -19,7 +19,8 @@ export interface UnpackedFile {
   bytes: Uint8Array;
 }
 
-const invalid = (detail: string, path = "body") => new AppError("validation_failed", detail, { errors: [{ path, message: detail }] });
+const invalid = (detail: string, path = "body") =>
+  new AppError("validation_failed", detail, { errors: [{ path, message: detail }] });
 
 /**
  * The path a zip entry stands for below the site, or null for one to skip (a folder, macOS
@@ -50,7 +51,10 @@ const concat = (chunks: Uint8Array[], size: number): Uint8Array => {
  * Reads the archive from `body`, handing each file to `keep` (in archive order) before reading on.
  * Throws a 422 naming what is wrong: not a zip, a bad path, a duplicate, a limit passed, a bomb.
  */
-export async function unpack(body: ReadableStream<Uint8Array>, keep: (file: UnpackedFile) => Promise<void>): Promise<{ files: number; bytes: number; archiveBytes: number }> {
+export async function unpack(
+  body: ReadableStream<Uint8Array>,
+  keep: (file: UnpackedFile) => Promise<void>,
+): Promise<{ files: number; bytes: number; archiveBytes: number }> {
   let failure: AppError | null = null;
   let archiveBytes = 0;
   let inflated = 0;
@@ -67,7 +71,10 @@ export async function unpack(body: ReadableStream<Uint8Array>, keep: (file: Unpa
       if (seen.has(path)) throw invalid(`The archive holds "${path}" twice.`);
       seen.add(path);
       if (++files > LIMITS.max_files) throw invalid(`The archive holds more than ${LIMITS.max_files} files.`);
-      if (file.compression !== 0 && file.compression !== 8) throw invalid(`"${path}" is compressed with method ${file.compression}: only stored and deflated entries are read.`);
+      if (file.compression !== 0 && file.compression !== 8)
+        throw invalid(
+          `"${path}" is compressed with method ${file.compression}: only stored and deflated entries are read.`,
+        );
       const chunks: Uint8Array[] = [];
       let size = 0;
       file.ondata = (err, data, final) => {
@@ -78,16 +85,24 @@ export async function unpack(body: ReadableStream<Uint8Array>, keep: (file: Unpa
         }
         size += data.length;
         inflated += data.length;
-        if (size > LIMITS.max_file_bytes) failure = invalid(`"${path}" is larger than ${LIMITS.max_file_bytes} bytes unpacked.`);
-        else if (inflated > LIMITS.max_site_bytes) failure = invalid(`The site is larger than ${LIMITS.max_site_bytes} bytes unpacked.`);
-        else if (inflated > RATIO_FLOOR && inflated > archiveBytes * LIMITS.max_ratio) failure = invalid(`The archive unpacks to more than ${LIMITS.max_ratio} times its size: refused as a zip bomb.`);
+        if (size > LIMITS.max_file_bytes)
+          failure = invalid(`"${path}" is larger than ${LIMITS.max_file_bytes} bytes unpacked.`);
+        else if (inflated > LIMITS.max_site_bytes)
+          failure = invalid(`The site is larger than ${LIMITS.max_site_bytes} bytes unpacked.`);
+        else if (inflated > RATIO_FLOOR && inflated > archiveBytes * LIMITS.max_ratio)
+          failure = invalid(
+            `The archive unpacks to more than ${LIMITS.max_ratio} times its size: refused as a zip bomb.`,
+          );
         if (failure) return file.terminate();
         chunks.push(data);
         if (final) (completed++, ready.push({ path, bytes: concat(chunks, size) }));
       };
       file.start();
     } catch (err) {
-      failure = err instanceof AppError ? err : invalid(`The archive could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      failure =
+        err instanceof AppError
+          ? err
+          : invalid(`The archive could not be read: ${err instanceof Error ? err.message : String(err)}`);
     }
   });
   unzip.register(UnzipInflate);

@@ -18,7 +18,8 @@ export interface Fetched {
   content: InlineContent;
 }
 
-const TEXTUAL = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json)|[^;]*\+(json|xml))/i;
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json)|[^;]*\+(json|xml))/i;
 
 /** A declared charset other than UTF-8 would make the decoded string lie about the bytes. */
 function declaresOtherCharset(contentType: string): boolean {

@@ -29,7 +29,11 @@ export async function fetchAndKeep(ctx: PrepareContext, config: AttestConfig, in
   const iss = issuer(ctx);
   // Lowercase names, so a caller's user-agent replaces the service's default instead of joining it.
   const headers = Object.fromEntries(Object.entries(input.headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const fetched = await fetchGuarded(ctx.env, input.url, { method: input.method, headers, maxBytes: input.max_bytes ?? config.max_bytes });
+  const fetched = await fetchGuarded(ctx.env, input.url, {
+    method: input.method,
+    headers,
+    maxBytes: input.max_bytes ?? config.max_bytes,
+  });
   const fetchedAt = Date.now();
   checkRoom(held, fetched.body.length); // as of before the fetch: spares an R2 write that run would refuse
 
@@ -50,11 +54,21 @@ export async function fetchAndKeep(ctx: PrepareContext, config: AttestConfig, in
   const key = objectKey(ctx.resourceId, fetchId);
   await ctx.env.BUCKET.put(key, fetched.body, {
     // attachment: the bytes are a stranger's page; served from our origin they must not render as a document.
-    httpMetadata: { contentType: contentType ?? "application/octet-stream", contentDisposition: `attachment; filename="${fetchId}"` },
+    httpMetadata: {
+      contentType: contentType ?? "application/octet-stream",
+      contentDisposition: `attachment; filename="${fetchId}"`,
+    },
     customMetadata: { receipt_id: fetchId, body_sha256: fetched.sha256 },
     sha256: fetched.sha256, // R2 refuses the write if the bytes it got differ
   });
-  return { fetchId, key, jws, size: fetched.body.length, contentType, content: input.include_content ? inlineContent(fetched.body, contentType) : null };
+  return {
+    fetchId,
+    key,
+    jws,
+    size: fetched.body.length,
+    contentType,
+    content: input.include_content ? inlineContent(fetched.body, contentType) : null,
+  };
 }
 
 export async function discardFetch(ctx: PrepareContext, fetched: Fetched): Promise<void> {
@@ -63,7 +77,12 @@ export async function discardFetch(ctx: PrepareContext, fetched: Fetched): Promi
 
 /** The get step: the stored body, when it is small enough to return inline. */
 export async function readInline(ctx: PrepareContext, fetchId: string, wanted: boolean): Promise<InlineContent> {
-  const row = ctx.sql.exec<{ size: number; content_type: string | null }>("SELECT size, content_type FROM attest_fetches WHERE fetch_id = ?", fetchId).toArray()[0];
+  const row = ctx.sql
+    .exec<{ size: number; content_type: string | null }>(
+      "SELECT size, content_type FROM attest_fetches WHERE fetch_id = ?",
+      fetchId,
+    )
+    .toArray()[0];
   if (!row) throw new AppError("not_found", `No fetch ${fetchId} in this resource.`);
   if (!wanted || row.size > INLINE_MAX_BYTES) return null;
   const object = await ctx.env.BUCKET.get(objectKey(ctx.resourceId, fetchId));

@@ -25,7 +25,12 @@ export interface ReceiptFacts {
 }
 
 function selectHeaders(all: Record<string, string>, names: string[]): Record<string, string | null> {
-  if (names.includes("*")) return Object.fromEntries(Object.keys(all).sort().map((n) => [n, all[n]!]));
+  if (names.includes("*"))
+    return Object.fromEntries(
+      Object.keys(all)
+        .sort()
+        .map((n) => [n, all[n]!]),
+    );
   return Object.fromEntries([...names].sort().map((n) => [n, all[n] ?? null]));
 }
 

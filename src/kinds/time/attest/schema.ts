@@ -28,29 +28,49 @@ const receiptHeaders = z
   .max(32)
   .transform((names) => [...new Set(names.map((n) => n.toLowerCase()))]);
 
-
 export const attestConfig = z.object({
   receipt_headers: receiptHeaders
     .default(DEFAULT_RECEIPT_HEADERS)
-    .describe(`Response headers every receipt records (a fetch may name its own); \`*\` records all. Default: ${DEFAULT_RECEIPT_HEADERS.join(", ")}.`),
+    .describe(
+      `Response headers every receipt records (a fetch may name its own); \`*\` records all. Default: ${DEFAULT_RECEIPT_HEADERS.join(", ")}.`,
+    ),
   max_bytes: z
     .int()
     .min(1)
     .max(MAX_BODY_BYTES)
     .default(MAX_BODY_BYTES)
-    .describe(`Largest body a fetch accepts unless it says otherwise (at most ${MAX_BODY_BYTES}); a larger answer is a 413, not charged.`),
+    .describe(
+      `Largest body a fetch accepts unless it says otherwise (at most ${MAX_BODY_BYTES}); a larger answer is a 413, not charged.`,
+    ),
 });
 
 export type AttestConfig = z.infer<typeof attestConfig>;
 
 export const fetchInput = z.object({
-  url: z.url({ protocol: /^https?$/ }).max(2048).meta({ format: "uri" }).describe("What to fetch: http or https to a public address; redirects are followed (at most 5), each hop checked."),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .meta({ format: "uri" })
+    .describe(
+      "What to fetch: http or https to a public address; redirects are followed (at most 5), each hop checked.",
+    ),
   method: z.enum(["GET", "HEAD"]).default("GET"),
-  headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service")
-    .describe("Request headers to send (e.g. accept-language, or an authorization the page needs). Their names are in the receipt; their values are neither signed nor stored."),
-  receipt_headers: receiptHeaders.optional().describe("Response headers this receipt records, instead of the resource's receipt_headers; `*` records all."),
-  max_bytes: z.int().min(1).max(MAX_BODY_BYTES).optional().describe("Largest body accepted for this fetch, instead of the resource's max_bytes."),
-  include_content: z.boolean().default(true).describe(`Return the body inline when it is at most ${INLINE_MAX_BYTES} bytes.`),
+  headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service").describe(
+    "Request headers to send (e.g. accept-language, or an authorization the page needs). Their names are in the receipt; their values are neither signed nor stored.",
+  ),
+  receipt_headers: receiptHeaders
+    .optional()
+    .describe("Response headers this receipt records, instead of the resource's receipt_headers; `*` records all."),
+  max_bytes: z
+    .int()
+    .min(1)
+    .max(MAX_BODY_BYTES)
+    .optional()
+    .describe("Largest body accepted for this fetch, instead of the resource's max_bytes."),
+  include_content: z
+    .boolean()
+    .default(true)
+    .describe(`Return the body inline when it is at most ${INLINE_MAX_BYTES} bytes.`),
 });
 
 export type FetchInput = z.infer<typeof fetchInput>;
@@ -76,12 +96,20 @@ export const receiptPayload = z
     method: z.enum(["GET", "HEAD"]),
     url: z.string().describe("The URL requested (as normalised by the WHATWG URL parser)."),
     final_url: z.string().describe("The URL that answered, after redirects (equal to `url` when there were none)."),
-    request_headers: z.array(z.string()).describe("Names (lowercase, sorted) of every request header sent, including the service's user-agent; never their values."),
+    request_headers: z
+      .array(z.string())
+      .describe(
+        "Names (lowercase, sorted) of every request header sent, including the service's user-agent; never their values.",
+      ),
     status: z.int().describe("The HTTP status of the final answer; any status is attested, 4xx and 5xx included."),
     headers: z
       .record(z.string(), z.string().nullable())
       .describe("The selected response headers (lowercase names); null for one that was asked for and absent."),
-    body_sha256: z.string().describe("SHA-256 of the body bytes as received (after content-encoding is undone), 64 lowercase hex digits; of zero bytes for HEAD."),
+    body_sha256: z
+      .string()
+      .describe(
+        "SHA-256 of the body bytes as received (after content-encoding is undone), 64 lowercase hex digits; of zero bytes for HEAD.",
+      ),
     body_size: z.int().describe("Size of the body in bytes."),
     fetched_at: z.string().describe("When the answer was complete (RFC 3339 UTC, milliseconds)."),
   })
@@ -96,11 +124,15 @@ export type ReceiptPayload = z.infer<typeof receiptPayload>;
 
 const inlineContent = z
   .object({
-    encoding: z.enum(["text", "base64"]).describe("text: a UTF-8 body of a textual content type, as a string; base64: anything else."),
+    encoding: z
+      .enum(["text", "base64"])
+      .describe("text: a UTF-8 body of a textual content type, as a string; base64: anything else."),
     data: z.string(),
   })
   .nullable()
-  .describe(`The body inline when it is at most ${INLINE_MAX_BYTES} bytes (and include_content is true); else null, and content_url gives it.`);
+  .describe(
+    `The body inline when it is at most ${INLINE_MAX_BYTES} bytes (and include_content is true); else null, and content_url gives it.`,
+  );
 
 export const fetchRecord = z
   .object({
@@ -113,9 +145,15 @@ export const fetchRecord = z
     body_sha256: z.string(),
     body_size: z.int(),
     fetched_at: z.string(),
-    content_url: z.string().describe("Downloads the exact bytes without credentials until the resource ends (Range works)."),
+    content_url: z
+      .string()
+      .describe("Downloads the exact bytes without credentials until the resource ends (Range works)."),
     receipt: z.object({
-      jws: z.string().describe(`Compact JWS (RS256, typ ${RECEIPT_TYP}, kid in /.well-known/jwks.json) whose payload is \`payload\`.`),
+      jws: z
+        .string()
+        .describe(
+          `Compact JWS (RS256, typ ${RECEIPT_TYP}, kid in /.well-known/jwks.json) whose payload is \`payload\`.`,
+        ),
       payload: receiptPayload,
     }),
   })

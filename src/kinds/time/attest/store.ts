@@ -23,7 +23,11 @@ export const TABLES = [
 ];
 
 export function stored(sql: SqlStorage): { fetches: number; bytes: number } {
-  return sql.exec<{ fetches: number; bytes: number }>("SELECT count(*) AS fetches, coalesce(sum(size), 0) AS bytes FROM attest_fetches").one();
+  return sql
+    .exec<{ fetches: number; bytes: number }>(
+      "SELECT count(*) AS fetches, coalesce(sum(size), 0) AS bytes FROM attest_fetches",
+    )
+    .one();
 }
 
 /** Refuses one more fetch of `size` bytes when the resource is full. */
@@ -34,7 +38,10 @@ export function checkRoom(held: { fetches: number; bytes: number }, size: number
     });
   }
   if (held.bytes + size > MAX_STORED_BYTES) {
-    throw new AppError("payload_too_large", `This resource keeps at most ${MAX_STORED_BYTES} bytes; it holds ${held.bytes} and the answer has ${size}.`);
+    throw new AppError(
+      "payload_too_large",
+      `This resource keeps at most ${MAX_STORED_BYTES} bytes; it holds ${held.bytes} and the answer has ${size}.`,
+    );
   }
 }
 
@@ -59,7 +66,11 @@ export function record(store: EngineStore, fetched: Fetched) {
   checkRoom(stored(store.sql), fetched.size);
   store.sql.exec(
     "INSERT INTO attest_fetches (fetch_id, jws, size, content_type, created_at) VALUES (?, ?, ?, ?, ?)",
-    fetched.fetchId, fetched.jws, fetched.size, fetched.contentType, store.now,
+    fetched.fetchId,
+    fetched.jws,
+    fetched.size,
+    fetched.contentType,
+    store.now,
   );
   return { ...view(store, byId(store, fetched.fetchId)), content: fetched.content };
 }
@@ -75,10 +86,22 @@ export function get(store: EngineStore, fetchId: string, content: InlineContent)
 }
 
 export function list(store: EngineStore, limit: number, cursor: string | undefined) {
-  const rows = store.sql.exec<Row>("SELECT * FROM attest_fetches WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1).toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => view(store, r));
+  const rows = store.sql
+    .exec<Row>("SELECT * FROM attest_fetches WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1)
+    .toArray();
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => view(store, r),
+  );
 }
 
 export function exportAll(store: EngineStore) {
-  return { fetches: store.sql.exec<Row>("SELECT * FROM attest_fetches ORDER BY seq").toArray().map((r) => view(store, r)) };
+  return {
+    fetches: store.sql
+      .exec<Row>("SELECT * FROM attest_fetches ORDER BY seq")
+      .toArray()
+      .map((r) => view(store, r)),
+  };
 }

@@ -6,7 +6,13 @@
  */
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../kind/kind";
-import { bodyText, definePublicFace, type PublicAnswer, type PublicMethod, type PublicRequest } from "../../../kind/public-face";
+import {
+  bodyText,
+  definePublicFace,
+  type PublicAnswer,
+  type PublicMethod,
+  type PublicRequest,
+} from "../../../kind/public-face";
 import type { DeadmanConfig, Signal } from "./schema";
 import { ping } from "./store/switch";
 
@@ -16,10 +22,21 @@ const NAMED: Record<string, Signal> = { success: "success", start: "start", fail
 /** A ping's body is kept to its first KiB; more than this is refused. */
 const MAX_PING_BODY_BYTES = 100 * 1024;
 
-const route = (name: string, path: string, summary: string) => ({ name, path, methods: METHODS, summary, maxBodyBytes: MAX_PING_BODY_BYTES, answers: ["text" as const] });
+const route = (name: string, path: string, summary: string) => ({
+  name,
+  path,
+  methods: METHODS,
+  summary,
+  maxBodyBytes: MAX_PING_BODY_BYTES,
+  answers: ["text" as const],
+});
 
 const routes = [
-  route("success", "", "Success ping: the switch is up until the period (plus grace) runs out. A body is kept in the ping log (first 1 KiB)."),
+  route(
+    "success",
+    "",
+    "Success ping: the switch is up until the period (plus grace) runs out. A body is kept in the ping log (first 1 KiB).",
+  ),
   route("start", "/start", "The job started: the next success or failure records the run's duration."),
   route("fail", "/fail", "The job failed: counts as a miss (down at once with alert_after_misses 1)."),
   route("log", "/log", "Recorded in the ping log only; the state does not change."),
@@ -37,7 +54,8 @@ function signalOf(request: PublicRequest): { signal: Signal; exitCode: number | 
 
 function handlePing(store: EngineStore, config: DeadmanConfig, request: PublicRequest): PublicAnswer {
   const parsed = signalOf(request);
-  if (!parsed) throw new AppError("not_found", "Ping the address itself, or /start, /fail, /log or /{exit code 0-255} below it.");
+  if (!parsed)
+    throw new AppError("not_found", "Ping the address itself, or /start, /fail, /log or /{exit code 0-255} below it.");
   ping(store, config, { ...parsed, source: "public", method: request.method, body: bodyText(request) });
   return { type: "text", body: "OK" };
 }

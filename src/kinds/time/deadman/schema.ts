@@ -39,24 +39,40 @@ export const deadmanConfig = z.object({
     .nullable()
     .default(null)
     .describe("While down, repeat the alert this often; null alerts once."),
-  notify_late: z.boolean().default(false).describe("Also send deadman.late when a ping is overdue (before the grace runs out)."),
-  alert_url: requestFields.url.nullable().default(null)
-    .describe("Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret. Give this, alert_notify, or both (with neither, the switch is watched through its status only)."),
+  notify_late: z
+    .boolean()
+    .default(false)
+    .describe("Also send deadman.late when a ping is overdue (before the grace runs out)."),
+  alert_url: requestFields.url
+    .nullable()
+    .default(null)
+    .describe(
+      "Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret. Give this, alert_notify, or both (with neither, the switch is watched through its status only).",
+    ),
   alert_notify: notifyTarget("the down, up (and late) alerts, as messages to people,"),
   alert_headers: requestFields.headers.describe("Sent with every alert."),
   successor_url: requestFields.url
     .nullable()
     .default(null)
-    .describe("Receives the sealed payload (POST /payload), once, when the switch goes down. Without it, a payload is refused (409)."),
+    .describe(
+      "Receives the sealed payload (POST /payload), once, when the switch goes down. Without it, a payload is refused (409).",
+    ),
 });
 
 export type DeadmanConfig = z.infer<typeof deadmanConfig>;
 
 export const pingInput = atMostOneOf(
   z.object({
-    signal: z.enum(SIGNALS).optional().describe("success (default), start (times the run), fail, or log (recorded only). Not with exit_code."),
+    signal: z
+      .enum(SIGNALS)
+      .optional()
+      .describe("success (default), start (times the run), fail, or log (recorded only). Not with exit_code."),
     exit_code: z.int().min(0).max(255).optional().describe("Instead of signal: 0 is success, anything else a failure."),
-    message: z.string().max(10_000).optional().describe(`Kept in the ping log (its first ${PING_EXCERPT_BYTES} bytes).`),
+    message: z
+      .string()
+      .max(10_000)
+      .optional()
+      .describe(`Kept in the ping log (its first ${PING_EXCERPT_BYTES} bytes).`),
   }),
   ["signal", "exit_code"],
 );
@@ -64,7 +80,9 @@ export const pingInput = atMostOneOf(
 export const payloadInput = z.object({
   payload: z
     .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
-    .describe(`Up to ${MAX_PAYLOAD_BYTES} bytes as JSON. Sealed at once; it cannot be read back, only released or cleared.`),
+    .describe(
+      `Up to ${MAX_PAYLOAD_BYTES} bytes as JSON. Sealed at once; it cannot be read back, only released or cleared.`,
+    ),
 });
 
 export const pingsInput = z.object({ limit: pageLimit(), cursor: seqCursor });
@@ -85,11 +103,18 @@ export const payloadState = z
 
 export const deadmanStatus = z
   .object({
-    state: z.enum(STATES).describe("new (never pinged) → up → late (overdue or failing, not yet alerted) → down (alerted) → up; paused until the next ping."),
+    state: z
+      .enum(STATES)
+      .describe(
+        "new (never pinged) → up → late (overdue or failing, not yet alerted) → down (alerted) → up; paused until the next ping.",
+      ),
     last_ping_at: isoOrNull,
     last_signal: z.enum(SIGNALS).nullable(),
     last_success_at: isoOrNull,
-    last_duration_seconds: z.number().nullable().describe("From the last /start to the success or failure that followed it."),
+    last_duration_seconds: z
+      .number()
+      .nullable()
+      .describe("From the last /start to the success or failure that followed it."),
     running_since: isoOrNull.describe("A /start not yet followed by success or failure."),
     next_due_at: isoOrNull.describe("When the next ping is due; after that the switch is late."),
     alert_at: isoOrNull.describe("When it goes down if no success ping comes first."),

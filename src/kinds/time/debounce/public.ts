@@ -20,12 +20,19 @@ function eventOf(request: PublicRequest): Json {
 export const eventFace = definePublicFace<DebounceConfig>({
   routes: [
     {
-      name: "event", path: "", methods: ["POST", "PUT"],
-      summary: "An event (JSON body as JSON, other bodies as text); `?key=` picks its window. Answers 202 with the window.",
+      name: "event",
+      path: "",
+      methods: ["POST", "PUT"],
+      summary:
+        "An event (JSON body as JSON, other bodies as text); `?key=` picks its window. Answers 202 with the window.",
     },
   ],
   handle(store, config, request) {
     const key = queryOf(request, "key") || undefined;
-    return { type: "json", status: 202, body: addEvent(store, config, { event: eventOf(request), key, source: "public" }) };
+    return {
+      type: "json",
+      status: 202,
+      body: addEvent(store, config, { event: eventOf(request), key, source: "public" }),
+    };
   },
 });

@@ -22,22 +22,38 @@ export const debounceConfig = z
   .object({
     url: requestFields.url.describe("Receives debounce.fired (POST, JSON), signed with the resource's signing_secret."),
     headers: requestFields.headers.describe("Sent with every firing."),
-    quiet_seconds: z.int().min(1).max(MAX_WAIT_SECONDS).describe("A key's window fires once no event has come for this long."),
+    quiet_seconds: z
+      .int()
+      .min(1)
+      .max(MAX_WAIT_SECONDS)
+      .describe("A key's window fires once no event has come for this long."),
     max_wait_seconds: z
       .int()
       .min(1)
       .max(MAX_WAIT_SECONDS)
       .default(MAX_WAIT_SECONDS)
-      .describe("…and never later than this after the window's first event, however steady the stream. At least quiet_seconds (default: the 7-day most)."),
-    mode: z.enum(["last", "all"]).default("last").describe(`last: the firing carries the last event; all: every event of the window (the newest ${MAX_EVENTS_PER_WINDOW}, ${MAX_WINDOW_BYTES} bytes at most).`),
+      .describe(
+        "…and never later than this after the window's first event, however steady the stream. At least quiet_seconds (default: the 7-day most).",
+      ),
+    mode: z
+      .enum(["last", "all"])
+      .default("last")
+      .describe(
+        `last: the firing carries the last event; all: every event of the window (the newest ${MAX_EVENTS_PER_WINDOW}, ${MAX_WINDOW_BYTES} bytes at most).`,
+      ),
     key_path: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,4}$/)
       .nullable()
       .default(null)
-      .describe("Where an event's key is read when none is given: a dotted path into a JSON event (e.g. `data.user_id`), whose string or number value is the key."),
+      .describe(
+        "Where an event's key is read when none is given: a dotted path into a JSON event (e.g. `data.user_id`), whose string or number value is the key.",
+      ),
   })
-  .refine((c) => c.max_wait_seconds >= c.quiet_seconds, { message: "must be at least quiet_seconds", path: ["max_wait_seconds"] });
+  .refine((c) => c.max_wait_seconds >= c.quiet_seconds, {
+    message: "must be at least quiet_seconds",
+    path: ["max_wait_seconds"],
+  });
 
 export type DebounceConfig = z.infer<typeof debounceConfig>;
 
@@ -48,7 +64,9 @@ export const eventInput = z.object({
   key: keyField.optional().describe("The window it belongs to; absent: read at key_path, else the unkeyed window."),
 });
 
-export const keyInput = z.object({ key: keyField.optional().describe("The window's key; absent: the unkeyed window.") });
+export const keyInput = z.object({
+  key: keyField.optional().describe("The window's key; absent: the unkeyed window."),
+});
 
 export const manyInput = z
   .object({
@@ -64,11 +82,15 @@ export const window = z
     key: z.string().nullable().describe("null for the unkeyed window."),
     opened_at: z.string(),
     last_event_at: z.string(),
-    fires_at: z.string().describe("When it fires if no other event comes: quiet_seconds after the last event, or its max_wait deadline."),
+    fires_at: z
+      .string()
+      .describe("When it fires if no other event comes: quiet_seconds after the last event, or its max_wait deadline."),
     fire_by: z.string().describe("The max_wait deadline."),
     received: z.int().describe("Events received in this window."),
     kept: z.int(),
-    dropped: z.int().describe("Older events dropped to stay within the window's limits (mode all), or replaced (mode last)."),
+    dropped: z
+      .int()
+      .describe("Older events dropped to stay within the window's limits (mode all), or replaced (mode last)."),
     bytes: z.int(),
   })
   .openapi("DebounceWindow");
@@ -101,9 +123,7 @@ export const firingPage = pageOf(firing).openapi("DebounceFiringPage");
 export const flushResult = z.object({ fired: z.array(firing) }).openapi("DebounceFlushResult");
 export const cancelResult = z.object({ cancelled: z.array(window) }).openapi("DebounceCancelResult");
 
-export const accepted = z
-  .object({ key: z.string().nullable(), window: window })
-  .openapi("DebounceAccepted");
+export const accepted = z.object({ key: z.string().nullable(), window: window }).openapi("DebounceAccepted");
 
 export const debounceStatus = z
   .object({

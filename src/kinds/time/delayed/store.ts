@@ -11,11 +11,24 @@ import { MAX_PENDING, type ChannelConfig } from "./schema";
 import { iso, notBefore } from "../../../time";
 
 type Row = {
-  seq: number; message_id: string; dedup_id: string | null; deliver_at: number; body: string | null;
-  headers: string; status: string; delivery_id: string | null; created_at: number;
+  seq: number;
+  message_id: string;
+  dedup_id: string | null;
+  deliver_at: number;
+  body: string | null;
+  headers: string;
+  status: string;
+  delivery_id: string | null;
+  created_at: number;
 };
 
-type Published = { body?: string | Record<string, unknown> | unknown[]; headers: Record<string, string>; delay_seconds?: number; deliver_at?: string; dedup_id?: string };
+type Published = {
+  body?: string | Record<string, unknown> | unknown[];
+  headers: Record<string, string>;
+  delay_seconds?: number;
+  deliver_at?: string;
+  dedup_id?: string;
+};
 
 /** Sent per alarm run, so one run stays short; the alarm comes straight back for the rest. */
 const BATCH = 100;
@@ -30,31 +43,54 @@ export const TABLES = [
 
 function view(row: Row, deduplicated?: boolean) {
   return {
-    message_id: row.message_id, dedup_id: row.dedup_id, deliver_at: iso(row.deliver_at), status: row.status as "pending",
-    delivery_id: row.delivery_id, created_at: iso(row.created_at), ...(deduplicated ? { deduplicated } : {}),
+    message_id: row.message_id,
+    dedup_id: row.dedup_id,
+    deliver_at: iso(row.deliver_at),
+    status: row.status as "pending",
+    delivery_id: row.delivery_id,
+    created_at: iso(row.created_at),
+    ...(deduplicated ? { deduplicated } : {}),
   };
 }
 
-const byId = (store: EngineStore, messageId: string) => store.sql.exec<Row>("SELECT * FROM delayed_messages WHERE message_id = ?", messageId).toArray()[0];
+const byId = (store: EngineStore, messageId: string) =>
+  store.sql.exec<Row>("SELECT * FROM delayed_messages WHERE message_id = ?", messageId).toArray()[0];
 
 export function publish(store: EngineStore, input: Published) {
   if (input.dedup_id) {
-    const earlier = store.sql.exec<Row>("SELECT * FROM delayed_messages WHERE dedup_id = ?", input.dedup_id).toArray()[0];
+    const earlier = store.sql
+      .exec<Row>("SELECT * FROM delayed_messages WHERE dedup_id = ?", input.dedup_id)
+      .toArray()[0];
     if (earlier) return view(earlier, true);
   }
-  const at = input.deliver_at !== undefined ? notBefore(input.deliver_at, store.now) : store.now + (input.delay_seconds ?? 0) * 1000;
+  const at =
+    input.deliver_at !== undefined
+      ? notBefore(input.deliver_at, store.now)
+      : store.now + (input.delay_seconds ?? 0) * 1000;
   if (at > store.expiresAt) {
-    throw new AppError("validation_failed", "The message would be delivered after the channel expires: extend it first.", {
-      errors: [{ path: input.deliver_at !== undefined ? "deliver_at" : "delay_seconds", message: "is after expires_at" }],
-    });
+    throw new AppError(
+      "validation_failed",
+      "The message would be delivered after the channel expires: extend it first.",
+      {
+        errors: [
+          { path: input.deliver_at !== undefined ? "deliver_at" : "delay_seconds", message: "is after expires_at" },
+        ],
+      },
+    );
   }
-  if (pending(store) >= MAX_PENDING) throw new AppError("payload_too_large", `The channel already holds ${MAX_PENDING} pending messages, its limit.`);
+  if (pending(store) >= MAX_PENDING)
+    throw new AppError("payload_too_large", `The channel already holds ${MAX_PENDING} pending messages, its limit.`);
   // Serialised now, with its content type, exactly as it will be sent.
   const { body, headers } = outgoingRequest({ url: "", method: "POST", headers: input.headers, body: input.body }, "");
   const id = `msg_${crypto.randomUUID().replace(/-/g, "")}`;
   store.sql.exec(
     "INSERT INTO delayed_messages (message_id, dedup_id, deliver_at, body, headers, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)",
-    id, input.dedup_id ?? null, at, body, JSON.stringify(headers), store.now,
+    id,
+    input.dedup_id ?? null,
+    at,
+    body,
+    JSON.stringify(headers),
+    store.now,
   );
   return view(byId(store, id)!);
 }
@@ -69,9 +105,20 @@ export function cancel(store: EngineStore, messageId: string) {
 
 export function list(store: EngineStore, status: string | undefined, limit: number, cursor: string | undefined) {
   const rows = store.sql
-    .exec<Row>("SELECT * FROM delayed_messages WHERE seq > ? AND (? IS NULL OR status = ?) ORDER BY seq LIMIT ?", Number(cursor ?? 0), status ?? null, status ?? null, limit + 1)
+    .exec<Row>(
+      "SELECT * FROM delayed_messages WHERE seq > ? AND (? IS NULL OR status = ?) ORDER BY seq LIMIT ?",
+      Number(cursor ?? 0),
+      status ?? null,
+      status ?? null,
+      limit + 1,
+    )
     .toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => view(r));
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => view(r),
+  );
 }
 
 export function pending(store: EngineStore): number {
@@ -80,21 +127,42 @@ export function pending(store: EngineStore): number {
 
 export const timer = {
   nextDue: (store: EngineStore): number | null =>
-    store.sql.exec<{ at: number | null }>("SELECT min(deliver_at) AS at FROM delayed_messages WHERE status = 'pending'").one().at,
+    store.sql
+      .exec<{ at: number | null }>("SELECT min(deliver_at) AS at FROM delayed_messages WHERE status = 'pending'")
+      .one().at,
   fire: (store: EngineStore, config: ChannelConfig): void => {
-    const due = store.sql.exec<Row>("SELECT * FROM delayed_messages WHERE status = 'pending' AND deliver_at <= ? ORDER BY deliver_at LIMIT ?", store.now, BATCH).toArray();
+    const due = store.sql
+      .exec<Row>(
+        "SELECT * FROM delayed_messages WHERE status = 'pending' AND deliver_at <= ? ORDER BY deliver_at LIMIT ?",
+        store.now,
+        BATCH,
+      )
+      .toArray();
     for (const row of due) {
       const headers = { ...config.headers, ...(JSON.parse(row.headers) as Record<string, string>) };
-      const deliveryId = store.send({ url: config.url, method: config.method, headers, body: row.body, eventType: "delayed.delivered" });
+      const deliveryId = store.send({
+        url: config.url,
+        method: config.method,
+        headers,
+        body: row.body,
+        eventType: "delayed.delivered",
+      });
       store.sql.exec("UPDATE delayed_messages SET status = 'sent', delivery_id = ? WHERE seq = ?", deliveryId, row.seq);
     }
   },
 };
 
 export function finished(store: EngineStore, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void {
-  store.sql.exec("UPDATE delayed_messages SET status = ? WHERE delivery_id = ?", outcome === "delivered" ? "delivered" : "failed", deliveryId);
+  store.sql.exec(
+    "UPDATE delayed_messages SET status = ? WHERE delivery_id = ?",
+    outcome === "delivered" ? "delivered" : "failed",
+    deliveryId,
+  );
 }
 
 export function exportAll(store: EngineStore) {
-  return store.sql.exec<Row>("SELECT * FROM delayed_messages ORDER BY seq").toArray().map((r) => ({ ...view(r), body: r.body, headers: JSON.parse(r.headers) as Record<string, string> }));
+  return store.sql
+    .exec<Row>("SELECT * FROM delayed_messages ORDER BY seq")
+    .toArray()
+    .map((r) => ({ ...view(r), body: r.body, headers: JSON.parse(r.headers) as Record<string, string> }));
 }

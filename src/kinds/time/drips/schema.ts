@@ -33,7 +33,9 @@ const maxParallel = z
   .int()
   .min(1)
   .max(MAX_PARALLEL)
-  .describe("Deliveries in flight at once. A delivery stays in flight through its retries, until it is delivered, aborted or dead.");
+  .describe(
+    "Deliveries in flight at once. A delivery stays in flight through its retries, until it is delivered, aborted or dead.",
+  );
 
 export const dripConfig = z.object({
   url: requestFields.url,
@@ -54,14 +56,20 @@ const messageFields = {
     .min(1)
     .max(200)
     .optional()
-    .describe("While the drip holds a message with this dedup_id (cancelled ones aside), enqueueing another returns that one instead."),
+    .describe(
+      "While the drip holds a message with this dedup_id (cancelled ones aside), enqueueing another returns that one instead.",
+    ),
 };
 
 export const enqueueInput = z.object(messageFields);
 export type EnqueueInput = z.infer<typeof enqueueInput>;
 
 export const batchInput = z.object({
-  messages: z.array(z.strictObject(messageFields)).min(1).max(MAX_BATCH).describe(`1 to ${MAX_BATCH} messages, queued in this order, all or none.`),
+  messages: z
+    .array(z.strictObject(messageFields))
+    .min(1)
+    .max(MAX_BATCH)
+    .describe(`1 to ${MAX_BATCH} messages, queued in this order, all or none.`),
 });
 
 export const messageIdField = z.string().regex(/^msg_[0-9a-f]{32}$/, "must be a message_id (msg_ and 32 hex digits)");
@@ -70,13 +78,23 @@ export const message = z
   .object({
     message_id: z.string(),
     dedup_id: z.string().nullable(),
-    status: z.enum(STATUSES).describe("pending → in_flight → delivered, or failed (aborted by the receiver or dead after its retries); or cancelled while pending."),
+    status: z
+      .enum(STATUSES)
+      .describe(
+        "pending → in_flight → delivered, or failed (aborted by the receiver or dead after its retries); or cancelled while pending.",
+      ),
     bytes: z.int().describe("Size of its body and headers."),
-    delivery_id: z.string().nullable().describe("Its id in GET /v1/drips/{id}/deliveries (and its webhook-id), once released."),
+    delivery_id: z
+      .string()
+      .nullable()
+      .describe("Its id in GET /v1/drips/{id}/deliveries (and its webhook-id), once released."),
     created_at: z.string(),
     released_at: z.string().nullable(),
     finished_at: z.string().nullable(),
-    deduplicated: z.boolean().optional().describe("true when an earlier message with this dedup_id was returned instead."),
+    deduplicated: z
+      .boolean()
+      .optional()
+      .describe("true when an earlier message with this dedup_id was returned instead."),
   })
   .openapi("DripMessage");
 
@@ -104,7 +122,10 @@ export const releaseInput = atMostOneOf(
 
 export const releaseResult = z.object({ released: z.array(message) }).openapi("DripReleaseResult");
 
-export const limitsInput = atLeastOneOf(z.object({ rate: rate.optional(), max_parallel: maxParallel.optional() }), ["rate", "max_parallel"]);
+export const limitsInput = atLeastOneOf(z.object({ rate: rate.optional(), max_parallel: maxParallel.optional() }), [
+  "rate",
+  "max_parallel",
+]);
 
 export const purgeResult = z.object({ cancelled: z.int() }).openapi("DripPurgeResult");
 
@@ -113,13 +134,18 @@ export const dripStatus = z
     paused: z.boolean(),
     pending: z.int(),
     in_flight: z.int(),
-    rate: z.object({ count: z.int(), period_seconds: z.int() }).describe("In force now (create's value, or the last POST /limits)."),
+    rate: z
+      .object({ count: z.int(), period_seconds: z.int() })
+      .describe("In force now (create's value, or the last POST /limits)."),
     max_parallel: z.int(),
     released_in_window: z.int().describe("Releases within the last period_seconds."),
     held_by: z
       .enum(["paused", "max_parallel", "rate"])
       .nullable()
       .describe("What keeps pending messages back; null when nothing is pending or they are being released now."),
-    next_release_at: z.string().nullable().describe("When the next message goes out; null when nothing is pending, paused, or every slot is in flight."),
+    next_release_at: z
+      .string()
+      .nullable()
+      .describe("When the next message goes out; null when nothing is pending, paused, or every slot is in flight."),
   })
   .openapi("DripStatus");

@@ -17,21 +17,35 @@ const VERIFY_HINT =
   "every token also carries it, and names it by SHA-256 in its signingCertificateV2 attribute. Outside production it is generated per isolate.";
 
 const pemRoute = createRoute({
-  method: "get", path: "/v1/tsa/certificate.pem", tags: [TAGS.time], operationId: "tsa_certificate_pem", security: [],
+  method: "get",
+  path: "/v1/tsa/certificate.pem",
+  tags: [TAGS.time],
+  operationId: "tsa_certificate_pem",
+  security: [],
   summary: "The notary's TSA certificate, PEM (free)",
   description: VERIFY_HINT,
   responses: {
-    200: { description: "The X.509 certificate, PEM.", content: { "application/pem-certificate-chain": { schema: z.string() } } },
+    200: {
+      description: "The X.509 certificate, PEM.",
+      content: { "application/pem-certificate-chain": { schema: z.string() } },
+    },
     ...errorResponses([]),
   },
 });
 
 const derRoute = createRoute({
-  method: "get", path: "/v1/tsa/certificate.der", tags: [TAGS.time], operationId: "tsa_certificate_der", security: [],
+  method: "get",
+  path: "/v1/tsa/certificate.der",
+  tags: [TAGS.time],
+  operationId: "tsa_certificate_der",
+  security: [],
   summary: "The notary's TSA certificate, DER (free)",
   description: VERIFY_HINT,
   responses: {
-    200: { description: "The X.509 certificate, DER.", content: { "application/pkix-cert": { schema: z.string().openapi({ format: "binary" }) } } },
+    200: {
+      description: "The X.509 certificate, DER.",
+      content: { "application/pkix-cert": { schema: z.string().openapi({ format: "binary" }) } },
+    },
     ...errorResponses([]),
   },
 });
@@ -39,10 +53,16 @@ const derRoute = createRoute({
 export function registerTsaRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(pemRoute, async (c) => {
     const signer = await tsaSigner(c.env);
-    return c.body(signer.certificatePem, 200, { "Content-Type": "application/pem-certificate-chain", "Cache-Control": CACHE });
+    return c.body(signer.certificatePem, 200, {
+      "Content-Type": "application/pem-certificate-chain",
+      "Cache-Control": CACHE,
+    });
   });
   app.openapi(derRoute, async (c) => {
     const signer = await tsaSigner(c.env);
-    return c.body(arrayBuffer(signer.certificateDer), 200, { "Content-Type": "application/pkix-cert", "Cache-Control": CACHE });
+    return c.body(arrayBuffer(signer.certificateDer), 200, {
+      "Content-Type": "application/pkix-cert",
+      "Cache-Control": CACHE,
+    });
   });
 }

@@ -39,7 +39,10 @@ function tstInfo(f: StampFields): Uint8Array {
     version: 1,
     policy: f.policy,
     // Parameters absent, as RFC 5754 prefers for SHA-2.
-    messageImprint: new pkijs.MessageImprint({ hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: ID_SHA256 }), hashedMessage: octets(f.sha256) }),
+    messageImprint: new pkijs.MessageImprint({
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: ID_SHA256 }),
+      hashedMessage: octets(f.sha256),
+    }),
     serialNumber: new asn1js.Integer({ valueHex: arrayBuffer(f.serial) }),
     genTime: new Date(f.genTime),
     // A Worker's clock is NTP-disciplined; one second is an honest bound for what it reads.
@@ -55,7 +58,9 @@ function tstInfo(f: StampFields): Uint8Array {
  * hashAlgorithm is left out: its DEFAULT is SHA-256, and DER omits defaults.
  */
 function signingCertificateV2(signer: TsaSigner): asn1js.Sequence {
-  const issuer = new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: DIRECTORY_NAME, value: signer.certificate.issuer })] });
+  const issuer = new pkijs.GeneralNames({
+    names: [new pkijs.GeneralName({ type: DIRECTORY_NAME, value: signer.certificate.issuer })],
+  });
   const issuerSerial = new asn1js.Sequence({ value: [issuer.toSchema(), signer.certificate.serialNumber] });
   const essCertId = new asn1js.Sequence({ value: [octets(signer.certificateHash), issuerSerial] });
   return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertId] })] });
@@ -84,7 +89,10 @@ export async function timeStampResponse(signer: TsaSigner, fields: StampFields):
     signerInfos: [
       new pkijs.SignerInfo({
         version: 1,
-        sid: new pkijs.IssuerAndSerialNumber({ issuer: signer.certificate.issuer, serialNumber: signer.certificate.serialNumber }),
+        sid: new pkijs.IssuerAndSerialNumber({
+          issuer: signer.certificate.issuer,
+          serialNumber: signer.certificate.serialNumber,
+        }),
         signedAttrs: signedAttributes([
           attribute(ID_AA_CONTENT_TYPE, new asn1js.ObjectIdentifier({ value: ID_CT_TSTINFO })),
           attribute(ID_AA_MESSAGE_DIGEST, octets(sha256(content))),

@@ -18,13 +18,23 @@ const sha256Field = z.string().regex(SHA256_HEX, "must be 64 hex digits (a SHA-2
 export const stampInput = exactlyOneOf(
   z.object({
     sha256: sha256Field.optional().describe("The SHA-256 to stamp, as 64 hex digits (what `sha256sum` prints)."),
-    data: z.string().optional().describe(`Or: text, stamped as the SHA-256 of its UTF-8 bytes (at most ${MAX_DATA_BYTES} bytes, else 413).`),
-    data_base64: z.base64().optional().describe(`Or: bytes as base64, stamped as the SHA-256 of the decoded bytes (at most ${MAX_DATA_BYTES} bytes, else 413).`),
+    data: z
+      .string()
+      .optional()
+      .describe(`Or: text, stamped as the SHA-256 of its UTF-8 bytes (at most ${MAX_DATA_BYTES} bytes, else 413).`),
+    data_base64: z
+      .base64()
+      .optional()
+      .describe(
+        `Or: bytes as base64, stamped as the SHA-256 of the decoded bytes (at most ${MAX_DATA_BYTES} bytes, else 413).`,
+      ),
     nonce: z
       .string()
       .regex(/^[0-9a-fA-F]{1,32}$/, "must be 1 to 32 hex digits")
       .optional()
-      .describe("A number of your choosing, in hex (up to 128 bits), put into the signed TSTInfo.nonce so the token provably answers this request."),
+      .describe(
+        "A number of your choosing, in hex (up to 128 bits), put into the signed TSTInfo.nonce so the token provably answers this request.",
+      ),
   }),
   ["sha256", "data", "data_base64"],
 );
@@ -62,8 +72,18 @@ export const findInput = z.object({
 
 export const lookupInput = exactlyOneOf(
   z.object({
-    seq: z.coerce.number().int().min(1).max(MAX_STAMPS).optional().describe("The stamp's position in the log. Give this or serial."),
-    serial: z.string().regex(/^[0-9a-fA-F]{1,40}$/, "must be hex").optional().describe("Or: its serial number (as in `serial`)."),
+    seq: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_STAMPS)
+      .optional()
+      .describe("The stamp's position in the log. Give this or serial."),
+    serial: z
+      .string()
+      .regex(/^[0-9a-fA-F]{1,40}$/, "must be hex")
+      .optional()
+      .describe("Or: its serial number (as in `serial`)."),
   }),
   ["seq", "serial"],
 );

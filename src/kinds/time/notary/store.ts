@@ -45,8 +45,15 @@ export const TABLES = [
 ];
 
 const view = (r: Row): Stamp => ({
-  seq: r.seq, serial: r.serial, sha256: r.sha256, gen_time: iso(r.gen_time), nonce: r.nonce, policy: r.policy,
-  tsr: toBase64(new Uint8Array(r.tsr)), prev_chain: r.prev_chain, chain: r.chain,
+  seq: r.seq,
+  serial: r.serial,
+  sha256: r.sha256,
+  gen_time: iso(r.gen_time),
+  nonce: r.nonce,
+  policy: r.policy,
+  tsr: toBase64(new Uint8Array(r.tsr)),
+  prev_chain: r.prev_chain,
+  chain: r.chain,
 });
 
 /** Stamps are never deleted and seqs have no gaps, so the last seq is the count: one row read, not all of them. */
@@ -60,9 +67,13 @@ function head(sql: SqlStorage): Row | undefined {
 
 function checkRoom(sql: SqlStorage): void {
   if (count(sql) >= MAX_STAMPS) {
-    throw new AppError("validation_failed", `A notary keeps at most ${MAX_STAMPS} stamps: export this one and create another.`, {
-      errors: [{ path: "stamps", message: `the log is full (${MAX_STAMPS})` }],
-    });
+    throw new AppError(
+      "validation_failed",
+      `A notary keeps at most ${MAX_STAMPS} stamps: export this one and create another.`,
+      {
+        errors: [{ path: "stamps", message: `the log is full (${MAX_STAMPS})` }],
+      },
+    );
   }
 }
 
@@ -71,7 +82,10 @@ function subjectDigest(input: StampInput): string {
   if (input.sha256 !== undefined) return input.sha256.toLowerCase();
   const bytes = input.data !== undefined ? new TextEncoder().encode(input.data) : fromBase64(input.data_base64!);
   if (bytes.length > MAX_DATA_BYTES) {
-    throw new AppError("payload_too_large", `data is limited to ${MAX_DATA_BYTES} bytes: hash larger files yourself and send sha256.`);
+    throw new AppError(
+      "payload_too_large",
+      `data is limited to ${MAX_DATA_BYTES} bytes: hash larger files yourself and send sha256.`,
+    );
   }
   return toHex(sha256(bytes));
 }
@@ -89,7 +103,11 @@ export async function sign(ctx: PrepareContext, input: StampInput): Promise<Sign
   const serial = randomSerial();
   const policy = tsaPolicy(ctx.env);
   const tsr = await timeStampResponse(await tsaSigner(ctx.env), {
-    policy, sha256: fromHex(digest), serial, genTime: ctx.now, nonce: nonce === null ? null : nonceInteger(nonce),
+    policy,
+    sha256: fromHex(digest),
+    serial,
+    genTime: ctx.now,
+    nonce: nonce === null ? null : nonceInteger(nonce),
   });
   return { serial: toHex(serial), sha256: digest, genTime: ctx.now, nonce, policy, tsr };
 }
@@ -103,7 +121,15 @@ export function append(store: EngineStore, s: Signed): Stamp {
   const chain = chainHash(prev, { seq, serial: s.serial, sha256: s.sha256, gen_time: iso(s.genTime), tsr: s.tsr });
   store.sql.exec(
     "INSERT INTO notary_stamps (seq, serial, sha256, gen_time, nonce, policy, tsr, prev_chain, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    seq, s.serial, s.sha256, s.genTime, s.nonce, s.policy, arrayBuffer(s.tsr), prev, chain,
+    seq,
+    s.serial,
+    s.sha256,
+    s.genTime,
+    s.nonce,
+    s.policy,
+    arrayBuffer(s.tsr),
+    prev,
+    chain,
   );
   return view(store.sql.exec<Row>("SELECT * FROM notary_stamps WHERE seq = ?", seq).one());
 }
@@ -111,12 +137,22 @@ export function append(store: EngineStore, s: Signed): Stamp {
 const page = (rows: Row[], limit: number) => keysetPage(rows, limit, (r) => r.seq, view);
 
 export function list(store: EngineStore, limit: number, cursor: string | undefined) {
-  return page(store.sql.exec<Row>("SELECT * FROM notary_stamps WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1).toArray(), limit);
+  return page(
+    store.sql
+      .exec<Row>("SELECT * FROM notary_stamps WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1)
+      .toArray(),
+    limit,
+  );
 }
 
 export function find(store: EngineStore, digest: string, limit: number, cursor: string | undefined) {
   const rows = store.sql
-    .exec<Row>("SELECT * FROM notary_stamps WHERE sha256 = ? AND seq > ? ORDER BY seq LIMIT ?", digest.toLowerCase(), Number(cursor ?? 0), limit + 1)
+    .exec<Row>(
+      "SELECT * FROM notary_stamps WHERE sha256 = ? AND seq > ? ORDER BY seq LIMIT ?",
+      digest.toLowerCase(),
+      Number(cursor ?? 0),
+      limit + 1,
+    )
     .toArray();
   return page(rows, limit);
 }
@@ -126,13 +162,20 @@ export function lookup(store: EngineStore, by: { seq?: number; serial?: string }
     by.seq !== undefined
       ? store.sql.exec<Row>("SELECT * FROM notary_stamps WHERE seq = ?", by.seq).toArray()[0]
       : store.sql.exec<Row>("SELECT * FROM notary_stamps WHERE serial = ?", by.serial!.toLowerCase()).toArray()[0];
-  if (!row) throw new AppError("not_found", by.seq !== undefined ? `No stamp ${by.seq} in this log.` : `No stamp with serial ${by.serial} in this log.`);
+  if (!row)
+    throw new AppError(
+      "not_found",
+      by.seq !== undefined ? `No stamp ${by.seq} in this log.` : `No stamp with serial ${by.serial} in this log.`,
+    );
   return view(row);
 }
 
 export function status(store: EngineStore) {
   const last = head(store.sql);
-  return { stamps: count(store.sql), head: last ? { seq: last.seq, chain: last.chain, gen_time: iso(last.gen_time) } : null };
+  return {
+    stamps: count(store.sql),
+    head: last ? { seq: last.seq, chain: last.chain, gen_time: iso(last.gen_time) } : null,
+  };
 }
 
 export function exportAll(store: EngineStore) {

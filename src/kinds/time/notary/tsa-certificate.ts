@@ -44,7 +44,10 @@ export async function importTsaKeys(jwk: JsonWebKey): Promise<TsaKeyPair> {
 
 /** A fresh ECDSA P-256 key, as the private JWK a secret holds. */
 export async function generateTsaJwk(): Promise<JsonWebKey> {
-  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
   const { kty, crv, x, y, d } = (await crypto.subtle.exportKey("jwk", pair.privateKey)) as JsonWebKey;
   return { kty, crv, x, y, d };
 }
@@ -56,11 +59,16 @@ export function randomSerial(): Uint8Array {
   return serial;
 }
 
-export async function selfSignedTsaCertificate(keys: TsaKeyPair, commonName: string, now = Date.now()): Promise<Uint8Array> {
+export async function selfSignedTsaCertificate(
+  keys: TsaKeyPair,
+  commonName: string,
+  now = Date.now(),
+): Promise<Uint8Array> {
   const cert = new pkijs.Certificate();
   cert.version = 2; // v3
   cert.serialNumber = new asn1js.Integer({ valueHex: arrayBuffer(unsignedInteger(randomSerial())) });
-  const name = () => new pkijs.AttributeTypeAndValue({ type: ID_AT_COMMON_NAME, value: new asn1js.Utf8String({ value: commonName }) });
+  const name = () =>
+    new pkijs.AttributeTypeAndValue({ type: ID_AT_COMMON_NAME, value: new asn1js.Utf8String({ value: commonName }) });
   cert.subject.typesAndValues.push(name());
   cert.issuer.typesAndValues.push(name());
   // An hour back, for verifiers whose clocks run behind.
@@ -98,7 +106,11 @@ export function parseCertificate(der: Uint8Array): pkijs.Certificate {
  * Refuses a configured certificate that verifiers would reject or that does not belong
  * to the key: better a clear error at the first stamp than tokens nobody can verify.
  */
-export async function checkTsaCertificate(cert: pkijs.Certificate, publicKey: CryptoKey, now = Date.now()): Promise<void> {
+export async function checkTsaCertificate(
+  cert: pkijs.Certificate,
+  publicKey: CryptoKey,
+  now = Date.now(),
+): Promise<void> {
   const eku = cert.extensions?.find((e) => e.extnID === ID_CE_EXT_KEY_USAGE);
   const purposes = eku?.parsedValue instanceof pkijs.ExtKeyUsage ? eku.parsedValue.keyPurposes : [];
   if (!eku?.critical || purposes.length !== 1 || purposes[0] !== ID_KP_TIME_STAMPING) {

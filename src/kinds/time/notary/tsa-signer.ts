@@ -9,7 +9,15 @@
 import type * as pkijs from "pkijs";
 import { sha256 } from "../../../bytes";
 import { isDevelopment, type Env } from "../../../env";
-import { derToPem, checkTsaCertificate, generateTsaJwk, importTsaKeys, parseCertificate, pemToDer, selfSignedTsaCertificate } from "./tsa-certificate";
+import {
+  derToPem,
+  checkTsaCertificate,
+  generateTsaJwk,
+  importTsaKeys,
+  parseCertificate,
+  pemToDer,
+  selfSignedTsaCertificate,
+} from "./tsa-certificate";
 
 export interface TsaSigner {
   privateKey: CryptoKey;
@@ -33,7 +41,13 @@ async function load(secrets: TsaSecrets, checked: boolean): Promise<TsaSigner> {
   const certificateDer = pemToDer(secrets.TSA_CERT_PEM);
   const certificate = parseCertificate(certificateDer);
   if (checked) await checkTsaCertificate(certificate, keys.publicKey);
-  return { privateKey: keys.privateKey, certificate, certificateDer, certificatePem: derToPem(certificateDer), certificateHash: sha256(certificateDer) };
+  return {
+    privateKey: keys.privateKey,
+    certificate,
+    certificateDer,
+    certificatePem: derToPem(certificateDer),
+    certificateHash: sha256(certificateDer),
+  };
 }
 
 /** A fresh key and self-signed TSA certificate, as the two secrets hold them (tests configure these). */
@@ -44,7 +58,9 @@ export async function generateTsaSecrets(commonName: string): Promise<TsaSecrets
 }
 
 async function generateDevSigner(serviceName: string): Promise<TsaSigner> {
-  console.warn("TSA_PRIVATE_JWK / TSA_CERT_PEM are not set: stamping with a key and certificate generated for this isolate (development only).");
+  console.warn(
+    "TSA_PRIVATE_JWK / TSA_CERT_PEM are not set: stamping with a key and certificate generated for this isolate (development only).",
+  );
   return load(await generateTsaSecrets(`${serviceName} development TSA`), false);
 }
 
@@ -72,6 +88,7 @@ export const DEFAULT_POLICY_OID = "2.25.338091700168649796157310283022103362871.
 
 export function tsaPolicy(env: Pick<Env, "TSA_POLICY_OID">): string {
   const oid = env.TSA_POLICY_OID || DEFAULT_POLICY_OID;
-  if (!/^[0-2](\.(0|[1-9]\d*))+$/.test(oid)) throw new Error("TSA_POLICY_OID must be a dotted OID such as 1.3.6.1.4.1.99999.1");
+  if (!/^[0-2](\.(0|[1-9]\d*))+$/.test(oid))
+    throw new Error("TSA_POLICY_OID must be a dotted OID such as 1.3.6.1.4.1.99999.1");
   return oid;
 }

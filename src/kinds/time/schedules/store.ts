@@ -15,8 +15,14 @@ import { iso, isoOrNull } from "../../../time";
 import type { ScheduleConfig } from "./schema";
 
 type State = { paused: number; since: number; in_flight: string | null; runs: number; last_fired_at: number | null };
-type RunRow = { seq: number; scheduled_for: number; fired_at: number | null; delivery_id: string | null; outcome: string; manual: number };
-
+type RunRow = {
+  seq: number;
+  scheduled_for: number;
+  fired_at: number | null;
+  delivery_id: string | null;
+  outcome: string;
+  manual: number;
+};
 
 function cronOf(config: ScheduleConfig): Cron {
   return cronClock(config.cron, config.timezone, { startAt: config.start_at, stopAt: config.end_at });
@@ -55,8 +61,13 @@ export function init(store: EngineStore, config: ScheduleConfig): void {
 export function view(store: EngineStore, config: ScheduleConfig) {
   const s = state(store);
   return {
-    cron: config.cron, timezone: config.timezone, paused: s.paused === 1, next_run_at: isoOrNull(next(store, config)?.at ?? null),
-    runs: s.runs, last_fired_at: isoOrNull(s.last_fired_at), in_flight: s.in_flight,
+    cron: config.cron,
+    timezone: config.timezone,
+    paused: s.paused === 1,
+    next_run_at: isoOrNull(next(store, config)?.at ?? null),
+    runs: s.runs,
+    last_fired_at: isoOrNull(s.last_fired_at),
+    in_flight: s.in_flight,
   };
 }
 
@@ -64,11 +75,21 @@ export function view(store: EngineStore, config: ScheduleConfig) {
 function run(store: EngineStore, config: ScheduleConfig, scheduledFor: number, manual: boolean): void {
   const s = state(store);
   if (s.in_flight && config.overlap === "skip") {
-    store.sql.exec("INSERT INTO schedule_runs (scheduled_for, outcome, manual) VALUES (?, 'skipped', ?)", scheduledFor, manual ? 1 : 0);
+    store.sql.exec(
+      "INSERT INTO schedule_runs (scheduled_for, outcome, manual) VALUES (?, 'skipped', ?)",
+      scheduledFor,
+      manual ? 1 : 0,
+    );
     return;
   }
   const deliveryId = store.send(outgoingRequest(config, "schedule.fired"));
-  store.sql.exec("INSERT INTO schedule_runs (scheduled_for, fired_at, delivery_id, outcome, manual) VALUES (?, ?, ?, 'sent', ?)", scheduledFor, store.now, deliveryId, manual ? 1 : 0);
+  store.sql.exec(
+    "INSERT INTO schedule_runs (scheduled_for, fired_at, delivery_id, outcome, manual) VALUES (?, ?, ?, 'sent', ?)",
+    scheduledFor,
+    store.now,
+    deliveryId,
+    manual ? 1 : 0,
+  );
   store.sql.exec("UPDATE schedule SET in_flight = ?, runs = runs + 1, last_fired_at = ?", deliveryId, store.now);
 }
 
@@ -96,22 +117,45 @@ export function setPaused(store: EngineStore, config: ScheduleConfig, paused: bo
 }
 
 export function previewTimes(store: EngineStore, config: ScheduleConfig, count: number) {
-  const local = new Intl.DateTimeFormat("sv-SE", { timeZone: config.timezone, dateStyle: "short", timeStyle: "medium" });
-  const times = cronOf(config).nextRuns(count, new Date(store.now)).filter((d) => d.getTime() < store.expiresAt);
+  const local = new Intl.DateTimeFormat("sv-SE", {
+    timeZone: config.timezone,
+    dateStyle: "short",
+    timeStyle: "medium",
+  });
+  const times = cronOf(config)
+    .nextRuns(count, new Date(store.now))
+    .filter((d) => d.getTime() < store.expiresAt);
   return { times: times.map((d) => ({ at: d.toISOString(), local: `${local.format(d)} ${config.timezone}` })) };
 }
 
 export function historyPage(store: EngineStore, limit: number, cursor: string | undefined) {
   const rows = store.sql
-    .exec<RunRow>("SELECT * FROM schedule_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec<RunRow>(
+      "SELECT * FROM schedule_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+      cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => ({
-    seq: r.seq, scheduled_for: iso(r.scheduled_for), fired_at: isoOrNull(r.fired_at), delivery_id: r.delivery_id,
-    outcome: r.outcome as "sent" | "skipped" | "delivered" | "failed", manual: r.manual === 1,
-  }));
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => ({
+      seq: r.seq,
+      scheduled_for: iso(r.scheduled_for),
+      fired_at: isoOrNull(r.fired_at),
+      delivery_id: r.delivery_id,
+      outcome: r.outcome as "sent" | "skipped" | "delivered" | "failed",
+      manual: r.manual === 1,
+    }),
+  );
 }
 
 export function finished(store: EngineStore, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void {
-  store.sql.exec("UPDATE schedule_runs SET outcome = ? WHERE delivery_id = ?", outcome === "delivered" ? "delivered" : "failed", deliveryId);
+  store.sql.exec(
+    "UPDATE schedule_runs SET outcome = ? WHERE delivery_id = ?",
+    outcome === "delivered" ? "delivered" : "failed",
+    deliveryId,
+  );
   store.sql.exec("UPDATE schedule SET in_flight = NULL WHERE in_flight = ?", deliveryId);
 }

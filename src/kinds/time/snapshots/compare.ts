@@ -26,7 +26,10 @@ export function selectorProblem(selector: string): string | null {
 
 export async function selectText(body: Uint8Array, selector: string): Promise<string> {
   const parts: string[] = [];
-  await new HTMLRewriter().on(selector, { text: (t) => void parts.push(t.text) }).transform(new Response(body)).arrayBuffer();
+  await new HTMLRewriter()
+    .on(selector, { text: (t) => void parts.push(t.text) })
+    .transform(new Response(body))
+    .arrayBuffer();
   return parts.join("");
 }
 
@@ -42,7 +45,12 @@ export interface CompareOptions {
   ignore_whitespace: boolean;
 }
 
-export async function compareBasis(config: CompareOptions, body: Uint8Array, sha256: string, contentType: string | null): Promise<Compared> {
+export async function compareBasis(
+  config: CompareOptions,
+  body: Uint8Array,
+  sha256: string,
+  contentType: string | null,
+): Promise<Compared> {
   const type = contentType ?? "";
   const selecting = config.selector !== undefined && HTML.test(type);
   let text: string;

@@ -41,7 +41,14 @@ const newObjectKey = (resourceId: string, sha256: string) => `${resourceId}/snap
 
 /** The object of a kept snapshot with this content, if any. */
 function heldContent(sql: SqlStorage, sha256: string): string | null {
-  return sql.exec<{ object_key: string }>("SELECT object_key FROM snapshots WHERE sha256 = ? AND object_key IS NOT NULL LIMIT 1", sha256).toArray()[0]?.object_key ?? null;
+  return (
+    sql
+      .exec<{ object_key: string }>(
+        "SELECT object_key FROM snapshots WHERE sha256 = ? AND object_key IS NOT NULL LIMIT 1",
+        sha256,
+      )
+      .toArray()[0]?.object_key ?? null
+  );
 }
 
 /** Whether a kept snapshot points at `key`: then its object is in R2 and must stay. */
@@ -52,8 +59,19 @@ export function held(sql: SqlStorage, key: string): boolean {
 export async function takeSnapshot(ctx: PrepareContext, config: SnapshotConfig): Promise<Fetched> {
   const started = Date.now();
   const failed = (error: string): Fetched => ({
-    fetchedAt: started, durationMs: Date.now() - started, status: null, error, finalUrl: null, headers: {},
-    contentType: null, size: null, sha256: null, compareSha256: null, selectedText: null, key: null, wrote: false,
+    fetchedAt: started,
+    durationMs: Date.now() - started,
+    status: null,
+    error,
+    finalUrl: null,
+    headers: {},
+    contentType: null,
+    size: null,
+    sha256: null,
+    compareSha256: null,
+    selectedText: null,
+    key: null,
+    wrote: false,
   });
   // Lowercase names, so a caller's user-agent replaces the service's default instead of joining it.
   const headers = Object.fromEntries(Object.entries(config.headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -73,7 +91,10 @@ export async function takeSnapshot(ctx: PrepareContext, config: SnapshotConfig):
   if (wrote) {
     await ctx.env.BUCKET.put(key, answer.body, {
       // attachment: a stranger's page served from our origin must not render as one of our documents.
-      httpMetadata: { contentType: contentType ?? "application/octet-stream", contentDisposition: `attachment; filename="snapshot-${answer.sha256.slice(0, 16)}"` },
+      httpMetadata: {
+        contentType: contentType ?? "application/octet-stream",
+        contentDisposition: `attachment; filename="snapshot-${answer.sha256.slice(0, 16)}"`,
+      },
       sha256: answer.sha256, // R2 refuses the write if the bytes it got differ
     });
   }
@@ -85,7 +106,9 @@ export async function takeSnapshot(ctx: PrepareContext, config: SnapshotConfig):
     status: answer.status,
     error: ok ? null : `the target answered HTTP ${answer.status}`,
     finalUrl: answer.url,
-    headers: Object.fromEntries(RECORDED_HEADERS.filter((h) => answer.headers[h] !== undefined).map((h) => [h, answer.headers[h]!])),
+    headers: Object.fromEntries(
+      RECORDED_HEADERS.filter((h) => answer.headers[h] !== undefined).map((h) => [h, answer.headers[h]!]),
+    ),
     contentType,
     size: answer.body.length,
     sha256: answer.sha256,

@@ -18,12 +18,32 @@ import { sendEvent } from "../../../delivery/events";
 import { held, type Fetched } from "./fetch";
 import type { SnapshotConfig, SnapshotView } from "./schema";
 
-type Clock = { paused: number; since: number | null; fetches: number; changes: number; failures: number; last_changed_at: number | null };
+type Clock = {
+  paused: number;
+  since: number | null;
+  fetches: number;
+  changes: number;
+  failures: number;
+  last_changed_at: number | null;
+};
 
 export type Row = {
-  seq: number; fetched_at: number; manual: number; ok: number; status: number | null; error: string | null; final_url: string | null;
-  headers: string; content_type: string | null; size: number | null; sha256: string | null; compare_sha256: string | null; selected_text: string | null;
-  object_key: string | null; changed: number; duration_ms: number;
+  seq: number;
+  fetched_at: number;
+  manual: number;
+  ok: number;
+  status: number | null;
+  error: string | null;
+  final_url: string | null;
+  headers: string;
+  content_type: string | null;
+  size: number | null;
+  sha256: string | null;
+  compare_sha256: string | null;
+  selected_text: string | null;
+  object_key: string | null;
+  changed: number;
+  duration_ms: number;
 };
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
@@ -41,11 +61,15 @@ export const TABLES = [
 ];
 
 export function init(store: EngineStore): void {
-  store.sql.exec("INSERT INTO snapshot_clock (id, paused, since, fetches, changes, failures) VALUES (1, 0, NULL, 0, 0, 0)");
+  store.sql.exec(
+    "INSERT INTO snapshot_clock (id, paused, since, fetches, changes, failures) VALUES (1, 0, NULL, 0, 0, 0)",
+  );
 }
 
 function clock(store: EngineStore): Clock {
-  return store.sql.exec<Clock>("SELECT paused, since, fetches, changes, failures, last_changed_at FROM snapshot_clock").one();
+  return store.sql
+    .exec<Clock>("SELECT paused, since, fetches, changes, failures, last_changed_at FROM snapshot_clock")
+    .one();
 }
 
 /** When the schedule fetches next, or null (paused, or nothing left before expiry). */
@@ -56,7 +80,9 @@ export function nextAt(store: EngineStore, config: SnapshotConfig): number | nul
   let at: number | null;
   if (c.since === null) at = Math.max(start, store.createdAt);
   else if (config.interval_seconds !== undefined) at = Math.max(c.since + config.interval_seconds * 1000, start);
-  else at = cronOf(config.cron!, config.timezone, { startAt: config.start_at }).nextRun(new Date(c.since))?.getTime() ?? null;
+  else
+    at =
+      cronOf(config.cron!, config.timezone, { startAt: config.start_at }).nextRun(new Date(c.since))?.getTime() ?? null;
   return at !== null && at < store.expiresAt ? at : null;
 }
 
@@ -72,7 +98,11 @@ export const timer = {
 export function setPaused(store: EngineStore, paused: boolean): void {
   // Resuming restarts the clock at now (a baseline never taken is still taken at once).
   if (paused) store.sql.exec("UPDATE snapshot_clock SET paused = 1");
-  else store.sql.exec("UPDATE snapshot_clock SET paused = 0, since = CASE WHEN since IS NULL THEN NULL ELSE ? END", store.now);
+  else
+    store.sql.exec(
+      "UPDATE snapshot_clock SET paused = 0, since = CASE WHEN since IS NULL THEN NULL ELSE ? END",
+      store.now,
+    );
 }
 
 const lastGood = (store: EngineStore) =>
@@ -87,15 +117,33 @@ export function rowOf(sql: SqlStorage, seq: number | undefined): Row | undefined
 
 export function requireRow(store: EngineStore, seq: number | undefined): Row {
   const row = rowOf(store.sql, seq);
-  if (!row) throw new AppError("not_found", seq === undefined ? "No snapshot has been taken yet." : `No snapshot ${seq} is kept (older ones are pruned to keep_last).`);
+  if (!row)
+    throw new AppError(
+      "not_found",
+      seq === undefined
+        ? "No snapshot has been taken yet."
+        : `No snapshot ${seq} is kept (older ones are pruned to keep_last).`,
+    );
   return row;
 }
 
 export function view(store: EngineStore, r: Row): SnapshotView {
   return {
-    seq: r.seq, fetched_at: iso(r.fetched_at), manual: r.manual === 1, ok: r.ok === 1, status: r.status, error: r.error,
-    final_url: r.final_url, headers: JSON.parse(r.headers) as Record<string, string>, content_type: r.content_type, size: r.size,
-    sha256: r.sha256, selected_text: r.selected_text, changed: r.changed === 1, content_url: r.object_key ? store.downloadUrl(r.object_key) : null, duration_ms: r.duration_ms,
+    seq: r.seq,
+    fetched_at: iso(r.fetched_at),
+    manual: r.manual === 1,
+    ok: r.ok === 1,
+    status: r.status,
+    error: r.error,
+    final_url: r.final_url,
+    headers: JSON.parse(r.headers) as Record<string, string>,
+    content_type: r.content_type,
+    size: r.size,
+    sha256: r.sha256,
+    selected_text: r.selected_text,
+    changed: r.changed === 1,
+    content_url: r.object_key ? store.downloadUrl(r.object_key) : null,
+    duration_ms: r.duration_ms,
   };
 }
 
@@ -106,21 +154,55 @@ export function record(store: EngineStore, config: SnapshotConfig, f: Fetched, m
   const key = f.key && (f.wrote || held(store.sql, f.key)) ? f.key : null;
   const previous = ok ? lastGood(store) : undefined;
   const changed = ok && previous !== undefined && previous.compare_sha256 !== f.compareSha256;
-  const row = store.sql.exec<Row>(
-    `INSERT INTO snapshots (fetched_at, manual, ok, status, error, final_url, headers, content_type, size, sha256, compare_sha256, selected_text, object_key, changed, duration_ms)
+  const row = store.sql
+    .exec<Row>(
+      `INSERT INTO snapshots (fetched_at, manual, ok, status, error, final_url, headers, content_type, size, sha256, compare_sha256, selected_text, object_key, changed, duration_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    f.fetchedAt, manual ? 1 : 0, ok ? 1 : 0, f.status, f.error, f.finalUrl, JSON.stringify(f.headers), f.contentType, f.size,
-    f.sha256, f.compareSha256, f.selectedText, key, changed ? 1 : 0, f.durationMs,
-  ).one();
+      f.fetchedAt,
+      manual ? 1 : 0,
+      ok ? 1 : 0,
+      f.status,
+      f.error,
+      f.finalUrl,
+      JSON.stringify(f.headers),
+      f.contentType,
+      f.size,
+      f.sha256,
+      f.compareSha256,
+      f.selectedText,
+      key,
+      changed ? 1 : 0,
+      f.durationMs,
+    )
+    .one();
   const before = clock(store);
   store.sql.exec(
     "UPDATE snapshot_clock SET fetches = fetches + 1, changes = changes + ?, failures = ?, last_changed_at = ?",
-    changed ? 1 : 0, ok ? 0 : before.failures + 1, changed ? store.now : before.last_changed_at,
+    changed ? 1 : 0,
+    ok ? 0 : before.failures + 1,
+    changed ? store.now : before.last_changed_at,
   );
   const snapshot = view(store, row);
-  if (changed) notify(store, config, "snapshot.changed", { url: config.url, snapshot, previous: { seq: previous!.seq, fetched_at: iso(previous!.fetched_at), sha256: previous!.sha256, selected_text: previous!.selected_text } }, row.seq);
+  if (changed)
+    notify(
+      store,
+      config,
+      "snapshot.changed",
+      {
+        url: config.url,
+        snapshot,
+        previous: {
+          seq: previous!.seq,
+          fetched_at: iso(previous!.fetched_at),
+          sha256: previous!.sha256,
+          selected_text: previous!.selected_text,
+        },
+      },
+      row.seq,
+    );
   // Once per outage, not once per failed fetch.
-  if (!ok && before.failures === 0) notify(store, config, "snapshot.failed", { url: config.url, snapshot, consecutive_failures: 1 }, row.seq);
+  if (!ok && before.failures === 0)
+    notify(store, config, "snapshot.failed", { url: config.url, snapshot, consecutive_failures: 1 }, row.seq);
   prune(store, config);
   return snapshot;
 }
@@ -133,7 +215,13 @@ function eventTarget(store: EngineStore, config: SnapshotConfig): string | null 
   return config.webhook_url ?? store.notifyUrl;
 }
 
-function notify(store: EngineStore, config: SnapshotConfig, type: string, data: Record<string, unknown>, seq: number): void {
+function notify(
+  store: EngineStore,
+  config: SnapshotConfig,
+  type: string,
+  data: Record<string, unknown>,
+  seq: number,
+): void {
   const url = eventTarget(store, config);
   // The event id derives from the snapshot it announces, so a receiver can deduplicate on it.
   if (url) sendEvent(store, { url }, type, data, String(seq));
@@ -141,11 +229,17 @@ function notify(store: EngineStore, config: SnapshotConfig, type: string, data: 
 
 /** Keeps the newest keep_last snapshots and the newest good one; objects no kept snapshot shares are deleted after commit. */
 function prune(store: EngineStore, config: SnapshotConfig): void {
-  const cutoff = store.sql.exec<{ seq: number }>("SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1 OFFSET ?", config.keep_last - 1).toArray()[0]?.seq;
+  const cutoff = store.sql
+    .exec<{ seq: number }>("SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1 OFFSET ?", config.keep_last - 1)
+    .toArray()[0]?.seq;
   if (cutoff === undefined) return;
   const baseline = lastGood(store)?.seq ?? 0;
   const keys = store.sql
-    .exec<{ object_key: string }>("SELECT DISTINCT object_key FROM snapshots WHERE seq < ? AND seq != ? AND object_key IS NOT NULL", cutoff, baseline)
+    .exec<{ object_key: string }>(
+      "SELECT DISTINCT object_key FROM snapshots WHERE seq < ? AND seq != ? AND object_key IS NOT NULL",
+      cutoff,
+      baseline,
+    )
     .toArray()
     .map((r) => r.object_key);
   store.sql.exec("DELETE FROM snapshots WHERE seq < ? AND seq != ?", cutoff, baseline);
@@ -155,13 +249,25 @@ function prune(store: EngineStore, config: SnapshotConfig): void {
 
 export function page(store: EngineStore, limit: number, cursor: string | undefined, changedOnly: boolean) {
   const rows = store.sql
-    .exec<Row>(`SELECT * FROM snapshots WHERE seq < ? ${changedOnly ? "AND changed = 1" : ""} ORDER BY seq DESC LIMIT ?`, cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec<Row>(
+      `SELECT * FROM snapshots WHERE seq < ? ${changedOnly ? "AND changed = 1" : ""} ORDER BY seq DESC LIMIT ?`,
+      cursor ? Number(cursor) : Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => view(store, r));
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => view(store, r),
+  );
 }
 
 export function allSnapshots(store: EngineStore): SnapshotView[] {
-  return store.sql.exec<Row>("SELECT * FROM snapshots ORDER BY seq").toArray().map((r) => view(store, r));
+  return store.sql
+    .exec<Row>("SELECT * FROM snapshots ORDER BY seq")
+    .toArray()
+    .map((r) => view(store, r));
 }
 
 export function status(store: EngineStore, config: SnapshotConfig) {
@@ -169,11 +275,19 @@ export function status(store: EngineStore, config: SnapshotConfig) {
   const next = nextAt(store, config);
   const latest = rowOf(store.sql, undefined);
   return {
-    url: config.url, interval_seconds: config.interval_seconds ?? null, cron: config.cron ?? null, timezone: config.timezone,
-    paused: c.paused === 1, next_snapshot_at: isoOrNull(next), keep_last: config.keep_last,
+    url: config.url,
+    interval_seconds: config.interval_seconds ?? null,
+    cron: config.cron ?? null,
+    timezone: config.timezone,
+    paused: c.paused === 1,
+    next_snapshot_at: isoOrNull(next),
+    keep_last: config.keep_last,
     stored: store.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM snapshots").one().n,
-    fetches: c.fetches, changes: c.changes, consecutive_failures: c.failures,
-    last_changed_at: isoOrNull(c.last_changed_at), latest: latest ? view(store, latest) : null,
+    fetches: c.fetches,
+    changes: c.changes,
+    consecutive_failures: c.failures,
+    last_changed_at: isoOrNull(c.last_changed_at),
+    latest: latest ? view(store, latest) : null,
   };
 }
 

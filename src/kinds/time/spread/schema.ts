@@ -9,7 +9,11 @@ export const spreadConfig = z.object({
   url: requestFields.url,
   method: requestFields.method,
   headers: requestFields.headers,
-  period_seconds: z.int().min(60).max(7 * 86400).describe("Each member fires once per period, at its own offset (like Jenkins' H)."),
+  period_seconds: z
+    .int()
+    .min(60)
+    .max(7 * 86400)
+    .describe("Each member fires once per period, at its own offset (like Jenkins' H)."),
 });
 
 export type SpreadConfig = z.infer<typeof spreadConfig>;
@@ -18,7 +22,7 @@ export const memberKey = z.string().min(1).max(200);
 
 export const addInput = z.object({
   key: memberKey.describe("Names the member; its offset is a hash of it, so the same key always gets the same slot."),
-  body: requestFields.body.describe("Sent on each firing; default: {\"key\": …}."),
+  body: requestFields.body.describe('Sent on each firing; default: {"key": …}.'),
 });
 
 export const removeInput = z.object({ key: memberKey.describe("The member to remove (404 when there is none).") });
@@ -39,6 +43,10 @@ export const listInput = z.object({
 
 export const memberPage = pageOf(member).openapi("SpreadMemberPage");
 
-export const previewInput = z.object({ count: z.coerce.number().int().min(1).max(100).default(10).describe("How many firings (1–100, default 10).") });
+export const previewInput = z.object({
+  count: z.coerce.number().int().min(1).max(100).default(10).describe("How many firings (1–100, default 10)."),
+});
 
-export const preview = z.object({ fires: z.array(z.object({ key: z.string(), at: z.string() })) }).openapi("SpreadPreview");
+export const preview = z
+  .object({ fires: z.array(z.object({ key: z.string(), at: z.string() })) })
+  .openapi("SpreadPreview");

@@ -28,7 +28,10 @@ export const TABLES = [
 ];
 
 export function init(store: EngineStore, config: WakeupConfig): void {
-  store.sql.exec("INSERT INTO wakeup (id, fire_at, status) VALUES (1, ?, 'scheduled')", fireAt(store.createdAt, config));
+  store.sql.exec(
+    "INSERT INTO wakeup (id, fire_at, status) VALUES (1, ?, 'scheduled')",
+    fireAt(store.createdAt, config),
+  );
 }
 
 function read(store: EngineStore): Row {
@@ -49,15 +52,20 @@ export function view(store: EngineStore, config: WakeupConfig) {
 
 /** Sends the configured call now. */
 export function fire(store: EngineStore, config: WakeupConfig) {
-  if (read(store).status === "firing") throw new AppError("conflict", "The wakeup's call is being delivered; wait for it to finish.");
+  if (read(store).status === "firing")
+    throw new AppError("conflict", "The wakeup's call is being delivered; wait for it to finish.");
   const deliveryId = store.send(outgoingRequest(config, "wakeup.fired"));
   store.sql.exec("UPDATE wakeup SET status = 'firing', delivery_id = ?, fired_at = ?", deliveryId, store.now);
   return view(store, config);
 }
 
 export function reschedule(store: EngineStore, config: WakeupConfig, at: number) {
-  if (read(store).status === "firing") throw new AppError("conflict", "The wakeup's call is being delivered; reschedule once it finished.");
-  if (at < store.now - 1000) throw new AppError("validation_failed", "The new time is in the past.", { errors: [{ path: "at", message: "is in the past" }] });
+  if (read(store).status === "firing")
+    throw new AppError("conflict", "The wakeup's call is being delivered; reschedule once it finished.");
+  if (at < store.now - 1000)
+    throw new AppError("validation_failed", "The new time is in the past.", {
+      errors: [{ path: "at", message: "is in the past" }],
+    });
   store.sql.exec("UPDATE wakeup SET fire_at = ?, status = 'scheduled'", at);
   return view(store, config);
 }

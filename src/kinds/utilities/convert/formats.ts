@@ -30,11 +30,13 @@ export const ACCEPTED = [...TEXT, ...IMAGES, ...Object.keys(OFFICE)];
 /** What the engines are given: an HTML page to print, or an office document and its extension. */
 export type Source = { format: string; html: string } | { format: string; office: Uint8Array; extension: string };
 
-const invalid = (detail: string) => new AppError("validation_failed", detail, { errors: [{ path: "body", message: detail }] });
+const invalid = (detail: string) =>
+  new AppError("validation_failed", detail, { errors: [{ path: "body", message: detail }] });
 
 /** An image is what it claims by its magic number (SVG, being text, by starting as markup). */
 function imageMatches(type: string, b: Uint8Array): boolean {
-  if (type === "image/svg+xml") return /^\s*</.test(new TextDecoder().decode(b.subarray(0, 256)).replace(/^\uFEFF/, ""));
+  if (type === "image/svg+xml")
+    return /^\s*</.test(new TextDecoder().decode(b.subarray(0, 256)).replace(/^\uFEFF/, ""));
   return sniff(b) === type.slice("image/".length);
 }
 
@@ -50,16 +52,29 @@ export function sourceOf(contentType: string, bytes: Uint8Array): Source {
   const type = contentType.split(";")[0]!.trim().toLowerCase();
   if (bytes.length === 0) throw invalid("The document is empty.");
   if (type === "text/html") return { format: "html", html: text(bytes) };
-  if (type === "text/markdown") return { format: "markdown", html: page("Document", `<main class="wrap">${safeMarkdown(text(bytes))}</main>`) };
-  if (type === "text/plain") return { format: "text", html: page("Document", `<pre style="white-space: pre-wrap; border: 0; background: none; font-size: 11pt">${escapeHtml(text(bytes))}</pre>`) };
+  if (type === "text/markdown")
+    return { format: "markdown", html: page("Document", `<main class="wrap">${safeMarkdown(text(bytes))}</main>`) };
+  if (type === "text/plain")
+    return {
+      format: "text",
+      html: page(
+        "Document",
+        `<pre style="white-space: pre-wrap; border: 0; background: none; font-size: 11pt">${escapeHtml(text(bytes))}</pre>`,
+      ),
+    };
   if (IMAGES.includes(type)) {
     if (!imageMatches(type, bytes)) throw invalid(`The bytes are not a ${type} image.`);
     const img = `<img alt="" src="data:${type};base64,${toBase64(bytes)}" style="display:block; max-width:100%; max-height:95vh; margin:auto">`;
-    return { format: type.slice("image/".length).replace("+xml", ""), html: `<!doctype html><html><body style="margin:0">${img}</body></html>` };
+    return {
+      format: type.slice("image/".length).replace("+xml", ""),
+      html: `<!doctype html><html><body style="margin:0">${img}</body></html>`,
+    };
   }
   const extension = OFFICE[type];
-  if (!extension) throw new AppError("unsupported_media_type", `Send one of: ${ACCEPTED.join(", ")} (as the Content-Type).`);
+  if (!extension)
+    throw new AppError("unsupported_media_type", `Send one of: ${ACCEPTED.join(", ")} (as the Content-Type).`);
   // The OOXML and OpenDocument formats are zip packages; the older ones are not.
-  if (/^(docx|xlsx|pptx|odt|ods|odp)$/.test(extension) && sniff(bytes) !== "zip") throw invalid(`The bytes are not a .${extension} document (not a zip package).`);
+  if (/^(docx|xlsx|pptx|odt|ods|odp)$/.test(extension) && sniff(bytes) !== "zip")
+    throw invalid(`The bytes are not a .${extension} document (not a zip package).`);
   return { format: extension, office: bytes, extension };
 }

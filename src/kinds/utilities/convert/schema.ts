@@ -11,9 +11,13 @@ export const convertCreate = z.object({});
 export const conversionView = z
   .object({
     conversion_id: z.string(),
-    source_format: z.string().describe("html, markdown, text, png, jpeg, gif, webp, svg, or the office format (docx, odt, xlsx, pptx, …)."),
+    source_format: z
+      .string()
+      .describe("html, markdown, text, png, jpeg, gif, webp, svg, or the office format (docx, odt, xlsx, pptx, …)."),
     source_bytes: z.int(),
-    engine: z.enum(["browser-rendering", "gotenberg", "libreoffice"]).describe("What made the PDF: the PDF engine for text and images, LibreOffice for office documents."),
+    engine: z
+      .enum(["browser-rendering", "gotenberg", "libreoffice"])
+      .describe("What made the PDF: the PDF engine for text and images, LibreOffice for office documents."),
     size: z.int().describe("Bytes of the PDF."),
     sha256: z.string(),
     pages: z.int().nullable(),

@@ -21,8 +21,16 @@ export const TABLES = [
 ];
 
 type Row = {
-  seq: number; conversion_id: string; source_format: string; source_bytes: number; engine: ConversionView["engine"];
-  object_key: string; size: number; sha256: string; pages: number | null; created_at: number;
+  seq: number;
+  conversion_id: string;
+  source_format: string;
+  source_bytes: number;
+  engine: ConversionView["engine"];
+  object_key: string;
+  size: number;
+  sha256: string;
+  pages: number | null;
+  created_at: number;
 };
 
 export interface Converted {
@@ -38,17 +46,42 @@ export interface Converted {
 
 /** Listed, read, downloaded and deleted as every kept artifact is (src/kind/artifacts.ts). */
 export const conversions = storedArtifacts<Row, ConversionView>({
-  table: "conversions", idColumn: "conversion_id", noun: "conversion", plural: "conversions", max: MAX_CONVERSIONS,
+  table: "conversions",
+  idColumn: "conversion_id",
+  noun: "conversion",
+  plural: "conversions",
+  max: MAX_CONVERSIONS,
   viewOf: (store, r) => ({
-    conversion_id: r.conversion_id, source_format: r.source_format, source_bytes: r.source_bytes, engine: r.engine, size: r.size, sha256: r.sha256,
-    pages: r.pages, created_at: iso(r.created_at), content_url: store.downloadUrl(r.object_key),
+    conversion_id: r.conversion_id,
+    source_format: r.source_format,
+    source_bytes: r.source_bytes,
+    engine: r.engine,
+    size: r.size,
+    sha256: r.sha256,
+    pages: r.pages,
+    created_at: iso(r.created_at),
+    content_url: store.downloadUrl(r.object_key),
   }),
 });
 
 /** Default A4 portrait, 0.4 in margins: text and images printed as a page would be. */
-const PRINT = { paper: { width: 8.27, height: 11.7 }, margins: { top: 0.4, right: 0.4, bottom: 0.4, left: 0.4 }, landscape: false, printBackground: true, scale: 1, header: null, footer: null, waitForSelector: null, waitMs: 0 };
+const PRINT = {
+  paper: { width: 8.27, height: 11.7 },
+  margins: { top: 0.4, right: 0.4, bottom: 0.4, left: 0.4 },
+  landscape: false,
+  printBackground: true,
+  scale: 1,
+  header: null,
+  footer: null,
+  waitForSelector: null,
+  waitMs: 0,
+};
 
-export async function convert(ctx: PrepareContext, contentType: string, body: ReadableStream<Uint8Array> | null): Promise<Converted> {
+export async function convert(
+  ctx: PrepareContext,
+  contentType: string,
+  body: ReadableStream<Uint8Array> | null,
+): Promise<Converted> {
   conversions.checkRoom(ctx.sql);
   const { bytes, truncated } = await readCapped(body, MAX_DOCUMENT_BYTES);
   if (truncated) throw new AppError("payload_too_large", `Documents up to ${MAX_DOCUMENT_BYTES} bytes are converted.`);
@@ -66,13 +99,28 @@ export async function convert(ctx: PrepareContext, contentType: string, body: Re
   ctx.stillHere();
   const id = randomId("cnv_");
   const key = `${ctx.resourceId}/convert/${id}.pdf`;
-  return { id, key, sourceFormat: source.format, sourceBytes: bytes.length, engine, ...(await keepPdf(ctx.env.BUCKET, key, pdf, `${id}.pdf`)) };
+  return {
+    id,
+    key,
+    sourceFormat: source.format,
+    sourceBytes: bytes.length,
+    engine,
+    ...(await keepPdf(ctx.env.BUCKET, key, pdf, `${id}.pdf`)),
+  };
 }
 
 export function record(store: EngineStore, c: Converted): ConversionView {
   store.sql.exec(
     "INSERT INTO conversions (conversion_id, source_format, source_bytes, engine, object_key, size, sha256, pages, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    c.id, c.sourceFormat, c.sourceBytes, c.engine, c.key, c.size, c.sha256, c.pages, store.now,
+    c.id,
+    c.sourceFormat,
+    c.sourceBytes,
+    c.engine,
+    c.key,
+    c.size,
+    c.sha256,
+    c.pages,
+    store.now,
   );
   return conversions.get(store, c.id);
 }

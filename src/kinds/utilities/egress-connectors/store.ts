@@ -11,7 +11,13 @@ import { AppError } from "../../../http/errors";
 import type { EngineStore, PrepareContext } from "../../../kind/kind";
 import { keysetPage, type Page } from "../../../kind/pages";
 import { iso, isoOrNull } from "../../../time";
-import { MAX_REQUEST_LOG, type ConnectorConfig, type FetchedView, type FetchInput, type RequestLogEntry } from "./schema";
+import {
+  MAX_REQUEST_LOG,
+  type ConnectorConfig,
+  type FetchedView,
+  type FetchInput,
+  type RequestLogEntry,
+} from "./schema";
 
 export const TABLES = [
   "CREATE TABLE connector_headers (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)",
@@ -27,7 +33,10 @@ export const TABLES = [
  * case, IDNA, IPv4 in dotted decimal, no trailing dot), or a 422 naming it.
  */
 export function hostPattern(entry: string, index: number): string {
-  const refuse = (why: string) => new AppError("validation_failed", `allowed_hosts[${index}]: ${why}`, { errors: [{ path: `allowed_hosts.${index}`, message: why }] });
+  const refuse = (why: string) =>
+    new AppError("validation_failed", `allowed_hosts[${index}]: ${why}`, {
+      errors: [{ path: `allowed_hosts.${index}`, message: why }],
+    });
   const wildcard = entry.startsWith("*.");
   let url: URL;
   try {
@@ -35,10 +44,12 @@ export function hostPattern(entry: string, index: number): string {
   } catch {
     throw refuse("is not a host name or address");
   }
-  if (url.pathname !== "/" || url.search || url.username) throw refuse("must be a host, optionally with :port, and nothing else");
+  if (url.pathname !== "/" || url.search || url.username)
+    throw refuse("must be a host, optionally with :port, and nothing else");
   const host = url.hostname.replace(/\.+$/, "");
   if (!host) throw refuse("is not a host name or address");
-  if (wildcard && (/^\[|^\d+\.\d+\.\d+\.\d+$/.test(host) || !host.includes("."))) throw refuse("a wildcard must stand before a domain of two labels or more, not an address or a top-level domain");
+  if (wildcard && (/^\[|^\d+\.\d+\.\d+\.\d+$/.test(host) || !host.includes(".")))
+    throw refuse("a wildcard must stand before a domain of two labels or more, not an address or a top-level domain");
   // The URL parser drops a scheme's default port (80): an explicit one is kept, as written.
   const port = url.port || (/:80$/.test(entry) ? "80" : "");
   return `${wildcard ? "*." : ""}${host}${port ? `:${port}` : ""}`;
@@ -84,11 +95,20 @@ export async function fetchVia(ctx: PrepareContext, config: ConnectorConfig, inp
   if (!allowed(config.allowed_hosts, target)) {
     throw new AppError("forbidden", `${target.host} is not among this connector's allowed_hosts.`);
   }
-  const body = input.body_base64 !== undefined ? fromBase64(input.body_base64) : input.body !== undefined ? utf8(input.body) : null;
+  const body =
+    input.body_base64 !== undefined
+      ? fromBase64(input.body_base64)
+      : input.body !== undefined
+        ? utf8(input.body)
+        : null;
   const started = Date.now();
   const answer = await fetchThroughProxy(ctx.env, {
-    method: input.method, url: input.url, headers: merged(connectorHeaders(ctx), input.headers), body,
-    maxBytes: config.max_response_bytes, timeoutMs: input.timeout_seconds * 1000,
+    method: input.method,
+    url: input.url,
+    headers: merged(connectorHeaders(ctx), input.headers),
+    body,
+    maxBytes: config.max_response_bytes,
+    timeoutMs: input.timeout_seconds * 1000,
   });
   ctx.stillHere();
   const duration = Date.now() - started;
@@ -96,11 +116,27 @@ export async function fetchVia(ctx: PrepareContext, config: ConnectorConfig, inp
   const logged = `${target.protocol}//${target.host}${target.pathname}`;
   return {
     view: {
-      request_id: randomId("egr_"), url: input.url, method: input.method, status: answer.status, headers: answer.headers,
-      body: text, body_base64: text === null ? toBase64(answer.body) : null, bytes: answer.body.length, sha256: await digestHex(answer.body),
-      duration_ms: duration, egress_ips: config.egress_ips, at: iso(ctx.now),
+      request_id: randomId("egr_"),
+      url: input.url,
+      method: input.method,
+      status: answer.status,
+      headers: answer.headers,
+      body: text,
+      body_base64: text === null ? toBase64(answer.body) : null,
+      bytes: answer.body.length,
+      sha256: await digestHex(answer.body),
+      duration_ms: duration,
+      egress_ips: config.egress_ips,
+      at: iso(ctx.now),
     },
-    log: { method: input.method, url: logged, status: answer.status, bytes_sent: body?.length ?? 0, bytes_received: answer.body.length, duration_ms: duration },
+    log: {
+      method: input.method,
+      url: logged,
+      status: answer.status,
+      bytes_sent: body?.length ?? 0,
+      bytes_received: answer.body.length,
+      duration_ms: duration,
+    },
   };
 }
 
@@ -112,10 +148,21 @@ export function record(store: EngineStore, fetched: Fetched): FetchedView {
   const { log, view } = fetched;
   store.sql.exec(
     "INSERT INTO requests (request_id, at, method, url, status, bytes_sent, bytes_received, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    view.request_id, now, log.method, log.url, log.status, log.bytes_sent, log.bytes_received, log.duration_ms,
+    view.request_id,
+    now,
+    log.method,
+    log.url,
+    log.status,
+    log.bytes_sent,
+    log.bytes_received,
+    log.duration_ms,
   );
   store.sql.exec("DELETE FROM requests WHERE seq <= (SELECT MAX(seq) FROM requests) - ?", MAX_REQUEST_LOG);
-  store.sql.exec("UPDATE totals SET requests = requests + 1, bytes_received = bytes_received + ?, last_at = ?", log.bytes_received, now);
+  store.sql.exec(
+    "UPDATE totals SET requests = requests + 1, bytes_received = bytes_received + ?, last_at = ?",
+    log.bytes_received,
+    now,
+  );
   return { ...view, at: iso(now) };
 }
 
@@ -123,13 +170,18 @@ const entryOf = (r: Row): RequestLogEntry => ({ ...r, at: iso(r.at) });
 
 export function requestsPage(sql: SqlStorage, limit: number, cursor: string | undefined): Page<RequestLogEntry> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = sql.exec<Row>("SELECT * FROM requests WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
+  const rows = sql
+    .exec<Row>("SELECT * FROM requests WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1)
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, entryOf);
 }
 
-export const allRequests = (sql: SqlStorage): RequestLogEntry[] => sql.exec<Row>("SELECT * FROM requests ORDER BY seq DESC").toArray().map(entryOf);
+export const allRequests = (sql: SqlStorage): RequestLogEntry[] =>
+  sql.exec<Row>("SELECT * FROM requests ORDER BY seq DESC").toArray().map(entryOf);
 
 export function usage(sql: SqlStorage) {
-  const t = sql.exec<{ requests: number; bytes_received: number; last_at: number | null }>("SELECT * FROM totals").one();
+  const t = sql
+    .exec<{ requests: number; bytes_received: number; last_at: number | null }>("SELECT * FROM totals")
+    .one();
   return { requests: t.requests, bytes_received: t.bytes_received, last_request_at: isoOrNull(t.last_at) };
 }

@@ -8,14 +8,25 @@ import { noInput, rawBodyInput } from "../../../openapi/schemas";
 import { artifactsInput } from "../../../kind/artifacts";
 import { kindOf } from "../../../kind/kind";
 import { fromUpload, fromUrl, recognitions, record, TABLES, usage } from "./store";
-import { fromUrlInput, MAX_FILE_BYTES, MAX_RECOGNITIONS, ocrCreate, recognitionIdParam, recognitionsPage, recognitionView, type OcrConfig } from "./schema";
+import {
+  fromUrlInput,
+  MAX_FILE_BYTES,
+  MAX_RECOGNITIONS,
+  ocrCreate,
+  recognitionIdParam,
+  recognitionsPage,
+  recognitionView,
+  type OcrConfig,
+} from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
 const READ_PRICE = 5000; // $0.005 a file
 const EXAMPLE_ID = { recognition_id: "ocr_0123456789abcdefABCDEF" };
 
 /** A blank 32×32 PNG: a small file the example can send (it reads as no text). */
-const BLANK_PNG = atob("iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==");
+const BLANK_PNG = atob(
+  "iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAAAAABWESUoAAAAFklEQVR42mP4TwAwjCoYVTCqYKQqAAA/aPwuqUTQyAAAAABJRU5ErkJggg==",
+);
 
 const kind = kindOf<OcrConfig>();
 
@@ -37,32 +48,68 @@ export const ocr = kind.define({
   exportData: (store) => ({ recognitions: recognitions.all(store) }),
   ops: [
     kind.op({
-      name: "recognize", method: "put", path: "/recognitions", summary: "Read the text of the image or PDF sent as the body (its format told by its bytes)", priceMicro: READ_PRICE,
-      input: rawBodyInput, output: recognitionView, rawBody: true, maxBodyBytes: MAX_FILE_BYTES, errors: [413, 415, 503, 504, 507],
+      name: "recognize",
+      method: "put",
+      path: "/recognitions",
+      summary: "Read the text of the image or PDF sent as the body (its format told by its bytes)",
+      priceMicro: READ_PRICE,
+      input: rawBodyInput,
+      output: recognitionView,
+      rawBody: true,
+      maxBodyBytes: MAX_FILE_BYTES,
+      errors: [413, 415, 503, 504, 507],
       example: { headers: { "content-type": "image/png" }, bytes: BLANK_PNG },
       prepare: (ctx, config, _input, body) => fromUpload(ctx, config, body),
       run: (store, _config, _input, recognized) => record(store, recognized),
     }),
     kind.op({
-      name: "recognize_url", method: "post", path: "/recognitions/from-url", summary: "Read the text of an image or PDF at a URL", priceMicro: READ_PRICE,
-      input: fromUrlInput, output: recognitionView, errors: [413, 415, 502, 503, 504, 507],
+      name: "recognize_url",
+      method: "post",
+      path: "/recognitions/from-url",
+      summary: "Read the text of an image or PDF at a URL",
+      priceMicro: READ_PRICE,
+      input: fromUrlInput,
+      output: recognitionView,
+      errors: [413, 415, 502, 503, 504, 507],
       example: { input: { url: "https://example.com/files/pixel.png" } },
       prepare: (ctx, config, input) => fromUrl(ctx, config, input.url),
       run: (store, _config, _input, recognized) => record(store, recognized),
     }),
     kind.op({
-      name: "list_recognitions", method: "get", path: "/recognitions", summary: "Recognitions, newest first", priceMicro: OP_PRICE,
-      input: artifactsInput, output: recognitionsPage, example: { input: { limit: 20 } },
+      name: "list_recognitions",
+      method: "get",
+      path: "/recognitions",
+      summary: "Recognitions, newest first",
+      priceMicro: OP_PRICE,
+      input: artifactsInput,
+      output: recognitionsPage,
+      example: { input: { limit: 20 } },
       run: (store, _config, input) => recognitions.page(store, input.limit, input.cursor),
     }),
     kind.op({
-      name: "get_recognition", method: "get", path: "/recognitions/{recognition_id}", summary: "One recognition: text, pages, words", priceMicro: OP_PRICE,
-      params: recognitionIdParam, input: noInput, output: recognitionView, errors: [404], example: { params: EXAMPLE_ID, after: ["recognize"] },
+      name: "get_recognition",
+      method: "get",
+      path: "/recognitions/{recognition_id}",
+      summary: "One recognition: text, pages, words",
+      priceMicro: OP_PRICE,
+      params: recognitionIdParam,
+      input: noInput,
+      output: recognitionView,
+      errors: [404],
+      example: { params: EXAMPLE_ID, after: ["recognize"] },
       run: (store, _config, input) => recognitions.get(store, input.recognition_id),
     }),
     kind.op({
-      name: "delete_recognition", method: "delete", path: "/recognitions/{recognition_id}", summary: "Delete a recognition", priceMicro: OP_PRICE,
-      params: recognitionIdParam, input: noInput, output: recognitionView, errors: [404], example: { params: EXAMPLE_ID, after: ["recognize"] },
+      name: "delete_recognition",
+      method: "delete",
+      path: "/recognitions/{recognition_id}",
+      summary: "Delete a recognition",
+      priceMicro: OP_PRICE,
+      params: recognitionIdParam,
+      input: noInput,
+      output: recognitionView,
+      errors: [404],
+      example: { params: EXAMPLE_ID, after: ["recognize"] },
       run: (store, _config, input) => recognitions.remove(store, input.recognition_id),
     }),
   ],

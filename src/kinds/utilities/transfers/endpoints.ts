@@ -27,7 +27,6 @@ export interface SourceInfo {
 
 export type DonePart = { part_number: number; size: number; etag: string };
 
-
 /** Checks an endpoint and resolves an object endpoint's token (the one await a transfer's start spends on D1 and another resource). */
 export async function resolve(env: Env, ep: Endpoint, field: "source" | "destination"): Promise<Resolved> {
   const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
@@ -53,26 +52,57 @@ export async function probe(env: Env, src: Resolved): Promise<SourceInfo> {
     return { size: head.size, etag: head.httpEtag, contentType: head.httpMetadata?.contentType ?? null, ranged: true };
   }
   // One byte asked for: a 206 tells the size (Content-Range) and that ranges work; a 200 tells the size by its Content-Length, if it has one.
-  const { res } = await fetchStreamGuarded(env, src.url, { headers: { ...src.headers, range: "bytes=0-0" }, field: "source.url" });
+  const { res } = await fetchStreamGuarded(env, src.url, {
+    headers: { ...src.headers, range: "bytes=0-0" },
+    field: "source.url",
+  });
   await res.body?.cancel().catch(() => undefined);
-  if (res.status === 416) return { size: 0, etag: res.headers.get("etag"), contentType: res.headers.get("content-type"), ranged: false };
+  if (res.status === 416)
+    return { size: 0, etag: res.headers.get("etag"), contentType: res.headers.get("content-type"), ranged: false };
   if (!res.ok) throw fieldError("source.url", `the source answered ${res.status}`);
   const total = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "")?.[1];
   const length = res.headers.get("content-length");
-  const size = res.status === 206 && total ? Number(total) : res.status === 200 && length !== null && !res.headers.get("content-encoding") ? Number(length) : null;
-  if (size === null) throw fieldError("source.url", "the source tells neither its size (Content-Length) nor serves ranges: a transfer needs to know what it moves");
-  return { size, etag: res.headers.get("etag"), contentType: res.headers.get("content-type"), ranged: res.status === 206 };
+  const size =
+    res.status === 206 && total
+      ? Number(total)
+      : res.status === 200 && length !== null && !res.headers.get("content-encoding")
+        ? Number(length)
+        : null;
+  if (size === null)
+    throw fieldError(
+      "source.url",
+      "the source tells neither its size (Content-Length) nor serves ranges: a transfer needs to know what it moves",
+    );
+  return {
+    size,
+    etag: res.headers.get("etag"),
+    contentType: res.headers.get("content-type"),
+    ranged: res.status === 206,
+  };
 }
 
 /** Bytes `start`…`end` (inclusive) of the source, streaming; the whole when `end` is its last byte and it serves no ranges. */
-export async function read(env: Env, src: Resolved, start: number, end: number, ranged: boolean): Promise<ReadableStream<Uint8Array>> {
+export async function read(
+  env: Env,
+  src: Resolved,
+  start: number,
+  end: number,
+  ranged: boolean,
+): Promise<ReadableStream<Uint8Array>> {
   if (src.type === "s3") return new S3Client(env, src, "source").range(start, end);
   if (src.type === "object") {
     const object = await env.BUCKET.get(src.key, { range: { offset: start, length: end - start + 1 } });
-    if (!object) throw new AppError("upstream_failed", "The source's content is gone (replaced or deleted since the transfer started).");
+    if (!object)
+      throw new AppError(
+        "upstream_failed",
+        "The source's content is gone (replaced or deleted since the transfer started).",
+      );
     return object.body;
   }
-  const { res } = await fetchStreamGuarded(env, src.url, { headers: ranged ? { ...src.headers, range: `bytes=${start}-${end}` } : src.headers, field: "source.url" });
+  const { res } = await fetchStreamGuarded(env, src.url, {
+    headers: ranged ? { ...src.headers, range: `bytes=${start}-${end}` } : src.headers,
+    field: "source.url",
+  });
   if (res.status !== (ranged ? 206 : 200) || !res.body) {
     await res.body?.cancel().catch(() => undefined);
     throw new AppError("upstream_failed", `The source answered ${res.status} for bytes ${start}-${end}.`);
@@ -85,7 +115,11 @@ export async function readBack(env: Env, dst: Resolved, size: number): Promise<R
   if (dst.type === "s3") return new S3Client(env, dst, "destination").range(0, size - 1);
   if (dst.type === "object") {
     const object = await env.BUCKET.get(dst.key);
-    if (!object) throw new AppError("upstream_failed", "The destination's upload completed, but its content is not there to hash.");
+    if (!object)
+      throw new AppError(
+        "upstream_failed",
+        "The destination's upload completed, but its content is not there to hash.",
+      );
     return object.body;
   }
   throw new Error("a URL destination takes no parts");
@@ -97,19 +131,30 @@ export const takesParts = (dst: Resolved) => dst.type !== "url";
 /** Starts the destination's multipart upload; answers its id. */
 export async function beginUpload(env: Env, dst: Resolved, contentType: string): Promise<string> {
   if (dst.type === "s3") return new S3Client(env, dst, "destination").createUpload(contentType);
-  if (dst.type === "object") return (await env.BUCKET.createMultipartUpload(dst.key, { httpMetadata: { contentType } })).uploadId;
+  if (dst.type === "object")
+    return (await env.BUCKET.createMultipartUpload(dst.key, { httpMetadata: { contentType } })).uploadId;
   throw new Error("a URL destination takes no parts");
 }
 
 /** Sends one part (`body`, exactly `length` bytes, through `digest` when there is one); answers its ETag. */
-export async function sendPart(env: Env, dst: Resolved, uploadId: string, partNumber: number, body: ReadableStream<Uint8Array>, length: number, digest: Digest | null): Promise<string> {
+export async function sendPart(
+  env: Env,
+  dst: Resolved,
+  uploadId: string,
+  partNumber: number,
+  body: ReadableStream<Uint8Array>,
+  length: number,
+  digest: Digest | null,
+): Promise<string> {
   const sized = new FixedLengthStream(length);
   const piped = pump(body, sized.writable, digest);
   const sent =
     dst.type === "s3"
       ? new S3Client(env, dst, "destination").uploadPart(uploadId, partNumber, sized.readable)
       : dst.type === "object"
-        ? env.BUCKET.resumeMultipartUpload(dst.key, uploadId).uploadPart(partNumber, sized.readable).then((p) => p.etag)
+        ? env.BUCKET.resumeMultipartUpload(dst.key, uploadId)
+            .uploadPart(partNumber, sized.readable)
+            .then((p) => p.etag)
         : Promise.reject(new Error("a URL destination takes no parts"));
   const [etag] = await Promise.all([sent, piped]);
   return etag;
@@ -119,18 +164,32 @@ export async function sendPart(env: Env, dst: Resolved, uploadId: string, partNu
  * Completes the destination's upload; answers the ETag it reports. A completion that already
  * happened (the process died before recording it) is recognised by the object's size.
  */
-export async function completeUpload(env: Env, dst: Resolved, uploadId: string, parts: DonePart[], size: number): Promise<string | null> {
+export async function completeUpload(
+  env: Env,
+  dst: Resolved,
+  uploadId: string,
+  parts: DonePart[],
+  size: number,
+): Promise<string | null> {
   if (dst.type === "s3") {
     const client = new S3Client(env, dst, "destination");
     const etag = await client.complete(uploadId, parts);
     if (etag !== null) return etag;
     const head = await client.head();
-    if (head.size !== size) throw new AppError("upstream_failed", "The destination no longer knows the upload, and holds no object of the transfer's size.");
+    if (head.size !== size)
+      throw new AppError(
+        "upstream_failed",
+        "The destination no longer knows the upload, and holds no object of the transfer's size.",
+      );
     return head.etag;
   }
   if (dst.type === "object") {
     try {
-      return (await env.BUCKET.resumeMultipartUpload(dst.key, uploadId).complete(parts.map((p) => ({ partNumber: p.part_number, etag: p.etag })))).httpEtag;
+      return (
+        await env.BUCKET.resumeMultipartUpload(dst.key, uploadId).complete(
+          parts.map((p) => ({ partNumber: p.part_number, etag: p.etag })),
+        )
+      ).httpEtag;
     } catch (err) {
       const head = await env.BUCKET.head(dst.key);
       if (head?.size === size) return head.httpEtag;
@@ -141,16 +200,29 @@ export async function completeUpload(env: Env, dst: Resolved, uploadId: string, 
 }
 
 /** The whole body in one request (a URL destination, or a source without ranges), through `digest`; answers the ETag reported. */
-export async function sendWhole(env: Env, dst: Resolved, body: ReadableStream<Uint8Array>, size: number, contentType: string, digest: Digest): Promise<string | null> {
+export async function sendWhole(
+  env: Env,
+  dst: Resolved,
+  body: ReadableStream<Uint8Array>,
+  size: number,
+  contentType: string,
+  digest: Digest,
+): Promise<string | null> {
   // An empty body goes as bytes: a zero-length stream would leave R2 waiting for bytes that never come.
   const sized = size > 0 ? new FixedLengthStream(size) : null;
   const piped = sized ? pump(body, sized.writable, digest) : body.cancel();
   const payload = sized?.readable ?? new Uint8Array(0);
   const sent = (async () => {
     if (dst.type === "s3") return new S3Client(env, dst, "destination").put(payload, contentType);
-    if (dst.type === "object") return (await env.BUCKET.put(dst.key, payload, { httpMetadata: { contentType } }))?.httpEtag ?? null;
+    if (dst.type === "object")
+      return (await env.BUCKET.put(dst.key, payload, { httpMetadata: { contentType } }))?.httpEtag ?? null;
     const url = checkEgressUrl(dst.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), "destination.url");
-    const res = await fetch(url, { method: "PUT", headers: { ...dst.headers, "content-type": contentType }, body: payload, redirect: "manual" });
+    const res = await fetch(url, {
+      method: "PUT",
+      headers: { ...dst.headers, "content-type": contentType },
+      body: payload,
+      redirect: "manual",
+    });
     await res.body?.cancel().catch(() => undefined);
     if (!res.ok) throw new AppError("upstream_failed", `The destination answered ${res.status} to the PUT.`);
     return res.headers.get("etag");
@@ -166,15 +238,37 @@ export async function abortUpload(env: Env, dst: Resolved, uploadId: string): Pr
 }
 
 /** An object destination's new content, offered to its resource once every byte is in R2. */
-export async function handOver(env: Env, dst: Resolved, size: number, sha256: string, contentType: string, transferId: string): Promise<void> {
+export async function handOver(
+  env: Env,
+  dst: Resolved,
+  size: number,
+  sha256: string,
+  contentType: string,
+  transferId: string,
+): Promise<void> {
   if (dst.type !== "object") return;
-  unwrap(await resourceStub(env, dst.resource_id).adoptObject({ key: dst.key, size, sha256, contentType, source: transferId }));
+  unwrap(
+    await resourceStub(env, dst.resource_id).adoptObject({
+      key: dst.key,
+      size,
+      sha256,
+      contentType,
+      source: transferId,
+    }),
+  );
 }
 
 /** The endpoint without its secrets, for the record. */
 export function shown(ep: Resolved): Record<string, unknown> {
   if (ep.type === "url") return { type: "url", url: ep.url, header_names: Object.keys(ep.headers) };
-  if (ep.type === "s3") return { type: "s3", endpoint: ep.endpoint, region: ep.region, bucket: ep.bucket, key: ep.key, access_key_id: ep.access_key_id };
+  if (ep.type === "s3")
+    return {
+      type: "s3",
+      endpoint: ep.endpoint,
+      region: ep.region,
+      bucket: ep.bucket,
+      key: ep.key,
+      access_key_id: ep.access_key_id,
+    };
   return { type: "object", resource_id: ep.resource_id };
 }
-

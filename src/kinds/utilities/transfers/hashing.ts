@@ -72,7 +72,11 @@ export async function digestOf(body: ReadableStream<Uint8Array>): Promise<string
  * read only once the sink took the last, so what is held never grows past a chunk. (A TransformStream
  * in between measured three times slower in workerd, and its queues let the source run ahead.)
  */
-export async function pump(body: ReadableStream<Uint8Array>, sink: WritableStream<Uint8Array>, digest: Digest | null): Promise<void> {
+export async function pump(
+  body: ReadableStream<Uint8Array>,
+  sink: WritableStream<Uint8Array>,
+  digest: Digest | null,
+): Promise<void> {
   const chunks = chunkReader(body);
   const writer = sink.getWriter();
   try {
@@ -98,7 +102,10 @@ const CHUNK_BYTES = 256 * 1024;
  * throughput (bench/README.md, "Transfer throughput"). Other streams (a body through a JavaScript
  * TransformStream, such as the egress guard's stall watchdog) hand out their own chunks.
  */
-function chunkReader(body: ReadableStream<Uint8Array>): { read(): Promise<Uint8Array | null>; cancel(reason: unknown): Promise<void> } {
+function chunkReader(body: ReadableStream<Uint8Array>): {
+  read(): Promise<Uint8Array | null>;
+  cancel(reason: unknown): Promise<void>;
+} {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = body.getReader({ mode: "byob" });

@@ -11,7 +11,19 @@ import { AppError } from "../../../http/errors";
 import type { PrepareContext } from "../../../kind/kind";
 import { MAX_OBJECT_BYTES } from "../../memory/objects/schema";
 import {
-  abortUpload, beginUpload, completeUpload, handOver, probe, read, readBack, resolve, sendPart, sendWhole, shown, takesParts, type DonePart,
+  abortUpload,
+  beginUpload,
+  completeUpload,
+  handOver,
+  probe,
+  read,
+  readBack,
+  resolve,
+  sendPart,
+  sendWhole,
+  shown,
+  takesParts,
+  type DonePart,
 } from "./endpoints";
 import { Digest, digestFrom, digestOf, forgetDigest } from "./hashing";
 import { MAX_PARTS, MAX_TRANSFER_BYTES, PART_BYTES, type StartInput } from "./schema";
@@ -29,7 +41,11 @@ export async function start(ctx: PrepareContext, input: StartInput): Promise<Sta
   const destination = await resolve(ctx.env, input.destination, "destination");
   const info = await probe(ctx.env, source);
   const limit = destination.type === "object" ? MAX_OBJECT_BYTES : MAX_TRANSFER_BYTES;
-  if (info.size > limit) throw new AppError("payload_too_large", `The source holds ${info.size} bytes; this destination takes at most ${limit}.`);
+  if (info.size > limit)
+    throw new AppError(
+      "payload_too_large",
+      `The source holds ${info.size} bytes; this destination takes at most ${limit}.`,
+    );
   // Parts of whole MiBs, 10,000 at most (S3's limit).
   const partBytes = Math.max(PART_BYTES, Math.ceil(info.size / MAX_PARTS / MIB) * MIB);
   const parted = info.ranged && takesParts(destination) && info.size > 0;
@@ -37,9 +53,19 @@ export async function start(ctx: PrepareContext, input: StartInput): Promise<Sta
   const uploadId = parted ? await beginUpload(ctx.env, destination, contentType) : null;
   ctx.stillHere();
   return {
-    transferId: randomId("trf_"), label: input.label ?? null, source, destination, sourceView: shown(source), destinationView: shown(destination),
-    contentType, size: info.size, partBytes: parted ? partBytes : info.size, partsTotal: parted ? Math.ceil(info.size / partBytes) : 1,
-    ranged: parted, uploadId, sourceEtag: info.etag,
+    transferId: randomId("trf_"),
+    label: input.label ?? null,
+    source,
+    destination,
+    sourceView: shown(source),
+    destinationView: shown(destination),
+    contentType,
+    size: info.size,
+    partBytes: parted ? partBytes : info.size,
+    partsTotal: parted ? Math.ceil(info.size / partBytes) : 1,
+    ranged: parted,
+    uploadId,
+    sourceEtag: info.etag,
   };
 }
 
@@ -52,7 +78,13 @@ export async function discardStart(ctx: PrepareContext, started: Started): Promi
 export async function run(ctx: PrepareContext): Promise<Stepped | null> {
   const row = nextRunning(ctx.sql, ctx.now);
   if (!row) return null;
-  const result: Stepped = { transferId: row.transfer_id, attempts: row.attempts, parts: [], completed: null, error: null };
+  const result: Stepped = {
+    transferId: row.transfer_id,
+    attempts: row.attempts,
+    parts: [],
+    completed: null,
+    error: null,
+  };
   try {
     if (row.ranged) await copyParts(ctx, row, result);
     else await copyWhole(ctx, row, result);
@@ -82,7 +114,10 @@ async function copyParts(ctx: PrepareContext, row: Row, result: Stepped): Promis
   const etag = await completeUpload(ctx.env, destination, row.upload_id!, done, row.bytes_total);
   forgetDigest(row.transfer_id);
   // The digest saw every byte only if this process moved them all; otherwise what the destination now holds is hashed.
-  const sha256 = digest?.taken === row.bytes_total ? await digest.hex() : await digestOf(await readBack(ctx.env, destination, row.bytes_total));
+  const sha256 =
+    digest?.taken === row.bytes_total
+      ? await digest.hex()
+      : await digestOf(await readBack(ctx.env, destination, row.bytes_total));
   await handOver(ctx.env, destination, row.bytes_total, sha256, row.content_type, row.transfer_id);
   result.completed = { etag, sha256 };
 }
@@ -91,7 +126,10 @@ async function copyParts(ctx: PrepareContext, row: Row, result: Stepped): Promis
 async function copyWhole(ctx: PrepareContext, row: Row, result: Stepped): Promise<void> {
   const { source, destination } = endpointsOf(ctx.env, row);
   const digest = new Digest();
-  const body = row.bytes_total === 0 ? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) : await read(ctx.env, source, 0, row.bytes_total - 1, false);
+  const body =
+    row.bytes_total === 0
+      ? new ReadableStream<Uint8Array>({ start: (c) => c.close() })
+      : await read(ctx.env, source, 0, row.bytes_total - 1, false);
   const etag = await sendWhole(ctx.env, destination, body, row.bytes_total, row.content_type, digest);
   const sha256 = await digest.hex();
   await handOver(ctx.env, destination, row.bytes_total, sha256, row.content_type, row.transfer_id);
@@ -108,5 +146,7 @@ export async function reopen(ctx: PrepareContext, row: Row): Promise<Row> {
 export async function abortOpen(ctx: PrepareContext, row: Row): Promise<void> {
   if (!row.upload_id) return;
   const { destination } = endpointsOf(ctx.env, row);
-  await abortUpload(ctx.env, destination, row.upload_id).catch((err) => console.error(`transfer ${row.transfer_id}: abort failed`, err));
+  await abortUpload(ctx.env, destination, row.upload_id).catch((err) =>
+    console.error(`transfer ${row.transfer_id}: abort failed`, err),
+  );
 }

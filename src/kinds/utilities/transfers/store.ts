@@ -31,12 +31,32 @@ export const DROP_HASH_STATE = ["ALTER TABLE transfers DROP COLUMN hash_state"];
 export type Status = TransferView["status"];
 
 export type Row = {
-  seq: number; transfer_id: string; label: string | null; status: Status;
-  source: string; destination: string; source_view: string; destination_view: string;
-  content_type: string; bytes_total: number; part_bytes: number; parts_total: number; ranged: number;
-  upload_id: string | null; sha256: string | null; source_etag: string | null; destination_etag: string | null;
-  attempts: number; failures: number; retry_at: number | null; error: string | null;
-  run_started_at: number; run_start_bytes: number; created_at: number; updated_at: number; finished_at: number | null;
+  seq: number;
+  transfer_id: string;
+  label: string | null;
+  status: Status;
+  source: string;
+  destination: string;
+  source_view: string;
+  destination_view: string;
+  content_type: string;
+  bytes_total: number;
+  part_bytes: number;
+  parts_total: number;
+  ranged: number;
+  upload_id: string | null;
+  sha256: string | null;
+  source_etag: string | null;
+  destination_etag: string | null;
+  attempts: number;
+  failures: number;
+  retry_at: number | null;
+  error: string | null;
+  run_started_at: number;
+  run_start_bytes: number;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
 };
 
 /** What a start records: worked out (and the destination's upload begun) before anything is charged. */
@@ -61,7 +81,8 @@ export const endpointsOf = (env: Env, row: Row): { source: Resolved; destination
   destination: JSON.parse(unseal(env, row.destination)) as Resolved,
 });
 
-export const rowOf = (sql: SqlStorage, id: string): Row | null => sql.exec<Row>("SELECT * FROM transfers WHERE transfer_id = ?", id).toArray()[0] ?? null;
+export const rowOf = (sql: SqlStorage, id: string): Row | null =>
+  sql.exec<Row>("SELECT * FROM transfers WHERE transfer_id = ?", id).toArray()[0] ?? null;
 
 export function found(sql: SqlStorage, id: string): Row {
   const row = rowOf(sql, id);
@@ -70,32 +91,62 @@ export function found(sql: SqlStorage, id: string): Row {
 }
 
 export const partsOf = (sql: SqlStorage, id: string): DonePart[] =>
-  sql.exec<DonePart>("SELECT part_number, size, etag FROM transfer_parts WHERE transfer_id = ? ORDER BY part_number", id).toArray();
+  sql
+    .exec<DonePart>("SELECT part_number, size, etag FROM transfer_parts WHERE transfer_id = ? ORDER BY part_number", id)
+    .toArray();
 
 const movedOf = (sql: SqlStorage, row: Row): number =>
-  row.status === "completed" ? row.bytes_total : sql.exec<{ n: number | null }>("SELECT SUM(size) AS n FROM transfer_parts WHERE transfer_id = ?", row.transfer_id).one().n ?? 0;
+  row.status === "completed"
+    ? row.bytes_total
+    : (sql
+        .exec<{ n: number | null }>("SELECT SUM(size) AS n FROM transfer_parts WHERE transfer_id = ?", row.transfer_id)
+        .one().n ?? 0);
 
 export function view(sql: SqlStorage, row: Row, now: number): TransferView {
   const moved = movedOf(sql, row);
   const until = row.status === "running" ? now : (row.finished_at ?? row.updated_at);
   const seconds = (until - row.run_started_at) / 1000;
   return {
-    transfer_id: row.transfer_id, label: row.label, status: row.status,
-    source: JSON.parse(row.source_view) as TransferView["source"], destination: JSON.parse(row.destination_view) as TransferView["destination"],
-    content_type: row.content_type, bytes_total: row.bytes_total, bytes_moved: moved,
-    percent: row.bytes_total === 0 ? (row.status === "completed" ? 100 : 0) : Math.floor((moved / row.bytes_total) * 10000) / 100,
+    transfer_id: row.transfer_id,
+    label: row.label,
+    status: row.status,
+    source: JSON.parse(row.source_view) as TransferView["source"],
+    destination: JSON.parse(row.destination_view) as TransferView["destination"],
+    content_type: row.content_type,
+    bytes_total: row.bytes_total,
+    bytes_moved: moved,
+    percent:
+      row.bytes_total === 0
+        ? row.status === "completed"
+          ? 100
+          : 0
+        : Math.floor((moved / row.bytes_total) * 10000) / 100,
     rate_bytes_per_second: seconds > 0 ? Math.round((moved - row.run_start_bytes) / seconds) : null,
-    part_bytes: row.part_bytes, parts_total: row.parts_total,
-    parts_done: row.status === "completed" ? row.parts_total : sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM transfer_parts WHERE transfer_id = ?", row.transfer_id).one().n,
-    sha256: row.sha256, source_etag: row.source_etag, destination_etag: row.destination_etag,
-    attempts: row.attempts, error: row.error,
-    created_at: iso(row.created_at), updated_at: iso(row.updated_at), finished_at: isoOrNull(row.finished_at),
+    part_bytes: row.part_bytes,
+    parts_total: row.parts_total,
+    parts_done:
+      row.status === "completed"
+        ? row.parts_total
+        : sql
+            .exec<{ n: number }>("SELECT COUNT(*) AS n FROM transfer_parts WHERE transfer_id = ?", row.transfer_id)
+            .one().n,
+    sha256: row.sha256,
+    source_etag: row.source_etag,
+    destination_etag: row.destination_etag,
+    attempts: row.attempts,
+    error: row.error,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    finished_at: isoOrNull(row.finished_at),
   };
 }
 
 export function checkRoom(sql: SqlStorage): void {
   if (sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM transfers").one().n >= MAX_TRANSFERS) {
-    throw new AppError("storage_full", `This resource keeps at most ${MAX_TRANSFERS} transfers: delete finished ones first.`);
+    throw new AppError(
+      "storage_full",
+      `This resource keeps at most ${MAX_TRANSFERS} transfers: delete finished ones first.`,
+    );
   }
 }
 
@@ -104,18 +155,39 @@ export function insert(store: EngineStore, s: Started): TransferView {
   store.sql.exec(
     `INSERT INTO transfers (transfer_id, label, status, source, destination, source_view, destination_view, content_type, bytes_total, part_bytes, parts_total,
       ranged, upload_id, source_etag, attempts, run_started_at, created_at, updated_at) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-    s.transferId, s.label, seal(store.env, JSON.stringify(s.source)), seal(store.env, JSON.stringify(s.destination)), JSON.stringify(s.sourceView), JSON.stringify(s.destinationView),
-    s.contentType, s.size, s.partBytes, s.partsTotal, s.ranged ? 1 : 0, s.uploadId, s.sourceEtag, store.now, store.now, store.now,
+    s.transferId,
+    s.label,
+    seal(store.env, JSON.stringify(s.source)),
+    seal(store.env, JSON.stringify(s.destination)),
+    JSON.stringify(s.sourceView),
+    JSON.stringify(s.destinationView),
+    s.contentType,
+    s.size,
+    s.partBytes,
+    s.partsTotal,
+    s.ranged ? 1 : 0,
+    s.uploadId,
+    s.sourceEtag,
+    store.now,
+    store.now,
+    store.now,
   );
   return view(store.sql, found(store.sql, s.transferId), store.now);
 }
 
 /** The running transfer whose turn it is (the oldest due), for the resource's timer. */
 export const nextRunning = (sql: SqlStorage, now: number): Row | null =>
-  sql.exec<Row>("SELECT * FROM transfers WHERE status = 'running' AND (retry_at IS NULL OR retry_at <= ?) ORDER BY seq LIMIT 1", now).toArray()[0] ?? null;
+  sql
+    .exec<Row>(
+      "SELECT * FROM transfers WHERE status = 'running' AND (retry_at IS NULL OR retry_at <= ?) ORDER BY seq LIMIT 1",
+      now,
+    )
+    .toArray()[0] ?? null;
 
 export function nextDue(sql: SqlStorage, now: number): number | null {
-  const at = sql.exec<{ at: number | null }>("SELECT MIN(COALESCE(retry_at, 0)) AS at FROM transfers WHERE status = 'running'").one().at;
+  const at = sql
+    .exec<{ at: number | null }>("SELECT MIN(COALESCE(retry_at, 0)) AS at FROM transfers WHERE status = 'running'")
+    .one().at;
   return at === null ? null : Math.max(at, now);
 }
 
@@ -136,12 +208,22 @@ export function recordStep(store: EngineStore, s: Stepped): void {
   const row = rowOf(store.sql, s.transferId);
   if (!row || row.status !== "running" || row.attempts !== s.attempts) return;
   for (const p of s.parts) {
-    store.sql.exec("INSERT OR REPLACE INTO transfer_parts (transfer_id, part_number, size, etag) VALUES (?, ?, ?, ?)", s.transferId, p.part_number, p.size, p.etag);
+    store.sql.exec(
+      "INSERT OR REPLACE INTO transfer_parts (transfer_id, part_number, size, etag) VALUES (?, ?, ?, ?)",
+      s.transferId,
+      p.part_number,
+      p.size,
+      p.etag,
+    );
   }
   if (s.completed) {
     store.sql.exec(
       "UPDATE transfers SET status = 'completed', sha256 = ?, destination_etag = ?, error = NULL, failures = 0, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
-      s.completed.sha256, s.completed.etag, store.now, store.now, s.transferId,
+      s.completed.sha256,
+      s.completed.etag,
+      store.now,
+      store.now,
+      s.transferId,
     );
     store.sql.exec("DELETE FROM transfer_parts WHERE transfer_id = ?", s.transferId);
     return;
@@ -149,31 +231,54 @@ export function recordStep(store: EngineStore, s: Stepped): void {
   if (s.error) {
     const failures = s.parts.length > 0 ? 1 : row.failures + 1;
     if (s.error.permanent || failures >= MAX_FAILURES) {
-      store.sql.exec("UPDATE transfers SET status = 'failed', error = ?, failures = ?, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?", s.error.message, failures, store.now, store.now, s.transferId);
+      store.sql.exec(
+        "UPDATE transfers SET status = 'failed', error = ?, failures = ?, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
+        s.error.message,
+        failures,
+        store.now,
+        store.now,
+        s.transferId,
+      );
     } else {
       const retryAt = store.now + 5000 * 4 ** (failures - 1);
-      store.sql.exec("UPDATE transfers SET error = ?, failures = ?, retry_at = ?, updated_at = ? WHERE transfer_id = ?", s.error.message, failures, retryAt, store.now, s.transferId);
+      store.sql.exec(
+        "UPDATE transfers SET error = ?, failures = ?, retry_at = ?, updated_at = ? WHERE transfer_id = ?",
+        s.error.message,
+        failures,
+        retryAt,
+        store.now,
+        s.transferId,
+      );
     }
     return;
   }
-  store.sql.exec("UPDATE transfers SET failures = 0, retry_at = NULL, error = NULL, updated_at = ? WHERE transfer_id = ?", store.now, s.transferId);
+  store.sql.exec(
+    "UPDATE transfers SET failures = 0, retry_at = NULL, error = NULL, updated_at = ? WHERE transfer_id = ?",
+    store.now,
+    s.transferId,
+  );
 }
 
 /** The transfer to resume: failed (it goes on from its last part) or cancelled (it starts over, with a new upload). */
 export function resumable(sql: SqlStorage, id: string): Row {
   const row = found(sql, id);
-  if (row.status !== "failed" && row.status !== "cancelled") throw new AppError("conflict", `The transfer is ${row.status}: only a failed or cancelled one can be resumed.`);
+  if (row.status !== "failed" && row.status !== "cancelled")
+    throw new AppError("conflict", `The transfer is ${row.status}: only a failed or cancelled one can be resumed.`);
   return row;
 }
 
 /** Runs the transfer again: a failed one from the last part recorded, a cancelled one from the start under `uploadId`. */
 export function resume(store: EngineStore, id: string, uploadId: string | null): TransferView {
   const row = resumable(store.sql, id);
-  if (row.status === "cancelled") store.sql.exec("UPDATE transfers SET upload_id = ? WHERE transfer_id = ?", uploadId, id);
+  if (row.status === "cancelled")
+    store.sql.exec("UPDATE transfers SET upload_id = ? WHERE transfer_id = ?", uploadId, id);
   const moved = movedOf(store.sql, row);
   store.sql.exec(
     "UPDATE transfers SET status = 'running', attempts = attempts + 1, failures = 0, retry_at = NULL, error = NULL, finished_at = NULL, run_started_at = ?, run_start_bytes = ?, updated_at = ? WHERE transfer_id = ?",
-    store.now, moved, store.now, id,
+    store.now,
+    moved,
+    store.now,
+    id,
   );
   return view(store.sql, found(store.sql, id), store.now);
 }
@@ -181,20 +286,27 @@ export function resume(store: EngineStore, id: string, uploadId: string | null):
 /** The transfer to cancel, checked before its upload is aborted. */
 export function cancellable(sql: SqlStorage, id: string): Row {
   const row = found(sql, id);
-  if (row.status === "completed" || row.status === "cancelled") throw new AppError("conflict", `The transfer is ${row.status} already.`);
+  if (row.status === "completed" || row.status === "cancelled")
+    throw new AppError("conflict", `The transfer is ${row.status} already.`);
   return row;
 }
 
 export function cancel(store: EngineStore, id: string): TransferView {
   const row = cancellable(store.sql, id);
-  store.sql.exec("UPDATE transfers SET status = 'cancelled', attempts = attempts + 1, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?", store.now, store.now, row.transfer_id);
+  store.sql.exec(
+    "UPDATE transfers SET status = 'cancelled', attempts = attempts + 1, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
+    store.now,
+    store.now,
+    row.transfer_id,
+  );
   store.sql.exec("DELETE FROM transfer_parts WHERE transfer_id = ?", id);
   return view(store.sql, found(store.sql, id), store.now);
 }
 
 export function remove(store: EngineStore, id: string): TransferView {
   const row = found(store.sql, id);
-  if (row.status === "running" || row.status === "failed") throw new AppError("conflict", `The transfer is ${row.status}: cancel it first.`);
+  if (row.status === "running" || row.status === "failed")
+    throw new AppError("conflict", `The transfer is ${row.status}: cancel it first.`);
   const shown = view(store.sql, row, store.now);
   store.sql.exec("DELETE FROM transfers WHERE transfer_id = ?", id);
   return shown;
@@ -202,17 +314,42 @@ export function remove(store: EngineStore, id: string): TransferView {
 
 export function page(sql: SqlStorage, now: number, limit: number, cursor: string | undefined): Page<TransferView> {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = sql.exec<Row>("SELECT * FROM transfers WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => view(sql, r, now));
+  const rows = sql
+    .exec<Row>("SELECT * FROM transfers WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1)
+    .toArray();
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => view(sql, r, now),
+  );
 }
 
-export const all = (sql: SqlStorage, now: number): TransferView[] => sql.exec<Row>("SELECT * FROM transfers ORDER BY seq DESC").toArray().map((r) => view(sql, r, now));
+export const all = (sql: SqlStorage, now: number): TransferView[] =>
+  sql
+    .exec<Row>("SELECT * FROM transfers ORDER BY seq DESC")
+    .toArray()
+    .map((r) => view(sql, r, now));
 
 /** Transfers whose destination upload is still open (running or failed): aborted when the resource ends. */
-export const openUploads = (sql: SqlStorage): Row[] => sql.exec<Row>("SELECT * FROM transfers WHERE status IN ('running', 'failed') AND upload_id IS NOT NULL").toArray();
+export const openUploads = (sql: SqlStorage): Row[] =>
+  sql.exec<Row>("SELECT * FROM transfers WHERE status IN ('running', 'failed') AND upload_id IS NOT NULL").toArray();
 
 export function usage(sql: SqlStorage) {
-  const counts = Object.fromEntries(sql.exec<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM transfers GROUP BY status").toArray().map((r) => [r.status, r.n]));
-  const bytes = sql.exec<{ n: number | null }>("SELECT SUM(bytes_total) AS n FROM transfers WHERE status = 'completed'").one().n ?? 0;
-  return { running: counts.running ?? 0, completed: counts.completed ?? 0, failed: counts.failed ?? 0, cancelled: counts.cancelled ?? 0, bytes_completed: bytes };
+  const counts = Object.fromEntries(
+    sql
+      .exec<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM transfers GROUP BY status")
+      .toArray()
+      .map((r) => [r.status, r.n]),
+  );
+  const bytes =
+    sql.exec<{ n: number | null }>("SELECT SUM(bytes_total) AS n FROM transfers WHERE status = 'completed'").one().n ??
+    0;
+  return {
+    running: counts.running ?? 0,
+    completed: counts.completed ?? 0,
+    failed: counts.failed ?? 0,
+    cancelled: counts.cancelled ?? 0,
+    bytes_completed: bytes,
+  };
 }

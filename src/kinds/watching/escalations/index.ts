@@ -11,11 +11,35 @@ import { checkNotifyTarget } from "../../address/notify/people";
 import { readSignal } from "../signals";
 import { ackFace } from "./public";
 import {
-  ackById, allIncidents, fireDue, getIncident, list, nextDue, resolveById, resolveFrom, SOURCE_TABLES, TABLES, trigger, triggerFrom, usage,
+  ackById,
+  allIncidents,
+  fireDue,
+  getIncident,
+  list,
+  nextDue,
+  resolveById,
+  resolveFrom,
+  SOURCE_TABLES,
+  TABLES,
+  trigger,
+  triggerFrom,
+  usage,
 } from "./store";
 import {
-  MAX_INCIDENTS, MAX_OPEN_INCIDENTS, MAX_REPEAT, MAX_STEPS, MAX_TARGETS, ackInput, escalationConfig, incident, incidentPage, incidentParams,
-  listInput, resolveInput, triggerInput, type EscalationConfig,
+  MAX_INCIDENTS,
+  MAX_OPEN_INCIDENTS,
+  MAX_REPEAT,
+  MAX_STEPS,
+  MAX_TARGETS,
+  ackInput,
+  escalationConfig,
+  incident,
+  incidentPage,
+  incidentParams,
+  listInput,
+  resolveInput,
+  triggerInput,
+  type EscalationConfig,
 } from "./schema";
 
 const OP_PRICE = 100; // µUSD
@@ -28,7 +52,8 @@ export const escalations = kind.define({
   kind: "escalations",
   family: "watching",
   title: "Escalation policy",
-  summary: "Steps of (delay, targets: URLs or notify resources), repeated; each incident escalates until acknowledged (its ack page or the API) or resolved (or its watch or group recovers).",
+  summary:
+    "Steps of (delay, targets: URLs or notify resources), repeated; each incident escalates until acknowledged (its ack page or the API) or resolved (or its watch or group recovers).",
   createSchema: escalationConfig,
   example: {
     steps: [
@@ -41,9 +66,16 @@ export const escalations = kind.define({
   dayPriceMicro: 2000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
-  limits: { max_steps: MAX_STEPS, max_targets_per_step: MAX_TARGETS, max_repeat: MAX_REPEAT, max_open_incidents: MAX_OPEN_INCIDENTS, max_incidents: MAX_INCIDENTS },
+  limits: {
+    max_steps: MAX_STEPS,
+    max_targets_per_step: MAX_TARGETS,
+    max_repeat: MAX_REPEAT,
+    max_open_incidents: MAX_OPEN_INCIDENTS,
+    max_incidents: MAX_INCIDENTS,
+  },
   sends: {
-    "escalation.step": "To a step's URL: the incident (title, details, step, round) and data.ack_url, the page that acknowledges it.",
+    "escalation.step":
+      "To a step's URL: the incident (title, details, step, round) and data.ack_url, the page that acknowledges it.",
     "escalation.triggered": "To notify_url: an incident opened.",
     "escalation.acknowledged": "To notify_url: someone acknowledged (data.acknowledged_by).",
     "escalation.resolved": "To notify_url: the incident was resolved.",
@@ -54,7 +86,10 @@ export const escalations = kind.define({
     const steps = [];
     for (const [i, step] of config.steps.entries()) {
       const targets = [];
-      for (const [j, t] of step.targets.entries()) targets.push("url" in t ? t : { notify: await checkNotifyTarget(env, t.notify, `steps.${i}.targets.${j}.notify`) });
+      for (const [j, t] of step.targets.entries())
+        targets.push(
+          "url" in t ? t : { notify: await checkNotifyTarget(env, t.notify, `steps.${i}.targets.${j}.notify`) },
+        );
       steps.push({ ...step, targets });
     }
     return { config: { ...config, steps }, sealed: null };
@@ -74,28 +109,75 @@ export const escalations = kind.define({
   },
   ops: [
     kind.op({
-      name: "trigger", method: "post", path: "/incidents", summary: "Open an incident (or answer the open one with the same key); its first step goes after the first delay", priceMicro: TRIGGER_PRICE,
-      input: triggerInput, output: incident, errors: [409], example: { input: { title: "Checkout is failing", details: "5xx rate above 20% for 5 minutes", key: "checkout-5xx" } },
+      name: "trigger",
+      method: "post",
+      path: "/incidents",
+      summary: "Open an incident (or answer the open one with the same key); its first step goes after the first delay",
+      priceMicro: TRIGGER_PRICE,
+      input: triggerInput,
+      output: incident,
+      errors: [409],
+      example: {
+        input: { title: "Checkout is failing", details: "5xx rate above 20% for 5 minutes", key: "checkout-5xx" },
+      },
       run: (store, config, input) => trigger(store, config, input, "api"),
     }),
     kind.op({
-      name: "list", method: "get", path: "/incidents", summary: "Incidents, newest first, optionally by state", priceMicro: OP_PRICE,
-      input: listInput, output: incidentPage, example: { input: { state: "open", limit: 20 } },
+      name: "list",
+      method: "get",
+      path: "/incidents",
+      summary: "Incidents, newest first, optionally by state",
+      priceMicro: OP_PRICE,
+      input: listInput,
+      output: incidentPage,
+      example: { input: { state: "open", limit: 20 } },
       run: (store, _config, input) => list(store, input.limit, input.cursor, input.state),
     }),
     kind.op({
-      name: "get_incident", method: "get", path: "/incidents/{incident_id}", summary: "One incident with its timeline", priceMicro: OP_PRICE,
-      params: incidentParams, input: noInput, output: incident, errors: [404], example: { params: { incident_id: "inc_00000000000000000000000000000000" }, after: ["trigger"] },
+      name: "get_incident",
+      method: "get",
+      path: "/incidents/{incident_id}",
+      summary: "One incident with its timeline",
+      priceMicro: OP_PRICE,
+      params: incidentParams,
+      input: noInput,
+      output: incident,
+      errors: [404],
+      example: { params: { incident_id: "inc_00000000000000000000000000000000" }, after: ["trigger"] },
       run: (store, _config, input) => getIncident(store, input.incident_id),
     }),
     kind.op({
-      name: "ack", method: "post", path: "/incidents/{incident_id}/ack", summary: "Acknowledge: no further steps are sent", priceMicro: OP_PRICE,
-      params: incidentParams, input: ackInput, output: incident, errors: [404], example: { params: { incident_id: "inc_00000000000000000000000000000000" }, input: { by: "alice" }, after: ["trigger"] },
+      name: "ack",
+      method: "post",
+      path: "/incidents/{incident_id}/ack",
+      summary: "Acknowledge: no further steps are sent",
+      priceMicro: OP_PRICE,
+      params: incidentParams,
+      input: ackInput,
+      output: incident,
+      errors: [404],
+      example: {
+        params: { incident_id: "inc_00000000000000000000000000000000" },
+        input: { by: "alice" },
+        after: ["trigger"],
+      },
       run: (store, _config, input) => ackById(store, input.incident_id, input.by),
     }),
     kind.op({
-      name: "resolve", method: "post", path: "/incidents/{incident_id}/resolve", summary: "Resolve: the incident is closed", priceMicro: OP_PRICE,
-      params: incidentParams, input: resolveInput, output: incident, errors: [404], example: { params: { incident_id: "inc_00000000000000000000000000000000" }, input: { by: "alice" }, after: ["trigger"] },
+      name: "resolve",
+      method: "post",
+      path: "/incidents/{incident_id}/resolve",
+      summary: "Resolve: the incident is closed",
+      priceMicro: OP_PRICE,
+      params: incidentParams,
+      input: resolveInput,
+      output: incident,
+      errors: [404],
+      example: {
+        params: { incident_id: "inc_00000000000000000000000000000000" },
+        input: { by: "alice" },
+        after: ["trigger"],
+      },
       run: (store, _config, input) => resolveById(store, input.incident_id, input.by),
     }),
   ],

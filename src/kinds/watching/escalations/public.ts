@@ -9,7 +9,13 @@ import { AppError } from "../../../http/errors";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { NONCE_SLOT } from "../../../kind/public-answer";
 import { localTimesScript, timeHtml } from "../../../site/times";
-import { definePublicFace, postedFields, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import {
+  definePublicFace,
+  postedFields,
+  prefersHtml,
+  type PublicAnswer,
+  type PublicRequest,
+} from "../../../kind/public-face";
 import { acknowledge, byAckKey, type IncidentRow } from "./store";
 import type { EscalationConfig } from "./schema";
 
@@ -40,14 +46,19 @@ function byWhom(by: string | null, row: IncidentRow): string {
 function incidentPage(row: IncidentRow): string {
   const head = `<h1>${escapeHtml(row.title)}</h1>${row.details ? `<p class="details">${escapeHtml(row.details)}</p>` : ""}
 <p class="muted">Opened ${timeHtml(row.opened_at)}; ${row.steps_sent} escalation step(s) sent.</p>`;
-  const body = row.state === "open"
-    ? `<form method="post"><div><label for="by">Your name (optional)</label><br><input id="by" name="by" maxlength="100" autocomplete="name"></div>
+  const body =
+    row.state === "open"
+      ? `<form method="post"><div><label for="by">Your name (optional)</label><br><input id="by" name="by" maxlength="100" autocomplete="name"></div>
 <button type="submit">Acknowledge</button></form>`
-    : row.state === "acknowledged"
-      ? `<p role="status"><strong>Acknowledged</strong>${byWhom(row.acked_by, row)} at ${timeHtml(row.acked_at!)}. No further steps will be sent.</p>`
-      : `<p role="status"><strong>Resolved</strong>${byWhom(row.resolved_by, row)} at ${timeHtml(row.resolved_at!)}.</p>`;
+      : row.state === "acknowledged"
+        ? `<p role="status"><strong>Acknowledged</strong>${byWhom(row.acked_by, row)} at ${timeHtml(row.acked_at!)}. No further steps will be sent.</p>`
+        : `<p role="status"><strong>Resolved</strong>${byWhom(row.resolved_by, row)} at ${timeHtml(row.resolved_at!)}.</p>`;
   return htmlDocument({
-    title: row.title, description: row.title, noindex: true, styleNonce: NONCE_SLOT, head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
+    title: row.title,
+    description: row.title,
+    noindex: true,
+    styleNonce: NONCE_SLOT,
+    head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
     body: `<main id="main">${head}${body}</main>${localTimesScript}`,
   });
 }
@@ -57,21 +68,40 @@ function who(request: PublicRequest): string {
   const by = postedFields(request).by;
   if (typeof by !== "string" || by.trim() === "") return ACK_PAGE;
   const name = by.trim();
-  if ([...name].length > 100 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new AppError("validation_failed", "by: one line of at most 100 characters.");
+  if ([...name].length > 100 || /[\u0000-\u001f\u007f-\u009f]/.test(name))
+    throw new AppError("validation_failed", "by: one line of at most 100 characters.");
   return name;
 }
 
 export const ackFace = definePublicFace<EscalationConfig>({
   routes: [
-    { name: "page", path: "/ack/{key}", methods: ["GET"], maxBodyBytes: 0, answers: ["html", "json"], summary: "An incident's ack page: what happened and an Acknowledge button." },
-    { name: "ack", path: "/ack/{key}", methods: ["POST"], maxBodyBytes: 4096, answers: ["html", "json"], summary: "Acknowledge (a form post with an optional `by`, or JSON): no further steps are sent." },
+    {
+      name: "page",
+      path: "/ack/{key}",
+      methods: ["GET"],
+      maxBodyBytes: 0,
+      answers: ["html", "json"],
+      summary: "An incident's ack page: what happened and an Acknowledge button.",
+    },
+    {
+      name: "ack",
+      path: "/ack/{key}",
+      methods: ["POST"],
+      maxBodyBytes: 4096,
+      answers: ["html", "json"],
+      summary: "Acknowledge (a form post with an optional `by`, or JSON): no further steps are sent.",
+    },
   ],
   handle(store, _config, request): PublicAnswer {
     const row = byAckKey(store.sql, request.params.key ?? "");
     if (!row) throw new AppError("not_found", "No incident has this link.");
     const html = prefersHtml(request) || (request.method === "GET" && !/json/i.test(request.headers.accept ?? ""));
-    const current = request.method === "POST" ? (acknowledge(store, row, who(request)), byAckKey(store.sql, row.ack_key)!) : row;
+    const current =
+      request.method === "POST" ? (acknowledge(store, row, who(request)), byAckKey(store.sql, row.ack_key)!) : row;
     if (html) return { type: "html", body: incidentPage(current) };
-    return { type: "json", body: { incident_id: current.id, title: current.title, state: current.state, acknowledged_by: current.acked_by } };
+    return {
+      type: "json",
+      body: { incident_id: current.id, title: current.title, state: current.state, acknowledged_by: current.acked_by },
+    };
   },
 });

@@ -8,25 +8,31 @@
  */
 import { z } from "@hono/zod-openapi";
 
-export type Expression = string | { and: Expression[] } | { or: Expression[] } | { not: Expression } | { at_least: number; of: Expression[] };
+export type Expression =
+  string | { and: Expression[] } | { or: Expression[] } | { not: Expression } | { at_least: number; of: Expression[] };
 
 export const MAX_DEPTH = 8;
 export const MAX_CHILDREN = 20;
 export const ALIAS_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
-export const alias = z.string().regex(ALIAS_PATTERN, "must be an alias: a lower-case letter, then letters, digits or _ (at most 32)");
+export const alias = z
+  .string()
+  .regex(ALIAS_PATTERN, "must be an alias: a lower-case letter, then letters, digits or _ (at most 32)");
 
 const MAX_TERMS = 20;
-export const expression: z.ZodType<Expression> = z.lazy(() =>
-  z.union([
-    alias,
-    z.object({ and: z.array(expression).min(1).max(MAX_TERMS) }).strict(),
-    z.object({ or: z.array(expression).min(1).max(MAX_TERMS) }).strict(),
-    z.object({ not: expression }).strict(),
-    z.object({ at_least: z.int().min(1).max(MAX_TERMS), of: z.array(expression).min(1).max(MAX_TERMS) }).strict(),
-  ]),
-).openapi("WatchGroupExpression", {
-  description: "A child's alias (true while it is down), or { and: […] }, { or: […] }, { not: … }, { at_least: K, of: […] }.",
-});
+export const expression: z.ZodType<Expression> = z
+  .lazy(() =>
+    z.union([
+      alias,
+      z.object({ and: z.array(expression).min(1).max(MAX_TERMS) }).strict(),
+      z.object({ or: z.array(expression).min(1).max(MAX_TERMS) }).strict(),
+      z.object({ not: expression }).strict(),
+      z.object({ at_least: z.int().min(1).max(MAX_TERMS), of: z.array(expression).min(1).max(MAX_TERMS) }).strict(),
+    ]),
+  )
+  .openapi("WatchGroupExpression", {
+    description:
+      "A child's alias (true while it is down), or { and: […] }, { or: […] }, { not: … }, { at_least: K, of: […] }.",
+  });
 
 /** Why an expression cannot be used with these children (an unknown alias, too deep, K larger than N), or null. */
 export function expressionProblem(e: Expression, aliases: Set<string>, depth = 1): string | null {

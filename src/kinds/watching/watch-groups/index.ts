@@ -8,9 +8,26 @@ import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
 import { AppError, fieldError } from "../../../http/errors";
 import { checkOwnedResource } from "../../../kind/owned";
-import { addSubscriber, alertTargetIds, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
+import {
+  addSubscriber,
+  alertTargetIds,
+  initSignals,
+  readSignal,
+  subscribers,
+  TABLES as SIGNAL_TABLES,
+} from "../signals";
 import { aliasesIn, expressionProblem, MAX_CHILDREN, MAX_DEPTH } from "./expression";
-import { allTransitions, childState, groupUsage, groupView, initGroup, isChild, MAX_TRANSITIONS, transitions, TABLES } from "./store";
+import {
+  allTransitions,
+  childState,
+  groupUsage,
+  groupView,
+  initGroup,
+  isChild,
+  MAX_TRANSITIONS,
+  transitions,
+  TABLES,
+} from "./store";
 import { groupConfig, groupStatus, transitionPage, transitionsInput, type GroupConfig } from "./schema";
 
 const OP_PRICE = 100; // µUSD
@@ -20,7 +37,8 @@ export const watchGroups = kind.define({
   kind: "watch-groups",
   family: "watching",
   title: "Watch group",
-  summary: "An expression over watches and groups (and, or, not, at least K of N; unknown children in three-valued logic): group.down and group.up only on the group's own transitions.",
+  summary:
+    "An expression over watches and groups (and, or, not, at least K of N; unknown children in three-valued logic): group.down and group.up only on the group's own transitions.",
   createSchema: groupConfig,
   example: { children: { api: "zvm_ExampleApiWatch", db: "zvm_ExampleDbWatch" }, expression: { or: ["api", "db"] } },
   exampleNeeds: { zvm_ExampleApiWatch: "watches", zvm_ExampleDbWatch: "watches" },
@@ -30,7 +48,8 @@ export const watchGroups = kind.define({
   maxTtlSeconds: 366 * 86400,
   limits: { max_children: MAX_CHILDREN, max_depth: MAX_DEPTH, max_transitions: MAX_TRANSITIONS },
   sends: {
-    "group.down": "The expression became true (data.cause: the child that made it so; data.children: every child's state).",
+    "group.down":
+      "The expression became true (data.cause: the child that made it so; data.children: every child's state).",
     "group.up": "The expression became false after the group was down (data.downtime_seconds).",
   },
   checkCreate: (config) => {
@@ -42,8 +61,10 @@ export const watchGroups = kind.define({
   },
   sealCreate: async (env, config) => {
     const ids: Record<string, string> = {};
-    for (const [alias, token] of Object.entries(config.children)) ids[alias] = await checkOwnedResource(env, token, ["watches", "watch-groups"], `children.${alias}`);
-    if (new Set(Object.values(ids)).size !== Object.keys(ids).length) throw fieldError("children", "each child may be named once");
+    for (const [alias, token] of Object.entries(config.children))
+      ids[alias] = await checkOwnedResource(env, token, ["watches", "watch-groups"], `children.${alias}`);
+    if (new Set(Object.values(ids)).size !== Object.keys(ids).length)
+      throw fieldError("children", "each child may be named once");
     return { config: await alertTargetIds(env, { ...config, children: ids }), sealed: null };
   },
   init: (store, config) => {
@@ -52,7 +73,11 @@ export const watchGroups = kind.define({
   },
   usage: (store) => groupUsage(store.sql),
   status: (store, config) => groupView(store, config),
-  exportData: (store, config) => ({ status: groupView(store, config), transitions: allTransitions(store.sql), followers: subscribers(store.sql).map((s) => s.id) }),
+  exportData: (store, config) => ({
+    status: groupView(store, config),
+    transitions: allTransitions(store.sql),
+    followers: subscribers(store.sql).map((s) => s.id),
+  }),
   relay: (store, config, message, _relayId, from) => {
     const signal = readSignal(message);
     if (signal.type === "subscribe") addSubscriber(store, from);
@@ -63,13 +88,24 @@ export const watchGroups = kind.define({
   },
   ops: [
     kind.op({
-      name: "get", method: "get", path: "", summary: "State, the expression and every child's state", priceMicro: OP_PRICE,
-      input: noInput, output: groupStatus,
+      name: "get",
+      method: "get",
+      path: "",
+      summary: "State, the expression and every child's state",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: groupStatus,
       run: (store, config) => groupView(store, config),
     }),
     kind.op({
-      name: "transitions", method: "get", path: "/transitions", summary: "The group's transitions, newest first, each with its cause", priceMicro: OP_PRICE,
-      input: transitionsInput, output: transitionPage, example: { input: { limit: 20 } },
+      name: "transitions",
+      method: "get",
+      path: "/transitions",
+      summary: "The group's transitions, newest first, each with its cause",
+      priceMicro: OP_PRICE,
+      input: transitionsInput,
+      output: transitionPage,
+      example: { input: { limit: 20 } },
       run: (store, _config, input) => transitions(store, input.limit, input.cursor),
     }),
   ],

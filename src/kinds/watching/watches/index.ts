@@ -8,15 +8,40 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
-import { addSubscriber, alertTargetIds, initSignals, readSignal, subscribers, TABLES as SIGNAL_TABLES } from "../signals";
+import {
+  addSubscriber,
+  alertTargetIds,
+  initSignals,
+  readSignal,
+  subscribers,
+  TABLES as SIGNAL_TABLES,
+} from "../signals";
 import { checkCreatable, runCheck, type Outcome } from "./checks";
 import { heartbeatFace } from "./public";
 import {
-  allChecks, history, initState, nextCheckAt, pause, readState, recordCheck, resume, statusView, TABLES as STATE_TABLES,
+  allChecks,
+  history,
+  initState,
+  nextCheckAt,
+  pause,
+  readState,
+  recordCheck,
+  resume,
+  statusView,
+  TABLES as STATE_TABLES,
 } from "./store";
 import {
-  MAX_HISTORY, MAX_INTERVAL_SECONDS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_MS, MIN_INTERVAL_SECONDS, checkResult, historyInput, historyPage,
-  watchConfig, watchStatus, type WatchConfig,
+  MAX_HISTORY,
+  MAX_INTERVAL_SECONDS,
+  MAX_RESPONSE_BYTES,
+  MAX_TIMEOUT_MS,
+  MIN_INTERVAL_SECONDS,
+  checkResult,
+  historyInput,
+  historyPage,
+  watchConfig,
+  watchStatus,
+  type WatchConfig,
 } from "./schema";
 import type { PrepareContext } from "../../../kind/kind";
 
@@ -27,7 +52,10 @@ const CHECK_PRICE = 1000;
 const kind = kindOf<WatchConfig>();
 
 /** The check, outside any transaction: it may fetch. */
-async function check(ctx: PrepareContext, config: WatchConfig): Promise<{ outcome: Outcome; scheduledAt: number | null; startedAt: number }> {
+async function check(
+  ctx: PrepareContext,
+  config: WatchConfig,
+): Promise<{ outcome: Outcome; scheduledAt: number | null; startedAt: number }> {
   const row = readState(ctx.sql);
   const userAgent = `${ctx.env.SERVICE_NAME}-watch/1.0 (${ctx.resourceId})`;
   const lastPing = row.last_ping_at === null ? null : { at: row.last_ping_at, failed: row.last_ping_failed === 1 };
@@ -39,20 +67,31 @@ export const watches = kind.define({
   kind: "watches",
   family: "watching",
   title: "Watch",
-  summary: "A check of one of 13 types every interval_seconds (≥ 60): watch.down after alert_after failures in a row, watch.up after recover_after successes, watch.changed; a check history.",
+  summary:
+    "A check of one of 13 types every interval_seconds (≥ 60): watch.down after alert_after failures in a row, watch.up after recover_after successes, watch.changed; a check history.",
   createSchema: watchConfig,
   // A heartbeat, so the example shows the public address too; every type is in the schema of `check`.
-  example: { check: { type: "heartbeat", grace_seconds: 300 }, interval_seconds: 3600, alert_after: 1, recover_after: 1, realert_seconds: 86400 },
+  example: {
+    check: { type: "heartbeat", grace_seconds: 300 },
+    interval_seconds: 3600,
+    alert_after: 1,
+    recover_after: 1,
+    realert_seconds: 86400,
+  },
   migrations: [{ sql: [...STATE_TABLES, ...SIGNAL_TABLES] }],
   dayPriceMicro: 5000,
   defaultTtlSeconds: 30 * 86400,
   maxTtlSeconds: 366 * 86400,
   limits: {
-    min_interval_seconds: MIN_INTERVAL_SECONDS, max_interval_seconds: MAX_INTERVAL_SECONDS, max_timeout_ms: MAX_TIMEOUT_MS,
-    max_response_bytes: MAX_RESPONSE_BYTES, max_history: MAX_HISTORY,
+    min_interval_seconds: MIN_INTERVAL_SECONDS,
+    max_interval_seconds: MAX_INTERVAL_SECONDS,
+    max_timeout_ms: MAX_TIMEOUT_MS,
+    max_response_bytes: MAX_RESPONSE_BYTES,
+    max_history: MAX_HISTORY,
   },
   sends: {
-    "watch.down": "alert_after checks failed (data.evidence: the failing check); repeated every realert_seconds (data.repeat).",
+    "watch.down":
+      "alert_after checks failed (data.evidence: the failing check); repeated every realert_seconds (data.repeat).",
     "watch.up": "recover_after checks passed after it was down (data.downtime_seconds).",
     "watch.changed": "What a change type watches changed (data.before, data.after; rss: data.items).",
   },
@@ -70,7 +109,11 @@ export const watches = kind.define({
     return { checks: row.checks, failures: row.failed_total, alerts: row.alerts };
   },
   status: (store, config) => statusView(store, config),
-  exportData: (store, config) => ({ status: statusView(store, config), checks: allChecks(store.sql), followers: subscribers(store.sql).map((s) => s.id) }),
+  exportData: (store, config) => ({
+    status: statusView(store, config),
+    checks: allChecks(store.sql),
+    followers: subscribers(store.sql).map((s) => s.id),
+  }),
   timer: kind.timer({
     nextDue: (store) => nextCheckAt(store),
     prepare: check,
@@ -84,31 +127,56 @@ export const watches = kind.define({
   },
   ops: [
     kind.op({
-      name: "get", method: "get", path: "", summary: "State, counters, the last check and the next", priceMicro: OP_PRICE,
-      input: noInput, output: watchStatus,
+      name: "get",
+      method: "get",
+      path: "",
+      summary: "State, counters, the last check and the next",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: watchStatus,
       run: (store, config) => statusView(store, config),
     }),
     kind.op({
-      name: "history", method: "get", path: "/checks", summary: `The check history, newest first (the last ${MAX_HISTORY} checks)`, priceMicro: OP_PRICE,
-      input: historyInput, output: historyPage, example: { input: { limit: 20, only: "failures" } },
+      name: "history",
+      method: "get",
+      path: "/checks",
+      summary: `The check history, newest first (the last ${MAX_HISTORY} checks)`,
+      priceMicro: OP_PRICE,
+      input: historyInput,
+      output: historyPage,
+      example: { input: { limit: 20, only: "failures" } },
       run: (store, _config, input) => history(store, input.limit, input.cursor, input.only),
     }),
     kind.op({
-      name: "check", method: "post", path: "/checks", summary: "Check now: recorded and counted like any check; the schedule is unchanged", priceMicro: CHECK_PRICE,
-      input: noInput, output: checkResult,
+      name: "check",
+      method: "post",
+      path: "/checks",
+      summary: "Check now: recorded and counted like any check; the schedule is unchanged",
+      priceMicro: CHECK_PRICE,
+      input: noInput,
+      output: checkResult,
       prepare: (ctx, config) => check(ctx, config),
       run: (store, config, _input, prepared) => recordCheck(store, config, prepared, null),
     }),
     kind.op({
-      name: "pause", method: "post", path: "/pause", summary: "Maintenance: no checks until resumed (a down episode ends without watch.up)", priceMicro: OP_PRICE,
-      input: noInput, output: watchStatus,
+      name: "pause",
+      method: "post",
+      path: "/pause",
+      summary: "Maintenance: no checks until resumed (a down episode ends without watch.up)",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: watchStatus,
       run: (store, config) => (pause(store, config), statusView(store, config)),
     }),
     kind.op({
-      name: "resume", method: "post", path: "/resume", summary: "Checks start again at once (a heartbeat after an interval)", priceMicro: OP_PRICE,
-      input: noInput, output: watchStatus,
+      name: "resume",
+      method: "post",
+      path: "/resume",
+      summary: "Checks start again at once (a heartbeat after an interval)",
+      priceMicro: OP_PRICE,
+      input: noInput,
+      output: watchStatus,
       run: (store, config) => (resume(store, config), statusView(store, config)),
     }),
   ],
 });
-

@@ -12,8 +12,22 @@ const METHODS = ["GET", "HEAD", "POST"] as const;
 export const heartbeatFace = definePublicFace<WatchConfig>({
   enabled: (config) => config.check.type === "heartbeat",
   routes: [
-    { name: "ping", path: "", methods: [...METHODS], maxBodyBytes: 16 * 1024, answers: ["text"], summary: "Heartbeat: the job ran (a body is ignored)." },
-    { name: "fail", path: "/fail", methods: [...METHODS], maxBodyBytes: 16 * 1024, answers: ["text"], summary: "Heartbeat: the job ran and failed; the next check fails." },
+    {
+      name: "ping",
+      path: "",
+      methods: [...METHODS],
+      maxBodyBytes: 16 * 1024,
+      answers: ["text"],
+      summary: "Heartbeat: the job ran (a body is ignored).",
+    },
+    {
+      name: "fail",
+      path: "/fail",
+      methods: [...METHODS],
+      maxBodyBytes: 16 * 1024,
+      answers: ["text"],
+      summary: "Heartbeat: the job ran and failed; the next check fails.",
+    },
   ],
   handle(store, _config, request): PublicAnswer {
     ping(store, request.route === "fail");

@@ -22,13 +22,32 @@ import { MAX_HISTORY, type WatchConfig, type WatchState } from "./schema";
 const MAX_VALUE_CHARS = 4000;
 
 type StateRow = {
-  state: WatchState; failures: number; successes: number; checks: number; failed_total: number; changes: number; alerts: number;
-  down_at: number | null; last_alert_at: number | null; down_alerts: number; next_check_at: number | null; memo: string | null;
-  last_ping_at: number | null; last_ping_failed: number;
+  state: WatchState;
+  failures: number;
+  successes: number;
+  checks: number;
+  failed_total: number;
+  changes: number;
+  alerts: number;
+  down_at: number | null;
+  last_alert_at: number | null;
+  down_alerts: number;
+  next_check_at: number | null;
+  memo: string | null;
+  last_ping_at: number | null;
+  last_ping_failed: number;
 };
 type CheckRow = {
-  seq: number; at: number; scheduled_at: number | null; ok: number; status: number | null; duration_ms: number | null;
-  error: string | null; value: string | null; changed: number; excerpt: string | null;
+  seq: number;
+  at: number;
+  scheduled_at: number | null;
+  ok: number;
+  status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  value: string | null;
+  changed: number;
+  excerpt: string | null;
 };
 
 export const TABLES = [
@@ -44,17 +63,25 @@ export const readState = (sql: SqlStorage) => sql.exec<StateRow>("SELECT * FROM 
 
 function update(store: EngineStore, fields: Partial<StateRow>): void {
   const names = Object.keys(fields);
-  store.sql.exec(`UPDATE watch_state SET ${names.map((n) => `${n} = ?`).join(", ")}`, ...names.map((n) => fields[n as keyof StateRow] ?? null));
+  store.sql.exec(
+    `UPDATE watch_state SET ${names.map((n) => `${n} = ?`).join(", ")}`,
+    ...names.map((n) => fields[n as keyof StateRow] ?? null),
+  );
 }
 
 /** A heartbeat waits a whole interval for its first ping; every other type checks at once. */
-const firstCheckAt = (config: WatchConfig, now: number) => (config.check.type === "heartbeat" ? now + config.interval_seconds * 1000 : now);
+const firstCheckAt = (config: WatchConfig, now: number) =>
+  config.check.type === "heartbeat" ? now + config.interval_seconds * 1000 : now;
 
 const signalOf = (state: WatchState): SignalState => (state === "up" || state === "down" ? state : "unknown");
 
 export function initState(store: EngineStore, config: WatchConfig): void {
   const state: WatchState = config.paused ? "paused" : "pending";
-  store.sql.exec("INSERT INTO watch_state (id, state, next_check_at) VALUES (1, ?, ?)", state, config.paused ? null : firstCheckAt(config, store.now));
+  store.sql.exec(
+    "INSERT INTO watch_state (id, state, next_check_at) VALUES (1, ?, ?)",
+    state,
+    config.paused ? null : firstCheckAt(config, store.now),
+  );
 }
 
 export const nextCheckAt = (store: EngineStore): number | null => {
@@ -63,8 +90,16 @@ export const nextCheckAt = (store: EngineStore): number | null => {
 };
 
 const checkView = (r: CheckRow) => ({
-  seq: r.seq, at: iso(r.at), scheduled_at: isoOrNull(r.scheduled_at), ok: r.ok === 1, status: r.status, duration_ms: r.duration_ms,
-  error: r.error, value: r.value === null ? null : (JSON.parse(r.value) as Json), changed: r.changed === 1, excerpt: r.excerpt,
+  seq: r.seq,
+  at: iso(r.at),
+  scheduled_at: isoOrNull(r.scheduled_at),
+  ok: r.ok === 1,
+  status: r.status,
+  duration_ms: r.duration_ms,
+  error: r.error,
+  value: r.value === null ? null : (JSON.parse(r.value) as Json),
+  changed: r.changed === 1,
+  excerpt: r.excerpt,
 });
 
 /** The failing (or recovering) check, as an event carries it. */
@@ -81,11 +116,20 @@ function keptValue(value: Json | null): string | null {
 }
 
 function logCheck(store: EngineStore, outcome: Outcome, startedAt: number, scheduledAt: number | null): CheckRow {
-  const row = store.sql.exec<CheckRow>(
-    `INSERT INTO watch_checks (at, scheduled_at, ok, status, duration_ms, error, value, changed, excerpt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    startedAt, scheduledAt, outcome.ok ? 1 : 0, outcome.status, outcome.durationMs, outcome.error?.slice(0, 1000) ?? null,
-    keptValue(outcome.value), outcome.change ? 1 : 0, outcome.excerpt,
-  ).one();
+  const row = store.sql
+    .exec<CheckRow>(
+      `INSERT INTO watch_checks (at, scheduled_at, ok, status, duration_ms, error, value, changed, excerpt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      startedAt,
+      scheduledAt,
+      outcome.ok ? 1 : 0,
+      outcome.status,
+      outcome.durationMs,
+      outcome.error?.slice(0, 1000) ?? null,
+      keptValue(outcome.value),
+      outcome.change ? 1 : 0,
+      outcome.excerpt,
+    )
+    .one();
   // Sequence numbers have no gaps, so everything at or below (newest - MAX) is beyond the history's length.
   store.sql.exec("DELETE FROM watch_checks WHERE seq <= ?", row.seq - MAX_HISTORY);
   return row;
@@ -94,14 +138,28 @@ function logCheck(store: EngineStore, outcome: Outcome, startedAt: number, sched
 type WatchAlert = Omit<Alert, "tags"> & { type: "watch.down" | "watch.up" | "watch.changed" };
 
 function alert(store: EngineStore, config: WatchConfig, a: WatchAlert): void {
-  raise(store, config.alert_notify, { ...a, data: { check_type: config.check.type, ...a.data }, tags: ["watch", a.type.slice(6)] });
+  raise(store, config.alert_notify, {
+    ...a,
+    data: { check_type: config.check.type, ...a.data },
+    tags: ["watch", a.type.slice(6)],
+  });
 }
 
 /** How the type reads in a title. */
 const TYPE_WORDS: Record<WatchConfig["check"]["type"], string> = {
-  http_status: "HTTP status", keyword: "Keyword", content_change: "Content", json_value: "JSON value", response_time: "Response time",
-  header: "Header", redirect: "Redirect", dns_record: "DNS", rss: "Feed", heartbeat: "Heartbeat", domain_expiry: "Domain expiry",
-  chain_balance: "Balance", number_threshold: "Number",
+  http_status: "HTTP status",
+  keyword: "Keyword",
+  content_change: "Content",
+  json_value: "JSON value",
+  response_time: "Response time",
+  header: "Header",
+  redirect: "Redirect",
+  dns_record: "DNS",
+  rss: "Feed",
+  heartbeat: "Heartbeat",
+  domain_expiry: "Domain expiry",
+  chain_balance: "Balance",
+  number_threshold: "Number",
 };
 
 /**
@@ -111,30 +169,57 @@ const TYPE_WORDS: Record<WatchConfig["check"]["type"], string> = {
 function what(store: EngineStore, config: WatchConfig): string {
   if (store.label) return `Watch “${store.label}”`;
   const c = config.check;
-  const target = "url" in c ? c.url : "domain" in c ? c.domain : "name" in c ? c.name : "address" in c ? c.address : null;
+  const target =
+    "url" in c ? c.url : "domain" in c ? c.domain : "name" in c ? c.name : "address" in c ? c.address : null;
   return `${TYPE_WORDS[c.type]} watch${target ? ` of ${target}` : ""}`;
 }
 
-function goDown(store: EngineStore, config: WatchConfig, row: StateRow, check: CheckRow, failures: number, number: number): void {
+function goDown(
+  store: EngineStore,
+  config: WatchConfig,
+  row: StateRow,
+  check: CheckRow,
+  failures: number,
+  number: number,
+): void {
   const downAt = row.down_at ?? store.now;
   alert(store, config, {
-    type: "watch.down", uniqueBy: `down:${downAt}:${number}`, priority: "high",
-    data: { state: "down", down_since: iso(downAt), consecutive_failures: failures, alert_number: number, repeat: number > 1, evidence: evidence(check) },
+    type: "watch.down",
+    uniqueBy: `down:${downAt}:${number}`,
+    priority: "high",
+    data: {
+      state: "down",
+      down_since: iso(downAt),
+      consecutive_failures: failures,
+      alert_number: number,
+      repeat: number > 1,
+      evidence: evidence(check),
+    },
     title: `${what(store, config)} is down${number > 1 ? ` (alert ${number})` : ""}`,
     body: `${check.error ?? "The check failed."} ${failures} consecutive failed check(s); down since ${iso(downAt)}.`,
   });
-  if (number === 1 && config.escalation) escalate(store, config.escalation, { open: true, since: downAt, title: `${what(store, config)} is down`, details: check.error ?? "The check failed." });
+  if (number === 1 && config.escalation)
+    escalate(store, config.escalation, {
+      open: true,
+      since: downAt,
+      title: `${what(store, config)} is down`,
+      details: check.error ?? "The check failed.",
+    });
 }
 
 function comeUp(store: EngineStore, config: WatchConfig, row: StateRow, check: CheckRow): void {
   const downAt = row.down_at!;
   const downtime = Math.round((store.now - downAt) / 1000);
   alert(store, config, {
-    type: "watch.up", uniqueBy: `up:${downAt}`, priority: "normal",
+    type: "watch.up",
+    uniqueBy: `up:${downAt}`,
+    priority: "normal",
     data: { state: "up", down_since: iso(downAt), downtime_seconds: downtime, evidence: evidence(check) },
-    title: `${what(store, config)} is up again`, body: `Recovered at ${iso(store.now)} after ${downtime} s down.`,
+    title: `${what(store, config)} is up again`,
+    body: `Recovered at ${iso(store.now)} after ${downtime} s down.`,
   });
-  if (config.escalation) escalate(store, config.escalation, { open: false, since: downAt, reason: "the watch recovered" });
+  if (config.escalation)
+    escalate(store, config.escalation, { open: false, since: downAt, reason: "the watch recovered" });
 }
 
 /**
@@ -161,19 +246,36 @@ function nextSlot(config: WatchConfig, scheduledAt: number, now: number): number
  * Records one check (made at `startedAt`, for the slot `scheduledAt`; null for one asked for) and
  * what it does to the state.
  */
-export function recordCheck(store: EngineStore, config: WatchConfig, { outcome, startedAt }: { outcome: Outcome; startedAt: number }, scheduledAt: number | null): ReturnType<typeof checkView> {
+export function recordCheck(
+  store: EngineStore,
+  config: WatchConfig,
+  { outcome, startedAt }: { outcome: Outcome; startedAt: number },
+  scheduledAt: number | null,
+): ReturnType<typeof checkView> {
   const row = readState(store.sql);
   const check = logCheck(store, outcome, startedAt, scheduledAt);
   const counts = {
-    checks: row.checks + 1, failed_total: row.failed_total + (outcome.ok ? 0 : 1), changes: row.changes + (outcome.change ? 1 : 0),
+    checks: row.checks + 1,
+    failed_total: row.failed_total + (outcome.ok ? 0 : 1),
+    changes: row.changes + (outcome.change ? 1 : 0),
     ...(outcome.memo !== undefined ? { memo: outcome.memo } : {}),
     ...(scheduledAt !== null ? { next_check_at: nextSlot(config, scheduledAt, store.now) } : {}),
   };
   if (outcome.change) {
     alert(store, config, {
-      type: "watch.changed", uniqueBy: `changed:${check.seq}`, priority: "normal",
-      data: { state: row.state, summary: outcome.change.summary, before: outcome.change.before, after: outcome.change.after, items: outcome.change.items ?? null, evidence: evidence(check) },
-      title: `${what(store, config)} changed`, body: outcome.change.summary,
+      type: "watch.changed",
+      uniqueBy: `changed:${check.seq}`,
+      priority: "normal",
+      data: {
+        state: row.state,
+        summary: outcome.change.summary,
+        before: outcome.change.before,
+        after: outcome.change.after,
+        items: outcome.change.items ?? null,
+        evidence: evidence(check),
+      },
+      title: `${what(store, config)} changed`,
+      body: outcome.change.summary,
     });
   }
   if (row.state === "paused") return (update(store, counts), checkView(check));
@@ -182,19 +284,49 @@ export function recordCheck(store: EngineStore, config: WatchConfig, { outcome, 
     const successes = row.successes + 1;
     const recovers = row.state === "down" && successes >= config.recover_after;
     const state: WatchState = row.state === "pending" || recovers ? "up" : row.state;
-    update(store, { ...counts, failures: 0, successes, state, ...(recovers ? { down_at: null, last_alert_at: null } : {}) });
+    update(store, {
+      ...counts,
+      failures: 0,
+      successes,
+      state,
+      ...(recovers ? { down_at: null, last_alert_at: null } : {}),
+    });
     if (recovers) comeUp(store, config, row, check);
   } else {
     const failures = row.failures + 1;
     if (row.state !== "down" && failures >= config.alert_after) {
-      update(store, { ...counts, failures, successes: 0, state: "down", down_at: store.now, last_alert_at: checkedAt, alerts: row.alerts + 1, down_alerts: 1 });
+      update(store, {
+        ...counts,
+        failures,
+        successes: 0,
+        state: "down",
+        down_at: store.now,
+        last_alert_at: checkedAt,
+        alerts: row.alerts + 1,
+        down_alerts: 1,
+      });
       goDown(store, config, { ...row, down_at: store.now }, check, failures, 1);
-    } else if (row.state === "down" && config.realert_seconds !== null && checkedAt >= (row.last_alert_at ?? 0) + config.realert_seconds * 1000) {
-      update(store, { ...counts, failures, successes: 0, last_alert_at: checkedAt, alerts: row.alerts + 1, down_alerts: row.down_alerts + 1 });
+    } else if (
+      row.state === "down" &&
+      config.realert_seconds !== null &&
+      checkedAt >= (row.last_alert_at ?? 0) + config.realert_seconds * 1000
+    ) {
+      update(store, {
+        ...counts,
+        failures,
+        successes: 0,
+        last_alert_at: checkedAt,
+        alerts: row.alerts + 1,
+        down_alerts: row.down_alerts + 1,
+      });
       goDown(store, config, row, check, failures, row.down_alerts + 1);
     } else update(store, { ...counts, failures, successes: 0 });
   }
-  publishState(store, signalOf(readState(store.sql).state), outcome.ok ? "check passed" : (outcome.error ?? "check failed"));
+  publishState(
+    store,
+    signalOf(readState(store.sql).state),
+    outcome.ok ? "check passed" : (outcome.error ?? "check failed"),
+  );
   return checkView(check);
 }
 
@@ -202,8 +334,16 @@ export function recordCheck(store: EngineStore, config: WatchConfig, { outcome, 
 export function pause(store: EngineStore, config: WatchConfig): void {
   const row = readState(store.sql);
   if (row.state === "paused") return;
-  if (row.state === "down" && config.escalation) escalate(store, config.escalation, { open: false, since: row.down_at!, reason: "the watch was paused" });
-  update(store, { state: "paused", failures: 0, successes: 0, down_at: null, last_alert_at: null, next_check_at: null });
+  if (row.state === "down" && config.escalation)
+    escalate(store, config.escalation, { open: false, since: row.down_at!, reason: "the watch was paused" });
+  update(store, {
+    state: "paused",
+    failures: 0,
+    successes: 0,
+    down_at: null,
+    last_alert_at: null,
+    next_check_at: null,
+  });
   publishState(store, "unknown", "paused");
 }
 
@@ -225,10 +365,19 @@ export function lastCheck(sql: SqlStorage) {
 export function statusView(store: EngineStore, config: WatchConfig) {
   const row = readState(store.sql);
   return {
-    state: row.state, check_type: config.check.type, consecutive_failures: row.failures, consecutive_successes: row.successes,
-    checks: row.checks, failures: row.failed_total, changes: row.changes, alerts_sent: row.alerts, down_since: isoOrNull(row.down_at),
-    last_check: lastCheck(store.sql), next_check_at: row.state === "paused" ? null : isoOrNull(row.next_check_at),
-    last_ping_at: isoOrNull(row.last_ping_at), followers: subscribers(store.sql).length,
+    state: row.state,
+    check_type: config.check.type,
+    consecutive_failures: row.failures,
+    consecutive_successes: row.successes,
+    checks: row.checks,
+    failures: row.failed_total,
+    changes: row.changes,
+    alerts_sent: row.alerts,
+    down_since: isoOrNull(row.down_at),
+    last_check: lastCheck(store.sql),
+    next_check_at: row.state === "paused" ? null : isoOrNull(row.next_check_at),
+    last_ping_at: isoOrNull(row.last_ping_at),
+    followers: subscribers(store.sql).length,
   };
 }
 
@@ -237,8 +386,15 @@ const FILTERS = { all: "", failures: "AND ok = 0", changes: "AND changed = 1" } 
 /** Newest first; the cursor is the last row's sequence number. */
 export function history(store: EngineStore, limit: number, cursor: string | undefined, only: keyof typeof FILTERS) {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = store.sql.exec<CheckRow>(`SELECT * FROM watch_checks WHERE seq < ? ${FILTERS[only]} ORDER BY seq DESC LIMIT ?`, before, limit + 1).toArray();
+  const rows = store.sql
+    .exec<CheckRow>(
+      `SELECT * FROM watch_checks WHERE seq < ? ${FILTERS[only]} ORDER BY seq DESC LIMIT ?`,
+      before,
+      limit + 1,
+    )
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, checkView);
 }
 
-export const allChecks = (sql: SqlStorage) => sql.exec<CheckRow>("SELECT * FROM watch_checks ORDER BY seq").toArray().map(checkView);
+export const allChecks = (sql: SqlStorage) =>
+  sql.exec<CheckRow>("SELECT * FROM watch_checks ORDER BY seq").toArray().map(checkView);

@@ -13,7 +13,13 @@ export const H = new URL(env.TEST_RECEIVER_URL).host;
 export const P = "provider/notify/self";
 
 /** The message every case is sent. */
-export const MESSAGE = { title: "Disk almost full", body: "**92%** used on db-1", format: "markdown", priority: "high", tags: ["warning"] } as const;
+export const MESSAGE = {
+  title: "Disk almost full",
+  body: "**92%** used on db-1",
+  format: "markdown",
+  priority: "high",
+  tags: ["warning"],
+} as const;
 export const TEXT = "92% used on db-1";
 
 export interface Expected {
@@ -35,4 +41,3 @@ export interface Case {
   url: string;
   expect: Expected | Expected[];
 }
-

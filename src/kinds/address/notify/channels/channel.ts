@@ -46,15 +46,29 @@ export function channel<Target>(c: Channel<Target>): Channel<unknown> {
   return c as Channel<unknown>;
 }
 
-export function json(url: string, body: unknown, headers: Record<string, string> = {}, method: ChannelRequest["method"] = "POST"): ChannelRequest {
+export function json(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  method: ChannelRequest["method"] = "POST",
+): ChannelRequest {
   return { method, url, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
 }
 
 /** An `application/x-www-form-urlencoded` body; null and undefined fields are left out. */
-export function form(url: string, fields: Record<string, string | number | null | undefined>, headers: Record<string, string> = {}): ChannelRequest {
+export function form(
+  url: string,
+  fields: Record<string, string | number | null | undefined>,
+  headers: Record<string, string> = {},
+): ChannelRequest {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) if (v !== null && v !== undefined) params.append(k, String(v));
-  return { method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: params.toString() };
+  return {
+    method: "POST",
+    url,
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: params.toString(),
+  };
 }
 
 /** A URL with query parameters; null and undefined ones are left out. */

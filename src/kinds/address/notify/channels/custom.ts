@@ -19,19 +19,23 @@ export interface CustomTarget {
 export function parseCustom(u: ChannelUrl): CustomTarget {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(u.prefixed("+"))) {
-    if (!HEADER_NAME.test(name) || CONNECTION_HEADERS.test(name)) throw new ChannelUrlError(`has a header it cannot send: ${name}`);
+    if (!HEADER_NAME.test(name) || CONNECTION_HEADERS.test(name))
+      throw new ChannelUrlError(`has a header it cannot send: ${name}`);
     if (!isHeaderValue(value)) throw new ChannelUrlError(`has a control character in header ${name}`);
     headers[name.toLowerCase()] = u.secret(value, `a value for header ${name}`);
   }
-  if (u.user) headers.authorization = basic(u.secret(u.user, "a user"), u.password ? u.secret(u.password, "a password") : "");
+  if (u.user)
+    headers.authorization = basic(u.secret(u.user, "a user"), u.password ? u.secret(u.password, "a password") : "");
   const method = (u.param("method") ?? "POST").toUpperCase();
-  if (method !== "POST" && method !== "PUT" && method !== "GET") throw new ChannelUrlError("takes method POST, PUT or GET");
+  if (method !== "POST" && method !== "PUT" && method !== "GET")
+    throw new ChannelUrlError("takes method POST, PUT or GET");
   const path = u.segments.map(encodeURIComponent).join("/");
   return { url: withQuery(`${u.origin()}/${path}`, u.prefixed("-")), method, headers, fields: u.prefixed(":") };
 }
 
 /** Apprise's message types, from the send's priority. */
-export const messageType = (m: NotifyMessage) => level(m.priority, ["info", "info", "info", "warning", "failure"] as const);
+export const messageType = (m: NotifyMessage) =>
+  level(m.priority, ["info", "info", "info", "warning", "failure"] as const);
 
 /** The payload with the URL's renames (`:title=subject`), drops (`:type=`) and additions applied. */
 export function remap(payload: Record<string, unknown>, fields: Record<string, string>): Record<string, unknown> {

@@ -10,7 +10,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** An e-mail address as given, or a ChannelUrlError (the local part masked). */
 export function address(raw: string): string {
-  if (!EMAIL.test(raw)) throw new ChannelUrlError(`has an e-mail address it cannot read (${raw.replace(/^[^@]*/, "…")})`);
+  if (!EMAIL.test(raw))
+    throw new ChannelUrlError(`has an e-mail address it cannot read (${raw.replace(/^[^@]*/, "…")})`);
   return raw;
 }
 
@@ -30,14 +31,21 @@ function recipients(u: ChannelUrl, segments: string[], from: string): string[] {
 /** `api_key:from_user@domain/to…` (SendGrid, Postmark, Resend, Brevo, MailerSend …). */
 export function keyThenFrom(u: ChannelUrl, what = "the API key"): MailTarget {
   const key = u.secret(u.user, what);
-  const from = address(`${u.need(u.password, "the sender's user part (api_key:user@domain)")}@${u.need(u.host, "the sender's domain")}`);
+  const from = address(
+    `${u.need(u.password, "the sender's user part (api_key:user@domain)")}@${u.need(u.host, "the sender's domain")}`,
+  );
   return { key, from, to: recipients(u, u.segments, from), name: u.param("name", "from_name") };
 }
 
 /** `from_user@domain/api_key/to…` (Mailgun, SparkPost, SMTP2GO). */
 export function fromThenKey(u: ChannelUrl, what = "the API key"): MailTarget {
   const from = address(`${u.need(u.user, "the sender's user part")}@${u.need(u.host, "the sender's domain")}`);
-  return { key: u.secret(u.segments[0], what), from, to: recipients(u, u.segments.slice(1), from), name: u.param("name", "from_name") };
+  return {
+    key: u.secret(u.segments[0], what),
+    from,
+    to: recipients(u, u.segments.slice(1), from),
+    name: u.param("name", "from_name"),
+  };
 }
 
 export function subject(m: NotifyMessage): string {

@@ -28,7 +28,10 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
 /** Character references (`&amp;`, `&#39;`, `&#x2713;`) as the characters they stand for; unknown names kept. */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) =>
-    e[0] === "#" ? String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : (ENTITIES[e.toLowerCase()] ?? all));
+    e[0] === "#"
+      ? String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+      : (ENTITIES[e.toLowerCase()] ?? all),
+  );
 }
 
 export function htmlToText(html: string): string {
@@ -38,7 +41,9 @@ export function htmlToText(html: string): string {
     .replace(/<\/(p|div|h[1-6]|li|tr|blockquote|pre)>/gi, "\n")
     .replace(/<li[^>]*>/gi, "- ")
     .replace(/<[^>]+>/g, "");
-  return decodeEntities(text).replace(/\n{3,}/g, "\n\n").trim();
+  return decodeEntities(text)
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 export function escapeHtmlText(text: string): string {

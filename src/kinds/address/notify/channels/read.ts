@@ -22,14 +22,23 @@ export interface ReadChannel {
 }
 
 /** A message that exercises every part of a request, to check a new channel's targets at once. */
-const PROBE: NotifyMessage = { title: "t", body: "b", format: "text", priority: "normal", tags: [], attach: null, id: "probe" };
+const PROBE: NotifyMessage = {
+  title: "t",
+  body: "b",
+  format: "text",
+  priority: "normal",
+  tags: [],
+  attach: null,
+  id: "probe",
+};
 
 /** The channel's URL parsed by its scheme's channel: a 422 naming `field` when it does not fit the grammar. */
 export function readChannel(raw: string, field: string): ReadChannel {
   try {
     const u = new ChannelUrl(raw);
     const channel = channelFor(u.scheme);
-    if (!channel) throw new ChannelUrlError(`has a scheme no channel has (${u.scheme}://): GET /v1/notify/channels lists them`);
+    if (!channel)
+      throw new ChannelUrlError(`has a scheme no channel has (${u.scheme}://): GET /v1/notify/channels lists them`);
     return { channel, scheme: u.scheme, target: channel.parse(u), shown: u.shown() };
   } catch (err) {
     if (!(err instanceof ChannelUrlError)) throw err;
@@ -45,7 +54,8 @@ export function readChannel(raw: string, field: string): ReadChannel {
  */
 export function checkedChannel(env: Env, raw: string, field: string): ReadChannel {
   const read = readChannel(raw, field);
-  for (const r of requestsOf(read.channel, read.target, PROBE)) checkEgressUrl(isSmtp(r.url) ? smtpGuardUrl(r.url) : r.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), field);
+  for (const r of requestsOf(read.channel, read.target, PROBE))
+    checkEgressUrl(isSmtp(r.url) ? smtpGuardUrl(r.url) : r.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), field);
   return read;
 }
 
@@ -64,7 +74,11 @@ function testTarget(env: Env, url: string): string {
 /** The deliveries for one message through one channel. */
 export function outgoing(env: Env, read: ReadChannel, message: NotifyMessage): OutgoingRequest[] {
   return requestsOf(read.channel, read.target, message).map((r) => ({
-    url: testTarget(env, r.url), method: r.method, headers: r.headers, body: r.body, eventType: "notify.message",
+    url: testTarget(env, r.url),
+    method: r.method,
+    headers: r.headers,
+    body: r.body,
+    eventType: "notify.message",
     secret: { shownUrl: read.shown, ...(r.okWhen ? { okWhen: r.okWhen } : {}), ...(r.aws ? { aws: r.aws } : {}) },
   }));
 }

@@ -10,7 +10,8 @@ import { marked, type Token, type Tokens } from "marked";
 import { decodeEntities, htmlToText, type NotifyMessage } from "./message";
 
 /** Text as Slack shows it literally: its three control characters as entities, nothing else. */
-export const slackEscape = (text: string): string => text.replace(/[&<>]/g, (ch) => (ch === "&" ? "&amp;" : ch === "<" ? "&lt;" : "&gt;"));
+export const slackEscape = (text: string): string =>
+  text.replace(/[&<>]/g, (ch) => (ch === "&" ? "&amp;" : ch === "<" ? "&lt;" : "&gt;"));
 
 /** A link target: entities for `&` (Slack decodes them there too), and no character that would end the link. */
 const slackHref = (href: string): string => slackEscape(href).replace(/\|/g, "%7C");
@@ -53,7 +54,10 @@ function inlineToken(t: Token): string {
 }
 
 function blocks(tokens: Token[]): string {
-  return tokens.map(block).filter((b) => b !== "").join("\n");
+  return tokens
+    .map(block)
+    .filter((b) => b !== "")
+    .join("\n");
 }
 
 function block(t: Token): string {
@@ -68,14 +72,19 @@ function block(t: Token): string {
       return `\`\`\`\n${slackEscape((t as Tokens.Code).text)}\n\`\`\``;
     case "blockquote":
       // The quote's own `>` is mrkdwn, so it stays raw.
-      return blocks((t as Tokens.Blockquote).tokens).split("\n").map((line) => `> ${line}`).join("\n");
+      return blocks((t as Tokens.Blockquote).tokens)
+        .split("\n")
+        .map((line) => `> ${line}`)
+        .join("\n");
     case "list": {
       const list = t as Tokens.List;
       const start = typeof list.start === "number" ? list.start : 1;
-      return list.items.map((item, i) => {
-        const body = blocks(item.tokens).split("\n").join("\n   ");
-        return `${list.ordered ? `${start + i}.` : "•"} ${body}`;
-      }).join("\n");
+      return list.items
+        .map((item, i) => {
+          const body = blocks(item.tokens).split("\n").join("\n   ");
+          return `${list.ordered ? `${start + i}.` : "•"} ${body}`;
+        })
+        .join("\n");
     }
     case "table": {
       const table = t as Tokens.Table;

@@ -8,7 +8,8 @@ import { ChannelUrlError, type ChannelUrl } from "./url";
 /** E.164 without separators: `+1 (555) 010-0200` → `+15550100200`. */
 export function phone(raw: string): string {
   const digits = raw.replace(/[\s().-]/g, "");
-  if (!/^\+?\d{6,15}$/.test(digits)) throw new ChannelUrlError(`has a phone number it cannot read (${raw.replace(/\d(?=\d{3})/g, "•")})`);
+  if (!/^\+?\d{6,15}$/.test(digits))
+    throw new ChannelUrlError(`has a phone number it cannot read (${raw.replace(/\d(?=\d{3})/g, "•")})`);
   return digits;
 }
 

@@ -35,7 +35,8 @@ export class ChannelUrl {
     if (!hp) throw new ChannelUrlError("has a malformed host or port");
     this.host = decode(hp[1]!);
     this.port = hp[2] ? Number(hp[2]) : null;
-    if (this.port !== null && (this.port < 1 || this.port > 65535)) throw new ChannelUrlError("has a port outside 1–65535");
+    if (this.port !== null && (this.port < 1 || this.port > 65535))
+      throw new ChannelUrlError("has a port outside 1–65535");
     this.segments = m[3]!.split("/").filter(Boolean).map(decode);
     // Decoded as Apprise does: a `+` stays a plus (it marks a header: `json://host?+X-Key=v`).
     this.query = new URLSearchParams();
@@ -70,7 +71,9 @@ export class ChannelUrl {
 
   /** Query parameters whose names start with `prefix` (Apprise's `+header`, `-param`, `:field`), without it. */
   prefixed(prefix: string): Record<string, string> {
-    return Object.fromEntries([...this.query].filter(([k]) => k.startsWith(prefix) && k.length > 1).map(([k, v]) => [k.slice(1), v]));
+    return Object.fromEntries(
+      [...this.query].filter(([k]) => k.startsWith(prefix) && k.length > 1).map(([k, v]) => [k.slice(1), v]),
+    );
   }
 
   /** A query parameter (Apprise names several aliases for some). */

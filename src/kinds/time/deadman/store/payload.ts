@@ -15,8 +15,13 @@ import { utf8Length } from "../../../../bytes";
 import { MAX_PAYLOAD_BYTES, type DeadmanConfig } from "../schema";
 
 type PayloadRow = {
-  sealed: string | null; bytes: number | null; set_at: number | null; due: number;
-  released_at: number | null; delivery_id: string | null; error: string | null;
+  sealed: string | null;
+  bytes: number | null;
+  set_at: number | null;
+  due: number;
+  released_at: number | null;
+  delivery_id: string | null;
+  error: string | null;
 };
 
 export type SealedPayload = { sealed: string; bytes: number };
@@ -37,24 +42,42 @@ const read = (sql: SqlStorage) => sql.exec<PayloadRow>("SELECT * FROM deadman_pa
 
 export function payloadView(store: EngineStore) {
   const r = read(store.sql);
-  const at = (ms: number | null) => (isoOrNull(ms));
+  const at = (ms: number | null) => isoOrNull(ms);
   return {
-    held: r.sealed !== null, bytes: r.bytes, set_at: at(r.set_at), released_at: at(r.released_at),
-    release_delivery_id: r.delivery_id, release_error: r.error,
+    held: r.sealed !== null,
+    bytes: r.bytes,
+    set_at: at(r.set_at),
+    released_at: at(r.released_at),
+    release_delivery_id: r.delivery_id,
+    release_error: r.error,
   };
 }
 
 /** The operation's asynchronous step: checks and seals, before anything is written or charged. */
-export async function sealPayload(ctx: PrepareContext, config: DeadmanConfig, payload: unknown): Promise<SealedPayload> {
-  if (!config.successor_url) throw new AppError("conflict", "This switch has no successor_url to release a payload to; create one with it.");
+export async function sealPayload(
+  ctx: PrepareContext,
+  config: DeadmanConfig,
+  payload: unknown,
+): Promise<SealedPayload> {
+  if (!config.successor_url)
+    throw new AppError("conflict", "This switch has no successor_url to release a payload to; create one with it.");
   const text = JSON.stringify(payload);
   const bytes = utf8Length(text);
-  if (bytes > MAX_PAYLOAD_BYTES) throw new AppError("payload_too_large", `The payload is ${bytes} bytes as JSON; at most ${MAX_PAYLOAD_BYTES} are kept.`);
+  if (bytes > MAX_PAYLOAD_BYTES)
+    throw new AppError(
+      "payload_too_large",
+      `The payload is ${bytes} bytes as JSON; at most ${MAX_PAYLOAD_BYTES} are kept.`,
+    );
   return { sealed: await seal(ctx.env, text), bytes };
 }
 
 export function storePayload(store: EngineStore, p: SealedPayload) {
-  store.sql.exec("UPDATE deadman_payload SET sealed = ?, bytes = ?, set_at = ?, due = 0, error = NULL", p.sealed, p.bytes, store.now);
+  store.sql.exec(
+    "UPDATE deadman_payload SET sealed = ?, bytes = ?, set_at = ?, due = 0, error = NULL",
+    p.sealed,
+    p.bytes,
+    store.now,
+  );
   return payloadView(store);
 }
 
@@ -84,7 +107,12 @@ export async function unsealForRelease(ctx: PrepareContext, tripping: boolean): 
 }
 
 /** Sends a due payload to successor_url, once, and forgets it. Without the matching unsealed text it waits for the next run. */
-export function releasePayload(store: EngineStore, config: DeadmanConfig, prepared: UnsealedPayload, about: Record<string, unknown>): void {
+export function releasePayload(
+  store: EngineStore,
+  config: DeadmanConfig,
+  prepared: UnsealedPayload,
+  about: Record<string, unknown>,
+): void {
   const row = read(store.sql);
   if (row.due !== 1 || row.sealed === null || !config.successor_url || prepared?.sealed !== row.sealed) return;
   if ("error" in prepared) {
@@ -93,6 +121,17 @@ export function releasePayload(store: EngineStore, config: DeadmanConfig, prepar
   }
   const data = { ...about, payload: JSON.parse(prepared.text) as unknown, payload_set_at: iso(row.set_at!) };
   // Sensitive: the attempt log keeps the released secret sealed and never shows it.
-  const deliveryId = sendEvent(store, { url: config.successor_url }, "deadman.payload", data, `payload:${row.set_at}:${store.now}`, true);
-  store.sql.exec("UPDATE deadman_payload SET sealed = NULL, bytes = NULL, due = 0, released_at = ?, delivery_id = ?, error = NULL", store.now, deliveryId);
+  const deliveryId = sendEvent(
+    store,
+    { url: config.successor_url },
+    "deadman.payload",
+    data,
+    `payload:${row.set_at}:${store.now}`,
+    true,
+  );
+  store.sql.exec(
+    "UPDATE deadman_payload SET sealed = NULL, bytes = NULL, due = 0, released_at = ?, delivery_id = ?, error = NULL",
+    store.now,
+    deliveryId,
+  );
 }

@@ -15,11 +15,19 @@ import { payloadView, tripPayload } from "./payload";
 import type { DeadmanConfig, Signal, SwitchState } from "../schema";
 
 export type SwitchRow = {
-  state: SwitchState; due_at: number | null; misses: number;
-  last_ping_at: number | null; last_signal: Signal | null; last_success_at: number | null;
-  started_at: number | null; last_duration_ms: number | null;
-  down_at: number | null; alerts: number; last_alert_at: number | null;
-  pings: number; alerts_total: number;
+  state: SwitchState;
+  due_at: number | null;
+  misses: number;
+  last_ping_at: number | null;
+  last_signal: Signal | null;
+  last_success_at: number | null;
+  started_at: number | null;
+  last_duration_ms: number | null;
+  down_at: number | null;
+  alerts: number;
+  last_alert_at: number | null;
+  pings: number;
+  alerts_total: number;
 };
 
 export interface Ping {
@@ -57,7 +65,8 @@ function missedSince(row: SwitchRow, config: DeadmanConfig, now: number): number
   return over < 0 ? 0 : Math.floor(over / (config.period_seconds * 1000)) + 1;
 }
 
-export const missesAt = (row: SwitchRow, config: DeadmanConfig, now: number) => row.misses + missedSince(row, config, now);
+export const missesAt = (row: SwitchRow, config: DeadmanConfig, now: number) =>
+  row.misses + missedSince(row, config, now);
 
 /** When the misses reach alert_after_misses, if no success comes first (null while not monitoring). */
 export function alertAt(row: SwitchRow, config: DeadmanConfig): number | null {
@@ -74,31 +83,55 @@ export function derive(row: SwitchRow, config: DeadmanConfig, now: number): Swit
   return missesAt(row, config, now) > 0 || (row.due_at !== null && now >= row.due_at) ? "late" : "up";
 }
 
-const at = (ms: number | null) => (isoOrNull(ms));
+const at = (ms: number | null) => isoOrNull(ms);
 
 /**
  * An alert: the event to alert_url, and the same news as a message to alert_notify's people. Both
  * are staged in the caller's transaction; `uniqueBy` keeps a repeated alarm from sending either twice.
  */
-function alert(store: EngineStore, config: DeadmanConfig, type: "deadman.down" | "deadman.up" | "deadman.late", data: Record<string, unknown>, uniqueBy: string, message: { title: string; body: string; priority: "low" | "normal" | "high" }): void {
-  if (config.alert_url) sendEvent(store, { url: config.alert_url, headers: config.alert_headers }, type, data, uniqueBy);
-  if (config.alert_notify) notifyPeople(store, config.alert_notify, { ...message, format: "text", tags: ["deadman", type.slice("deadman.".length)] }, `${type}:${uniqueBy}`);
+function alert(
+  store: EngineStore,
+  config: DeadmanConfig,
+  type: "deadman.down" | "deadman.up" | "deadman.late",
+  data: Record<string, unknown>,
+  uniqueBy: string,
+  message: { title: string; body: string; priority: "low" | "normal" | "high" },
+): void {
+  if (config.alert_url)
+    sendEvent(store, { url: config.alert_url, headers: config.alert_headers }, type, data, uniqueBy);
+  if (config.alert_notify)
+    notifyPeople(
+      store,
+      config.alert_notify,
+      { ...message, format: "text", tags: ["deadman", type.slice("deadman.".length)] },
+      `${type}:${uniqueBy}`,
+    );
 }
 
 const since = (ms: number | null) => (ms === null ? "never" : iso(ms));
 
 function summary(row: SwitchRow, config: DeadmanConfig, now: number) {
   return {
-    misses: missesAt(row, config, now), last_ping_at: at(row.last_ping_at), last_signal: row.last_signal,
-    last_success_at: at(row.last_success_at), next_due_at: at(row.due_at),
+    misses: missesAt(row, config, now),
+    last_ping_at: at(row.last_ping_at),
+    last_signal: row.last_signal,
+    last_success_at: at(row.last_success_at),
+    next_due_at: at(row.due_at),
   };
 }
 
 function sendDown(store: EngineStore, config: DeadmanConfig, row: SwitchRow, downAt: number, number: number): void {
-  const data = { ...summary(row, config, store.now), state: "down", down_since: iso(downAt), alert_number: number, repeat: number > 1 };
+  const data = {
+    ...summary(row, config, store.now),
+    state: "down",
+    down_since: iso(downAt),
+    alert_number: number,
+    repeat: number > 1,
+  };
   alert(store, config, "deadman.down", data, `down:${downAt}:${number}`, {
     title: `Dead-man switch ${store.resourceId} is down${number > 1 ? ` (alert ${number})` : ""}`,
-    body: `No successful ping since ${since(row.last_success_at)}; ${data.misses} missed run(s). Down since ${iso(downAt)}.`, priority: "high",
+    body: `No successful ping since ${since(row.last_success_at)}; ${data.misses} missed run(s). Down since ${iso(downAt)}.`,
+    priority: "high",
   });
 }
 
@@ -108,7 +141,13 @@ export function settle(store: EngineStore, config: DeadmanConfig): void {
   const next = derive(row, config, store.now);
   if (next === row.state) return;
   if (next === "down") {
-    update(store, { state: "down", down_at: store.now, alerts: 1, last_alert_at: store.now, alerts_total: row.alerts_total + 1 });
+    update(store, {
+      state: "down",
+      down_at: store.now,
+      alerts: 1,
+      last_alert_at: store.now,
+      alerts_total: row.alerts_total + 1,
+    });
     sendDown(store, config, row, store.now, 1);
     tripPayload(store);
     return;
@@ -116,9 +155,18 @@ export function settle(store: EngineStore, config: DeadmanConfig): void {
   update(store, { state: next });
   if (next === "late" && config.notify_late) {
     const alertsAt = at(alertAt(row, config));
-    alert(store, config, "deadman.late", { ...summary(row, config, store.now), state: "late", alert_at: alertsAt }, `late:${row.due_at}:${row.misses}`, {
-      title: `Dead-man switch ${store.resourceId} is late`, body: `A ping was due at ${since(row.due_at)}; the switch goes down at ${alertsAt ?? "once a run is missed"}.`, priority: "low",
-    });
+    alert(
+      store,
+      config,
+      "deadman.late",
+      { ...summary(row, config, store.now), state: "late", alert_at: alertsAt },
+      `late:${row.due_at}:${row.misses}`,
+      {
+        title: `Dead-man switch ${store.resourceId} is late`,
+        body: `A ping was due at ${since(row.due_at)}; the switch goes down at ${alertsAt ?? "once a run is missed"}.`,
+        priority: "low",
+      },
+    );
   }
 }
 
@@ -135,7 +183,10 @@ export function realert(store: EngineStore, config: DeadmanConfig): void {
 /** When the timer must next look: lateness, the alert, or the repeat of the alert. */
 export function switchDue(store: EngineStore, config: DeadmanConfig): number | null {
   const row = readSwitch(store.sql);
-  if (row.state === "down") return config.realert_seconds && row.last_alert_at !== null ? row.last_alert_at + config.realert_seconds * 1000 : null;
+  if (row.state === "down")
+    return config.realert_seconds && row.last_alert_at !== null
+      ? row.last_alert_at + config.realert_seconds * 1000
+      : null;
   if (row.state === "up") return row.due_at;
   if (row.state === "late") return alertAt(row, config);
   return null;
@@ -154,11 +205,29 @@ export function ping(store: EngineStore, config: DeadmanConfig, p: Ping): void {
   else if (p.signal === "log") update(store, seen);
   else if (p.signal === "success") {
     const run = { started_at: null, last_duration_ms: durationMs ?? row.last_duration_ms };
-    update(store, { ...seen, ...run, state: "up", due_at: now + period, misses: 0, last_success_at: now, down_at: null, alerts: 0, last_alert_at: null });
+    update(store, {
+      ...seen,
+      ...run,
+      state: "up",
+      due_at: now + period,
+      misses: 0,
+      last_success_at: now,
+      down_at: null,
+      alerts: 0,
+      last_alert_at: null,
+    });
     if (row.state === "down" && row.down_at !== null) {
-      const data = { state: "up", down_since: iso(row.down_at), downtime_seconds: Math.round((now - row.down_at) / 1000), misses: missesAt(row, config, now), recovered_at: iso(now) };
+      const data = {
+        state: "up",
+        down_since: iso(row.down_at),
+        downtime_seconds: Math.round((now - row.down_at) / 1000),
+        misses: missesAt(row, config, now),
+        recovered_at: iso(now),
+      };
       alert(store, config, "deadman.up", data, `up:${row.down_at}:${now}`, {
-        title: `Dead-man switch ${store.resourceId} is up again`, body: `A successful ping at ${iso(now)}, after ${data.downtime_seconds} s down.`, priority: "normal",
+        title: `Dead-man switch ${store.resourceId} is up again`,
+        body: `A successful ping at ${iso(now)}, after ${data.downtime_seconds} s down.`,
+        priority: "normal",
       });
     }
   } else {
@@ -172,7 +241,15 @@ export function ping(store: EngineStore, config: DeadmanConfig, p: Ping): void {
 
 /** Stops watching until the next ping: no lateness, no alerts (a down switch is cleared without a recovery event). */
 export function pause(store: EngineStore): void {
-  update(store, { state: "paused", due_at: null, misses: 0, started_at: null, down_at: null, alerts: 0, last_alert_at: null });
+  update(store, {
+    state: "paused",
+    due_at: null,
+    misses: 0,
+    started_at: null,
+    down_at: null,
+    alerts: 0,
+    last_alert_at: null,
+  });
 }
 
 export function statusView(store: EngineStore, config: DeadmanConfig) {

@@ -15,8 +15,15 @@ import { bump, dropWindow, eventsOf, keyOut, requireWindow, type WindowRow } fro
 type Reason = "quiet" | "max_wait" | "flush" | "expiring";
 
 type FiredRow = {
-  seq: number; key: string; reason: Reason; opened_at: number; fired_at: number; received: number; sent: number;
-  delivery_id: string; outcome: "pending" | "delivered" | "failed";
+  seq: number;
+  key: string;
+  reason: Reason;
+  opened_at: number;
+  fired_at: number;
+  received: number;
+  sent: number;
+  delivery_id: string;
+  outcome: "pending" | "delivered" | "failed";
 };
 
 /** Windows fired per alarm run, so one run stays short; the alarm comes straight back for the rest. */
@@ -32,23 +39,52 @@ export const TABLES = [
 ];
 
 const firingView = (r: FiredRow) => ({
-  seq: r.seq, key: keyOut(r.key), reason: r.reason, opened_at: iso(r.opened_at), fired_at: iso(r.fired_at),
-  received: r.received, sent: r.sent, dropped: r.received - r.sent, delivery_id: r.delivery_id, outcome: r.outcome,
+  seq: r.seq,
+  key: keyOut(r.key),
+  reason: r.reason,
+  opened_at: iso(r.opened_at),
+  fired_at: iso(r.fired_at),
+  received: r.received,
+  sent: r.sent,
+  dropped: r.received - r.sent,
+  delivery_id: r.delivery_id,
+  outcome: r.outcome,
 });
 
 function fireWindow(store: EngineStore, config: DebounceConfig, w: WindowRow, reason: Reason) {
   const events = eventsOf(store, w);
-  const parsed = events.map((e) => ({ received_at: iso(e.received_at), source: e.source, event: JSON.parse(e.body) as Json }));
+  const parsed = events.map((e) => ({
+    received_at: iso(e.received_at),
+    source: e.source,
+    event: JSON.parse(e.body) as Json,
+  }));
   const data = {
-    key: keyOut(w.key), mode: config.mode, reason, opened_at: iso(w.opened_at), last_event_at: iso(w.last_event_at),
-    received: w.received, dropped: w.received - events.length,
+    key: keyOut(w.key),
+    mode: config.mode,
+    reason,
+    opened_at: iso(w.opened_at),
+    last_event_at: iso(w.last_event_at),
+    received: w.received,
+    dropped: w.received - events.length,
     // last: the newest event alone; all: every kept event, oldest first.
     ...(config.mode === "last" ? { event: parsed[parsed.length - 1]?.event ?? null } : { events: parsed }),
   };
-  const deliveryId = sendEvent(store, { url: config.url, headers: config.headers }, "debounce.fired", data, `window:${w.seq}`);
+  const deliveryId = sendEvent(
+    store,
+    { url: config.url, headers: config.headers },
+    "debounce.fired",
+    data,
+    `window:${w.seq}`,
+  );
   store.sql.exec(
     "INSERT INTO debounce_fired (key, reason, opened_at, fired_at, received, sent, delivery_id, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
-    w.key, reason, w.opened_at, store.now, w.received, events.length, deliveryId,
+    w.key,
+    reason,
+    w.opened_at,
+    store.now,
+    w.received,
+    events.length,
+    deliveryId,
   );
   store.sql.exec("DELETE FROM debounce_fired WHERE seq <= (SELECT max(seq) FROM debounce_fired) - ?", MAX_FIRED_KEPT);
   dropWindow(store, w);
@@ -57,7 +93,8 @@ function fireWindow(store: EngineStore, config: DebounceConfig, w: WindowRow, re
 }
 
 /** Why a window fires now: its deadline cut the quiet period short, or the quiet period ended. */
-const reasonOf = (config: DebounceConfig, w: WindowRow): Reason => (w.last_event_at + config.quiet_seconds * 1000 > w.fire_by ? "max_wait" : "quiet");
+const reasonOf = (config: DebounceConfig, w: WindowRow): Reason =>
+  w.last_event_at + config.quiet_seconds * 1000 > w.fire_by ? "max_wait" : "quiet";
 
 const horizon = (store: EngineStore) => store.expiresAt - BEFORE_EXPIRY_MS;
 
@@ -69,7 +106,11 @@ export const timer = {
   fire: (store: EngineStore, config: DebounceConfig): void => {
     const ending = store.now >= horizon(store);
     const due = store.sql
-      .exec<WindowRow>("SELECT * FROM debounce_windows WHERE due_at <= ? ORDER BY due_at LIMIT ?", ending ? Number.MAX_SAFE_INTEGER : store.now, BATCH)
+      .exec<WindowRow>(
+        "SELECT * FROM debounce_windows WHERE due_at <= ? ORDER BY due_at LIMIT ?",
+        ending ? Number.MAX_SAFE_INTEGER : store.now,
+        BATCH,
+      )
       .toArray();
     for (const w of due) fireWindow(store, config, w, w.due_at > store.now ? "expiring" : reasonOf(config, w));
   },
@@ -77,7 +118,9 @@ export const timer = {
 
 /** Fires now: one key's window, or every open one. */
 export function flush(store: EngineStore, config: DebounceConfig, input: { key?: string; all?: boolean }) {
-  const rows = input.all ? store.sql.exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq").toArray() : [requireWindow(store, input.key ?? "")];
+  const rows = input.all
+    ? store.sql.exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq").toArray()
+    : [requireWindow(store, input.key ?? "")];
   return { fired: rows.map((w) => fireWindow(store, config, w, "flush")) };
 }
 
@@ -89,12 +132,19 @@ export function nextFireAt(store: EngineStore): string | null {
 /** Newest first; the cursor is the last row's sequence number. */
 export function listFired(store: EngineStore, limit: number, cursor: string | undefined) {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
-  const rows = store.sql.exec<FiredRow>("SELECT * FROM debounce_fired WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1).toArray();
+  const rows = store.sql
+    .exec<FiredRow>("SELECT * FROM debounce_fired WHERE seq < ? ORDER BY seq DESC LIMIT ?", before, limit + 1)
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, firingView);
 }
 
-export const allFired = (store: EngineStore) => store.sql.exec<FiredRow>("SELECT * FROM debounce_fired ORDER BY seq").toArray().map(firingView);
+export const allFired = (store: EngineStore) =>
+  store.sql.exec<FiredRow>("SELECT * FROM debounce_fired ORDER BY seq").toArray().map(firingView);
 
 export function finished(store: EngineStore, deliveryId: string, outcome: "delivered" | "aborted" | "dead"): void {
-  store.sql.exec("UPDATE debounce_fired SET outcome = ? WHERE delivery_id = ?", outcome === "delivered" ? "delivered" : "failed", deliveryId);
+  store.sql.exec(
+    "UPDATE debounce_fired SET outcome = ? WHERE delivery_id = ?",
+    outcome === "delivered" ? "delivered" : "failed",
+    deliveryId,
+  );
 }

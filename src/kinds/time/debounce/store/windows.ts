@@ -11,14 +11,35 @@ import type { EngineStore } from "../../../../kind/kind";
 import type { Json } from "../../../../json";
 import { iso } from "../../../../time";
 import { utf8Length } from "../../../../bytes";
-import { MAX_EVENT_BYTES, MAX_EVENTS_PER_WINDOW, MAX_KEY_LENGTH, MAX_OPEN_WINDOWS, MAX_WINDOW_BYTES, type DebounceConfig } from "../schema";
+import {
+  MAX_EVENT_BYTES,
+  MAX_EVENTS_PER_WINDOW,
+  MAX_KEY_LENGTH,
+  MAX_OPEN_WINDOWS,
+  MAX_WINDOW_BYTES,
+  type DebounceConfig,
+} from "../schema";
 
 export type WindowRow = {
-  seq: number; key: string; opened_at: number; last_event_at: number; due_at: number; fire_by: number;
-  received: number; kept: number; bytes: number;
+  seq: number;
+  key: string;
+  opened_at: number;
+  last_event_at: number;
+  due_at: number;
+  fire_by: number;
+  received: number;
+  kept: number;
+  bytes: number;
 };
 
-export type EventRow = { seq: number; window_seq: number; received_at: number; source: "api" | "public"; body: string; bytes: number };
+export type EventRow = {
+  seq: number;
+  window_seq: number;
+  received_at: number;
+  source: "api" | "public";
+  body: string;
+  bytes: number;
+};
 
 export interface IncomingEvent {
   event: Json;
@@ -43,12 +64,16 @@ export function initWindows(store: EngineStore): void {
 }
 
 export type Counts = { events: number; fired: number; cancelled: number };
-export const counts = (store: EngineStore) => store.sql.exec<Counts>("SELECT events, fired, cancelled FROM debounce_counts").one();
-export const bump = (store: EngineStore, column: keyof Counts, by = 1) => void store.sql.exec(`UPDATE debounce_counts SET ${column} = ${column} + ?`, by);
+export const counts = (store: EngineStore) =>
+  store.sql.exec<Counts>("SELECT events, fired, cancelled FROM debounce_counts").one();
+export const bump = (store: EngineStore, column: keyof Counts, by = 1) =>
+  void store.sql.exec(`UPDATE debounce_counts SET ${column} = ${column} + ?`, by);
 
-export const openWindows = (store: EngineStore): number => store.sql.exec<{ n: number }>("SELECT count(*) AS n FROM debounce_windows").one().n;
+export const openWindows = (store: EngineStore): number =>
+  store.sql.exec<{ n: number }>("SELECT count(*) AS n FROM debounce_windows").one().n;
 
-export const windowByKey = (store: EngineStore, key: string) => store.sql.exec<WindowRow>("SELECT * FROM debounce_windows WHERE key = ?", key).toArray()[0];
+export const windowByKey = (store: EngineStore, key: string) =>
+  store.sql.exec<WindowRow>("SELECT * FROM debounce_windows WHERE key = ?", key).toArray()[0];
 
 export const eventsOf = (store: EngineStore, w: WindowRow) =>
   store.sql.exec<EventRow>("SELECT * FROM debounce_events WHERE window_seq = ? ORDER BY seq", w.seq).toArray();
@@ -69,25 +94,44 @@ export const keyOut = (key: string): string | null => (key === "" ? null : key);
 
 export function windowView(w: WindowRow) {
   return {
-    key: keyOut(w.key), opened_at: iso(w.opened_at), last_event_at: iso(w.last_event_at), fires_at: iso(w.due_at), fire_by: iso(w.fire_by),
-    received: w.received, kept: w.kept, dropped: w.received - w.kept, bytes: w.bytes,
+    key: keyOut(w.key),
+    opened_at: iso(w.opened_at),
+    last_event_at: iso(w.last_event_at),
+    fires_at: iso(w.due_at),
+    fire_by: iso(w.fire_by),
+    received: w.received,
+    kept: w.kept,
+    dropped: w.received - w.kept,
+    bytes: w.bytes,
   };
 }
 
 export function windowDetail(store: EngineStore, w: WindowRow) {
-  const events = eventsOf(store, w).map((e) => ({ received_at: iso(e.received_at), source: e.source, event: JSON.parse(e.body) as Json }));
+  const events = eventsOf(store, w).map((e) => ({
+    received_at: iso(e.received_at),
+    source: e.source,
+    event: JSON.parse(e.body) as Json,
+  }));
   return { ...windowView(w), events };
 }
 
 function openWindow(store: EngineStore, config: DebounceConfig, key: string): WindowRow {
   if (openWindows(store) >= MAX_OPEN_WINDOWS) {
-    throw new AppError("validation_failed", `At most ${MAX_OPEN_WINDOWS} windows are open at once; flush or cancel some, or wait for them to fire.`, {
-      errors: [{ path: "key", message: `a new key beyond ${MAX_OPEN_WINDOWS} open windows` }],
-    });
+    throw new AppError(
+      "validation_failed",
+      `At most ${MAX_OPEN_WINDOWS} windows are open at once; flush or cancel some, or wait for them to fire.`,
+      {
+        errors: [{ path: "key", message: `a new key beyond ${MAX_OPEN_WINDOWS} open windows` }],
+      },
+    );
   }
   store.sql.exec(
     "INSERT INTO debounce_windows (key, opened_at, last_event_at, due_at, fire_by, received, kept, bytes) VALUES (?, ?, ?, ?, ?, 0, 0, 0)",
-    key, store.now, store.now, store.now, store.now + config.max_wait_seconds * 1000,
+    key,
+    store.now,
+    store.now,
+    store.now,
+    store.now + config.max_wait_seconds * 1000,
   );
   return windowByKey(store, key)!;
 }
@@ -96,36 +140,76 @@ function openWindow(store: EngineStore, config: DebounceConfig, key: string): Wi
 export function addEvent(store: EngineStore, config: DebounceConfig, incoming: IncomingEvent) {
   const body = JSON.stringify(incoming.event);
   const bytes = utf8Length(body);
-  if (bytes > MAX_EVENT_BYTES) throw new AppError("payload_too_large", `The event is ${bytes} bytes as JSON; at most ${MAX_EVENT_BYTES} are taken.`);
+  if (bytes > MAX_EVENT_BYTES)
+    throw new AppError(
+      "payload_too_large",
+      `The event is ${bytes} bytes as JSON; at most ${MAX_EVENT_BYTES} are taken.`,
+    );
   const key = incoming.key ?? keyAtPath(config, incoming.event) ?? "";
-  if (key.length > MAX_KEY_LENGTH) throw new AppError("validation_failed", `Keys are at most ${MAX_KEY_LENGTH} characters.`, { errors: [{ path: "key", message: `at most ${MAX_KEY_LENGTH} characters` }] });
+  if (key.length > MAX_KEY_LENGTH)
+    throw new AppError("validation_failed", `Keys are at most ${MAX_KEY_LENGTH} characters.`, {
+      errors: [{ path: "key", message: `at most ${MAX_KEY_LENGTH} characters` }],
+    });
   const w = windowByKey(store, key) ?? openWindow(store, config, key);
   if (config.mode === "last") store.sql.exec("DELETE FROM debounce_events WHERE window_seq = ?", w.seq);
-  store.sql.exec("INSERT INTO debounce_events (window_seq, received_at, source, body, bytes) VALUES (?, ?, ?, ?, ?)", w.seq, store.now, incoming.source, body, bytes);
+  store.sql.exec(
+    "INSERT INTO debounce_events (window_seq, received_at, source, body, bytes) VALUES (?, ?, ?, ?, ?)",
+    w.seq,
+    store.now,
+    incoming.source,
+    body,
+    bytes,
+  );
   // Newest first wins: drop the oldest until the window fits (a single event always fits).
   for (;;) {
-    const held = store.sql.exec<{ n: number; b: number }>("SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM debounce_events WHERE window_seq = ?", w.seq).one();
+    const held = store.sql
+      .exec<{ n: number; b: number }>(
+        "SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM debounce_events WHERE window_seq = ?",
+        w.seq,
+      )
+      .one();
     if (held.n <= MAX_EVENTS_PER_WINDOW && held.b <= MAX_WINDOW_BYTES) {
       const dueAt = Math.min(store.now + config.quiet_seconds * 1000, w.fire_by);
-      store.sql.exec("UPDATE debounce_windows SET last_event_at = ?, due_at = ?, received = received + 1, kept = ?, bytes = ? WHERE seq = ?", store.now, dueAt, held.n, held.b, w.seq);
+      store.sql.exec(
+        "UPDATE debounce_windows SET last_event_at = ?, due_at = ?, received = received + 1, kept = ?, bytes = ? WHERE seq = ?",
+        store.now,
+        dueAt,
+        held.n,
+        held.b,
+        w.seq,
+      );
       break;
     }
-    store.sql.exec("DELETE FROM debounce_events WHERE seq = (SELECT min(seq) FROM debounce_events WHERE window_seq = ?)", w.seq);
+    store.sql.exec(
+      "DELETE FROM debounce_events WHERE seq = (SELECT min(seq) FROM debounce_events WHERE window_seq = ?)",
+      w.seq,
+    );
   }
   bump(store, "events");
   return { key: keyOut(key), window: windowView(windowByKey(store, key)!) };
 }
 
 export function listWindows(store: EngineStore, limit: number, cursor: string | undefined) {
-  const rows = store.sql.exec<WindowRow>("SELECT * FROM debounce_windows WHERE seq > ? ORDER BY seq LIMIT ?", Number(cursor ?? 0), limit + 1).toArray();
+  const rows = store.sql
+    .exec<WindowRow>(
+      "SELECT * FROM debounce_windows WHERE seq > ? ORDER BY seq LIMIT ?",
+      Number(cursor ?? 0),
+      limit + 1,
+    )
+    .toArray();
   return keysetPage(rows, limit, (r) => r.seq, windowView);
 }
 
-export const allWindows = (store: EngineStore) => store.sql.exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq").toArray().map((w) => windowDetail(store, w));
+export const allWindows = (store: EngineStore) =>
+  store.sql
+    .exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq")
+    .toArray()
+    .map((w) => windowDetail(store, w));
 
 export function requireWindow(store: EngineStore, key: string): WindowRow {
   const w = windowByKey(store, key);
-  if (!w) throw new AppError("not_found", key === "" ? "The unkeyed window is not open." : `No open window for key ${key}.`);
+  if (!w)
+    throw new AppError("not_found", key === "" ? "The unkeyed window is not open." : `No open window for key ${key}.`);
   return w;
 }
 
@@ -136,7 +220,9 @@ export function dropWindow(store: EngineStore, w: WindowRow): void {
 
 /** Closes windows without firing them: one key's, or all. */
 export function cancelWindows(store: EngineStore, input: { key?: string; all?: boolean }) {
-  const rows = input.all ? store.sql.exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq").toArray() : [requireWindow(store, input.key ?? "")];
+  const rows = input.all
+    ? store.sql.exec<WindowRow>("SELECT * FROM debounce_windows ORDER BY seq").toArray()
+    : [requireWindow(store, input.key ?? "")];
   for (const w of rows) dropWindow(store, w);
   bump(store, "cancelled", rows.length);
   return { cancelled: rows.map(windowView) };

@@ -18,12 +18,16 @@ const BATCH = 100;
 const MAX_PERIOD_MS = MAX_PERIOD_SECONDS * 1000;
 
 function inWindow(store: EngineStore, s: State): number {
-  return store.sql.exec<{ n: number }>("SELECT count(*) AS n FROM drip_releases WHERE at > ?", store.now - s.period_ms).one().n;
+  return store.sql
+    .exec<{ n: number }>("SELECT count(*) AS n FROM drip_releases WHERE at > ?", store.now - s.period_ms)
+    .one().n;
 }
 
 /** When the window next has room: now, or when the count-th latest release leaves it. */
 function windowOpensAt(store: EngineStore, s: State): number {
-  const kth = store.sql.exec<{ at: number }>("SELECT at FROM drip_releases ORDER BY at DESC LIMIT 1 OFFSET ?", s.rate_count - 1).toArray()[0];
+  const kth = store.sql
+    .exec<{ at: number }>("SELECT at FROM drip_releases ORDER BY at DESC LIMIT 1 OFFSET ?", s.rate_count - 1)
+    .toArray()[0];
   return kth ? Math.max(store.now, kth.at + s.period_ms) : store.now;
 }
 
@@ -34,7 +38,8 @@ function windowOpensAt(store: EngineStore, s: State): number {
 function forgetOldReleases(store: EngineStore): void {
   store.sql.exec(
     "DELETE FROM drip_releases WHERE at <= ? OR rowid NOT IN (SELECT rowid FROM drip_releases ORDER BY at DESC LIMIT ?)",
-    store.now - MAX_PERIOD_MS, MAX_RATE_COUNT,
+    store.now - MAX_PERIOD_MS,
+    MAX_RATE_COUNT,
   );
 }
 
@@ -52,13 +57,21 @@ function hold(store: EngineStore, s: State): Hold {
 /** Sends a pending message now: into flight, and into the window. */
 function release(store: EngineStore, config: DripConfig, row: MessageRow): void {
   const headers = JSON.parse(row.headers) as Record<string, string>;
-  const deliveryId = store.send({ url: config.url, method: config.method, headers, body: row.body, eventType: "drip.released" });
+  const deliveryId = store.send({
+    url: config.url,
+    method: config.method,
+    headers,
+    body: row.body,
+    eventType: "drip.released",
+  });
   move(store, row, "pending", "in_flight", deliveryId);
   store.sql.exec("INSERT INTO drip_releases (at) VALUES (?)", store.now);
 }
 
 function oldestPending(store: EngineStore, n: number): MessageRow[] {
-  return store.sql.exec<MessageRow>("SELECT * FROM drip_messages WHERE status = 'pending' ORDER BY seq LIMIT ?", n).toArray();
+  return store.sql
+    .exec<MessageRow>("SELECT * FROM drip_messages WHERE status = 'pending' ORDER BY seq LIMIT ?", n)
+    .toArray();
 }
 
 export const timer = {
@@ -77,9 +90,15 @@ export const timer = {
 export function releaseNow(store: EngineStore, config: DripConfig, input: { count?: number; message_id?: string }) {
   let rows: MessageRow[];
   if (input.message_id) {
-    const row = store.sql.exec<MessageRow>("SELECT * FROM drip_messages WHERE message_id = ?", input.message_id).toArray()[0];
+    const row = store.sql
+      .exec<MessageRow>("SELECT * FROM drip_messages WHERE message_id = ?", input.message_id)
+      .toArray()[0];
     if (!row) throw new AppError("not_found", `No message ${input.message_id} on this drip.`);
-    if (row.status !== "pending") throw new AppError("conflict", `Message ${input.message_id} is ${row.status}; only pending messages can be released.`);
+    if (row.status !== "pending")
+      throw new AppError(
+        "conflict",
+        `Message ${input.message_id} is ${row.status}; only pending messages can be released.`,
+      );
     rows = [row];
   } else {
     rows = oldestPending(store, input.count ?? 1);
@@ -96,8 +115,16 @@ export function setPaused(store: EngineStore, paused: boolean) {
 }
 
 /** Changes the pace in force (the record's config keeps what create accepted). Releases already made stay in the window. */
-export function setLimits(store: EngineStore, input: { rate?: { count: number; period_seconds: number }; max_parallel?: number }) {
-  if (input.rate) store.sql.exec("UPDATE drip_state SET rate_count = ?, period_ms = ?", input.rate.count, input.rate.period_seconds * 1000);
+export function setLimits(
+  store: EngineStore,
+  input: { rate?: { count: number; period_seconds: number }; max_parallel?: number },
+) {
+  if (input.rate)
+    store.sql.exec(
+      "UPDATE drip_state SET rate_count = ?, period_ms = ?",
+      input.rate.count,
+      input.rate.period_seconds * 1000,
+    );
   if (input.max_parallel !== undefined) store.sql.exec("UPDATE drip_state SET max_parallel = ?", input.max_parallel);
   return statusView(store);
 }
@@ -106,9 +133,14 @@ export function statusView(store: EngineStore) {
   const s = state(store);
   const h = hold(store, s);
   return {
-    paused: s.paused === 1, pending: s.pending, in_flight: s.in_flight,
-    rate: { count: s.rate_count, period_seconds: s.period_ms / 1000 }, max_parallel: s.max_parallel,
-    released_in_window: inWindow(store, s), held_by: h.held_by, next_release_at: isoOrNull(h.next),
+    paused: s.paused === 1,
+    pending: s.pending,
+    in_flight: s.in_flight,
+    rate: { count: s.rate_count, period_seconds: s.period_ms / 1000 },
+    max_parallel: s.max_parallel,
+    released_in_window: inWindow(store, s),
+    held_by: h.held_by,
+    next_release_at: isoOrNull(h.next),
   };
 }
 
@@ -116,7 +148,11 @@ export function usage(store: EngineStore) {
   const s = state(store);
   return {
     enqueued: s.pending + s.in_flight + s.delivered + s.failed + s.cancelled,
-    pending: s.pending, in_flight: s.in_flight, delivered: s.delivered, failed: s.failed, cancelled: s.cancelled,
+    pending: s.pending,
+    in_flight: s.in_flight,
+    delivered: s.delivered,
+    failed: s.failed,
+    cancelled: s.cancelled,
     backlog_bytes: s.backlog_bytes,
   };
 }

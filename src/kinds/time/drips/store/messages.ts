@@ -12,17 +12,43 @@ import { AppError } from "../../../../http/errors";
 import type { EngineStore } from "../../../../kind/kind";
 import { iso, isoOrNull } from "../../../../time";
 import { outgoingRequest } from "../../../../delivery/outbound";
-import { MAX_BACKLOG, MAX_BACKLOG_BYTES, MAX_KEPT, MAX_KEPT_BYTES, type DripConfig, type EnqueueInput, type MessageStatus } from "../schema";
+import {
+  MAX_BACKLOG,
+  MAX_BACKLOG_BYTES,
+  MAX_KEPT,
+  MAX_KEPT_BYTES,
+  type DripConfig,
+  type EnqueueInput,
+  type MessageStatus,
+} from "../schema";
 
 export type MessageRow = {
-  seq: number; message_id: string; dedup_id: string | null; body: string | null; headers: string; bytes: number;
-  status: MessageStatus; delivery_id: string | null; created_at: number; released_at: number | null; finished_at: number | null;
+  seq: number;
+  message_id: string;
+  dedup_id: string | null;
+  body: string | null;
+  headers: string;
+  bytes: number;
+  status: MessageStatus;
+  delivery_id: string | null;
+  created_at: number;
+  released_at: number | null;
+  finished_at: number | null;
 };
 
 export type State = {
-  paused: number; rate_count: number; period_ms: number; max_parallel: number;
-  pending: number; in_flight: number; delivered: number; failed: number; cancelled: number;
-  backlog_bytes: number; kept: number; kept_bytes: number;
+  paused: number;
+  rate_count: number;
+  period_ms: number;
+  max_parallel: number;
+  pending: number;
+  in_flight: number;
+  delivered: number;
+  failed: number;
+  cancelled: number;
+  backlog_bytes: number;
+  kept: number;
+  kept_bytes: number;
 };
 
 const FINISHED: readonly MessageStatus[] = ["delivered", "failed", "cancelled"];
@@ -50,7 +76,10 @@ export const TABLES = [
 export function init(store: EngineStore, config: DripConfig): void {
   store.sql.exec(
     "INSERT INTO drip_state (id, paused, rate_count, period_ms, max_parallel) VALUES (1, ?, ?, ?, ?)",
-    config.paused ? 1 : 0, config.rate.count, config.rate.period_seconds * 1000, config.max_parallel,
+    config.paused ? 1 : 0,
+    config.rate.count,
+    config.rate.period_seconds * 1000,
+    config.max_parallel,
   );
 }
 
@@ -61,7 +90,13 @@ export function state(store: EngineStore): State {
 const isFinished = (s: MessageStatus | null) => s !== null && FINISHED.includes(s);
 
 /** Moves a message from one status to another (null: it is new), keeping the counters and timestamps in step. */
-export function move(store: EngineStore, row: Pick<MessageRow, "seq" | "bytes">, from: MessageStatus | null, to: MessageStatus, deliveryId?: string): void {
+export function move(
+  store: EngineStore,
+  row: Pick<MessageRow, "seq" | "bytes">,
+  from: MessageStatus | null,
+  to: MessageStatus,
+  deliveryId?: string,
+): void {
   const finishing = isFinished(to) && !isFinished(from);
   // Column names come from the status enum; amounts are bound.
   const sets = [`${to} = ${to} + 1`];
@@ -77,8 +112,21 @@ export function move(store: EngineStore, row: Pick<MessageRow, "seq" | "bytes">,
   }
   store.sql.exec(`UPDATE drip_state SET ${sets.join(", ")}`, ...args);
   if (from === null) return;
-  if (to === "in_flight") store.sql.exec("UPDATE drip_messages SET status = ?, delivery_id = ?, released_at = ? WHERE seq = ?", to, deliveryId ?? null, store.now, row.seq);
-  else store.sql.exec("UPDATE drip_messages SET status = ?, finished_at = coalesce(finished_at, ?) WHERE seq = ?", to, store.now, row.seq);
+  if (to === "in_flight")
+    store.sql.exec(
+      "UPDATE drip_messages SET status = ?, delivery_id = ?, released_at = ? WHERE seq = ?",
+      to,
+      deliveryId ?? null,
+      store.now,
+      row.seq,
+    );
+  else
+    store.sql.exec(
+      "UPDATE drip_messages SET status = ?, finished_at = coalesce(finished_at, ?) WHERE seq = ?",
+      to,
+      store.now,
+      row.seq,
+    );
   if (finishing) prune(store);
 }
 
@@ -86,7 +134,11 @@ export function move(store: EngineStore, row: Pick<MessageRow, "seq" | "bytes">,
 function prune(store: EngineStore): void {
   let s = state(store);
   while (s.kept > MAX_KEPT || s.kept_bytes > MAX_KEPT_BYTES) {
-    const old = store.sql.exec<{ seq: number; bytes: number }>("SELECT seq, bytes FROM drip_messages WHERE finished_at IS NOT NULL ORDER BY seq LIMIT 100").toArray();
+    const old = store.sql
+      .exec<{ seq: number; bytes: number }>(
+        "SELECT seq, bytes FROM drip_messages WHERE finished_at IS NOT NULL ORDER BY seq LIMIT 100",
+      )
+      .toArray();
     if (old.length === 0) return;
     let kept = s.kept;
     let bytes = s.kept_bytes;
@@ -102,25 +154,42 @@ function prune(store: EngineStore): void {
 }
 
 export function view(row: MessageRow, deduplicated?: boolean) {
-  const at = (ms: number | null) => (isoOrNull(ms));
+  const at = (ms: number | null) => isoOrNull(ms);
   return {
-    message_id: row.message_id, dedup_id: row.dedup_id, status: row.status, bytes: row.bytes, delivery_id: row.delivery_id,
-    created_at: iso(row.created_at), released_at: at(row.released_at), finished_at: at(row.finished_at), ...(deduplicated ? { deduplicated } : {}),
+    message_id: row.message_id,
+    dedup_id: row.dedup_id,
+    status: row.status,
+    bytes: row.bytes,
+    delivery_id: row.delivery_id,
+    created_at: iso(row.created_at),
+    released_at: at(row.released_at),
+    finished_at: at(row.finished_at),
+    ...(deduplicated ? { deduplicated } : {}),
   };
 }
 
-export const detail = (row: MessageRow) => ({ ...view(row), body: row.body, headers: JSON.parse(row.headers) as Record<string, string> });
+export const detail = (row: MessageRow) => ({
+  ...view(row),
+  body: row.body,
+  headers: JSON.parse(row.headers) as Record<string, string>,
+});
 
-const bySeq = (store: EngineStore, seq: number) => store.sql.exec<MessageRow>("SELECT * FROM drip_messages WHERE seq = ?", seq).one();
+const bySeq = (store: EngineStore, seq: number) =>
+  store.sql.exec<MessageRow>("SELECT * FROM drip_messages WHERE seq = ?", seq).one();
 
 export function byId(store: EngineStore, messageId: string): MessageRow {
   const row = store.sql.exec<MessageRow>("SELECT * FROM drip_messages WHERE message_id = ?", messageId).toArray()[0];
-  if (!row) throw new AppError("not_found", `No message ${messageId} on this drip (finished messages are kept up to ${MAX_KEPT}).`);
+  if (!row)
+    throw new AppError(
+      "not_found",
+      `No message ${messageId} on this drip (finished messages are kept up to ${MAX_KEPT}).`,
+    );
   return row;
 }
 
 /** Header names in lower case, so a message's header replaces the drip's whatever their spelling. */
-const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+const lower = (h: Record<string, string>) =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 
 /**
  * Queues messages in order, all or none (the operation's transaction rolls back on a refusal).
@@ -131,13 +200,23 @@ export function enqueue(store: EngineStore, config: DripConfig, inputs: EnqueueI
   let added = 0;
   for (const input of inputs) {
     if (input.dedup_id) {
-      const earlier = store.sql.exec<MessageRow>("SELECT * FROM drip_messages WHERE dedup_id = ? AND status <> 'cancelled'", input.dedup_id).toArray()[0];
+      const earlier = store.sql
+        .exec<MessageRow>("SELECT * FROM drip_messages WHERE dedup_id = ? AND status <> 'cancelled'", input.dedup_id)
+        .toArray()[0];
       if (earlier) {
         out.push(view(earlier, true));
         continue;
       }
     }
-    const request = outgoingRequest({ url: config.url, method: config.method, headers: { ...lower(config.headers), ...lower(input.headers) }, body: input.body }, "");
+    const request = outgoingRequest(
+      {
+        url: config.url,
+        method: config.method,
+        headers: { ...lower(config.headers), ...lower(input.headers) },
+        body: input.body,
+      },
+      "",
+    );
     const headers = JSON.stringify(request.headers);
     const bytes = utf8Length(request.body ?? "") + utf8Length(headers);
     checkRoom(store, bytes, inputs.length);
@@ -145,7 +224,12 @@ export function enqueue(store: EngineStore, config: DripConfig, inputs: EnqueueI
     const seq = store.sql
       .exec<{ seq: number }>(
         "INSERT INTO drip_messages (message_id, dedup_id, body, headers, bytes, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING seq",
-        id, input.dedup_id ?? null, request.body, headers, bytes, store.now,
+        id,
+        input.dedup_id ?? null,
+        request.body,
+        headers,
+        bytes,
+        store.now,
       )
       .one().seq;
     move(store, { seq, bytes }, null, "pending");
@@ -161,23 +245,41 @@ function checkRoom(store: EngineStore, bytes: number, batch: number): void {
   const unfinished = s.pending + s.in_flight;
   const which = batch > 1 ? "This batch" : "This message";
   if (unfinished + 1 > MAX_BACKLOG) {
-    throw new AppError("payload_too_large", `${which} does not fit: a drip holds at most ${MAX_BACKLOG} unfinished messages and holds ${unfinished}.`);
+    throw new AppError(
+      "payload_too_large",
+      `${which} does not fit: a drip holds at most ${MAX_BACKLOG} unfinished messages and holds ${unfinished}.`,
+    );
   }
   if (s.backlog_bytes + bytes > MAX_BACKLOG_BYTES) {
-    throw new AppError("payload_too_large", `${which} does not fit: unfinished messages may take ${MAX_BACKLOG_BYTES} bytes and take ${s.backlog_bytes}.`);
+    throw new AppError(
+      "payload_too_large",
+      `${which} does not fit: unfinished messages may take ${MAX_BACKLOG_BYTES} bytes and take ${s.backlog_bytes}.`,
+    );
   }
 }
 
 export function list(store: EngineStore, status: MessageStatus | undefined, limit: number, cursor: string | undefined) {
   const rows = store.sql
-    .exec<MessageRow>("SELECT * FROM drip_messages WHERE seq > ? AND (? IS NULL OR status = ?) ORDER BY seq LIMIT ?", Number(cursor ?? 0), status ?? null, status ?? null, limit + 1)
+    .exec<MessageRow>(
+      "SELECT * FROM drip_messages WHERE seq > ? AND (? IS NULL OR status = ?) ORDER BY seq LIMIT ?",
+      Number(cursor ?? 0),
+      status ?? null,
+      status ?? null,
+      limit + 1,
+    )
     .toArray();
-  return keysetPage(rows, limit, (r) => r.seq, (r) => view(r));
+  return keysetPage(
+    rows,
+    limit,
+    (r) => r.seq,
+    (r) => view(r),
+  );
 }
 
 export function cancel(store: EngineStore, messageId: string) {
   const row = byId(store, messageId);
-  if (row.status !== "pending") throw new AppError("conflict", `Message ${messageId} is ${row.status}; only pending messages can be cancelled.`);
+  if (row.status !== "pending")
+    throw new AppError("conflict", `Message ${messageId} is ${row.status}; only pending messages can be cancelled.`);
   move(store, row, "pending", "cancelled");
   return view(bySeq(store, row.seq));
 }
@@ -186,7 +288,11 @@ export function cancel(store: EngineStore, messageId: string) {
 export function purge(store: EngineStore) {
   let cancelled = 0;
   for (;;) {
-    const rows = store.sql.exec<{ seq: number; bytes: number }>("SELECT seq, bytes FROM drip_messages WHERE status = 'pending' ORDER BY seq LIMIT 500").toArray();
+    const rows = store.sql
+      .exec<{ seq: number; bytes: number }>(
+        "SELECT seq, bytes FROM drip_messages WHERE status = 'pending' ORDER BY seq LIMIT 500",
+      )
+      .toArray();
     if (rows.length === 0) return { cancelled };
     for (const row of rows) move(store, row, "pending", "cancelled");
     cancelled += rows.length;

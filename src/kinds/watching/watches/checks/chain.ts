@@ -10,7 +10,8 @@ type ChainCheck = Extract<Check, { type: "chain_balance" }>;
 const MAX_RPC_BYTES = 64 * 1024;
 
 function rpcRequest(check: ChainCheck) {
-  if (check.token === null) return { jsonrpc: "2.0", id: 1, method: "eth_getBalance", params: [check.address, "latest"] };
+  if (check.token === null)
+    return { jsonrpc: "2.0", id: 1, method: "eth_getBalance", params: [check.address, "latest"] };
   const data = `0x70a08231${check.address.slice(2).toLowerCase().padStart(64, "0")}`;
   return { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: check.token, data }, "latest"] };
 }
@@ -18,7 +19,12 @@ function rpcRequest(check: ChainCheck) {
 export async function runChainCheck(c: CheckContext, check: ChainCheck): Promise<Outcome> {
   let fetched: Awaited<ReturnType<typeof timedFetch>>;
   try {
-    fetched = await timedFetch(c, check.rpc_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rpcRequest(check)), maxBytes: MAX_RPC_BYTES });
+    fetched = await timedFetch(c, check.rpc_url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(rpcRequest(check)),
+      maxBytes: MAX_RPC_BYTES,
+    });
   } catch (err) {
     return failure(err);
   }
@@ -32,7 +38,8 @@ export async function runChainCheck(c: CheckContext, check: ChainCheck): Promise
   }
   if (reply.error) return failed(`The node refused: ${String(reply.error.message ?? "error").slice(0, 300)}`, evidence);
   // An ERC-20 answers one 32-byte word; "0x" is a contract that is not there.
-  if (typeof reply.result !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(reply.result)) return failed(`The node's result is not a balance: ${JSON.stringify(reply.result)?.slice(0, 100)}`, evidence);
+  if (typeof reply.result !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(reply.result))
+    return failed(`The node's result is not a balance: ${JSON.stringify(reply.result)?.slice(0, 100)}`, evidence);
   const balance = BigInt(reply.result);
   const value = balance.toString();
   return compare(balance, check.operator, BigInt(check.threshold))

@@ -11,7 +11,15 @@ import { excerptOf, failed, failure, passed, timedFetch, type CheckContext, type
 
 type DnsCheck = Extract<Check, { type: "dns_record" }>;
 
-const TYPE_CODES: Record<DnsCheck["record_type"], number> = { A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28 };
+const TYPE_CODES: Record<DnsCheck["record_type"], number> = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+};
 const RCODES = ["NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"];
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -30,21 +38,32 @@ function canonicalIpv6(text: string): string {
 export function normalValue(type: DnsCheck["record_type"], value: string): string {
   const v = value.trim();
   switch (type) {
-    case "AAAA": return canonicalIpv6(v);
-    case "CNAME": case "NS": case "PTR": return bareName(v);
+    case "AAAA":
+      return canonicalIpv6(v);
+    case "CNAME":
+    case "NS":
+    case "PTR":
+      return bareName(v);
     case "MX": {
       const [pref, host] = v.split(/\s+/);
       return `${Number(pref)} ${bareName(host ?? "")}`;
     }
     // The JSON dialect quotes each character-string ("v=spf1" "-all"): joined, as the wire's are.
-    case "TXT": return /^".*"$/s.test(v) ? [...v.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, "$1")).join("") : v;
-    default: return v;
+    case "TXT":
+      return /^".*"$/s.test(v)
+        ? [...v.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, "$1")).join("")
+        : v;
+    default:
+      return v;
   }
 }
 
 /** RFC 1035 §4.1: one question, recursion desired, id 0 (RFC 8484 §4.1: for caching). */
 export function encodeQuery(name: string, type: number): Uint8Array {
-  const labels = bareName(name).split(".").filter(Boolean).map((l) => new TextEncoder().encode(l));
+  const labels = bareName(name)
+    .split(".")
+    .filter(Boolean)
+    .map((l) => new TextEncoder().encode(l));
   const out = new Uint8Array(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 1 + 4);
   const view = new DataView(out.buffer);
   view.setUint16(2, 0x0100);
@@ -67,19 +86,37 @@ class Reader {
   constructor(readonly bytes: Uint8Array) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
-  u8() { this.need(1); return this.bytes[this.at++]!; }
-  u16() { this.need(2); const v = this.view.getUint16(this.at); this.at += 2; return v; }
-  u32() { this.need(4); const v = this.view.getUint32(this.at); this.at += 4; return v; }
-  need(n: number) { if (this.at + n > this.bytes.length) throw new Error("the DNS answer is cut short"); }
+  u8() {
+    this.need(1);
+    return this.bytes[this.at++]!;
+  }
+  u16() {
+    this.need(2);
+    const v = this.view.getUint16(this.at);
+    this.at += 2;
+    return v;
+  }
+  u32() {
+    this.need(4);
+    const v = this.view.getUint32(this.at);
+    this.at += 4;
+    return v;
+  }
+  need(n: number) {
+    if (this.at + n > this.bytes.length) throw new Error("the DNS answer is cut short");
+  }
   /** A name, following compression pointers (at most 64 of them: a loop is malformed, not endless). */
   name(): string {
     const labels: string[] = [];
     let at = this.at;
     let jumped = false;
-    for (let hops = 0; ; ) {
+    for (let hops = 0; ;) {
       if (at >= this.bytes.length) throw new Error("the DNS answer is cut short");
       const len = this.bytes[at]!;
-      if (len === 0) { at++; break; }
+      if (len === 0) {
+        at++;
+        break;
+      }
       if ((len & 0xc0) === 0xc0) {
         if (++hops > 64) throw new Error("the DNS answer's names loop");
         const pointer = ((len & 0x3f) << 8) | this.bytes[at + 1]!;
@@ -102,7 +139,9 @@ function rdata(r: Reader, type: number, length: number): string | null {
   let value: string | null = null;
   if (type === 1 && length === 4) value = Array.from(r.bytes.subarray(r.at, end)).join(".");
   else if (type === 28 && length === 16) {
-    const words = Array.from({ length: 8 }, (_, i) => ((r.bytes[r.at + 2 * i]! << 8) | r.bytes[r.at + 2 * i + 1]!).toString(16));
+    const words = Array.from({ length: 8 }, (_, i) =>
+      ((r.bytes[r.at + 2 * i]! << 8) | r.bytes[r.at + 2 * i + 1]!).toString(16),
+    );
     value = canonicalIpv6(words.join(":"));
   } else if (type === 2 || type === 5 || type === 12) value = r.name();
   else if (type === 15) value = `${r.u16()} ${r.name()}`;
@@ -158,9 +197,17 @@ async function lookup(c: CheckContext, check: DnsCheck): Promise<Answer> {
   }
   const accept = check.format === "wire" ? "application/dns-message" : "application/dns-json";
   const { answer, durationMs } = await timedFetch(c, url.href, { headers: { accept }, maxBytes: MAX_ANSWER_BYTES });
-  if (answer.status !== 200) throw Object.assign(new Error(`The resolver answered ${answer.status}.`), { status: answer.status, excerpt: excerptOf(answer.body) });
-  if (check.format === "wire") return { ...decodeAnswer(answer.body, code), status: answer.status, durationMs, excerpt: null };
-  const parsed = JSON.parse(new TextDecoder().decode(answer.body)) as { Status?: number; Answer?: { type?: number; data?: string }[] };
+  if (answer.status !== 200)
+    throw Object.assign(new Error(`The resolver answered ${answer.status}.`), {
+      status: answer.status,
+      excerpt: excerptOf(answer.body),
+    });
+  if (check.format === "wire")
+    return { ...decodeAnswer(answer.body, code), status: answer.status, durationMs, excerpt: null };
+  const parsed = JSON.parse(new TextDecoder().decode(answer.body)) as {
+    Status?: number;
+    Answer?: { type?: number; data?: string }[];
+  };
   if (typeof parsed.Status !== "number") throw new Error("The resolver's answer has no Status.");
   const values = (parsed.Answer ?? []).filter((a) => a.type === code && typeof a.data === "string").map((a) => a.data!);
   return { rcode: parsed.Status, values, status: answer.status, durationMs, excerpt: excerptOf(answer.body) };
@@ -178,11 +225,29 @@ export async function runDnsCheck(c: CheckContext, check: DnsCheck): Promise<Out
   const evidence = { status: found.rcode, durationMs: found.durationMs, value: values, excerpt: found.excerpt };
   const memo = JSON.stringify(values);
   const before = c.memo === null ? null : (JSON.parse(c.memo) as string[]);
-  const change = before !== null && c.memo !== memo ? { summary: `The ${check.record_type} records of ${check.name} changed.`, before, after: values } : null;
-  if (found.rcode !== 0) return failed(`The resolver answered ${RCODES[found.rcode] ?? `RCODE ${found.rcode}`}.`, { ...evidence, change, memo });
+  const change =
+    before !== null && c.memo !== memo
+      ? { summary: `The ${check.record_type} records of ${check.name} changed.`, before, after: values }
+      : null;
+  if (found.rcode !== 0)
+    return failed(`The resolver answered ${RCODES[found.rcode] ?? `RCODE ${found.rcode}`}.`, {
+      ...evidence,
+      change,
+      memo,
+    });
   const expected = [...new Set(check.expected.map((v) => normalValue(check.record_type, v)))].sort();
-  if (expected.length === 0) return values.length > 0 ? passed({ ...evidence, change, memo }) : failed(`No ${check.record_type} record.`, { ...evidence, change, memo });
-  const holds = check.match === "contains" ? expected.every((v) => values.includes(v)) : JSON.stringify(expected) === JSON.stringify(values);
-  return holds ? passed({ ...evidence, change, memo }) : failed(`The ${check.record_type} records are [${values.join(", ")}]; expected ${check.match === "contains" ? "to include" : "exactly"} [${expected.join(", ")}].`, { ...evidence, change, memo });
+  if (expected.length === 0)
+    return values.length > 0
+      ? passed({ ...evidence, change, memo })
+      : failed(`No ${check.record_type} record.`, { ...evidence, change, memo });
+  const holds =
+    check.match === "contains"
+      ? expected.every((v) => values.includes(v))
+      : JSON.stringify(expected) === JSON.stringify(values);
+  return holds
+    ? passed({ ...evidence, change, memo })
+    : failed(
+        `The ${check.record_type} records are [${values.join(", ")}]; expected ${check.match === "contains" ? "to include" : "exactly"} [${expected.join(", ")}].`,
+        { ...evidence, change, memo },
+      );
 }
-

@@ -21,8 +21,17 @@ export interface FeedItem {
 }
 
 const parser = new XMLParser({
-  ignoreAttributes: false, attributeNamePrefix: "@_", removeNSPrefix: true, htmlEntities: false,
-  processEntities: { enabled: true, maxEntityCount: 50, maxEntitySize: 1000, maxTotalExpansions: 1000, maxExpandedLength: 100_000 },
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  removeNSPrefix: true,
+  htmlEntities: false,
+  processEntities: {
+    enabled: true,
+    maxEntityCount: 50,
+    maxEntitySize: 1000,
+    maxTotalExpansions: 1000,
+    maxExpandedLength: 100_000,
+  },
   isArray: (name) => name === "item" || name === "entry" || name === "link",
 });
 
@@ -38,19 +47,30 @@ function textOf(node: unknown): string | null {
 /** Atom's link is an element with href (rel alternate preferred); RSS's is text. */
 function linkOf(node: unknown): string | null {
   const links = Array.isArray(node) ? node : node === undefined ? [] : [node];
-  const hrefs = links.map((l) => (l && typeof l === "object" ? { href: (l as Node)["@_href"], rel: (l as Node)["@_rel"] } : { href: l, rel: undefined }));
+  const hrefs = links.map((l) =>
+    l && typeof l === "object"
+      ? { href: (l as Node)["@_href"], rel: (l as Node)["@_rel"] }
+      : { href: l, rel: undefined },
+  );
   const best = hrefs.find((l) => l.rel === undefined || l.rel === "alternate") ?? hrefs[0];
   return best ? textOf(best.href) : null;
 }
 
-const cut = (text: string | null, max: number) => (text === null ? null : text.length > max ? `${text.slice(0, max)}…` : text);
+const cut = (text: string | null, max: number) =>
+  text === null ? null : text.length > max ? `${text.slice(0, max)}…` : text;
 
 function itemOf(node: Node): FeedItem {
   const title = textOf(node.title);
   const link = linkOf(node.link);
   const published = textOf(node.pubDate ?? node.published ?? node.updated ?? node.date);
   const id = textOf(node.guid ?? node.id) ?? link ?? `${title ?? ""}|${published ?? ""}`;
-  return { id: cut(id, 500)!, title: cut(title, 300), link: cut(link, 2048), published, summary: cut(textOf(node.description ?? node.summary), 500) };
+  return {
+    id: cut(id, 500)!,
+    title: cut(title, 300),
+    link: cut(link, 2048),
+    published,
+    summary: cut(textOf(node.description ?? node.summary), 500),
+  };
 }
 
 /** The feed's items in document order (newest first in nearly every feed), or why it is no feed. */
@@ -63,7 +83,8 @@ export function parseFeed(xml: string): FeedItem[] | string {
   }
   const rss = doc.rss as Node | undefined;
   const channel = (rss?.channel ?? (doc.RDF as Node | undefined)) as Node | undefined;
-  const items = (channel?.item ?? (doc.RDF as Node | undefined)?.item ?? (doc.feed as Node | undefined)?.entry) as Node[] | undefined;
+  const items = (channel?.item ?? (doc.RDF as Node | undefined)?.item ?? (doc.feed as Node | undefined)?.entry) as
+    Node[] | undefined;
   if (!rss && !doc.RDF && !doc.feed) return "The answer is neither RSS nor Atom.";
   return (items ?? []).filter((i) => i && typeof i === "object").map(itemOf);
 }
@@ -78,7 +99,14 @@ export async function runFeedCheck(c: CheckContext, check: RssCheck): Promise<Ou
   const fresh = seen === null ? [] : items.filter((i) => !seen.has(i.id));
   // New ids first, then the old ones still remembered, up to the bound.
   const remembered = [...new Set([...items.map((i) => i.id), ...(seen ?? [])])].slice(0, MAX_SEEN_ITEMS);
-  const change = fresh.length > 0
-    ? { summary: `${fresh.length} new item(s) in the feed.`, before: null, after: fresh.length, items: fresh.slice(0, MAX_ITEMS_PER_EVENT) as unknown as Json[] } : null;
+  const change =
+    fresh.length > 0
+      ? {
+          summary: `${fresh.length} new item(s) in the feed.`,
+          before: null,
+          after: fresh.length,
+          items: fresh.slice(0, MAX_ITEMS_PER_EVENT) as unknown as Json[],
+        }
+      : null;
   return passed({ ...evidence, value: items.length, change, memo: JSON.stringify(remembered) });
 }

@@ -39,11 +39,27 @@ export interface CheckContext {
   userAgent: string;
 }
 
-export const failed = (error: string, evidence: Partial<Outcome> = {}): Outcome =>
-  ({ ok: false, status: null, durationMs: null, value: null, excerpt: null, change: null, ...evidence, error });
+export const failed = (error: string, evidence: Partial<Outcome> = {}): Outcome => ({
+  ok: false,
+  status: null,
+  durationMs: null,
+  value: null,
+  excerpt: null,
+  change: null,
+  ...evidence,
+  error,
+});
 
-export const passed = (evidence: Partial<Outcome> = {}): Outcome =>
-  ({ ok: true, status: null, durationMs: null, value: null, excerpt: null, change: null, error: null, ...evidence });
+export const passed = (evidence: Partial<Outcome> = {}): Outcome => ({
+  ok: true,
+  status: null,
+  durationMs: null,
+  value: null,
+  excerpt: null,
+  change: null,
+  error: null,
+  ...evidence,
+});
 
 /** A check that could not even ask (refused URL, network error, timeout, too large): a failure that says why. */
 export function failure(err: unknown, evidence: Partial<Outcome> = {}): Outcome {
@@ -54,11 +70,20 @@ export const excerptOf = (body: Uint8Array): string | null =>
   body.length === 0 ? null : new TextDecoder().decode(body.subarray(0, EXCERPT_CHARS * 4)).slice(0, EXCERPT_CHARS);
 
 /** A guarded fetch for a check, with its timing (the whole answer, body included). */
-export async function timedFetch(c: CheckContext, url: string, init: { method?: string; headers?: Record<string, string>; body?: string; maxBytes: number }): Promise<{ answer: FetchedBody; durationMs: number }> {
+export async function timedFetch(
+  c: CheckContext,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; maxBytes: number },
+): Promise<{ answer: FetchedBody; durationMs: number }> {
   const started = Date.now();
   const own = Object.keys(init.headers ?? {}).some((name) => name.toLowerCase() === "user-agent");
   const headers = own ? init.headers : { "user-agent": c.userAgent, ...init.headers };
-  const answer = await fetchGuarded(c.ctx.env, url, { ...init, headers, timeoutMs: c.config.timeout_ms, field: "check.url" });
+  const answer = await fetchGuarded(c.ctx.env, url, {
+    ...init,
+    headers,
+    timeoutMs: c.config.timeout_ms,
+    field: "check.url",
+  });
   return { answer, durationMs: Date.now() - started };
 }
 
@@ -71,17 +96,26 @@ export function statusExpected(status: number, expected: (number | string)[]): b
  * An HTTP check's request as configured, and its status against expected_status: the answer with the
  * evidence every outcome carries, or the failed outcome when it could not be fetched or its status is not expected.
  */
-export async function fetchExpected(c: CheckContext, check: HttpCheck): Promise<{ answer: FetchedBody; durationMs: number; evidence: Partial<Outcome> } | Outcome> {
+export async function fetchExpected(
+  c: CheckContext,
+  check: HttpCheck,
+): Promise<{ answer: FetchedBody; durationMs: number; evidence: Partial<Outcome> } | Outcome> {
   let fetched: Awaited<ReturnType<typeof timedFetch>>;
   try {
     const body = check.method === "POST" && check.body !== null ? check.body : undefined;
-    fetched = await timedFetch(c, check.url, { method: check.method, headers: check.headers, body, maxBytes: check.max_bytes });
+    fetched = await timedFetch(c, check.url, {
+      method: check.method,
+      headers: check.headers,
+      body,
+      maxBytes: check.max_bytes,
+    });
   } catch (err) {
     return failure(err);
   }
   const { answer, durationMs } = fetched;
   const evidence: Partial<Outcome> = { status: answer.status, durationMs, excerpt: excerptOf(answer.body) };
-  if (!statusExpected(answer.status, check.expected_status)) return failed(`Status ${answer.status} is not one of ${check.expected_status.join(", ")}.`, evidence);
+  if (!statusExpected(answer.status, check.expected_status))
+    return failed(`Status ${answer.status} is not one of ${check.expected_status.join(", ")}.`, evidence);
   return { ...fetched, evidence };
 }
 
@@ -90,12 +124,19 @@ type Comparable = number | bigint | string;
 /** `a op b` for numbers (or big integers); strings compare only with == and !=. */
 export function compare(a: Comparable, op: string, b: Comparable): boolean {
   switch (op) {
-    case "==": return a === b;
-    case "!=": return a !== b;
-    case "<": return a < b;
-    case "<=": return a <= b;
-    case ">": return a > b;
-    case ">=": return a >= b;
-    default: return false;
+    case "==":
+      return a === b;
+    case "!=":
+      return a !== b;
+    case "<":
+      return a < b;
+    case "<=":
+      return a <= b;
+    case ">":
+      return a > b;
+    case ">=":
+      return a >= b;
+    default:
+      return false;
   }
 }

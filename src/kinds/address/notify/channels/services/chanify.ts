@@ -2,7 +2,9 @@ import { channel, form } from "../channel";
 import { titled } from "../message";
 
 export default channel({
-  schemes: ["chantify", "chanify"], service: "Chanify", category: "push",
+  schemes: ["chantify", "chanify"],
+  service: "Chanify",
+  category: "push",
   grammar: "chantify://token",
   docs: "https://github.com/chanify/chanify#http-api",
   supports: { title: false, format: "text", attach: false, priority: false },

@@ -3,15 +3,25 @@ import { asText } from "../message";
 
 /** Parse Server's push, to every installation of the given device type. */
 export default channel({
-  schemes: ["parsep", "parseps"], service: "Parse Platform", category: "push",
+  schemes: ["parsep", "parseps"],
+  service: "Parse Platform",
+  category: "push",
   grammar: "parsep[s]://app_id:master_key@host[:port][/path][?device=all|ios|android]",
   docs: "https://docs.parseplatform.org/rest/guide/#sending-pushes",
   supports: { title: true, format: "text", attach: false, priority: false },
   parse: (u) => ({
     url: `${u.origin()}/${[...u.segments.map(encodeURIComponent), "parse", "push"].filter((s, i, a) => !(s === "parse" && a[i - 1] === "parse")).join("/")}`,
-    app: u.need(u.user, "the application id"), key: u.secret(u.password, "the master key"), device: u.param("device") ?? "all",
+    app: u.need(u.user, "the application id"),
+    key: u.secret(u.password, "the master key"),
+    device: u.param("device") ?? "all",
   }),
-  request: (t, m) => json(t.url, {
-    where: { deviceType: { $in: t.device === "all" ? ["ios", "android"] : [t.device] } }, data: { title: m.title ?? "", alert: asText(m) },
-  }, { "x-parse-application-id": t.app, "x-parse-master-key": t.key }),
+  request: (t, m) =>
+    json(
+      t.url,
+      {
+        where: { deviceType: { $in: t.device === "all" ? ["ios", "android"] : [t.device] } },
+        data: { title: m.title ?? "", alert: asText(m) },
+      },
+      { "x-parse-application-id": t.app, "x-parse-master-key": t.key },
+    ),
 });
