@@ -78,21 +78,25 @@ export default defineConfig({
                 TEST_RECEIVER_URL: inject<string>("receiverUrl"),
                 ALLOW_PRIVATE_TARGETS: "true",
                 DELIVERY_RETRY_SCALE: "0",
-                // notify's providers are the receiver too: their HTTPS requests arrive at /provider/notify/{host}{path}.
+                // notify's providers are the receiver too: their HTTPS requests arrive at
+                // /provider/notify/{host}{path}.
                 NOTIFY_TEST_ORIGIN: `${inject<string>("receiverUrl")}/provider/notify`,
                 // notify's mailto:// channel sends to a real local SMTP server (test/peers/smtp.ts).
                 TEST_SMTP: inject("smtp"),
-                // pdf renders with the local engines: Debian's chromium behind Gotenberg's routes (scripts/engines.mjs).
+                // pdf renders with the local engines: Debian's chromium behind Gotenberg's routes
+                // (scripts/engines.mjs).
                 ENGINE_URL: inject<string>("engineUrl"),
                 TEST_POPPLER_URL: inject<string>("popplerUrl"),
                 // egress-connectors leave through a real forward proxy (Debian's tinyproxy), sending from 127.0.0.2.
                 EGRESS_PROXY_URL: inject("egressProxy").url,
                 EGRESS_IPS: inject("egressProxy").ips,
-                // transfers copy to and from a real S3-compatible server (s3rver behind a SigV4-checking front, test/peers/s3.ts).
+                // transfers copy to and from a real S3-compatible server (s3rver behind a SigV4-checking front,
+                // test/peers/s3.ts).
                 TEST_S3: inject("s3"),
               },
               ratelimits: TEST_RATE_LIMITS,
-              // A real D1 database that no migration ever touches: readiness must report it (test/api/operator-config.test.ts).
+              // A real D1 database that no migration ever touches: readiness must report it
+              // (test/api/operator-config.test.ts).
               d1Databases: { TEST_EMPTY_DB: "test-empty-db" },
               // The engines' Container object, unbound for the worker (ENGINE_CONTAINER would take every engine call):
               // test/api/engine-endpoint.test.ts hands it over where it means to. Containers do not run here.

@@ -25,7 +25,8 @@ import { postJson, roundRatios } from "./lib.mjs";
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-// The tails compared again at one offered rate below both targets' capacity (autocannon corrects for coordinated omission).
+// The tails compared again at one offered rate below both targets' capacity (autocannon corrects for coordinated
+// omission).
 const fixedRate = Number(process.env.BENCH_FIXED_RATE ?? 500);
 const run = promisify(execFile);
 
@@ -102,7 +103,8 @@ try {
     3,
   );
 
-  // Alternate the two targets for a few rounds and keep the median of each: this machine is shared with the load generator.
+  // Alternate the two targets for a few rounds and keep the median of each: this machine is shared with the load
+  // generator.
   const paidHeaders = { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token };
   const bareRuns = [];
   const paidRuns = [];
@@ -163,7 +165,8 @@ try {
   const reads = paidReadRuns.reduce((n, r) => n + r.total, 0);
   // Increments and paid reads both cost $0.0001.
   const calls = Math.round((balance.spent_usd - 0.001) / 0.0001);
-  // The counter's own value is the number of increments that happened (autocannon stops waiting for the last in-flight ones).
+  // The counter's own value is the number of increments that happened (autocannon stops waiting for the last in-flight
+  // ones).
   const exported = await (
     await fetch(`${service.url}/v1/resources/${counter.id}/export`, {
       headers: { authorization: `Bearer ${counter.management_token}` },
@@ -185,7 +188,8 @@ try {
   console.log(
     `p99 paid/bare, median of the rounds' ratios: ${roundRatios(paidRuns, bareRuns, "p99").text} (target ≤ 1.3×)`,
   );
-  // The free read pays nothing and writes nothing: its tail against the bare one is the machine's share of the paid call's.
+  // The free read pays nothing and writes nothing: its tail against the bare one is the machine's share of the paid
+  // call's.
   console.log(`p99 free read/bare, for reference: ${roundRatios(freeReadRuns, bareRuns, "p99").text}`);
   console.log(
     `p99 paid/bare at ${fixedRate} req/s offered, median of the rounds' ratios: ${roundRatios(paidFixedRuns, bareFixedRuns, "p99").text}`,

@@ -85,7 +85,8 @@ try {
   const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
   const baseline = median(bareRuns);
   const inbox = median(inboxRuns);
-  // Every 200 names a seq; the inbox's last seq is how many it kept (autocannon stops counting answers in flight when a round ends).
+  // Every 200 names a seq; the inbox's last seq is how many it kept (autocannon stops counting answers in flight when a
+  // round ends).
   const kept = [];
   for (let round = 0; round < rounds; round++) {
     const info = await (

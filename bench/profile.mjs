@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * Where a paid call's time goes: a CPU profile of the worker and its Durable Objects (one
- * isolate under `wrangler dev`) while autocannon loads one target, taken through the V8
- * inspector, summed by function (self time) and by module of the source.
+ * Where a paid call's time goes: a CPU profile of the worker and its Durable Objects (one isolate under `wrangler dev`)
+ * while autocannon loads one target, taken through the V8 inspector, summed by function (self time) and by module of
+ * the source.
  *
- *   npm run bench:profile                                  (paid increment, 8 s)
- *   BENCH_TARGET=paid-read BENCH_SECONDS=8 npm run bench:profile
+ *   npm run bench:profile (paid increment, 8 s) BENCH_TARGET=paid-read BENCH_SECONDS=8 npm run bench:profile
  *
- * Targets: paid-increment, paid-read, free-read, inbox-ingest (a public POST of 1 KiB of JSON), site-asset (a 10 KiB file of a site). The rate limits are raised as in counters.mjs.
+ * Targets: paid-increment, paid-read, free-read, inbox-ingest (a public POST of 1 KiB of JSON), site-asset (a 10 KiB
+ * file of a site). The rate limits are raised as in counters.mjs.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";

@@ -87,7 +87,8 @@ export async function soak(options = {}) {
       const roll = createHash("sha256").update(id).digest()[0] / 256;
       if (d.attempts === 1 && roll < 0.15) return res.writeHead(500).end("failing");
       if (d.attempts === 1 && roll < 0.22) return req.socket.destroy();
-      if (d.attempts === 1 && roll < 0.27) return setTimeout(() => req.socket.destroy(), 17_000); // past the attempt's 15 s
+      // past the attempt's 15 s
+      if (d.attempts === 1 && roll < 0.27) return setTimeout(() => req.socket.destroy(), 17_000);
       d.ok++;
       if (!byPath.has(url)) byPath.set(url, id);
       res.writeHead(200).end("ok");
@@ -699,7 +700,9 @@ export async function soak(options = {}) {
   return { rows, failures: rows.filter((r) => !r.ok), text, output: service.output() };
 }
 
-/** The keys (and open multipart uploads) local R2 still holds: its metadata is SQLite, read with the sqlite3 command. */
+/**
+ * The keys (and open multipart uploads) local R2 still holds: its metadata is SQLite, read with the sqlite3 command.
+ */
 async function r2Keys(dir) {
   const files = [];
   const walk = (d) => {

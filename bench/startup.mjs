@@ -50,7 +50,10 @@ const stamp = new Date().toISOString().replace(/[:.]/g, "-").slice(0, 19);
 const results = path.resolve("bench/results");
 await mkdir(results, { recursive: true });
 
-/** `wrangler deploy --dry-run` of a config: the upload form (what check startup reads), the bundle and wrangler's size line. */
+/**
+ * `wrangler deploy --dry-run` of a config: the upload form (what check startup reads), the bundle and wrangler's size
+ * line.
+ */
 async function build(name, config) {
   const outdir = path.join(work, name);
   const form = path.join(work, `${name}.bundle`);
@@ -218,9 +221,10 @@ function busyMs(p, weigh = samples) {
 }
 
 /**
- * Self time by source file and by function, and inclusive time by source file, over several profiles of one
- * bundle, counted in samples (`ticks`). A frame's self time is spread over the lines its samples were taken at (`positionTicks`): the
- * bundle's top level holds every module's top-level statements, and those lines say whose they are.
+ * Self time by source file and by function, and inclusive time by source file, over several profiles of one bundle,
+ * counted in samples (`ticks`). A frame's self time is spread over the lines its samples were taken at
+ * (`positionTicks`): the bundle's top level holds every module's top-level statements, and those lines say whose they
+ * are.
  */
 function where(profiles, map) {
   const byFile = new Map(),
@@ -334,7 +338,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 log(`building the service (wrangler deploy --dry-run) and the calibration worker in ${work}`);
 const service = await build("service", "wrangler.toml");
 const calibration = await build("calibration", "bench/startup-calibration/wrangler.toml");
-// BENCH_BASE=<a checkout, node_modules beside it>: its bundle too, in the same rounds, to compare a change with what it changes.
+// BENCH_BASE=<a checkout, node_modules beside it>: its bundle too, in the same rounds, to compare a change with what it
+// changes.
 const base = process.env.BENCH_BASE
   ? await build("base", path.join(path.resolve(process.env.BENCH_BASE), "wrangler.toml"))
   : null;

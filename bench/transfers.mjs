@@ -22,7 +22,9 @@ import { buyCredits, inspector, log, run, sleep } from "./lib.mjs";
 const mib = Number(process.env.BENCH_MIB ?? 200);
 const size = mib * 1024 * 1024;
 const BUCKET = "bench";
-/** `object` (the issue's S3 → objects) or `s3` (S3 → S3: the Worker's part of the work without the local R2 simulator). */
+/**
+ * `object` (the issue's S3 → objects) or `s3` (S3 → S3: the Worker's part of the work without the local R2 simulator).
+ */
 const destination = process.env.BENCH_DEST ?? "object";
 
 /** Resident memory (KiB) of the workerd processes this script started. */

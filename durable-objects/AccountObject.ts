@@ -291,7 +291,9 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
     return capture(() => ({ tokenId: this.store.authenticate(input)[0]!.token_id }));
   }
 
-  /** Ledger rows of the token and its descendants within [since, until), and its balance, with every hold settled first. */
+  /**
+   * Ledger rows of the token and its descendants within [since, until), and its balance, with every hold settled first.
+   */
   statement(
     input: Credential & { since: number; until: number },
   ): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>> {
@@ -317,7 +319,9 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
 
   // ---- internals ----
 
-  /** Returns one charge to its token's chain (inside the caller's transaction); false when it was given back already. */
+  /**
+   * Returns one charge to its token's chain (inside the caller's transaction); false when it was given back already.
+   */
   private giveBack(charge: LedgerRow, requestId: string): boolean {
     if (this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length)
       return false;

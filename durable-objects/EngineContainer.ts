@@ -21,7 +21,9 @@ const failed = (detail: string) =>
   new Response(detail, { status: 502, headers: { "content-type": "text/plain; charset=utf-8" } });
 
 export class EngineContainer extends DurableObject<Env> {
-  /** Settles once the running container's engines answer; cleared when it stops, so the next request starts it again. */
+  /**
+   * Settles once the running container's engines answer; cleared when it stops, so the next request starts it again.
+   */
   private ready: Promise<void> | null = null;
 
   override async fetch(request: Request): Promise<Response> {

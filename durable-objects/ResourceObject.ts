@@ -49,7 +49,9 @@ import { ResourceInSandbox } from "./resource/in-sandbox";
 import { refuseOutsideMoney } from "./resource/sandbox-clock";
 import type { SandboxStep } from "../src/rpc/sandbox";
 
-/** Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on. */
+/**
+ * Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on.
+ */
 function expected(out: Json, expect: OpInput["expect"]): Json {
   if (!expect) return out;
   const got = out as Record<string, Json>;
@@ -75,7 +77,10 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   private readonly sandbox: ResourceInSandbox;
   /** Made on first use: it needs the resource's id. */
   private billingOf: Billing | undefined;
-  /** Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand for. */
+  /**
+   * Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand
+   * for.
+   */
   private readonly faults: ResourceFaults = {};
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -151,7 +156,10 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     return this.billingOf;
   }
 
-  /** When the alarm must next run, on the resource's clock: the resource's life, a settlement, the outbox or the kind's timer. */
+  /**
+   * When the alarm must next run, on the resource's clock: the resource's life, a settlement, the outbox or the kind's
+   * timer.
+   */
   private nextAlarmAt(): number | null {
     const meta = this.meta.get();
     const next = [this.lifecycle.nextDueAt()];
@@ -233,7 +241,8 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
         op,
         input: input.input,
       });
-      // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for nothing.
+      // A narrowed token's paid calls: counted with the work; once spent, refused before a prepare step works for
+      // nothing.
       const counted = grant && input.priceMicro > 0 && !input.peek ? grant : null;
       if (counted && op.prepare) this.meta.grants.checkPaidCall(counted);
       refuseOutsideMoney(this.clock.sandboxId, input.payer, input.priceMicro);
@@ -362,7 +371,10 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     });
   }
 
-  /** A message another resource relayed here: the kind takes it in a transaction (once per relay id); an ended resource takes nothing. */
+  /**
+   * A message another resource relayed here: the kind takes it in a transaction (once per relay id); an ended resource
+   * takes nothing.
+   */
   relay(input: RelayInput): Promise<Result<null>> {
     return capture(async () => {
       const meta = this.meta.get();
@@ -380,7 +392,9 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     });
   }
 
-  /** What this resource shares with another of its owner's (a link serving a blob's bytes); an ended one shares nothing. */
+  /**
+   * What this resource shares with another of its owner's (a link serving a blob's bytes); an ended one shares nothing.
+   */
   sharedObject(): Promise<Result<{ key: string } | null>> {
     return capture(() => {
       const meta = this.meta.get();
@@ -390,7 +404,9 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
     });
   }
 
-  /** Takes bytes another of its owner's resources wrote below this one's prefix (a transfer's copy) as its own content. */
+  /**
+   * Takes bytes another of its owner's resources wrote below this one's prefix (a transfer's copy) as its own content.
+   */
   adoptObject(input: AdoptedObject): Promise<Result<null>> {
     return capture(async () => {
       const meta = this.meta.get();

@@ -42,7 +42,10 @@ const freePort = () =>
     });
   });
 
-/** Makes one proxied request to `port` with `password` (to a refused target: no name to resolve, no wait), marked `nonce`. */
+/**
+ * Makes one proxied request to `port` with `password` (to a refused target: no name to resolve, no wait), marked
+ * `nonce`.
+ */
 function probe(port, password, nonce) {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");

@@ -2,12 +2,11 @@
 // Prints fresh keys for the service's secrets.
 //   npm run keys:generate                 the RS256 private JWK signing access tokens, receipts and attestations
 //                                         (the secret, on stdout) and its public half (on stderr)
-//   npm run keys:generate -- --tsa        the notary's TSA key instead: an EC P-256 private JWK on stdout (TSA_PRIVATE_JWK)
-//                                         and its self-signed TSA certificate written to tsa-certificate.pem
-//                                         (TSA_CERT_PEM; `--cert-out FILE` to choose the file, `--name NAME` for its CN)
-//   npm run keys:generate -- --dev-vars   write both to .dev.vars for `npm run dev` (each only where not set yet)
-// Rotation: set the new key as OAUTH_NEXT_PRIVATE_JWK first (it is published in the JWKS), wait
-// longer than the verifiers' JWKS cache (and an access token's hour), then make it OAUTH_PRIVATE_JWK.
+//   npm run keys:generate -- --tsa the notary's TSA key instead: an EC P-256 private JWK on stdout (TSA_PRIVATE_JWK)
+//   and its self-signed TSA certificate written to tsa-certificate.pem (TSA_CERT_PEM; `--cert-out FILE` to choose the
+//   file, `--name NAME` for its CN) npm run keys:generate -- --dev-vars write both to .dev.vars for `npm run dev` (each
+//   only where not set yet) Rotation: set the new key as OAUTH_NEXT_PRIVATE_JWK first (it is published in the JWKS),
+//   wait longer than the verifiers' JWKS cache (and an access token's hour), then make it OAUTH_PRIVATE_JWK.
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { oauthKey, tsaKey } from "./lib/keys.mjs";
 

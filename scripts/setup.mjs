@@ -52,7 +52,8 @@ async function main() {
   const workerName = section.name ?? "zeitvault";
   console.log(`${dryRun ? "Planning" : "Setting up"} [env.${env}] (Worker ${workerName}) from ${configPath}.`);
 
-  // 1. The operator's values, checked before anything is read or made (every secret counted as set: only the values are judged here).
+  // 1. The operator's values, checked before anything is read or made (every secret counted as set: only the values are
+  //    judged here).
   const vars = { ...section.vars };
   const missing = await settleOperatorValues(vars, flags, NETWORKS);
   if (missing.length)

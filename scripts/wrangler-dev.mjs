@@ -138,11 +138,18 @@ async function withRateLimits(config, perMinute) {
 }
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number, state?: string, port?: number, onOutput?: (chunk: string) => void }} [options]
- *   `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
- *   `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
- *   a given state is the caller's, left in place by stop(). `onOutput`: every chunk wrangler prints (a long run's whole log).
- * @returns {Promise<{ url: string, state: string, pid: number | undefined, stop(): Promise<void>, kill(): Promise<void>, output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }>}
+ * @typedef {{ url: string, state: string, pid: number | undefined, stop(): Promise<void>, kill(): Promise<void>,
+ *   output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }} WranglerDev
+ */
+
+/**
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number,
+ *   state?: string, port?: number, onOutput?: (chunk: string) => void }} [options]
+ *   - `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
+ *   - `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
+ *     a given state is the caller's, left in place by stop().
+ *   - `onOutput`: every chunk wrangler prints (a long run's whole log).
+ * @returns {Promise<WranglerDev>}
  */
 export async function startWranglerDev(options = {}) {
   const state = options.state ?? (await mkdtemp(path.join(tmpdir(), "zeitvault-dev-")));
@@ -197,7 +204,9 @@ export async function startWranglerDev(options = {}) {
     if (ownState) await rm(state, { recursive: true, force: true });
     await removeCopy();
   };
-  /** A crash: wrangler and every workerd under it get SIGKILL at once, nothing flushed; the state stays for a restart. */
+  /**
+   * A crash: wrangler and every workerd under it get SIGKILL at once, nothing flushed; the state stays for a restart.
+   */
   const kill = async () => {
     const below = await descendants(child.pid);
     for (const p of [{ pid: child.pid }, ...below]) {

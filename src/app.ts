@@ -91,7 +91,10 @@ function answerErrors(app: Hono<AppEnv>, table: (() => RouteTable) | null = null
   });
 }
 
-/** The API, the site and everything documented in the OpenAPI document (public addresses too: their answers come from buildPublicApp). */
+/**
+ * The API, the site and everything documented in the OpenAPI document (public addresses too: their answers come from
+ * buildPublicApp).
+ */
 export function buildApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
@@ -100,7 +103,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   greet(app);
 
-  // docs/api.md#requests-and-conventions: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own routes).
+  // docs/api.md#requests-and-conventions: JSON bodies up to 1 MiB unless a kind says more (those kinds stream their own
+  // routes).
   app.use("/oauth/*", bodyLimit({ maxSize: 16 * 1024 }));
   app.use("/v1/*", apiBodyLimit);
   app.use("/v1/*", jsonDepthLimit);

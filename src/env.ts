@@ -76,7 +76,10 @@ export interface Env {
    * end of wrangler.toml): when bound, every engine request goes to it, and ENGINE_URL and OCR_ENGINE_URL are not used.
    */
   ENGINE_CONTAINER?: DurableObjectNamespace;
-  /** Browser Rendering's REST API (HTML/URL → PDF on Cloudflare): the account, and a secret API token with Browser Rendering Edit. */
+  /**
+   * Browser Rendering's REST API (HTML/URL → PDF on Cloudflare): the account, and a secret API token with Browser
+   * Rendering Edit.
+   */
   BROWSER_RENDERING_ACCOUNT_ID?: string;
   BROWSER_RENDERING_API_TOKEN?: string;
   /**
@@ -95,7 +98,10 @@ export interface Env {
   OAUTH_NEXT_PRIVATE_JWK?: string;
   /** Secret: the notary's RFC 3161 TSA key (EC P-256 or RSA private JWK); with TSA_CERT_PEM. */
   TSA_PRIVATE_JWK?: string;
-  /** Secret: the TSA certificate (PEM) for TSA_PRIVATE_JWK, with a critical extendedKeyUsage timeStamping; published at /v1/tsa/certificate.pem. */
+  /**
+   * Secret: the TSA certificate (PEM) for TSA_PRIVATE_JWK, with a critical extendedKeyUsage timeStamping; published at
+   * /v1/tsa/certificate.pem.
+   */
   TSA_CERT_PEM?: string;
   /** The TSA policy OID put into every time stamp (default: the service's own, see docs/kinds.md). */
   TSA_POLICY_OID?: string;
@@ -106,7 +112,10 @@ export interface Env {
   NOTIFY_TEST_ORIGIN?: string;
   MIN_PURCHASE_USD: string;
   MAX_PURCHASE_USD: string;
-  /** Seconds between an isolate's flushes of its request counts to D1 (src/operator/usage-counters.ts); default 10, 0 after every request. */
+  /**
+   * Seconds between an isolate's flushes of its request counts to D1 (src/operator/usage-counters.ts); default 10, 0
+   * after every request.
+   */
   STATS_FLUSH_SECONDS?: string;
   /** Optional Workers Analytics Engine dataset: one data point per request (src/operator/request-log.ts). */
   ANALYTICS?: AnalyticsEngineDataset;

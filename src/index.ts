@@ -1,4 +1,7 @@
-/** The worker's handlers: HTTP, the delivery queue consumer and the daily sweeps (worker.ts adds the Durable Objects for wrangler). */
+/**
+ * The worker's handlers: HTTP, the delivery queue consumer and the daily sweeps (worker.ts adds the Durable Objects for
+ * wrangler).
+ */
 import type { Env } from "./env";
 import { buildApp, buildPublicApp } from "./app";
 import { sweepTombstones } from "./kind/index-table";

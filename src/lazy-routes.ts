@@ -17,7 +17,10 @@ export type RegisterRoutes = (app: OpenAPIHono<AppEnv>) => void;
 
 export interface RouteGroupCard {
   load(): Promise<RegisterRoutes>;
-  /** The group's registrations in order: method (`ALL` for a middleware of `use`), path, and whether it is a middleware (takes `next`). */
+  /**
+   * The group's registrations in order: method (`ALL` for a middleware of `use`), path, and whether it is a middleware
+   * (takes `next`).
+   */
   routes: readonly (readonly [method: string, path: string, middleware: boolean])[];
 }
 

@@ -12,7 +12,10 @@ import type { SandboxApi } from "./rpc/sandbox";
 
 export type { AccountApi, ResourceApi, SandboxApi };
 
-/** Object ids by name, per namespace: deriving one is a hash in the runtime, on every call otherwise. Ids are plain values, not I/O, so they outlive the request that made them. */
+/**
+ * Object ids by name, per namespace: deriving one is a hash in the runtime, on every call otherwise. Ids are plain
+ * values, not I/O, so they outlive the request that made them.
+ */
 type Namer = { idFromName(name: string): DurableObjectId };
 const idsOf = new WeakMap<Namer, (name: string) => DurableObjectId>();
 

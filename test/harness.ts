@@ -171,7 +171,9 @@ export async function problemOf(res: Response, status?: number): Promise<Problem
   return body;
 }
 
-/** `value` as `schema` reads it, failing the test with the schema's message when it does not; unknown fields are kept. */
+/**
+ * `value` as `schema` reads it, failing the test with the schema's message when it does not; unknown fields are kept.
+ */
 function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   expect(parsed.success, `${what}: ${parsed.error?.message}\n${JSON.stringify(value)}`).toBe(true);
@@ -294,7 +296,10 @@ export async function createResource(kind: string, creditToken: string, body: Re
   return { record, id: record.id, mgmt: record.management_token };
 }
 
-/** The Standard Webhooks verifier of a resource created with a `notify_url` (its signing secret is shown once, at create). */
+/**
+ * The Standard Webhooks verifier of a resource created with a `notify_url` (its signing secret is shown once, at
+ * create).
+ */
 export function verifierOf(record: { signing_secret?: string }): Webhook {
   expect(record.signing_secret, "a signing secret: was the resource created without notify_url?").toMatch(/^whsec_/);
   return new Webhook(record.signing_secret!);
@@ -386,7 +391,10 @@ export interface Received {
   status: number;
 }
 
-/** What the local webhook receiver got for `name` (test/peers/receiver.ts), once at least `count` arrived: deliveries cross a real queue, so poll, boundedly. */
+/**
+ * What the local webhook receiver got for `name` (test/peers/receiver.ts), once at least `count` arrived: deliveries
+ * cross a real queue, so poll, boundedly.
+ */
 export async function received(name: string, count: number): Promise<Received[]> {
   for (let i = 0; i < 100; i++) {
     const log = (await (await fetch(`${env.TEST_RECEIVER_URL}/_log/${name}`)).json()) as Received[];
@@ -396,7 +404,10 @@ export async function received(name: string, count: number): Promise<Received[]>
   throw new Error(`receiver got fewer than ${count} requests for ${name}`);
 }
 
-/** Makes the local receiver serve `body` at `${TEST_RECEIVER_URL}/content/${name}` (and /redirect/${name}); returns that URL. */
+/**
+ * Makes the local receiver serve `body` at `${TEST_RECEIVER_URL}/content/${name}` (and /redirect/${name}); returns that
+ * URL.
+ */
 export async function serveContent(
   name: string,
   body: string | Uint8Array,
@@ -414,7 +425,10 @@ export async function serveContent(
   return `${env.TEST_RECEIVER_URL}/content/${name}`;
 }
 
-/** One MCP `tools/call` over raw JSON-RPC (protocol 2025-11-25, which has structuredContent), paid by `bearer`: the tool's result. */
+/**
+ * One MCP `tools/call` over raw JSON-RPC (protocol 2025-11-25, which has structuredContent), paid by `bearer`: the
+ * tool's result.
+ */
 export async function mcpTool(
   bearer: string,
   name: string,

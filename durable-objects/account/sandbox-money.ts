@@ -27,7 +27,10 @@ export class SandboxMoney {
     return this.sandboxId;
   }
 
-  /** Refuses a spend for a resource outside this money's sandbox (`undefined`: a creation, which joins it); answers the sandbox. */
+  /**
+   * Refuses a spend for a resource outside this money's sandbox (`undefined`: a creation, which joins it); answers the
+   * sandbox.
+   */
   check(resourceSandbox: string | null | undefined): string | null {
     const mine = this.of();
     if (resourceSandbox === undefined || resourceSandbox === mine) return mine;

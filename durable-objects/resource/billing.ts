@@ -23,7 +23,9 @@ import { dryRun, GroupCommit } from "./transactions";
 import type { Settlement } from "../../src/rpc/account";
 import type { Hold } from "./billing-tables";
 
-/** A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that... */
+/**
+ * A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that...
+ */
 const HOLD_MIN_CALLS = 100;
 /** ...but reserves at most this much (µUSD) beyond one call. */
 export const HOLD_MAX_MICRO = 500_000;
@@ -35,7 +37,10 @@ const REFILL_AT = 0.5;
 const FLUSH_AFTER_MS = 5_000;
 /** How many times a call waits for a hold before giving up (each wait is one account round trip). */
 const HOLD_ATTEMPTS = 4;
-/** Call rates kept per resource (per token and price); the oldest go first, and a token forgotten starts from the minimum hold again. */
+/**
+ * Call rates kept per resource (per token and price); the oldest go first, and a token forgotten starts from the
+ * minimum hold again.
+ */
 const MAX_RATES = 1_000;
 /** When an account cannot be reached, settlement is retried this much later. */
 const RETRY_AFTER_MS = 30_000;
@@ -50,7 +55,10 @@ export class Billing {
   private readonly inflight = new Map<string, { hash: string; done: Promise<void> }>();
   private holdsOf: Map<string, Hold> | undefined;
   private readonly rates = new Map<string, CallRate>();
-  /** Calls waiting for a hold, per token and price: a hold asked for covers them all (a cold burst is served by one round trip). */
+  /**
+   * Calls waiting for a hold, per token and price: a hold asked for covers them all (a cold burst is served by one
+   * round trip).
+   */
   private readonly waiting = new Map<string, number>();
   private commits: GroupCommit | undefined;
 
@@ -186,7 +194,10 @@ export class Billing {
     this.acquire(payer, price, true).catch(() => undefined);
   }
 
-  /** What to ask the account for: about HOLD_SPAN_MS of this token's calls at the rate observed, and at least the calls waiting, within the cap. */
+  /**
+   * What to ask the account for: about HOLD_SPAN_MS of this token's calls at the rate observed, and at least the calls
+   * waiting, within the cap.
+   */
   private holdSize(payer: CreditCredential, price: number): number {
     const key = keyOf(payer, price);
     const rate = this.rates.get(key)?.perSecond(Date.now()) ?? 0;

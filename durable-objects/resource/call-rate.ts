@@ -1,4 +1,7 @@
-/** Calls per second of one token at one price, over the last whole second (and the one under way): holds are sized to it (billing.ts). */
+/**
+ * Calls per second of one token at one price, over the last whole second (and the one under way): holds are sized to it
+ * (billing.ts).
+ */
 export class CallRate {
   private second = 0;
   private current = 0;

@@ -31,7 +31,10 @@ export class ResourceClock {
     return Date.now() + this.offset;
   }
 
-  /** Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or before the epoch). */
+  /**
+   * Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or
+   * before the epoch).
+   */
   async alarmAt(resourceTime: number): Promise<void> {
     this.armedAt = Math.max(Date.now(), resourceTime - this.offset);
     await this.storage.setAlarm(this.armedAt);

@@ -43,7 +43,10 @@ import { takeFault } from "./test-faults";
 import type { DeliveryRow } from "./deliveries-tables";
 import { deliveryPage, deliveryView } from "./delivery-views";
 
-/** This process (isolate), as the rows it put on the queue name it; drawn on first use (no random values at a module's top level). */
+/**
+ * This process (isolate), as the rows it put on the queue name it; drawn on first use (no random values at a module's
+ * top level).
+ */
 let processId: string | undefined;
 const thisProcess = (): string => (processId ??= crypto.randomUUID());
 
@@ -260,7 +263,8 @@ export class DeliveryLog {
     let attempts = row.attempts;
     const a = report.attempt;
     if (a) {
-      // Numbered here, not by the queue: a manual retry or a re-send starts a new message, and the log keeps every attempt.
+      // Numbered here, not by the queue: a manual retry or a re-send starts a new message, and the log keeps every
+      // attempt.
       attempts += 1;
       this.sql.exec(
         "INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

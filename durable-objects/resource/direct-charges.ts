@@ -24,7 +24,9 @@ export type PendingCharge = {
   operation: string;
   /** The account charged, when a credit token pays (x402 and free calls are paid outside the object). */
   account_id: string | null;
-  /** Real time, when it was written down: the charge is among the account ledger's rows since (about: clocks differ). */
+  /**
+   * Real time, when it was written down: the charge is among the account ledger's rows since (about: clocks differ).
+   */
   started_at: number;
   /** "x402": a creation paid by an x402 payment the worker settles after it (settledCreate crosses it off). */
   settles: string | null;
@@ -35,7 +37,10 @@ const TABLE = "pending_charges";
 /** Made by the first direct charge (a creation's, before the other tables), and by a migration in older resources. */
 export const PENDING_CHARGES_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (request_id TEXT PRIMARY KEY, resource_id TEXT NOT NULL, operation TEXT NOT NULL, account_id TEXT, started_at INTEGER NOT NULL, settles TEXT)`;
 
-/** Platform migration 7: a creation may wait for its x402 settlement (tables made before have no such column; new ones have it). */
+/**
+ * Platform migration 7: a creation may wait for its x402 settlement (tables made before have no such column; new ones
+ * have it).
+ */
 export function addSettlesColumn(sql: SqlStorage): void {
   const columns = sql
     .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${TABLE}')`)
@@ -97,7 +102,10 @@ export function pendingCharges(sql: SqlStorage): PendingCharge[] {
 /** One direct charge: written down, taken, then crossed off with its work or given back. */
 export class DirectCharge {
   readonly pending: PendingCharge;
-  /** The charge's id; null: nothing was charged (yet, or x402 paid); undefined: not known (a call that failed may have been taken). */
+  /**
+   * The charge's id; null: nothing was charged (yet, or x402 paid); undefined: not known (a call that failed may have
+   * been taken).
+   */
   charged: number | null | undefined = null;
   /** Whose money paid, once taken: a sandbox's id (a creation then joins that sandbox), or null. */
   paidBySandbox: string | null = null;

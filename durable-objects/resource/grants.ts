@@ -160,7 +160,10 @@ export class ResourceGrants {
     return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM resource_tokens").one().n;
   }
 
-  /** Refuses (403) a paid call once the token, or one it was made from, has spent its cap: before a prepare step works for nothing. */
+  /**
+   * Refuses (403) a paid call once the token, or one it was made from, has spent its cap: before a prepare step works
+   * for nothing.
+   */
   checkPaidCall(grant: Grant): void {
     const spent = this.lineRows(grant).find(
       (row) => row.max_paid_calls !== null && row.paid_calls >= row.max_paid_calls,

@@ -1,12 +1,11 @@
 /**
- * A resource's side of its sandbox (docs/api.md#sandboxes), a part of ResourceObject: the sandbox moves its clock a step at a
- * time, and at each step the resource runs what fell due exactly as its alarm would (the same alarm,
- * on the same code paths), reporting what fired. A sandbox's resource ends with its sandbox.
+ * A resource's side of its sandbox (docs/api.md#sandboxes), a part of ResourceObject: the sandbox moves its clock a
+ * step at a time, and at each step the resource runs what fell due exactly as its alarm would (the same alarm, on the
+ * same code paths), reporting what fired. A sandbox's resource ends with its sandbox.
  *
- * What the sandbox steps to is the simulated work: the kind's timer, the expiring notices, the TTL.
- * The outbox's and billing's own timing (a queued delivery's report window, a hold's settlement) runs
- * in real time or rides along on those steps: stepping to it would chase a deadline that moves with the
- * clock, and fire nothing anyone simulates.
+ * What the sandbox steps to is the simulated work: the kind's timer, the expiring notices, the TTL. The outbox's and
+ * billing's own timing (a queued delivery's report window, a hold's settlement) runs in real time or rides along on
+ * those steps: stepping to it would chase a deadline that moves with the clock, and fire nothing anyone simulates.
  */
 import type { Env } from "../../src/env";
 import { requireKind } from "../../src/resources/kinds";
@@ -117,7 +116,10 @@ export class ResourceInSandbox {
     return true;
   }
 
-  /** When the next simulated thing is due here, on the resource's clock: its TTL (or an end under way), a notice, its timer. */
+  /**
+   * When the next simulated thing is due here, on the resource's clock: its TTL (or an end under way), a notice, its
+   * timer.
+   */
   private simulatedDueAt(meta: MetaRow): number | null {
     if (meta.ended) return this.clock.now();
     const times = [
@@ -128,7 +130,10 @@ export class ResourceInSandbox {
     return Math.min(...times.map((t) => t ?? Infinity));
   }
 
-  /** One run of the alarm, as the runtime runs it, and what it did at `at`: the timer fired, deliveries it sent, the end. */
+  /**
+   * One run of the alarm, as the runtime runs it, and what it did at `at`: the timer fired, deliveries it sent, the
+   * end.
+   */
   private async observed(meta: MetaRow, at: number, run: () => Promise<void>): Promise<SandboxEvent[]> {
     const kind = meta.kind;
     const event = (type: string, detail: Json): SandboxEvent => ({ at, resource_id: meta.id, kind, type, detail });

@@ -44,7 +44,10 @@ import { joinSandbox, refuseOutsideMoney } from "./sandbox-clock";
 import { sandboxStub } from "../../src/stubs";
 
 export class ResourceLifecycle {
-  /** Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to recover. */
+  /**
+   * Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to
+   * recover.
+   */
   private readonly charging = new Map<string, number>();
 
   constructor(
@@ -65,7 +68,9 @@ export class ResourceLifecycle {
     return this.ctx.storage.sql;
   }
 
-  /** When the alarm must next run for the resource's life: a running charge's backstop, expiry, the next expiry notice. */
+  /**
+   * When the alarm must next run for the resource's life: a running charge's backstop, expiry, the next expiry notice.
+   */
   nextDueAt(): number | null {
     // A direct charge running in this process: its pending row's backstop, should the process die.
     const charging = Math.min(...this.charging.values());
@@ -253,7 +258,10 @@ export class ResourceLifecycle {
     this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs);
   }
 
-  /** Writes a direct charge down before it is taken, with the alarm within reach should this process die (resource/direct-charges.ts). */
+  /**
+   * Writes a direct charge down before it is taken, with the alarm within reach should this process die
+   * (resource/direct-charges.ts).
+   */
   private async beginCharge(charge: DirectCharge): Promise<void> {
     charge.record();
     const recoverAt = this.clock.now() + PENDING_RECOVERY_MS;
@@ -345,7 +353,8 @@ export class ResourceLifecycle {
       for (const pending of left) {
         if (awaitsSettlement(pending)) {
           // The worker settles after the create answers; past the backstop's wait, D1's payment row says how it went.
-          if (this.clock.now() < pending.started_at + PENDING_RECOVERY_MS) continue; // on the resource's clock, which a test moves
+          // on the resource's clock, which a test moves
+          if (this.clock.now() < pending.started_at + PENDING_RECOVERY_MS) continue;
           if (await settledInD1(this.env.DB, pending.request_id)) {
             crossOff(this.sql, pending.request_id);
             continue;

@@ -88,7 +88,10 @@ export class MetaCell {
     return this.authorizeCall(mgmtHash, need).meta;
   }
 
-  /** As authorizeCall, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found there. */
+  /**
+   * As authorizeCall, for a route that names the kind (`/v1/{kind}/{id}/…`): another kind's resource is not found
+   * there.
+   */
   authorizeKind(mgmtHash: string, kind: string, need: Need): { meta: MetaRow; grant: Grant | null } {
     const authorized = this.authorizeCall(mgmtHash, need);
     if (authorized.meta.kind !== kind)

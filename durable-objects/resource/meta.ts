@@ -70,7 +70,10 @@ export function readMeta(sql: SqlStorage): MetaRow | null {
   );
 }
 
-/** The record as of now: `store` is the kind's view (for usage and status), `unsettled` what holds charged but did not settle yet. */
+/**
+ * The record as of now: `store` is the kind's view (for usage and status), `unsettled` what holds charged but did not
+ * settle yet.
+ */
 export function recordOf(
   meta: MetaRow,
   config: unknown,

@@ -20,10 +20,14 @@ import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
 import { GRANTS_TABLE } from "./grants";
 
-/** The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes and direct charges. */
+/**
+ * The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes
+ * and direct charges.
+ */
 const PLATFORM_MIGRATIONS: Migration[] = [
   { sql: [META_TABLE, ...BILLING_TABLES, ...DELIVERY_TABLES] },
-  // Deliveries become a transactional outbox with stored bodies and retention; R2 deletes are recorded before they are made.
+  // Deliveries become a transactional outbox with stored bodies and retention; R2 deletes are recorded before they are
+  // made.
   { sql: [...DELIVERY_OUTBOX_COLUMNS, R2_DROPS_TABLE] },
   // Public addresses resolve without D1: the operator's disable list is mirrored into the resource.
   { sql: [META_PUBLIC_DISABLED] },
@@ -62,7 +66,10 @@ function storedVersions(sql: SqlStorage): Map<string, number> | null {
   );
 }
 
-/** Runs what each list has beyond `from` (0 for a new resource) and records the versions; the stored config is rewritten by the steps that say how. */
+/**
+ * Runs what each list has beyond `from` (0 for a new resource) and records the versions; the stored config is rewritten
+ * by the steps that say how.
+ */
 function apply(
   sql: SqlStorage,
   lists: Record<string, Migration[]>,

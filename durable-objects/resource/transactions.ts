@@ -17,7 +17,10 @@
 type Queued = { work: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void };
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
-/** The most calls one commit carries (each is a savepoint of a few statements; a batch holds the input gate while it runs). */
+/**
+ * The most calls one commit carries (each is a savepoint of a few statements; a batch holds the input gate while it
+ * runs).
+ */
 const MAX_BATCH = 256;
 
 export class GroupCommit {
@@ -25,7 +28,10 @@ export class GroupCommit {
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
-  /** Runs `work` atomically in the next batch; answers after the batch's transaction (the output gate holds any reply until it is durable). */
+  /**
+   * Runs `work` atomically in the next batch; answers after the batch's transaction (the output gate holds any reply
+   * until it is durable).
+   */
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // One timer per batch, set by the call that opens it. A timer per call was tried: an object's timers
@@ -71,7 +77,9 @@ export class GroupCommit {
 
 const ROLLBACK = Symbol("rollback");
 
-/** Runs `work` in a transaction that is always rolled back: would the engine accept this call, and what would it answer? */
+/**
+ * Runs `work` in a transaction that is always rolled back: would the engine accept this call, and what would it answer?
+ */
 export function dryRun<T>(storage: DurableObjectStorage, work: () => T): T {
   let value: T | undefined;
   try {

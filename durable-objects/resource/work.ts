@@ -75,8 +75,9 @@ export class ResourceWork {
   }
 
   /**
-   * Waits until `ready` holds or `seconds` pass (docs/api.md#requests-and-conventions caps long-polls at 30 s). Past MAX_WAITERS long-polls
-   * on this resource, one answers at once, as a long-poll may: each holds one of the object's timers.
+   * Waits until `ready` holds or `seconds` pass (docs/api.md#requests-and-conventions caps long-polls at 30 s). Past
+   * MAX_WAITERS long-polls on this resource, one answers at once, as a long-poll may: each holds one of the object's
+   * timers.
    */
   async waitUntil(meta: MetaRow, ready: (store: EngineStore) => boolean, seconds: number): Promise<void> {
     const deadline = Date.now() + Math.min(seconds, 30) * 1000;

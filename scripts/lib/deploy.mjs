@@ -21,7 +21,10 @@ import { readEnvironment } from "./wrangler-toml.mjs";
 
 const SITE_ASSETS = fileURLToPath(new URL("../site-assets.mjs", import.meta.url));
 
-/** Why this environment may not be deployed, as lines to print; empty when it may. `secrets`: values about to go up with it. */
+/**
+ * Why this environment may not be deployed, as lines to print; empty when it may. `secrets`: values about to go up with
+ * it.
+ */
 export async function deployRefusals({ env, configPath, secrets = {} }) {
   if (!env) {
     return [

@@ -8,7 +8,10 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 
-/** The RS256 private JWK (with its thumbprint as kid) signing access tokens, receipts and attestations: OAUTH_PRIVATE_JWK. */
+/**
+ * The RS256 private JWK (with its thumbprint as kid) signing access tokens, receipts and attestations:
+ * OAUTH_PRIVATE_JWK.
+ */
 export async function oauthKey() {
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
   const publicJwk = await exportJWK(publicKey);

@@ -52,7 +52,9 @@ function findKey(lines, table, key) {
   return null;
 }
 
-/** Where a new key goes: after the table's last key, before the comments and blank lines that lead into the next table. */
+/**
+ * Where a new key goes: after the table's last key, before the comments and blank lines that lead into the next table.
+ */
 function insertionPoint(lines, table) {
   let at = table.end;
   while (at - 1 > table.start && /^\s*(#.*)?$/.test(lines[at - 1])) at--;

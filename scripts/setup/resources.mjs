@@ -42,7 +42,10 @@ async function queueExists(name) {
   throw new Error(`wrangler queues info ${name} failed:\n${(result.stderr || result.stdout).trim()}`);
 }
 
-/** The migrations recorded in the remote database's d1_migrations table (none when it has no such table yet); null when it cannot be read. */
+/**
+ * The migrations recorded in the remote database's d1_migrations table (none when it has no such table yet); null when
+ * it cannot be read.
+ */
 async function appliedMigrations(target) {
   const result = await wrangler([
     "d1",

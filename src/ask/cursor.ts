@@ -17,7 +17,8 @@ export function encodeCursor(p: Position): string {
 export function decodeCursor(cursor: string): Position {
   let text = "";
   try {
-    text = new TextDecoder().decode(fromBase64Url(cursor)); // bytes that are not UTF-8 become U+FFFD, which the pattern refuses
+    // bytes that are not UTF-8 become U+FFFD, which the pattern refuses
+    text = new TextDecoder().decode(fromBase64Url(cursor));
   } catch {
     // falls through to the refusal below
   }

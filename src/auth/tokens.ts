@@ -110,7 +110,10 @@ export const parseCreditToken = remembered((token): Readonly<CreditTokenParts> |
   return Object.freeze(creditParts(payload.slice(0, ID_BYTES), payload.slice(ID_BYTES, ID_BYTES + SUB_BYTES)));
 });
 
-/** `seed`: the token's bytes, when they are not random (a create under an Idempotency-Key derives them: 64 bytes suffice). */
+/**
+ * `seed`: the token's bytes, when they are not random (a create under an Idempotency-Key derives them: 64 bytes
+ * suffice).
+ */
 export function issueManagementToken(seed?: Uint8Array): IssuedToken<{ resourceId: string }> {
   if (seed && seed.length < MANAGEMENT_PAYLOAD) throw new Error("management token seed too short");
   const payload = seed ? seed.slice(0, MANAGEMENT_PAYLOAD) : randomBytes(MANAGEMENT_PAYLOAD);

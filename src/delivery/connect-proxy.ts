@@ -186,7 +186,10 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
-/** The CONNECT's refusal as the caller should see it: the proxy's policy is a 403, its own failure a 503, the target's a 502. */
+/**
+ * The CONNECT's refusal as the caller should see it: the proxy's policy is a 403, its own failure a 503, the target's a
+ * 502.
+ */
 function tunnelRefused(status: number, target: string): AppError {
   if (status === 403) return new AppError("forbidden", `The egress proxy does not allow ${target}.`);
   if (status === 407)

@@ -12,7 +12,10 @@ import { headerFields } from "../http/header-fields";
 /** Headers we set ourselves (signature, framing): a configured one must not replace them. */
 const RESERVED_HEADERS =
   /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-id|webhook-timestamp|webhook-signature)$/i;
-/** A text body rides in the delivery row and the queue message (128 KB at most, sealed bodies grow by a third): larger ones go by reference (StoredBody). */
+/**
+ * A text body rides in the delivery row and the queue message (128 KB at most, sealed bodies grow by a third): larger
+ * ones go by reference (StoredBody).
+ */
 export const MAX_INLINE_BODY_BYTES = 64 * 1024;
 
 export const requestFields = {

@@ -8,7 +8,9 @@ export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as
 
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
-/** The longest a queue can hold a message back (Cloudflare Queues: 12 hours), so the longest a custom schedule may wait. */
+/**
+ * The longest a queue can hold a message back (Cloudflare Queues: 12 hours), so the longest a custom schedule may wait.
+ */
 export const MAX_RETRY_DELAY_SECONDS = 43_200;
 
 /**

@@ -1,4 +1,7 @@
-/** A delivery and its attempts as the API shows them: the resource's log (`/v1/{kind}/{id}/deliveries`) and the deliveries kind. */
+/**
+ * A delivery and its attempts as the API shows them: the resource's log (`/v1/{kind}/{id}/deliveries`) and the
+ * deliveries kind.
+ */
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_RETENTION } from "./outbox-policy";
 import { pageOf } from "../openapi/schemas";

@@ -60,7 +60,10 @@ async function pdfOf(name: string, res: Response): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Calls an engine that answers a PDF (`send` given the timeout's signal), turning a timeout or a connection failure into 504 / 503. */
+/**
+ * Calls an engine that answers a PDF (`send` given the timeout's signal), turning a timeout or a connection failure
+ * into 504 / 503.
+ */
 export async function enginePdf(
   name: string,
   send: (signal: AbortSignal) => Promise<Response>,

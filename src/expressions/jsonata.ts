@@ -88,14 +88,19 @@ function parse(text: string, field: string): Expression {
   return expression;
 }
 
-/** Checks an expression at the request that brings it (422 naming `field`); a later evaluation then only fails on its input. */
+/**
+ * Checks an expression at the request that brings it (422 naming `field`); a later evaluation then only fails on its
+ * input.
+ */
 export function checkExpression(text: string, field: string): void {
   parse(text, field);
 }
 
 export type Evaluation = { ok: true; value: Json | null } | { ok: false; error: string };
 
-/** Evaluates `text` on `input` within EXPRESSION_LIMITS: the JSON result (null when there is none), or why it failed. */
+/**
+ * Evaluates `text` on `input` within EXPRESSION_LIMITS: the JSON result (null when there is none), or why it failed.
+ */
 export async function evaluate(text: string, input: Json, bindings: Record<string, Json> = {}): Promise<Evaluation> {
   const expression = parse(text, "expression");
   let steps = 0;

@@ -29,7 +29,9 @@ export const headerValue = z
 export const CONNECTION_HEADERS =
   /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 
-/** Headers a caller configures for a request the service makes, none of them one the service sets itself (`reserved`). */
+/**
+ * Headers a caller configures for a request the service makes, none of them one the service sets itself (`reserved`).
+ */
 export function headerFields(reserved: RegExp, why: string) {
   return z
     .record(headerName, headerValue)
@@ -50,7 +52,9 @@ export const isMediaType = (value: string) => value.length <= 255 && MEDIA_TYPE.
 const NOT_IN_FILENAME =
   /[\u0000-\u001f\u007f-\u009f/\\]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** A download's file name: any Unicode text (it travels as RFC 8187 `filename*`), without controls or path separators. */
+/**
+ * A download's file name: any Unicode text (it travels as RFC 8187 `filename*`), without controls or path separators.
+ */
 export const fileName = z
   .string()
   .min(1)

@@ -44,7 +44,9 @@ export function masking(secrets: string[]) {
       maskIn(bytes, needles);
       return new TextDecoder().decode(bytes);
     },
-    /** The stream with every secret masked, even one split across chunks: the last `keep` bytes wait for the next chunk. */
+    /**
+     * The stream with every secret masked, even one split across chunks: the last `keep` bytes wait for the next chunk.
+     */
     stream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
       if (!needles.length) return body;
       let tail = new Uint8Array(0);

@@ -5,7 +5,9 @@
  * so it cannot drift from them as a hand-kept list would.
  */
 
-/** A route as Hono lists it: `ALL` is middleware (or a catch-all that answers for itself), never a method a path takes. */
+/**
+ * A route as Hono lists it: `ALL` is middleware (or a catch-all that answers for itself), never a method a path takes.
+ */
 export interface RegisteredRoute {
   method: string;
   path: string;
@@ -93,7 +95,9 @@ export function typoDistance(a: string, b: string, limit: number): number {
   return distance > limit ? Infinity : distance;
 }
 
-/** How far `parts` is from the pattern (the sum of its segments' typos), and the path it names, or null when too far. */
+/**
+ * How far `parts` is from the pattern (the sum of its segments' typos), and the path it names, or null when too far.
+ */
 function near(pattern: Segment[], parts: string[]): { distance: number; path: string } | null {
   const segments = pattern.filter((s) => !("literal" in s && s.literal === ""));
   if (segments.length === 0 || segments.length !== parts.length || segments.some((s) => "rest" in s)) return null;

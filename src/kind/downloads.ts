@@ -46,7 +46,10 @@ const query = z.object({
     .describe("HMAC of the object key and `expires`."),
 });
 
-/** The Range header of an operation that serves stored bytes: read in its transaction, so an unsatisfiable one is refused before it is charged. */
+/**
+ * The Range header of an operation that serves stored bytes: read in its transaction, so an unsatisfiable one is
+ * refused before it is charged.
+ */
 export const rangeHeader = z.object({
   range: z
     .string()
@@ -120,7 +123,8 @@ export function objectResponse(
 ): Response {
   const meta = object.httpMetadata;
   const type = meta?.contentType;
-  // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's powers.
+  // Bytes callers chose, served from our origin: never sniffed into something runnable, never given our origin's
+  // powers.
   const fields: Record<string, string> = {
     etag: object.httpEtag,
     "accept-ranges": "bytes",
@@ -169,12 +173,10 @@ export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
       "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is honoured (206). 404 once the resource has ended.",
     request: {
       params: z.object({
-        key: z
-          .string()
-          .openapi({
-            param: { name: "key", in: "path" },
-            example: "r_4k2R8h1Zq0Wm3n5T7v9x1y/blob/5f0c6a2b-3e4f-4a6b-8c8d-9e0f1a2b3c4d",
-          }),
+        key: z.string().openapi({
+          param: { name: "key", in: "path" },
+          example: "r_4k2R8h1Zq0Wm3n5T7v9x1y/blob/5f0c6a2b-3e4f-4a6b-8c8d-9e0f1a2b3c4d",
+        }),
       }),
       query,
     },

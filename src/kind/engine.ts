@@ -18,7 +18,9 @@ export interface StoredBody {
   key: string;
 }
 
-/** An HTTP request a kind sends out (a wakeup's call, a schedule's tick): signed and retried by the delivery pipeline. */
+/**
+ * An HTTP request a kind sends out (a wakeup's call, a schedule's tick): signed and retried by the delivery pipeline.
+ */
 export interface OutgoingRequest {
   url: string;
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -53,7 +55,10 @@ export interface EngineStore {
   /** When the resource was created, and when it expires (as of now), Unix ms. */
   readonly createdAt: number;
   readonly expiresAt: number;
-  /** The owner's label for the resource (null without one): what pages and messages for people call it, rather than its id. */
+  /**
+   * The owner's label for the resource (null without one): what pages and messages for people call it, rather than its
+   * id.
+   */
   readonly label: string | null;
   /** Where lifecycle events go (the create's notify_url), for kinds that send their own events there too. */
   readonly notifyUrl: string | null;
@@ -80,11 +85,14 @@ export interface EngineStore {
      */
     cancel(id: string): boolean;
   };
-  /** Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed; recorded with it, so the alarm finishes a delete the process did not. */
+  /**
+   * Deletes R2 objects (full keys, below `${resourceId}/`) once the transaction has committed; recorded with it, so the
+   * alarm finishes a delete the process did not.
+   */
   dropObjects(keys: string[]): void;
   /**
-   * A signed URL that downloads the R2 object `key` (below `${resourceId}/`) without credentials,
-   * valid until the resource ends (docs/api.md#managing-a-resource: export gives large bodies this way). Range requests work.
+   * A signed URL that downloads the R2 object `key` (below `${resourceId}/`) without credentials, valid until the
+   * resource ends (docs/api.md#managing-a-resource: export gives large bodies this way). Range requests work.
    */
   downloadUrl(key: string): string;
 }

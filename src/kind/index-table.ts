@@ -57,7 +57,10 @@ export async function findResourceIndex(db: D1Database, id: string): Promise<Ind
     .first<IndexRow>();
 }
 
-/** Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on; so do x402 claims a month past their authorization. */
+/**
+ * Daily sweep: tombstones older than 30 days go, so the id answers 404 from then on; so do x402 claims a month past
+ * their authorization.
+ */
 export async function sweepTombstones(db: D1Database, now: number): Promise<void> {
   await db
     .prepare("DELETE FROM resources WHERE ended_at IS NOT NULL AND ended_at < ?")
@@ -79,7 +82,10 @@ export interface PublicAddressTarget {
   disabled: number;
 }
 
-/** The resource behind a public address of the first layout (its id names nothing), and whether the operator disabled it. */
+/**
+ * The resource behind a public address of the first layout (its id names nothing), and whether the operator disabled
+ * it.
+ */
 export async function findPublicAddress(db: D1Database, publicId: string): Promise<PublicAddressTarget | null> {
   return db
     .prepare(

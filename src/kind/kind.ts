@@ -36,7 +36,10 @@ export interface OpExample {
   input?: JsonObject;
   /** Request headers the operation reads, by lower-case name. */
   headers?: Record<string, string>;
-  /** For a rawBody operation: the bytes, one character per byte (text as it is; binary as `\u0000`–`\u00ff`, binaryString in bytes.ts). */
+  /**
+   * For a rawBody operation: the bytes, one character per byte (text as it is; binary as `\u0000`–`\u00ff`,
+   * binaryString in bytes.ts).
+   */
   bytes?: string;
   /**
    * Operations whose examples must run first, in this order, for this one to succeed (a lease to ack,
@@ -44,9 +47,14 @@ export interface OpExample {
    * place of the same-named values here.
    */
   after?: string[];
-  /** Requests (POSTs of a small JSON body) that reach the resource's public address first: something to read back (a bin's capture). */
+  /**
+   * Requests (POSTs of a small JSON body) that reach the resource's public address first: something to read back (a
+   * bin's capture).
+   */
   arrivals?: number;
-  /** The JSON body the arrivals post, when the address takes only some (a form's fields); default `{ "example": n }`. */
+  /**
+   * The JSON body the arrivals post, when the address takes only some (a form's fields); default `{ "example": n }`.
+   */
   arrivalBody?: JsonObject;
 }
 
@@ -104,11 +112,14 @@ export interface OpDefinition<
    * streams back, Range honoured, instead of answering JSON; the output's other fields are not sent.
    */
   servesObject?: boolean;
-  /** Response headers derived from the output (e.g. an ETag): what each means, for the OpenAPI document, and their values. */
+  /**
+   * Response headers derived from the output (e.g. an ETag): what each means, for the OpenAPI document, and their
+   * values.
+   */
   responseHeaders?: { documented: Record<string, string>; of(out: Out): Record<string, string> };
   /**
-   * A long-poll (docs/api.md#requests-and-conventions: `wait_seconds` ≤ 30 in the input): while `ready` is false the call
-   * waits, up to that long, for other work on the resource to change it, then runs either way.
+   * A long-poll (docs/api.md#requests-and-conventions: `wait_seconds` ≤ 30 in the input): while `ready` is false the
+   * call waits, up to that long, for other work on the resource to change it, then runs either way.
    */
   ready?(store: EngineStore, config: Config, input: In & Params & Headers): boolean;
   output: z.ZodType<Out>;
@@ -174,7 +185,10 @@ export interface KindDefinition<Config = unknown> {
    * The first creates the tables; append a step to change them; never edit or remove one.
    */
   migrations: Migration[];
-  /** Writes the first rows into the new tables (`sealed`: what sealCreate set aside, else null); may send (sent once the resource exists). */
+  /**
+   * Writes the first rows into the new tables (`sealed`: what sealCreate set aside, else null); may send (sent once the
+   * resource exists).
+   */
   init?(store: EngineStore, config: Config, sealed: Json): void;
   /** Counters shown in the record's `usage`. */
   usage(store: EngineStore, config: Config): JsonObject;
@@ -190,7 +204,10 @@ export interface KindDefinition<Config = unknown> {
   sends?: Record<string, string>;
   /** A kind's own timer, run by the resource's alarm: when it is next due, and what to do then. */
   timer?: KindTimer<Config, unknown>;
-  /** A public address `/p/{public_id}` (docs/api.md#public-addresses): its routes and the steps answering them (kind/public-face.ts). */
+  /**
+   * A public address `/p/{public_id}` (docs/api.md#public-addresses): its routes and the steps answering them
+   * (kind/public-face.ts).
+   */
   public?: AnyPublicFace<Config>;
   /**
    * Releases what lives outside the resource's storage and R2 prefix (an unfinished multipart

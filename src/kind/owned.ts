@@ -9,7 +9,10 @@ import type { Env } from "../env";
 import { AppError } from "../http/errors";
 import { findResourceIndex } from "./index-table";
 
-/** Checks at create that `token` is the management token of an active resource of one of `kinds`; answers its id (a 422 naming `field` otherwise). */
+/**
+ * Checks at create that `token` is the management token of an active resource of one of `kinds`; answers its id (a 422
+ * naming `field` otherwise).
+ */
 export async function checkOwnedResource(env: Env, token: string, kinds: string[], field: string): Promise<string> {
   const what = `the management token of an active ${kinds.join(" or ")} resource`;
   const id = parseManagementToken(token)?.resourceId;

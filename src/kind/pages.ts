@@ -1,7 +1,7 @@
 /**
- * Keyset pages (docs/api.md#requests-and-conventions: `?limit=&cursor=` → `{ items, next_cursor }`). A list asks for `limit + 1`
- * rows past its cursor: the extra row only says that a next page exists, whose cursor is the key of
- * this page's last row.
+ * Keyset pages (docs/api.md#requests-and-conventions: `?limit=&cursor=` → `{ items, next_cursor }`). A list asks for
+ * `limit + 1` rows past its cursor: the extra row only says that a next page exists, whose cursor is the key of this
+ * page's last row.
  */
 /** A type, not an interface: it must be assignable to Json, which an interface (without an index signature) is not. */
 export type Page<T> = { items: T[]; next_cursor: string | null };

@@ -54,7 +54,9 @@ export function authoredPolicy(scripts: boolean): string {
   ].join("; ");
 }
 
-/** An absolute URL as a header can carry it: non-ASCII percent-encoded, the host in punycode (a relative one as given). */
+/**
+ * An absolute URL as a header can carry it: non-ASCII percent-encoded, the host in punycode (a relative one as given).
+ */
 function asciiLocation(location: string): string {
   try {
     return new URL(location).href;
@@ -83,7 +85,10 @@ function capped(stream: ReadableStream<Uint8Array>, limit: number): ReadableStre
 /** An upstream's status and the time to its answer, for a face that logs them. */
 export type Settled = (outcome: { status: number; durationMs: number }) => void;
 
-/** An upstream's answer, passed back: its status and end-to-end headers, never its cookies, and no power over our origin. */
+/**
+ * An upstream's answer, passed back: its status and end-to-end headers, never its cookies, and no power over our
+ * origin.
+ */
 async function upstream(
   c: Context<AppEnv>,
   answer: Extract<PublicAnswer, { type: "upstream" }>,
@@ -116,7 +121,10 @@ async function upstream(
   return new Response(answerBody, { status: res.status, headers: out });
 }
 
-/** A conditional GET that an object answer's own validators (its ETag, its Last-Modified) satisfy: 304, without reading R2. */
+/**
+ * A conditional GET that an object answer's own validators (its ETag, its Last-Modified) satisfy: 304, without reading
+ * R2.
+ */
 function unchanged(c: Context<AppEnv>, headers: Headers): boolean {
   const etag = headers.get("etag");
   if (!etag || (c.req.method !== "GET" && c.req.method !== "HEAD")) return false;

@@ -75,7 +75,10 @@ export interface PublicRoute {
    */
   anyMethod?: boolean;
   summary: string;
-  /** The largest body the route takes (default DEFAULT_PUBLIC_BODY_BYTES, at most MAX_PUBLIC_BODY_BYTES; 0 refuses any): beyond it 413, nothing stored. */
+  /**
+   * The largest body the route takes (default DEFAULT_PUBLIC_BODY_BYTES, at most MAX_PUBLIC_BODY_BYTES; 0 refuses any):
+   * beyond it 413, nothing stored.
+   */
   maxBodyBytes?: number;
   /**
    * The body is not read here: it streams on to the upstream an `upstream` answer names (a
@@ -107,7 +110,9 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 
-/** `headers` without hop-by-hop ones (and those their Connection header names), lower-case names; also without `drop`. */
+/**
+ * `headers` without hop-by-hop ones (and those their Connection header names), lower-case names; also without `drop`.
+ */
 export function endToEnd(headers: Headers, drop: string[] = []): Record<string, string> {
   const named = new Set((headers.get("connection") ?? "").split(",").map((h) => h.trim().toLowerCase()));
   const out: Record<string, string> = {};
@@ -123,7 +128,9 @@ export interface PublicRequest {
   /** The route that matched, and the values of its `{name}` segments. */
   route: string;
   params: Record<string, string>;
-  /** Below `/p/{public_id}`, exactly as sent (percent-encoding and a trailing slash kept): "" for the address itself. */
+  /**
+   * Below `/p/{public_id}`, exactly as sent (percent-encoding and a trailing slash kept): "" for the address itself.
+   */
   path: string;
   /** The query, in order, repeated keys kept. */
   query: [string, string][];
@@ -143,14 +150,18 @@ export interface PublicRequest {
    * on routes taking more); null when the request has none (or an empty one).
    */
   body: Uint8Array | StoredPublicBody | null;
-  /** On a route that `streamsBody`: the body was not read (whatever was sent), until a `read_body` answer asks for it. */
+  /**
+   * On a route that `streamsBody`: the body was not read (whatever was sent), until a `read_body` answer asks for it.
+   */
   bodyUnread: boolean;
 }
 
 interface Answered {
   status?: number;
   headers?: Record<string, string>;
-  /** Held back this long by the worker before it goes out (a bin's configured delay): the object is not kept waiting. */
+  /**
+   * Held back this long by the worker before it goes out (a bin's configured delay): the object is not kept waiting.
+   */
   delayMs?: number;
   /**
    * On a route that declares `reuse`: this answer stays right for the same request while the
@@ -231,7 +242,10 @@ export interface PublicFace<Config = unknown, Prepared = undefined, Handled = Pu
    * answer has gone out, so it may be lost (a request log entry then keeps no status).
    */
   settled?(store: EngineStore, config: Config, report: string, outcome: { status: number; durationMs: number }): void;
-  /** Undoes what `prepare` left behind (an R2 object it wrote) when the request then fails (the resource full, a refusal). */
+  /**
+   * Undoes what `prepare` left behind (an R2 object it wrote) when the request then fails (the resource full, a
+   * refusal).
+   */
   discard?(ctx: PrepareContext, config: Config, prepared: Prepared): Promise<void>;
   /**
    * For faces people open in a browser: the answer instead of problem+json for an error at this
@@ -254,7 +268,10 @@ export function definePublicFace<Config, Prepared = undefined, Handled = PublicA
   return face as unknown as AnyPublicFace<Config>;
 }
 
-/** The body as text (UTF-8, malformed sequences replaced); null without one. For routes taking at most INLINE_PUBLIC_BODY_BYTES. */
+/**
+ * The body as text (UTF-8, malformed sequences replaced); null without one. For routes taking at most
+ * INLINE_PUBLIC_BODY_BYTES.
+ */
 export function bodyText(request: PublicRequest): string | null {
   const body = request.body;
   if (body === null) return null;

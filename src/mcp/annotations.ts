@@ -38,7 +38,10 @@ const declaredTool = (): Map<string, Declared> =>
     ]),
   ));
 
-/** Routes outside the kinds that reach beyond the service: buying credits settles on a chain, a retried delivery calls its receiver. */
+/**
+ * Routes outside the kinds that reach beyond the service: buying credits settles on a chain, a retried delivery calls
+ * its receiver.
+ */
 const OPEN_WORLD_ROUTES = new Set(["buy_credits", "retry_delivery"]);
 
 /** Routes outside the kinds whose POST discards something. */

@@ -14,7 +14,8 @@ function toolOf(operation: string): string {
 }
 
 function cost(tool: string, lines: PriceLine[]): string {
-  // extend_resource charges the day rate of whichever kind the resource is: one line per kind would not fit a tool list.
+  // extend_resource charges the day rate of whichever kind the resource is: one line per kind would not fit a tool
+  // list.
   if (tool === "extend_resource")
     return "Costs the kind's day rate per started day added (see list_prices or describe_kind)";
   const each = lines.map(

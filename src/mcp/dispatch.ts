@@ -27,7 +27,9 @@ export interface ToolResult {
   _meta?: Record<string, unknown>;
 }
 
-/** The client's own headers that matter to the route beyond credentials: the caller's IP (rate limits, Ask) and agent. */
+/**
+ * The client's own headers that matter to the route beyond credentials: the caller's IP (rate limits, Ask) and agent.
+ */
 const FORWARDED = ["CF-Connecting-IP", "X-Forwarded-For", "User-Agent"];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -92,7 +94,10 @@ function uploadBytes(args: Record<string, unknown>): Uint8Array {
   }
 }
 
-/** The upload's media type; checked here, as the REST route checks its header, since a bad one cannot even be set as a header. */
+/**
+ * The upload's media type; checked here, as the REST route checks its header, since a bad one cannot even be set as a
+ * header.
+ */
 function uploadType(args: Record<string, unknown>): string {
   if (args.content_type === undefined) return "application/octet-stream";
   if (typeof args.content_type === "string" && isMediaType(args.content_type)) return args.content_type;

@@ -15,7 +15,10 @@ export const RPC_ERRORS = {
   resource_not_found: -32002,
   /** 2026-07-28: MCP-Protocol-Version, Mcp-Method or Mcp-Name missing, or not what the body says. */
   header_mismatch: -32020,
-  /** 2026-07-28: the request needs a client capability it did not declare (never, here: no tool asks the client anything). */
+  /**
+   * 2026-07-28: the request needs a client capability it did not declare (never, here: no tool asks the client
+   * anything).
+   */
   missing_client_capability: -32021,
   /** 2026-07-28: a protocol version this server does not serve; `data` lists the ones it does. */
   unsupported_protocol_version: -32022,

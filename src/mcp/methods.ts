@@ -45,7 +45,9 @@ function initialize(ctx: MethodContext, params: unknown): Result {
   };
 }
 
-/** server/discover (2026-07-28): every version served, the modern capabilities; the identity rides `_meta` (decorate). */
+/**
+ * server/discover (2026-07-28): every version served, the modern capabilities; the identity rides `_meta` (decorate).
+ */
 function discover(ctx: MethodContext, params: unknown): Result {
   paramsOf(z.object({}).loose().optional(), params);
   return { supportedVersions: [...REVISIONS], capabilities: capabilities(ctx.revision), instructions: INSTRUCTIONS };

@@ -94,7 +94,9 @@ export const CACHEABLE = new Set([
   "resources/read",
 ]);
 
-/** A complete 2026-07-28 result: its type, the server's identity in `_meta`, and cache hints where the method has them. */
+/**
+ * A complete 2026-07-28 result: its type, the server's identity in `_meta`, and cache hints where the method has them.
+ */
 export function decorate(
   method: string,
   result: Record<string, unknown>,

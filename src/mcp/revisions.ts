@@ -27,7 +27,10 @@ export function isRevision(value: unknown): value is Revision {
 const atLeast = (revision: Revision, since: Revision) => revision >= since;
 
 export interface Features {
-  /** Stateless: server/discover, `_meta` per request, `resultType` and cache hints on results; no initialize, ping or logging/setLevel. */
+  /**
+   * Stateless: server/discover, `_meta` per request, `resultType` and cache hints on results; no initialize, ping or
+   * logging/setLevel.
+   */
   modern: boolean;
   /** JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18; 2024-11-05's schema has none. */
   batches: boolean;
@@ -35,7 +38,10 @@ export interface Features {
   streamableHttp: boolean;
   /** Tool annotations (readOnlyHint, …): 2025-03-26 on. */
   annotations: boolean;
-  /** The `completions` capability and completion `context`: declared from 2025-03-26 (completion itself exists since 2024-11-05). */
+  /**
+   * The `completions` capability and completion `context`: declared from 2025-03-26 (completion itself exists since
+   * 2024-11-05).
+   */
   completionsCapability: boolean;
   /** `title` beside `name`, `structuredContent` and `outputSchema`: 2025-06-18 on. */
   structured: boolean;

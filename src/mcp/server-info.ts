@@ -32,7 +32,10 @@ export const INSTRUCTIONS =
 
 const title = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-/** MCP Implementation: name and version in every revision; a title from 2025-06-18; description, website and icons from 2025-11-25. */
+/**
+ * MCP Implementation: name and version in every revision; a title from 2025-06-18; description, website and icons from
+ * 2025-11-25.
+ */
 export function serverInfo(c: Context<AppEnv>, revision: Revision): Record<string, unknown> {
   const f = features(revision);
   const name = c.env.SERVICE_NAME;

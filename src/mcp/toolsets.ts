@@ -11,7 +11,9 @@ import { FAMILIES, KIND_NAMES, kindsNamed } from "../resources/kinds";
 import { GENERIC_TOOLS } from "./generic";
 import { CORE_ROUTE_TOOLS, kindToolNames } from "./tools";
 
-/** The kinds a `toolsets` query names: families, kinds, or `all`. An unknown name is a 400 that lists the known ones. */
+/**
+ * The kinds a `toolsets` query names: families, kinds, or `all`. An unknown name is a 400 that lists the known ones.
+ */
 export function selectedKinds(query: string | undefined): AnyKind[] {
   return query === undefined ? [] : kindsNamed(query, "toolsets");
 }

@@ -27,7 +27,10 @@ export interface PaidCall {
   priceMicro: number;
   operation: string;
   description: string;
-  /** Where a credit token may come from: the bearer (creates), X-CREDIT-TOKEN (beside a management token), or nowhere (purchases). */
+  /**
+   * Where a credit token may come from: the bearer (creates), X-CREDIT-TOKEN (beside a management token), or nowhere
+   * (purchases).
+   */
   creditFrom: "bearer" | "x-credit-token" | null;
 }
 

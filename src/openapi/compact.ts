@@ -85,7 +85,10 @@ const FOLDED: Record<string, { statuses: string[]; description: string }> = {
   },
 };
 
-/** Every header any folded status documents, anywhere: one folded response for all operations, not a variant per set of statuses. */
+/**
+ * Every header any folded status documents, anywhere: one folded response for all operations, not a variant per set of
+ * statuses.
+ */
 function foldedHeaders(doc: Document): Headers {
   const headers: Headers = {};
   for (const op of operations(doc)) {

@@ -1,4 +1,6 @@
-/** Shared schemas of the public API: the resource record, problems, x402 terms. Registered once as OpenAPI components. */
+/**
+ * Shared schemas of the public API: the resource record, problems, x402 terms. Registered once as OpenAPI components.
+ */
 import { z } from "@hono/zod-openapi";
 import { utf8Length } from "../bytes";
 import type { Json } from "../json";
@@ -107,7 +109,10 @@ export const managementTokenOf = (kinds: readonly string[], message: string) =>
     .regex(/^zvm_[0-9A-Za-z]+$/, message)
     .meta({ "x-management-token-of": [...kinds] });
 
-/** A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in UTF-8. */
+/**
+ * A document's text (a page, a Markdown body): lines and tabs, no other control characters, at most `maxBytes` in
+ * UTF-8.
+ */
 export const multiLine = (maxBytes: number) =>
   z
     .string()
@@ -231,7 +236,9 @@ export function onlyWith<T extends z.ZodObject>(schema: T, field: string, needs:
     .meta({ dependentRequired: { [field]: [needs] } }) as T;
 }
 
-/** `to` with the JSON Schema metadata of `from` (the cross-field rules above), which a new schema made from it loses. */
+/**
+ * `to` with the JSON Schema metadata of `from` (the cross-field rules above), which a new schema made from it loses.
+ */
 export function withMetaOf<T extends z.ZodType>(from: z.ZodType, to: T): T {
   const meta = z.globalRegistry.get(from);
   return meta ? (to.meta(meta) as T) : to;

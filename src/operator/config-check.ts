@@ -15,7 +15,10 @@ export interface ConfigProblem {
   setting: string;
   problem: string;
   fix: string;
-  /** `service`: nothing but liveness, the operator endpoints and the documentation is served; `operator`: the operator endpoints are refused. */
+  /**
+   * `service`: nothing but liveness, the operator endpoints and the documentation is served; `operator`: the operator
+   * endpoints are refused.
+   */
   scope: "service" | "operator";
 }
 

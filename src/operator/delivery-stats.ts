@@ -19,7 +19,10 @@ export interface DeliveryEvent {
   step: DeliveryStep;
 }
 
-/** Longer than any wait between two attempts (a queue holds a retry back 12 h at most): older rows were lost, not pending. */
+/**
+ * Longer than any wait between two attempts (a queue holds a retry back 12 h at most): older rows were lost, not
+ * pending.
+ */
 export const PENDING_WINDOW_MS = 24 * 3600_000;
 
 const OPEN = `INSERT INTO deliveries_open (delivery_id, resource_id, first_at, last_at, attempts) VALUES (?, ?, ?, ?, 1)

@@ -1,7 +1,8 @@
 /**
- * What the operator watches and does: liveness and readiness (health-routes.ts), the request log line
- * and its counts (request-log.ts, installed by app.ts on both apps), GET /v1/admin/stats, the /admin
- * page, refunds and dead deliveries (admin-actions.ts), and the daily sweep of their tables (sweep.ts). The configuration guard (config-guard.ts) is installed by app.ts.
+ * What the operator watches and does: liveness and readiness (health-routes.ts), the request log line and its counts
+ * (request-log.ts, installed by app.ts on both apps), GET /v1/admin/stats, the /admin page, refunds and dead deliveries
+ * (admin-actions.ts), and the daily sweep of their tables (sweep.ts). The configuration guard (config-guard.ts) is
+ * installed by app.ts.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";

@@ -9,7 +9,10 @@ import type { AppEnv } from "../env";
 import { isKindName, KIND_CARDS } from "../resources/kinds";
 
 export interface RequestFacts {
-  /** The answering route's pattern as the OpenAPI document writes it (`/v1/vaults/{id}/keys/{key}`); null when no route matched. */
+  /**
+   * The answering route's pattern as the OpenAPI document writes it (`/v1/vaults/{id}/keys/{key}`); null when no route
+   * matched.
+   */
   route: string | null;
   kind: string | null;
   /** `{kind}.create` or `{kind}.{op}` (as in /v1/prices), or what runPaid charged (an extend, a purchase). */

@@ -1,4 +1,7 @@
-/** `GET /v1/admin/stats`: the operator's figures, behind the /v1/admin/* guard (ask/admin.ts), documented like its other routes. */
+/**
+ * `GET /v1/admin/stats`: the operator's figures, behind the /v1/admin/* guard (ask/admin.ts), documented like its other
+ * routes.
+ */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { errorResponses, jsonResponse } from "../openapi/responses";

@@ -309,7 +309,9 @@ function rawContentType(c: Context<AppEnv>): string {
   return type;
 }
 
-/** A rawBody operation's bytes, streamed on to the resource; the size must be declared (and the body limit checked it). */
+/**
+ * A rawBody operation's bytes, streamed on to the resource; the size must be declared (and the body limit checked it).
+ */
 function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
   const length = c.req.header("content-length");
   if (!length || !/^\d+$/.test(length))
@@ -319,11 +321,17 @@ function rawBody(c: Context<AppEnv>): ReadableStream<Uint8Array> {
   return c.req.raw.body;
 }
 
-/** The documented paths each kind's own `routes` added (the notary's /v1/tsa/…), so its slice of the document keeps them. */
+/**
+ * The documented paths each kind's own `routes` added (the notary's /v1/tsa/…), so its slice of the document keeps
+ * them.
+ */
 const ownPaths = new Map<string, string[]>();
 export const ownPathsOf = (kind: AnyKind): string[] => ownPaths.get(kind.kind) ?? [];
 
-/** A kind's routes as app.openapi would have registered them: each route's handlers (validators, then the handler) and its OpenAPI entries. */
+/**
+ * A kind's routes as app.openapi would have registered them: each route's handlers (validators, then the handler) and
+ * its OpenAPI entries.
+ */
 interface BuiltRoutes {
   chains: Map<string, H[]>;
   definitions: OpenAPIHono<AppEnv>["openAPIRegistry"]["definitions"];

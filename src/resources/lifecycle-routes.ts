@@ -1,4 +1,7 @@
-/** Manage: status, extend, export and cancel of any resource, with its management token (docs/api.md#managing-a-resource). */
+/**
+ * Manage: status, extend, export and cancel of any resource, with its management token
+ * (docs/api.md#managing-a-resource).
+ */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";

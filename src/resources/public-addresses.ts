@@ -34,7 +34,10 @@ export function newPublicId(kind: string, resourceId: string): string {
   return `${kind}_${encodeBase62(bytes)}`;
 }
 
-/** The kind and resource a public id of the current layout names; null for any other string. Kept for the ids parsed lately: every hit on a busy address parses the same one (a site's files). */
+/**
+ * The kind and resource a public id of the current layout names; null for any other string. Kept for the ids parsed
+ * lately: every hit on a busy address parses the same one (a site's files).
+ */
 export const parsePublicId = memoized(parseId, 10_000, (_id, parsed) => parsed !== null);
 
 function parseId(publicId: string): { kind: string; resourceId: string } | null {

@@ -5,7 +5,10 @@
  */
 import { PUBLIC_METHODS, type PublicMethod, type PublicRoute } from "../kind/public-face";
 
-/** The route `method path` matches: its params, or why not (no such path: 404; not this method: 405 with what is allowed). */
+/**
+ * The route `method path` matches: its params, or why not (no such path: 404; not this method: 405 with what is
+ * allowed).
+ */
 export function matchRoute(
   routes: PublicRoute[],
   method: string,

@@ -99,7 +99,9 @@ async function servePublic(c: Context<AppEnv>): Promise<Response> {
   }
 }
 
-/** A face people open in a browser shows its own page for an error (an address used up, a refusal), thrown or answered. */
+/**
+ * A face people open in a browser shows its own page for an error (an address used up, a refusal), thrown or answered.
+ */
 function errorPage(c: Context<AppEnv>, face: AnyPublicFace, error: AppError): PublicAnswer | null {
   return (
     face.errorAnswer?.(
@@ -115,7 +117,8 @@ async function answer(
   resourceId: string,
   face: AnyPublicFace,
 ): Promise<Response> {
-  // The exact sub-path, as sent: percent-encoding and a trailing slash kept (the runtime has normalised the URL already).
+  // The exact sub-path, as sent: percent-encoding and a trailing slash kept (the runtime has normalised the URL
+  // already).
   const url = c.req.url;
   const start = url.indexOf(`/p/${publicId}`, url.indexOf("//") + 2) + 3 + publicId.length;
   const queryAt = url.indexOf("?", start);

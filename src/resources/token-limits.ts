@@ -87,7 +87,10 @@ function valuesAt(value: unknown, path: string[]): unknown[] {
 
 const under = (key: string, prefixes: string[]) => prefixes.some((prefix) => key.startsWith(prefix));
 
-/** Refuses (403, naming the limit) a call its token's own limits do not cover; the paid-call cap is counted where the call commits. */
+/**
+ * Refuses (403, naming the limit) a call its token's own limits do not cover; the paid-call cap is counted where the
+ * call commits.
+ */
 export function checkLimits(limits: Limits, need: Need, now: number): void {
   if (limits.expiresAt !== null && now >= limits.expiresAt) {
     throw new AppError(

@@ -87,7 +87,10 @@ export interface HoldGrant {
   expiresAt: number;
 }
 
-/** A charge to give back: by its id, or (when its id was never learned) by its resource, operation, request and a time at or before it. */
+/**
+ * A charge to give back: by its id, or (when its id was never learned) by its resource, operation, request and a time
+ * at or before it.
+ */
 export type RefundRequest = { requestId: string } & (
   { chargeId: number } | { resourceId: string; operation: string; since: number }
 );

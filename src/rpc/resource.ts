@@ -81,7 +81,9 @@ export interface OpInput {
   priceMicro: number;
   payer: Payer;
   requestId: string;
-  /** Only answer what the operation would give, charging and changing nothing (a download looks up its object first). */
+  /**
+   * Only answer what the operation would give, charging and changing nothing (a download looks up its object first).
+   */
   peek?: boolean;
   /** The operation must answer these fields with these values, else it is refused (409) and rolled back, uncharged. */
   expect?: JsonObject;
@@ -121,7 +123,10 @@ export interface DeliveryReport {
   retryInSeconds: number | null;
 }
 
-/** Test-only faults in a resource's object: its creation, its outbox of deliveries and R2 deletes (durable-objects/resource/test-faults.ts). */
+/**
+ * Test-only faults in a resource's object: its creation, its outbox of deliveries and R2 deletes
+ * (durable-objects/resource/test-faults.ts).
+ */
 export interface ResourceFaults {
   /** The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer). */
   dieAt?:
@@ -167,9 +172,15 @@ export interface ResourceApi {
   flushBilling(): Promise<Result<null>>;
   /** A message relayed by another resource's delivery (a dead-man switch's alert to a notify resource). */
   relay(input: RelayInput): Promise<Result<null>>;
-  /** The R2 object this resource shares with another of its owner's (a link serving a blob): its kind's `shared` step; null when it holds none. */
+  /**
+   * The R2 object this resource shares with another of its owner's (a link serving a blob): its kind's `shared` step;
+   * null when it holds none.
+   */
   sharedObject(): Promise<Result<{ key: string } | null>>;
-  /** Makes bytes another of its owner's resources wrote below this one's R2 prefix its content (a transfer into an objects resource): its kind's `adopt` step. */
+  /**
+   * Makes bytes another of its owner's resources wrote below this one's R2 prefix its content (a transfer into an
+   * objects resource): its kind's `adopt` step.
+   */
   adoptObject(input: AdoptedObject): Promise<Result<null>>;
   /** Answers whether the reporting message should go on retrying. */
   recordDelivery(report: DeliveryReport): Promise<boolean>;
@@ -192,7 +203,9 @@ export interface ResourceApi {
   }): Promise<Result<{ items: TokenView[]; next_cursor: string | null }>>;
   /** Revokes a narrowed token and every token made from it; answers the ids revoked. */
   revokeToken(input: { mgmtHash: string; tokenId: string }): Promise<Result<{ token_id: string; revoked: string[] }>>;
-  /** Its sandbox moves the clock of a sandbox's resource to `offsetMs` and runs what fell due (docs/api.md#sandboxes). */
+  /**
+   * Its sandbox moves the clock of a sandbox's resource to `offsetMs` and runs what fell due (docs/api.md#sandboxes).
+   */
   sandboxStep(input: { sandboxId: string; offsetMs: number; maxRuns: number }): Promise<SandboxStep>;
   /** Its sandbox ended: the resource ends with it. False when it is not that sandbox's, or gone. */
   sandboxEnd(sandboxId: string): Promise<boolean>;
@@ -202,7 +215,10 @@ export interface ResourceApi {
   injectFaults(faults: ResourceFaults): void;
 }
 
-/** A narrowed management token as its resource lists it (docs/api.md#narrowed-management-tokens); never the token itself. */
+/**
+ * A narrowed management token as its resource lists it (docs/api.md#narrowed-management-tokens); never the token
+ * itself.
+ */
 export interface TokenView {
   token_id: string;
   parent_token_id: string | null;
@@ -216,7 +232,9 @@ export interface TokenView {
   revoked_at: string | null;
 }
 
-/** The limits a new narrowed token asks for, as validated (`expiresAt` in epoch ms); each absent one is its parent's. */
+/**
+ * The limits a new narrowed token asks for, as validated (`expiresAt` in epoch ms); each absent one is its parent's.
+ */
 export interface AskedLimits {
   operations?: string[];
   expiresAt?: number;

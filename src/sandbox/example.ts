@@ -1,4 +1,7 @@
-/** The clock move's documented answer (docs/api.md#sandboxes): a schedule's tick, a dead-man going late, an escalation's second page. */
+/**
+ * The clock move's documented answer (docs/api.md#sandboxes): a schedule's tick, a dead-man going late, an escalation's
+ * second page.
+ */
 export const CLOCK_EXAMPLE = {
   from: "2027-03-13T12:00:00.000Z",
   to: "2027-03-16T12:00:00.000Z",

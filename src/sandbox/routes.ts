@@ -50,7 +50,9 @@ const clockResult = (r: AdvanceResult) => ({
   fired: r.fired.map(eventBody),
 });
 
-/** The sandbox's credit token (or a sub-token of it) as the bearer: another token is refused before any object is asked. */
+/**
+ * The sandbox's credit token (or a sub-token of it) as the bearer: another token is refused before any object is asked.
+ */
 async function sandboxCredential(c: Context<AppEnv>, id: string): Promise<CreditCredential> {
   const cred = await requireCredit(c);
   if (cred.accountId !== accountIdOf(id))

@@ -1,4 +1,7 @@
-/** The sandbox endpoints' bodies and answers (docs/api.md#sandboxes): validation, types and the OpenAPI document from one place. */
+/**
+ * The sandbox endpoints' bodies and answers (docs/api.md#sandboxes): validation, types and the OpenAPI document from
+ * one place.
+ */
 import { z } from "@hono/zod-openapi";
 import { exactlyOneOf, jsonValue, rfc3339, singleLine } from "../openapi/schemas";
 import { MAX_ADVANCE_SECONDS, SANDBOX_MAX_TTL_SECONDS, SANDBOX_MIN_TTL_SECONDS } from "./limits";

@@ -40,7 +40,10 @@ footer { border-top: 1px solid var(--line); margin-top: 1.25rem; padding-top: .7
 /** CSP source for an inline stylesheet: a hash, so no 'unsafe-inline' is needed. */
 export const styleHash = (css: string) => `'sha256-${toBase64(sha256(utf8(css)))}'`;
 
-/** The policy of a page that is markup and inline stylesheets alone (the layout's, and `css`): nothing else loads, nothing runs. */
+/**
+ * The policy of a page that is markup and inline stylesheets alone (the layout's, and `css`): nothing else loads,
+ * nothing runs.
+ */
 export const staticCsp = (...css: string[]) =>
   `default-src 'none'; style-src ${[STYLE, ...css].map(styleHash).join(" ")}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 export const STATIC_CSP = staticCsp();

@@ -288,7 +288,8 @@ it("lists fetches with a cursor, gets one by fetch_id, exports all, and keeps no
     expect(await (await download(f.content_url)).text()).toBe(bodies[i]);
   }
 
-  expect((await balanceOf(a.token)).spent_usd).toBeCloseTo(DAY_USD + 3 * FETCH_USD + 4 * OP_USD, 6); // the 404 get is free
+  // the 404 get is free
+  expect((await balanceOf(a.token)).spent_usd).toBeCloseTo(DAY_USD + 3 * FETCH_USD + 4 * OP_USD, 6);
 
   expect((await call("DELETE", `/v1/resources/${a.id}`, { headers: managed(a.mgmt) })).status).toBe(200);
   expect(await r2Keys(a.id)).toEqual([]);

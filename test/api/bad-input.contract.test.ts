@@ -173,7 +173,10 @@ async function check(
   return { what: m.what, status: res.status, requestId: res.headers.get("x-request-id") };
 }
 
-/** From the signed statement: every charge belongs to a call that answered 2xx, and each of those paid calls was charged. */
+/**
+ * From the signed statement: every charge belongs to a call that answered 2xx, and each of those paid calls was
+ * charged.
+ */
 async function expectChargedExactlyThe2xx(
   token: string,
   outcomes: Outcome[],

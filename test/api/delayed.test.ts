@@ -1,4 +1,6 @@
-/** delayed, per docs/kinds.md: messages with delay_seconds or deliver_at (≤ TTL), dedup_id, list pending, cancel one. */
+/**
+ * delayed, per docs/kinds.md: messages with delay_seconds or deliver_at (≤ TTL), dedup_id, list pending, cancel one.
+ */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { delayed } from "../../src/kinds/time/delayed";

@@ -83,8 +83,9 @@ describe("lifecycle events", () => {
     const event = verifierOf(record).verify(hit!.body, hit!.headers) as EventEnvelope;
     expect(event).toMatchObject({ type: "resource.expiring", data: { hours_left: 1 } });
     await runDurableObjectAlarm(env.RESOURCES.get(env.RESOURCES.idFromName(id)));
-    // An alarm that runs again as if its first run had failed after sending: the same event id, sent once.
-    // Kept as a rewrite until the alarm has a test fault between the send and the notices_sent write (durable-objects/resource/test-faults.ts).
+    // An alarm that runs again as if its first run had failed after sending: the same event id, sent once. Kept as a
+    // rewrite until the alarm has a test fault between the send and the notices_sent write
+    // (durable-objects/resource/test-faults.ts).
     await runInDurableObject(
       env.RESOURCES.get(env.RESOURCES.idFromName(id)),
       (_o, state) => void state.storage.sql.exec("UPDATE resource_meta SET notices_sent = 0"),

@@ -62,7 +62,9 @@ async function creditPayer() {
   return { token, payer: { type: "credit" as const, ...parts, tokenHash: hashToken(token) }, owner: parts.tokenId };
 }
 
-/** The object's create RPC, as the worker calls it (typed by hand: the stub's inferred type is too deep for tsc here). */
+/**
+ * The object's create RPC, as the worker calls it (typed by hand: the stub's inferred type is too deep for tsc here).
+ */
 const createOn = (id: string, input: CreateInput) =>
   (
     stubOf(id) as unknown as { create(input: CreateInput): Promise<{ ok: boolean; error?: { detail: string } }> }
@@ -124,7 +126,8 @@ describe("a create the process dies in", () => {
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: TTL });
     expect(await storageDump(id)).toContain("pending_charges: []");
     const armed = await alarmAt(id);
-    expect(armed! - Date.now()).toBeGreaterThan(PENDING_RECOVERY_MS); // the expiry or a settlement, not the backstop's 5 minutes
+    // the expiry or a settlement, not the backstop's 5 minutes
+    expect(armed! - Date.now()).toBeGreaterThan(PENDING_RECOVERY_MS);
     await runDurableObjectAlarm(stubOf(id));
     expect(await recordStatus(id, mgmt)).toBe(200);
     expect((await balanceOf(token)).balance_usd).toBeCloseTo(1 - price / 1e6, 6);
@@ -153,7 +156,8 @@ describe("an extend the process dies in", () => {
     });
     expect(died.status).toBe(500);
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
-    expect((await alarmAt(id))! - Date.now()).toBeLessThanOrEqual(PENDING_RECOVERY_MS); // brought forward from the expiry, an hour out
+    // brought forward from the expiry, an hour out
+    expect((await alarmAt(id))! - Date.now()).toBeLessThanOrEqual(PENDING_RECOVERY_MS);
 
     expect(await runDurableObjectAlarm(stubOf(id))).toBe(true);
     expect((await balanceOf(token)).balance_usd).toBe(afterCreate);

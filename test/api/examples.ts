@@ -12,7 +12,10 @@ import { fromBinaryString } from "../../src/bytes";
 import { buyCredits, call, createResource, json, managed, type ResourceRecord } from "../harness";
 import { requireKind } from "../../src/resources/registry";
 
-/** The example's outside world, mapped to the local receiver (a mock at the network edge only): its URLs, and the host alone (an allowlist's). */
+/**
+ * The example's outside world, mapped to the local receiver (a mock at the network edge only): its URLs, and the host
+ * alone (an allowlist's).
+ */
 export const localized = <T>(value: T): T =>
   JSON.parse(
     JSON.stringify(value)

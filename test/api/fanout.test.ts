@@ -223,7 +223,8 @@ describe("fanout", () => {
       const got = await log(name);
       const delivered = got.filter((h) => h.status === 200);
       const ids = new Set(delivered.map((h) => h.headers["webhook-id"]));
-      // Every message arrived and was taken exactly once per destination; every extra request is a repeat the stats report.
+      // Every message arrived and was taken exactly once per destination; every extra request is a repeat the stats
+      // report.
       expect(ids.size).toBe(1000);
       expect(delivered.length).toBe(1000);
       expect(new Set(delivered.map((h) => JSON.parse(h.body).n)).size).toBe(1000);

@@ -46,7 +46,10 @@ async function hmac(key: string, message: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)));
 }
 
-/** Twitch's headers for `body`: sha256= hex HMAC over message id, timestamp and body (dev.twitch.tv, "Verifying the event message"). */
+/**
+ * Twitch's headers for `body`: sha256= hex HMAC over message id, timestamp and body (dev.twitch.tv, "Verifying the
+ * event message").
+ */
 async function twitchHeaders(body: string, type: string, secret = SECRETS.twitch_secret, at = new Date()) {
   const id = crypto.randomUUID();
   const timestamp = at.toISOString();

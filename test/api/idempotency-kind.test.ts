@@ -232,7 +232,8 @@ describe("idempotency", () => {
     });
     expect(big.status).toBe(413);
     expect(big.body.code).toBe("payload_too_large");
-    expect((await op("POST", "/complete", { key: "big", lock_token: held.body.lock_token })).status).toBe(422); // no result
+    // no result
+    expect((await op("POST", "/complete", { key: "big", lock_token: held.body.lock_token })).status).toBe(422);
     expect((await claim("x".repeat(256), "fp")).status).toBe(422);
     expect((await claim("has space", "fp")).status).toBe(422);
     expect((await claim("..", "fp")).status).toBe(422); // not addressable as a path segment

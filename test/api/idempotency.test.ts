@@ -1,4 +1,7 @@
-/** Idempotency-Key on POST (docs/api.md#requests-and-conventions): replay, mismatch, in flight, scoping, and one charge under concurrency. */
+/**
+ * Idempotency-Key on POST (docs/api.md#requests-and-conventions): replay, mismatch, in flight, scoping, and one charge
+ * under concurrency.
+ */
 import { env } from "cloudflare:test";
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";

@@ -51,7 +51,9 @@ async function sha256Hex(text: string): Promise<string> {
 
 type Exported = { seq: number; time: string; type: string | null; data: unknown; hash: string };
 
-/** The chain as the OpenAPI document states it; returns the head hash, failing at the first entry that does not match. */
+/**
+ * The chain as the OpenAPI document states it; returns the head hash, failing at the first entry that does not match.
+ */
 async function recomputeChain(entries: Exported[]): Promise<string> {
   let prev = ZEROS;
   for (const [i, e] of entries.entries()) {
@@ -253,8 +255,9 @@ describe("journals", () => {
     expect((await balanceOf(j.token)).spent_usd).toBeCloseTo(spent, 6);
     expect((await j.op("GET", "")).body.head_seq).toBe(1);
 
-    // Filled by real appends to 5 bytes under the cap: 95 entries at the 64 KiB entry limit and one of 65530 bytes (a string's
-    // canonical JSON is its length + 2), in batches that fit the 1 MiB request body; with the first entry `0` that is 6 MiB - 5.
+    // Filled by real appends to 5 bytes under the cap: 95 entries at the 64 KiB entry limit and one of 65530 bytes (a
+    // string's canonical JSON is its length + 2), in batches that fit the 1 MiB request body; with the first entry `0`
+    // that is 6 MiB - 5.
     const entries = [
       ...Array.from({ length: 95 }, () => ({ data: "x".repeat(64 * 1024 - 2) })),
       { data: "x".repeat(65530 - 2) },

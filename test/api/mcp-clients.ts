@@ -11,7 +11,9 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { ORIGIN } from "../harness";
 import type { JsonSchema } from "./schema-body";
 
-/** A JSON object with no shape of its own in these tests: a tool's arguments, `_meta`, an answer only compared whole. */
+/**
+ * A JSON object with no shape of its own in these tests: a tool's arguments, `_meta`, an answer only compared whole.
+ */
 export type Body = Record<string, unknown>;
 
 /** What tools/call answers; `S` is the shape of structuredContent where the test reads into it. */
@@ -95,7 +97,10 @@ export async function connectV1(
   return { client, transport };
 }
 
-/** The v2 client (`@modelcontextprotocol/client` 2.4), stateless 2026-07-28: server/discover, then `_meta` on every request. */
+/**
+ * The v2 client (`@modelcontextprotocol/client` 2.4), stateless 2026-07-28: server/discover, then `_meta` on every
+ * request.
+ */
 export async function connectV2(options: { bearer?: string; toolsets?: string } = {}) {
   const transport = new ModernTransport(url(options.toolsets), {
     fetch: (input, init) => SELF.fetch(input, init),

@@ -150,7 +150,10 @@ export const DRIVERS: Driver[] = [
   rawBatchDriver,
 ];
 
-/** A tool answer's data: structuredContent where the revision has it, else the JSON its text carries (x402's wrapper undone). */
+/**
+ * A tool answer's data: structuredContent where the revision has it, else the JSON its text carries (x402's wrapper
+ * undone).
+ */
 export function data<S = Body>(answer: ToolAnswer<S>): S {
   if (answer.structuredContent) return answer.structuredContent;
   const parsed = JSON.parse(answer.content[0]!.text) as S & { "x402/error"?: { data: S } };

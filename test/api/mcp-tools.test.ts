@@ -154,7 +154,8 @@ describe("toolsets", () => {
       { required: ["at"] },
       { required: ["delay_seconds"] },
     ]);
-    // Hints from the method and the declaration: PUT replaces, DELETE removes, a declared POST discards, a kind that calls out is open.
+    // Hints from the method and the declaration: PUT replaces, DELETE removes, a declared POST discards, a kind that
+    // calls out is open.
     expect(byName.get("vaults_put")!.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
     expect(byName.get("queues_ack")!.annotations).toMatchObject({ destructiveHint: true, idempotentHint: false });
     expect(byName.get("queues_push")!.annotations).toMatchObject({ destructiveHint: false });

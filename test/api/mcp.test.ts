@@ -128,7 +128,8 @@ describe.each(DRIVERS)("$name", (driver) => {
     const session = await driver.connect();
     const refused = await session.call("create_counters", { ttl_seconds: 3600 });
     expect(refused.isError).toBe(true);
-    // x402's MCP transport: the terms in the text's x402/error wrapper always, and as structuredContent where the revision has it.
+    // x402's MCP transport: the terms in the text's x402/error wrapper always, and as structuredContent where the
+    // revision has it.
     const wrapped = JSON.parse(refused.content[0]!.text) as Body;
     expect(wrapped["x402/error"]).toMatchObject({ code: 402, message: expect.any(String), data: { x402Version: 2 } });
     const terms = data(refused as ToolAnswer<X402Terms>);

@@ -92,7 +92,8 @@ describe("pages", () => {
       expect(await res.text()).toBe("");
       expect(res.headers.get("etag")).toBe(etag);
     }
-    expect((await p.view({ "if-none-match": '"other"', "if-modified-since": modified })).status).toBe(200); // If-None-Match decides alone
+    // If-None-Match decides alone
+    expect((await p.view({ "if-none-match": '"other"', "if-modified-since": modified })).status).toBe(200);
     expect((await p.view({ "if-modified-since": "Thu, 01 Jan 1970 00:00:00 GMT" })).status).toBe(200);
     expect((await p.view({ "if-modified-since": "yesterday-ish" })).status).toBe(200);
     const head = await p.view({}, "HEAD");

@@ -226,7 +226,8 @@ describe("queues", () => {
     expect(batch.body.items[1]).toMatchObject({ duplicate: true, message_id: batch.body.items[0]!.message_id });
     expect((await q.op("GET", "/stats")).body.visible).toBe(2);
 
-    // Acked, the id still deduplicates within the window (state null: the first message is gone); after it, it does not.
+    // Acked, the id still deduplicates within the window (state null: the first message is gone); after it, it does
+    // not.
     const got = (await lease(q.op, { max_messages: 2 })).body.items;
     await q.op("POST", "/leases/ack", { lease_ids: got.map((m: { lease_id: string }) => m.lease_id) });
     expect((await q.op("POST", "/messages", { body: "late", dedup_id: "order-1" })).body).toMatchObject({
@@ -307,7 +308,8 @@ describe("queues", () => {
     expect(extra.body.items).toEqual([]);
     expect(Date.now() - started).toBeLessThan(10_000);
 
-    // 100 messages wake every waiter; each message is leased by exactly one (the others answer empty, as woken long-polls may).
+    // 100 messages wake every waiter; each message is leased by exactly one (the others answer empty, as woken
+    // long-polls may).
     expect(
       (await q.op("POST", "/messages/batch", { messages: Array.from({ length: 100 }, (_, n) => ({ body: { n } })) }))
         .status,

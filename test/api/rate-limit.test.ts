@@ -1,10 +1,11 @@
 /**
- * Rate limits per credential and per client IP (docs/api.md#rate-limits), per public address (§12), and the anonymous free tier.
+ * Rate limits per credential and per client IP (docs/api.md#rate-limits), per public address (§12), and the anonymous
+ * free tier.
  *
- * Requests go through the worker's own fetch handler, in workerd, with the real D1 and
- * Durable Objects, but with an env of this file's choosing: the low-limit twins of the
- * rate limiter bindings (vitest.config.ts: 5 per credential, 8 per IP, 6 per public address a minute) and, for
- * the free tier, FREE_CALLS_PER_DAY. Every other test file keeps the wrangler.toml settings.
+ * Requests go through the worker's own fetch handler, in workerd, with the real D1 and Durable Objects, but with an env
+ * of this file's choosing: the low-limit twins of the rate limiter bindings (vitest.config.ts: 5 per credential, 8 per
+ * IP, 6 per public address a minute) and, for the free tier, FREE_CALLS_PER_DAY. Every other test file keeps the
+ * wrangler.toml settings.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";

@@ -14,7 +14,8 @@ it("a statement equals the ledger and its signature verifies; one edited byte fa
   );
   const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400, max: 3 });
   for (let i = 0; i < 5; i++)
-    await call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, sub.credit_token) }); // 3 succeed, 2 refused
+    // 3 succeed, 2 refused
+    await call("POST", `/v1/counters/${id}/increment`, { headers: managed(mgmt, sub.credit_token) });
   await createResource("counters", sub.credit_token, { ttl_seconds: 2 * 86400 });
 
   const res = await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } });

@@ -150,7 +150,8 @@ describe("a sandbox's clock", () => {
     });
     const start = await s.now();
     await s.move({ advance_seconds: 10 * 60 });
-    // The first check is made at once (by the watch's own alarm, or the move's first step): the timeline has it either way.
+    // The first check is made at once (by the watch's own alarm, or the move's first step): the timeline has it either
+    // way.
     const timeline = await s.timeline();
     const checks = timeline.filter((e) => e.type === "timer" && e.resource_id === w.id);
     const probes = (await (await fetch(`${receiver}/_log/${target}`)).json()) as unknown[];

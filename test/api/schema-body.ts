@@ -35,7 +35,10 @@ export interface JsonSchema {
 }
 type Schema = JsonSchema;
 
-/** What the walkers read of the OpenAPI document: each operation's parameters and JSON request body (their `$ref`s point into the rest). */
+/**
+ * What the walkers read of the OpenAPI document: each operation's parameters and JSON request body (their `$ref`s point
+ * into the rest).
+ */
 export interface OpenApiDoc {
   paths: Record<string, Record<string, OpenApiOperation>>;
 }

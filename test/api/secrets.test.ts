@@ -1,4 +1,7 @@
-/** secrets, per docs/kinds.md: encrypted at rest, revealed once at the public URL and destroyed, optional passphrase, read metadata. */
+/**
+ * secrets, per docs/kinds.md: encrypted at rest, revealed once at the public URL and destroyed, optional passphrase,
+ * read metadata.
+ */
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { secrets } from "../../src/kinds/memory/secrets";

@@ -1,4 +1,7 @@
-/** Narrowed management tokens (docs/api.md#narrowed-management-tokens): made, used within their limits, refused outside them, never widened, revoked with what was made from them. */
+/**
+ * Narrowed management tokens (docs/api.md#narrowed-management-tokens): made, used within their limits, refused outside
+ * them, never widened, revoked with what was made from them.
+ */
 import { describe, expect, it } from "vitest";
 import {
   advance,
@@ -183,7 +186,8 @@ describe("narrowed management tokens", () => {
       expect(problem.detail).toContain(path);
     };
     await widen({ operations: ["get", "put"] }, "operations");
-    await widen({ operations: ["read-only"] }, "operations"); // read-only includes info and list_deliveries, beyond get and list
+    // read-only includes info and list_deliveries, beyond get and list
+    await widen({ operations: ["read-only"] }, "operations");
     await widen({ operations: ["export_resource"] }, "operations");
     await widen({ expires_at: new Date(now + 7_200_000).toISOString() }, "expires_at");
     await widen({ max_paid_calls: 11 }, "max_paid_calls");

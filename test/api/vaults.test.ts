@@ -1,4 +1,7 @@
-/** vaults, per docs/kinds.md: get/put/delete, per-key TTL, prefix listing with a cursor, metadata, compare-and-set, batch, 1 MiB values. */
+/**
+ * vaults, per docs/kinds.md: get/put/delete, per-key TTL, prefix listing with a cursor, metadata, compare-and-set,
+ * batch, 1 MiB values.
+ */
 import { SELF, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { vaults } from "../../src/kinds/memory/vaults";

@@ -1,4 +1,6 @@
-/** x402 per docs/api.md#x402: every refused payment is a 402 `payment_invalid` with a reason, and nothing is credited. */
+/**
+ * x402 per docs/api.md#x402: every refused payment is a 402 `payment_invalid` with a reason, and nothing is credited.
+ */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { toHex } from "viem";

@@ -22,7 +22,10 @@ afterEach(async () => {
 
 const deploy = (args: string[]) => runScript("deploy", [...args, "--config", config], api);
 
-/** What setup would have left: the resources, a Worker with its secrets (but `leaveOut`), and the operator's values in the copy. */
+/**
+ * What setup would have left: the resources, a Worker with its secrets (but `leaveOut`), and the operator's values in
+ * the copy.
+ */
 async function arrange(vars: Record<string, string>, leaveOut: string[] = []) {
   const id = api.seed.database("zeitvault", ["0001_init.sql"]);
   api.seed.bucket("zeitvault");

@@ -1,4 +1,7 @@
-/** `npm run doctor -- <url>` prints a running service's readiness report and says by its exit status whether it is ready. */
+/**
+ * `npm run doctor -- <url>` prints a running service's readiness report and says by its exit status whether it is
+ * ready.
+ */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";

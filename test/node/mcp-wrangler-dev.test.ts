@@ -57,7 +57,8 @@ describe("MCP on wrangler dev", () => {
       });
       await res.body?.cancel();
     }
-    // A stateless 2026-07-28 client, and a progress stream it gives up on mid-way (2026-07-28: closing it cancels the request).
+    // A stateless 2026-07-28 client, and a progress stream it gives up on mid-way (2026-07-28: closing it cancels the
+    // request).
     const token = await creditToken();
     const modern = new ModernClient(
       { name: "dev-log-v2", version: "2" },

@@ -186,7 +186,10 @@ it("asks for the credential and shows nothing without it", async () => {
   await context.close();
 });
 
-/** axe-core on the drawn page, its tables open (injected past the CSP, in a context of its own): every violation, whatever its impact. */
+/**
+ * axe-core on the drawn page, its tables open (injected past the CSP, in a context of its own): every violation,
+ * whatever its impact.
+ */
 async function accessibilityViolations(): Promise<string[]> {
   const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   const context = await browser.newContext({

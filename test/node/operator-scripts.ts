@@ -49,7 +49,10 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs a script from the repo root as `npm run` does, its wrangler talking to `api`; `extraEnv` adds ZEITVAULT_* values. */
+/**
+ * Runs a script from the repo root as `npm run` does, its wrangler talking to `api`; `extraEnv` adds ZEITVAULT_*
+ * values.
+ */
 export function runScript(
   script: "setup" | "deploy",
   args: string[],

@@ -272,7 +272,10 @@ it("a front door's page: a person leaves a message, gets a receipt, and the agen
   expect(problems).toEqual([]);
 });
 
-/** axe-core's serious and critical findings (with `every`, all of them) on the page at `url` (its script injected past the page's CSP, in a context of its own). */
+/**
+ * axe-core's serious and critical findings (with `every`, all of them) on the page at `url` (its script injected past
+ * the page's CSP, in a context of its own).
+ */
 async function accessibilityProblems(url: string, every = false): Promise<string[]> {
   const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   const context = await browser.newContext({ bypassCSP: true });
@@ -471,15 +474,13 @@ it("times on the approval, bin and escalation pages read in the reader's own tim
   const { page, problems, elsewhere } = await watchedPage(context);
   for (const url of [approval.urls.public, view_url, incident.ack_url]) {
     expect((await page.goto(url))?.status()).toBe(200);
-    const shown = (await page
-      .locator("time")
-      .evaluateAll((nodes) =>
-        nodes.map((n) => ({
-          datetime: n.getAttribute("datetime"),
-          text: n.textContent,
-          title: n.getAttribute("title"),
-        })),
-      )) as { datetime: string; text: string; title: string }[];
+    const shown = (await page.locator("time").evaluateAll((nodes) =>
+      nodes.map((n) => ({
+        datetime: n.getAttribute("datetime"),
+        text: n.textContent,
+        title: n.getAttribute("title"),
+      })),
+    )) as { datetime: string; text: string; title: string }[];
     expect(shown.length, url).toBeGreaterThan(0);
     for (const t of shown) {
       expect(new Date(t.datetime).toISOString()).toBe(t.datetime);

@@ -1,4 +1,7 @@
-/** Readiness compares D1's last applied migration with src/operator/schema-version.ts: it must name the last file in migrations/. */
+/**
+ * Readiness compares D1's last applied migration with src/operator/schema-version.ts: it must name the last file in
+ * migrations/.
+ */
 import { readdir, readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
 

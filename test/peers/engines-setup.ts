@@ -1,6 +1,6 @@
 /**
- * vitest globalSetup (Node): the local engines (scripts/engines.mjs: Debian's chromium behind
- * Gotenberg's routes, LibreOffice behind Gotenberg's, tesseract for OCR) for the worker tests, and poppler-utils to read what they make.
+ * vitest globalSetup (Node): the local engines (scripts/engines.mjs: Debian's chromium behind Gotenberg's routes,
+ * LibreOffice behind Gotenberg's, tesseract for OCR) for the worker tests, and poppler-utils to read what they make.
  */
 import type { TestProject } from "vitest/node";
 import { ENGINES, startEngines } from "../../scripts/engines.mjs";

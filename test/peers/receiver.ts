@@ -1,31 +1,24 @@
 /**
- * A local webhook receiver for tests (runs in Node, reached by workerd on
- * 127.0.0.1). It records every request with its headers and raw body; the
- * path says how to answer:
+ * A local webhook receiver for tests (runs in Node, reached by workerd on 127.0.0.1). It records every request with its
+ * headers and raw body; the path says how to answer:
  *   /ok/<name>             200
- *   /fail/<n>/<name>       500 for the first n requests, then 200
- *   /abort/<name>          500 with `webhook-delivery: abort`
- *   /down/<name>           500, always
- *   /flaky/<name>          500 the first time a webhook-id arrives, 200 when it comes again (half its requests fail)
- *   /slow/<ms>/<name>      200 after <ms> milliseconds
- *   /content/<name>        what PUT /_content/<name> stored (status from its x-status, its content-type, and the headers
- *                          its x-headers gives as JSON)
- *   /doh/<name>            a DNS-over-HTTPS resolver answering from the record set stored at <name> (doh.ts)
- *   /rdap/<name>/domain/<domain>  an RDAP server answering what is stored at <name> (application/rdap+json; 404 when nothing is)
- *   /redirect/<name>       302 to /content/<name>
- *   /chunked/<name>        the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
- *   /gzip/<name>           the same as /content/<name>, gzip-compressed (Content-Encoding: gzip)
- *   /ranged/<size>/<name>  <size> bytes of the test pattern (pattern.ts), Range honoured (206); while PUT /_fail/<name> (body: an
- *                          offset) is in force, a range starting at or past that offset answers 500 (DELETE /_fail/<name> lifts it)
- *   /files/pixel.png       a small blank PNG, as any web server serves an image (the OCR example's URL)
- *   /location/<name>?to=<url>  302 to <url> (a redirect hop the test chooses)
- *   /upstream/<name>       200 "upstream says hi" with a cookie and hop-by-hop headers (what a proxy must drop)
- *   /echo/<name>/<any…>    200 JSON of what arrived: method, url, the client's address, headers, body size and sha256, the body as text
- *                          when small (what a proxy passed on); logged under <name>, whatever follows
- *   /provider/<name>/<host>/<any…>  200 JSON as the notify provider at <host> answers a message it accepts, or one it
- *                          refuses with a 200 (`ok: false`, `status: 0`) when "zv-refuse" is in the path or body; logged under <name>
- * GET /_log/<name> returns what arrived for <name>: each request's body as UTF-8 text and,
- * byte-exact, as base64 (`raw`).
+ *   /fail/<n>/<name> 500 for the first n requests, then 200 /abort/<name> 500 with `webhook-delivery: abort`
+ *   /down/<name> 500, always /flaky/<name> 500 the first time a webhook-id arrives, 200 when it comes again (half its
+ *   requests fail) /slow/<ms>/<name> 200 after <ms> milliseconds /content/<name> what PUT /_content/<name> stored
+ *   (status from its x-status, its content-type, and the headers its x-headers gives as JSON) /doh/<name> a
+ *   DNS-over-HTTPS resolver answering from the record set stored at <name> (doh.ts) /rdap/<name>/domain/<domain> an
+ *   RDAP server answering what is stored at <name> (application/rdap+json; 404 when nothing is) /redirect/<name> 302 to
+ *   /content/<name> /chunked/<name> the same as /content/<name>, but without Content-Length (chunked, 64 KiB writes)
+ *   /gzip/<name> the same as /content/<name>, gzip-compressed (Content-Encoding: gzip) /ranged/<size>/<name> <size>
+ *   bytes of the test pattern (pattern.ts), Range honoured (206); while PUT /_fail/<name> (body: an offset) is in
+ *   force, a range starting at or past that offset answers 500 (DELETE /_fail/<name> lifts it) /files/pixel.png a small
+ *   blank PNG, as any web server serves an image (the OCR example's URL) /location/<name>?to=<url> 302 to <url> (a
+ *   redirect hop the test chooses) /upstream/<name> 200 "upstream says hi" with a cookie and hop-by-hop headers (what a
+ *   proxy must drop) /echo/<name>/<any…> 200 JSON of what arrived: method, url, the client's address, headers, body
+ *   size and sha256, the body as text when small (what a proxy passed on); logged under <name>, whatever follows
+ *   /provider/<name>/<host>/<any…> 200 JSON as the notify provider at <host> answers a message it accepts, or one it
+ *   refuses with a 200 (`ok: false`, `status: 0`) when "zv-refuse" is in the path or body; logged under <name> GET
+ *   /_log/<name> returns what arrived for <name>: each request's body as UTF-8 text and, byte-exact, as base64 (`raw`).
  */
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";

@@ -1,4 +1,7 @@
-/** vitest globalSetup (Node): the local S3-compatible server (s3rver behind a SigV4-checking front) for the transfer tests. */
+/**
+ * vitest globalSetup (Node): the local S3-compatible server (s3rver behind a SigV4-checking front) for the transfer
+ * tests.
+ */
 import type { TestProject } from "vitest/node";
 import { S3_ACCESS_KEY, S3_BUCKET, S3_SECRET_KEY, startS3 } from "./s3";
 

@@ -84,7 +84,10 @@ export async function discardForward(ctx: PrepareContext, body: ForwardBody): Pr
   if (body && "stored" in body && body.mine) await ctx.env.BUCKET.delete(body.stored.key);
 }
 
-/** The body's JSON, when it is JSON small and shallow enough to read (filters and transformations look into it), else undefined. */
+/**
+ * The body's JSON, when it is JSON small and shallow enough to read (filters and transformations look into it), else
+ * undefined.
+ */
 export function jsonOf(request: PublicRequest, maxBytes: number): unknown {
   const body = request.body;
   if (!(body instanceof Uint8Array) || body.length === 0 || body.length > maxBytes) return undefined;

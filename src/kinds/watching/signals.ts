@@ -33,7 +33,9 @@ const state = z
     reason: z.string().max(500),
   })
   .strict();
-/** `since`: when the episode began (the sender's down time); it ties a resolve to its trigger, whichever arrives first. */
+/**
+ * `since`: when the episode began (the sender's down time); it ties a resolve to its trigger, whichever arrives first.
+ */
 const trigger = z
   .object({
     type: z.literal("trigger"),
@@ -50,7 +52,9 @@ const resolve = z
 export const signal = z.discriminatedUnion("type", [subscribe, state, trigger, resolve]);
 export type Signal = z.infer<typeof signal>;
 
-/** Reads a relayed message, or refuses it (the relay is logged as failed and is not retried into a different answer). */
+/**
+ * Reads a relayed message, or refuses it (the relay is logged as failed and is not retried into a different answer).
+ */
 export function readSignal(message: Json): Signal {
   const parsed = signal.safeParse(message);
   if (!parsed.success)
@@ -121,7 +125,10 @@ export function publishState(store: EngineStore, state: SignalState, reason: str
   for (const s of subscribers(store.sql)) tell(store, s.id, out);
 }
 
-/** Opens (or, with `resolve`, closes) the incident this resource keeps on its escalation: one per resource, keyed by its id. */
+/**
+ * Opens (or, with `resolve`, closes) the incident this resource keeps on its escalation: one per resource, keyed by its
+ * id.
+ */
 export function escalate(
   store: EngineStore,
   escalationId: string,
@@ -152,7 +159,10 @@ export interface Alert {
   tags: string[];
 }
 
-/** An event to notify_url and the same news to the people of the notify resource `alertNotify`, both staged in this transaction. */
+/**
+ * An event to notify_url and the same news to the people of the notify resource `alertNotify`, both staged in this
+ * transaction.
+ */
 export function raise(store: EngineStore, alertNotify: string | null, a: Alert): void {
   if (store.notifyUrl) sendEvent(store, { url: store.notifyUrl }, a.type, a.data, a.uniqueBy);
   if (alertNotify)

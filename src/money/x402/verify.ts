@@ -9,7 +9,8 @@ import { z } from "zod";
 import { AppError } from "../../http/errors";
 import { decodeHeader, type PaymentTerms } from "./terms";
 
-// For http/caller-scope.ts, which imports this module only when a request carries a payment (viem stays unloaded until then).
+// For http/caller-scope.ts, which imports this module only when a request carries a payment (viem stays unloaded until
+// then).
 export { getAddress, verifyTypedData };
 
 /** Clock slack: the authorization must still be valid this long after we accept it. */

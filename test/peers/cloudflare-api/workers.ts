@@ -148,7 +148,8 @@ export const workerRoutes: Route[] = [
     if (settings.bindings) applyBindings(script, settings.bindings);
     return { result: { bindings: script.bindings } };
   }),
-  // A draft (secret put/bulk on a missing Worker), or `wrangler deploy` of a new Worker or one with Durable Object migrations.
+  // A draft (secret put/bulk on a missing Worker), or `wrangler deploy` of a new Worker or one with Durable Object
+  // migrations.
   route("PUT", "/workers/scripts/:name", async (ctx) => {
     const { script, id } = await upload(ctx);
     script.deployed = id;

@@ -32,7 +32,8 @@ function at(value: unknown, path: string): unknown {
 
 async function passes(filter: Filter | null, body: unknown, request: PublicRequest): Promise<Verdict> {
   if (!filter) return { pass: true, error: null };
-  if (body === undefined) return { pass: false, error: null }; // not JSON (or too large to look into): only unfiltered destinations take it
+  // not JSON (or too large to look into): only unfiltered destinations take it
+  if (body === undefined) return { pass: false, error: null };
   for (const [path, expected] of Object.entries(filter.equals ?? {})) {
     if (JSON.stringify(at(body, path)) !== JSON.stringify(expected)) return { pass: false, error: null };
   }

@@ -1,20 +1,21 @@
 /**
- * The challenge protocols, each as its provider documents it. A request is a challenge when it
- * has the protocol's shape; it is then answered here (never buffered), or refused with 403 when
- * it cannot be answered truthfully (the secret it needs was not given, a token or signature is
- * wrong), so the provider reports the failure rather than a silent mismatch.
+ * The challenge protocols, each as its provider documents it. A request is a challenge when it has the protocol's
+ * shape; it is then answered here (never buffered), or refused with 403 when it cannot be answered truthfully (the
+ * secret it needs was not given, a token or signature is wrong), so the provider reports the failure rather than a
+ * silent mismatch.
  *
  * - Microsoft Graph: any request with `?validationToken=…` → 200 `text/plain`, the token decoded.
- * - Meta (Facebook, Instagram, WhatsApp): `GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=…`
- *   → the challenge, when the verify token is the configured one.
- * - X (Twitter) CRC: `GET ?crc_token=…` → `{"response_token": "sha256=" + base64(HMAC-SHA256(consumer secret, crc_token))}`.
+ * - Meta (Facebook, Instagram, WhatsApp): `GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=…` → the challenge,
+ *   when the verify token is the configured one.
+ * - X (Twitter) CRC: `GET ?crc_token=…` → `{"response_token": "sha256=" + base64(HMAC-SHA256(consumer secret,
+ *   crc_token))}`.
  * - Dropbox: `GET ?challenge=…` → the challenge, `text/plain` with `X-Content-Type-Options: nosniff`.
  * - Twitch EventSub: `Twitch-Eventsub-Message-Type: webhook_callback_verification`, signed (see
  *   ../captures/signatures.ts) → the body's `challenge`, raw, `text/plain`.
- * - Slack: a JSON body `{"type": "url_verification", "challenge": …}` → `{"challenge": …}` (its
- *   X-Slack-Signature checked when the signing secret was given).
- * - Zoom: a JSON body `{"event": "endpoint.url_validation", "payload": {"plainToken": …}}` →
- *   `{"plainToken": …, "encryptedToken": hex(HMAC-SHA256(secret token, plainToken))}`.
+ * - Slack: a JSON body `{"type": "url_verification", "challenge": …}` → `{"challenge": …}` (its X-Slack-Signature
+ *   checked when the signing secret was given).
+ * - Zoom: a JSON body `{"event": "endpoint.url_validation", "payload": {"plainToken": …}}` → `{"plainToken": …,
+ *   "encryptedToken": hex(HMAC-SHA256(secret token, plainToken))}`.
  */
 import { AppError } from "../../../http/errors";
 import { digestsEqual } from "../../../auth/ids";

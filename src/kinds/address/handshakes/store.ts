@@ -1,4 +1,7 @@
-/** What a handshake responder keeps beyond its captures (../captures/store.ts): its sealed secrets and the handshakes it answered. */
+/**
+ * What a handshake responder keeps beyond its captures (../captures/store.ts): its sealed secrets and the handshakes it
+ * answered.
+ */
 import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";
 import type { CaptureLimits } from "../captures/store";

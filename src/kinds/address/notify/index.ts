@@ -87,7 +87,8 @@ export const notify = kind.define({
   usage: (store) => ({ channels: channelCount(store.sql), sends: sendCount(store.sql) }),
   exportData: (store) => ({ channels: channelViews(store.sql), sends: allSends(store) }),
   onDeliveryFinished: (store, _config, deliveryId, outcome) => deliveryFinished(store.sql, deliveryId, outcome),
-  // Another kind's alert (people.ts): sent through every channel, once per relay, free (the raising kind pays its own way).
+  // Another kind's alert (people.ts): sent through every channel, once per relay, free (the raising kind pays its own
+  // way).
   relay: (store, _config, message, relayId, from) => {
     const parsed = relayedMessage.safeParse(message);
     if (!parsed.success)

@@ -39,7 +39,9 @@ export const relayedMessage = z
   .strict();
 export type RelayedMessage = z.infer<typeof relayedMessage>;
 
-/** Sends `message` to the people of notify resource `notifyId`, once per `uniqueBy` (what makes this alert this alert). */
+/**
+ * Sends `message` to the people of notify resource `notifyId`, once per `uniqueBy` (what makes this alert this alert).
+ */
 export function notifyPeople(store: EngineStore, notifyId: string, message: RelayedMessage, uniqueBy: string): string {
   return sendRelay(store, notifyId, "notify.relay", message, uniqueBy);
 }

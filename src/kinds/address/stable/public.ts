@@ -57,7 +57,8 @@ export const stableFace = definePublicFace<StableConfig, ForwardBody>({
     }
     if (!REPLAYABLE.has(request.method))
       throw new AppError("conflict", `No target is set yet; ${request.method} requests are not buffered.`);
-    // No target: keep the request. (One whose body was read as a target was being set is kept too, and replayed at once.)
+    // No target: keep the request. (One whose body was read as a target was being set is kept too, and replayed at
+    // once.)
     if (request.bodyUnread) return { type: "read_body" };
     const seq = buffer(store, {
       receivedAt: request.receivedAt,

@@ -1,4 +1,6 @@
-/** A transformer's current expressions (they can be replaced) and its log: one row per request, with what became of it. */
+/**
+ * A transformer's current expressions (they can be replaced) and its log: one row per request, with what became of it.
+ */
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../kind/kind";
 import { iso } from "../../../time";

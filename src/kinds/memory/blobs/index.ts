@@ -1,4 +1,6 @@
-/** blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh). */
+/**
+ * blobs: park up to 100 MB for up to 48 h, streamed in and out of R2, optionally behind a public link (transfer.sh).
+ */
 import { rangeHeader } from "../../../kind/downloads";
 import { kindOf } from "../../../kind/kind";
 import { definePublicFace } from "../../../kind/public-face";

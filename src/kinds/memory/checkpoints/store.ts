@@ -279,7 +279,10 @@ export function usage(store: EngineStore) {
   return { threads: threadCount, checkpoints: held.n, bytes: held.bytes };
 }
 
-/** Everything: values kept inline come inline, R2-held ones as their signed content_url (docs/api.md#managing-a-resource). */
+/**
+ * Everything: values kept inline come inline, R2-held ones as their signed content_url
+ * (docs/api.md#managing-a-resource).
+ */
 export function exportAll(store: EngineStore) {
   const threadRows = store.sql.exec<ThreadRow>("SELECT * FROM cp_threads ORDER BY id").toArray();
   const rows = store.sql.exec<CheckpointRow>(`${SELECT_CHECKPOINT} ORDER BY c.thread_id, c.seq`).toArray();

@@ -8,7 +8,9 @@ import { pageLimit, seqCursor, jsonValue, pageOf } from "../../../openapi/schema
 
 /** Largest stored result (its JSON text, UTF-8). */
 export const MAX_RESULT_BYTES = 64 * 1024;
-/** Live keys one resource holds: with every result, its export stays well below a Durable Object RPC answer (32 MiB). */
+/**
+ * Live keys one resource holds: with every result, its export stays well below a Durable Object RPC answer (32 MiB).
+ */
 export const MAX_KEYS = 10_000;
 /** Bytes of stored results over all keys of one resource. */
 export const MAX_RESULTS_BYTES = 16 * 1024 * 1024;

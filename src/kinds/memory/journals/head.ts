@@ -13,7 +13,10 @@ import { iso, isoOrNull } from "../../../time";
 import { head } from "./store";
 import { HEAD_TYP, type HeadPayload, type SignedHead } from "./schema";
 
-/** Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was created under). */
+/**
+ * Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was
+ * created under).
+ */
 function issuer(ctx: PrepareContext): string {
   return ctx.env.AUTH_URL || ctx.baseUrl;
 }

@@ -101,7 +101,10 @@ export async function uploadPart(
   }
 }
 
-/** Hashes a stored object by streaming it back (never held whole): a multipart object's sha256 exists only once it is assembled. */
+/**
+ * Hashes a stored object by streaming it back (never held whole): a multipart object's sha256 exists only once it is
+ * assembled.
+ */
 async function hashObject(bucket: R2Bucket, key: string): Promise<Stored> {
   const object = await bucket.get(key);
   if (!object) throw new AppError("not_found", "The assembled object is gone (the resource is ending).");

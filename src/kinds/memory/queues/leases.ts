@@ -105,7 +105,10 @@ export function ackMany(store: EngineStore, leaseIds: string[]) {
   return { acked, lost };
 }
 
-/** Gives the message back: visible now or after `delaySeconds`, or dead once it has been received max_receive_count times. */
+/**
+ * Gives the message back: visible now or after `delaySeconds`, or dead once it has been received max_receive_count
+ * times.
+ */
 export function nack(store: EngineStore, config: QueueConfig, leaseId: string, delaySeconds: number) {
   const row = requireHeld(store, leaseId);
   const to = afterLease(config, row.receive_count) === "dead" ? "dead" : delaySeconds > 0 ? "delayed" : "visible";

@@ -112,7 +112,9 @@ export function get(store: EngineStore, config: QueueConfig, messageId: string) 
   return view(requireMessage(store, messageId), config, store.now);
 }
 
-/** Deletes a message in any state (a dead letter not worth redriving, a job no longer wanted); its lease, if any, ends. */
+/**
+ * Deletes a message in any state (a dead letter not worth redriving, a job no longer wanted); its lease, if any, ends.
+ */
 export function remove(store: EngineStore, messageId: string) {
   const row = requireMessage(store, messageId);
   store.sql.exec("DELETE FROM queue_messages WHERE seq = ?", row.seq);

@@ -87,7 +87,10 @@ async function decryptInner(valueKey: Uint8Array, inner: string): Promise<string
   return new TextDecoder().decode(pt);
 }
 
-/** Encrypts a new secret for storage: the value sealed (under the passphrase first, if any), and the passphrase's verifier. */
+/**
+ * Encrypts a new secret for storage: the value sealed (under the passphrase first, if any), and the passphrase's
+ * verifier.
+ */
 export async function sealSecret(
   env: Env,
   value: string,

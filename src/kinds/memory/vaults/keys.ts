@@ -1,4 +1,7 @@
-/** The per-key operations and the batch: each checks its precondition, writes, then the vault's room, in one transaction. */
+/**
+ * The per-key operations and the batch: each checks its precondition, writes, then the vault's room, in one
+ * transaction.
+ */
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../kind/kind";
 import { checkPrecondition, preconditionOf } from "./preconditions";

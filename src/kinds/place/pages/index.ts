@@ -20,7 +20,9 @@ import {
 
 const OP_PRICE = 100; // µUSD, $0.0001
 
-/** The create body (with the content) on the way in; what the record shows once the content went to the page's storage. */
+/**
+ * The create body (with the content) on the way in; what the record shows once the content went to the page's storage.
+ */
 type Config = PageCreate | PageConfig;
 
 const kind = kindOf<Config>();

@@ -29,7 +29,9 @@ function firstHeading(markdown: string): string | null {
   return m ? m[1]!.trim() : null;
 }
 
-/** Puts the title and preview tags into the owner's document: in its head (replacing its own title), or in front of it. */
+/**
+ * Puts the title and preview tags into the owner's document: in its head (replacing its own title), or in front of it.
+ */
 function intoHead(html: string, title: string | null, description: string | null): string {
   if (title === null && description === null) return html;
   const doc = title === null ? html : html.replace(/<title\b[^>]*>[\s\S]*?<\/title\s*>/i, "");

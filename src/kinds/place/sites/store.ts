@@ -55,7 +55,9 @@ function stripFolder(files: FileRow[]): string | null {
   return first;
 }
 
-/** Unpacks the archive streaming in into R2 (each file with its type and digest); on any failure deletes what it wrote. */
+/**
+ * Unpacks the archive streaming in into R2 (each file with its type and digest); on any failure deletes what it wrote.
+ */
 export async function stage(ctx: PrepareContext, body: ReadableStream<Uint8Array> | null): Promise<Staged> {
   if (!body) throw new AppError("validation_failed", "Send the site as a zip archive in the request body.");
   const deployId = crypto.randomUUID();

@@ -31,7 +31,8 @@ export function inlineContent(bytes: Uint8Array, contentType: string | null): In
   if (bytes.length > INLINE_MAX_BYTES) return null;
   if (contentType && TEXTUAL.test(contentType.trim()) && !declaresOtherCharset(contentType)) {
     try {
-      // fatal: invalid UTF-8 falls back to base64; ignoreBOM: a leading BOM stays in the string, so the bytes round-trip.
+      // fatal: invalid UTF-8 falls back to base64; ignoreBOM: a leading BOM stays in the string, so the bytes
+      // round-trip.
       return { encoding: "text", data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
     } catch {
       // not UTF-8 after all

@@ -16,7 +16,10 @@ import { INLINE_MAX_BYTES, type AttestConfig, type FetchInput } from "./schema";
 
 /** What the step hands to `run`: enough to record the fetch, never the full body. */
 
-/** Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was created under). */
+/**
+ * Where verifiers find the keys (docs/api.md#oauth-and-discovery: the auth URL, else the base URL the resource was
+ * created under).
+ */
 function issuer(ctx: PrepareContext): string {
   return ctx.env.AUTH_URL || ctx.baseUrl;
 }

@@ -7,9 +7,14 @@ import { atLeastOneOf, atMostOneOf, pageLimit, seqCursor, pageOf } from "../../.
 export const MAX_BATCH = 100;
 /** Unfinished messages (pending and in flight) a drip holds at once. */
 export const MAX_BACKLOG = 10_000;
-/** Bytes (bodies and headers) of unfinished messages: with the finished ones kept, an export stays well under the 32 MiB an RPC carries. */
+/**
+ * Bytes (bodies and headers) of unfinished messages: with the finished ones kept, an export stays well under the 32 MiB
+ * an RPC carries.
+ */
 export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
-/** Finished messages (delivered, failed, cancelled) kept for listing and export; the oldest are forgotten beyond these. */
+/**
+ * Finished messages (delivered, failed, cancelled) kept for listing and export; the oldest are forgotten beyond these.
+ */
 export const MAX_KEPT = 10_000;
 export const MAX_KEPT_BYTES = 8 * 1024 * 1024;
 export const MAX_RATE_COUNT = 1000;

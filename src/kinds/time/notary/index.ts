@@ -1,4 +1,7 @@
-/** notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161, OpenTimestamps). */
+/**
+ * notary: RFC 3161 time stamps that `openssl ts -verify` accepts, kept in a hash-chained log (RFC 3161,
+ * OpenTimestamps).
+ */
 import { kindOf } from "../../../kind/kind";
 import { append, count, exportAll, find, list, lookup, sign, status } from "./store";
 import {

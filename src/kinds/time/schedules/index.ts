@@ -1,4 +1,6 @@
-/** schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules). */
+/**
+ * schedules: a recurring cron call in an IANA time zone, signed, retried, with history (QStash, Temporal Schedules).
+ */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
 import { finished, historyPage, init, previewTimes, runNow, setPaused, timer, view } from "./store";

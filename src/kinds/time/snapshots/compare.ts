@@ -13,7 +13,10 @@ const HTML = /^(text\/html|application\/xhtml\+xml)/i;
 /** The selected text kept with a snapshot (and sent in its event) is cut here; the hash covers all of it. */
 export const SELECTED_TEXT_MAX = 2000;
 
-/** Why the runtime's parser refuses `selector`, or null; null too where there is no HTMLRewriter (the OpenAPI build in Node). */
+/**
+ * Why the runtime's parser refuses `selector`, or null; null too where there is no HTMLRewriter (the OpenAPI build in
+ * Node).
+ */
 export function selectorProblem(selector: string): string | null {
   if (typeof HTMLRewriter === "undefined") return null;
   try {
@@ -39,7 +42,10 @@ export interface Compared {
   selectedText: string | null;
 }
 
-/** What of a snapshot's config the comparison reads (schema.ts's SnapshotConfig has it; named here, as schema.ts imports this file's limits). */
+/**
+ * What of a snapshot's config the comparison reads (schema.ts's SnapshotConfig has it; named here, as schema.ts imports
+ * this file's limits).
+ */
 export interface CompareOptions {
   selector?: string;
   ignore_whitespace: boolean;

@@ -150,7 +150,8 @@ export function view(store: EngineStore, r: Row): SnapshotView {
 /** Records one fetch (scheduled or manual): the row, the counters, the events, and pruning to keep_last. */
 export function record(store: EngineStore, config: SnapshotConfig, f: Fetched, manual: boolean): SnapshotView {
   const ok = f.status !== null && f.error === null;
-  // Content found already stored, whose last holder was pruned while this fetch ran, is gone: keep the facts, not a dead link.
+  // Content found already stored, whose last holder was pruned while this fetch ran, is gone: keep the facts, not a
+  // dead link.
   const key = f.key && (f.wrote || held(store.sql, f.key)) ? f.key : null;
   const previous = ok ? lastGood(store) : undefined;
   const changed = ok && previous !== undefined && previous.compare_sha256 !== f.compareSha256;
@@ -227,7 +228,10 @@ function notify(
   if (url) sendEvent(store, { url }, type, data, String(seq));
 }
 
-/** Keeps the newest keep_last snapshots and the newest good one; objects no kept snapshot shares are deleted after commit. */
+/**
+ * Keeps the newest keep_last snapshots and the newest good one; objects no kept snapshot shares are deleted after
+ * commit.
+ */
 function prune(store: EngineStore, config: SnapshotConfig): void {
   const cutoff = store.sql
     .exec<{ seq: number }>("SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1 OFFSET ?", config.keep_last - 1)

@@ -55,7 +55,10 @@ export function hostPattern(entry: string, index: number): string {
   return `${wildcard ? "*." : ""}${host}${port ? `:${port}` : ""}`;
 }
 
-/** Whether the target is on the list: an exact host, or a name below a wildcard's domain; a pattern's port must match too. */
+/**
+ * Whether the target is on the list: an exact host, or a name below a wildcard's domain; a pattern's port must match
+ * too.
+ */
 export function allowed(patterns: string[], target: URL): boolean {
   const host = target.hostname.replace(/\.+$/, "");
   const port = target.port || (target.protocol === "https:" ? "443" : "80");
@@ -89,7 +92,10 @@ export interface Fetched {
   log: Omit<RequestLogEntry, "seq" | "request_id" | "at">;
 }
 
-/** The request, through the proxy: 403 for a host not on the list, and the proxy client's errors (nothing charged for any). */
+/**
+ * The request, through the proxy: 403 for a host not on the list, and the proxy client's errors (nothing charged for
+ * any).
+ */
 export async function fetchVia(ctx: PrepareContext, config: ConnectorConfig, input: FetchInput): Promise<Fetched> {
   const target = new URL(input.url);
   if (!allowed(config.allowed_hosts, target)) {

@@ -27,7 +27,10 @@ export interface SourceInfo {
 
 export type DonePart = { part_number: number; size: number; etag: string };
 
-/** Checks an endpoint and resolves an object endpoint's token (the one await a transfer's start spends on D1 and another resource). */
+/**
+ * Checks an endpoint and resolves an object endpoint's token (the one await a transfer's start spends on D1 and another
+ * resource).
+ */
 export async function resolve(env: Env, ep: Endpoint, field: "source" | "destination"): Promise<Resolved> {
   const allowPrivate = allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS);
   if (ep.type === "url") return { ...ep, url: checkEgressUrl(ep.url, allowPrivate, `${field}.url`).href };
@@ -51,7 +54,8 @@ export async function probe(env: Env, src: Resolved): Promise<SourceInfo> {
     if (!head) throw fieldError("source.management_token", "that resource's content is gone");
     return { size: head.size, etag: head.httpEtag, contentType: head.httpMetadata?.contentType ?? null, ranged: true };
   }
-  // One byte asked for: a 206 tells the size (Content-Range) and that ranges work; a 200 tells the size by its Content-Length, if it has one.
+  // One byte asked for: a 206 tells the size (Content-Range) and that ranges work; a 200 tells the size by its
+  // Content-Length, if it has one.
   const { res } = await fetchStreamGuarded(env, src.url, {
     headers: { ...src.headers, range: "bytes=0-0" },
     field: "source.url",
@@ -81,7 +85,10 @@ export async function probe(env: Env, src: Resolved): Promise<SourceInfo> {
   };
 }
 
-/** Bytes `start`…`end` (inclusive) of the source, streaming; the whole when `end` is its last byte and it serves no ranges. */
+/**
+ * Bytes `start`…`end` (inclusive) of the source, streaming; the whole when `end` is its last byte and it serves no
+ * ranges.
+ */
 export async function read(
   env: Env,
   src: Resolved,
@@ -199,7 +206,10 @@ export async function completeUpload(
   throw new Error("a URL destination takes no parts");
 }
 
-/** The whole body in one request (a URL destination, or a source without ranges), through `digest`; answers the ETag reported. */
+/**
+ * The whole body in one request (a URL destination, or a source without ranges), through `digest`; answers the ETag
+ * reported.
+ */
 export async function sendWhole(
   env: Env,
   dst: Resolved,

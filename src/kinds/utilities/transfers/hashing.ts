@@ -29,7 +29,10 @@ export class Digest {
   }
 }
 
-/** Digests of transfers under way in this isolate, by transfer id; a few dozen at most (a lost one costs only a read-back). */
+/**
+ * Digests of transfers under way in this isolate, by transfer id; a few dozen at most (a lost one costs only a
+ * read-back).
+ */
 const underWay = new Map<string, Digest>();
 const MAX_UNDER_WAY = 64;
 
@@ -59,7 +62,10 @@ export function forgetAllDigests(): void {
   underWay.clear();
 }
 
-/** The SHA-256 of a whole stream (the destination read back when its digest was lost), read a chunk at a time as the digest takes it. */
+/**
+ * The SHA-256 of a whole stream (the destination read back when its digest was lost), read a chunk at a time as the
+ * digest takes it.
+ */
 export async function digestOf(body: ReadableStream<Uint8Array>): Promise<string> {
   const digest = new Digest();
   const chunks = chunkReader(body);
@@ -116,7 +122,8 @@ function chunkReader(body: ReadableStream<Uint8Array>): {
   let last: Uint8Array | null = null;
   return {
     async read() {
-      // A read takes the buffer over (transfers it) and hands it back as the chunk; one the sink kept (detached) is replaced.
+      // A read takes the buffer over (transfers it) and hands it back as the chunk; one the sink kept (detached) is
+      // replaced.
       const buffer = last && last.buffer.byteLength > 0 ? last.buffer : new ArrayBuffer(CHUNK_BYTES);
       const { done, value } = await byob.read(new Uint8Array(buffer));
       last = done ? null : (value ?? null);

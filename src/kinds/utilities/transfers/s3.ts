@@ -15,7 +15,10 @@ export type S3Target = z.infer<typeof s3Endpoint>;
 
 const TIMEOUT_MS = 60_000;
 
-/** The object's URL, path-style (`endpoint/bucket/key`) or virtual-hosted (`bucket.endpoint/key`); each key segment percent-encoded as SigV4 wants. */
+/**
+ * The object's URL, path-style (`endpoint/bucket/key`) or virtual-hosted (`bucket.endpoint/key`); each key segment
+ * percent-encoded as SigV4 wants.
+ */
 export function objectUrl(env: Env, t: S3Target, field: string): URL {
   const base = checkEgressUrl(t.endpoint, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), `${field}.endpoint`);
   const key = t.key
@@ -34,7 +37,8 @@ async function s3Error(res: Response, what: string, field: string): Promise<AppE
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
   const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
   const said = `${what}: S3 answered ${res.status}${code ? ` ${code}` : ""}${message ? ` (${message})` : ""}`;
-  // The caller's side (no such bucket or key, credentials refused) is theirs to fix: 422 naming the endpoint; the store's own failures are 502.
+  // The caller's side (no such bucket or key, credentials refused) is theirs to fix: 422 naming the endpoint; the
+  // store's own failures are 502.
   if (res.status >= 400 && res.status < 500)
     return new AppError("validation_failed", `${field}: ${said}.`, { errors: [{ path: field, message: said }] });
   return new AppError("upstream_failed", `${said}.`);
@@ -134,7 +138,10 @@ export class S3Client {
     return etag;
   }
 
-  /** Completes the upload; answers the object's ETag. `null` when S3 no longer knows the upload (completed already, or aborted). */
+  /**
+   * Completes the upload; answers the object's ETag. `null` when S3 no longer knows the upload (completed already, or
+   * aborted).
+   */
   async complete(uploadId: string, parts: { part_number: number; etag: string }[]): Promise<string | null> {
     const xml = `<CompleteMultipartUpload>${parts.map((p) => `<Part><PartNumber>${p.part_number}</PartNumber><ETag>${escapeXml(p.etag)}</ETag></Part>`).join("")}</CompleteMultipartUpload>`;
     const res = await this.send("POST", { uploadId }, { headers: { "content-type": "application/xml" }, body: xml });

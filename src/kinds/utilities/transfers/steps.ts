@@ -136,13 +136,19 @@ async function copyWhole(ctx: PrepareContext, row: Row, result: Stepped): Promis
   result.completed = { etag, sha256 };
 }
 
-/** A cancelled transfer's upload was aborted: resuming it begins a new one (before the resume is charged; aborted if it is refused). */
+/**
+ * A cancelled transfer's upload was aborted: resuming it begins a new one (before the resume is charged; aborted if it
+ * is refused).
+ */
 export async function reopen(ctx: PrepareContext, row: Row): Promise<Row> {
   if (row.status !== "cancelled" || !row.ranged) return row;
   return { ...row, upload_id: await beginUpload(ctx.env, endpointsOf(ctx.env, row).destination, row.content_type) };
 }
 
-/** Aborts a transfer's open upload at its destination (a cancel, the resource's end); the store expires what this cannot. */
+/**
+ * Aborts a transfer's open upload at its destination (a cancel, the resource's end); the store expires what this
+ * cannot.
+ */
 export async function abortOpen(ctx: PrepareContext, row: Row): Promise<void> {
   if (!row.upload_id) return;
   const { destination } = endpointsOf(ctx.env, row);

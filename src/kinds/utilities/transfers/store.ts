@@ -1,7 +1,7 @@
 /**
- * A transfers resource's jobs: each row is one transfer (its endpoints sealed, since they carry
- * credentials) and its parts as they land, so a run that stops (the step's time is up, the
- * process died, the source failed) goes on from the last part recorded. Parts and progress are written in the same transaction that records them done.
+ * A transfers resource's jobs: each row is one transfer (its endpoints sealed, since they carry credentials) and its
+ * parts as they land, so a run that stops (the step's time is up, the process died, the source failed) goes on from the
+ * last part recorded. Parts and progress are written in the same transaction that records them done.
  */
 import { seal, unseal } from "../../../auth/sealing";
 import type { Env } from "../../../env";
@@ -267,7 +267,9 @@ export function resumable(sql: SqlStorage, id: string): Row {
   return row;
 }
 
-/** Runs the transfer again: a failed one from the last part recorded, a cancelled one from the start under `uploadId`. */
+/**
+ * Runs the transfer again: a failed one from the last part recorded, a cancelled one from the start under `uploadId`.
+ */
 export function resume(store: EngineStore, id: string, uploadId: string | null): TransferView {
   const row = resumable(store.sql, id);
   if (row.status === "cancelled")

@@ -298,7 +298,10 @@ const resolvedSince = (sql: SqlStorage, source: string) =>
     .exec<{ resolved_since: number }>("SELECT resolved_since FROM incident_sources WHERE source = ?", source)
     .toArray()[0]?.resolved_since ?? null;
 
-/** A watch or group went down (the episode that began at `since`): an incident keyed by its id, unless that episode is over already. */
+/**
+ * A watch or group went down (the episode that began at `since`): an incident keyed by its id, unless that episode is
+ * over already.
+ */
 export function triggerFrom(
   store: EngineStore,
   config: EscalationConfig,

@@ -84,7 +84,10 @@ function alert(
   });
 }
 
-/** The group as people read it in a title: by the owner's label, else by its children's aliases; never by its resource id. */
+/**
+ * The group as people read it in a title: by the owner's label, else by its children's aliases; never by its resource
+ * id.
+ */
 const named = (store: EngineStore, rows: ChildRow[]) =>
   store.label ? `Watch group “${store.label}”` : `Watch group of ${rows.map((c) => c.alias).join(", ")}`;
 

@@ -1,14 +1,13 @@
 /**
- * A watch's state and its check history. Each check's outcome is recorded here, in the
- * transaction of the timer (or of the check asked for), and moves the state:
+ * A watch's state and its check history. Each check's outcome is recorded here, in the transaction of the timer (or of
+ * the check asked for), and moves the state:
  *
  *   pending ──ok──▶ up ──alert_after failures──▶ down ──recover_after successes──▶ up
  *
- * A watch goes down once (watch.down), repeats the alert at the first check realert_seconds or
- * more after the check that last alerted while it stays down, and comes back once (watch.up); a success between failures (or a failure between
- * successes) starts the count again, so flapping sends nothing extra. Change types send
- * watch.changed whatever the state. Every transition is told to the groups that follow the
- * watch (signals.ts) and to its escalation.
+ * A watch goes down once (watch.down), repeats the alert at the first check realert_seconds or more after the check
+ * that last alerted while it stays down, and comes back once (watch.up); a success between failures (or a failure
+ * between successes) starts the count again, so flapping sends nothing extra. Change types send watch.changed whatever
+ * the state. Every transition is told to the groups that follow the watch (signals.ts) and to its escalation.
  */
 import type { Json } from "../../../json";
 import type { EngineStore } from "../../../kind/kind";
@@ -108,7 +107,10 @@ const evidence = (r: CheckRow) => {
   return shown;
 };
 
-/** A value as kept with its check: its JSON, or past MAX_VALUE_CHARS, the start of that JSON as a string (never a cut, unreadable JSON). */
+/**
+ * A value as kept with its check: its JSON, or past MAX_VALUE_CHARS, the start of that JSON as a string (never a cut,
+ * unreadable JSON).
+ */
 function keptValue(value: Json | null): string | null {
   if (value === null) return null;
   const text = JSON.stringify(value);
@@ -330,7 +332,10 @@ export function recordCheck(
   return checkView(check);
 }
 
-/** Maintenance: no checks until resumed. A watch that was down ends its episode (no watch.up) and resolves its escalation. */
+/**
+ * Maintenance: no checks until resumed. A watch that was down ends its episode (no watch.up) and resolves its
+ * escalation.
+ */
 export function pause(store: EngineStore, config: WatchConfig): void {
   const row = readState(store.sql);
   if (row.state === "paused") return;

@@ -32,7 +32,9 @@ export interface Expected {
   json?: unknown;
   form?: Record<string, string>;
   text?: string | RegExp;
-  /** Picks this request among several to one path (other tests send there too): a string its headers or body contain. */
+  /**
+   * Picks this request among several to one path (other tests send there too): a string its headers or body contain.
+   */
   find?: string;
 }
 

@@ -30,7 +30,8 @@ export class ChannelUrl {
     const colon = userinfo?.indexOf(":") ?? -1;
     this.user = userinfo === null ? null : decode(colon >= 0 ? userinfo.slice(0, colon) : userinfo) || null;
     this.password = userinfo !== null && colon >= 0 ? decode(userinfo.slice(colon + 1)) || null : null;
-    // A port is digits after the last colon; anything else keeps the colon in the host (Telegram's `123:abc` bot token).
+    // A port is digits after the last colon; anything else keeps the colon in the host (Telegram's `123:abc` bot
+    // token).
     const hp = /^(\[[^\]]+\]|.*?)(?::(\d{1,5}))?$/.exec(hostport);
     if (!hp) throw new ChannelUrlError("has a malformed host or port");
     this.host = decode(hp[1]!);

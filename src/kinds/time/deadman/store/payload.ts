@@ -106,7 +106,10 @@ export async function unsealForRelease(ctx: PrepareContext, tripping: boolean): 
   }
 }
 
-/** Sends a due payload to successor_url, once, and forgets it. Without the matching unsealed text it waits for the next run. */
+/**
+ * Sends a due payload to successor_url, once, and forgets it. Without the matching unsealed text it waits for the next
+ * run.
+ */
 export function releasePayload(
   store: EngineStore,
   config: DeadmanConfig,

@@ -114,7 +114,9 @@ export function setPaused(store: EngineStore, paused: boolean) {
   return statusView(store);
 }
 
-/** Changes the pace in force (the record's config keeps what create accepted). Releases already made stay in the window. */
+/**
+ * Changes the pace in force (the record's config keeps what create accepted). Releases already made stay in the window.
+ */
 export function setLimits(
   store: EngineStore,
   input: { rate?: { count: number; period_seconds: number }; max_parallel?: number },

@@ -1,8 +1,8 @@
 /**
- * rss: an RSS 2.0, RSS 1.0 (RDF) or Atom feed, parsed by fast-xml-parser (pure JavaScript, no
- * DOM; a DOCTYPE's entities bounded in number, size and expansion, so a hostile feed cannot blow up). Items are known by
- * guid/id, else link, else title and date; the ids of the last MAX_SEEN_ITEMS are remembered, and
- * the items not among them are the news of a check.
+ * rss: an RSS 2.0, RSS 1.0 (RDF) or Atom feed, parsed by fast-xml-parser (pure JavaScript, no DOM; a DOCTYPE's entities
+ * bounded in number, size and expansion, so a hostile feed cannot blow up). Items are known by guid/id, else link, else
+ * title and date; the ids of the last MAX_SEEN_ITEMS are remembered, and the items not among them are the news of a
+ * check.
  */
 import { XMLParser } from "fast-xml-parser";
 import type { Json } from "../../../../json";

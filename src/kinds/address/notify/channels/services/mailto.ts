@@ -8,7 +8,9 @@ const word = (v: string) => (/^[\x20-\x7e]*$/.test(v) ? v : `=?UTF-8?B?${toBase6
 /** Base64 in lines of 76 (RFC 2045). */
 const base64Lines = (text: string) => toBase64(utf8(text)).replace(/.{1,76}/g, "$&\r\n");
 
-/** Plain SMTP submission through Workers TCP sockets: mailto (STARTTLS, port 587) or mailtos (implicit TLS, port 465). */
+/**
+ * Plain SMTP submission through Workers TCP sockets: mailto (STARTTLS, port 587) or mailtos (implicit TLS, port 465).
+ */
 export default channel({
   schemes: ["mailto", "mailtos"],
   service: "E-mail (SMTP submission)",

@@ -1,7 +1,10 @@
 import { channel, json } from "../channel";
 import { asText, clip, level } from "../message";
 
-/** An alert (US or EU region), to the integration's default team or to @user / #team / *schedule / ^escalation responders. */
+/**
+ * An alert (US or EU region), to the integration's default team or to @user / #team / *schedule / ^escalation
+ * responders.
+ */
 export default channel({
   schemes: ["opsgenie"],
   service: "Opsgenie",

@@ -1,7 +1,10 @@
 import { channel, json, withQuery } from "../channel";
 import { asMarkdown } from "../message";
 
-/** Microsoft Teams through a Workflows (Power Automate) webhook: an Adaptive Card message. Teams' old connectors (msteams://) are retired. */
+/**
+ * Microsoft Teams through a Workflows (Power Automate) webhook: an Adaptive Card message. Teams' old connectors
+ * (msteams://) are retired.
+ */
 export default channel({
   schemes: ["workflows", "workflow"],
   service: "Microsoft Teams (Workflows)",
