@@ -84,7 +84,7 @@ export async function workerdsUnder(pid) {
 }
 
 /** The processes below `pid`, with their command lines split on spaces. */
-async function descendants(pid) {
+export async function descendants(pid) {
   const { stdout } = await promisify(execFile)("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(
     () => ({ stdout: "" }),
   );
