@@ -9,6 +9,7 @@
  *   BENCH_DIRECT=1 npm run bench        (past wrangler's dev proxy, at each runtime's own address)
  *   BENCH_SHAPE=issue36 npm run bench   (issue 36's external measurement: 20 connections, 3 rounds of 8 s per
  *                                        target, bare and paid alternating, nothing else loaded between them)
+ *   BENCH_BARE_LOG=1 …                  (also the bare counter logging a line per request, as the service does)
  *
  * Each round also loads the bare counter and the paid increment at one fixed offered rate
  * (BENCH_FIXED_RATE, 500 req/s), so their tails are compared below saturation too. While the
@@ -119,6 +120,8 @@ try {
   // generator.
   const paidHeaders = { authorization: `Bearer ${counter.management_token}`, "x-credit-token": token };
   const bareRuns = [];
+  const bareLog = process.env.BENCH_BARE_LOG === "1";
+  const bareLogRuns = [];
   const paidRuns = [];
   const freeReadRuns = [];
   const paidReadRuns = [];
@@ -131,6 +134,9 @@ try {
   const paidFixedRuns = [];
   for (let round = 0; round < rounds; round++) {
     bareRuns.push(await load("bare DO counter", `${bare.url}/c/bench`, {}));
+    // BENCH_BARE_LOG=1: the bare counter logging a line per request as the service does (bench/README.md,
+    // "2026-11-28"): under `wrangler dev` each line travels over the inspector to the proxy and to wrangler.
+    if (bareLog) bareLogRuns.push(await load("bare DO counter, a log line", `${bare.url}/l/bench`, {}));
     paidRuns.push(await load("paid increment", `${service.url}/v1/counters/${counter.id}/increment`, paidHeaders));
     freeReadRuns.push(
       await load(
@@ -224,7 +230,7 @@ try {
   );
 
   // A short table to paste into bench/README.md: every target's rounds, then the ratios.
-  const allRuns = [bareRuns, paidRuns, freeReadRuns, paidReadRuns];
+  const allRuns = [bareRuns, ...(bareLog ? [bareLogRuns] : []), paidRuns, freeReadRuns, paidReadRuns];
   const nonTwo = allRuns.flat().reduce((n, r) => n + r.non2xx, 0);
   const cell = (runs, key) =>
     `${middle(runs.map((r) => r[key])).toFixed(0)} (${runs.map((r) => r[key].toFixed(0)).join(", ")})`;
@@ -239,6 +245,11 @@ try {
       "|---|---|---|",
       ...allRuns.map((runs) => `| ${runs[0].title} | ${cell(runs, "rps")} | ${cell(runs, "p99")} |`),
       `| **paid increment / bare** | **${roundRatios(paidRuns, bareRuns).text}** | **${roundRatios(paidRuns, bareRuns, "p99").text}** |`,
+      ...(bareLog
+        ? [
+            `| paid increment / bare with a log line | ${roundRatios(paidRuns, bareLogRuns).text} | ${roundRatios(paidRuns, bareLogRuns, "p99").text} |`,
+          ]
+        : []),
       `| **paid read / free read** | **${roundRatios(paidReadRuns, freeReadRuns).text}** | ${roundRatios(paidReadRuns, freeReadRuns, "p99").text} |`,
       `| free read / bare, for reference | ${roundRatios(freeReadRuns, bareRuns).text} | ${roundRatios(freeReadRuns, bareRuns, "p99").text} |`,
     ].join("\n"),

@@ -60,6 +60,10 @@ try {
   const bareProcs = await roles(bare);
   const targets = [
     { title: "bare increment", method: "POST", url: `${bareUrl}/c/bench`, headers: {}, procs: bareProcs },
+    // The same, sent the paid call's two tokens (which it ignores): what carrying them costs the dev proxy.
+    { title: "bare, paid headers", method: "POST", url: `${bareUrl}/c/bench`, headers: paid, procs: bareProcs },
+    // The same, logging a line per request as the service does: what the request log costs under `wrangler dev`.
+    { title: "bare, a log line", method: "POST", url: `${bareUrl}/l/bench`, headers: {}, procs: bareProcs },
     {
       title: "free read",
       method: "GET",

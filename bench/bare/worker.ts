@@ -1,7 +1,7 @@
 /**
  * The baseline for the benchmarks: the same platform work without the product. For
  * bench/counters.mjs one Durable Object per counter, a SQLite UPDATE per increment
- * (`POST /c/{name}`); for bench/inboxes.mjs the request's body written as a row
+ * (`POST /c/{name}`; `POST /l/{name}` logs a line per request as the service does); for bench/inboxes.mjs the request's body written as a row
  * (`POST /w/{name}`); for bench/sites.mjs an R2 object read and served (`GET /r2/{key}`, seeded
  * by `PUT /r2/{key}`). No tokens, no billing, no validation. Not part of the service.
  */
@@ -56,6 +56,25 @@ export default {
     }
     const stub = env.COUNTERS.get(env.COUNTERS.idFromName(name));
     if (route === "w") return Response.json({ seq: await stub.write(await request.arrayBuffer()) });
+    // The increment with a line logged as the service logs each request (src/operator/request-log.ts): what the line
+    // costs under `wrangler dev` (bench/cpu.mjs), where every console.log also travels to wrangler over the inspector.
+    if (route === "l") {
+      const started = Date.now();
+      const value = await stub.increment(1);
+      console.log(
+        JSON.stringify({
+          request_id: `req_${crypto.randomUUID()}`,
+          method: request.method,
+          route: "/c/:name",
+          kind: "counters",
+          operation: "increment",
+          status: 200,
+          charged_micro: 0,
+          duration_ms: Date.now() - started,
+        }),
+      );
+      return Response.json({ value });
+    }
     return Response.json({ value: await stub.increment(1) });
   },
 } satisfies ExportedHandler<BareEnv>;
