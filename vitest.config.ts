@@ -8,6 +8,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { exportJWK, generateKeyPair } from "jose";
 import type { EvmPeerInfo } from "./test/peers/evm-setup";
+import LongFirstSequencer from "./test/sequencer.mjs";
 
 const migrations = await readD1Migrations("./migrations");
 
@@ -44,6 +45,11 @@ export default defineConfig({
     onConsoleLog: quietRequestLog,
     // The usual output, then the slowest files (test/reporters/slowest-files.ts).
     reporters: ["default", "./test/reporters/slowest-files.ts"],
+    // Two files at a time, whatever their project (vitest's default on 2 cores is one: the suite ran file after
+    // file, the cores a third busy, most files waiting on the processes and timers they start). The long-waiting
+    // files start first (test/sequencer.mjs). docs/testing.md, "Where the suite's time goes", has the measurements.
+    maxWorkers: 2,
+    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         ...workerProject("api", ["test/api/**/*.test.ts"], {
