@@ -1,9 +1,10 @@
 /**
  * The baseline for the benchmarks: the same platform work without the product. For
  * bench/counters.mjs one Durable Object per counter, a SQLite UPDATE per increment
- * (`POST /c/{name}`; `POST /l/{name}` logs a line per request as the service does); for bench/inboxes.mjs the request's body written as a row
- * (`POST /w/{name}`); for bench/sites.mjs an R2 object read and served (`GET /r2/{key}`, seeded
- * by `PUT /r2/{key}`). No tokens, no billing, no validation. Not part of the service.
+ * (`POST /c/{name}`; `POST /l/{name}` also logs a line per request as the service does); for
+ * bench/inboxes.mjs the request's body written as a row (`POST /w/{name}`); for bench/sites.mjs an
+ * R2 object read and served (`GET /r2/{key}`, seeded by `PUT /r2/{key}`). No tokens, no billing,
+ * no validation. Not part of the service.
  */
 import { DurableObject } from "cloudflare:workers";
 
