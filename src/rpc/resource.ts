@@ -131,9 +131,11 @@ export interface ResourceFaults {
   /**
    * The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer).
    * `create-answer-lost`: the create is done (made, indexed, paid), then the whole runtime dies, the worker with it: its
-   * Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts).
+   * Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts). `after-prepare`: the next call with
+   * a prepare step (an operation, a public request) dies between that step (its R2 puts) and its commit.
    */
   dieAt?:
+    | "after-prepare"
     | "create-after-charge"
     | "create-after-commit"
     | "create-after-index"
