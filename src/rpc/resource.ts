@@ -130,9 +130,9 @@ export interface DeliveryReport {
 export interface ResourceFaults {
   /**
    * The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer).
-   * `create-answer-lost`: the create is done (made, indexed, paid), then the whole runtime dies, the worker with it: its
-   * Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts). `after-prepare`: the next call with
-   * a prepare step (an operation, a public request) dies between that step (its R2 puts) and its commit.
+   * `create-answer-lost`: the create is done (made, indexed, paid), then the whole runtime dies, the worker with it:
+   * its Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts). `after-prepare`: the next call
+   * with a prepare step (an operation, a public request) dies between that step (its R2 puts) and its commit.
    */
   dieAt?:
     | "after-prepare"

@@ -64,8 +64,8 @@ export const addresslessLimit = (config: FormsConfig): number =>
 
 /**
  * Takes one submission from `client` this hour (counted by its address's unit: an IPv6 address by its /64, as the
- * service's own limits count it, so one network cannot rotate through its 2^64 addresses); once it has had its hour's share, counts the refusal
- * and answers the seconds until the next hour (the caller answers 429, committing the count).
+ * service's own limits count it, so one network cannot rotate through its 2^64 addresses); once it has had its hour's
+ * share, counts the refusal and answers the seconds until the next hour (the caller answers 429, committing the count).
  */
 export function takeRate(store: EngineStore, config: FormsConfig, client: string | null): number | null {
   const hour = Math.floor(store.now / 3_600_000);
