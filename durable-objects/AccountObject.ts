@@ -174,20 +174,29 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
 
   /**
    * Returns a charge whose call failed after it was taken. Idempotent. A caller that died before it
-   * learned the charge's id names it by its resource, operation and request, and a time at or before it.
+   * learned the charge's id names it by its resource, operation and request, and a time at or before it (or, for a
+   * create's lost answer, by its resource and operation alone: the charge still standing).
    */
   async refund(input: RefundRequest): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       const charge = (
         "chargeId" in input
           ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
-          : this.sql.exec<LedgerRow>(
-              "SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?",
-              input.since,
-              input.resourceId,
-              input.operation,
-              input.requestId,
-            )
+          : input.lostAnswer
+            ? this.sql.exec<LedgerRow>(
+                `SELECT * FROM ledger c WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ?
+                 AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.type = 'refund' AND r.ref = CAST(c.seq AS TEXT))`,
+                input.since,
+                input.resourceId,
+                input.operation,
+              )
+            : this.sql.exec<LedgerRow>(
+                "SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?",
+                input.since,
+                input.resourceId,
+                input.operation,
+                input.requestId,
+              )
       ).toArray()[0];
       if (charge) this.giveBack(charge, input.requestId);
     });

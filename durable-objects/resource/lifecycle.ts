@@ -95,6 +95,12 @@ export class ResourceLifecycle {
 
   create(input: CreateInput): Promise<Result<RecordCore>> {
     return capture(async () => {
+      // A creation a dead process left (its caller's retry came before the alarm): undone and given back now, so the
+      // retry makes the resource afresh, paid once, instead of a 409 for a resource its caller never got.
+      if (
+        pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p) && !this.charging.has(p.request_id))
+      )
+        await this.recoverCharges();
       const existing = this.meta.get();
       const creating = pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p));
       if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
@@ -165,6 +171,7 @@ export class ResourceLifecycle {
       // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
       await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
       await this.work.afterWork(meta, pending);
+      dieAt(this.faults, "create-answer-lost");
       return this.work.record(meta, "active");
     });
   }

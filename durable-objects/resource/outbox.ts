@@ -1,6 +1,7 @@
 /**
  * What committed work obliges a resource to do afterwards, kept with it: the deliveries log
- * (deliveries.ts) and the pending R2 deletes (r2-drops.ts). A transaction records into them
+ * (deliveries.ts) and the pending R2 deletes (r2-drops.ts), among them the intents of puts not yet committed
+ * (r2-intents.ts). A transaction records into them
  * through `recorder`; the work's caller carries out what it recorded once it has committed;
  * the alarm carries out whatever a dying process did not.
  */
@@ -9,6 +10,7 @@ import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
 import type { AfterCommit, Outbox } from "./engine-store";
 import { DeliveryLog } from "./deliveries";
 import { R2Drops } from "./r2-drops";
+import { R2Intents } from "./r2-intents";
 import type { ResourceClock } from "./clock";
 
 export class ResourceOutbox {
@@ -22,7 +24,9 @@ export class ResourceOutbox {
     private readonly resourceId: () => string,
     /** Test-only faults (injectFaults, ENVIRONMENT=test). */
     private readonly faults: ResourceFaults,
-  ) {}
+  ) {
+    this.intents = new R2Intents(clock, () => this.drops);
+  }
 
   get deliveries(): DeliveryLog {
     this.deliveriesOf ??= new DeliveryLog(
@@ -35,6 +39,9 @@ export class ResourceOutbox {
     );
     return this.deliveriesOf;
   }
+
+  /** Kept across an end: it is this process's memory of calls under way, not a table. */
+  readonly intents: R2Intents;
 
   get drops(): R2Drops {
     this.dropsOf ??= new R2Drops(this.storage.sql, this.env.BUCKET, () => this.clock.now(), this.faults);
@@ -91,7 +98,7 @@ export class ResourceOutbox {
     const dead = signingSecret ? await this.deliveries.dispatchDue(signingSecret) : [];
     this.storage.transactionSync(() => this.deliveries.prune());
     await this.flushReleased();
-    await this.drops.flush();
+    await this.drops.flush(undefined, this.intents.isWriting);
     return dead;
   }
 

@@ -23,22 +23,34 @@ export class R2Drops {
     private readonly faults: ResourceFaults,
   ) {}
 
-  /** In the caller's transaction. Due after a grace, so the alarm makes them if the caller cannot. */
-  stage(keys: string[]): void {
-    const due = this.clock() + DISPATCH_GRACE_MS;
+  /**
+   * In the caller's transaction. Due after a grace, so the alarm makes them if the caller cannot (an intent's, before
+   * its put: r2-intents.ts).
+   */
+  stage(keys: string[], graceMs = DISPATCH_GRACE_MS): void {
+    const due = this.clock() + graceMs;
     for (const key of keys)
       this.sql.exec("INSERT INTO r2_drops (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, due);
   }
 
-  /** Deletes `keys` (after their commit) or, with none given, every drop that is due (the alarm). */
-  async flush(keys?: string[]): Promise<void> {
+  /** In a commit's transaction: intents whose bytes the commit keeps. */
+  unstage(keys: string[]): void {
+    for (const key of keys) this.sql.exec("DELETE FROM r2_drops WHERE key = ?", key);
+  }
+
+  /**
+   * Deletes `keys` (after their commit) or, with none given, every drop that is due (the alarm), but those `spared`
+   * (keys a call of this process is still writing).
+   */
+  async flush(keys?: string[], spared: (key: string) => boolean = () => false): Promise<void> {
     const now = this.clock();
     const doomed =
       keys ??
       this.sql
         .exec<{ key: string }>("SELECT key FROM r2_drops WHERE due_at <= ? LIMIT ?", now, PER_CALL)
         .toArray()
-        .map((r) => r.key);
+        .map((r) => r.key)
+        .filter((key) => !spared(key));
     for (let i = 0; i < doomed.length; i += PER_CALL) {
       const chunk = doomed.slice(i, i + PER_CALL);
       try {

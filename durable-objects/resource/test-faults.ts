@@ -31,7 +31,11 @@ export function takeFault(
  */
 export class InjectedDeath extends AppError {
   constructor(point: string) {
-    super("internal_error", `The process died ${point} (injected).`);
+    // A point past the object's own work stands for the runtime dying, the worker with it (runtimeDied in
+    // http/idempotency.ts): the worker then leaves what it would have written after the call undone.
+    super("internal_error", `The process died ${point} (injected).`, {
+      extra: point === "create-answer-lost" ? { injected_death: "runtime" } : {},
+    });
   }
 }
 

@@ -14,6 +14,8 @@
  * still being there, which hold pays) is decided inside `work`. If the shared commit itself fails,
  * the runtime breaks the object (its memory goes with it) and every call of the batch fails.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+
 type Queued = { work: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void };
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
@@ -42,7 +44,8 @@ export class GroupCommit {
       // that caller has gone. It is set before the call is queued, so a call whose timer cannot be set
       // fails with nothing queued.
       if (!this.queued.length) setTimeout(() => this.flush(), 0);
-      this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // The batch runs in the context of the call that opened it: each call's work keeps its own (r2-intents.ts).
+      this.queued.push({ work: AsyncLocalStorage.bind(work), resolve: resolve as (value: unknown) => void, reject });
       // A batch never grows past MAX_BATCH: the call that fills it runs it now.
       if (this.queued.length >= MAX_BATCH) this.flush();
     });

@@ -7,7 +7,7 @@ import type { Env } from "../../src/env";
 import { requireKind } from "../../src/resources/kinds";
 import type { EngineStore, PrepareContext } from "../../src/kind/kind";
 import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
-import { pauseAfterPrepare } from "./test-faults";
+import { dieAt, pauseAfterPrepare } from "./test-faults";
 import { afterCommit, dueTimer, engineStore, prepareContext, type AfterCommit } from "./engine-store";
 import { recordOf, type MetaRow, type RecordCore, type ResourceState } from "./meta";
 import type { MetaCell } from "./meta-cell";
@@ -38,13 +38,19 @@ export class ResourceWork {
     private readonly armAlarm: () => Promise<void>,
   ) {}
 
+  /**
+   * The store a kind's code writes through. One made for a commit (`pending`, in the commit's transaction) keeps the
+   * bytes its call put beforehand: their intents are crossed off with the commit (r2-intents.ts).
+   */
   store(meta: MetaRow, now = this.clock.now(), pending?: AfterCommit): EngineStore {
+    if (pending) this.outbox.intents.keep();
     return engineStore(meta, this.storage.sql, this.env, now, pending && this.outbox.recorder(pending));
   }
 
-  /** What a kind's asynchronous step sees. */
+  /** What a kind's asynchronous step sees: its R2 puts write their intents first. */
   prepareContext(meta: MetaRow): PrepareContext {
-    return prepareContext(meta, this.storage.sql, this.env, this.clock.now(), () => void this.meta.stillHere());
+    const env = { ...this.env, BUCKET: this.outbox.intents.bucket(this.env.BUCKET) };
+    return prepareContext(meta, this.storage.sql, env, this.clock.now(), () => void this.meta.stillHere());
   }
 
   record(meta: MetaRow, state: ResourceState): RecordCore {
@@ -62,16 +68,19 @@ export class ResourceWork {
     work: (prepared: P | undefined) => Promise<T>,
   ): Promise<T> {
     if (!prepare) return work(undefined);
-    const ctx = this.prepareContext(meta);
-    const value = await prepare(ctx);
-    await pauseAfterPrepare(this.faults);
-    try {
-      this.meta.stillHere();
-      return await work(value);
-    } catch (err) {
-      await discard?.(ctx, value).catch((e) => console.error(`${meta.kind}: discarding prepared work failed`, e));
-      throw err;
-    }
+    return this.outbox.intents.scope(async () => {
+      const ctx = this.prepareContext(meta);
+      const value = await prepare(ctx);
+      dieAt(this.faults, "after-prepare");
+      await pauseAfterPrepare(this.faults);
+      try {
+        this.meta.stillHere();
+        return await work(value);
+      } catch (err) {
+        await discard?.(ctx, value).catch((e) => console.error(`${meta.kind}: discarding prepared work failed`, e));
+        throw err;
+      }
+    });
   }
 
   /**
@@ -107,6 +116,14 @@ export class ResourceWork {
     const config = this.meta.config(meta);
     const timer = dueTimer(meta, config, this.storage.sql, this.env, this.clock.now());
     if (!timer) return;
+    await this.outbox.intents.scope(() => this.fireTimer(meta, config, timer));
+  }
+
+  private async fireTimer(
+    meta: MetaRow,
+    config: unknown,
+    timer: NonNullable<ReturnType<typeof dueTimer>>,
+  ): Promise<void> {
     const ctx = this.prepareContext(meta);
     const prepared = await timer.prepare?.(ctx, config);
     const current = this.meta.get();

@@ -7,8 +7,16 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 
 export function clientIp(c: Context<AppEnv>): string {
-  const raw = c.req.header("CF-Connecting-IP")?.trim();
-  if (!raw) return "unknown";
+  return addressBucket(c.req.header("CF-Connecting-IP")) ?? "unknown";
+}
+
+/**
+ * The unit a client address is counted in (an IPv4 address, an IPv6 /64), or null without one: also for a kind that
+ * keeps its own per-address count from the address a public request carries (forms).
+ */
+export function addressBucket(address: string | null | undefined): string | null {
+  const raw = address?.trim();
+  if (!raw) return null;
   return raw.includes(":") ? ipv6Bucket(raw) : raw;
 }
 

@@ -114,6 +114,15 @@ async function claimOrAnswer(db: D1Database, m: KeyMaterial, claim: string, now:
   throw inFlight();
 }
 
+/**
+ * Test only (ENVIRONMENT=test): an injected death of the whole runtime (durable-objects/resource/test-faults.ts) stops
+ * the worker too, before it keeps or frees the key, so a test sees the key as a real crash leaves it: claimed.
+ */
+function runtimeDied(c: Context<AppEnv>): boolean {
+  const err = c.error;
+  return c.env.ENVIRONMENT === "test" && err instanceof AppError && err.options.extra?.injected_death === "runtime";
+}
+
 /** Keeps the answer, or frees the key; a storage failure is logged, never turned into a failed call. */
 async function finish(
   c: Context<AppEnv>,
@@ -123,6 +132,7 @@ async function finish(
   answered: boolean,
 ): Promise<void> {
   const db = c.env.DB;
+  if (runtimeDied(c)) return;
   try {
     const stored = answered ? await keepable(c.res, c.error) : null;
     if (stored) await completeKey(db, m, claim, await sealResponse(m, stored), claimedAt);

@@ -6,7 +6,6 @@ import type { AppEnv } from "../env";
 import type { AnyKind, AnyOp, KindCard } from "../kind/kind";
 import { KIND_CARDS, loadKind } from "./kinds";
 import { addDefinitions, documentLater } from "../openapi/deferred";
-import { issueManagementToken } from "../auth/tokens";
 import { serviceUrls } from "../http/urls";
 import { managementCredential } from "../auth/credentials";
 import { runPaid, type PaidCall, type Payer } from "../money/payment";
@@ -20,10 +19,7 @@ import { commonCreateFields, createdResource, noInput, resourceIdParam, withMeta
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
-import { newSigningSecret } from "../delivery/signing";
-import { loadSealing } from "../auth/sealing-loader";
-import { REPLAY_WINDOW_MS, requestBytes, type KeyMaterial } from "../http/idempotency-store";
-import { findResourceIndex } from "../kind/index-table";
+import { identity, type Identity } from "./create-identity";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
@@ -95,7 +91,9 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
         // Paid by credit, a create under an Idempotency-Key takes its token and secret from the key (a credential the
         // service makes for the resource cannot be shown twice, so such a create stays random).
         const key = payer.type === "credit" && !credential ? c.get("idempotency") : undefined;
-        made = await identity(c, Boolean(notify_url || kind.sends), key);
+        const keyed =
+          key && payer.type === "credit" ? { key, accountId: payer.accountId, operation: call.operation } : undefined;
+        made = await identity(c, Boolean(notify_url || kind.sends), keyed);
         const publicId =
           kind.public && (kind.public.enabled?.(config) ?? true) ? newPublicId(kind.kind, made.id) : null;
         const input: CreateInput = {
@@ -131,31 +129,6 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
       201,
     );
   });
-}
-
-type Identity = {
-  id: string;
-  mgmt: ReturnType<typeof issueManagementToken>;
-  signingSecret: string | null;
-  sealedSecret: string | null;
-};
-
-/**
- * A new resource's id, management token and signing secret (for events to notify_url and a kind's own
- * requests: shown once, kept sealed). Random, or under an Idempotency-Key derived from it, so a retry whose
- * first answer was lost names the same resource (its object answers with it, charging nothing); random
- * again if that id's resource has ended since or was made longer ago than a key is kept (the key is being
- * used again for a new resource, which must not be handed the old one).
- */
-async function identity(c: Context<AppEnv>, signs: boolean, key: KeyMaterial | undefined): Promise<Identity> {
-  const mgmt = issueManagementToken(key && (await requestBytes(key, "management token", 64)));
-  const made = key && (await findResourceIndex(c.env.DB, mgmt.parts.resourceId));
-  if (made && (made.state !== "active" || made.created_at <= Date.now() - REPLAY_WINDOW_MS))
-    return identity(c, signs, undefined);
-  const signingSecret = signs ? newSigningSecret(key && (await requestBytes(key, "signing secret", 32))) : null;
-  // AES is loaded by the first create that needs it, not at start-up (auth/sealing-loader.ts).
-  const sealedSecret = signingSecret ? (await loadSealing()).seal(c.env, signingSecret) : null;
-  return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret };
 }
 
 /** An unknown field is refused (422), not ignored: a misspelt option must not silently fall back to its default. */

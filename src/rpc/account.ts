@@ -89,10 +89,12 @@ export interface HoldGrant {
 
 /**
  * A charge to give back: by its id, or (when its id was never learned) by its resource, operation, request and a time
- * at or before it.
+ * at or before it. `lostAnswer`: a create whose answer never reached its caller, given back by the caller's retry,
+ * which knows neither the charge's id nor the request that took it (resources/create-identity.ts): the one of that
+ * resource and operation still standing.
  */
 export type RefundRequest = { requestId: string } & (
-  { chargeId: number } | { resourceId: string; operation: string; since: number }
+  { chargeId: number } | { resourceId: string; operation: string; since: number; lostAnswer?: true }
 );
 
 export interface AccountApi {

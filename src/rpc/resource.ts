@@ -128,9 +128,20 @@ export interface DeliveryReport {
  * (durable-objects/resource/test-faults.ts).
  */
 export interface ResourceFaults {
-  /** The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer). */
+  /**
+   * The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer).
+   * `create-answer-lost`: the create is done (made, indexed, paid), then the whole runtime dies, the worker with it:
+   * its Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts). `after-prepare`: the next call
+   * with a prepare step (an operation, a public request) dies between that step (its R2 puts) and its commit.
+   */
   dieAt?:
-    "create-after-charge" | "create-after-commit" | "create-after-index" | "extend-after-charge" | "end-after-mark";
+    | "after-prepare"
+    | "create-after-charge"
+    | "create-after-commit"
+    | "create-after-index"
+    | "create-answer-lost"
+    | "extend-after-charge"
+    | "end-after-mark";
   /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
   skipDispatches?: number;
   /** The queue refuses the next this-many sendBatch calls. */

@@ -193,6 +193,42 @@ describe("rate limits", () => {
   });
 });
 
+describe("a form's hourly share per client address (its own count, kept by the form)", () => {
+  async function form(max: number) {
+    const { token } = await buyCredits(1);
+    const { record } = await createResource("forms", token, {
+      title: "Contact",
+      fields: [{ name: "message", label: "Message", required: true }],
+      max_per_ip_per_hour: max,
+    });
+    const path = new URL(publicUrl(record)).pathname;
+    return (ip?: string) =>
+      call("POST", path, { body: { message: "hi" }, headers: ip ? { "cf-connecting-ip": ip } : {} });
+  }
+
+  it("counts an IPv6 client by its /64: rotating addresses inside it shares one share; another /64 is apart", async () => {
+    const post = await form(2);
+    expect((await post("2001:db8:1:2::a")).status).toBe(201);
+    expect((await post("2001:db8:1:2:ffff:ffff:ffff:1")).status).toBe(201);
+    const refused = await post("2001:0db8:0001:0002::b");
+    expect(refused.status).toBe(429);
+    expect((await json(refused)).detail).toMatch(/from one address/);
+    expect((await post("2001:db8:1:3::a")).status).toBe(201);
+    expect((await post("203.0.113.7")).status).toBe(201);
+  });
+
+  it("takes submissions without a client address in one bucket of a quarter of the share; addressed ones are apart", async () => {
+    const post = await form(8);
+    expect((await post()).status).toBe(201);
+    expect((await post()).status).toBe(201);
+    const refused = await post();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await json(refused)).detail).toMatch(/at most 2 submissions an hour from senders without a client address/);
+    expect((await post("203.0.113.8")).status).toBe(201);
+  });
+});
+
 describe("anonymous free tier", () => {
   const FREE = { FREE_CALLS_PER_DAY: "2" };
 

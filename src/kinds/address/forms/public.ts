@@ -10,7 +10,7 @@ import { AppError } from "../../../http/errors";
 import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
 import { gonePage } from "../../../site/layout";
 import { formPage, limitedPage, thanksPage } from "./page";
-import { countSpam, keep, takeRate } from "./store";
+import { addresslessLimit, countSpam, keep, takeRate } from "./store";
 import { checkSubmission, readPosted } from "./submission";
 import { MAX_SUBMISSION_BYTES, type FormsConfig } from "./schema";
 
@@ -84,7 +84,9 @@ export const formsFace = definePublicFace<FormsConfig>({
         code: "rate_limited",
         status: 429,
         headers,
-        detail: `This form takes at most ${config.max_per_ip_per_hour} submissions an hour from one address: try again in ${retry} s.`,
+        detail: request.clientIp
+          ? `This form takes at most ${config.max_per_ip_per_hour} submissions an hour from one address: try again in ${retry} s.`
+          : `This form takes at most ${addresslessLimit(config)} submissions an hour from senders without a client address, together: try again in ${retry} s.`,
       };
     }
     const kept = keep(store, config, checked.data, {

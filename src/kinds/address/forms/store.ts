@@ -6,6 +6,7 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
+import { addressBucket } from "../../../http/client-ip";
 import type { EngineStore } from "../../../kind/kind";
 import { keysetPage } from "../../../kind/pages";
 import { sendEvent } from "../../../delivery/events";
@@ -52,16 +53,28 @@ export function countSpam(sql: SqlStorage): void {
 }
 
 /**
- * Takes one submission from `client` this hour; once it has had its hour's share, counts the refusal
- * and answers the seconds until the next hour (the caller answers 429, committing the count).
+ * Submissions that came without a client address (Cloudflare's edge, and wrangler dev, always set CF-Connecting-IP, so
+ * only a request that did not come through either lacks it) cannot be told apart: they share one bucket per form,
+ * which takes a quarter of one address's hourly share, so nobody gets a larger share by hiding the address
+ * (docs/operations.md#rate-limits). The key cannot be an address: those have dots or colons.
+ */
+const ADDRESSLESS = "no-address";
+export const addresslessLimit = (config: FormsConfig): number =>
+  Math.max(1, Math.floor(config.max_per_ip_per_hour / 4));
+
+/**
+ * Takes one submission from `client` this hour (counted by its address's unit: an IPv6 address by its /64, as the
+ * service's own limits count it, so one network cannot rotate through its 2^64 addresses); once it has had its hour's
+ * share, counts the refusal and answers the seconds until the next hour (the caller answers 429, committing the count).
  */
 export function takeRate(store: EngineStore, config: FormsConfig, client: string | null): number | null {
   const hour = Math.floor(store.now / 3_600_000);
-  const key = client ?? "unknown";
+  const bucket = addressBucket(client);
+  const key = bucket ?? ADDRESSLESS;
   store.sql.exec("DELETE FROM form_rate WHERE hour < ?", hour);
   const used =
     store.sql.exec<{ count: number }>("SELECT count FROM form_rate WHERE client = ?", key).toArray()[0]?.count ?? 0;
-  if (used >= config.max_per_ip_per_hour) {
+  if (used >= (bucket ? config.max_per_ip_per_hour : addresslessLimit(config))) {
     store.sql.exec("UPDATE form_stats SET rate_limited = rate_limited + 1");
     return Math.ceil(((hour + 1) * 3_600_000 - store.now) / 1000);
   }

@@ -1,0 +1,128 @@
+/**
+ * A create whose answer never reached its caller (issue 37's soak: a `frontdoor.create` charged, never answered 2xx).
+ * The runtime dies after the resource is made and paid for (`create-answer-lost`, test-faults.ts): the worker dies
+ * with it, so its Idempotency-Key stays claimed until the lock lapses, and the caller retries under the same key.
+ * Every charge that stands must belong to an answered 2xx, once (src/resources/create-identity.ts).
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { deriveKeyMaterial, requestBytes } from "../../src/http/idempotency-store";
+import { issueManagementToken } from "../../src/auth/tokens";
+import type { ResourceFaults } from "../../src/rpc/resource";
+import { lifetimePriceMicro } from "../../src/money/prices";
+import { requireKind } from "../../src/resources/registry";
+import { balanceOf, buyCredits, call, expire, json, managed, stubOf, type Receipt } from "../harness";
+
+/** A counter for 10 minutes: it can run out within the key's 5-minute lock plus a restart. */
+const BODY = { ttl_seconds: 600, label: "lost answer" };
+const CREATE_USD = lifetimePriceMicro(requireKind("counters"), BODY.ttl_seconds) / 1e6;
+
+/** The resource the worker derives for this caller's request under `key`, in generation `generation`. */
+async function derivedId(token: string, key: string, generation = 0): Promise<string> {
+  const m = await deriveKeyMaterial(`credential\nBearer ${token}\n`, key, {
+    method: "POST",
+    path: "/v1/counters",
+    body: new TextEncoder().encode(JSON.stringify(BODY)),
+  });
+  const label = generation ? `management token #${generation}` : "management token";
+  return issueManagementToken(await requestBytes(m, label, 64)).parts.resourceId;
+}
+
+const create = (token: string, key: string) =>
+  call("POST", "/v1/counters", { body: BODY, headers: { authorization: `Bearer ${token}`, "Idempotency-Key": key } });
+
+/** The next create of resource `id` dies at `point`. */
+const dieIn = (id: string, point: NonNullable<ResourceFaults["dieAt"]>) => stubOf(id).injectFaults({ dieAt: point });
+
+/** The dead request's key lock lapses, as 5 minutes of wall time would have it (the worker's clock is the real one). */
+async function lapseLocks(): Promise<void> {
+  await env.DB.prepare("UPDATE idempotency_keys SET expires_at = ? WHERE state = 'in_flight'")
+    .bind(Date.now() - 1)
+    .run();
+}
+
+async function standingCharges(token: string) {
+  const receipts = await json<Receipt>(
+    await call("GET", "/v1/receipts", { headers: { authorization: `Bearer ${token}` } }),
+  );
+  return receipts.statement.charges.map((c) => `${c.resource_id} ${c.operation}`);
+}
+
+describe("a create whose answer is lost to a dying runtime", () => {
+  it("leaves its key claimed: the retry waits (409), then gets the resource made, paid once", async () => {
+    const { token } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const id = await derivedId(token, key);
+    await dieIn(id, "create-answer-lost");
+    expect((await create(token, key)).status).toBe(500);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+    expect((await json(await create(token, key))).code).toBe("idempotency_in_flight");
+
+    await lapseLocks();
+    const retried = await create(token, key);
+    expect(retried.status).toBe(201);
+    const made = await json<{ id: string; management_token: string }>(retried);
+    expect(made.id).toBe(id);
+    expect((await call("GET", `/v1/resources/${id}`, { headers: managed(made.management_token) })).status).toBe(200);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+    expect(await standingCharges(token)).toEqual([`${id} counters.create`]);
+  });
+
+  it("whose resource expired before the lock lapsed: the retry makes a new one, and the unanswered one is given back", async () => {
+    const { token } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const first = await derivedId(token, key);
+    await dieIn(first, "create-answer-lost");
+    expect((await create(token, key)).status).toBe(500);
+    await expire(first);
+
+    await lapseLocks();
+    const retried = await create(token, key);
+    expect(retried.status).toBe(201);
+    const made = await json<{ id: string }>(retried);
+    expect(made.id).toBe(await derivedId(token, key, 1));
+    // One request, one standing charge: the new resource's, which the caller got.
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+    expect(await standingCharges(token)).toEqual([`${made.id} counters.create`]);
+    // The answer is kept from then on.
+    const replayed = await create(token, key);
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await json<{ id: string }>(replayed)).id).toBe(made.id);
+  });
+
+  it("a retry whose own answer is lost too: the next retry finds its resource (no third charge)", async () => {
+    const { token } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const first = await derivedId(token, key);
+    const second = await derivedId(token, key, 1);
+    await dieIn(first, "create-answer-lost");
+    expect((await create(token, key)).status).toBe(500);
+    await expire(first);
+    await lapseLocks();
+    await dieIn(second, "create-answer-lost");
+    expect((await create(token, key)).status).toBe(500);
+
+    await lapseLocks();
+    const retried = await create(token, key);
+    expect(retried.status).toBe(201);
+    expect((await json<{ id: string }>(retried)).id).toBe(second);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+    expect(await standingCharges(token)).toEqual([`${second} counters.create`]);
+  });
+
+  it("a retry that reaches a creation its dead process left, before the alarm: undone and made again, paid once", async () => {
+    const { token } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const id = await derivedId(token, key);
+    // The object's process dies mid-creation (the worker lives, frees the key and answers 500).
+    await dieIn(id, "create-after-index");
+    expect((await create(token, key)).status).toBe(500);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+
+    const retried = await create(token, key);
+    expect(retried.status).toBe(201);
+    expect((await json<{ id: string }>(retried)).id).toBe(id);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
+    expect(await standingCharges(token)).toEqual([`${id} counters.create`]);
+  });
+});
