@@ -251,11 +251,11 @@ export class ResourceLifecycle {
 
   /** Joins the sandbox whose money paid for this creation: it answers its clock, which this resource then keeps. */
   private async joinSandbox(sandboxId: string, input: CreateInput): Promise<void> {
-    const { offsetMs } = unwrap(
+    const { offsetMs, deliveries } = unwrap(
       await sandboxStub(this.env, sandboxId).join({ resourceId: input.id, kind: input.kind }),
     );
     this.clock.sandboxId = sandboxId;
-    this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs);
+    this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs, deliveries);
   }
 
   /**

@@ -29,3 +29,7 @@ export const DELIVERY_WAIT_MS = 5_000;
 export const MAX_ADVANCE_WALL_MS = 20_000;
 /** Events a sandbox's timeline keeps, newest; older ones are dropped. */
 export const MAX_TIMELINE_EVENTS = 20_000;
+/** Requests a sandbox's delivery log keeps, newest; older ones are dropped. */
+export const MAX_LOGGED_DELIVERIES = 5_000;
+/** A logged request keeps its text body up to this size; a larger one (or a stored one) keeps its digest. */
+export const MAX_LOGGED_BODY_BYTES = 4_096;
