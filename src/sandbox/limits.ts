@@ -20,9 +20,9 @@ export const MAX_STEPS_PER_CALL = 2_000;
 /** Alarm runs one step may make in one resource (work due at the same moment, and what it makes due at once). */
 export const MAX_RUNS_PER_STEP = 20;
 /**
- * Real time a resource waits, before its clock moves on, for the first attempt of each delivery it has
- * on the queue: in real time that attempt is made seconds after it was sent, long before the moment the
- * clock moves to (a schedule skips a tick while its last call is in flight).
+ * Real time a resource waits, before its clock moves on, for the attempt of each delivery it has on the
+ * queue: in real time that attempt is made seconds after it was sent, long before the moment the clock
+ * moves to (a schedule skips a tick while its last call is in flight, and a failure's retry is due from it).
  */
 export const DELIVERY_WAIT_MS = 5_000;
 /** Real time one call may spend stepping (a watch's probes reach real targets) before it stops with `more`. */
