@@ -495,7 +495,9 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   /** The consumer of the DELIVERIES queue reports each attempt here (nothing to do once the resource is gone). */
   /** Answers whether the reporting message should go on retrying. */
   async recordDelivery(report: DeliveryReport): Promise<boolean> {
-    return this.work.settleDelivery(report);
+    const goOn = await this.work.settleDelivery(report);
+    await this.sandbox.attemptReported(report); // a sandbox's timeline shows each attempt
+    return goOn;
   }
 
   mintToken(input: MintTokenInput): Promise<Result<TokenView>> {

@@ -8,12 +8,21 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import { AppError, capture, unwrap, type Result } from "../src/http/errors";
 import type { Credential } from "../src/rpc/account";
-import type { AdvanceResult, ClockTarget, SandboxApi, SandboxEvent, SandboxView } from "../src/rpc/sandbox";
+import type {
+  AdvanceResult,
+  ClockTarget,
+  LoggedDelivery,
+  LoggedRequest,
+  SandboxApi,
+  SandboxDeliveries,
+  SandboxEvent,
+  SandboxView,
+} from "../src/rpc/sandbox";
 import { MAX_ADVANCE_SECONDS, SANDBOX_MAX_RESOURCES } from "../src/sandbox/limits";
 import { accountStub, resourceStub } from "../src/stubs";
 import { moveClock } from "./sandbox/clock-move";
 import { iso } from "../src/time";
-import { SANDBOX_SCHEMA, SandboxStore, type SandboxRow } from "./sandbox/store";
+import { migrateSandbox, SandboxStore, type SandboxRow } from "./sandbox/store";
 
 /** An ended sandbox answers 410 this long, then 404 (its token authenticates nothing once its account is closed). */
 const TOMBSTONE_MS = 86_400_000;
@@ -24,12 +33,17 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
   private readonly store: SandboxStore;
   /** Set while a clock move runs: a second one at the same time is refused, not interleaved. */
   private moving = false;
+  /**
+   * While a clock move runs, what resources report meanwhile (a delivery's attempt, a logged request) joins its events
+   * here, so the move writes the timeline in time order (sandbox/clock-move.ts).
+   */
+  private arrived: SandboxEvent[] | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new SandboxStore(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
-      ctx.storage.sql.exec(SANDBOX_SCHEMA);
+      migrateSandbox(ctx.storage.sql);
     });
   }
 
@@ -39,6 +53,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     tokenId: string;
     label: string | null;
     ttlMs: number;
+    deliveries: SandboxDeliveries;
   }): Promise<Result<SandboxView>> {
     return capture(async () => {
       if (this.store.row()) throw new AppError("conflict", "This sandbox already exists.");
@@ -52,6 +67,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
         expires_at: now + input.ttlMs,
         offset_ms: 0,
         ended_at: null,
+        deliveries: input.deliveries,
       };
       this.ctx.storage.transactionSync(() => {
         this.store.insert(row);
@@ -61,7 +77,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
             resource_id: null,
             kind: null,
             type: "sandbox_created",
-            detail: { expires_at: iso(row.expires_at) },
+            detail: { expires_at: iso(row.expires_at), deliveries: row.deliveries },
           },
         ]);
       });
@@ -74,7 +90,10 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     return capture(async () => this.viewOf(await this.authenticated(cred)));
   }
 
-  join(input: { resourceId: string; kind: string }): Promise<Result<{ offsetMs: number }>> {
+  join(input: {
+    resourceId: string;
+    kind: string;
+  }): Promise<Result<{ offsetMs: number; deliveries: SandboxDeliveries }>> {
     return capture(() => {
       const row = this.active();
       if (this.store.members().length >= SANDBOX_MAX_RESOURCES) {
@@ -95,13 +114,54 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
           },
         ]);
       });
-      return { offsetMs: row.offset_ms };
+      return { offsetMs: row.offset_ms, deliveries: row.deliveries };
     });
   }
 
   async record(input: { resourceId: string; events: SandboxEvent[] }): Promise<void> {
     if (!this.store.isMember(input.resourceId)) return;
-    this.store.record(input.events.filter((e) => e.resource_id === input.resourceId));
+    this.arrive(input.events.filter((e) => e.resource_id === input.resourceId));
+  }
+
+  /**
+   * Where the delivery pipeline sends a request of a sandbox whose deliveries go to its log (delivery/sandbox-log.ts):
+   * kept at the sandbox's now, and shown in the timeline. An ended sandbox (or a resource no longer in it) takes none.
+   */
+  logDelivery(request: LoggedRequest): Promise<Result<{ seq: number }>> {
+    return capture(() => {
+      const row = this.active();
+      const kind = this.store.memberKind(request.resource_id);
+      if (kind === null) throw new AppError("not_found", `Resource ${request.resource_id} is not in this sandbox.`);
+      const at = Date.now() + row.offset_ms;
+      const seq = this.store.logDelivery(at, request);
+      const { delivery_id, event_type, method, url } = request;
+      this.arrive([
+        {
+          at,
+          resource_id: request.resource_id,
+          kind,
+          type: "logged",
+          detail: { delivery_id, event_type, method, url, log_seq: seq },
+        },
+      ]);
+      return { seq };
+    });
+  }
+
+  deliveries(
+    input: Credential & { after: number; limit: number },
+  ): Promise<Result<{ items: LoggedDelivery[]; next_cursor: number | null }>> {
+    return capture(async () => {
+      await this.authenticated(input);
+      const page = this.store.loggedDeliveries(input.after, input.limit);
+      return { items: page.items, next_cursor: page.next };
+    });
+  }
+
+  /** Into the timeline now, or, while a move runs, into the move's events, which it writes in time order. */
+  private arrive(events: SandboxEvent[]): void {
+    if (this.arrived) this.arrived.push(...events);
+    else this.store.record(events);
   }
 
   advance(input: Credential & ClockTarget): Promise<Result<AdvanceResult>> {
@@ -126,6 +186,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
           `moves the clock at most ${MAX_ADVANCE_SECONDS} s (${MAX_ADVANCE_SECONDS / 86400} days) in one call`,
         );
       this.moving = true;
+      this.arrived = [];
       try {
         const moved = await moveClock({
           env: this.env,
@@ -136,6 +197,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
           offset: row.offset_ms,
           saveOffset: (offset) => this.store.setOffset(offset),
           record: (events) => this.store.record(events),
+          arrived: () => this.arrived?.splice(0) ?? [],
           gone: (id) => this.store.markGone(id),
         });
         this.store.record([
@@ -150,6 +212,10 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
         return moved;
       } finally {
         this.moving = false;
+        // What came in after the move's last write (an attempt that outlived its wait) is written as it comes.
+        const late = this.arrived ?? [];
+        this.arrived = null;
+        this.store.record(late);
       }
     });
   }
@@ -233,6 +299,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
     return {
       id: row.sandbox_id,
       label: row.label,
+      deliveries: row.deliveries,
       state: row.ended_at === null ? "active" : "ended",
       created_at: row.created_at,
       expires_at: row.expires_at,

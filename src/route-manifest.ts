@@ -99,6 +99,9 @@ export const ROUTE_GROUPS = {
       ["GET", "/v1/sandboxes/:id/timeline", true],
       ["GET", "/v1/sandboxes/:id/timeline", true],
       ["GET", "/v1/sandboxes/:id/timeline", false],
+      ["GET", "/v1/sandboxes/:id/deliveries", true],
+      ["GET", "/v1/sandboxes/:id/deliveries", true],
+      ["GET", "/v1/sandboxes/:id/deliveries", false],
     ],
   },
   ask: {

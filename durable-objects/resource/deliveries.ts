@@ -16,7 +16,12 @@
  * Times: created_at, updated_at and settled_at are on the resource's clock (what the log
  * shows); due_at (when the alarm must act) is on the resource's clock for a row that has
  * to be put on the queue and on the real one while the queue has it, since how long a queue
- * takes is real time whatever a test's clock says.
+ * takes is real time whatever a test's clock says. An attempt is logged at the moment it ended on the resource's clock.
+ *
+ * A sandbox's resource (docs/api.md#sandboxes) retries on its sandbox's clock: a failed attempt is not handed back to
+ * the queue, whose delays are real time; the row waits, off the queue, until its retry falls due on the resource's
+ * clock (due_at), and the alarm, or the sandbox's clock stepping to that moment, sends it again. When the sandbox
+ * keeps its deliveries in a log, the message says so, and the send writes there (delivery/sandbox-log.ts).
  */
 import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
@@ -42,6 +47,8 @@ import type { ResourceClock } from "./clock";
 import { takeFault } from "./test-faults";
 import type { DeliveryRow } from "./deliveries-tables";
 import { deliveryPage, deliveryView } from "./delivery-views";
+import { retryDelay } from "../../src/delivery/schedule";
+import { sandboxLogOf } from "./sandbox-clock";
 
 /**
  * This process (isolate), as the rows it put on the queue name it; drawn on first use (no random values at a module's
@@ -64,7 +71,7 @@ export class DeliveryLog {
     private readonly env: Env,
     private readonly resourceId: string,
     /** The resource's clock, and how far it runs ahead of the real one (the test clock). */
-    private readonly clock: Pick<ResourceClock, "now" | "offset">,
+    private readonly clock: Pick<ResourceClock, "now" | "offset" | "sandboxId">,
     private readonly drops: R2Drops,
     private readonly faults: ResourceFaults,
   ) {}
@@ -147,11 +154,12 @@ export class DeliveryLog {
     if (!fromAlarm && takeFault(this.faults, "skipDispatches")) return [];
     const dead: DeliveryReport[] = [];
     const ready: { message: WebhookMessage; bytes: number }[] = [];
+    const logTo = this.clock.sandboxId ? sandboxLogOf(this.sql) : null;
     for (const id of ids) {
       if (this.dispatching.has(id)) continue;
       const row = this.row(id);
       if (!row || (row.status !== "pending" && row.status !== "retrying")) continue;
-      const message = this.message(row, sealedSecret);
+      const message = this.message(row, sealedSecret, logTo);
       const bytes = utf8Length(JSON.stringify(message));
       if (bytes > MAX_MESSAGE_BYTES) {
         dead.push(
@@ -270,7 +278,7 @@ export class DeliveryLog {
         "INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         report.deliveryId,
         attempts,
-        a.at,
+        a.at + this.clock.offset,
         a.outcome,
         a.statusCode,
         a.error,
@@ -297,6 +305,7 @@ export class DeliveryLog {
       this.settle(row, report.final, now);
       return { retry: false, settled: true };
     }
+    if (this.clock.sandboxId) return this.retryInSandbox(row, attempts, a ? a.at + this.clock.offset : now);
     const heardBy = Date.now() + (report.retryInSeconds ?? 0) * 1000 + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
     this.sql.exec(
       "UPDATE deliveries SET status = 'retrying', queued = 1, due_at = ?, queued_by = ? WHERE delivery_id = ?",
@@ -305,6 +314,25 @@ export class DeliveryLog {
       report.deliveryId,
     );
     return { retry: true, settled: false };
+  }
+
+  /**
+   * A sandbox's failed attempt (it ended at `failedAt`): the retry waits off the queue for its moment on the resource's
+   * clock, after the delivery's schedule (unscaled: DELIVERY_RETRY_SCALE shortens real waits in tests, and these are
+   * simulated), and the delivery is dead once the schedule is spent, as the queue's dead-letter queue would have it.
+   */
+  private retryInSandbox(row: DeliveryRow, attempts: number, failedAt: number): { retry: boolean; settled: boolean } {
+    const delay = retryDelay(attempts, row.retry_delays ? (JSON.parse(row.retry_delays) as number[]) : undefined);
+    if (delay === null) {
+      this.settle(row, "dead", this.clock.now());
+      return { retry: false, settled: true };
+    }
+    this.sql.exec(
+      "UPDATE deliveries SET status = 'retrying', queued = 0, due_at = ? WHERE delivery_id = ?",
+      failedAt + delay * 1000,
+      row.delivery_id,
+    );
+    return { retry: false, settled: false };
   }
 
   /** Sends a settled delivery again, now (after its retries ran out, or to replay it). */
@@ -431,7 +459,7 @@ export class DeliveryLog {
   }
 
   /** A secret body travels sealed too: the queue and its dead-letter queue never hold it in clear. */
-  private message(row: DeliveryRow, sealedSecret: string): WebhookMessage {
+  private message(row: DeliveryRow, sealedSecret: string, logTo: string | null): WebhookMessage {
     return {
       type: "webhook",
       resourceId: this.resourceId,
@@ -446,6 +474,7 @@ export class DeliveryLog {
       ...(row.sealed === 2 ? { requestSealed: true } : {}),
       sealedSecret,
       ...(row.retry_delays ? { retryDelays: JSON.parse(row.retry_delays) as number[] } : {}),
+      ...(logTo ? { logTo: { sandboxId: logTo, eventType: row.event_type } } : {}),
     };
   }
 }

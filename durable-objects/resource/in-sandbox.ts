@@ -5,12 +5,16 @@
  *
  * What the sandbox steps to is the simulated work: the kind's timer, the expiring notices, the TTL. The outbox's and
  * billing's own timing (a queued delivery's report window, a hold's settlement) runs in real time or rides along on
- * those steps: stepping to it would chase a deadline that moves with the clock, and fire nothing anyone simulates.
+ * those steps: stepping to it would chase a deadline that moves with the clock, and fire nothing anyone simulates. A
+ * failed delivery's retry is simulated work: it waits for its moment on the resource's clock (resource/deliveries.ts),
+ * and the sandbox steps to it. Each attempt of a delivery goes to the timeline when its answer comes in, stamped with
+ * that moment on the resource's clock.
  */
 import type { Env } from "../../src/env";
 import { requireKind } from "../../src/resources/kinds";
 import type { Json } from "../../src/json";
 import type { SandboxEvent, SandboxStep } from "../../src/rpc/sandbox";
+import type { DeliveryReport } from "../../src/rpc/resource";
 import { nextTimerAt, dueTimer } from "./engine-store";
 import { nextNoticeAt } from "./lifecycle-notices";
 import type { ResourceLifecycle } from "./lifecycle";
@@ -56,9 +60,10 @@ export class ResourceInSandbox {
       this.clock.offset = moveClockOffsetTo(this.sql, input.offsetMs);
     }
     const fired: SandboxEvent[] = [];
+    let runs = 0;
     this.stepping = true;
     try {
-      for (let run = 0; run < input.maxRuns; run++) {
+      for (; runs < input.maxRuns; runs++) {
         const current = this.meta.get();
         const due = current && this.simulatedDueAt(current);
         if (!current || due === null || due > this.clock.now()) break;
@@ -67,6 +72,9 @@ export class ResourceInSandbox {
     } finally {
       this.stepping = false;
     }
+    // What those runs put on the queue is attempted before the step answers, so its attempts come in at this moment of
+    // the clock, and a failure's retry is known before the sandbox picks its next step.
+    if (runs) await this.deliveriesAttempted();
     const after = this.meta.get();
     if (after) await this.armAlarm();
     return { present: after !== null, now: this.clock.now(), next: after ? this.simulatedDueAt(after) : null, fired };
@@ -91,16 +99,58 @@ export class ResourceInSandbox {
         .catch((err) => console.error(`${meta.id}: sandbox timeline not written`, err));
   }
 
-  /** Waits, boundedly, until each delivery on the queue has been attempted once (DELIVERY_WAIT_MS says why). */
+  /**
+   * An attempt of one of this resource's deliveries was logged (the queue's consumer reported it): it goes to the
+   * sandbox's timeline. One written to the sandbox's delivery log is there already, as `logged`.
+   */
+  async attemptReported(report: DeliveryReport): Promise<void> {
+    const meta = this.meta.get();
+    const sandboxId = this.clock.sandboxId;
+    const a = report.attempt;
+    if (!meta || !sandboxId || !a || a.logged !== undefined) return;
+    const row = orIfMissing(
+      "deliveries",
+      () =>
+        this.sql
+          .exec<{ attempts: number; status: string; due_at: number | null; queued: number }>(
+            "SELECT attempts, status, due_at, queued FROM deliveries WHERE delivery_id = ?",
+            report.deliveryId,
+          )
+          .toArray()[0],
+      undefined,
+    );
+    const retryAt = row && row.status === "retrying" && row.queued === 0 ? row.due_at : null;
+    const event: SandboxEvent = {
+      at: a.at + this.clock.offset,
+      resource_id: meta.id,
+      kind: meta.kind,
+      type: "attempt",
+      detail: {
+        delivery_id: report.deliveryId,
+        attempt: row?.attempts ?? null,
+        outcome: a.outcome,
+        status_code: a.statusCode,
+        error: a.error,
+        status: row?.status ?? null,
+        retry_at: retryAt === null ? null : new Date(retryAt).toISOString(),
+      },
+    };
+    await sandboxStub(this.env, sandboxId)
+      .record({ resourceId: meta.id, events: [event] })
+      .catch((err) => console.error(`${meta.id}: sandbox timeline not written`, err));
+  }
+
+  /**
+   * Waits, boundedly, until each delivery on the queue has been attempted (DELIVERY_WAIT_MS says why): a sandbox's
+   * delivery is on the queue only while an attempt is under way (a failed one waits off it for its retry).
+   */
   private async deliveriesAttempted(): Promise<void> {
     const unattempted = () =>
       orIfMissing(
         "deliveries",
         () =>
           this.sql
-            .exec<{ n: number }>(
-              "SELECT count(*) AS n FROM deliveries WHERE settled_at IS NULL AND attempts = 0 AND queued = 1",
-            )
+            .exec<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE settled_at IS NULL AND queued = 1")
             .one().n,
         0,
       );
@@ -118,7 +168,7 @@ export class ResourceInSandbox {
 
   /**
    * When the next simulated thing is due here, on the resource's clock: its TTL (or an end under way), a notice, its
-   * timer.
+   * timer, a delivery's retry.
    */
   private simulatedDueAt(meta: MetaRow): number | null {
     if (meta.ended) return this.clock.now();
@@ -126,6 +176,7 @@ export class ResourceInSandbox {
       meta.expires_at,
       nextNoticeAt(meta),
       nextTimerAt(meta, this.meta.config(meta), this.sql, this.env, this.clock.now()),
+      this.nextRetryAt(),
     ];
     return Math.min(...times.map((t) => t ?? Infinity));
   }
@@ -155,6 +206,20 @@ export class ResourceInSandbox {
         event("delivery", { delivery_id: d.delivery_id, event_type: d.event_type, method: d.method, url: d.url }),
       );
     return events;
+  }
+
+  /** When a failed delivery's retry falls due (resource/deliveries.ts keeps it off the queue until then). */
+  private nextRetryAt(): number | null {
+    return orIfMissing(
+      "deliveries",
+      () =>
+        this.sql
+          .exec<{ at: number | null }>(
+            "SELECT MIN(due_at) AS at FROM deliveries WHERE status = 'retrying' AND queued = 0 AND due_at IS NOT NULL",
+          )
+          .one().at,
+      null,
+    );
   }
 
   private lastDeliverySeq(): number {

@@ -154,7 +154,11 @@ export class ResourceLifecycle {
         });
         dieAt(this.faults, "create-after-commit");
         indexing = true;
-        await insertResourceIndex(this.env.DB, meta);
+        await insertResourceIndex(this.env.DB, {
+          ...meta,
+          created_at: this.indexTime(meta.created_at),
+          expires_at: this.indexTime(meta.expires_at),
+        });
         dieAt(this.faults, "create-after-index");
         // Paid by x402, it stays written down until the worker has settled the payment (settledCreate).
         if (!charge.pending.settles) charge.crossOff();
@@ -249,20 +253,30 @@ export class ResourceLifecycle {
       }
       await this.armAlarm();
       // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
-      await updateResourceExpiry(this.env.DB, meta.id, this.meta.get()!.expires_at).catch((err) =>
+      await updateResourceExpiry(this.env.DB, meta.id, this.indexTime(this.meta.get()!.expires_at)).catch((err) =>
         console.error(`${meta.id}: index expiry not updated`, err),
       );
       return this.work.record(this.meta.get()!, "active");
     });
   }
 
+  /**
+   * A moment of the resource's clock as the D1 index keeps it. A sandbox's resource is indexed in real time, the time
+   * its sandbox is checked live by and ends by (its real-time TTL), and the time the index's own sweeps count
+   * (tombstones leave 30 real days after the end); its own answers keep the sandbox's clock. A resource whose test
+   * clock moved keeps that clock in the index too, as if the time had passed.
+   */
+  private indexTime(resourceTime: number): number {
+    return this.clock.sandboxId ? resourceTime - this.clock.offset : resourceTime;
+  }
+
   /** Joins the sandbox whose money paid for this creation: it answers its clock, which this resource then keeps. */
   private async joinSandbox(sandboxId: string, input: CreateInput): Promise<void> {
-    const { offsetMs } = unwrap(
+    const { offsetMs, deliveries } = unwrap(
       await sandboxStub(this.env, sandboxId).join({ resourceId: input.id, kind: input.kind }),
     );
     this.clock.sandboxId = sandboxId;
-    this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs);
+    this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs, deliveries);
   }
 
   /**
@@ -302,7 +316,13 @@ export class ResourceLifecycle {
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
     await requireKind(meta.kind).end?.(this.work.prepareContext(meta), this.meta.config(meta));
     await deletePrefix(this.env.BUCKET, `${meta.id}/`);
-    await endResourceIndex(this.env.DB, meta.id, state, this.clock.now(), (this.meta.get() ?? meta).expires_at);
+    await endResourceIndex(
+      this.env.DB,
+      meta.id,
+      state,
+      this.indexTime(this.clock.now()),
+      this.indexTime((this.meta.get() ?? meta).expires_at),
+    );
     await this.settleDirectCharges();
     this.meta.ending = null;
     await this.deleteStorage();

@@ -27,12 +27,29 @@ export interface ClockMove {
   /** Keeps the sandbox's offset as it moves, so a resource that joins meanwhile starts near it. */
   saveOffset(offset: number): void;
   record(events: SandboxEvent[]): void;
+  /** Events resources reported meanwhile, outside the steps (a delivery's attempt, a logged request), taken once. */
+  arrived(): SandboxEvent[];
   gone(resourceId: string): void;
 }
 
 export async function moveClock(m: ClockMove): Promise<AdvanceResult> {
   const started = Date.now();
   const fired: SandboxEvent[] = [];
+  /**
+   * Events not yet written: a step's firings and what arrived meanwhile. An attempt is stamped when its answer came, a
+   * moment after the step that sent it, so events are held until the clock has passed them and written in time order.
+   */
+  let held: SandboxEvent[] = [];
+  const write = (upTo: number) => {
+    held.push(...m.arrived());
+    held.sort((a, b) => a.at - b.at); // stable: the same moment keeps the order things fired in
+    const ready = held.filter((e) => e.at <= upTo);
+    held = held.filter((e) => e.at > upTo);
+    if (ready.length) {
+      m.record(ready);
+      fired.push(...ready);
+    }
+  };
   /** Each resource still here, and when it is next due on its clock (null: nothing waits). */
   const next = new Map<string, number | null>();
   let offset = m.offset;
@@ -42,10 +59,7 @@ export async function moveClock(m: ClockMove): Promise<AdvanceResult> {
       offsetMs: offset,
       maxRuns: MAX_RUNS_PER_STEP,
     });
-    if (result.fired.length) {
-      m.record(result.fired);
-      fired.push(...result.fired);
-    }
+    held.push(...result.fired);
     if (result.present) next.set(resourceId, result.next);
     else {
       next.delete(resourceId);
@@ -66,7 +80,7 @@ export async function moveClock(m: ClockMove): Promise<AdvanceResult> {
     const [id, at] = soonest(next);
     if (id === null || at > m.to) break;
     if (
-      fired.length >= MAX_FIRINGS_PER_CALL ||
+      fired.length + held.length >= MAX_FIRINGS_PER_CALL ||
       steps >= MAX_STEPS_PER_CALL ||
       Date.now() - started >= MAX_ADVANCE_WALL_MS
     ) {
@@ -75,12 +89,14 @@ export async function moveClock(m: ClockMove): Promise<AdvanceResult> {
       break;
     }
     moveTo(at);
+    write(at);
     await step(id);
     last = Math.max(last, at);
   }
   // Every resource reaches where the clock stopped, the ones with nothing due on the way too.
   moveTo(reached);
   for (const id of [...next.keys()]) await step(id);
+  write(Infinity);
   return { from: m.from, to: m.to, reached, more, fired };
 }
 

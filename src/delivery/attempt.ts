@@ -4,7 +4,8 @@
  * for the attempt log. A stored body is read from R2 twice, once to sign its exact
  * bytes and once to send them, so its size never has to fit in memory. Two targets are
  * not HTTP: a relay to another resource (relay.ts) and, inside a sealed request, a mail
- * submission (smtp.ts); both are logged and retried the same way.
+ * submission (smtp.ts); both are logged and retried the same way. A sandbox's resource whose sandbox keeps its
+ * deliveries in a log is sent the same way up to the send itself, which writes to that log instead (sandbox-log.ts).
  */
 import type { Env } from "../env";
 import { loadSealing } from "../auth/sealing-loader";
@@ -16,6 +17,7 @@ import type { AttemptResult, WebhookMessage } from "./messages";
 import { attemptRelay, isRelay } from "./relay";
 import { isSmtp, sendSmtp, smtpFailure, type SmtpEnvelope } from "./smtp";
 import { answerRefusal, awsHeaders, openRequest, type OpenedRequest } from "./secret-requests";
+import { logToSandbox } from "./sandbox-log";
 
 const TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 4096;
@@ -68,11 +70,17 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
   let headers = message.headers;
   let opened: OpenedRequest | null = null;
   const { unseal } = await loadSealing();
+  const logTo = message.logTo;
   try {
     if (message.requestSealed && body !== null) {
       opened = openRequest(env, body);
       ({ body, headers } = opened);
-      if (isSmtp(opened.url)) return done(await attemptSmtp(env, opened.url, JSON.parse(body ?? "{}") as SmtpEnvelope));
+      if (isSmtp(opened.url))
+        return done(
+          logTo
+            ? await logToSandbox(env, { ...message, logTo }, { headers, body: { kind: "secret" }, maskAll: true })
+            : await attemptSmtp(env, opened.url, JSON.parse(body ?? "{}") as SmtpEnvelope),
+        );
     }
     url = checkEgressUrl(opened?.url ?? message.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
     secret = unseal(env, message.sealedSecret);
@@ -101,6 +109,26 @@ export async function attemptDelivery(env: Env, message: WebhookMessage): Promis
     // An AWS signature is made for this attempt (it is valid for minutes); it covers the headers sent with it.
     if (opened?.aws)
       headers = await awsHeaders(opened.aws, message.method, url.href, { ...headers, ...signature }, body);
+    if (logTo) {
+      const secret = message.bodySealed || opened !== null;
+      return done(
+        await logToSandbox(
+          env,
+          { ...message, logTo },
+          {
+            headers: { "user-agent": `${env.SERVICE_NAME}-webhooks/1.0`, ...headers, ...signature },
+            body: secret
+              ? { kind: "secret" }
+              : stored
+                ? { kind: "stored", bytes: () => stored.sent() }
+                : body === null || message.method === "GET"
+                  ? { kind: "none" }
+                  : { kind: "text", text: body },
+            maskAll: opened !== null,
+          },
+        ),
+      );
+    }
     const res = await fetch(url, {
       method: message.method,
       redirect: "manual",

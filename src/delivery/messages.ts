@@ -30,6 +30,11 @@ export interface WebhookMessage {
   sealedSecret: string;
   /** The delivery's own retry schedule (seconds before each retry), when it has one. */
   retryDelays?: number[];
+  /**
+   * The resource is in a sandbox whose deliveries go to its log (docs/api.md#sandboxes): the request is written there
+   * in place of being sent (sandbox-log.ts), with its event type for the log to show.
+   */
+  logTo?: { sandboxId: string; eventType: string };
 }
 
 export type DeliveryMessage = WebhookMessage;
@@ -78,4 +83,6 @@ export interface AttemptResult {
   error: string | null;
   durationMs: number;
   responseExcerpt: string | null;
+  /** The request went to its sandbox's delivery log, as entry number `logged`, in place of its target. */
+  logged?: number;
 }

@@ -91,12 +91,13 @@ export const CORE_ROUTE_TOOLS = [
 ];
 
 /**
- * Route tools called by name but not listed, so the list stays within 32 KB: a sandbox's view, timeline and
- * end (a clock move answers what fired), and narrowed tokens (docs/mcp.md names them all).
+ * Route tools called by name but not listed, so the list stays within 32 KB: a sandbox's view, timeline, delivery
+ * log and end (a clock move answers what fired), and narrowed tokens (docs/mcp.md names them all).
  */
 export const UNLISTED_ROUTE_TOOLS = [
   "get_sandbox",
   "sandbox_timeline",
+  "sandbox_deliveries",
   "end_sandbox",
   "narrow_token",
   "list_tokens",

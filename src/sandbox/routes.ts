@@ -15,7 +15,7 @@ import { pageLimit, seqCursor } from "../openapi/schemas";
 import { CREDIT } from "../openapi/security";
 import { microToUsd } from "../money/amounts";
 import { iso } from "../time";
-import type { AdvanceResult, ClockTarget, SandboxEvent, SandboxView } from "../rpc/sandbox";
+import type { AdvanceResult, ClockTarget, LoggedDelivery, SandboxEvent, SandboxView } from "../rpc/sandbox";
 import { SANDBOX_CREDIT_MICRO } from "./limits";
 import { accountIdOf, sandboxIdOf } from "./ids";
 import {
@@ -26,14 +26,16 @@ import {
   sandboxIdParam,
   sandboxView,
   timelineAnswer,
+  deliveriesAnswer,
 } from "./schema";
-import { CLOCK_EXAMPLE } from "./example";
+import { CLOCK_EXAMPLE, DELIVERY_LOG_EXAMPLE } from "./example";
 
 const SANDBOXES = { tags: ["Sandboxes"] };
 
 const viewBody = (v: SandboxView) => ({
   id: v.id,
   label: v.label,
+  deliveries: v.deliveries,
   state: v.state,
   created_at: iso(v.created_at),
   expires_at: iso(v.expires_at),
@@ -42,6 +44,8 @@ const viewBody = (v: SandboxView) => ({
   events: v.events,
 });
 const eventBody = (e: SandboxEvent) => ({ ...e, at: iso(e.at) });
+const loggedBody = (d: LoggedDelivery) => ({ ...d, at: iso(d.at) });
+const cursorOf = (next: number | null) => (next === null ? null : String(next));
 const clockResult = (r: AdvanceResult) => ({
   from: iso(r.from),
   to: iso(r.to),
@@ -117,7 +121,14 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
           .bind(tokenId, accountId, issued.hash, root.label, now, root.expires_at)
           .run();
         const view = unwrap(
-          await sandboxStub(c.env, id).open({ id, accountId, tokenId, label: body.label, ttlMs: ttl * 1000 }),
+          await sandboxStub(c.env, id).open({
+            id,
+            accountId,
+            tokenId,
+            label: body.label,
+            ttlMs: ttl * 1000,
+            deliveries: body.deliveries,
+          }),
         );
         return c.json({ ...viewBody(view), credit_token: issued.token, balance_usd: microToUsd(opened.balance) }, 201);
       } catch (err) {
@@ -222,10 +233,35 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
       const { cursor, limit } = c.req.valid("query");
       const cred = await sandboxCredential(c, id);
       const page = unwrap(await sandboxStub(c.env, id).timeline({ ...cred, after: Number(cursor ?? 0), limit }));
-      return c.json(
-        { items: page.items.map(eventBody), next_cursor: page.next_cursor === null ? null : String(page.next_cursor) },
-        200,
-      );
+      return c.json({ items: page.items.map(eventBody), next_cursor: cursorOf(page.next_cursor) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/sandboxes/{id}/deliveries",
+      operationId: "sandbox_deliveries",
+      ...SANDBOXES,
+      summary: "The requests its resources would have sent, when its deliveries go to its log",
+      description:
+        'A sandbox made with `deliveries: "log"` keeps each request its resources make here instead of sending it: as it would have gone (signed), with header values that may be credentials masked, and the body, or its digest when large or stored; a secret body keeps neither.',
+      security: CREDIT,
+      request: { params: sandboxIdParam, query: z.object({ cursor: seqCursor, limit: pageLimit(100) }).strict() },
+      responses: {
+        200: {
+          description: "A page of logged requests, oldest first.",
+          content: { "application/json": { schema: deliveriesAnswer, example: DELIVERY_LOG_EXAMPLE } },
+        },
+        ...errorResponses([401, 403, 404, 410, 422]),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { cursor, limit } = c.req.valid("query");
+      const cred = await sandboxCredential(c, id);
+      const page = unwrap(await sandboxStub(c.env, id).deliveries({ ...cred, after: Number(cursor ?? 0), limit }));
+      return c.json({ items: page.items.map(loggedBody), next_cursor: cursorOf(page.next_cursor) }, 200);
     },
   );
 }

@@ -28,6 +28,12 @@ export const createSandboxBody = z
       .describe(
         `Real seconds the sandbox lives (${SANDBOX_MIN_TTL_SECONDS}–${SANDBOX_MAX_TTL_SECONDS}); it ends then with every resource in it.`,
       ),
+    deliveries: z
+      .enum(["send", "log"])
+      .default("send")
+      .describe(
+        "Where its resources' deliveries go: `send` to their targets (the egress guard applies), `log` into the sandbox's delivery log instead (GET /v1/sandboxes/{id}/deliveries), nothing leaving the service.",
+      ),
   })
   .strict()
   .openapi("SandboxRequest");
@@ -56,7 +62,9 @@ const sandboxEvent = z
     kind: z.string().nullable(),
     type: z
       .string()
-      .describe("created · timer · delivery · expired · cancelled · clock · sandbox_created · sandbox_ended"),
+      .describe(
+        "created · timer · delivery · attempt · logged · expired · cancelled · clock · sandbox_created · sandbox_ended",
+      ),
     detail: jsonValue,
   })
   .openapi("SandboxEvent");
@@ -65,6 +73,7 @@ export const sandboxView = z
   .object({
     id: z.string(),
     label: z.string().nullable(),
+    deliveries: z.enum(["send", "log"]).describe("Where its resources' deliveries go: their targets, or its log."),
     state: z.enum(["active", "ended"]),
     created_at: z.string(),
     expires_at: z.string().describe("Real time: the sandbox ends then, with every resource in it."),
@@ -96,3 +105,26 @@ export const clockAnswer = z
 export const timelineAnswer = z
   .object({ items: z.array(sandboxEvent), next_cursor: z.string().nullable() })
   .openapi("SandboxTimeline");
+
+const loggedDelivery = z
+  .object({
+    seq: z.int().describe("Its number in the log."),
+    at: z.string().describe("Simulated time (RFC 3339) the request was made."),
+    resource_id: z.string(),
+    delivery_id: z.string().describe("The delivery's webhook-id, as the resource's own delivery log shows it."),
+    event_type: z.string(),
+    method: z.string(),
+    url: z.string().describe("Where it would have gone (a secret request's redacted address)."),
+    headers: z
+      .record(z.string(), z.string())
+      .describe("As they would have been sent, signature included; values that may be secrets are masked."),
+    body: z.string().nullable().describe("The text body, when short and not a secret; else null."),
+    body_bytes: z.int().nullable(),
+    body_sha256: z.string().nullable().describe("Hex SHA-256 of the body; null without a body or for a secret one."),
+    body_withheld: z.boolean().describe("The body (or the whole request) is a secret: neither bytes nor digest kept."),
+  })
+  .openapi("SandboxLoggedDelivery");
+
+export const deliveriesAnswer = z
+  .object({ items: z.array(loggedDelivery), next_cursor: z.string().nullable() })
+  .openapi("SandboxDeliveryLog");

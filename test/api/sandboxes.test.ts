@@ -102,6 +102,41 @@ describe("sandboxes", () => {
     await problemOf(await call("POST", "/v1/counters", { body: counter, headers: s.auth }), 401);
   });
 
+  it("ends when its own real-time TTL passes: its resources are gone (410) and its money spends nothing", async () => {
+    const s = await sandbox({ ttl_seconds: 60 });
+    const r = await createResource("counters", s.token, counter);
+    // Its clock far ahead of real time: the end is still real time's.
+    const moved = await call("POST", `/v1/sandboxes/${s.id}/clock`, {
+      body: { advance_seconds: 30 * 60 },
+      headers: s.auth,
+    });
+    expect(moved.status).toBe(200);
+    expect((await call("GET", `/v1/resources/${r.id}`, { headers: managed(r.mgmt) })).status).toBe(200);
+    const endsAt = Date.parse(s.view.expires_at);
+    // The sandbox's alarm ends it at expires_at: wait that out (real time), then for the end to reach the resource.
+    const status = () => call("GET", `/v1/resources/${r.id}`, { headers: managed(r.mgmt) });
+    let gone = await status();
+    while (gone.status === 200 && Date.now() < endsAt + 30_000) {
+      await new Promise((done) => setTimeout(done, Math.max(500, Math.min(5_000, endsAt - Date.now()))));
+      gone = await status();
+    }
+    const problem = await problemOf(gone, 410);
+    expect(problem.code).toBe("resource_cancelled");
+    // The index keeps real time, the time the sandbox ended by (its clock ran half an hour ahead).
+    const ended = Date.parse((problem as { resource?: { ended_at: string } }).resource!.ended_at);
+    expect(ended).toBeGreaterThanOrEqual(endsAt);
+    expect(ended).toBeLessThan(Date.now() + 1_000);
+    expect([401, 410]).toContain((await call("GET", `/v1/sandboxes/${s.id}`, { headers: s.auth })).status);
+    // Its money spends nothing: no new resource, no operation on the old one.
+    await problemOf(await call("POST", "/v1/counters", { body: counter, headers: s.auth }), 401);
+    const incr = await call("POST", `/v1/counters/${r.id}/increment`, {
+      body: { by: 1 },
+      headers: managed(r.mgmt, s.token),
+    });
+    expect(incr.status).toBeGreaterThanOrEqual(400);
+    expect(incr.status).toBeLessThan(500);
+  }, 120_000);
+
   it("refuses bad input with a problem, charging nothing", async () => {
     const s = await sandbox();
     const move = (body: unknown) => call("POST", `/v1/sandboxes/${s.id}/clock`, { body, headers: s.auth });

@@ -325,15 +325,18 @@ describe("narrowed management tokens", () => {
     await bad({ key_prefixes: ["ok/", "bad\u0001"] }, "key_prefixes.1");
     await bad({ key_prefixes: ["line\nbreak"] }, "key_prefixes.0");
     await bad({ scopes: ["all"] }, "scopes");
-    const counter = await createResource("counters", credit, {});
-    const problem = await problemOf(
-      await call("POST", `/v1/resources/${counter.id}/tokens`, {
-        body: { key_prefixes: ["a/"] },
-        headers: managed(counter.mgmt),
-      }),
-      422,
-    );
-    expect(problem.errors?.[0]?.path).toBe("key_prefixes");
+    // Kinds without key-like names: a counter, an object (one per resource) and a journal (one stream per resource).
+    for (const kind of ["counters", "objects", "journals"]) {
+      const unkeyed = await createResource(kind, credit, {});
+      const problem = await problemOf(
+        await call("POST", `/v1/resources/${unkeyed.id}/tokens`, {
+          body: { key_prefixes: ["a/"] },
+          headers: managed(unkeyed.mgmt),
+        }),
+        422,
+      );
+      expect(problem.errors?.[0]).toMatchObject({ path: "key_prefixes", message: `a ${kind} resource has no keys` });
+    }
     expect(
       (await call("POST", `/v1/resources/${id}/tokens`, { body: "{not json", headers: managed(mgmt) })).status,
     ).toBe(400);
