@@ -9,6 +9,7 @@
  *   npm run bench:soak                                      (30 minutes, a kill every 2–5 minutes)
  *   SOAK_PROFILE=short npm run bench:soak                   (about 5 minutes, a kill every 60–100 s)
  *   SOAK_MINUTES=10 SOAK_AGENTS=4 SOAK_KILL_SECONDS=120-300 SOAK_SOURCE=head npm run bench:soak
+ *   SOAK_SAMPLES=/tmp/soak-memory.json npm run bench:soak   (also writes the memory samples there)
  *
  * The traffic, per agent (each with its own credit token):
  * - every kind created from its published example (`/openapi.json`; the few whose example names another
@@ -17,7 +18,13 @@
  * - wakeups due during the run, delivered to this process's receiver, which answers 500, stalls past the
  *   attempt's timeout or closes the connection on a first attempt at random, and 200 afterwards;
  * - public-address traffic: captures into bins, clicks on links;
- * - creates paid by x402 (a payment signed per call, settlement `none` as in `npm run dev`).
+ * - creates paid by x402 (a payment signed per call, settlement `none` as in `npm run dev`), and a quarter of the
+ *   other calls paid with an OAuth access token (client credentials) in place of the credit token;
+ * - transfers copying between keys of an S3-compatible peer, notify sends by mailto:// to an SMTP peer, and watches
+ *   of a target whose health flips at random (bench/soak-peers.mjs);
+ * - faults through the resources' own hooks (durable-objects/resource/test-faults.ts, reached through the front
+ *   worker bench/soak-faults/): a process that dies after an extend's charge or once an end is marked, R2 refusing
+ *   an end's deletes, a firing's send skipped, refused or lost by the queue.
  * Every POST carries an Idempotency-Key and is sent again with it until it gets a definitive answer, as a
  * client that lost its connection should: so every charge can be matched to an answered 2xx.
  *
@@ -27,16 +34,19 @@
  * - deliveries: every wakeup that fired reached the receiver with a 200 at least once; repeats of a
  *   webhook-id (allowed: at least once) are counted;
  * - resource state: no wakeup left scheduled or firing past its time; every ended resource answers 410;
- *   R2 holds no object once every resource has ended;
+ *   R2 holds no object once every resource has ended; every transfer completed with a copy equal to its source;
+ *   every notify send arrived by SMTP; every watch's checks are answers its target gave, its state follows them,
+ *   and it still checks;
  * - stored data: every journal's hash chain verifies and holds the acknowledged appends; every counter
  *   equals its acknowledged increments; every queue holds what was pushed and not acked;
- * - answers: no 5xx outside the kill windows (a kill window runs from the kill to 10 s after the restart);
- * - memory: the runtime's resident memory in the last quarter against the first (reported; asserted only
- *   in the long profile).
+ * - answers: no 5xx outside the kill windows (a kill window runs from the kill to 10 s after the restart) but
+ *   the injected deaths';
+ * - memory: the isolate's JS heap after a full collection, last quarter against the first (asserted only in the
+ *   long profile); workerd's resident memory reported beside the Durable Objects it holds open.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { readdir, readFile, readlink, rm } from "node:fs/promises";
+import { readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -914,6 +924,9 @@ export async function soak(options = {}) {
     true,
     `RSS ${rssFirst.toFixed(0)} → ${rssLast.toFixed(0)} MiB with ${objFirst} → ${objLast} objects open; ${fit.slope.toFixed(2)} MiB per open object (r = ${fit.r.toFixed(2)}); at equal objects ${atEqualFirst.toFixed(0)} → ${atEqualLast.toFixed(0)} MiB (${memory.length} samples)`,
   );
+
+  // The samples, for a closer look at memory (bench/README.md's reading of the 30-minute run came from these).
+  if (env.SOAK_SAMPLES) await writeFile(env.SOAK_SAMPLES, JSON.stringify({ startedAt, kills, memory, heaps }, null, 1));
 
   // ---- the tables ----
   const lines = [];
