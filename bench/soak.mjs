@@ -223,7 +223,7 @@ export async function soak(options = {}) {
    * Bearer, or `x-credit-token`); `form`: a form-encoded body.
    */
   async function call(agent, method, p, { body, form, headers = {}, kind = "-", op = "-", pay = null, oauth } = {}) {
-    let key = method === "POST" ? randomUUID() : null;
+    const key = method === "POST" ? randomUUID() : null;
     let refused = 0; // 401s to an access token
     // A key whose request was cut by a kill stays claimed until its lock lapses (5 minutes): wait that out.
     const deadline = Date.now() + 400_000;
@@ -268,10 +268,10 @@ export async function soak(options = {}) {
       if (injected) injectedDeaths.push({ kind, op, requestId });
       else if (res.status >= 500 && !inKill)
         fiveHundreds.push({ t, method, p, status: res.status, requestId, text: text.slice(0, 300) });
-      // An access token from before a restart: refused (not charged); a new token, and a new key for the new call.
+      // An access token from before a restart: refused before the key is claimed, so sent again under the same key
+      // (the attempt a kill cut may have been carried out: a new key would do it twice).
       if (oauth && res.status === 401 && refused++ < 2 && Date.now() < deadline) {
         if (agent.access === access) agent.access = null;
-        key = key && randomUUID();
         continue;
       }
       if (
