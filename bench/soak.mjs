@@ -10,6 +10,7 @@
  *   SOAK_PROFILE=short npm run bench:soak                   (about 5 minutes, a kill every 60–100 s)
  *   SOAK_MINUTES=10 SOAK_AGENTS=4 SOAK_KILL_SECONDS=120-300 SOAK_SOURCE=head npm run bench:soak
  *   SOAK_SAMPLES=/tmp/soak-memory.json npm run bench:soak   (also writes the memory samples there)
+ *   SOAK_FAULTS=1 npm run bench:soak                        (the fault hooks too, through the front: see below)
  *
  * The traffic, per agent (each with its own credit token):
  * - every kind created from its published example (`/openapi.json`; the few whose example names another
@@ -22,9 +23,9 @@
  *   other calls paid with an OAuth access token (client credentials) in place of the credit token;
  * - transfers copying between keys of an S3-compatible peer, notify sends by mailto:// to an SMTP peer, and watches
  *   of a target whose health flips at random (bench/soak-peers.mjs);
- * - faults through the resources' own hooks (durable-objects/resource/test-faults.ts, reached through the front
- *   worker bench/soak-faults/): a process that dies after an extend's charge or once an end is marked, R2 refusing
- *   an end's deletes, a firing's send skipped, refused or lost by the queue.
+ * - with SOAK_FAULTS=1, faults through the resources' own hooks (durable-objects/resource/test-faults.ts, reached
+ *   through the front worker bench/soak-faults/; off by default, see withFaults): a process that dies after an
+ *   extend's charge or once an end is marked, R2 refusing an end's deletes, a firing's send skipped, refused or lost.
  * Every POST carries an Idempotency-Key and is sent again with it until it gets a definitive answer, as a
  * client that lost its connection should: so every charge can be matched to an answered 2xx.
  *
@@ -85,6 +86,10 @@ export async function soak(options = {}) {
   const agents = Number(options.agents ?? env.SOAK_AGENTS ?? profile.agents);
   const [killMin, killMax] = options.kill ?? env.SOAK_KILL_SECONDS?.split("-").map(Number) ?? profile.kill;
   const assertMemory = (options.profile ?? env.SOAK_PROFILE ?? "long") === "long";
+  // Off unless asked: behind the front the service runs as wrangler's second worker, which wrangler gives no rate
+  // limit bindings; every request then logs an error that wrangler source-maps by re-reading the bundle, and on a
+  // loaded machine it falls behind until workerd blocks writing its log (bench/README.md, the 2026-11-28 run).
+  const withFaults = (options.faults ?? env.SOAK_FAULTS) === "1" || options.faults === true;
   const durationMs = minutes * 60_000;
 
   // ---- the receiver: webhook targets that fail on a first attempt at random, and page targets ----
@@ -145,7 +150,13 @@ export async function soak(options = {}) {
   };
   // The front (bench/soak-faults/) forwards to the service and reaches the resources' fault hooks.
   const inspectorPort = await freePort();
-  const dev = { rateLimitPerMinute: 1_000_000, vars, onOutput, frontConfig: FRONT, inspectorPort };
+  const dev = {
+    rateLimitPerMinute: 1_000_000,
+    vars,
+    onOutput,
+    inspectorPort,
+    ...(withFaults ? { frontConfig: FRONT } : {}),
+  };
   let service = await startWranglerDev(dev);
   const { state, url } = service;
   const port = Number(new URL(url).port);
@@ -333,6 +344,7 @@ export async function soak(options = {}) {
    * Held in the object's memory, so a kill or an eviction clears it, as it would the process it stands for.
    */
   async function inject(r, fault) {
+    if (!withFaults) return false;
     const res = await fetch(`${url}/__soak/faults/${r.id}`, {
       method: "POST",
       body: JSON.stringify(fault),
