@@ -142,10 +142,10 @@ export async function soak(options = {}) {
   // The runtime's error lines over the whole run: the service's own carry a request id ([req_…]); workerd's do not.
   const errorLines = { ours: [], runtime: [] };
   const onOutput = (chunk) => {
-    for (const line of chunk.split("\n")) {
+    // wrangler colours its [ERROR] tag even with NO_COLOR (its escapes sit inside the brackets): read the plain text.
+    for (const line of chunk.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
       if (/\[req_[0-9A-Za-z]+\]/.test(line)) errorLines.ours.push(line.slice(0, 300));
-      else if (/Uncaught|\[ERROR\]/.test(line))
-        errorLines.runtime.push(line.replace(/\x1b\[[0-9;]*m/g, "").slice(0, 200));
+      else if (/Uncaught|\[ERROR\]/.test(line)) errorLines.runtime.push(line.slice(0, 200));
     }
   };
   // The front (bench/soak-faults/) forwards to the service and reaches the resources' fault hooks.
