@@ -9,6 +9,8 @@
  *   npm run bench:soak                                      (30 minutes, a kill every 2–5 minutes)
  *   SOAK_PROFILE=short npm run bench:soak                   (about 5 minutes, a kill every 60–100 s)
  *   SOAK_MINUTES=10 SOAK_AGENTS=4 SOAK_KILL_SECONDS=120-300 SOAK_SOURCE=head npm run bench:soak
+ *   SOAK_SAMPLES=/tmp/soak-memory.json npm run bench:soak   (also writes the memory samples there)
+ *   SOAK_FAULTS=1 npm run bench:soak                        (the fault hooks too, through the front: see below)
  *
  * The traffic, per agent (each with its own credit token):
  * - every kind created from its published example (`/openapi.json`; the few whose example names another
@@ -17,7 +19,13 @@
  * - wakeups due during the run, delivered to this process's receiver, which answers 500, stalls past the
  *   attempt's timeout or closes the connection on a first attempt at random, and 200 afterwards;
  * - public-address traffic: captures into bins, clicks on links;
- * - creates paid by x402 (a payment signed per call, settlement `none` as in `npm run dev`).
+ * - creates paid by x402 (a payment signed per call, settlement `none` as in `npm run dev`), and a quarter of the
+ *   other calls paid with an OAuth access token (client credentials) in place of the credit token;
+ * - transfers copying between keys of an S3-compatible peer, notify sends by mailto:// to an SMTP peer, and watches
+ *   of a target whose health flips at random (bench/soak-peers.mjs);
+ * - with SOAK_FAULTS=1, faults through the resources' own hooks (durable-objects/resource/test-faults.ts, reached
+ *   through the front worker bench/soak-faults/; off by default, see withFaults): a process that dies after an
+ *   extend's charge or once an end is marked, R2 refusing an end's deletes, a firing's send skipped, refused or lost.
  * Every POST carries an Idempotency-Key and is sent again with it until it gets a definitive answer, as a
  * client that lost its connection should: so every charge can be matched to an answered 2xx.
  *
@@ -27,16 +35,19 @@
  * - deliveries: every wakeup that fired reached the receiver with a 200 at least once; repeats of a
  *   webhook-id (allowed: at least once) are counted;
  * - resource state: no wakeup left scheduled or firing past its time; every ended resource answers 410;
- *   R2 holds no object once every resource has ended;
+ *   R2 holds no object once every resource has ended; every transfer completed with a copy equal to its source;
+ *   every notify send arrived by SMTP; every watch's checks are answers its target gave, its state follows them,
+ *   and it still checks;
  * - stored data: every journal's hash chain verifies and holds the acknowledged appends; every counter
  *   equals its acknowledged increments; every queue holds what was pushed and not acked;
- * - answers: no 5xx outside the kill windows (a kill window runs from the kill to 10 s after the restart);
- * - memory: the runtime's resident memory in the last quarter against the first (reported; asserted only
- *   in the long profile).
+ * - answers: no 5xx outside the kill windows (a kill window runs from the kill to 10 s after the restart) but
+ *   the injected deaths';
+ * - memory: the isolate's JS heap after a full collection, last quarter against the first (asserted only in the
+ *   long profile); workerd's resident memory reported beside the Durable Objects it holds open.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -45,8 +56,9 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startEgressProxy } from "../scripts/egress-proxy.mjs";
 import { startEngines } from "../scripts/engines.mjs";
-import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
-import { buyCredits, log, run, sleep, snapshotSource } from "./lib.mjs";
+import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { buyCredits, inspector, log, run, sleep, snapshotSource } from "./lib.mjs";
+import { startFlappingTarget, startS3Peer, startSmtpPeer } from "./soak-peers.mjs";
 
 const PROFILES = {
   long: { minutes: 30, agents: 4, kill: [120, 300] },
@@ -56,6 +68,12 @@ const PROFILES = {
 /** A number between a and b. */
 const between = (a, b) => a + Math.random() * (b - a);
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
+/** The share of calls paid with an OAuth access token in place of the credit token it stands for. */
+const OAUTH_SHARE = 0.25;
+/** The share of extends and cancels that meet a fault hook first. */
+const FAULT_SHARE = 0.1;
+/** The worker wrangler serves in front of the service: it forwards, and injects faults (its worker.mjs says how). */
+const FRONT = "bench/soak-faults/wrangler.toml";
 
 /**
  * Runs the soak and answers its result: `{ rows, failures, text }`. Options default from the environment
@@ -68,6 +86,10 @@ export async function soak(options = {}) {
   const agents = Number(options.agents ?? env.SOAK_AGENTS ?? profile.agents);
   const [killMin, killMax] = options.kill ?? env.SOAK_KILL_SECONDS?.split("-").map(Number) ?? profile.kill;
   const assertMemory = (options.profile ?? env.SOAK_PROFILE ?? "long") === "long";
+  // Off unless asked: behind the front the service runs as wrangler's second worker, which wrangler gives no rate
+  // limit bindings; every request then logs an error that wrangler source-maps by re-reading the bundle, and on a
+  // loaded machine it falls behind until workerd blocks writing its log (bench/README.md, the 2026-11-28 run).
+  const withFaults = (options.faults ?? env.SOAK_FAULTS) === "1" || options.faults === true;
   const durationMs = minutes * 60_000;
 
   // ---- the receiver: webhook targets that fail on a first attempt at random, and page targets ----
@@ -101,7 +123,13 @@ export async function soak(options = {}) {
   const sourceDir = await snapshotSource(options.source ?? env.SOAK_SOURCE ?? "worktree");
   const home = process.cwd();
   process.chdir(sourceDir);
-  const [engines, proxy] = await Promise.all([startEngines({ port: 0 }), startEgressProxy()]);
+  const [engines, proxy, s3, smtp, target] = await Promise.all([
+    startEngines({ port: 0 }),
+    startEgressProxy(),
+    startS3Peer(),
+    startSmtpPeer(),
+    startFlappingTarget(),
+  ]);
   const vars = {
     ENVIRONMENT: "development",
     X402_SETTLEMENT: "none",
@@ -114,13 +142,22 @@ export async function soak(options = {}) {
   // The runtime's error lines over the whole run: the service's own carry a request id ([req_…]); workerd's do not.
   const errorLines = { ours: [], runtime: [] };
   const onOutput = (chunk) => {
-    for (const line of chunk.split("\n")) {
+    // wrangler colours its [ERROR] tag even with NO_COLOR (its escapes sit inside the brackets): read the plain text.
+    for (const line of chunk.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
       if (/\[req_[0-9A-Za-z]+\]/.test(line)) errorLines.ours.push(line.slice(0, 300));
-      else if (/Uncaught|\[ERROR\]/.test(line))
-        errorLines.runtime.push(line.replace(/\x1b\[[0-9;]*m/g, "").slice(0, 200));
+      else if (/Uncaught|\[ERROR\]/.test(line)) errorLines.runtime.push(line.slice(0, 200));
     }
   };
-  let service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars, onOutput });
+  // The front (bench/soak-faults/) forwards to the service and reaches the resources' fault hooks.
+  const inspectorPort = await freePort();
+  const dev = {
+    rateLimitPerMinute: 1_000_000,
+    vars,
+    onOutput,
+    inspectorPort,
+    ...(withFaults ? { frontConfig: FRONT } : {}),
+  };
+  let service = await startWranglerDev(dev);
   const { state, url } = service;
   const port = Number(new URL(url).port);
 
@@ -135,55 +172,90 @@ export async function soak(options = {}) {
     up = new Promise((r) => (restarted = r));
     await service.kill();
     log(`killed the runtime (kill ${kills.length})`);
-    service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, vars, state, port, onOutput });
+    service = await startWranglerDev({ ...dev, state, port });
     k.up = Date.now() + 10_000;
     log(`restarted in ${((Date.now() - k.at) / 1000).toFixed(1)} s`);
     restarted();
   }
 
-  // ---- memory: the resident size of the runtime's workerd processes, every 10 s ----
-  const memory = []; // { t, rss }
+  // ---- memory, every 10 s: the workerd processes' resident size, and how many Durable Objects they hold open (each
+  // keeps its SQLite file open: the distinct .sqlite files under the state's v3/do/ among their descriptors); every
+  // 60 s the isolate's JS heap after a full collection, through the inspector (bench/lib.mjs), which is the memory
+  // the service's own code holds. bench/README.md reads the three together. ----
+  const memory = []; // { t, rss, objects }
+  const heaps = []; // { t, heap } (MiB, after GC)
+  let cdp = null;
   const memoryTimer = setInterval(async () => {
-    const { stdout } = await run("ps", ["-eo", "pid=,ppid=,rss=,args="], { maxBuffer: 16 << 20 }).catch(() => ({
-      stdout: "",
-    }));
-    const all = stdout
-      .split("\n")
-      .map((l) => l.trim().split(/\s+/))
-      .map(([pid, ppid, rss, bin]) => ({ pid: Number(pid), ppid: Number(ppid), rss: Number(rss), bin }));
-    const below = new Set([service.pid]);
-    for (let size = 0; size !== below.size;) {
-      size = below.size;
-      for (const p of all) if (below.has(p.ppid)) below.add(p.pid);
+    const pids = await workerdPids(service.pid);
+    let rss = 0;
+    const open = new Set();
+    for (const pid of pids) {
+      rss += await rssOf(pid);
+      for (const f of await openFiles(pid))
+        if (f.startsWith(path.join(state, "v3", "do")) && f.endsWith(".sqlite")) open.add(f);
     }
-    const rss = all
-      .filter((p) => below.has(p.pid) && /(^|\/)workerd$/.test(p.bin ?? ""))
-      .reduce((sum, p) => sum + p.rss, 0);
-    if (rss) memory.push({ t: Date.now(), rss: rss / 1024 });
+    if (rss) memory.push({ t: Date.now(), rss: rss / 1024, objects: open.size });
   }, 10_000);
+  const heapTimer = setInterval(async () => {
+    try {
+      cdp ??= await inspector(inspectorPort);
+      await cdp.send("HeapProfiler.collectGarbage");
+      const usage = await cdp.send("Runtime.getHeapUsage");
+      heaps.push({ t: Date.now(), heap: usage.usedSize / 2 ** 20 });
+    } catch {
+      // killed, or restarting: connect again next time
+      cdp?.close();
+      cdp = null;
+    }
+  }, 60_000);
 
   // ---- the client: every answer recorded; a POST sent again with its key until it is definitive ----
   const answers = []; // { t, status, kind, op, requestId, inKill }
   const fiveHundreds = [];
   const unresolved = []; // calls given up on (no definitive answer)
-  async function call(agent, method, p, { body, headers = {}, kind = "-", op = "-", pay = null } = {}) {
+  let oauthPaid = 0; // 2xx answers to calls paid with an access token
+  const injectedDeaths = []; // 500s the fault hooks asked for (test-faults.ts's dieAt): answered, not retried
+  /**
+   * An OAuth access token for the agent's credit token (client credentials). The development service signs with a key
+   * of its isolate, so one issued before a restart no longer verifies: a 401 takes a new one.
+   */
+  async function accessToken(agent) {
+    while (!agent.access) {
+      const form = new URLSearchParams({ grant_type: "client_credentials", client_secret: agent.token });
+      const res = await call(null, "POST", "/oauth/token", { form, kind: "oauth", op: "token" });
+      tally("oauth", res.status);
+      if (res.status === 200) agent.access = res.json.access_token;
+      else if (res.status !== 0 && res.status < 500) throw new Error(`oauth token: ${res.status}`);
+    }
+    return agent.access;
+  }
+  /**
+   * `oauth`: the header that carries the agent's access token in place of its credit token (`authorization` as a
+   * Bearer, or `x-credit-token`); `form`: a form-encoded body.
+   */
+  async function call(agent, method, p, { body, form, headers = {}, kind = "-", op = "-", pay = null, oauth } = {}) {
     const key = method === "POST" ? randomUUID() : null;
+    let refused = 0; // 401s to an access token
     // A key whose request was cut by a kill stays claimed until its lock lapses (5 minutes): wait that out.
     const deadline = Date.now() + 400_000;
     for (;;) {
       await up;
       const t = Date.now();
+      const access = oauth ? await accessToken(agent) : null;
       let res;
       try {
         const init = {
           method,
           headers: {
             ...(body !== undefined ? { "content-type": "application/json" } : {}),
-            ...(agent ? { "x-credit-token": agent.token } : {}),
+            ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+            ...(agent && !oauth ? { "x-credit-token": agent.token } : {}),
             ...(key ? { "idempotency-key": key } : {}),
             ...headers,
+            ...(oauth === "authorization" ? { authorization: `Bearer ${access}` } : {}),
+            ...(oauth === "x-credit-token" ? { "x-credit-token": access } : {}),
           },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: form ? form.toString() : body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(60_000),
           redirect: "manual",
         };
@@ -201,10 +273,18 @@ export async function soak(options = {}) {
       const requestId = res.headers.get("x-request-id");
       answers.push({ t, status: res.status, kind, op, requestId, inKill });
       // Cut by the kill (wrangler's proxy answers 502/503 for a runtime that went away): unknown, ask again.
-      const retryable = res.status >= 500 && inKill;
+      const retryable = res.status >= 500 && inKill && !injected;
       const inFlight = res.status === 409 && text.includes("idempotency_in_flight");
-      if (res.status >= 500 && !inKill)
+      const injected = res.status === 500 && text.includes("(injected)");
+      if (injected) injectedDeaths.push({ kind, op, requestId });
+      else if (res.status >= 500 && !inKill)
         fiveHundreds.push({ t, method, p, status: res.status, requestId, text: text.slice(0, 300) });
+      // An access token from before a restart: refused before the key is claimed, so sent again under the same key
+      // (the attempt a kill cut may have been carried out: a new key would do it twice).
+      if (oauth && res.status === 401 && refused++ < 2 && Date.now() < deadline) {
+        if (agent.access === access) agent.access = null;
+        continue;
+      }
       if (
         (retryable || inFlight || (res.status === 503 && text.includes("restarted mid-request"))) &&
         Date.now() < deadline
@@ -219,7 +299,8 @@ export async function soak(options = {}) {
       } catch {
         json = null;
       }
-      return { status: res.status, json, headers: res.headers };
+      if (oauth && res.status >= 200 && res.status < 300) oauthPaid++;
+      return { status: res.status, json, headers: res.headers, injected };
     }
   }
 
@@ -251,6 +332,32 @@ export async function soak(options = {}) {
   const wakeups = []; // { r, path, at }
   const bins = []; // { r, publicUrl, captured }
   const links = []; // { r, publicUrl, clicks }
+  const transferHosts = []; // { r }: transfers resources
+  const transfers = []; // { r, id, key, seed }: S3 → S3 copies started
+  const notifiers = []; // { r }: notify resources with a mailto:// channel
+  const mails = []; // { r, title, sendId }: sends answered
+  const watches = []; // { r, key }: watches of a flapping target
+  const faults = new Map(); // fault → times injected
+
+  /**
+   * Injects test-faults.ts's `fault` into the resource's object, through the front; false when it could not (a kill).
+   * Held in the object's memory, so a kill or an eviction clears it, as it would the process it stands for.
+   */
+  async function inject(r, fault) {
+    if (!withFaults) return false;
+    const res = await fetch(`${url}/__soak/faults/${r.id}`, {
+      method: "POST",
+      body: JSON.stringify(fault),
+      signal: AbortSignal.timeout(30_000),
+    }).catch(() => null);
+    if (res?.status !== 204) return false;
+    const name = Object.entries(fault)
+      .filter(([k]) => k !== "reportWindowMs")
+      .map(([k, v]) => (k === "dieAt" ? v : k))
+      .join("+");
+    faults.set(name, (faults.get(name) ?? 0) + 1);
+    return true;
+  }
   const perKind = new Map(); // kind → { calls, ok, c4xx, c5xx }
   const tally = (kind, status) => {
     const k = perKind.get(kind) ?? { calls: 0, ok: 0, c4xx: 0, c5xx: 0 };
@@ -261,13 +368,16 @@ export async function soak(options = {}) {
     else k.c4xx++;
   };
 
+  /** A create paid by credit token, by x402 (`pay`), or by an OAuth access token (OAUTH_SHARE of the rest). */
   async function create(agent, kind, body, pay = null) {
-    const res = await call(null, "POST", `/v1/${kind}`, {
+    const oauth = !pay && Math.random() < OAUTH_SHARE;
+    const res = await call(oauth ? agent : null, "POST", `/v1/${kind}`, {
       body,
       kind,
       op: "create",
       pay,
-      headers: pay ? {} : { authorization: `Bearer ${agent.token}` },
+      headers: pay || oauth ? {} : { authorization: `Bearer ${agent.token}` },
+      oauth: oauth ? "authorization" : undefined,
     });
     tally(kind, res.status);
     if (res.status !== 201) return null;
@@ -292,6 +402,7 @@ export async function soak(options = {}) {
       headers: { authorization: `Bearer ${r.mgmt}` },
       kind: r.kind,
       op: opName,
+      oauth: Math.random() < OAUTH_SHARE ? "x-credit-token" : undefined,
     });
     tally(r.kind, res.status);
     // Of the routes every kind shares only extend is charged (a kind's own op may be called "cancel" too).
@@ -309,10 +420,16 @@ export async function soak(options = {}) {
         const r = await create(a, kind, { ...examples.get(kind), ttl_seconds: Math.round(between(60, 180)) });
         if (!r) return;
         await op(r, "GET", "", undefined, "status", true);
-        if (Math.random() < 0.3) await op(r, "POST", "/extend", { ttl_seconds: 60 }, "extend", true);
+        if (Math.random() < 0.3) {
+          // the process dies after the extend's charge: the alarm (or the end) gives it back
+          if (Math.random() < FAULT_SHARE) await inject(r, { dieAt: "extend-after-charge" });
+          await op(r, "POST", "/extend", { ttl_seconds: 60 }, "extend", true);
+        }
         if (Math.random() < 0.5) {
+          // the process dies once the end is marked, or R2 refuses the end's deletes: the alarm finishes the end
+          if (Math.random() < FAULT_SHARE) await inject(r, pick([{ dieAt: "end-after-mark" }, { failDrops: 2 }]));
           const res = await op(r, "DELETE", "", undefined, "cancel", true);
-          if (res.status === 200) r.ended = "cancelled";
+          if (res.status === 200 || res.injected) r.ended = "cancelled";
         } else r.ended = "expires";
       },
     ],
@@ -372,7 +489,12 @@ export async function soak(options = {}) {
         const key = randomUUID();
         const at = new Date(Date.now() + between(5_000, 60_000)).toISOString();
         const r = await create(a, "wakeups", { url: `${receiverUrl}/w/${key}`, at, ttl_seconds: 3600 });
-        if (r) wakeups.push({ r, path: `/w/${key}`, at: Date.parse(at) });
+        if (!r) return;
+        wakeups.push({ r, path: `/w/${key}`, at: Date.parse(at) });
+        // The firing's send meets the queue's faults: skipped after the commit (the dispatch grace sends it), refused
+        // (re-queued), or accepted and lost (re-sent once its report window, shortened to 20 s here, passes).
+        if (Math.random() < 0.3)
+          await inject(r, pick([{ skipDispatches: 1 }, { refuseSends: 2 }, { loseSends: 1, reportWindowMs: 20_000 }]));
       },
     ],
     [
@@ -416,6 +538,58 @@ export async function soak(options = {}) {
         await create(a, "counters", { ttl_seconds: 3600 }, a.pay);
       },
     ],
+    [
+      1,
+      async (a) => {
+        // A copy between two keys of the S3-compatible peer, by one of the agent's transfers resources.
+        let t = pick(transferHosts.filter((x) => x.r.agent === a));
+        if (!t || Math.random() < 0.1) {
+          const r = await create(a, "transfers", { ttl_seconds: 3600 });
+          if (!r) return;
+          t = { r };
+          transferHosts.push(t);
+        }
+        const seed = pick(s3.seeded);
+        const key = `copy/${randomUUID()}.bin`;
+        const res = await op(t.r, "POST", "/transfers", { source: s3.at(seed.key), destination: s3.at(key) }, "start");
+        if (res.status >= 200 && res.status < 300) transfers.push({ r: t.r, id: res.json.transfer_id, key, seed });
+      },
+    ],
+    [
+      1,
+      async (a) => {
+        // A send by notify's mailto:// channel to the SMTP peer, its subject unique.
+        let n = pick(notifiers.filter((x) => x.r.agent === a));
+        if (!n || Math.random() < 0.1) {
+          const r = await create(a, "notify", {
+            channels: [smtp.channel(`agent${a.n}@example.com`)],
+            ttl_seconds: 3600,
+          });
+          if (!r) return;
+          n = { r };
+          notifiers.push(n);
+        }
+        const title = `soak ${randomUUID()}`;
+        const res = await op(n.r, "POST", "/sends", { title, body: "from the soak" }, "send");
+        if (res.status >= 200 && res.status < 300) mails.push({ r: n.r, title, sendId: res.json.send_id });
+      },
+    ],
+    [
+      1,
+      async (a) => {
+        // Watches of a target whose health flips at random; a few per agent (a check a minute), and checks on demand.
+        const mine = watches.filter((x) => x.r.agent === a);
+        if (mine.length >= Math.max(3, minutes / 5) || Date.now() > endAt - 120_000) {
+          const w = pick(mine);
+          if (w && Math.random() < 0.3) await op(w.r, "POST", "/checks", {}, "check");
+          return;
+        }
+        const key = randomUUID();
+        const check = { type: "http_status", url: `${target.url}/h/${key}` };
+        const r = await create(a, "watches", { check, interval_seconds: 60, timeout_ms: 5000, ttl_seconds: 3600 });
+        if (r) watches.push({ r, key });
+      },
+    ],
   ];
   const weightTotal = actions.reduce((s, [w]) => s + w, 0);
   const chooseAction = () => {
@@ -441,11 +615,13 @@ export async function soak(options = {}) {
   log(
     `${agents} agents on ${url} (state ${state}); ${examples.size} kinds from their examples (skipped: ${skipped.join(", ") || "none"}); ${minutes} min, kills every ${killMin}–${killMax} s`,
   );
+  // Kill to kill, not restart to kill: a slow restart (2 minutes on a loaded machine) does not stretch the cadence.
   const killer = (async () => {
-    for (;;) {
-      const wait = between(killMin, killMax) * 1000;
-      if (Date.now() + wait > endAt - 30_000) return;
-      await sleep(wait);
+    for (let last = startedAt; ;) {
+      const at = last + between(killMin, killMax) * 1000;
+      if (at > endAt - 30_000) return;
+      await sleep(Math.max(0, at - Date.now()));
+      last = Date.now();
       await killAndRestart();
     }
   })();
@@ -470,9 +646,12 @@ export async function soak(options = {}) {
   // ---- quiescence: every wakeup due has arrived, or 3 minutes pass ----
   const lastDue = Math.max(0, ...wakeups.map((w) => w.at));
   const quietBy = Math.max(Date.now(), lastDue) + 180_000;
-  while (Date.now() < quietBy && wakeups.some((w) => !byPath.has(w.path))) await sleep(1000);
+  const waiting = () => wakeups.some((w) => !byPath.has(w.path)) || mails.some((m) => !smtp.subjects.has(m.title));
+  while (Date.now() < quietBy && waiting()) await sleep(1000);
   await sleep(5_000);
   clearInterval(memoryTimer);
+  clearInterval(heapTimer);
+  cdp?.close();
 
   // ---- reconcile ----
   const rows = [];
@@ -549,6 +728,77 @@ export async function soak(options = {}) {
       (stuck++, log(`wakeup ${w.r.id}: ${res.status} ${JSON.stringify(res.json)?.slice(0, 300)}`));
   }
   row("no wakeup left scheduled or firing", stuck === 0, `${wakeups.length - stuck}/${wakeups.length} delivered`);
+
+  // transfers against the S3-compatible peer: completed, and the copy is the seed
+  let transferBad = 0;
+  for (const t of transfers) {
+    const res = await op(t.r, "GET", `/transfers/${t.id}`, undefined, "get_transfer");
+    const copy = await s3.digest(t.key);
+    if (res.json?.status !== "completed" || copy?.sha256 !== t.seed.sha256)
+      (transferBad++,
+        log(`transfer ${t.r.id} ${t.id}: ${res.json?.status} ${res.json?.error ?? ""}, copy ${JSON.stringify(copy)}`));
+  }
+  row(
+    "every transfer completed, its copy equal to its source",
+    transferBad === 0,
+    `${transfers.length - transferBad}/${transfers.length} (S3 → S3 at the local peer)`,
+  );
+
+  // notify's mailto:// sends: each arrived at the SMTP peer, and each send says delivered
+  let mailBad = 0;
+  for (const m of mails) {
+    const res = await op(m.r, "GET", `/sends/${m.sendId}`, undefined, "get_send");
+    const summary = res.json?.summary ?? {};
+    if (!smtp.subjects.has(m.title) || summary.delivered !== 1 || summary.pending !== 0)
+      (mailBad++,
+        log(`notify ${m.r.id} ${m.sendId}: ${smtp.subjects.get(m.title) ?? 0} mails, ${JSON.stringify(summary)}`));
+  }
+  const mailRepeats = mails.filter((m) => (smtp.subjects.get(m.title) ?? 0) > 1).length;
+  row(
+    "every notify send arrived by SMTP and reads delivered",
+    mailBad === 0,
+    `${mails.length - mailBad}/${mails.length}; ${mailRepeats} arrived more than once (at least once)`,
+  );
+
+  // watches of the flapping target: each recorded check is an answer the target gave then, the state follows the last
+  // check, and none has stopped checking
+  let watchBad = 0;
+  let checked = 0;
+  let flips = 0;
+  let unanswered = 0;
+  for (const w of watches) {
+    const got = await op(w.r, "GET", "", undefined, "get");
+    const hist = await op(w.r, "GET", "/checks?limit=100", undefined, "history");
+    const items = hist.json?.items ?? [];
+    const answers = target.answers(w.key);
+    const problems = [];
+    for (const c of items) {
+      const at = Date.parse(c.at);
+      if (c.status === null) {
+        unanswered++;
+        continue;
+      }
+      if (!answers.some((x) => x.status === c.status && x.t >= at - 2_000 && x.t <= at + 15_000))
+        problems.push(`check ${c.seq} at ${c.at} recorded ${c.status}, which the target did not answer then`);
+    }
+    checked += items.length;
+    flips += items.filter((c, i) => i > 0 && c.ok !== items[i - 1].ok).length;
+    const st = got.json ?? {};
+    const last = st.last_check;
+    if (!last) problems.push(`no check recorded (${st.state})`);
+    else {
+      if (st.state !== (last.ok ? "up" : "down"))
+        problems.push(`state ${st.state} after a check ${last.ok ? "up" : "down"}`);
+      if (Date.now() - Date.parse(last.at) > 210_000)
+        problems.push(`last check at ${last.at}, next ${st.next_check_at}`);
+    }
+    if (problems.length) (watchBad++, log(`watch ${w.r.id}: ${problems.slice(0, 3).join("; ")}`));
+  }
+  row(
+    "every watch's checks match its target, its state follows them, none stuck",
+    watchBad === 0,
+    `${watches.length - watchBad}/${watches.length}; ${checked} checks, ${flips} flips between up and down, ${unanswered} without an answer`,
+  );
 
   // money: every resource still open is cancelled first, so the balances and receipts are final
   for (const r of created.filter((x) => x.ended !== "cancelled")) {
@@ -637,7 +887,7 @@ export async function soak(options = {}) {
   row(
     "no 5xx outside the kill windows",
     fiveHundreds.length === 0,
-    `${fiveHundreds.length} of ${answers.length} answers${
+    `${fiveHundreds.length} of ${answers.length} answers (besides ${injectedDeaths.length} 500s of injected deaths)${
       fiveHundreds.length
         ? `: ${fiveHundreds
             .slice(0, 3)
@@ -667,21 +917,37 @@ export async function soak(options = {}) {
     `${errorLines.ours.length} service error lines${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length} runtime lines without a request (workerd's own, docs/operations.md)${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`,
   );
 
-  // memory
-  const q = Math.max(1, Math.floor(memory.length / 4));
-  const median = (xs) => xs.map((m) => m.rss).sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
-  const first = median(memory.slice(0, q));
-  const last = median(memory.slice(-q));
+  // memory: the heap after GC is asserted (what our code holds); resident memory is reported against the objects open
+  const quarter = (xs) => Math.max(1, Math.floor(xs.length / 4));
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+  const firstLast = (xs) => [median(xs.slice(0, quarter(xs))), median(xs.slice(-quarter(xs)))];
+  const [heapFirst, heapLast] = firstLast(heaps.map((h) => h.heap));
   row(
-    "memory flat (last quarter ≤ 1.5 × first)",
-    !assertMemory || last <= first * 1.5,
-    `${first.toFixed(0)} → ${last.toFixed(0)} MiB (${memory.length} samples${assertMemory ? "" : "; not asserted in the short profile"})`,
+    "isolate heap after GC flat (last quarter ≤ 1.5 × first)",
+    !assertMemory || heapLast <= heapFirst * 1.5,
+    `${heapFirst.toFixed(1)} → ${heapLast.toFixed(1)} MiB (${heaps.length} samples${assertMemory ? "" : "; not asserted in the short profile"})`,
   );
+  const [rssFirst, rssLast] = firstLast(memory.map((m) => m.rss));
+  const [objFirst, objLast] = firstLast(memory.map((m) => m.objects));
+  const fit = linearFit(memory.map((m) => [m.objects, m.rss]));
+  const [atEqualFirst, atEqualLast] = firstLast(memory.map((m) => m.rss - fit.slope * m.objects));
+  row(
+    "resident memory follows the objects workerd holds open (reported)",
+    true,
+    `RSS ${rssFirst.toFixed(0)} → ${rssLast.toFixed(0)} MiB with ${objFirst} → ${objLast} objects open; ${fit.slope.toFixed(2)} MiB per open object (r = ${fit.r.toFixed(2)}); at equal objects ${atEqualFirst.toFixed(0)} → ${atEqualLast.toFixed(0)} MiB (${memory.length} samples)`,
+  );
+
+  // The samples, for a closer look at memory (bench/README.md's reading of the 30-minute run came from these).
+  if (env.SOAK_SAMPLES) await writeFile(env.SOAK_SAMPLES, JSON.stringify({ startedAt, kills, memory, heaps }, null, 1));
 
   // ---- the tables ----
   const lines = [];
+  const gaps = kills.map((k, i) => Math.round((k.at - (i ? kills[i - 1].at : startedAt)) / 1000));
   lines.push(
     `soak: ${minutes} min, ${agents} agents, ${kills.length} kills, ${answers.length} answers, ${created.length} resources of ${new Set(created.map((r) => r.kind)).size} kinds, ${new Date().toISOString()}`,
+    `kills at ${gaps.join(", ")} s after the previous one (the first after the start); restarts took ${kills.map((k) => (k.up === null ? "?" : Math.round((k.up - 10_000 - k.at) / 1000))).join(", ")} s`,
+    `paid: ${oauthPaid} 2xx answers to calls paid with an OAuth access token, ${created.filter((r) => r.x402).length} creates by x402, the rest by credit token`,
+    `faults injected (durable-objects/resource/test-faults.ts): ${[...faults].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}`,
   );
   lines.push("", "| kind | calls | 2xx | 4xx | 5xx or none |", "|---|---|---|---|---|");
   for (const [kind, k] of [...perKind].sort()) lines.push(`| ${kind} | ${k.calls} | ${k.ok} | ${k.c4xx} | ${k.c5xx} |`);
@@ -692,7 +958,7 @@ export async function soak(options = {}) {
   const text = lines.join("\n");
 
   await service.stop();
-  await Promise.all([engines.stop(), proxy.missing ? undefined : proxy.stop()]);
+  await Promise.all([engines.stop(), proxy.missing ? undefined : proxy.stop(), s3.stop(), smtp.stop(), target.stop()]);
   await rm(state, { recursive: true, force: true });
   receiver.close();
   process.chdir(home);
@@ -725,6 +991,48 @@ async function r2Keys(dir) {
     }
   }
   return keys;
+}
+
+/** Least squares through points [x, y]: slope and Pearson's r (0 and NaN without spread). */
+function linearFit(points) {
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (const [x, y] of points) ((sxy += (x - mx) * (y - my)), (sxx += (x - mx) ** 2), (syy += (y - my) ** 2));
+  return { slope: sxx ? sxy / sxx : 0, r: sxx && syy ? sxy / Math.sqrt(sxx * syy) : NaN };
+}
+
+/** The workerd processes below process `pid` (wrangler's children). */
+async function workerdPids(pid) {
+  const { stdout } = await run("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(() => ({
+    stdout: "",
+  }));
+  const all = stdout
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .map(([p, ppid, bin]) => ({ pid: Number(p), ppid: Number(ppid), bin }));
+  const below = new Set([pid]);
+  for (let size = 0; size !== below.size;) {
+    size = below.size;
+    for (const p of all) if (below.has(p.ppid)) below.add(p.pid);
+  }
+  return all.filter((p) => below.has(p.pid) && /(^|\/)workerd$/.test(p.bin ?? "")).map((p) => p.pid);
+}
+
+/** A process's resident size in KiB (0 once it is gone). */
+async function rssOf(pid) {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+}
+
+/** The files a process holds open (the targets of its descriptors). */
+async function openFiles(pid) {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+  return links.filter(Boolean);
 }
 
 /** Files below `dir` for which `keep` holds. */

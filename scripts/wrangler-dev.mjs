@@ -113,28 +113,51 @@ export async function freePort() {
 }
 
 /**
- * A copy of `config` with every [[ratelimits]] limit (and the RATE_LIMIT vars that repeat them)
- * set to `perMinute`, beside the original so its relative paths still hold. A rate limit binding
- * has no command-line override; load generators from one address need this.
- * @returns {Promise<{ config: string, vars: Record<string, string> }>}
+ * A copy of `config` beside the original (so its relative paths still hold), deleted on stop: with every
+ * [[ratelimits]] limit (and the RATE_LIMIT vars that repeat them) set to `perMinute` when given (a rate limit
+ * binding has no command-line override; load generators from one address need this), and with `vars` written
+ * into its top-level [vars] (a front worker's wrangler dev passes `--var` to the first config's worker only).
+ * @param {string} config
+ * @param {{ perMinute?: number, vars?: Record<string, string> }} changes
+ * @returns {Promise<{ config: string, vars: Record<string, string> }>} the copy, and the vars still to pass as `--var`
  */
-async function withRateLimits(config, perMinute) {
+async function configCopy(config, { perMinute, vars }) {
   const source = await readFile(config, "utf8");
-  const raised = source.replace(/(simple\s*=\s*\{\s*limit\s*=\s*)\d+/g, `$1${perMinute}`);
-  if (raised === source) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
+  let text = source;
+  const raisedVars = {};
+  if (perMinute) {
+    text = source.replace(/(simple\s*=\s*\{\s*limit\s*=\s*)\d+/g, `$1${perMinute}`);
+    if (text === source) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
+    for (const name of ["RATE_LIMIT_PER_MINUTE", "IP_RATE_LIMIT_PER_MINUTE", "ADDRESS_RATE_LIMIT_PER_MINUTE"])
+      raisedVars[name] = String(perMinute);
+  }
+  const all = { ...raisedVars, ...vars };
+  if (vars) text = withVars(text, all);
   const copy = path.join(path.dirname(config), `.wrangler-dev-${process.pid}-${Date.now()}.toml`);
   await writeFile(
     copy,
-    `# Temporary copy of ${path.basename(config)} with raised rate limits (scripts/wrangler-dev.mjs); deleted on stop.\n${raised}`,
+    `# Temporary copy of ${path.basename(config)} (scripts/wrangler-dev.mjs: ${perMinute ? "raised rate limits" : ""}${perMinute && vars ? ", " : ""}${vars ? "vars" : ""}); deleted on stop.\n${text}`,
   );
-  return {
-    config: copy,
-    vars: {
-      RATE_LIMIT_PER_MINUTE: String(perMinute),
-      IP_RATE_LIMIT_PER_MINUTE: String(perMinute),
-      ADDRESS_RATE_LIMIT_PER_MINUTE: String(perMinute),
-    },
-  };
+  return { config: copy, vars: vars ? {} : all };
+}
+
+/** `toml` with `vars` set in its top-level [vars] table: a line there replaced, or one added after its header. */
+function withVars(toml, vars) {
+  const lines = toml.split("\n");
+  const start = lines.findIndex((l) => l.trim() === "[vars]");
+  if (start < 0) throw new Error("the config has no [vars] table");
+  let end = lines.findIndex((l, i) => i > start && /^\s*\[/.test(l));
+  if (end < 0) end = lines.length;
+  const left = new Map(Object.entries(vars));
+  for (let i = start + 1; i < end; i++) {
+    const key = /^\s*([A-Za-z0-9_]+)\s*=/.exec(lines[i])?.[1];
+    if (key && left.has(key)) {
+      lines[i] = `${key} = ${JSON.stringify(left.get(key))}`;
+      left.delete(key);
+    }
+  }
+  lines.splice(start + 1, 0, ...[...left].map(([k, v]) => `${k} = ${JSON.stringify(v)}`));
+  return lines.join("\n");
 }
 
 /**
@@ -144,19 +167,26 @@ async function withRateLimits(config, perMinute) {
 
 /**
  * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number,
- *   state?: string, port?: number, onOutput?: (chunk: string) => void }} [options]
+ *   state?: string, port?: number, onOutput?: (chunk: string) => void, frontConfig?: string }} [options]
  *   - `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
  *   - `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
  *     a given state is the caller's, left in place by stop().
  *   - `onOutput`: every chunk wrangler prints (a long run's whole log).
+ *   - `frontConfig`: a second worker's config, served in front of the service in the same wrangler dev (wrangler
+ *     serves the first config's worker; bench/soak-faults/ forwards to the service through a service binding).
  * @returns {Promise<WranglerDev>}
  */
 export async function startWranglerDev(options = {}) {
   const state = options.state ?? (await mkdtemp(path.join(tmpdir(), "zeitvault-dev-")));
   const ownState = !options.state;
-  const raised = options.rateLimitPerMinute
-    ? await withRateLimits(options.config ?? "wrangler.toml", options.rateLimitPerMinute)
-    : null;
+  // Behind a front worker the service's vars go into its config (see configCopy).
+  const raised =
+    options.rateLimitPerMinute || options.frontConfig
+      ? await configCopy(options.config ?? "wrangler.toml", {
+          perMinute: options.rateLimitPerMinute,
+          vars: options.frontConfig ? (options.vars ?? {}) : undefined,
+        })
+      : null;
   const config = raised?.config ?? options.config ?? "wrangler.toml";
   const removeCopy = () => (raised ? rm(raised.config, { force: true }) : Promise.resolve());
   try {
@@ -166,11 +196,14 @@ export async function startWranglerDev(options = {}) {
     throw err;
   }
   const port = options.port ?? (await freePort());
-  const vars = Object.entries({ ...raised?.vars, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const passed = raised && options.frontConfig ? raised.vars : { ...raised?.vars, ...options.vars };
+  const vars = Object.entries(passed).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(
     WRANGLER,
     [
       "dev",
+      // Extra configs come first: wrangler serves the first one's worker (bench/soak-faults/ fronts the service).
+      ...(options.frontConfig ? ["--config", options.frontConfig] : []),
       "--config",
       config,
       "--ip",

@@ -1,16 +1,17 @@
 /**
- * Test-only faults in a resource's object (refused unless ENVIRONMENT is "test"), so tests show
- * that what a commit obliges is still done when the process dies after it, when the queue refuses
- * or loses a message, or when R2 refuses a delete, and that a direct charge the process dies in is
- * given back. Held in the object's memory: an eviction clears them, as it would clear the process
- * they simulate.
+ * Test-only faults in a resource's object, so tests show that what a commit obliges is still done
+ * when the process dies after it, when the queue refuses or loses a message, or when R2 refuses a
+ * delete, and that a direct charge the process dies in is given back. Refused unless ENVIRONMENT is
+ * "test" or "development" (the soak injects them under `wrangler dev`, bench/soak-faults/); no route
+ * reaches them, only a worker bound to the namespace. Held in the object's memory: an eviction clears
+ * them, as it would clear the process they simulate.
  */
-import type { Env } from "../../src/env";
+import { isDevelopment, type Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import type { ResourceFaults } from "../../src/rpc/resource";
 
 export function checkedFaults(env: Env, faults: ResourceFaults): ResourceFaults {
-  if (env.ENVIRONMENT !== "test") throw new Error("Faults can be injected only when ENVIRONMENT is test.");
+  if (!isDevelopment(env)) throw new Error("Faults can be injected only when ENVIRONMENT is development or test.");
   return { ...faults };
 }
 
