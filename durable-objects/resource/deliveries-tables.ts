@@ -91,3 +91,7 @@ export type AttemptRow = {
   duration_ms: number;
   response_excerpt: string | null;
 };
+
+export function readDelivery(sql: SqlStorage, id: string): DeliveryRow | undefined {
+  return sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", id).toArray()[0];
+}

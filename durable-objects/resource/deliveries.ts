@@ -3,7 +3,7 @@
  *
  * A send is a row written in the transaction of the work that makes it, so a rolled-back
  * operation sends nothing and a committed one is never forgotten. Once the work commits the
- * rows go on the DELIVERIES queue in batches; the consumer reports each attempt back here.
+ * rows go on the DELIVERIES queue in batches (delivery-dispatch.ts); the consumer reports each attempt back here.
  * Whatever did not reach the queue (the process died after the commit, the queue refused)
  * or was not heard of in time (a lost message) is put on the queue again by the resource's
  * alarm: at least once, and a repeat keeps its `webhook-id`.
@@ -26,43 +26,23 @@
 import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
-import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
 import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
-import {
-  DELIVERY_RETENTION,
-  DISPATCH_GRACE_MS,
-  IN_MEMORY_QUEUE_CHECK_MS,
-  MAX_REFUSALS,
-  queueInMemory,
-  REPORT_WINDOW_MS,
-  REQUEUE_DELAYS_SECONDS,
-} from "../../src/delivery/outbox-policy";
+import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, REPORT_WINDOW_MS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/kind/kind";
 import { sealing } from "../../src/auth/sealing-loader";
 import { sealRequest } from "../../src/delivery/secret-requests";
-import { utf8Length } from "../../src/bytes";
 import type { R2Drops } from "./r2-drops";
 import type { ResourceClock } from "./clock";
-import { takeFault } from "./test-faults";
-import type { DeliveryRow } from "./deliveries-tables";
+import { thisProcess, type DeliveryDispatch } from "./delivery-dispatch";
+import { readDelivery, type DeliveryRow } from "./deliveries-tables";
 import { deliveryPage, deliveryView } from "./delivery-views";
 import { retryDelay } from "../../src/delivery/schedule";
-import { sandboxLogOf } from "./sandbox-clock";
-
-/**
- * This process (isolate), as the rows it put on the queue name it; drawn on first use (no random values at a module's
- * top level).
- */
-let processId: string | undefined;
-const thisProcess = (): string => (processId ??= crypto.randomUUID());
 
 /** Statuses in which the delivery may still be sent (a dead one by a manual retry): its stored body stays. */
 const BODY_NEEDED = "('pending', 'retrying', 'dead')";
 
 export class DeliveryLog {
-  /** Rows being put on the queue by this process right now: the alarm leaves them alone. */
-  private readonly dispatching = new Set<string>();
   /** Stored bodies let go of since the caller last asked (takeReleased): recorded in r2_drops, to delete now. */
   private released: string[] = [];
 
@@ -73,6 +53,8 @@ export class DeliveryLog {
     /** The resource's clock, and how far it runs ahead of the real one (the test clock). */
     private readonly clock: Pick<ResourceClock, "now" | "offset" | "sandboxId">,
     private readonly drops: R2Drops,
+    /** Puts the rows on the queue (delivery-dispatch.ts). */
+    private readonly dispatcher: DeliveryDispatch,
     private readonly faults: ResourceFaults,
   ) {}
 
@@ -140,121 +122,9 @@ export class DeliveryLog {
       body: JSON.stringify(event),
       eventType: type,
     });
-    const dead = await this.dispatch([event.id], sealedSecret);
+    const dead = await this.dispatcher.dispatch([event.id], sealedSecret);
     if (dead.length) throw new Error(dead[0]!.attempt?.error ?? "not queued");
     return event.id;
-  }
-
-  /**
-   * Puts these rows on the queue (after the commit that wrote them, or from the alarm), in
-   * batches. A refusal leaves a row for the alarm, later each time; answers the reports of the
-   * rows that died here (too large for a message, refused too often), for the caller to settle.
-   */
-  async dispatch(ids: string[], sealedSecret: string, fromAlarm = false): Promise<DeliveryReport[]> {
-    if (!fromAlarm && takeFault(this.faults, "skipDispatches")) return [];
-    const dead: DeliveryReport[] = [];
-    const ready: { message: WebhookMessage; bytes: number }[] = [];
-    const logTo = this.clock.sandboxId ? sandboxLogOf(this.sql) : null;
-    for (const id of ids) {
-      if (this.dispatching.has(id)) continue;
-      const row = this.row(id);
-      if (!row || (row.status !== "pending" && row.status !== "retrying")) continue;
-      const message = this.message(row, sealedSecret, logTo);
-      const bytes = utf8Length(JSON.stringify(message));
-      if (bytes > MAX_MESSAGE_BYTES) {
-        dead.push(
-          this.notQueued(
-            id,
-            `the request is ${bytes} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES} (send larger bodies stored)`,
-          ),
-        );
-        continue;
-      }
-      this.dispatching.add(id);
-      ready.push({ message, bytes });
-    }
-    try {
-      for (const batch of batches(ready)) {
-        try {
-          if (takeFault(this.faults, "refuseSends")) throw new Error("the queue refused the batch (injected)");
-          const lost = takeFault(this.faults, "loseSends");
-          if (!lost) await this.env.DELIVERIES.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })));
-          const heardBy = Date.now() + (this.faults.reportWindowMs ?? REPORT_WINDOW_MS);
-          // A report may have come in while the batch was sent: a settled row stays settled, its later deadline stays.
-          for (const m of batch) {
-            this.sql.exec(
-              `UPDATE deliveries SET sends = MAX(sends, ?), refusals = 0,
-                 due_at = CASE WHEN settled_at IS NOT NULL THEN NULL WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END, queued = 1, queued_by = ?
-               WHERE delivery_id = ?`,
-              m.send,
-              heardBy,
-              heardBy,
-              thisProcess(),
-              m.deliveryId,
-            );
-          }
-        } catch (err) {
-          const reason = err instanceof Error ? err.message : String(err);
-          for (const m of batch) {
-            const refusals = this.row(m.deliveryId)!.refusals + 1;
-            if (refusals >= MAX_REFUSALS)
-              dead.push(this.notQueued(m.deliveryId, `the queue refused it ${refusals} times: ${reason}`));
-            else {
-              const wait = REQUEUE_DELAYS_SECONDS[refusals - 1]! * 1000 * Number(this.env.DELIVERY_RETRY_SCALE);
-              this.sql.exec(
-                "UPDATE deliveries SET refusals = ?, queued = 0, due_at = ? WHERE delivery_id = ?",
-                refusals,
-                this.clock.now() + wait,
-                m.deliveryId,
-              );
-            }
-          }
-        }
-      }
-    } finally {
-      for (const { message } of ready) this.dispatching.delete(message.deliveryId);
-    }
-    return dead;
-  }
-
-  /**
-   * The alarm's part: sends again every row that is due (not on the queue, or not heard of in time), and
-   * where the queue is held in memory every row another process queued (that process died, and its queue with it).
-   */
-  async dispatchDue(sealedSecret: string): Promise<DeliveryReport[]> {
-    const real = Date.now();
-    const [lost, lostBinding] = queueInMemory(this.env)
-      ? [" OR (queued = 1 AND queued_by IS NOT ?)", [thisProcess()]]
-      : ["", []];
-    const ids = this.sql
-      .exec<{ delivery_id: string }>(
-        `SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR (queued = 1 AND due_at <= ?)${lost}) ORDER BY seq LIMIT 500`,
-        this.clock.now(),
-        real,
-        ...lostBinding,
-      )
-      .toArray()
-      .map((r) => r.delivery_id);
-    return ids.length ? this.dispatch(ids, sealedSecret, true) : [];
-  }
-
-  /** When the alarm must next act for the outbox, on the resource's clock (null: nothing waits). */
-  nextDueAt(): number | null {
-    const q = (queued: number) =>
-      this.sql
-        .exec<{ at: number | null }>(
-          "SELECT MIN(due_at) AS at FROM deliveries WHERE queued = ? AND due_at IS NOT NULL",
-          queued,
-        )
-        .one().at;
-    const waiting = q(0);
-    let onQueue = q(1);
-    // Looked at again soon, to find out whether this process (and the queue in its memory) is still the one running.
-    if (onQueue !== null && queueInMemory(this.env)) onQueue = Math.min(onQueue, Date.now() + IN_MEMORY_QUEUE_CHECK_MS);
-    const times = [waiting, onQueue === null ? null : onQueue + this.clock.offset].filter(
-      (t): t is number => t !== null,
-    );
-    return times.length ? Math.min(...times) : null;
   }
 
   /**
@@ -351,7 +221,7 @@ export class DeliveryLog {
       now,
       deliveryId,
     );
-    const dead = await this.dispatch([deliveryId], sealedSecret);
+    const dead = await this.dispatcher.dispatch([deliveryId], sealedSecret);
     return { view: deliveryView(this.sql, this.row(deliveryId)!), dead };
   }
 
@@ -361,7 +231,7 @@ export class DeliveryLog {
   }
 
   private row(id: string): DeliveryRow | undefined {
-    return this.sql.exec<DeliveryRow>("SELECT * FROM deliveries WHERE delivery_id = ?", id).toArray()[0];
+    return readDelivery(this.sql, id);
   }
 
   private lastSeq(): number {
@@ -389,24 +259,6 @@ export class DeliveryLog {
       row.delivery_id,
     );
     if (row.body_key) this.release([row.body_key]);
-  }
-
-  /** A row that never reached the queue, and will not: logged as an attempt, and dead. */
-  private notQueued(id: string, reason: string): DeliveryReport {
-    return {
-      deliveryId: id,
-      send: null,
-      attempt: {
-        at: this.clock.now(),
-        outcome: "failed",
-        statusCode: null,
-        error: `not queued: ${reason}`,
-        durationMs: 0,
-        responseExcerpt: null,
-      },
-      final: "dead",
-      retryInSeconds: null,
-    };
   }
 
   /** Deletes (after the commit) the stored bodies no delivery can send again. */
@@ -456,25 +308,5 @@ export class DeliveryLog {
     );
     this.sql.exec(`DELETE FROM deliveries WHERE ${where}`, nth, oldest);
     if (keys.length) this.release(keys);
-  }
-
-  /** A secret body travels sealed too: the queue and its dead-letter queue never hold it in clear. */
-  private message(row: DeliveryRow, sealedSecret: string, logTo: string | null): WebhookMessage {
-    return {
-      type: "webhook",
-      resourceId: this.resourceId,
-      deliveryId: row.delivery_id,
-      send: row.sends + 1,
-      url: row.url,
-      method: row.method,
-      headers: JSON.parse(row.headers) as Record<string, string>,
-      body: row.body,
-      ...(row.body_key ? { bodyKey: row.body_key } : {}),
-      bodySealed: row.sealed === 1,
-      ...(row.sealed === 2 ? { requestSealed: true } : {}),
-      sealedSecret,
-      ...(row.retry_delays ? { retryDelays: JSON.parse(row.retry_delays) as number[] } : {}),
-      ...(logTo ? { logTo: { sandboxId: logTo, eventType: row.event_type } } : {}),
-    };
   }
 }

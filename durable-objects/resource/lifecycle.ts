@@ -2,7 +2,7 @@
  * A resource's life: made (create), lengthened (extend), ended (expiry or cancel). Creates and
  * extends are charged straight at the account, so each writes its charge down first and crosses it
  * off with its work (direct-charges.ts); what a dead process leaves is given back (and a half-made
- * resource undone) by the alarm. A part of ResourceObject, which holds the RPC surface.
+ * resource undone) by the alarm (charges-in-flight.ts). A part of ResourceObject, which holds the RPC surface.
  */
 import { digestsEqual } from "../../src/auth/ids";
 import { AppError, capture, unwrap, type Result } from "../../src/http/errors";
@@ -23,11 +23,9 @@ import {
   giveBack,
   isCreation,
   pendingCharges,
-  PENDING_RECOVERY_MS,
-  settledInD1,
-  settlementsDueAt,
   type PendingCharge,
 } from "./direct-charges";
+import { ChargesInFlight } from "./charges-in-flight";
 import { afterCommit } from "./engine-store";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./lifecycle-notices";
 import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
@@ -44,11 +42,8 @@ import { joinSandbox, refuseOutsideMoney } from "./sandbox-clock";
 import { sandboxStub } from "../../src/stubs";
 
 export class ResourceLifecycle {
-  /**
-   * Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to
-   * recover.
-   */
-  private readonly charging = new Map<string, number>();
+  /** The direct charges of this resource that run in this process, and those a dead one left. */
+  private readonly charges: ChargesInFlight;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -62,7 +57,9 @@ export class ResourceLifecycle {
     private readonly forgetBilling: () => void,
     private readonly faults: ResourceFaults,
     private readonly armAlarm: () => Promise<void>,
-  ) {}
+  ) {
+    this.charges = new ChargesInFlight(ctx.storage.sql, env, clock);
+  }
 
   private get sql(): SqlStorage {
     return this.ctx.storage.sql;
@@ -72,14 +69,9 @@ export class ResourceLifecycle {
    * When the alarm must next run for the resource's life: a running charge's backstop, expiry, the next expiry notice.
    */
   nextDueAt(): number | null {
-    // A direct charge running in this process: its pending row's backstop, should the process die.
-    const charging = Math.min(...this.charging.values());
-    // An x402 create awaiting the worker's settlement: past the backstop's wait, D1's payment row decides it.
-    const settling = settlementsDueAt(this.sql);
     const meta = this.meta.get();
     const next = Math.min(
-      charging,
-      settling === null ? Infinity : settling + PENDING_RECOVERY_MS,
+      this.charges.nextDueAt() ?? Infinity,
       meta?.expires_at ?? Infinity,
       (meta && nextNoticeAt(meta)) ?? Infinity,
     );
@@ -97,10 +89,7 @@ export class ResourceLifecycle {
     return capture(async () => {
       // A creation a dead process left (its caller's retry came before the alarm): undone and given back now, so the
       // retry makes the resource afresh, paid once, instead of a 409 for a resource its caller never got.
-      if (
-        pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p) && !this.charging.has(p.request_id))
-      )
-        await this.recoverCharges();
+      if (this.charges.leftBehind().some((p) => isCreation(p) && !awaitsSettlement(p))) await this.recoverCharges();
       const existing = this.meta.get();
       const creating = pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p));
       if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
@@ -121,7 +110,7 @@ export class ResourceLifecycle {
       let indexing = false;
       let meta: MetaRow;
       try {
-        await this.beginCharge(charge);
+        await this.charges.begin(charge);
         await charge.take();
         dieAt(this.faults, "create-after-charge");
         // Sandbox money makes a sandbox's resource, on the sandbox's clock from its first moment (sandbox-clock.ts).
@@ -170,7 +159,7 @@ export class ResourceLifecycle {
           );
         throw err;
       } finally {
-        this.charging.delete(input.requestId);
+        this.charges.finished(input.requestId);
       }
       // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
       await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
@@ -220,7 +209,7 @@ export class ResourceLifecycle {
         this.clock.sandboxId,
       );
       try {
-        await this.beginCharge(charge);
+        await this.charges.begin(charge);
         await charge.take();
         dieAt(this.faults, "extend-after-charge");
         const current = this.meta.get();
@@ -249,7 +238,7 @@ export class ResourceLifecycle {
             .catch((refund) => console.error(`${meta.id}: extension's refund left to the alarm`, refund));
         throw err;
       } finally {
-        this.charging.delete(input.requestId);
+        this.charges.finished(input.requestId);
       }
       await this.armAlarm();
       // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
@@ -277,17 +266,6 @@ export class ResourceLifecycle {
     );
     this.clock.sandboxId = sandboxId;
     this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs, deliveries);
-  }
-
-  /**
-   * Writes a direct charge down before it is taken, with the alarm within reach should this process die
-   * (resource/direct-charges.ts).
-   */
-  private async beginCharge(charge: DirectCharge): Promise<void> {
-    charge.record();
-    const recoverAt = this.clock.now() + PENDING_RECOVERY_MS;
-    this.charging.set(charge.pending.request_id, recoverAt);
-    await this.clock.alarmBy(recoverAt);
   }
 
   /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
@@ -323,28 +301,10 @@ export class ResourceLifecycle {
       this.indexTime(this.clock.now()),
       this.indexTime((this.meta.get() ?? meta).expires_at),
     );
-    await this.settleDirectCharges();
+    await this.charges.settleBeforeEnd();
     this.meta.ending = null;
     await this.deleteStorage();
     return record;
-  }
-
-  /**
-   * Before the end deletes the pending charges with everything else: an extend under way here is let finish
-   * (it sees the end and gives its charge back), and one a dead process left written down is given back now,
-   * not lost with the row that recorded it. A failure throws: the end is resumed by the alarm, which gives
-   * them back first.
-   */
-  private async settleDirectCharges(): Promise<void> {
-    for (const waitUntil = Date.now() + 30_000; this.charging.size;) {
-      if (Date.now() > waitUntil)
-        throw new Error("an extend's charge is still under way; the end resumes with the alarm");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    for (const pending of pendingCharges(this.sql)) {
-      await giveBack(this.env, pending);
-      crossOff(this.sql, pending.request_id);
-    }
   }
 
   /** The last step of an end or an undone creation: every row, the alarm, and what memory kept of them. */
@@ -369,36 +329,8 @@ export class ResourceLifecycle {
     await this.deleteStorage();
   }
 
-  /**
-   * Pending charges a dead process left behind (resource/direct-charges.ts): each given back, and a
-   * creation undone. True when the alarm must stop here: the resource is gone, or a refund failed (the
-   * alarm then runs again in a minute).
-   */
-  async recoverCharges(): Promise<boolean> {
-    const left = pendingCharges(this.sql).filter((p) => !this.charging.has(p.request_id));
-    try {
-      for (const pending of left) {
-        if (awaitsSettlement(pending)) {
-          // The worker settles after the create answers; past the backstop's wait, D1's payment row says how it went.
-          // on the resource's clock, which a test moves
-          if (this.clock.now() < pending.started_at + PENDING_RECOVERY_MS) continue;
-          if (await settledInD1(this.env.DB, pending.request_id)) {
-            crossOff(this.sql, pending.request_id);
-            continue;
-          }
-        }
-        if (isCreation(pending)) {
-          await this.undoCreation(pending);
-          return true;
-        }
-        await giveBack(this.env, pending);
-        crossOff(this.sql, pending.request_id);
-      }
-      return false;
-    } catch (err) {
-      console.error("a pending charge was not given back yet; trying again in a minute", err);
-      await this.clock.alarmAt(this.clock.now() + 60_000);
-      return true;
-    }
+  /** Pending charges a dead process left behind, given back (charges-in-flight.ts); true: the alarm stops here. */
+  recoverCharges(): Promise<boolean> {
+    return this.charges.recover((creation) => this.undoCreation(creation));
   }
 }

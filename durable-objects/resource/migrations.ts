@@ -19,6 +19,8 @@ import { R2_DROPS_TABLE } from "./r2-drops";
 import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
 import { GRANTS_TABLE } from "./grants";
+import { requireKind } from "../../src/resources/kinds";
+import type { MetaCell } from "./meta-cell";
 
 /**
  * The platform's own tables in every resource: its meta row, its billing holds, its deliveries, its pending R2 deletes
@@ -116,4 +118,17 @@ export function migrateTables(
   if (!behind && stored) return null;
   const out = apply(sql, lists, from, config);
   return out.changed ? out.config : null;
+}
+
+/**
+ * Runs the migrations this resource has not run yet, before it serves anything (the kind's module is loaded by then).
+ */
+export function migrateResource(storage: DurableObjectStorage, meta: MetaCell): void {
+  const row = meta.get();
+  if (!row) return;
+  storage.transactionSync(() => {
+    const config = migrateTables(storage.sql, tableLists(requireKind(row.kind)), JSON.parse(row.config) as JsonObject);
+    if (config) meta.update({ config: JSON.stringify(config) });
+  });
+  meta.forget(); // read again: a migration may have added columns
 }

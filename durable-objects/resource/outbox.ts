@@ -1,20 +1,21 @@
 /**
- * What committed work obliges a resource to do afterwards, kept with it: the deliveries log
- * (deliveries.ts) and the pending R2 deletes (r2-drops.ts), among them the intents of puts not yet committed
- * (r2-intents.ts). A transaction records into them
- * through `recorder`; the work's caller carries out what it recorded once it has committed;
- * the alarm carries out whatever a dying process did not.
+ * What committed work obliges a resource to do afterwards, kept with it: the deliveries log (deliveries.ts), put on
+ * the queue by delivery-dispatch.ts, and the pending R2 deletes (r2-drops.ts), among them the intents of puts not
+ * yet committed (r2-intents.ts). A transaction records into them through `recorder`; the work's caller carries out
+ * what it recorded once it has committed; the alarm carries out whatever a dying process did not.
  */
 import type { Env } from "../../src/env";
 import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
 import type { AfterCommit, Outbox } from "./engine-store";
 import { DeliveryLog } from "./deliveries";
+import { DeliveryDispatch } from "./delivery-dispatch";
 import { R2Drops } from "./r2-drops";
 import { R2Intents } from "./r2-intents";
 import type { ResourceClock } from "./clock";
 
 export class ResourceOutbox {
   private deliveriesOf: DeliveryLog | undefined;
+  private dispatcherOf: DeliveryDispatch | undefined;
   private dropsOf: R2Drops | undefined;
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -35,6 +36,7 @@ export class ResourceOutbox {
       this.resourceId(),
       this.clock,
       this.drops,
+      this.dispatcher,
       this.faults,
     );
     return this.deliveriesOf;
@@ -42,6 +44,12 @@ export class ResourceOutbox {
 
   /** Kept across an end: it is this process's memory of calls under way, not a table. */
   readonly intents: R2Intents;
+
+  /** Puts the log's rows on the queue (delivery-dispatch.ts). */
+  get dispatcher(): DeliveryDispatch {
+    this.dispatcherOf ??= new DeliveryDispatch(this.storage.sql, this.env, this.resourceId(), this.clock, this.faults);
+    return this.dispatcherOf;
+  }
 
   get drops(): R2Drops {
     this.dropsOf ??= new R2Drops(this.storage.sql, this.env.BUCKET, () => this.clock.now(), this.faults);
@@ -51,6 +59,7 @@ export class ResourceOutbox {
   /** The resource ended: its tables are gone. */
   reset(): void {
     this.deliveriesOf = undefined;
+    this.dispatcherOf = undefined;
     this.dropsOf = undefined;
   }
 
@@ -78,14 +87,14 @@ export class ResourceOutbox {
 
   /** When the alarm must next act for the outbox, on the resource's clock. */
   nextDueAt(): number | null {
-    const times = [this.deliveries.nextDueAt(), this.drops.nextDueAt()].filter((t): t is number => t !== null);
+    const times = [this.dispatcher.nextDueAt(), this.drops.nextDueAt()].filter((t): t is number => t !== null);
     return times.length ? Math.min(...times) : null;
   }
 
   /** After a commit: queues what it sent and deletes what it dropped. Answers the deliveries that died on the way. */
   async carryOut(pending: AfterCommit, signingSecret: string | null): Promise<DeliveryReport[]> {
     const dead =
-      pending.sends.length && signingSecret ? await this.deliveries.dispatch(pending.sends, signingSecret) : [];
+      pending.sends.length && signingSecret ? await this.dispatcher.dispatch(pending.sends, signingSecret) : [];
     if (pending.drops.length) await this.drops.flush(pending.drops);
     return dead;
   }
@@ -95,7 +104,7 @@ export class ResourceOutbox {
    * to its retention, makes the R2 deletes left over. Answers the deliveries that died on the way.
    */
   async finishDue(signingSecret: string | null): Promise<DeliveryReport[]> {
-    const dead = signingSecret ? await this.deliveries.dispatchDue(signingSecret) : [];
+    const dead = signingSecret ? await this.dispatcher.dispatchDue(signingSecret) : [];
     this.storage.transactionSync(() => this.deliveries.prune());
     await this.flushReleased();
     await this.drops.flush(undefined, this.intents.isWriting);

@@ -4,6 +4,8 @@
  * afterwards (its sends and R2 deletes carried out, the alarm moved, long-polls woken).
  */
 import type { Env } from "../../src/env";
+import { AppError } from "../../src/http/errors";
+import type { Json } from "../../src/json";
 import { requireKind } from "../../src/resources/kinds";
 import type { EngineStore, PrepareContext } from "../../src/kind/kind";
 import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
@@ -188,6 +190,14 @@ export class ResourceWork {
   /** The alarm's part of the outbox (resource/outbox.ts); a delivery that died there is settled with the kind. */
   async finishOutbox(meta: MetaRow): Promise<void> {
     for (const report of await this.outbox.finishDue(meta.signing_secret)) await this.settleDelivery(report);
+  }
+
+  /** Sends a dead delivery again (the owner's retry, or the operator's after an outage of its own). */
+  async retryDelivery(meta: MetaRow, deliveryId: string): Promise<Json> {
+    if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");
+    const { view, dead } = await this.outbox.deliveries.retry(deliveryId, meta.signing_secret);
+    for (const report of dead) await this.settleDelivery(report);
+    return view;
   }
 
   /** Sends a lifecycle event to notify_url, when the resource has one. */

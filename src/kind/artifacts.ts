@@ -5,21 +5,33 @@
  * `size`, and deleting the row deletes the file. The kind says its table, its nouns, how many it
  * keeps and how a row is shown; listing, reading, downloading and deleting are the same for all.
  */
-import { z } from "@hono/zod-openapi";
 import { AppError } from "../http/errors";
-import { pageLimit, seqCursor } from "../openapi/schemas";
 import { checkRange } from "./downloads";
 import type { EngineStore, PrepareContext } from "./engine";
 import { keysetPage, type Page } from "./pages";
 
-export interface ArtifactSpec<Row extends { seq: number }, View> {
+/**
+ * The names a collection goes by: its column of public ids (also the path parameter's name), what one is called
+ * ("render") and many ("renders"), in errors and in its operations' names (artifact-ops.ts). Kept literal in the types,
+ * so a kind's operations are typed by name.
+ */
+export interface ArtifactNames<
+  Noun extends string = string,
+  Plural extends string = string,
+  Id extends string = string,
+> {
+  idColumn: Id;
+  noun: Noun;
+  plural: Plural;
+}
+
+export interface ArtifactSpec<
+  Row extends { seq: number },
+  View,
+  Names extends ArtifactNames = ArtifactNames,
+> extends ArtifactNames<Names["noun"], Names["plural"], Names["idColumn"]> {
   /** The SQL table. */
   table: string;
-  /** Its column of public ids. */
-  idColumn: string;
-  /** What one is called in errors ("render"), and many ("renders"). */
-  noun: string;
-  plural: string;
   /** How many a resource keeps at most. */
   max: number;
   viewOf(store: EngineStore, row: Row): View;
@@ -32,7 +44,9 @@ export interface StoredRow {
   size: number;
 }
 
-export interface Artifacts<Row, View> {
+export interface Artifacts<Row, View, Names extends ArtifactNames = ArtifactNames> {
+  /** What the kind said of them (its table, names and limit): the operations are named from it (artifact-ops.ts). */
+  readonly spec: ArtifactSpec<Row & { seq: number }, View, Names>;
   /** Refuses (507) a new one when the resource already keeps `max`; called before any work is done. */
   checkRoom(sql: SqlStorage): void;
   count(sql: SqlStorage): number;
@@ -43,10 +57,16 @@ export interface Artifacts<Row, View> {
   all(store: EngineStore): View[];
 }
 
-export function artifacts<Row extends { seq: number }, View>(
-  spec: ArtifactSpec<Row, View>,
+export function artifacts<
+  Row extends { seq: number },
+  View,
+  Noun extends string,
+  Plural extends string,
+  Id extends string,
+>(
+  spec: ArtifactSpec<Row, View, ArtifactNames<Noun, Plural, Id>>,
   onRemove?: (store: EngineStore, row: Row) => void,
-): Artifacts<Row, View> {
+): Artifacts<Row, View, ArtifactNames<Noun, Plural, Id>> {
   const { table, idColumn } = spec;
   const count = (sql: SqlStorage) => sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
   const row = (store: EngineStore, id: string): Row => {
@@ -55,6 +75,7 @@ export function artifacts<Row extends { seq: number }, View>(
     return r;
   };
   return {
+    spec,
     checkRoom(sql) {
       if (count(sql) >= spec.max)
         throw new AppError(
@@ -91,7 +112,11 @@ export function artifacts<Row extends { seq: number }, View>(
   };
 }
 
-export interface StoredArtifacts<Row, View> extends Artifacts<Row, View> {
+export interface StoredArtifacts<Row, View, Names extends ArtifactNames = ArtifactNames> extends Artifacts<
+  Row,
+  View,
+  Names
+> {
   /** What the download serves; a Range that selects nothing is refused here, before it is charged. */
   stored(store: EngineStore, id: string, range: string | undefined): { object_key: string };
   /** How many and their bytes. */
@@ -101,9 +126,15 @@ export interface StoredArtifacts<Row, View> extends Artifacts<Row, View> {
 }
 
 /** Artifacts whose files are in R2: deleting one deletes its file. */
-export function storedArtifacts<Row extends StoredRow, View>(
-  spec: ArtifactSpec<Row, View>,
-): StoredArtifacts<Row, View> {
+export function storedArtifacts<
+  Row extends StoredRow,
+  View,
+  Noun extends string,
+  Plural extends string,
+  Id extends string,
+>(
+  spec: ArtifactSpec<Row, View, ArtifactNames<Noun, Plural, Id>>,
+): StoredArtifacts<Row, View, ArtifactNames<Noun, Plural, Id>> {
   const base = artifacts(spec, (store, r) => store.dropObjects([r.object_key]));
   return {
     ...base,
@@ -123,23 +154,3 @@ export function storedArtifacts<Row extends StoredRow, View>(
     },
   };
 }
-
-/** The path parameter naming one (`render_id: pdf_…`). */
-export function artifactIdParam<Name extends string>(name: Name, prefix: string) {
-  const example = `${prefix}0123456789abcdefABCDEF`;
-  return z.object({
-    [name]: z
-      .string()
-      .regex(new RegExp(`^${prefix}[0-9A-Za-z]{22}$`))
-      .openapi({ example }),
-  } as Record<Name, z.ZodString>);
-}
-
-/** The list's query: a page of newest first. */
-export const artifactsInput = z.object({
-  limit: pageLimit(20),
-  cursor: seqCursor.describe("`next_cursor` of the previous page."),
-});
-
-/** What a download op returns for the route to serve. */
-export const storedArtifact = z.object({ object_key: z.string() });

@@ -5,24 +5,13 @@
  * footer templates and a wait; the PDF is kept in R2 until deleted or the resource ends, and
  * downloaded by signed link or through the API. A render that fails or times out is not charged.
  */
-import { noInput } from "../../../openapi/schemas";
-import { rangeHeader } from "../../../kind/downloads";
-import { artifactsInput, storedArtifact } from "../../../kind/artifacts";
+import { storedArtifactOps } from "../../../kind/artifact-ops";
 import { kindOf } from "../../../kind/kind";
 import { RENDER_TIMEOUT_MS } from "../../../engines/pdf";
 import { record, render, renders, TABLES, usage } from "./store";
-import {
-  MAX_HTML_BYTES,
-  MAX_RENDERS,
-  pdfCreate,
-  renderIdParam,
-  renderInput,
-  rendersPage as pageSchema,
-  renderView,
-} from "./schema";
+import { MAX_HTML_BYTES, MAX_RENDERS, pdfCreate, renderInput, rendersPage as pageSchema, renderView } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
-const EXAMPLE_ID = { render_id: "pdf_0123456789abcdefABCDEF" };
 
 const kind = kindOf<Record<string, never>>();
 
@@ -71,57 +60,15 @@ export const pdf = kind.define({
       run: (store, _config, input, rendered) => record(store, input, rendered),
       discard: renders.discard,
     }),
-    kind.op({
-      name: "list_renders",
-      method: "get",
+    ...storedArtifactOps(renders, {
       path: "/renders",
-      summary: "Renders, newest first",
+      idPrefix: "pdf_",
+      view: renderView,
+      page: pageSchema,
+      madeBy: "render",
+      summaries: { get: "One render: size, pages, sha256, signed link", delete: "Delete a render and its PDF" },
+      download: "The PDF (Range honoured)",
       priceMicro: OP_PRICE,
-      input: artifactsInput,
-      output: pageSchema,
-      example: { input: { limit: 20 } },
-      run: (store, _config, input) => renders.page(store, input.limit, input.cursor),
-    }),
-    kind.op({
-      name: "get_render",
-      method: "get",
-      path: "/renders/{render_id}",
-      summary: "One render: size, pages, sha256, signed link",
-      priceMicro: OP_PRICE,
-      params: renderIdParam,
-      input: noInput,
-      output: renderView,
-      errors: [404],
-      example: { params: EXAMPLE_ID, after: ["render"] },
-      run: (store, _config, input) => renders.get(store, input.render_id),
-    }),
-    kind.op({
-      name: "download",
-      method: "get",
-      path: "/renders/{render_id}/content",
-      summary: "The PDF (Range honoured)",
-      priceMicro: OP_PRICE,
-      params: renderIdParam,
-      input: noInput,
-      headers: rangeHeader,
-      output: storedArtifact,
-      servesObject: true,
-      errors: [404, 416],
-      example: { params: EXAMPLE_ID, after: ["render"] },
-      run: (store, _config, input) => renders.stored(store, input.render_id, input.range),
-    }),
-    kind.op({
-      name: "delete_render",
-      method: "delete",
-      path: "/renders/{render_id}",
-      summary: "Delete a render and its PDF",
-      priceMicro: OP_PRICE,
-      params: renderIdParam,
-      input: noInput,
-      output: renderView,
-      errors: [404],
-      example: { params: EXAMPLE_ID, after: ["render"] },
-      run: (store, _config, input) => renders.remove(store, input.render_id),
     }),
   ],
 });

@@ -2,7 +2,6 @@
 import { z } from "@hono/zod-openapi";
 import { fileName } from "../../../http/header-fields";
 import { exactlyOneOf, httpUrl, multiLine, pageOf, singleLine } from "../../../openapi/schemas";
-import { artifactIdParam } from "../../../kind/artifacts";
 
 export const MAX_HTML_BYTES = 5_000_000;
 export const MAX_TEMPLATE_BYTES = 64 * 1024;
@@ -81,6 +80,5 @@ export const renderView = z
   .openapi("PdfRender");
 export type RenderView = z.infer<typeof renderView>;
 
-export const renderIdParam = artifactIdParam("render_id", "pdf_");
 export const rendersPage = pageOf(renderView).openapi("PdfRenderPage");
 export const pdfCreate = z.object({});

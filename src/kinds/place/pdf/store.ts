@@ -44,13 +44,13 @@ export interface Rendered {
 }
 
 /** Listed, read, downloaded and deleted as every kept artifact is (src/kind/artifacts.ts). */
-export const renders = storedArtifacts<RenderRow, RenderView>({
+export const renders = storedArtifacts({
   table: "renders",
   idColumn: "render_id",
   noun: "render",
   plural: "renders",
   max: MAX_RENDERS,
-  viewOf: (store, r) => ({
+  viewOf: (store, r: RenderRow): RenderView => ({
     render_id: r.render_id,
     source: r.source,
     url: r.url,

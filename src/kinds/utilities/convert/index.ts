@@ -4,22 +4,13 @@
  * (DOCX, DOC, ODT, RTF, XLSX, XLS, ODS, PPTX, PPT, ODP) by LibreOffice (src/engines/office.ts). The
  * format is the upload's Content-Type, checked against its bytes. A failed conversion is not charged.
  */
-import { noInput, rawBodyInput } from "../../../openapi/schemas";
-import { rangeHeader } from "../../../kind/downloads";
-import { artifactsInput, storedArtifact } from "../../../kind/artifacts";
+import { rawBodyInput } from "../../../openapi/schemas";
+import { storedArtifactOps } from "../../../kind/artifact-ops";
 import { kindOf } from "../../../kind/kind";
 import { conversions, convert, record, TABLES, usage } from "./store";
-import {
-  conversionIdParam,
-  conversionsPage,
-  conversionView,
-  convertCreate,
-  MAX_CONVERSIONS,
-  MAX_DOCUMENT_BYTES,
-} from "./schema";
+import { conversionsPage, conversionView, convertCreate, MAX_CONVERSIONS, MAX_DOCUMENT_BYTES } from "./schema";
 
 const OP_PRICE = 100; // µUSD, $0.0001
-const EXAMPLE_ID = { conversion_id: "cnv_0123456789abcdefABCDEF" };
 
 const kind = kindOf<Record<string, never>>();
 
@@ -60,57 +51,18 @@ export const convertKind = kind.define({
       run: (store, _config, _input, converted) => record(store, converted),
       discard: conversions.discard,
     }),
-    kind.op({
-      name: "list_conversions",
-      method: "get",
+    ...storedArtifactOps(conversions, {
       path: "/conversions",
-      summary: "Conversions, newest first",
+      idPrefix: "cnv_",
+      view: conversionView,
+      page: conversionsPage,
+      madeBy: "convert",
+      summaries: {
+        get: "One conversion: source format, size, pages, signed link",
+        delete: "Delete a conversion and its PDF",
+      },
+      download: "The PDF (Range honoured)",
       priceMicro: OP_PRICE,
-      input: artifactsInput,
-      output: conversionsPage,
-      example: { input: { limit: 20 } },
-      run: (store, _config, input) => conversions.page(store, input.limit, input.cursor),
-    }),
-    kind.op({
-      name: "get_conversion",
-      method: "get",
-      path: "/conversions/{conversion_id}",
-      summary: "One conversion: source format, size, pages, signed link",
-      priceMicro: OP_PRICE,
-      params: conversionIdParam,
-      input: noInput,
-      output: conversionView,
-      errors: [404],
-      example: { params: EXAMPLE_ID, after: ["convert"] },
-      run: (store, _config, input) => conversions.get(store, input.conversion_id),
-    }),
-    kind.op({
-      name: "download",
-      method: "get",
-      path: "/conversions/{conversion_id}/content",
-      summary: "The PDF (Range honoured)",
-      priceMicro: OP_PRICE,
-      params: conversionIdParam,
-      input: noInput,
-      headers: rangeHeader,
-      output: storedArtifact,
-      servesObject: true,
-      errors: [404, 416],
-      example: { params: EXAMPLE_ID, after: ["convert"] },
-      run: (store, _config, input) => conversions.stored(store, input.conversion_id, input.range),
-    }),
-    kind.op({
-      name: "delete_conversion",
-      method: "delete",
-      path: "/conversions/{conversion_id}",
-      summary: "Delete a conversion and its PDF",
-      priceMicro: OP_PRICE,
-      params: conversionIdParam,
-      input: noInput,
-      output: conversionView,
-      errors: [404],
-      example: { params: EXAMPLE_ID, after: ["convert"] },
-      run: (store, _config, input) => conversions.remove(store, input.conversion_id),
     }),
   ],
 });

@@ -1,7 +1,6 @@
 /** Request and response shapes of convert; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
 import { pageOf } from "../../../openapi/schemas";
-import { artifactIdParam } from "../../../kind/artifacts";
 
 export const MAX_DOCUMENT_BYTES = 20_000_000;
 export const MAX_CONVERSIONS = 500;
@@ -27,5 +26,4 @@ export const conversionView = z
   .openapi("Conversion");
 export type ConversionView = z.infer<typeof conversionView>;
 
-export const conversionIdParam = artifactIdParam("conversion_id", "cnv_");
 export const conversionsPage = pageOf(conversionView).openapi("ConversionPage");

@@ -45,13 +45,13 @@ export interface Converted {
 }
 
 /** Listed, read, downloaded and deleted as every kept artifact is (src/kind/artifacts.ts). */
-export const conversions = storedArtifacts<Row, ConversionView>({
+export const conversions = storedArtifacts({
   table: "conversions",
   idColumn: "conversion_id",
   noun: "conversion",
   plural: "conversions",
   max: MAX_CONVERSIONS,
-  viewOf: (store, r) => ({
+  viewOf: (store, r: Row): ConversionView => ({
     conversion_id: r.conversion_id,
     source_format: r.source_format,
     source_bytes: r.source_bytes,

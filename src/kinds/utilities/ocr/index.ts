@@ -4,8 +4,8 @@
  * the egress guard; its format is told by its bytes; a file the engine cannot read, or an engine
  * that fails, is not charged.
  */
-import { noInput, rawBodyInput } from "../../../openapi/schemas";
-import { artifactsInput } from "../../../kind/artifacts";
+import { rawBodyInput } from "../../../openapi/schemas";
+import { artifactOps } from "../../../kind/artifact-ops";
 import { kindOf } from "../../../kind/kind";
 import { fromUpload, fromUrl, recognitions, record, TABLES, usage } from "./store";
 import {
@@ -13,7 +13,6 @@ import {
   MAX_FILE_BYTES,
   MAX_RECOGNITIONS,
   ocrCreate,
-  recognitionIdParam,
   recognitionsPage,
   recognitionView,
   type OcrConfig,
@@ -21,7 +20,6 @@ import {
 
 const OP_PRICE = 100; // µUSD, $0.0001
 const READ_PRICE = 5000; // $0.005 a file
-const EXAMPLE_ID = { recognition_id: "ocr_0123456789abcdefABCDEF" };
 
 /** A blank 32×32 PNG: a small file the example can send (it reads as no text). */
 const BLANK_PNG = atob(
@@ -75,42 +73,14 @@ export const ocr = kind.define({
       prepare: (ctx, config, input) => fromUrl(ctx, config, input.url),
       run: (store, _config, _input, recognized) => record(store, recognized),
     }),
-    kind.op({
-      name: "list_recognitions",
-      method: "get",
+    ...artifactOps(recognitions, {
       path: "/recognitions",
-      summary: "Recognitions, newest first",
+      idPrefix: "ocr_",
+      view: recognitionView,
+      page: recognitionsPage,
+      madeBy: "recognize",
+      summaries: { get: "One recognition: text, pages, words", delete: "Delete a recognition" },
       priceMicro: OP_PRICE,
-      input: artifactsInput,
-      output: recognitionsPage,
-      example: { input: { limit: 20 } },
-      run: (store, _config, input) => recognitions.page(store, input.limit, input.cursor),
-    }),
-    kind.op({
-      name: "get_recognition",
-      method: "get",
-      path: "/recognitions/{recognition_id}",
-      summary: "One recognition: text, pages, words",
-      priceMicro: OP_PRICE,
-      params: recognitionIdParam,
-      input: noInput,
-      output: recognitionView,
-      errors: [404],
-      example: { params: EXAMPLE_ID, after: ["recognize"] },
-      run: (store, _config, input) => recognitions.get(store, input.recognition_id),
-    }),
-    kind.op({
-      name: "delete_recognition",
-      method: "delete",
-      path: "/recognitions/{recognition_id}",
-      summary: "Delete a recognition",
-      priceMicro: OP_PRICE,
-      params: recognitionIdParam,
-      input: noInput,
-      output: recognitionView,
-      errors: [404],
-      example: { params: EXAMPLE_ID, after: ["recognize"] },
-      run: (store, _config, input) => recognitions.remove(store, input.recognition_id),
     }),
   ],
 });

@@ -1,7 +1,6 @@
 /** Request and response shapes of ocr; the same schemas validate, type and document. */
 import { z } from "@hono/zod-openapi";
 import { httpUrl, pageOf } from "../../../openapi/schemas";
-import { artifactIdParam } from "../../../kind/artifacts";
 
 export const MAX_FILE_BYTES = 20_000_000;
 export const MAX_RECOGNITIONS = 500;
@@ -68,5 +67,4 @@ export const recognitionView = z
   .openapi("OcrRecognition");
 export type RecognitionView = z.infer<typeof recognitionView>;
 
-export const recognitionIdParam = artifactIdParam("recognition_id", "ocr_");
 export const recognitionsPage = pageOf(recognitionView).openapi("OcrRecognitionPage");

@@ -106,13 +106,13 @@ export async function fromUrl(ctx: PrepareContext, config: OcrConfig, url: strin
 }
 
 /** Listed, read and deleted as every kept artifact is (src/kind/artifacts.ts); the result is kept as JSON, no file. */
-export const recognitions = artifacts<Row, RecognitionView>({
+export const recognitions = artifacts({
   table: "recognitions",
   idColumn: "recognition_id",
   noun: "recognition",
   plural: "recognitions",
   max: MAX_RECOGNITIONS,
-  viewOf: (_store, r) => ({
+  viewOf: (_store, r: Row): RecognitionView => ({
     recognition_id: r.recognition_id,
     ...(JSON.parse(r.result) as Kept),
     created_at: iso(r.created_at),
