@@ -37,7 +37,9 @@ const TEST_RATE_LIMITS = {
 const quietRequestLog = (log: string) => (log.startsWith('{"request_id":"req_') ? false : undefined);
 
 const workerProject = (name: string, include: string[], extra: { globalSetup?: string[] } = {}) => ({
-  test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 60_000, hookTimeout: 120_000, ...extra },
+  // Bounds, not timing assertions: with two files at a time on a busy 2-core machine the heaviest tests (1,000
+  // parallel requests, 10 MiB bodies) ran past a minute.
+  test: { name, include, setupFiles: ["./test/setup.ts"], testTimeout: 120_000, hookTimeout: 180_000, ...extra },
 });
 
 export default defineConfig({
