@@ -23,7 +23,7 @@ import { execFile } from "node:child_process";
 import { loadavg } from "node:os";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
-import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { startWranglerDev, wranglerEnv } from "../scripts/wrangler-dev.mjs";
 import { postJson, roundRatios } from "./lib.mjs";
 
 // "default": the rounds below, with the bare worker's history matched and a fixed-rate line. "issue36": the shape
@@ -104,7 +104,9 @@ try {
       "--command",
       "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;",
     ],
-    { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+    // The runtime that made the state reads it: wrangler's own workerd is older than the project's, and fails on
+    // the newer one's tables.
+    { env: wranglerEnv() },
   );
 
   const warm = { connections, duration: 3 };

@@ -13,7 +13,7 @@
  * compared with the 200s autocannon counted for it.
  */
 import autocannon from "autocannon";
-import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { startWranglerDev, wranglerEnv } from "../scripts/wrangler-dev.mjs";
 import { buyCredits, roundRatios, run } from "./lib.mjs";
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -69,7 +69,9 @@ try {
       "--command",
       "DROP TABLE resources; DROP TABLE payments; DROP TABLE credit_tokens;",
     ],
-    { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+    // The runtime that made the state reads it: wrangler's own workerd is older than the project's, and fails on
+    // the newer one's tables.
+    { env: wranglerEnv() },
   );
 
   const warm = { method: "POST", headers, body, connections, duration: 3 };
