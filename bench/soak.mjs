@@ -268,14 +268,24 @@ export async function soak(options = {}) {
         await sleep(500);
         continue;
       }
-      const text = await res.text().catch(() => "");
+      // A POST's body cut by a kill is no answer: asked again under the same key, which replays it once kept. (A
+      // GET's status is its answer: it was served, and charged if paid.)
+      const text = await res.text().catch(() => (key ? null : ""));
+      if (text === null && Date.now() < deadline) {
+        await sleep(500);
+        continue;
+      }
+      if (text === null) {
+        unresolved.push({ method, p, kind, op, why: "answer cut" });
+        return { status: 0, json: null };
+      }
       const inKill = inKillWindow(t) || inKillWindow(Date.now());
       const requestId = res.headers.get("x-request-id");
       answers.push({ t, status: res.status, kind, op, requestId, inKill });
       // Cut by the kill (wrangler's proxy answers 502/503 for a runtime that went away): unknown, ask again.
+      const injected = res.status === 500 && text.includes("(injected)");
       const retryable = res.status >= 500 && inKill && !injected;
       const inFlight = res.status === 409 && text.includes("idempotency_in_flight");
-      const injected = res.status === 500 && text.includes("(injected)");
       if (injected) injectedDeaths.push({ kind, op, requestId });
       else if (res.status >= 500 && !inKill)
         fiveHundreds.push({ t, method, p, status: res.status, requestId, text: text.slice(0, 300) });

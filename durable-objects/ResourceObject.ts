@@ -93,7 +93,7 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
       this.faults,
       armAlarm,
     );
-    this.operations = new ResourceOperations(storage, this.meta, this.clock, this.work, billing, armAlarm);
+    this.operations = new ResourceOperations(storage, this.meta, this.clock, this.work, billing, armAlarm, this.faults);
     this.publicAddress = new PublicAddress(this.meta, this.clock, this.work);
     this.betweenResources = new BetweenResources(this.meta, this.clock, this.work);
     this.sandbox = new ResourceInSandbox(

@@ -16,6 +16,9 @@ import type { ResourceWork } from "./work";
 import type { Billing } from "./billing";
 import { dryRun } from "./transactions";
 import { refuseOutsideMoney } from "./sandbox-clock";
+import { keepAnswer, keptAnswer } from "./kept-answers";
+import { dieAt } from "./test-faults";
+import type { ResourceFaults } from "../../src/rpc/resource";
 
 /**
  * Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on.
@@ -42,10 +45,29 @@ export class ResourceOperations {
     private readonly billing: () => Billing,
     /** Sets the alarm for what is next due (the object's, which knows every part's due times). */
     private readonly armAlarm: () => Promise<void>,
+    /** Test-only faults (injectFaults, ENVIRONMENT=test). */
+    private readonly faults: ResourceFaults,
   ) {}
 
-  /** `body`: the raw request bytes of a rawBody operation, streamed through. */
+  /** Runs the operation, or answers what it answered before under the same Idempotency-Key (kept-answers.ts). */
   async run(input: OpInput, body: ReadableStream<Uint8Array> | null): Promise<Json> {
+    const replayKey = input.peek ? undefined : input.replayKey;
+    if (replayKey) {
+      this.meta.authorizeKind(input.mgmtHash, input.kind, { name: input.op });
+      const kept = keptAnswer(this.storage.sql, replayKey);
+      if (kept !== undefined) return kept;
+    }
+    const out = await this.runOnce(input, body, replayKey);
+    dieAt(this.faults, "op-answer-lost");
+    return out;
+  }
+
+  /** `body`: the raw request bytes of a rawBody operation, streamed through. */
+  private async runOnce(
+    input: OpInput,
+    body: ReadableStream<Uint8Array> | null,
+    replayKey: string | undefined,
+  ): Promise<Json> {
     const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
     if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
     const { meta, grant } = this.meta.authorizeKind(input.mgmtHash, input.kind, {
@@ -83,10 +105,12 @@ export class ResourceOperations {
         const pending = afterCommit();
         const run = (current: MetaRow) => {
           if (counted) this.meta.grants.countPaidCall(counted);
-          return expected(
+          const out = expected(
             op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared),
             input.expect,
           );
+          if (replayKey) keepAnswer(this.storage.sql, replayKey, out);
+          return out;
         };
         const payer = input.payer;
         if (payer.type === "prepaid" || price === 0) {

@@ -35,7 +35,7 @@ export class InjectedDeath extends AppError {
     // A point past the object's own work stands for the runtime dying, the worker with it (runtimeDied in
     // http/idempotency.ts): the worker then leaves what it would have written after the call undone.
     super("internal_error", `The process died ${point} (injected).`, {
-      extra: point === "create-answer-lost" ? { injected_death: "runtime" } : {},
+      extra: point === "create-answer-lost" || point === "op-answer-lost" ? { injected_death: "runtime" } : {},
     });
   }
 }

@@ -23,6 +23,8 @@ import { identity, type Identity } from "./create-identity";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
+import { requestBytes } from "../http/idempotency-store";
+import { toHex } from "../bytes";
 import { MANAGED_PAID, PAID } from "../openapi/security";
 
 /** The values at a dotted path (`*`: every item of an array), each with the path it was found at. */
@@ -191,6 +193,9 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     const cred = managementCredential(c, id);
     const body = op.rawBody ? rawBody(c) : null;
     const stub = resourceStub(c.env, id);
+    // Under an Idempotency-Key the object keeps the answer with the work: a retry whose answer was lost gets it again.
+    const key = c.get("idempotency");
+    const replayKey = key ? toHex(await requestBytes(key, "operation answer", 16)) : undefined;
     const paid: PaidCall = {
       priceMicro: op.priceMicro,
       operation: `${kind.kind}.${op.name}`,
@@ -211,6 +216,8 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
             priceMicro: op.priceMicro,
             payer,
             requestId: c.get("requestId"),
+            // Not for x402: its retry signs a new payment, which the worker settles whatever the object answers.
+            ...(replayKey && payer.type === "credit" ? { replayKey } : {}),
             ...extra,
           },
           body,

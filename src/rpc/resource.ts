@@ -87,6 +87,11 @@ export interface OpInput {
   peek?: boolean;
   /** The operation must answer these fields with these values, else it is refused (409) and rolled back, uncharged. */
   expect?: JsonObject;
+  /**
+   * Names this request under its Idempotency-Key (derived from the key and the request): the object keeps the answer
+   * with the work, and a retry whose first answer was lost gets it again, uncharged (resource/kept-answers.ts).
+   */
+  replayKey?: string;
 }
 
 export interface PublicSettled {
@@ -131,7 +136,8 @@ export interface ResourceFaults {
   /**
    * The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer).
    * `create-answer-lost`: the create is done (made, indexed, paid), then the whole runtime dies, the worker with it:
-   * its Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts). `after-prepare`: the next call
+   * its Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts); `op-answer-lost` likewise
+   * after an operation is done and paid. `after-prepare`: the next call
    * with a prepare step (an operation, a public request) dies between that step (its R2 puts) and its commit.
    */
   dieAt?:
@@ -140,6 +146,7 @@ export interface ResourceFaults {
     | "create-after-commit"
     | "create-after-index"
     | "create-answer-lost"
+    | "op-answer-lost"
     | "extend-after-charge"
     | "end-after-mark";
   /** The next this-many dispatches after a commit do nothing, as if the process had died there. */

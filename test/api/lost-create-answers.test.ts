@@ -11,7 +11,7 @@ import { issueManagementToken } from "../../src/auth/tokens";
 import type { ResourceFaults } from "../../src/rpc/resource";
 import { lifetimePriceMicro } from "../../src/money/prices";
 import { requireKind } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, expire, json, managed, stubOf, type Receipt } from "../harness";
+import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, type Receipt } from "../harness";
 
 /** A counter for 10 minutes: it can run out within the key's 5-minute lock plus a restart. */
 const BODY = { ttl_seconds: 600, label: "lost answer" };
@@ -124,5 +124,32 @@ describe("a create whose answer is lost to a dying runtime", () => {
     expect((await json<{ id: string }>(retried)).id).toBe(id);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(CREATE_USD, 6);
     expect(await standingCharges(token)).toEqual([`${id} counters.create`]);
+  });
+});
+
+describe("an operation whose answer is lost to a dying runtime", () => {
+  it("is not run again by the retry under its key: the object answers what it answered, charged once", async () => {
+    const { token } = await buyCredits(1);
+    const counter = await createResource("counters", token, { ttl_seconds: 600 });
+    const spentBefore = (await balanceOf(token)).spent_usd;
+    const key = crypto.randomUUID();
+    const increment = () =>
+      call("POST", `/v1/counters/${counter.id}/increment`, {
+        body: { by: 5 },
+        headers: { ...managed(counter.mgmt, token), "Idempotency-Key": key },
+      });
+    await stubOf(counter.id).injectFaults({ dieAt: "op-answer-lost" });
+    expect((await increment()).status).toBe(500);
+    expect((await json(await increment())).code).toBe("idempotency_in_flight");
+
+    await lapseLocks();
+    const retried = await increment();
+    expect(retried.status).toBe(200);
+    expect((await json<{ value: number }>(retried)).value).toBe(5);
+    expect((await balanceOf(token)).spent_usd - spentBefore).toBeCloseTo(0.0001, 6);
+    const read = await call("GET", `/v1/counters/${counter.id}`, { headers: managed(counter.mgmt, token) });
+    expect((await json<{ value: number }>(read)).value).toBe(5);
+    // Once answered, the worker's own copy replays it too.
+    expect((await increment()).headers.get("idempotent-replayed")).toBe("true");
   });
 });

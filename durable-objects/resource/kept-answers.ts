@@ -1,0 +1,36 @@
+/**
+ * The answers of operations called under an Idempotency-Key, kept by the resource in the transaction of their work
+ * (docs/operations.md#idempotency-key). The worker keeps a key's answer in D1 after the call; when the runtime dies
+ * between the two, the key's lock lapses and the caller's retry would run the operation again, charged again. The
+ * retry names the same `replayKey` (derived from the key and the request, src/resources/kind-routes.ts), so the
+ * object answers it with what the first run answered, changing and charging nothing. Kept as long as the worker keeps
+ * a key; an answer over MAX_KEPT_BYTES is not kept (the worker's own copy is then the only one).
+ */
+import { REPLAY_WINDOW_MS } from "../../src/http/idempotency-store";
+import type { Json } from "../../src/json";
+
+const MAX_KEPT_BYTES = 64 * 1024;
+
+function ensureTable(sql: SqlStorage): void {
+  sql.exec("CREATE TABLE IF NOT EXISTS kept_answers (replay_key TEXT PRIMARY KEY, answer TEXT NOT NULL, at INTEGER)");
+}
+
+/** The answer kept for `replayKey`, or undefined. */
+export function keptAnswer(sql: SqlStorage, replayKey: string): Json | undefined {
+  ensureTable(sql);
+  const row = sql
+    .exec<{ answer: string }>("SELECT answer FROM kept_answers WHERE replay_key = ?", replayKey)
+    .toArray()[0];
+  return row ? (JSON.parse(row.answer) as Json) : undefined;
+}
+
+/** Keeps `answer` for `replayKey`, in the caller's transaction; drops the answers older than a key is kept. */
+export function keepAnswer(sql: SqlStorage, replayKey: string, answer: Json): void {
+  const text = JSON.stringify(answer);
+  if (text.length > MAX_KEPT_BYTES) return;
+  ensureTable(sql);
+  // Real time, as the worker's keys count it.
+  const now = Date.now();
+  sql.exec("DELETE FROM kept_answers WHERE at < ?", now - REPLAY_WINDOW_MS);
+  sql.exec("INSERT OR REPLACE INTO kept_answers VALUES (?, ?, ?)", replayKey, text, now);
+}
