@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import { sandboxStub } from "../stubs";
 import type { LoggedRequest } from "../rpc/sandbox";
 import { MAX_LOGGED_BODY_BYTES } from "../sandbox/limits";
-import { utf8 } from "../bytes";
+import { toHex, utf8 } from "../bytes";
 import type { AttemptResult, WebhookMessage } from "./messages";
 
 /** Header names whose values may be credentials: shown masked. */
@@ -28,8 +28,6 @@ function maskHeaders(headers: Record<string, string>, all: boolean): Record<stri
   );
 }
 
-const hex = (digest: ArrayBuffer) => [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-
 async function bodyFields(
   body: LoggedBody,
 ): Promise<Pick<LoggedRequest, "body" | "body_bytes" | "body_sha256" | "body_withheld">> {
@@ -43,7 +41,7 @@ async function bodyFields(
       return {
         body: bytes.length <= MAX_LOGGED_BODY_BYTES ? body.text : null,
         body_bytes: bytes.length,
-        body_sha256: hex(await crypto.subtle.digest("SHA-256", bytes)),
+        body_sha256: toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))),
         body_withheld: false,
       };
     }
@@ -63,7 +61,12 @@ async function bodyFields(
           }),
         )
         .pipeTo(digest);
-      return { body: null, body_bytes: size, body_sha256: hex(await digest.digest), body_withheld: false };
+      return {
+        body: null,
+        body_bytes: size,
+        body_sha256: toHex(new Uint8Array(await digest.digest)),
+        body_withheld: false,
+      };
     }
   }
 }
