@@ -44,7 +44,9 @@ async function load(title, url, headers, seconds = duration, method = "POST", ov
   const result = await autocannon({ title, url, method, headers, connections, duration: seconds, overallRate });
   const non2xx = result.non2xx + result.errors + result.timeouts;
   console.log(
-    `${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ${non2xx} non-2xx (${result.timeouts} timeouts, ${result.errors} errors)`,
+    `${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ` +
+      `${result.latency.p99} ms, max ${result.latency.max} ms, ${non2xx} non-2xx (${result.timeouts}` +
+      ` timeouts, ${result.errors} errors)`,
   );
   return {
     title,
@@ -71,7 +73,8 @@ try {
   const service = { ...serviceDev, url: (direct && (await serviceDev.runtimeUrl())) || serviceDev.url };
   const bare = { url: (direct && (await bareDev.runtimeUrl())) || bareDev.url };
   console.log(
-    `service at ${service.url}, bare at ${bare.url}${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`,
+    `service at ${service.url}, bare at ${bare.url}` +
+      `${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`,
   );
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], {
     env: { ...process.env, ZEITVAULT_URL: service.url },
@@ -201,7 +204,8 @@ try {
     (r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} |`,
   );
   console.log(
-    `\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`,
+    `\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median ` +
+      `shown), ${new Date().toISOString()}\n`,
   );
   console.log(
     "| target | req/s | p50 ms | p99 ms | requests | non-2xx |\n|---|---|---|---|---|---|\n" + rows.join("\n"),
@@ -217,18 +221,22 @@ try {
   console.log(`p99 free read/bare, for reference: ${roundRatios(freeReadRuns, bareRuns, "p99").text}`);
   if (!issue36)
     console.log(
-      `p99 paid/bare at ${fixedRate} req/s offered, median of the rounds' ratios: ${roundRatios(paidFixedRuns, bareFixedRuns, "p99").text}`,
+      `p99 paid/bare at ${fixedRate} req/s offered, median of the rounds' ratios: ` +
+        `${roundRatios(paidFixedRuns, bareFixedRuns, "p99").text}`,
     );
   console.log(
-    `ratio paid read/free read, median of the rounds' ratios: ${roundRatios(paidReadRuns, freeReadRuns).text} (target ≥ 90%)`,
+    `ratio paid read/free read, median of the rounds' ratios: ` +
+      `${roundRatios(paidReadRuns, freeReadRuns).text} (target ≥ 90%)`,
   );
   console.log(
-    `rate limits: asked on every call (per credential and per IP), raised to ${BENCH_RATE_LIMIT_PER_MINUTE} a minute for this run`,
+    `rate limits: asked on every call (per credential and per IP), raised to ${BENCH_RATE_LIMIT_PER_MINUTE}` +
+      ` a minute for this run`,
   );
   console.log(`D1 queries on the hot path: 0 (D1 tables dropped before the run; ${failures} non-2xx of ${paidTotal})`);
   // autocannon does not count answers that arrive after a round stops: the counter's value is exact, the reads a floor.
   console.log(
-    `charged exactly once: ${calls} calls charged = counter value ${exported.data.value} + ${calls - exported.data.value} paid reads (autocannon counted ${reads} reads)`,
+    `charged exactly once: ${calls} calls charged = counter value ${exported.data.value} + ` +
+      `${calls - exported.data.value} paid reads (autocannon counted ${reads} reads)`,
   );
 
   // A short table to paste into bench/README.md: every target's rounds, then the ratios.
@@ -246,18 +254,24 @@ try {
       "| target | req/s, median (rounds) | p99 ms, median (rounds) |",
       "|---|---|---|",
       ...allRuns.map((runs) => `| ${runs[0].title} | ${cell(runs, "rps")} | ${cell(runs, "p99")} |`),
-      `| **paid increment / bare** | **${roundRatios(paidRuns, bareRuns).text}** | **${roundRatios(paidRuns, bareRuns, "p99").text}** |`,
+      `| **paid increment / bare** | **${roundRatios(paidRuns, bareRuns).text}** | **` +
+        `${roundRatios(paidRuns, bareRuns, "p99").text}** |`,
       ...(bareLog
         ? [
-            `| paid increment / bare with a log line | ${roundRatios(paidRuns, bareLogRuns).text} | ${roundRatios(paidRuns, bareLogRuns, "p99").text} |`,
+            `| paid increment / bare with a log line | ${roundRatios(paidRuns, bareLogRuns).text} | ` +
+              `${roundRatios(paidRuns, bareLogRuns, "p99").text} |`,
           ]
         : []),
-      `| **paid read / free read** | **${roundRatios(paidReadRuns, freeReadRuns).text}** | ${roundRatios(paidReadRuns, freeReadRuns, "p99").text} |`,
-      `| free read / bare, for reference | ${roundRatios(freeReadRuns, bareRuns).text} | ${roundRatios(freeReadRuns, bareRuns, "p99").text} |`,
+      `| **paid read / free read** | **${roundRatios(paidReadRuns, freeReadRuns).text}** | ` +
+        `${roundRatios(paidReadRuns, freeReadRuns, "p99").text} |`,
+      `| free read / bare, for reference | ${roundRatios(freeReadRuns, bareRuns).text} | ` +
+        `${roundRatios(freeReadRuns, bareRuns, "p99").text} |`,
     ].join("\n"),
   );
   console.log(
-    `\nnon-2xx, every target and round: ${nonTwo}; charged ${calls} = counter value ${exported.data.value} + ${calls - exported.data.value} paid reads; targets: paid increment ≥ 85% of bare with p99 ≤ 1.3×, paid read ≥ 90% of free`,
+    `\nnon-2xx, every target and round: ${nonTwo}; charged ${calls} = counter value ${exported.data.value}` +
+      ` + ${calls - exported.data.value} paid reads; targets: paid increment ≥ 85% of bare with p99 ≤ 1.3×, ` +
+      `paid read ≥ 90% of free`,
   );
 } finally {
   await serviceDev.stop();

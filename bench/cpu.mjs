@@ -104,7 +104,9 @@ try {
       const total = ms.runtime + ms.proxy + ms.wrangler;
       results.get(t.title).push({ ...ms, total, non2xx, p50: r.latency.p50, p99: r.latency.p99 });
       console.error(
-        `round ${round + 1} ${t.title}: ${answered} answers (${non2xx} non-2xx), runtime ${ms.runtime.toFixed(3)} ms, proxy ${ms.proxy.toFixed(3)} ms, wrangler ${ms.wrangler.toFixed(3)} ms CPU per request`,
+        `round ${round + 1} ${t.title}: ${answered} answers (${non2xx} non-2xx), runtime ` +
+          `${ms.runtime.toFixed(3)} ms, proxy ${ms.proxy.toFixed(3)} ms, wrangler ${ms.wrangler.toFixed(3)}` +
+          ` ms CPU per request`,
       );
     }
   }
@@ -119,11 +121,14 @@ try {
       .join(" ")}):\n`,
   );
   console.log(
-    "| target | runtime workerd | × bare | proxy workerd | wrangler (node) | all three | non-2xx |\n|---|---|---|---|---|---|---|",
+    "| target | runtime workerd | × bare | proxy workerd | wrangler (node) | all three | non-2xx " +
+      "|\n|---|---|---|---|---|---|---|",
   );
   for (const [title, runs] of results)
     console.log(
-      `| ${title} | ${cell(runs, "runtime")} | ${(median(runs.map((r) => r.runtime)) / bareRuntime).toFixed(2)}× | ${cell(runs, "proxy")} | ${cell(runs, "wrangler")} | ${cell(runs, "total")} | ${runs.reduce((n, r) => n + r.non2xx, 0)} |`,
+      `| ${title} | ${cell(runs, "runtime")} | ` +
+        `${(median(runs.map((r) => r.runtime)) / bareRuntime).toFixed(2)}× | ${cell(runs, "proxy")} | ` +
+        `${cell(runs, "wrangler")} | ${cell(runs, "total")} | ${runs.reduce((n, r) => n + r.non2xx, 0)} |`,
     );
 } finally {
   await service.stop();

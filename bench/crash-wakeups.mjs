@@ -92,13 +92,17 @@ try {
   });
   const distinctIds = new Set([...arrivals.values()].flat().map((a) => a.id)).size;
   console.log(
-    `\n${count} wakeups, killed mid-firing (${before} had arrived), restarted on the same state, ${new Date().toISOString()}\n`,
+    `\n${count} wakeups, killed mid-firing (${before} had arrived), restarted on the same state, ` +
+      `${new Date().toISOString()}\n`,
   );
   console.log(
-    `arrived: ${arrivals.size} of ${count} within ${((arrivedBy - restartedAt) / 1000).toFixed(1)} s of the restart (limit ${recoveryMs / 1000} s); missing ${late.length}${late.length ? ` e.g. ${late.slice(0, 5).join(", ")}` : ""}`,
+    `arrived: ${arrivals.size} of ${count} within ${((arrivedBy - restartedAt) / 1000).toFixed(1)}` +
+      ` s of the restart (limit ${recoveryMs / 1000} s); missing ${late.length}` +
+      `${late.length ? ` e.g. ${late.slice(0, 5).join(", ")}` : ""}`,
   );
   console.log(
-    `requests after the restart: ${afterRestart.length} (the last ${((lastAt - restartedAt) / 1000).toFixed(1)} s after it); distinct webhook-ids ${distinctIds}`,
+    `requests after the restart: ${afterRestart.length} (the last ` +
+      `${((lastAt - restartedAt) / 1000).toFixed(1)} s after it); distinct webhook-ids ${distinctIds}`,
   );
   console.log(`statuses: ${JSON.stringify(statuses)}`);
   failed = late.length > 0;

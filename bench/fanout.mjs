@@ -91,14 +91,18 @@ try {
     `\n${count} messages × ${destinations} destination(s), ${concurrency} in flight, ${new Date().toISOString()}\n`,
   );
   console.log(
-    `posted in ${((posted - started) / 1000).toFixed(1)} s (${(count / ((posted - started) / 1000)).toFixed(0)} msg/s), ${refused} refused`,
+    `posted in ${((posted - started) / 1000).toFixed(1)} s (` +
+      `${(count / ((posted - started) / 1000)).toFixed(0)} msg/s), ${refused} refused`,
   );
   console.log(
-    `delivered ${arrivals.length} in ${((last - started) / 1000).toFixed(1)} s: ${(arrivals.length / ((last - started) / 1000)).toFixed(0)} deliveries/s`,
+    `delivered ${arrivals.length} in ${((last - started) / 1000).toFixed(1)} s: ` +
+      `${(arrivals.length / ((last - started) / 1000)).toFixed(0)} deliveries/s`,
   );
   console.log(`end-to-end latency: p50 ${lat.p50} ms, p90 ${lat.p90} ms, p99 ${lat.p99} ms, max ${lat.max} ms`);
   console.log(
-    `exactly once: ${unique.size} distinct of ${arrivals.length} arrivals (expected ${expected}); per destination ${perDestination.join(", ")}; ${arrivals.filter((a) => !a.valid).length} bad signatures`,
+    `exactly once: ${unique.size} distinct of ${arrivals.length} arrivals (expected ${expected}` +
+      `); per destination ${perDestination.join(", ")}; ${arrivals.filter((a) => !a.valid).length}` +
+      ` bad signatures`,
   );
 } finally {
   await service.stop();

@@ -48,7 +48,8 @@ try {
     const r = await autocannon({ ...request, connections, duration: 8, overallRate: fixedRate });
     served += r.requests.total;
     console.log(
-      `${label.padEnd(28)} p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms (${served} served so far)`,
+      `${label.padEnd(28)} p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms (` +
+        `${served} served so far)`,
     );
   };
   await autocannon({ ...request, connections, duration: 3 });

@@ -104,11 +104,13 @@ try {
     (r) => `| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.other} |`,
   );
   console.log(
-    `\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median shown), ${new Date().toISOString()}\n`,
+    `\n${connections} connections, ${rounds} alternating rounds of ${duration} s per target (median ` +
+      `shown), ${new Date().toISOString()}\n`,
   );
   console.log("| target | req/s | p50 ms | p99 ms | 2xx | other |\n|---|---|---|---|---|---|\n" + rows.join("\n"));
   console.log(
-    `\ningest/bare, median of the rounds' ratios: ${roundRatios(inboxRuns, bareRuns).text} (target ≥ 80%), p99 ${(inbox.p99 / baseline.p99).toFixed(2)}×`,
+    `\ningest/bare, median of the rounds' ratios: ${roundRatios(inboxRuns, bareRuns).text} (target ≥ 80%), ` +
+      `p99 ${(inbox.p99 / baseline.p99).toFixed(2)}×`,
   );
   console.log(`kept exactly once, per round: ${kept.join(", ")}; ${refused} answers other than 200`);
 } finally {

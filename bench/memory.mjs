@@ -191,7 +191,8 @@ async function benchKind(base, token, name) {
   await fillTo(api, spec, full, spec.fillTo, fillConcurrency);
   const fillSeconds = (Date.now() - fillStart) / 1000;
   log(
-    `${name}: filled ${full.items} ${spec.unit} in ${fillSeconds.toFixed(0)} s (${(full.items / fillSeconds).toFixed(0)}/s)`,
+    `${name}: filled ${full.items} ${spec.unit} in ${fillSeconds.toFixed(0)} s (` +
+      `${(full.items / fillSeconds).toFixed(0)}/s)`,
   );
   await sleep(2000);
 
@@ -249,7 +250,8 @@ try {
   );
   const token = await buyCredits(service.url, dollars);
   log(
-    `service ${service.url} (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}${source !== "head" && dirty.trim() ? ", with uncommitted changes" : ""}), bought $${dollars}`,
+    `service ${service.url} (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}` +
+      `${source !== "head" && dirty.trim() ? ", with uncommitted changes" : ""}), bought $${dollars}`,
   );
   log(`others before the start: ${startedBefore.text}`);
 
@@ -258,16 +260,20 @@ try {
   load.stop();
 
   console.log(
-    `\n${samples} samples per operation and size after ${warmup} warm-up rounds, sequential, ${new Date().toISOString()}`,
+    `\n${samples} samples per operation and size after ${warmup} warm-up rounds, sequential, ` +
+      `${new Date().toISOString()}`,
   );
   console.log(
-    `machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, wrangler ${wranglerVersion.trim()}, local SQLite-backed Durable Objects`,
+    `machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), Node ${process.version}` +
+      `, wrangler ${wranglerVersion.trim()}, local SQLite-backed Durable Objects`,
   );
   console.log(
-    `source: ${source === "head" ? "commit" : "working tree at"} ${revision.trim()}${source !== "head" && dirty.trim() ? " (with uncommitted changes in src/ or durable-objects/)" : ""}`,
+    `source: ${source === "head" ? "commit" : "working tree at"} ${revision.trim()}` +
+      `${source !== "head" && dirty.trim() ? " (with uncommitted changes in src/ or durable-objects/)" : ""}`,
   );
   console.log(
-    `load average (1 min) during the run: median ${percentiles(load.samples).p50.toFixed(2)}, max ${Math.max(...load.samples).toFixed(2)}; dev-proxy 503s sent again: ${proxyRetries}\n`,
+    `load average (1 min) during the run: median ${percentiles(load.samples).p50.toFixed(2)}, max ` +
+      `${Math.max(...load.samples).toFixed(2)}; dev-proxy 503s sent again: ${proxyRetries}\n`,
   );
   console.log(
     "| kind | operation | small: p50 / p90 / p99 ms | ~100k: p50 / p90 / p99 ms | ratio p50 | ratio p90 | ratio p99 |",
@@ -276,14 +282,17 @@ try {
   for (const { rows } of results) {
     for (const { kind, op, s, f } of rows) {
       console.log(
-        `| ${kind} | ${op} | ${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.p99)} | ${fmt(f.p50)} / ${fmt(f.p90)} / ${fmt(f.p99)} | ${(f.p50 / s.p50).toFixed(2)} | ${(f.p90 / s.p90).toFixed(2)} | ${(f.p99 / s.p99).toFixed(2)} |`,
+        `| ${kind} | ${op} | ${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.p99)} | ${fmt(f.p50)} / ${fmt(f.p90)}` +
+          ` / ${fmt(f.p99)} | ${(f.p50 / s.p50).toFixed(2)} | ${(f.p90 / s.p90).toFixed(2)} | ` +
+          `${(f.p99 / s.p99).toFixed(2)} |`,
       );
     }
   }
   console.log("");
   for (const r of results) {
     console.log(
-      `${r.name}: small held ${r.held.small.join(" → ")} ${r.spec.unit}, full ${r.held.full.join(" → ")}; filled in ${r.fillSeconds.toFixed(0)} s; ` +
+      `${r.name}: small held ${r.held.small.join(" → ")} ${r.spec.unit}, full ${r.held.full.join(" → ")}` +
+        `; filled in ${r.fillSeconds.toFixed(0)} s; ` +
         `measured in ${r.measureSeconds.toFixed(0)} s; others before: ${r.before.text}; after: ${r.after.text}`,
     );
   }
@@ -292,7 +301,8 @@ try {
     .map((row) => ({ ...row, ratio: Math.max(row.f.p50 / row.s.p50, row.f.p99 / row.s.p99) }));
   const over = worst.filter((row) => row.ratio > 1.5);
   console.log(
-    `\ntarget (100k within 1.5× of small at p50 and p99): ${over.length ? `missed by ${over.map((r) => `${r.kind} ${r.op} (${r.ratio.toFixed(2)}×)`).join(", ")}` : "met by every operation"}`,
+    `\ntarget (100k within 1.5× of small at p50 and p99): ` +
+      `${over.length ? `missed by ${over.map((r) => `${r.kind} ${r.op} (${r.ratio.toFixed(2)}×)`).join(", ")}` : "met by every operation"}`,
   );
 } finally {
   load.stop();

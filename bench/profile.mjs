@@ -50,12 +50,17 @@ function summarise(profile, fileOf, lineOf) {
       !callFrame.functionName && callFrame.url.endsWith("worker.js")
         ? ` ${lineOf(callFrame.scriptId, callFrame.lineNumber)}`
         : "";
-    const name =
-      `${callFrame.functionName || "(anonymous)"} ${callFrame.url ? `${place(node)}:${callFrame.lineNumber + 1}` : ""}${anonymous}`.trim();
+    const name = (
+      `${callFrame.functionName || "(anonymous)"} ` +
+      `${callFrame.url ? `${place(node)}:${callFrame.lineNumber + 1}` : ""}${anonymous}`
+    ).trim();
     // A native frame (a Response, a binding's setter) is named with what called it.
     const caller = !callFrame.url && parent.has(nodeId) ? nodes.get(parent.get(nodeId)).callFrame : null;
     const from = caller
-      ? ` ← ${caller.functionName || "(anonymous)"} ${caller.url ? `${place(nodes.get(parent.get(nodeId)))}` : ""}`.trimEnd()
+      ? (
+          ` ← ${caller.functionName || "(anonymous)"} ` +
+          `${caller.url ? `${place(nodes.get(parent.get(nodeId)))}` : ""}`
+        ).trimEnd()
       : "";
     byFunction.set(name + from, (byFunction.get(name + from) ?? 0) + us);
     byFile.set(place(node), (byFile.get(place(node)) ?? 0) + us);
@@ -147,7 +152,8 @@ try {
   const lineOf = (scriptId, line) => scripts.get(scriptId)?.lineOf(line) ?? "";
   const { total, functions, files, inclusive } = summarise(profile, fileOf, lineOf);
   console.log(
-    `\n${target}: ${result.requests.average.toFixed(0)} req/s over ${seconds} s, ${connections} connections; ${(total / 1000).toFixed(0)} ms of samples in the isolate (idle included)\n`,
+    `\n${target}: ${result.requests.average.toFixed(0)} req/s over ${seconds} s, ${connections}` +
+      ` connections; ${(total / 1000).toFixed(0)} ms of samples in the isolate (idle included)\n`,
   );
   console.log("| self | time | source file |\n|---|---|---|\n" + files.join("\n"));
   console.log("\n| total | time | source file (self and callees) |\n|---|---|---|\n" + inclusive.join("\n"));

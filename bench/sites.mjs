@@ -76,14 +76,16 @@ try {
   console.log("| target | req/s | p50 ms | p99 ms | non-2xx/3xx |\n|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.title} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.other} |`);
   console.log(
-    `\nsite asset / bare, median of the rounds' ratios: ${roundRatios(runs[1], runs[0]).text}; with If-None-Match: ${roundRatios(runs[2], runs[0]).text} (target ≥ 90%)`,
+    `\nsite asset / bare, median of the rounds' ratios: ${roundRatios(runs[1], runs[0]).text}` +
+      `; with If-None-Match: ${roundRatios(runs[2], runs[0]).text} (target ≥ 90%)`,
   );
 
   const pdf = await (await fetch(`${service.url}/v1/pdf`, { method: "POST", headers: auth, body: "{}" })).json();
   const html = Array.from(
     { length: 10 },
     (_, i) =>
-      `<section style="page-break-after: always"><h1>Chapter ${i + 1}</h1>${"<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>".repeat(12)}</section>`,
+      `<section style="page-break-after: always"><h1>Chapter ${i + 1}</h1>` +
+      `${"<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>".repeat(12)}</section>`,
   ).join("");
   const times = [];
   for (let i = 0; i < renders; i++) {
@@ -104,7 +106,8 @@ try {
   }
   const p = percentiles(times);
   console.log(
-    `\nPDF render, 10-page HTML, local chromium (${renders} renders, one at a time): p50 ${Math.round(p.p50)} ms, p99 ${Math.round(p.p99)} ms`,
+    `\nPDF render, 10-page HTML, local chromium (${renders} renders, one at a time): p50 ` +
+      `${Math.round(p.p50)} ms, p99 ${Math.round(p.p99)} ms`,
   );
 } finally {
   await Promise.all([service.stop(), bare.stop(), engines.stop()]);

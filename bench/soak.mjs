@@ -623,7 +623,8 @@ export async function soak(options = {}) {
     agentList.push({ n: i, token, bought: 50, pay: wrapFetchWithPayment(fetch, client) });
   }
   log(
-    `${agents} agents on ${url} (state ${state}); ${examples.size} kinds from their examples (skipped: ${skipped.join(", ") || "none"}); ${minutes} min, kills every ${killMin}–${killMax} s`,
+    `${agents} agents on ${url} (state ${state}); ${examples.size} kinds from their examples (skipped: ` +
+      `${skipped.join(", ") || "none"}); ${minutes} min, kills every ${killMin}–${killMax} s`,
   );
   // Kill to kill, not restart to kill: a slow restart (2 minutes on a loaded machine) does not stretch the cadence.
   const killer = (async () => {
@@ -650,7 +651,8 @@ export async function soak(options = {}) {
   );
   await killer;
   log(
-    `traffic stopped after ${((Date.now() - startedAt) / 60_000).toFixed(1)} min: ${answers.length} answers, ${kills.length} kills`,
+    `traffic stopped after ${((Date.now() - startedAt) / 60_000).toFixed(1)} min: ${answers.length}` +
+      ` answers, ${kills.length} kills`,
   );
 
   // ---- quiescence: every wakeup due has arrived, or 3 minutes pass ----
@@ -695,7 +697,8 @@ export async function soak(options = {}) {
     if (!ok)
       (journalBad++,
         log(
-          `journal ${j.r.id}: ${items.length} entries read, ${j.appended} acknowledged; chain ${JSON.stringify(items.slice(0, 2))}`,
+          `journal ${j.r.id}: ${items.length} entries read, ${j.appended} acknowledged; chain ` +
+            `${JSON.stringify(items.slice(0, 2))}`,
         ));
   }
   row(
@@ -726,7 +729,8 @@ export async function soak(options = {}) {
   row(
     "every wakeup delivered (a 200 at the receiver) at least once",
     missing.length === 0,
-    `${wakeups.length - missing.length}/${wakeups.length}; ${repeats} webhook-ids answered 200 more than once (at least once)`,
+    `${wakeups.length - missing.length}/${wakeups.length}; ${repeats} webhook-ids answered 200 more than ` +
+      `once (at least once)`,
   );
   for (const w of missing.slice(0, 5)) log(`wakeup ${w.r.id} due ${new Date(w.at).toISOString()} never arrived`);
 
@@ -807,7 +811,8 @@ export async function soak(options = {}) {
   row(
     "every watch's checks match its target, its state follows them, none stuck",
     watchBad === 0,
-    `${watches.length - watchBad}/${watches.length}; ${checked} checks, ${flips} flips between up and down, ${unanswered} without an answer`,
+    `${watches.length - watchBad}/${watches.length}; ${checked} checks, ${flips} flips between up and ` +
+      `down, ${unanswered} without an answer`,
   );
 
   // money: every resource still open is cancelled first, so the balances and receipts are final
@@ -882,7 +887,8 @@ export async function soak(options = {}) {
   row(
     "every ended resource answers 410",
     notGone === 0,
-    `${Math.min(300, created.length) - notGone} of ${created.length} checked (${created.filter((x) => x.ended === "expired").length} had expired, the rest cancelled)`,
+    `${Math.min(300, created.length) - notGone} of ${created.length} checked (` +
+      `${created.filter((x) => x.ended === "expired").length} had expired, the rest cancelled)`,
   );
   await sleep(15_000); // R2 deletes behind the ends
   const r2Left = await r2Keys(path.join(state, "v3", "r2"));
@@ -890,7 +896,8 @@ export async function soak(options = {}) {
   row(
     "R2 holds nothing once every resource ended",
     r2Left.length === 0,
-    `${r2Left.length} keys left${r2Left.length ? ` (${r2Left.slice(0, 4).join(", ")})` : ""}; ${r2Files} blob files on disk`,
+    `${r2Left.length} keys left${r2Left.length ? ` (${r2Left.slice(0, 4).join(", ")})` : ""}; ${r2Files}` +
+      ` blob files on disk`,
   );
 
   // answers
@@ -924,7 +931,10 @@ export async function soak(options = {}) {
   row(
     "every error answered or logged with its request id",
     errorLines.ours.length === 0,
-    `${errorLines.ours.length} service error lines${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length} runtime lines without a request (workerd's own, docs/operations.md)${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`,
+    `${errorLines.ours.length} service error lines` +
+      `${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length}` +
+      ` runtime lines without a request (workerd's own, docs/operations.md)` +
+      `${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`,
   );
 
   // memory: the heap after GC is asserted (what our code holds); resident memory is reported against the objects open
@@ -935,7 +945,8 @@ export async function soak(options = {}) {
   row(
     "isolate heap after GC flat (last quarter ≤ 1.5 × first)",
     !assertMemory || heapLast <= heapFirst * 1.5,
-    `${heapFirst.toFixed(1)} → ${heapLast.toFixed(1)} MiB (${heaps.length} samples${assertMemory ? "" : "; not asserted in the short profile"})`,
+    `${heapFirst.toFixed(1)} → ${heapLast.toFixed(1)} MiB (${heaps.length} samples` +
+      `${assertMemory ? "" : "; not asserted in the short profile"})`,
   );
   const [rssFirst, rssLast] = firstLast(memory.map((m) => m.rss));
   const [objFirst, objLast] = firstLast(memory.map((m) => m.objects));
@@ -944,7 +955,9 @@ export async function soak(options = {}) {
   row(
     "resident memory follows the objects workerd holds open (reported)",
     true,
-    `RSS ${rssFirst.toFixed(0)} → ${rssLast.toFixed(0)} MiB with ${objFirst} → ${objLast} objects open; ${fit.slope.toFixed(2)} MiB per open object (r = ${fit.r.toFixed(2)}); at equal objects ${atEqualFirst.toFixed(0)} → ${atEqualLast.toFixed(0)} MiB (${memory.length} samples)`,
+    `RSS ${rssFirst.toFixed(0)} → ${rssLast.toFixed(0)} MiB with ${objFirst} → ${objLast} objects open; ` +
+      `${fit.slope.toFixed(2)} MiB per open object (r = ${fit.r.toFixed(2)}); at equal objects ` +
+      `${atEqualFirst.toFixed(0)} → ${atEqualLast.toFixed(0)} MiB (${memory.length} samples)`,
   );
 
   // The samples, for a closer look at memory (bench/README.md's reading of the 30-minute run came from these).
@@ -954,10 +967,15 @@ export async function soak(options = {}) {
   const lines = [];
   const gaps = kills.map((k, i) => Math.round((k.at - (i ? kills[i - 1].at : startedAt)) / 1000));
   lines.push(
-    `soak: ${minutes} min, ${agents} agents, ${kills.length} kills, ${answers.length} answers, ${created.length} resources of ${new Set(created.map((r) => r.kind)).size} kinds, ${new Date().toISOString()}`,
-    `kills at ${gaps.join(", ")} s after the previous one (the first after the start); restarts took ${kills.map((k) => (k.up === null ? "?" : Math.round((k.up - 10_000 - k.at) / 1000))).join(", ")} s`,
-    `paid: ${oauthPaid} 2xx answers to calls paid with an OAuth access token, ${created.filter((r) => r.x402).length} creates by x402, the rest by credit token`,
-    `faults injected (durable-objects/resource/test-faults.ts): ${[...faults].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}`,
+    `soak: ${minutes} min, ${agents} agents, ${kills.length} kills, ${answers.length} answers, ` +
+      `${created.length} resources of ${new Set(created.map((r) => r.kind)).size} kinds, ` +
+      `${new Date().toISOString()}`,
+    `kills at ${gaps.join(", ")} s after the previous one (the first after the start); restarts took ` +
+      `${kills.map((k) => (k.up === null ? "?" : Math.round((k.up - 10_000 - k.at) / 1000))).join(", ")} s`,
+    `paid: ${oauthPaid} 2xx answers to calls paid with an OAuth access token, ` +
+      `${created.filter((r) => r.x402).length} creates by x402, the rest by credit token`,
+    `faults injected (durable-objects/resource/test-faults.ts): ` +
+      `${[...faults].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}`,
   );
   lines.push("", "| kind | calls | 2xx | 4xx | 5xx or none |", "|---|---|---|---|---|");
   for (const [kind, k] of [...perKind].sort()) lines.push(`| ${kind} | ${k.calls} | ${k.ok} | ${k.c4xx} | ${k.c5xx} |`);

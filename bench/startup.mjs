@@ -262,7 +262,9 @@ function where(profiles, map) {
         unplaced > 0
           ? [
               [
-                `${place(cf)}\0${cf.lineNumber < 0 ? "(top level)" : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`} (no line)`,
+                `${place(cf)}\0` +
+                  `${cf.lineNumber < 0 ? "(top level)" : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`}` +
+                  ` (no line)`,
                 unplaced,
               ],
             ]
@@ -273,7 +275,8 @@ function where(profiles, map) {
         const name =
           cf.lineNumber < 0
             ? `(top level) ${file}`
-            : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}${cf.functionName ? "" : ` ${map.lineOf(cf.lineNumber)}`}`;
+            : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}` +
+              `${cf.functionName ? "" : ` ${map.lineOf(cf.lineNumber)}`}`;
         const key = `${file}\0${name}`;
         shares.set(key, (shares.get(key) ?? 0) + t.ticks / ticks);
       }
@@ -367,7 +370,9 @@ for (let round = 1; round <= rounds; round++) {
   }
   const [s, c] = [measured.service.at(-1), measured.calibration.at(-1)];
   log(
-    `round ${round}: first request ${s.first.toFixed(0)} / ${c.first.toFixed(0)} ms, load ${s.load.toFixed(0)} / ${c.load.toFixed(0)} ms, check startup ${s.sampled.toFixed(0)} / ${c.sampled.toFixed(0)} ms (service / calibration)`,
+    `round ${round}: first request ${s.first.toFixed(0)} / ${c.first.toFixed(0)} ms, load ` +
+      `${s.load.toFixed(0)} / ${c.load.toFixed(0)} ms, check startup ${s.sampled.toFixed(0)} / ` +
+      `${c.sampled.toFixed(0)} ms (service / calibration)`,
   );
 }
 log(`machine after: ${(await otherActivity()).text}`);
@@ -377,7 +382,10 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 const row = (label, key, of = "service", against = "calibration", againstKey = key) => {
   const [svc, cal] = [measured[of].map((m) => m[key]), measured[against].map((m) => m[againstKey])];
   const ratios = svc.map((ms, i) => ms / cal[i]).sort((a, b) => a - b);
-  return `| ${label} | ${median(svc).toFixed(0)} ms | ${median(cal).toFixed(0)} ms | **${median(ratios).toFixed(2)}×** | ${ratios.map((x) => x.toFixed(2)).join(", ")} |`;
+  return (
+    `| ${label} | ${median(svc).toFixed(0)} ms | ${median(cal).toFixed(0)} ms | **` +
+    `${median(ratios).toFixed(2)}×** | ${ratios.map((x) => x.toFixed(2)).join(", ")} |`
+  );
 };
 console.log(`
 ## Start-up, ${new Date().toISOString().slice(0, 10)}, ${rounds} rounds

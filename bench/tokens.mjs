@@ -82,7 +82,8 @@ try {
   }
   const median = (runs, metric) => [...runs].map((r) => r[metric]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
   console.log(
-    `\n${calls} paid vault reads per target and round, ${concurrency} in flight, ${rounds} alternating rounds (median shown), ${new Date().toISOString()}\n`,
+    `\n${calls} paid vault reads per target and round, ${concurrency} in flight, ${rounds} alternating ` +
+      `rounds (median shown), ${new Date().toISOString()}\n`,
   );
   console.log("| token | req/s | p50 ms | p99 ms |\n|---|---|---|---|");
   for (const [name, runs] of [
@@ -90,7 +91,8 @@ try {
     ["narrowed (operations, expiry, cap, prefix)", subRuns],
   ]) {
     console.log(
-      `| ${name} | ${median(runs, "rps").toFixed(0)} | ${median(runs, "p50").toFixed(1)} | ${median(runs, "p99").toFixed(1)} |`,
+      `| ${name} | ${median(runs, "rps").toFixed(0)} | ${median(runs, "p50").toFixed(1)} | ` +
+        `${median(runs, "p99").toFixed(1)} |`,
     );
   }
   console.log(`\nthroughput narrowed/own, median of the rounds' ratios: ${roundRatios(subRuns, ownRuns).text}`);
@@ -104,7 +106,8 @@ try {
   const counted = list.items[0].paid_calls;
   const expected = calls * (rounds + 1);
   console.log(
-    `paid calls counted on the narrowed token: ${counted} of ${expected} made with it${counted === expected ? " (exact)" : " (MISMATCH)"}`,
+    `paid calls counted on the narrowed token: ${counted} of ${expected} made with it` +
+      `${counted === expected ? " (exact)" : " (MISMATCH)"}`,
   );
   const balance = await (
     await fetch(`${dev.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${credit}` } })

@@ -137,7 +137,9 @@ try {
       await fetch(`${service.url}/v1/transfers/${transfers.id}/transfers/${t.transfer_id}`, { headers: ops })
     ).json();
     log(
-      `${view.status}: ${view.bytes_moved} bytes moved, isolate heap ${samples.at(-1).heap.toFixed(1)} MiB + buffers ${samples.at(-1).buffers.toFixed(1)} MiB, workerd RSS ${Math.round(samples.at(-1).rss / 1024)} MiB`,
+      `${view.status}: ${view.bytes_moved} bytes moved, isolate heap ${samples.at(-1).heap.toFixed(1)}` +
+        ` MiB + buffers ${samples.at(-1).buffers.toFixed(1)} MiB, workerd RSS ` +
+        `${Math.round(samples.at(-1).rss / 1024)} MiB`,
     );
   }
   const seconds = (performance.now() - started) / 1000;
@@ -158,10 +160,14 @@ try {
   const mb = (x) => `${x.toFixed(1)} MiB`;
   console.log(`S3 → ${destination}`);
   console.log(
-    `| size | parts | seconds | MiB/s | isolate heap + buffers idle | peak | workerd RSS idle / peak | sha256 |\n|---|---|---|---|---|---|---|---|`,
+    `| size | parts | seconds | MiB/s | isolate heap + buffers idle | peak | workerd RSS idle / peak | ` +
+      `sha256 |\n|---|---|---|---|---|---|---|---|`,
   );
   console.log(
-    `| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ${mb(idle.heap + idle.buffers)} | ${mb(peak("heap"))} + ${mb(peak("buffers"))} | ${Math.round(idle.rss / 1024)} / ${Math.round(peak("rss") / 1024)} MiB | ${view.sha256.slice(0, 12)}… |`,
+    `| ${mib} MiB | ${view.parts_total} | ${seconds.toFixed(1)} | ${(mib / seconds).toFixed(1)} | ` +
+      `${mb(idle.heap + idle.buffers)} | ${mb(peak("heap"))} + ${mb(peak("buffers"))} | ` +
+      `${Math.round(idle.rss / 1024)} / ${Math.round(peak("rss") / 1024)} MiB | ${view.sha256.slice(0, 12)}` +
+      `… |`,
   );
   console.log(
     `isolate floor (heap + buffers) in each tenth of the copy: ${floors.map((f) => f.toFixed(1)).join(", ")} MiB`,

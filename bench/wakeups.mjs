@@ -140,7 +140,8 @@ try {
   }
   const shardOf = (i) => services[i % shards];
   log(
-    `${shards} × wrangler dev (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}), receiver ${receiverUrl}, $${dollars} of credits each`,
+    `${shards} × wrangler dev (${source === "head" ? "commit" : "working tree at"} ${revision.trim()}` +
+      `), receiver ${receiverUrl}, $${dollars} of credits each`,
   );
 
   // Probe: the create rate on this machine now, with wakeups that are due long after the run.
@@ -237,7 +238,8 @@ try {
       const res = await fetch(`${w.shard.url}/v1/wakeups/${w.id}/deliveries`, { headers: headersOf(w) });
       const got = arrivals.filter((a) => a.i === i).map((a) => new Date(a.t).toISOString());
       log(
-        `#${i} ${w.id} due ${new Date(w.at).toISOString()}, received ${got.join(", ") || "never"}, now ${seen.get(i).status}; attempt log: ${(await res.text()).slice(0, 1500)}`,
+        `#${i} ${w.id} due ${new Date(w.at).toISOString()}, received ${got.join(", ") || "never"}, now ` +
+          `${seen.get(i).status}; attempt log: ${(await res.text()).slice(0, 1500)}`,
       );
     }
     const later = {};
@@ -256,10 +258,12 @@ try {
     const fired = percentiles(firedAt);
     const came = percentiles([...firstArrival.values()].map((a) => a.t - windowStart));
     statusLines = [
-      `timeline from the window's start: alarms fired from ${seconds(fired.min)} to ${seconds(fired.max)}, deliveries arrived from ${seconds(came.min)} to ${seconds(came.max)}`,
+      `timeline from the window's start: alarms fired from ${seconds(fired.min)} to ${seconds(fired.max)}` +
+        `, deliveries arrived from ${seconds(came.min)} to ${seconds(came.max)}`,
       `alarm lateness (fired_at − at): ${fmt(percentiles(alarmLate))}`,
       `queue lag (arrival − fired_at): ${fmt(percentiles(queueLag))}`,
-      `statuses after the grace period: ${JSON.stringify(states)}; ${created.length - seen.size} reads failed; webhook-id ≠ delivery_id: ${idMismatch}` +
+      `statuses after the grace period: ${JSON.stringify(states)}; ${created.length - seen.size}` +
+        ` reads failed; webhook-id ≠ delivery_id: ${idMismatch}` +
         (unsettled.length
           ? `; the ${unsettled.length} not delivered then, ${seconds(settleMs)} later: ${JSON.stringify(later)}`
           : ""),
@@ -285,24 +289,33 @@ try {
 
   const createSeconds = (createEnd - createStart) / 1000;
   console.log(
-    `\n${count} wakeups due within ${seconds(windowMs)} over ${shards} wrangler dev, ${concurrency} creates in flight, ${new Date().toISOString()}\n`,
+    `\n${count} wakeups due within ${seconds(windowMs)} over ${shards} wrangler dev, ${concurrency}` +
+      ` creates in flight, ${new Date().toISOString()}\n`,
   );
   console.log(
-    `create: ${created.length} in ${createSeconds.toFixed(1)} s = ${(created.length / createSeconds).toFixed(0)} creates/s (probe ${probeRate.toFixed(0)}/s); ${createFailures} failed, ${proxyRetries} dev-proxy 503s sent again; created after their time: ${createdLate}; fire_at ≠ at asked: ${wrongTime}`,
+    `create: ${created.length} in ${createSeconds.toFixed(1)} s = ` +
+      `${(created.length / createSeconds).toFixed(0)} creates/s (probe ${probeRate.toFixed(0)}/s); ` +
+      `${createFailures} failed, ${proxyRetries} dev-proxy 503s sent again; created after their time: ` +
+      `${createdLate}; fire_at ≠ at asked: ${wrongTime}`,
   );
   console.log(`window opened ${seconds(windowStart - createEnd)} after the last create`);
   console.log(
-    `delivered: ${byWakeup.size} of ${created.length} wakeups (${arrivals.length} requests), missing ${missing.length}${missing.length ? ` e.g. ${missing.slice(0, 5).join(", ")}` : ""}`,
+    `delivered: ${byWakeup.size} of ${created.length} wakeups (${arrivals.length} requests), missing ` +
+      `${missing.length}${missing.length ? ` e.g. ${missing.slice(0, 5).join(", ")}` : ""}`,
   );
   console.log(
-    `duplicates: ${dupIds} webhook-ids seen more than once, ${dupWakeups} wakeups delivered more than once (${arrivals.length - countedUntil} requests came after the grace period); bad signatures: ${invalid}; stray requests: ${strayRequests}`,
+    `duplicates: ${dupIds} webhook-ids seen more than once, ${dupWakeups} wakeups delivered more than once ` +
+      `(${arrivals.length - countedUntil} requests came after the grace period); bad signatures: ${invalid}` +
+      `; stray requests: ${strayRequests}`,
   );
   console.log(`lateness (arrival − at): ${fmt(lateness)}; arrived early: ${early}`);
   console.log(
-    `arrivals spread over ${span.toFixed(1)} s (${(byWakeup.size / Math.max(span, 1)).toFixed(0)}/s)${allArrived ? `, the last ${seconds(lastArrival - windowEnd)} after the window closed` : ""}`,
+    `arrivals spread over ${span.toFixed(1)} s (${(byWakeup.size / Math.max(span, 1)).toFixed(0)}/s)` +
+      `${allArrived ? `, the last ${seconds(lastArrival - windowEnd)} after the window closed` : ""}`,
   );
   console.log(
-    `load average (1 min) during the run: median ${percentiles(loads).p50.toFixed(1)}, max ${percentiles(loads).max.toFixed(1)} on ${availableParallelism()} cores`,
+    `load average (1 min) during the run: median ${percentiles(loads).p50.toFixed(1)}, max ` +
+      `${percentiles(loads).max.toFixed(1)} on ${availableParallelism()} cores`,
   );
   for (const line of statusLines) console.log(line);
   failed = missing.length > 0 || dupIds > 0 || dupWakeups > 0 || invalid > 0 || createFailures > 0 || strayRequests > 0;

@@ -66,7 +66,8 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
       this.ctx.storage.transactionSync(() => {
         this.sql.exec("INSERT INTO account (id, balance) VALUES (1, ?)", input.amount);
         this.sql.exec(
-          "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, NULL, ?, ?, NULL, ?, ?)",
+          "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES " +
+            "(?, NULL, ?, ?, NULL, ?, ?)",
           r.token_id,
           r.token_hash,
           r.label,
@@ -191,7 +192,8 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
                 input.operation,
               )
             : this.sql.exec<LedgerRow>(
-                "SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ? AND request_id = ?",
+                "SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation " +
+                  "= ? AND request_id = ?",
                 input.since,
                 input.resourceId,
                 input.operation,
@@ -282,7 +284,8 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
         });
       }
       this.sql.exec(
-        "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES " +
+          "(?, ?, ?, ?, ?, ?, ?)",
         c.token_id,
         parent!.token_id,
         c.token_hash,

@@ -99,7 +99,8 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
       if (this.store.members().length >= SANDBOX_MAX_RESOURCES) {
         throw new AppError(
           "conflict",
-          `Sandbox ${row.sandbox_id} holds ${SANDBOX_MAX_RESOURCES} resources, its most: cancel one first; nothing was charged.`,
+          `Sandbox ${row.sandbox_id} holds ${SANDBOX_MAX_RESOURCES} resources, its most: cancel one first; ` +
+            `nothing was charged.`,
         );
       }
       this.ctx.storage.transactionSync(() => {

@@ -45,7 +45,8 @@ const egressVars = proxy.missing ? [] : ["--var", `EGRESS_PROXY_URL:${proxy.url}
 function summary(url) {
   const found = ["chromium", "libreoffice", "tesseract", "pdftoppm"].filter((name) => !local.missing.includes(name));
   const d1 = migrations.applied.length
-    ? `${migrations.applied.length} migration(s) applied (${migrations.applied.map((m) => m.replace(/\.sql$/, "")).join(", ")})`
+    ? `${migrations.applied.length} migration(s) applied (` +
+      `${migrations.applied.map((m) => m.replace(/\.sql$/, "")).join(", ")})`
     : `up to date (${migrations.total} migrations)`;
   const engineLine =
     `${found.length ? `found ${found.join(", ")}` : "none found"} at ${local.url}` +

@@ -37,7 +37,8 @@ const target = ["--env", env, "--config", configPath];
 function refused(problems) {
   if (problems.length)
     console.error(
-      `\nsetup stopped before changing anything: [env.${env}] would not be safe to deploy.\n${formatProblems(problems)}`,
+      `\nsetup stopped before changing anything: [env.${env}] would not be safe to deploy.\n` +
+        `${formatProblems(problems)}`,
     );
   return problems.length > 0;
 }
@@ -45,7 +46,8 @@ function refused(problems) {
 async function main() {
   if (env !== "production" && env !== "staging")
     throw new Error(
-      `setup prepares a deployed environment: --env production or --env staging (not ${JSON.stringify(env)}). The top level of wrangler.toml is local development (npm run dev).`,
+      `setup prepares a deployed environment: --env production or --env staging (not ${JSON.stringify(env)}` +
+        `). The top level of wrangler.toml is local development (npm run dev).`,
     );
   const { configProblems, NETWORKS } = await loadConfigCheck();
   const { text, section } = await readEnvironment(configPath, env);
@@ -100,7 +102,8 @@ async function main() {
   const deploy = secrets === null || plan.length > 0;
   if (deploy)
     plan.push(
-      `deploy ${workerName} (npm run deploy -- --env ${env})${secrets === null ? ": the Worker does not exist yet" : ""}`,
+      `deploy ${workerName} (npm run deploy -- --env ${env})` +
+        `${secrets === null ? ": the Worker does not exist yet" : ""}`,
     );
   if (!plan.length) {
     console.log(`[env.${env}] is set up: nothing to create, write, upload, apply or deploy.`);
@@ -122,7 +125,8 @@ async function main() {
   if (deploy && !(await deployEnvironment({ env, configPath, secrets: values, migrate: false }))) return 1;
   showAdminToken(values);
   console.log(
-    `\n[env.${env}] is set up. Once ${vars.BASE_URL} reaches the Worker, check it: ADMIN_TOKEN=… npm run doctor -- ${vars.BASE_URL}`,
+    `\n[env.${env}] is set up. Once ${vars.BASE_URL} reaches the Worker, check it: ADMIN_TOKEN=… npm run ` +
+      `doctor -- ${vars.BASE_URL}`,
   );
   return 0;
 }

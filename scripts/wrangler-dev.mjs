@@ -136,7 +136,9 @@ async function configCopy(config, { perMinute, vars }) {
   const copy = path.join(path.dirname(config), `.wrangler-dev-${process.pid}-${Date.now()}.toml`);
   await writeFile(
     copy,
-    `# Temporary copy of ${path.basename(config)} (scripts/wrangler-dev.mjs: ${perMinute ? "raised rate limits" : ""}${perMinute && vars ? ", " : ""}${vars ? "vars" : ""}); deleted on stop.\n${text}`,
+    `# Temporary copy of ${path.basename(config)} (scripts/wrangler-dev.mjs: ` +
+      `${perMinute ? "raised rate limits" : ""}${perMinute && vars ? ", " : ""}${vars ? "vars" : ""}` +
+      `); deleted on stop.\n${text}`,
   );
   return { config: copy, vars: vars ? {} : all };
 }

@@ -19,7 +19,8 @@ export class BareCounter extends DurableObject<BareEnv> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)");
     ctx.storage.sql.exec("INSERT OR IGNORE INTO counter VALUES (1, 0)");
     ctx.storage.sql.exec(
-      "CREATE TABLE IF NOT EXISTS item (seq INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, body BLOB NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS item (seq INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT " +
+        "NULL, body BLOB NOT NULL)",
     );
   }
 

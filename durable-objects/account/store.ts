@@ -77,7 +77,8 @@ export class AccountStore {
   record(row: Omit<LedgerRow, "seq">): number {
     return this.sql
       .exec<{ seq: number }>(
-        "INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+        "INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref) VALUES " +
+          "(?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
         row.at,
         row.token_id,
         row.type,
@@ -97,7 +98,9 @@ export class AccountStore {
    * row held the account (and, locally, the one isolate every object shares) for tens of milliseconds.
    */
   recordCharges(hold: HoldRow, charges: string): number {
-    const captured = `SELECT key, value FROM (SELECT key, value, sum(value ->> 2) OVER (ORDER BY key) AS running FROM json_each(?1)) WHERE running <= ?2`;
+    const captured =
+      `SELECT key, value FROM (SELECT key, value, sum(value ->> 2) OVER (ORDER BY key) AS running FROM ` +
+      `json_each(?1)) WHERE running <= ?2`;
     this.sql.exec(
       `INSERT INTO ledger (at, token_id, type, operation, resource_id, amount, request_id, ref)
        SELECT value ->> 0, ?3, 'charge', value ->> 1, ?4, value ->> 2, value ->> 3, ?5 FROM (${captured}) ORDER BY key`,

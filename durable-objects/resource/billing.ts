@@ -237,7 +237,8 @@ export class Billing {
   private holds(): Map<string, Hold> {
     if (!this.holdsOf) {
       const rows = this.sql.exec<Hold>(
-        "SELECT h.*, coalesce((SELECT sum(amount) FROM billing_charges c WHERE c.hold_id = h.hold_id), 0) AS used FROM billing_holds h",
+        "SELECT h.*, coalesce((SELECT sum(amount) FROM billing_charges c WHERE c.hold_id = h.hold_id), 0) " +
+          "AS used FROM billing_holds h",
       );
       this.holdsOf = new Map(rows.toArray().map((h) => [h.hold_id, h]));
     }
@@ -276,7 +277,8 @@ export class Billing {
       used: 0,
     };
     this.sql.exec(
-      "INSERT INTO billing_holds (hold_id, account_id, token_id, token_hash, amount, flush_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO billing_holds (hold_id, account_id, token_id, token_hash, amount, flush_at, expires_at) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
       hold.hold_id,
       hold.account_id,
       hold.token_id,
@@ -299,7 +301,8 @@ export class Billing {
       }
       const charges = this.sql
         .exec<{ charges: string }>(
-          "SELECT json_group_array(json_array(at, operation, amount, request_id) ORDER BY seq) AS charges FROM billing_charges WHERE hold_id = ?",
+          "SELECT json_group_array(json_array(at, operation, amount, request_id) ORDER BY seq) AS charges " +
+            "FROM billing_charges WHERE hold_id = ?",
           hold.hold_id,
         )
         .one().charges;

@@ -216,7 +216,8 @@ export class DeliveryLog {
       throw new AppError("conflict", `The body of delivery ${deliveryId} is no longer kept; it cannot be sent again.`);
     const now = this.clock.now();
     this.sql.exec(
-      "UPDATE deliveries SET status = 'pending', settled_at = NULL, refusals = 0, queued = 0, due_at = ?, updated_at = ? WHERE delivery_id = ?",
+      "UPDATE deliveries SET status = 'pending', settled_at = NULL, refusals = 0, queued = 0, due_at = ?, " +
+        "updated_at = ? WHERE delivery_id = ?",
       now + DISPATCH_GRACE_MS,
       now,
       deliveryId,
@@ -252,7 +253,8 @@ export class DeliveryLog {
 
   private settle(row: DeliveryRow, final: "delivered" | "aborted" | "dead", now: number): void {
     this.sql.exec(
-      "UPDATE deliveries SET status = ?, queued = 0, due_at = NULL, settled_at = ?, updated_at = ? WHERE delivery_id = ?",
+      "UPDATE deliveries SET status = ?, queued = 0, due_at = NULL, settled_at = ?, updated_at = ? WHERE " +
+        "delivery_id = ?",
       final,
       now,
       now,

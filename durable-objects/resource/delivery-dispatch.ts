@@ -64,7 +64,8 @@ export class DeliveryDispatch {
         dead.push(
           this.notQueued(
             id,
-            `the request is ${bytes} bytes with its headers; a queued delivery carries at most ${MAX_MESSAGE_BYTES} (send larger bodies stored)`,
+            `the request is ${bytes} bytes with its headers; a queued delivery carries at most ` +
+              `${MAX_MESSAGE_BYTES} (send larger bodies stored)`,
           ),
         );
         continue;
@@ -127,7 +128,8 @@ export class DeliveryDispatch {
       : ["", []];
     const ids = this.sql
       .exec<{ delivery_id: string }>(
-        `SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR (queued = 1 AND due_at <= ?)${lost}) ORDER BY seq LIMIT 500`,
+        `SELECT delivery_id FROM deliveries WHERE due_at IS NOT NULL AND ((queued = 0 AND due_at <= ?) OR ` +
+          `(queued = 1 AND due_at <= ?)${lost}) ORDER BY seq LIMIT 500`,
         this.clock.now(),
         real,
         ...lostBinding,

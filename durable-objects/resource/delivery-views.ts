@@ -12,7 +12,8 @@ import type { AttemptRow, DeliveryRow } from "./deliveries-tables";
 export function deliveryView(sql: SqlStorage, row: DeliveryRow): Json {
   const attempts = sql
     .exec<AttemptRow>(
-      "SELECT number, at, outcome, status_code, error, duration_ms, response_excerpt FROM delivery_attempts WHERE delivery_id = ? ORDER BY number",
+      "SELECT number, at, outcome, status_code, error, duration_ms, response_excerpt FROM " +
+        "delivery_attempts WHERE delivery_id = ? ORDER BY number",
       row.delivery_id,
     )
     .toArray()

@@ -35,7 +35,9 @@ export type PendingCharge = {
 const TABLE = "pending_charges";
 
 /** Made by the first direct charge (a creation's, before the other tables), and by a migration in older resources. */
-export const PENDING_CHARGES_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (request_id TEXT PRIMARY KEY, resource_id TEXT NOT NULL, operation TEXT NOT NULL, account_id TEXT, started_at INTEGER NOT NULL, settles TEXT)`;
+export const PENDING_CHARGES_TABLE =
+  `CREATE TABLE IF NOT EXISTS ${TABLE} (request_id TEXT PRIMARY KEY, resource_id TEXT NOT NULL, operation ` +
+  `TEXT NOT NULL, account_id TEXT, started_at INTEGER NOT NULL, settles TEXT)`;
 
 /**
  * Platform migration 7: a creation may wait for its x402 settlement (tables made before have no such column; new ones
@@ -134,7 +136,8 @@ export class DirectCharge {
     this.sql.exec(PENDING_CHARGES_TABLE);
     const p = this.pending;
     this.sql.exec(
-      `INSERT INTO ${TABLE} (request_id, resource_id, operation, account_id, started_at, settles) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ${TABLE} (request_id, resource_id, operation, account_id, started_at, settles) VALUES ` +
+        `(?, ?, ?, ?, ?, ?)`,
       p.request_id,
       p.resource_id,
       p.operation,

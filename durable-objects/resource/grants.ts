@@ -86,12 +86,15 @@ function viewOf(row: GrantRow): TokenView {
 }
 
 /** The token and every token made from it, by id (a recursive walk down parent_id). */
-const SUBTREE = `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.token_id FROM resource_tokens t JOIN tree ON t.parent_id = tree.id)`;
+const SUBTREE =
+  `WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.token_id FROM resource_tokens t JOIN tree ON ` +
+  `t.parent_id = tree.id)`;
 
 const spentError = (row: { token_id: string; max_paid_calls: number | null }, tokenId: string) =>
   new AppError(
     "token_calls_spent",
-    `${row.token_id === tokenId ? "This management token" : `The token it was made from (${row.token_id})`} has made all ${row.max_paid_calls} paid calls it was granted; nothing was charged.`,
+    `${row.token_id === tokenId ? "This management token" : `The token it was made from (${row.token_id})`}` +
+      ` has made all ${row.max_paid_calls} paid calls it was granted; nothing was charged.`,
     {
       extra: { limit: "max_paid_calls", token_id: row.token_id, max_paid_calls: row.max_paid_calls },
     },
@@ -142,7 +145,8 @@ export class ResourceGrants {
   private lineRows(grant: Grant): { token_id: string; paid_calls: number; max_paid_calls: number | null }[] {
     return this.sql
       .exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
-        `SELECT token_id, paid_calls, max_paid_calls FROM resource_tokens WHERE token_id IN (${grant.line.map(() => "?").join(", ")})`,
+        `SELECT token_id, paid_calls, max_paid_calls FROM resource_tokens WHERE token_id IN (` +
+          `${grant.line.map(() => "?").join(", ")})`,
         ...grant.line,
       )
       .toArray();
@@ -179,7 +183,8 @@ export class ResourceGrants {
   countPaidCall(grant: Grant): void {
     const counted = this.sql
       .exec<{ token_id: string; paid_calls: number; max_paid_calls: number | null }>(
-        `UPDATE resource_tokens SET paid_calls = paid_calls + 1 WHERE token_id IN (${grant.line.map(() => "?").join(", ")}) RETURNING token_id, paid_calls, max_paid_calls`,
+        `UPDATE resource_tokens SET paid_calls = paid_calls + 1 WHERE token_id IN (` +
+          `${grant.line.map(() => "?").join(", ")}) RETURNING token_id, paid_calls, max_paid_calls`,
         ...grant.line,
       )
       .toArray();
@@ -201,7 +206,8 @@ export class ResourceGrants {
     if (maker && maker.line.length >= MAX_DEPTH) {
       throw new AppError(
         "validation_failed",
-        `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token from one nearer the resource's own.`,
+        `Tokens can be narrowed ${MAX_DEPTH} times over; this one is the last of its line. Make the token ` +
+          `from one nearer the resource's own.`,
       );
     }
     if (this.count() >= MAX_TOKENS)
@@ -237,7 +243,8 @@ export class ResourceGrants {
   }): TokenView {
     const { limits } = input;
     this.sql.exec(
-      "INSERT INTO resource_tokens (token_id, token_hash, parent_id, label, operations, expires_at, max_paid_calls, key_prefixes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO resource_tokens (token_id, token_hash, parent_id, label, operations, expires_at, " +
+        "max_paid_calls, key_prefixes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       input.tokenId,
       input.tokenHash,
       input.parentId,
@@ -261,7 +268,8 @@ export class ResourceGrants {
             limit + 1,
           )
         : this.sql.exec<GrantRow>(
-            `${SUBTREE} SELECT t.* FROM resource_tokens t JOIN tree ON t.token_id = tree.id WHERE t.token_id <> ? AND t.rowid > ? ORDER BY t.rowid LIMIT ?`,
+            `${SUBTREE} SELECT t.* FROM resource_tokens t JOIN tree ON t.token_id = tree.id WHERE ` +
+              `t.token_id <> ? AND t.rowid > ? ORDER BY t.rowid LIMIT ?`,
             viewer,
             viewer,
             Number(after ?? 0),
@@ -295,7 +303,8 @@ export class ResourceGrants {
       .toArray()
       .map((r) => r.id);
     this.sql.exec(
-      `${SUBTREE} UPDATE resource_tokens SET revoked_at = ? WHERE token_id IN (SELECT id FROM tree) AND revoked_at IS NULL`,
+      `${SUBTREE} UPDATE resource_tokens SET revoked_at = ? WHERE token_id IN (SELECT id FROM tree) AND ` +
+        `revoked_at IS NULL`,
       tokenId,
       now,
     );

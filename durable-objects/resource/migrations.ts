@@ -89,7 +89,8 @@ function apply(
       changed = true;
     }
     sql.exec(
-      "INSERT INTO schema_versions (owner, version) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET version = excluded.version",
+      "INSERT INTO schema_versions (owner, version) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET " +
+        "version = excluded.version",
       owner,
       steps.length,
     );

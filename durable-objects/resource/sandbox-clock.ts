@@ -12,7 +12,8 @@ import { orIfMissing } from "./missing-table";
 import { moveClockOffsetTo } from "./test-clock";
 
 const TABLE =
-  "CREATE TABLE IF NOT EXISTS sandbox_membership (id INTEGER PRIMARY KEY CHECK (id = 1), sandbox_id TEXT NOT NULL, deliveries TEXT NOT NULL DEFAULT 'send')";
+  "CREATE TABLE IF NOT EXISTS sandbox_membership (id INTEGER PRIMARY KEY CHECK (id = 1), sandbox_id TEXT " +
+  "NOT NULL, deliveries TEXT NOT NULL DEFAULT 'send')";
 
 type Membership = { sandbox_id: string; deliveries?: SandboxDeliveries };
 
@@ -56,7 +57,8 @@ export function refuseOutsideMoney(sandboxId: string | null, payer: Payer, price
   if (sandboxId && payer.type === "prepaid" && priceMicro > 0) {
     throw new AppError(
       "forbidden",
-      `This resource is in sandbox ${sandboxId}: only that sandbox's credit token pays for it (send it in X-CREDIT-TOKEN), never x402 or the free tier.`,
+      `This resource is in sandbox ${sandboxId}: only that sandbox's credit token pays for it (send it in ` +
+        `X-CREDIT-TOKEN), never x402 or the free tier.`,
     );
   }
 }

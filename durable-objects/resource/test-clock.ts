@@ -26,7 +26,8 @@ export function moveClockOffsetTo(sql: SqlStorage, offset: number): number {
   const kept = Math.max(readClockOffset(sql), offset);
   sql.exec(TABLE);
   sql.exec(
-    "INSERT INTO test_clock (id, offset_ms) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET offset_ms = excluded.offset_ms",
+    "INSERT INTO test_clock (id, offset_ms) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET offset_ms = " +
+      "excluded.offset_ms",
     kept,
   );
   return kept;

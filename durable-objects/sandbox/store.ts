@@ -96,7 +96,8 @@ export class SandboxStore {
 
   insert(row: SandboxRow): void {
     this.sql.exec(
-      "INSERT INTO sandbox (id, sandbox_id, account_id, token_id, label, created_at, expires_at, offset_ms, ended_at, deliveries) VALUES (1, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
+      "INSERT INTO sandbox (id, sandbox_id, account_id, token_id, label, created_at, expires_at, " +
+        "offset_ms, ended_at, deliveries) VALUES (1, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
       row.sandbox_id,
       row.account_id,
       row.token_id,

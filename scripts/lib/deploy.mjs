@@ -28,7 +28,8 @@ const SITE_ASSETS = fileURLToPath(new URL("../site-assets.mjs", import.meta.url)
 export async function deployRefusals({ env, configPath, secrets = {} }) {
   if (!env) {
     return [
-      "The top level of wrangler.toml is the local development config (settlement none would accept payments that move no money): it is never deployed.",
+      "The top level of wrangler.toml is the local development config (settlement none would accept " +
+        "payments that move no money): it is never deployed.",
       "Deploy an environment instead: npm run deploy -- --env production (or --env staging).",
     ];
   }
@@ -37,13 +38,15 @@ export async function deployRefusals({ env, configPath, secrets = {} }) {
   const vars = section.vars ?? {};
   if (isDevelopmentSetting(vars.ENVIRONMENT))
     return [
-      `[env.${env}] has ENVIRONMENT = "${vars.ENVIRONMENT}": a development config is never deployed. Set it to production or staging.`,
+      `[env.${env}] has ENVIRONMENT = "${vars.ENVIRONMENT}": a development config is never deployed. Set ` +
+        `it to production or staging.`,
     ];
   const out = [];
   for (const db of section.d1_databases ?? []) {
     if (!db.database_id)
       out.push(
-        `  ✘ D1 ${db.binding} (${db.database_name}) has no database_id.\n      Fix: npm run setup -- --env ${env} (it creates the database and writes its id).`,
+        `  ✘ D1 ${db.binding} (${db.database_name}) has no database_id.\n      Fix: npm run setup -- --env ` +
+          `${env} (it creates the database and writes its id).`,
       );
   }
   const names = (await secretNames(["--env", env, "--config", configPath])) ?? new Set();

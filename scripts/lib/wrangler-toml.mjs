@@ -68,7 +68,8 @@ function checked(text, holds, what) {
   } catch {}
   if (!ok)
     throw new Error(
-      `Could not write ${what} into wrangler.toml by a line edit (is the section laid out differently?): set it by hand and run setup again.`,
+      `Could not write ${what} into wrangler.toml by a line edit (is the section laid out differently?): ` +
+        `set it by hand and run setup again.`,
     );
   return text;
 }

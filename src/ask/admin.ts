@@ -142,7 +142,8 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       ...ADMIN,
       summary: "Operator: disable a public address",
       description:
-        "From now on the address answers as if it did not exist. Idempotent: disabling again only updates the reason. Works before the address exists too.",
+        "From now on the address answers as if it did not exist. Idempotent: disabling again only updates " +
+        "the reason. Works before the address exists too.",
       request: {
         params: publicIdParam,
         body: {

@@ -46,7 +46,8 @@ export function registerAskRoutes(app: OpenAPIHono<AppEnv>): void {
       ...ASK,
       summary: "Tell the operator what is missing (free, no credential)",
       description:
-        "Stored for the operator to read. Anonymous is fine: `contact` is optional, credentials pasted into the text are redacted, and the client IP is kept only as a salted hash.",
+        "Stored for the operator to read. Anonymous is fine: `contact` is optional, credentials pasted " +
+        "into the text are redacted, and the client IP is kept only as a salted hash.",
       request: {
         body: {
           required: true,
@@ -75,7 +76,8 @@ export function registerAskRoutes(app: OpenAPIHono<AppEnv>): void {
       ...ASK,
       summary: "Report abusive content at a public address of this service (free, no credential)",
       description:
-        "`url` must be an address this service serves, normally `{PUBLIC_BASE_URL}/p/{public_id}`; the operator reviews the report and can disable that address.",
+        "`url` must be an address this service serves, normally `{PUBLIC_BASE_URL}/p/{public_id}`; the " +
+        "operator reviews the report and can disable that address.",
       request: {
         body: {
           required: true,

@@ -42,7 +42,8 @@ export async function recordFeatureRequest(
   const hash = await clientHash(db, meta.ip, meta.now);
   await db
     .prepare(
-      "INSERT INTO feature_requests (id, title, body, contact, kind, client_hash, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO feature_requests (id, title, body, contact, kind, client_hash, request_id, created_at) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(
       id,
@@ -67,7 +68,8 @@ export async function recordAbuseReport(
   const hash = await clientHash(db, meta.ip, meta.now);
   await db
     .prepare(
-      "INSERT INTO abuse_reports (id, url, public_id, reason, details, contact, client_hash, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO abuse_reports (id, url, public_id, reason, details, contact, client_hash, request_id, " +
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(
       id,

@@ -63,14 +63,18 @@ export async function creditCredential(
     throw new AppError(
       "unauthorized",
       from === "x-credit-token"
-        ? "X-CREDIT-TOKEN holds a management token (zvm_…); send it in `Authorization: Bearer zvm_…`, and a credit token (zv_…) in X-CREDIT-TOKEN to pay."
-        : "This is a management token (zvm_…); this route takes a credit token (zv_…) or an access token in `Authorization: Bearer …`. A management token authorizes calls on its own resource, under /v1/resources/{id} and /v1/{kind}/{id}/….",
+        ? "X-CREDIT-TOKEN holds a management token (zvm_…); send it in `Authorization: Bearer zvm_…`, and a " +
+            "credit token (zv_…) in X-CREDIT-TOKEN to pay."
+        : "This is a management token (zvm_…); this route takes a credit token (zv_…) or an access token in " +
+            "`Authorization: Bearer …`. A management token authorizes calls on its own resource, under " +
+            "/v1/resources/{id} and /v1/{kind}/{id}/….",
     );
   }
   const where = from === "x-credit-token" ? "X-CREDIT-TOKEN" : "The bearer token";
   throw new AppError(
     "unauthorized",
-    `${where} is not a valid credit token (zv_…) or access token: check for a typo (a token is copied whole, checksum included).`,
+    `${where} is not a valid credit token (zv_…) or access token: check for a typo (a token is copied ` +
+      `whole, checksum included).`,
   );
 }
 
@@ -79,7 +83,8 @@ export function managementCredential(c: Context<AppEnv>, resourceId: string): Ma
   if (!token)
     throw new AppError(
       "unauthorized",
-      "This operation needs the resource's management token (zvm_…) in `Authorization: Bearer zvm_…`; a credit token (zv_…) pays in X-CREDIT-TOKEN.",
+      "This operation needs the resource's management token (zvm_…) in `Authorization: Bearer zvm_…`; a " +
+        "credit token (zv_…) pays in X-CREDIT-TOKEN.",
     );
   const parts = parseManagementToken(token);
   if (!parts) {
@@ -89,7 +94,8 @@ export function managementCredential(c: Context<AppEnv>, resourceId: string): Ma
     if (sent) {
       throw new AppError(
         "unauthorized",
-        `${sent}; this route takes the resource's management token (zvm_…, returned once when it was created) in Authorization, and a credit token or access token in X-CREDIT-TOKEN.`,
+        `${sent}; this route takes the resource's management token (zvm_…, returned once when it was ` +
+          `created) in Authorization, and a credit token or access token in X-CREDIT-TOKEN.`,
       );
     }
     throw new AppError(
@@ -100,7 +106,8 @@ export function managementCredential(c: Context<AppEnv>, resourceId: string): Ma
   if (parts.resourceId !== resourceId) {
     throw new AppError(
       "forbidden",
-      `This management token is ${parts.resourceId}'s, not ${resourceId}'s: use the token returned when ${resourceId} was created.`,
+      `This management token is ${parts.resourceId}'s, not ${resourceId}'s: use the token returned when ` +
+        `${resourceId} was created.`,
     );
   }
   return { resourceId, tokenHash: hashToken(token) };

@@ -103,7 +103,8 @@ export function registerOAuthRoutes(app: OpenAPIHono<AppEnv>): void {
     security: [],
     summary: "Exchange a credit token for an access token (client credentials)",
     description:
-      "An RS256 JWT (`typ: at+jwt`) valid 3600 s, verifiable against the JWKS. It is accepted wherever a credit token is, and charges that token.",
+      "An RS256 JWT (`typ: at+jwt`) valid 3600 s, verifiable against the JWKS. It is accepted wherever a " +
+      "credit token is, and charges that token.",
     request: {
       body: {
         required: true,

@@ -277,7 +277,8 @@ function requestBytes(env: Env, url: URL, request: ProxyRequest): Uint8Array {
     fields.push(["Content-Length", String(request.body?.length ?? 0)]);
   // Header values may hold obs-text (RFC 9110 §5.5): one byte per character, as they were given.
   const head = fromBinaryString(
-    `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n${fields.map(([n, v]) => `${n}: ${v}\r\n`).join("")}\r\n`,
+    `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n` +
+      `${fields.map(([n, v]) => `${n}: ${v}\r\n`).join("")}\r\n`,
   );
   return request.body ? concat([head, request.body], head.length + request.body.length) : head;
 }

@@ -75,7 +75,9 @@ function upstreamError(url: URL, err: unknown, timeoutMs = FETCH_TIMEOUT_MS): Ap
   const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
   return new AppError(
     "upstream_failed",
-    `${url.href}: ${timeout ? `no complete answer within ${timeoutMs / 1000} s` : err instanceof Error ? err.message : String(err)}.`,
+    `${url.href}: ` +
+      `${timeout ? `no complete answer within ${timeoutMs / 1000} s` : err instanceof Error ? err.message : String(err)}` +
+      `.`,
   );
 }
 

@@ -27,7 +27,9 @@ export const delivery = z
     sends: z
       .int()
       .describe(
-        "How many times the delivery was put on the queue: more than 1 after a manual retry, or when the service sent it again because the queue lost or refused it (at least once; the `webhook-id` stays).",
+        "How many times the delivery was put on the queue: more than 1 after a manual retry, or when the " +
+          "service sent it again because the queue lost or refused it (at least once; the `webhook-id` " +
+          "stays).",
       ),
     created_at: z.string(),
     updated_at: z.string(),
@@ -35,7 +37,8 @@ export const delivery = z
       .string()
       .nullable()
       .describe(
-        "When it was delivered, aborted or declared dead; settled deliveries leave the log after the retention in the price list's `deliveries` limits.",
+        "When it was delivered, aborted or declared dead; settled deliveries leave the log after the " +
+          "retention in the price list's `deliveries` limits.",
       ),
     body: z
       .string()

@@ -82,5 +82,6 @@ export function answerRefusal(check: AnswerCheck, text: string): string | null {
   }
   return value === check.equals
     ? null
-    : `the provider refused it: ${check.field} is ${JSON.stringify(value) ?? "absent"}, not ${JSON.stringify(check.equals)}`;
+    : `the provider refused it: ${check.field} is ${JSON.stringify(value) ?? "absent"}, not ` +
+        `${JSON.stringify(check.equals)}`;
 }

@@ -146,7 +146,8 @@ export function browserRenderingPdf(accountId: string, apiToken: string): PdfEng
       };
       return enginePdf("browser-rendering", (signal) =>
         fetch(
-          `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/pdf?cacheTTL=0`,
+          `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering` +
+            `/pdf?cacheTTL=0`,
           {
             method: "POST",
             headers: {

@@ -24,13 +24,17 @@ export const ERROR_CODES = {
     401,
     "Unauthorized",
     "The credential is missing, malformed, unknown, or not the kind of token this route takes.",
-    "Send the token `detail` names: a credit token (`zv_…`) or an access token as `Authorization: Bearer` to create resources and use credits; a resource's management token (`zvm_…`) in `Authorization` to call that resource, with a credit token in `X-CREDIT-TOKEN` to pay.",
+    "Send the token `detail` names: a credit token (`zv_…`) or an access token as `Authorization: Bearer` " +
+      "to create resources and use credits; a resource's management token (`zvm_…`) in `Authorization` to " +
+      "call that resource, with a credit token in `X-CREDIT-TOKEN` to pay.",
   ],
   payment_required: [
     402,
     "Payment required",
     "This call costs money and came without payment.",
-    "Send a credit token (`Authorization: Bearer zv_…` to create; `X-CREDIT-TOKEN` beside a management token), or sign the x402 terms in the answer and repeat the call with `PAYMENT-SIGNATURE` or `X-PAYMENT`. Credit tokens are bought at `POST /v1/credits`.",
+    "Send a credit token (`Authorization: Bearer zv_…` to create; `X-CREDIT-TOKEN` beside a management " +
+      "token), or sign the x402 terms in the answer and repeat the call with `PAYMENT-SIGNATURE` or " +
+      "`X-PAYMENT`. Credit tokens are bought at `POST /v1/credits`.",
   ],
   insufficient_balance: [
     402,
@@ -42,12 +46,14 @@ export const ERROR_CODES = {
     402,
     "Spend cap exceeded",
     "This sub-token has spent the cap it was issued with; nothing was charged.",
-    "Pay with another token, or issue a new sub-token with a higher cap from the root token (`POST /v1/credits/subtokens`).",
+    "Pay with another token, or issue a new sub-token with a higher cap from the root token (`POST " +
+      "/v1/credits/subtokens`).",
   ],
   payment_invalid: [
     402,
     "Payment invalid",
-    "The x402 payment does not match this call's terms (amount, payee, asset, network) or its signature or validity window is wrong.",
+    "The x402 payment does not match this call's terms (amount, payee, asset, network) or its signature or " +
+      "validity window is wrong.",
     "Sign the exact terms of a fresh 402 of this call and repeat the call with the new payment.",
   ],
   forbidden: [
@@ -59,19 +65,23 @@ export const ERROR_CODES = {
   token_operation_not_allowed: [
     403,
     "Operation not allowed for this token",
-    "The management token is a narrowed one, and this operation is not among those it was granted (extend, export and cancel must be granted by name).",
-    "Call one of the operations in the answer's `operations`, or ask the holder of a wider token for one that grants this (`POST /v1/resources/{id}/tokens`).",
+    "The management token is a narrowed one, and this operation is not among those it was granted (extend, " +
+      "export and cancel must be granted by name).",
+    "Call one of the operations in the answer's `operations`, or ask the holder of a wider token for one " +
+      "that grants this (`POST /v1/resources/{id}/tokens`).",
   ],
   token_key_not_allowed: [
     403,
     "Key outside this token's prefixes",
-    "The management token is narrowed to key prefixes, and this call reaches a key (or lists keys) outside them, or reaches keys it cannot name.",
+    "The management token is narrowed to key prefixes, and this call reaches a key (or lists keys) outside " +
+      "them, or reaches keys it cannot name.",
     "Use keys under the prefixes in the answer's `key_prefixes`, or a token narrowed to the prefix you need.",
   ],
   token_calls_spent: [
     403,
     "Token's paid calls spent",
-    "The management token (or one it was derived from) has made as many paid calls as it was granted; nothing was charged.",
+    "The management token (or one it was derived from) has made as many paid calls as it was granted; " +
+      "nothing was charged.",
     "Ask the holder of a wider token for a new one (`POST /v1/resources/{id}/tokens`).",
   ],
   token_expired: [
@@ -89,14 +99,16 @@ export const ERROR_CODES = {
   token_widening: [
     403,
     "Token would be wider than its parent",
-    "A token made from a narrowed token asked for more than that token has: an operation, a later expiry, more paid calls, or a key prefix outside its own.",
+    "A token made from a narrowed token asked for more than that token has: an operation, a later expiry, " +
+      "more paid calls, or a key prefix outside its own.",
     "Ask only for what `errors[]` shows is within the parent token, or make the token from a wider one.",
   ],
   not_found: [
     404,
     "Not found",
     "No route has this path, or no resource with this id is visible to this token.",
-    "Check the path against `/openapi.json` (a 404 names the known paths near a mistyped one) and the id against the create answer.",
+    "Check the path against `/openapi.json` (a 404 names the known paths near a mistyped one) and the id " +
+      "against the create answer.",
   ],
   method_not_allowed: [
     405,
@@ -138,7 +150,8 @@ export const ERROR_CODES = {
     413,
     "Payload too large",
     "The body is larger than this route takes.",
-    "Send a smaller body: JSON up to 1 MiB unless the kind's limits (in `/v1/prices`) say more; large data belongs in a blobs or objects resource.",
+    "Send a smaller body: JSON up to 1 MiB unless the kind's limits (in `/v1/prices`) say more; large data " +
+      "belongs in a blobs or objects resource.",
   ],
   unsupported_media_type: [
     415,
@@ -192,12 +205,14 @@ export const ERROR_CODES = {
     502,
     "Settlement failed",
     "The x402 payment could not be settled on chain in time.",
-    "If the answer carries a `transaction`, it may still confirm: check it before paying again; otherwise retry the call.",
+    "If the answer carries a `transaction`, it may still confirm: check it before paying again; otherwise " +
+      "retry the call.",
   ],
   engine_unavailable: [
     503,
     "Engine unavailable",
-    "The engine behind this call (PDF rendering, OCR, office conversion, the egress proxy) is not configured or not answering; nothing was charged.",
+    "The engine behind this call (PDF rendering, OCR, office conversion, the egress proxy) is not " +
+      "configured or not answering; nothing was charged.",
     "Retry later; if it persists, the service's operator must configure the engine `detail` names.",
   ],
   service_misconfigured: [

@@ -149,7 +149,8 @@ export async function sweepIdempotencyKeys(db: D1Database, now: number): Promise
 export const mismatch = () =>
   new AppError(
     "idempotency_mismatch",
-    "This Idempotency-Key was already used with a different request (method, path or body); use a new key for a new request.",
+    "This Idempotency-Key was already used with a different request (method, path or body); use a new key " +
+      "for a new request.",
   );
 
 export const inFlight = () =>

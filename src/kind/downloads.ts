@@ -170,7 +170,9 @@ export function registerDownloadRoutes(app: OpenAPIHono<AppEnv>): void {
     security: [],
     summary: "Download stored content by signed link (free)",
     description:
-      "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is honoured (206). 404 once the resource has ended.",
+      "Links come from a resource (its export, a snapshot's or a fetch's `content_url`) and work without " +
+      "credentials until the resource's expiry as of when the link was made. `Range: bytes=a-b` is " +
+      "honoured (206). 404 once the resource has ended.",
     request: {
       params: z.object({
         key: z.string().openapi({

@@ -19,7 +19,8 @@ export interface IndexRow {
 export async function insertResourceIndex(db: D1Database, m: MetaRow): Promise<void> {
   await db
     .prepare(
-      "INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at, public_id) VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?)",
+      "INSERT INTO resources (id, kind, owner, state, label, mgmt_hash, created_at, expires_at, public_id) " +
+        "VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?)",
     )
     .bind(m.id, m.kind, m.owner, m.label, m.mgmt_hash, m.created_at, m.expires_at, m.public_id)
     .run();
@@ -51,7 +52,8 @@ export async function endResourceIndex(
 export async function findResourceIndex(db: D1Database, id: string): Promise<IndexRow | null> {
   return db
     .prepare(
-      "SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at, public_id FROM resources WHERE id = ?",
+      "SELECT id, kind, state, mgmt_hash, label, created_at, expires_at, ended_at, public_id FROM " +
+        "resources WHERE id = ?",
     )
     .bind(id)
     .first<IndexRow>();

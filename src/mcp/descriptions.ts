@@ -28,7 +28,9 @@ function cost(tool: string, lines: PriceLine[]): string {
 function priceText(tool: string, summary: string, prices: PriceLine[]): string {
   const lines = prices.filter((l) => toolOf(l.operation) === tool);
   if (lines.length === 0) return /\bfree\b/i.test(summary) ? "" : " Free.";
-  return ` ${cost(tool, lines)}: paid by this connection's bearer credential or with x402 in \`_meta["x402/payment"]\`.`;
+  return (
+    ` ${cost(tool, lines)}: paid by this connection's bearer credential or with x402 in ` + `\`_meta["x402/payment"]\`.`
+  );
 }
 
 export function toolDescription(summary: string, tool: string, managed: boolean, prices: PriceLine[]): string {

@@ -81,7 +81,8 @@ async function batch(ctx: MethodContext, messages: unknown[]): Promise<Response>
   if (!features(revision).batches) {
     throw new RpcFault(
       RPC_ERRORS.invalid_request,
-      `Invalid request: JSON-RPC batches are part of protocol 2025-03-26 only, and this request speaks ${revision}: send one message per POST.`,
+      `Invalid request: JSON-RPC batches are part of protocol 2025-03-26 only, and this request speaks ` +
+        `${revision}: send one message per POST.`,
       undefined,
       400,
     );
@@ -131,7 +132,8 @@ async function parsedBody(c: Context<AppEnv>): Promise<unknown> {
   if (deeperThan(parsed, MAX_MESSAGE_DEPTH)) {
     throw new RpcFault(
       RPC_ERRORS.invalid_request,
-      `Invalid request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels (a tool argument may nest ${MAX_JSON_DEPTH}).`,
+      `Invalid request: the message nests deeper than ${MAX_MESSAGE_DEPTH} levels (a tool argument may ` +
+        `nest ${MAX_JSON_DEPTH}).`,
       undefined,
       400,
     );

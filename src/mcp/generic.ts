@@ -38,7 +38,8 @@ const idempotencyKey = z
   .regex(/^[\x20-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters")
   .optional()
   .describe(
-    "Makes a retry safe: the same key with the same input within 24 h returns the first answer and charges nothing again (a UUID is a good choice).",
+    "Makes a retry safe: the same key with the same input within 24 h returns the first answer and charges " +
+      "nothing again (a UUID is a good choice).",
   );
 
 const listKindsInput = z.object({
@@ -48,7 +49,8 @@ const describeKindInput = z.object({ kind: kindField });
 const createInput = z.object({
   kind: kindField,
   input: inputField(
-    "The create body: the fields of describe_kind's `create.input_schema` (with `ttl_seconds`, `label` and `notify_url`).",
+    "The create body: the fields of describe_kind's `create.input_schema` (with `ttl_seconds`, `label` and " +
+      "`notify_url`).",
   ),
   idempotency_key: idempotencyKey,
 });
@@ -67,7 +69,8 @@ const callInput = z.object({
     .regex(/^[a-z][a-z_]{0,63}$/, "an operation name, as describe_kind lists them")
     .describe("The operation, as describe_kind lists it (e.g. `increment`)."),
   input: inputField(
-    "The operation's fields, body or query and path parameters together, as its `input_schema` in describe_kind shows; for an upload, `content_base64` and `content_type`.",
+    "The operation's fields, body or query and path parameters together, as its `input_schema` in " +
+      "describe_kind shows; for an upload, `content_base64` and `content_type`.",
   ),
   idempotency_key: idempotencyKey,
 });
@@ -165,7 +168,8 @@ export function describeKind(kind: AnyKind, tools: Catalogue) {
         }
       : {}),
     how:
-      `Create with create_resource { kind: "${kind.kind}", input }; then call_operation { kind: "${kind.kind}", id, management_token, operation, input }. ` +
+      `Create with create_resource { kind: "${kind.kind}", input }; then call_operation { kind: "` +
+      `${kind.kind}", id, management_token, operation, input }. ` +
       `Connect with ?toolsets=${kind.kind} for typed tools (create_${slug}, ${slug}_<operation>).`,
   };
 }
@@ -218,7 +222,8 @@ export const GENERIC_TOOLS: GenericTool[] = [
     annotations: GENERIC_HINTS.list_kinds,
     outputSchema: listKindsOutput,
     description:
-      "The kinds of resource this service makes (what each is for, its day price and lifetime, its operations). Free. Next: describe_kind.",
+      "The kinds of resource this service makes (what each is for, its day price and lifetime, its " +
+      "operations). Free. Next: describe_kind.",
     get inputSchema() {
       return inputSchemaOf(listKindsInput);
     },
@@ -245,7 +250,8 @@ export const GENERIC_TOOLS: GenericTool[] = [
     annotations: GENERIC_HINTS.describe_kind,
     outputSchema: describeKindOutput,
     description:
-      "Everything needed to use one kind: its create schema and example, each operation's input schema, example and price, its limits and the events it sends. Free.",
+      "Everything needed to use one kind: its create schema and example, each operation's input schema, " +
+      "example and price, its limits and the events it sends. Free.",
     get inputSchema() {
       return inputSchemaOf(describeKindInput);
     },
@@ -261,7 +267,9 @@ export const GENERIC_TOOLS: GenericTool[] = [
       required: ["id", "kind"],
     },
     description:
-      "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started day of ttl_seconds: paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`. Returns the resource's `id` and its `management_token` once: keep both.",
+      "Create a resource of any kind (input as describe_kind shows). Costs the kind's day rate per started " +
+      "day of ttl_seconds: paid by this connection's bearer credential or with x402 in " +
+      '`_meta["x402/payment"]`. Returns the resource\'s `id` and its `management_token` once: keep both.',
     get inputSchema() {
       return inputSchemaOf(createInput);
     },
@@ -277,7 +285,9 @@ export const GENERIC_TOOLS: GenericTool[] = [
     // Any operation of any kind: its answer is an object (stored bytes come as one too), nothing more can be said.
     outputSchema: { type: "object" },
     description:
-      "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. Costs the operation's price per call (deliveries are free): paid by this connection's bearer credential or with x402 in `_meta[\"x402/payment\"]`.",
+      "Run an operation of a resource (as describe_kind lists them), with its `id` and `management_token`. " +
+      "Costs the operation's price per call (deliveries are free): paid by this connection's bearer " +
+      'credential or with x402 in `_meta["x402/payment"]`.',
     get inputSchema() {
       return inputSchemaOf(callInput);
     },

@@ -34,7 +34,8 @@ export const rpcRequest = z
     method: z
       .string()
       .describe(
-        "`initialize` or `server/discover`, `tools/list`, `tools/call`, `resources/…`, `prompts/…`, `completion/complete`, `ping`, `logging/setLevel`, or a `notifications/…` message.",
+        "`initialize` or `server/discover`, `tools/list`, `tools/call`, `resources/…`, `prompts/…`, " +
+          "`completion/complete`, `ping`, `logging/setLevel`, or a `notifications/…` message.",
       ),
     params: z.record(z.string(), z.unknown()).optional(),
   })

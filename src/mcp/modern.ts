@@ -27,7 +27,8 @@ export function checkEnvelope(params: unknown): void {
   if (meta === undefined)
     throw new RpcFault(
       RPC_ERRORS.invalid_params,
-      "Invalid params: a 2026-07-28 request carries _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.",
+      "Invalid params: a 2026-07-28 request carries _meta with io.modelcontextprotocol/protocolVersion and " +
+        "io.modelcontextprotocol/clientCapabilities.",
       undefined,
       400,
     );

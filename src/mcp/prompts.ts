@@ -20,7 +20,8 @@ const PROMPT = {
   name: USE_KIND,
   title: "Use a kind",
   description:
-    "Set the model up to use one kind of resource: what it is, its schemas, prices and operations, and which tools reach it.",
+    "Set the model up to use one kind of resource: what it is, its schemas, prices and operations, and " +
+    "which tools reach it.",
   arguments: [
     { name: "kind", description: "The kind, as list_kinds names it (e.g. counters).", required: true },
     { name: "operation", description: "One of the kind's operations to focus on (optional).", required: false },
@@ -52,15 +53,20 @@ export function getPrompt(ctx: MethodContext, params: unknown): Record<string, u
   const op = args.operation ? kind.ops.find((o) => o.name === args.operation) : undefined;
   if (args.operation && !op)
     throw invalid(
-      `arguments.operation: ${kind.kind} has no operation ${args.operation}; it has ${kind.ops.map((o) => o.name).join(", ")}.`,
+      `arguments.operation: ${kind.kind} has no operation ${args.operation}; it has ` +
+        `${kind.ops.map((o) => o.name).join(", ")}.`,
     );
   const slug = snake(kind.kind);
   const focus = op ? ` Focus on its \`${op.name}\` operation: ${op.summary}.` : "";
   const text =
-    `Use the ${kind.title} kind (\`${kind.kind}\`) of ${ctx.c.env.SERVICE_NAME}: ${kind.summary}${focus} Its description follows. ` +
-    `Create one with create_resource { kind: "${kind.kind}", input } and keep its id and management_token; run its operations with ` +
-    `call_operation { kind: "${kind.kind}", id, management_token, operation, input } (or the typed tools create_${slug} and ${slug}_<operation> ` +
-    `when connected with ?toolsets=${kind.kind}). Paid calls are paid by this connection's credential or x402 in _meta["x402/payment"].`;
+    `Use the ${kind.title} kind (\`${kind.kind}\`) of ${ctx.c.env.SERVICE_NAME}: ${kind.summary}${focus}` +
+    ` Its description follows. ` +
+    `Create one with create_resource { kind: "${kind.kind}", input } and keep its id and management_token; ` +
+    `run its operations with ` +
+    `call_operation { kind: "${kind.kind}", id, management_token, operation, input } (or the typed tools ` +
+    `create_${slug} and ${slug}_<operation> ` +
+    `when connected with ?toolsets=${kind.kind}). Paid calls are paid by this connection's credential or ` +
+    `x402 in _meta["x402/payment"].`;
   return {
     description: `Use the ${kind.title} kind`,
     messages: [

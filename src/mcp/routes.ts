@@ -23,18 +23,30 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 const DESCRIPTION =
   `MCP over Streamable HTTP, stateless, for protocol revisions ${REVISIONS.join(", ")}. ` +
-  "A 2026-07-28 client sends each request with `io.modelcontextprotocol/protocolVersion` and `…/clientCapabilities` in `params._meta` and the " +
-  "`MCP-Protocol-Version`, `Mcp-Method` (and `Mcp-Name`) headers; `server/discover` lists the versions and capabilities, results carry " +
-  "`resultType`. Older clients `initialize` (answered with their version, or 2025-11-25 when theirs is unknown) and send " +
-  "`MCP-Protocol-Version` afterwards (none means 2025-03-26); no session id is issued. JSON-RPC batches only for 2025-03-26. " +
-  "Methods: `tools/list` (paginated, free), `tools/call`, `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list`, " +
-  "`prompts/get`, `completion/complete`, and per revision `initialize`, `ping`, `logging/setLevel` or `server/discover`. " +
-  "`tools/list` shows a small generic surface that reaches every kind (`list_kinds`, `describe_kind`, `create_resource`, `call_operation`, " +
-  "the resource, money and Ask tools); `?toolsets=` adds typed tools of chosen families or kinds. Tools are paid as the REST operations " +
-  'they run: this request\'s bearer credential (credit token or OAuth access token), an x402 header, or `params._meta["x402/payment"]`; ' +
-  "an unpaid call is a tool result with `isError: true` carrying the x402 PaymentRequired terms, and the paid retry gets the settlement " +
-  'in `result._meta["x402/payment-response"]`. A call that waits answers as an event stream of `notifications/progress` when it sent a ' +
-  "`progressToken`. A request with an `Origin` other than the service's own (or `MCP_ALLOWED_ORIGINS`) is refused with 403. " +
+  "A 2026-07-28 client sends each request with `io.modelcontextprotocol/protocolVersion` and " +
+  "`…/clientCapabilities` in `params._meta` and the " +
+  "`MCP-Protocol-Version`, `Mcp-Method` (and `Mcp-Name`) headers; `server/discover` lists the versions and " +
+  "capabilities, results carry " +
+  "`resultType`. Older clients `initialize` (answered with their version, or 2025-11-25 when theirs is " +
+  "unknown) and send " +
+  "`MCP-Protocol-Version` afterwards (none means 2025-03-26); no session id is issued. JSON-RPC batches " +
+  "only for 2025-03-26. " +
+  "Methods: `tools/list` (paginated, free), `tools/call`, `resources/list`, `resources/templates/list`, " +
+  "`resources/read`, `prompts/list`, " +
+  "`prompts/get`, `completion/complete`, and per revision `initialize`, `ping`, `logging/setLevel` or " +
+  "`server/discover`. " +
+  "`tools/list` shows a small generic surface that reaches every kind (`list_kinds`, `describe_kind`, " +
+  "`create_resource`, `call_operation`, " +
+  "the resource, money and Ask tools); `?toolsets=` adds typed tools of chosen families or kinds. Tools " +
+  "are paid as the REST operations " +
+  "they run: this request's bearer credential (credit token or OAuth access token), an x402 header, or " +
+  '`params._meta["x402/payment"]`; ' +
+  "an unpaid call is a tool result with `isError: true` carrying the x402 PaymentRequired terms, and the " +
+  "paid retry gets the settlement " +
+  'in `result._meta["x402/payment-response"]`. A call that waits answers as an event stream of ' +
+  "`notifications/progress` when it sent a " +
+  "`progressToken`. A request with an `Origin` other than the service's own (or `MCP_ALLOWED_ORIGINS`) is " +
+  "refused with 403. " +
   "GET and DELETE answer 405.";
 
 function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
@@ -43,7 +55,9 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
     path: "/mcp",
     operationId: "mcp",
     tags: ["MCP"],
-    summary: `JSON-RPC tool endpoint (MCP, Streamable HTTP, protocol ${REVISIONS[REVISIONS.length - 1]} to ${REVISIONS[0]})`,
+    summary:
+      `JSON-RPC tool endpoint (MCP, Streamable HTTP, protocol ${REVISIONS[REVISIONS.length - 1]} to ` +
+      `${REVISIONS[0]})`,
     description: DESCRIPTION,
     security: [{}, { credit: [] }, { x402: [] }, { x402v2: [] }],
     request: {
@@ -52,7 +66,9 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
           .enum(REVISIONS)
           .optional()
           .describe(
-            "The revision after initialize (none: 2025-03-26), or 2026-07-28 with every request. Another value is a 400. (`Accept` must admit application/json and, from 2025-03-26, text/event-stream: else 406.)",
+            "The revision after initialize (none: 2025-03-26), or 2026-07-28 with every request. Another " +
+              "value is a 400. (`Accept` must admit application/json and, from 2025-03-26, " +
+              "text/event-stream: else 406.)",
           ),
       }),
       query: z.object({
@@ -62,7 +78,8 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
           .optional()
           .openapi({ example: "memory,wakeups" })
           .describe(
-            "Comma-separated families or kinds whose typed tools (`create_<kind>`, `<kind>_<operation>`) `tools/list` adds to the default generic ones, or `all`. " +
+            "Comma-separated families or kinds whose typed tools (`create_<kind>`, `<kind>_<operation>`) " +
+              "`tools/list` adds to the default generic ones, or `all`. " +
               `Known: ${TOOLSET_NAMES.join(", ")}. An unknown name is a 400.`,
           ),
       }),
@@ -84,7 +101,8 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
     responses: {
       200: {
         description:
-          "JSON-RPC answers: one, or an array for a batch; `text/event-stream` for a call that reports progress. Errors of a method (-32601 … -32603) ride a 200, but for those below.",
+          "JSON-RPC answers: one, or an array for a batch; `text/event-stream` for a call that reports " +
+          "progress. Errors of a method (-32601 … -32603) ride a 200, but for those below.",
         content: {
           "application/json": { schema: z.union([rpcResponse, z.array(rpcResponse)]) },
           "text/event-stream": { schema: z.string() },
@@ -93,7 +111,9 @@ function documentEndpoint(app: OpenAPIHono<AppEnv>): void {
       202: { description: "Only notifications or responses were sent: nothing to answer." },
       400: {
         description:
-          "A JSON-RPC error: the body is not JSON (-32700) or not JSON-RPC (-32600), a batch where the revision has none, an unsupported MCP-Protocol-Version (-32022), a 2026-07-28 request without its `_meta` (-32602) or whose headers disagree with its body (-32020).",
+          "A JSON-RPC error: the body is not JSON (-32700) or not JSON-RPC (-32600), a batch where the " +
+          "revision has none, an unsupported MCP-Protocol-Version (-32022), a 2026-07-28 request without " +
+          "its `_meta` (-32602) or whose headers disagree with its body (-32020).",
         content: { "application/json": { schema: rpcResponse } },
       },
       403: {

@@ -53,7 +53,8 @@ export function checkOrigin(c: Context<AppEnv>): void {
   if (origin && origin !== "null" && allowedOrigin(c, origin)) return;
   throw new RpcFault(
     RPC_ERRORS.invalid_request,
-    `Forbidden: Origin ${header} may not call this MCP endpoint (send no Origin, or ask the operator to add it to MCP_ALLOWED_ORIGINS).`,
+    `Forbidden: Origin ${header} may not call this MCP endpoint (send no Origin, or ask the operator to ` +
+      `add it to MCP_ALLOWED_ORIGINS).`,
     undefined,
     403,
   );
@@ -90,7 +91,8 @@ export function checkAccept(c: Context<AppEnv>, revision: Revision): void {
   if (missing.length === 0) return;
   throw new RpcFault(
     RPC_ERRORS.invalid_request,
-    `Not Acceptable: protocol ${revision} needs an Accept header that admits ${needed.join(" and ")} (it lacks ${missing.join(", ")}).`,
+    `Not Acceptable: protocol ${revision} needs an Accept header that admits ${needed.join(" and ")}` +
+      ` (it lacks ${missing.join(", ")}).`,
     undefined,
     406,
   );

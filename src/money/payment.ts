@@ -71,11 +71,15 @@ async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"
 function unpaidDetail(call: PaidCall): string {
   const price = `${call.description} costs $${microToUsd(call.priceMicro)}`;
   const x402 =
-    "sign the x402 terms in this answer (also in the PAYMENT-REQUIRED header) and repeat the call with PAYMENT-SIGNATURE (or X-PAYMENT)";
+    "sign the x402 terms in this answer (also in the PAYMENT-REQUIRED header) and repeat the call with " +
+    "PAYMENT-SIGNATURE (or X-PAYMENT)";
   if (call.creditFrom === "bearer")
     return `${price}: send a credit token as \`Authorization: Bearer zv_…\` (buy one at POST /v1/credits), or ${x402}.`;
   if (call.creditFrom === "x-credit-token")
-    return `${price}: send a credit token in the X-CREDIT-TOKEN header (beside the management token in Authorization), or ${x402}.`;
+    return (
+      `${price}: send a credit token in the X-CREDIT-TOKEN header (beside the management token in ` +
+      `Authorization), or ${x402}.`
+    );
   return `${price}: ${x402}.`;
 }
 

@@ -66,7 +66,8 @@ export function registerReceiptRoutes(app: OpenAPIHono<AppEnv>): void {
       security: CREDIT,
       summary: "Signed statement of charges (free)",
       description:
-        "Charges of the presented token and its sub-tokens over a period, with the balance, signed as a compact JWS verifiable against `/.well-known/jwks.json`.",
+        "Charges of the presented token and its sub-tokens over a period, with the balance, signed as a " +
+        "compact JWS verifiable against `/.well-known/jwks.json`.",
       request: { query },
       responses: { 200: jsonResponse("The statement and its signature.", receipt), ...errorResponses([401, 422]) },
     }),

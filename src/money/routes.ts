@@ -91,7 +91,8 @@ const prices = z
       ips: z
         .array(z.string())
         .describe(
-          "The fixed addresses egress-connectors' requests leave from (empty when the operator configured no egress proxy): allowlist these at the target.",
+          "The fixed addresses egress-connectors' requests leave from (empty when the operator configured " +
+            "no egress proxy): allowlist these at the target.",
         ),
     }),
   })
@@ -136,7 +137,9 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       ...MONEY,
       summary: "Buy a prepaid credit token with x402, or top one up",
       description:
-        "Pay exactly `amount_usd` with `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (v2). Without payment the 402 names the terms. With `Authorization: Bearer zv_…` as well, that token is topped up instead (200).",
+        "Pay exactly `amount_usd` with `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (v2). Without payment " +
+        "the 402 names the terms. With `Authorization: Bearer zv_…` as well, that token is topped up " +
+        "instead (200).",
       security: PURCHASE,
       request: {
         body: { required: true, content: { "application/json": { schema: purchaseBody, example: { amount_usd: 5 } } } },
@@ -195,7 +198,8 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
           };
           const opened = unwrap(await account.open({ root, amount, ref: `x402:${owner}`, requestId }));
           await c.env.DB.prepare(
-            "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, NULL, ?, NULL, ?, ?)",
+            "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, " +
+              "expires_at) VALUES (?, ?, NULL, ?, NULL, ?, ?)",
           )
             .bind(tokenId, accountId, issued.hash, root.created_at, expiresAt)
             .run();
@@ -242,7 +246,8 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
       ...MONEY,
       summary: "Mint a spend-capped child token",
       description:
-        "The child spends its root's balance, never beyond `cap_usd`, never past its parent's expiry. A sub-token may mint a smaller one.",
+        "The child spends its root's balance, never beyond `cap_usd`, never past its parent's expiry. A " +
+        "sub-token may mint a smaller one.",
       security: CREDIT,
       request: {
         body: {
@@ -276,7 +281,8 @@ export function registerMoneyRoutes(app: OpenAPIHono<AppEnv>): void {
         }),
       );
       await c.env.DB.prepare(
-        "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, " +
+          "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
         .bind(view.token_id, cred.accountId, cred.tokenId, issued.hash, body.label, now, view.expires_at)
         .run();

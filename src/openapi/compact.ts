@@ -77,10 +77,11 @@ const FOLDED: Record<string, { statuses: string[]; description: string }> = {
   default: {
     statuses: ["400", "401", "403", "404", "410", "429", "500"],
     description:
-      "The errors any operation may answer, as problem+json (those particular to this operation are listed on their own): " +
-      "`invalid_request` (400: malformed JSON, a bad header), `unauthorized` (401: a missing, malformed or unknown credential), " +
-      "`forbidden` (403), `not_found` (404), `resource_expired` or `resource_cancelled` (410: with the final record, for 30 days), " +
-      "`rate_limited` (429, with Retry-After), `internal_error` (500: logged with the request id, never charged), " +
+      "The errors any operation may answer, as problem+json (those particular to this operation are listed " +
+      "on their own): `invalid_request` (400: malformed JSON, a bad header), `unauthorized` (401: a " +
+      "missing, malformed or unknown credential), `forbidden` (403), `not_found` (404), `resource_expired` " +
+      "or `resource_cancelled` (410: with the final record, for 30 days), `rate_limited` (429, with " +
+      "Retry-After), `internal_error` (500: logged with the request id, never charged), " +
       "`service_misconfigured` (503: a setting for the operator to fix).",
   },
 };
@@ -208,7 +209,8 @@ function bareContent(entry: { content?: ContentObject } | ReferenceObject | unde
  */
 const OUTLINE_FOLDED: Record<string, string> = {
   "409":
-    "`conflict` or `idempotency_in_flight` (409: the state the operation needs does not hold, or the same Idempotency-Key is still running)",
+    "`conflict` or `idempotency_in_flight` (409: the state the operation needs does not hold, or the same " +
+    "Idempotency-Key is still running)",
   "413": "`payload_too_large` (413: a body over the operation's limit)",
   "415": "`unsupported_media_type` (415: a body that is not the media type the operation takes)",
 };

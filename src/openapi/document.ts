@@ -77,7 +77,8 @@ function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegi
     "headers",
     "RateLimit-Remaining",
     integer(
-      "Requests left in the current window: an upper bound counted by the serving instance (other instances count too), 0 once refused.",
+      "Requests left in the current window: an upper bound counted by the serving instance (other " +
+        "instances count too), 0 once refused.",
     ),
   );
   registry.registerComponent(
@@ -92,9 +93,9 @@ function registerMiddlewareComponents(registry: OpenAPIHono<AppEnv>["openAPIRegi
     required: false,
     description:
       "Makes a POST safe to retry: for 24 h the same key, request and caller replays the first 2xx answer " +
-      "(`Idempotent-Replayed: true`), charging nothing; another request with the key is 422 `idempotency_mismatch`; while the " +
-      "first runs, 409 `idempotency_in_flight`; a 4xx or 5xx frees the key. A credit-paid create whose answer was lost is " +
-      "found by the retry, not made twice.",
+      "(`Idempotent-Replayed: true`), charging nothing; another request with the key is 422 " +
+      "`idempotency_mismatch`; while the first runs, 409 `idempotency_in_flight`; a 4xx or 5xx frees the " +
+      "key. A credit-paid create whose answer was lost is found by the retry, not made twice.",
     schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
   });
 }
@@ -138,15 +139,20 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
       title: "",
       version: "1.0.0",
       description:
-        "Persistence for autonomous AI agents. Every resource has a TTL and a management token returned once. Pay per call with x402 or with a prepaid credit token. " +
-        "Operations on a resource are authorized by its management token and paid with `X-CREDIT-TOKEN` or x402. " +
-        "Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; every error is `application/problem+json`. " +
-        "Outbound requests (under `webhooks`) are signed per Standard Webhooks with the resource's `signing_secret`: a configured call " +
-        "(a wakeup's, a schedule's tick) carries the method, headers and body its creator set; an event carries the envelope " +
-        "`{ type, id, resource_id, created_at, data }`. " +
-        "`?kinds=` gives a slice of this document for some kinds or families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; `/llms.txt` lists them. " +
-        "This whole document is the index, kept small: it leaves out the long descriptions of operations and fields, the success responses' body schemas, and the 409/413/415 answers (said once, under `default`); every slice carries them all, and `?kinds=all` is the whole document with them. " +
-        "`/docs` renders this document for people. Every request body and parameter carries an example that works as written.",
+        "Persistence for autonomous AI agents. Every resource has a TTL and a management token returned " +
+        "once. Pay per call with x402 or with a prepaid credit token. Operations on a resource are " +
+        "authorized by its management token and paid with `X-CREDIT-TOKEN` or x402. Every response carries " +
+        "`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; every error is " +
+        "`application/problem+json`. Outbound requests (under `webhooks`) are signed per Standard Webhooks " +
+        "with the resource's `signing_secret`: a configured call (a wakeup's, a schedule's tick) carries " +
+        "the method, headers and body its creator set; an event carries the envelope `{ type, id, " +
+        "resource_id, created_at, data }`. `?kinds=` gives a slice of this document for some kinds or " +
+        "families (e.g. `?kinds=counters,queues` or `?kinds=memory`), a valid document on its own; " +
+        "`/llms.txt` lists them. This whole document is the index, kept small: it leaves out the long " +
+        "descriptions of operations and fields, the success responses' body schemas, and the 409/413/415 " +
+        "answers (said once, under `default`); every slice carries them all, and `?kinds=all` is the whole " +
+        "document with them. `/docs` renders this document for people. Every request body and parameter " +
+        "carries an example that works as written.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: server }],
@@ -178,7 +184,9 @@ function registerReferenceRoutes(
       .optional()
       .openapi({ example: "counters,queues" })
       .describe(
-        `Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, or a kind): a valid document on its own, with the routes every resource shares, fields described. \`all\`: the whole document with every field's description.`,
+        `Only these kinds or families (comma-separated; ${FAMILIES.join(", ")}, or a kind): a valid ` +
+          `document on its own, with the routes every resource shares, fields described. \`all\`: the whole ` +
+          `document with every field's description.`,
       ),
   });
   app.openapi(
@@ -189,7 +197,8 @@ function registerReferenceRoutes(
       operationId: "openapi_document",
       security: [],
       summary:
-        "This OpenAPI 3.1 document: the whole as an index (no descriptions or response schemas), or a slice of it, complete (free)",
+        "This OpenAPI 3.1 document: the whole as an index (no descriptions or response schemas), or a " +
+        "slice of it, complete (free)",
       request: { query: kindsQuery },
       responses: {
         200: {

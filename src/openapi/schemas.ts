@@ -75,7 +75,8 @@ export const createdResource = resourceRecord
       .record(z.string(), z.string())
       .optional()
       .describe(
-        "Returned once by kinds whose public address takes a credential of its own (a proxy's): `authorization` is the header value callers send.",
+        "Returned once by kinds whose public address takes a credential of its own (a proxy's): " +
+          "`authorization` is the header value callers send.",
       ),
   })
   .openapi("CreatedResource");

@@ -22,8 +22,9 @@ const SHARED_PATHS = [
 ];
 /** The whole document's description, less what belongs to the whole (its slices, its webhooks). */
 const SLICE_DESCRIPTION =
-  "A slice of this service's OpenAPI document (`/openapi.json`; `/llms.txt` lists every kind). Operations on a resource are authorized " +
-  "by its management token and paid with `X-CREDIT-TOKEN` or x402. Every response carries `RateLimit-*` headers; every error is `application/problem+json`.";
+  "A slice of this service's OpenAPI document (`/openapi.json`; `/llms.txt` lists every kind). Operations " +
+  "on a resource are authorized by its management token and paid with `X-CREDIT-TOKEN` or x402. Every " +
+  "response carries `RateLimit-*` headers; every error is `application/problem+json`.";
 const LIFECYCLE_EVENTS = ["resource.expiring", "resource.expired", "resource.cancelled"];
 
 function securityNames(requirements: SecurityRequirementObject[] | undefined, into: Set<string>): void {

@@ -90,7 +90,9 @@ export function registerAdminActions(app: OpenAPIHono<AppEnv>): void {
       ...OPERATOR,
       summary: "Operator: give back what one call was charged",
       description:
-        "Every charge the call (`request_id`) made to the token or its sub-tokens goes back to the balance, and leaves its receipt. x402 payments are on chain: send those back from the pay-to wallet.",
+        "Every charge the call (`request_id`) made to the token or its sub-tokens goes back to the " +
+        "balance, and leaves its receipt. x402 payments are on chain: send those back from the pay-to " +
+        "wallet.",
       request: {
         body: {
           required: true,
@@ -191,7 +193,8 @@ export function registerAdminActions(app: OpenAPIHono<AppEnv>): void {
       ...OPERATOR,
       summary: "Operator: send a dead delivery again",
       description:
-        "For an outage on the service's side: the delivery is queued again as its owner's manual retry would queue it, signed with the resource's secret. The resource must still be active.",
+        "For an outage on the service's side: the delivery is queued again as its owner's manual retry " +
+        "would queue it, signed with the resource's secret. The resource must still be active.",
       request: { params: deliveryParam },
       responses: {
         200: jsonResponse("The delivery as its log shows it now.", z.record(z.string(), z.unknown())),

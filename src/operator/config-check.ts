@@ -266,7 +266,8 @@ export function configProblems(settings: Settings, opaque: ReadonlySet<string> =
     add(
       "TSA_CERT_PEM",
       "is not a PEM certificate",
-      "Upload the certificate keys:generate -- --tsa wrote: npx wrangler secret put TSA_CERT_PEM < tsa-certificate.pem.",
+      "Upload the certificate keys:generate -- --tsa wrote: npx wrangler secret put TSA_CERT_PEM < " +
+        "tsa-certificate.pem.",
     );
   const dataKey = known("DATA_ENCRYPTION_KEY");
   if (!has("DATA_ENCRYPTION_KEY"))

@@ -37,14 +37,16 @@ const probe = z.object({
   status: z
     .enum(["ok", "warn", "fail"])
     .describe(
-      "`fail`: a part the service needs does not answer; `warn`: an optional part is not configured (its routes answer 503).",
+      "`fail`: a part the service needs does not answer; `warn`: an optional part is not configured (its " +
+        "routes answer 503).",
     ),
   detail: z.string(),
   version: z
     .string()
     .optional()
     .describe(
-      "The part's version where it tells one: the last migration applied, an engine's version, the proxy's Server header.",
+      "The part's version where it tells one: the last migration applied, an engine's version, the proxy's " +
+        "Server header.",
     ),
 });
 const readiness = z
@@ -105,8 +107,9 @@ export function registerHealthRoutes(app: OpenAPIHono<AppEnv>): void {
       tags: ["Operator"],
       summary: "Operator: readiness of every binding, engine and key",
       description:
-        "Asks D1 (reachable, migrated to the latest migration), R2, the delivery queue, both Durable Object classes, each engine and the egress " +
-        "proxy (with their versions), the keys and the settlement path. 200 when nothing fails, 503 with the same report otherwise.",
+        "Asks D1 (reachable, migrated to the latest migration), R2, the delivery queue, both Durable " +
+        "Object classes, each engine and the egress proxy (with their versions), the keys and the " +
+        "settlement path. 200 when nothing fails, 503 with the same report otherwise.",
       responses: {
         200: jsonResponse("Ready.", readiness),
         503: jsonResponse("Not ready: the report says which part failed.", readiness),

@@ -50,10 +50,16 @@ details.figures th, details.figures td { text-align: left; padding: .2rem .4rem;
 details.figures .n { text-align: right; font-variant-numeric: tabular-nums; }
 `;
 
-const legend = `<ul class="legend" aria-hidden="true"><li><span class="swatch answered"></span>answered</li><li><span class="swatch refused"></span>refused (4xx)</li><li><span class="swatch errors"></span>errors (5xx)</li></ul>`;
+const legend =
+  `<ul class="legend" aria-hidden="true"><li><span class="swatch answered"></span>answered</li><li><span ` +
+  `class="swatch refused"></span>refused (4xx)</li><li><span class="swatch errors"></span>errors ` +
+  `(5xx)</li></ul>`;
 
 function card(id: string, title: string, note: string, extra = ""): string {
-  return `<section class="card" aria-labelledby="${id}-h"><h2 id="${id}-h">${title}</h2><p class="muted">${note}</p>${extra}<div id="${id}" class="chart"></div></section>`;
+  return (
+    `<section class="card" aria-labelledby="${id}-h"><h2 id="${id}-h">${title}</h2><p class="muted">${note}` +
+    `</p>${extra}<div id="${id}" class="chart"></div></section>`
+  );
 }
 
 function pageHtml(serviceName: string): string {

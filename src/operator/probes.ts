@@ -57,7 +57,8 @@ export async function database(env: Env): Promise<Probe> {
     if (row.name !== LATEST_MIGRATION)
       return fail(
         "d1",
-        `reachable, migrated to ${row.name}; this code needs ${LATEST_MIGRATION}: npx wrangler d1 migrations apply DB --remote`,
+        `reachable, migrated to ${row.name}; this code needs ${LATEST_MIGRATION}: npx wrangler d1 ` +
+          `migrations apply DB --remote`,
       );
     return ok("d1", "reachable and migrated", row.name);
   } catch (err) {
@@ -202,7 +203,9 @@ export async function keys(env: Env): Promise<Probe> {
     seal(env, "readiness");
     return ok(
       "keys",
-      `signing kid ${signing.current.kid}${signing.published.length > 1 ? " (a rotation is under way)" : ""}; TSA ${tsa ? "loaded" : "missing"}; encryption at rest loaded`,
+      `signing kid ${signing.current.kid}` +
+        `${signing.published.length > 1 ? " (a rotation is under way)" : ""}; TSA ` +
+        `${tsa ? "loaded" : "missing"}; encryption at rest loaded`,
     );
   } catch (err) {
     return fail("keys", why(err));

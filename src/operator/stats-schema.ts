@@ -13,7 +13,8 @@ export const statsQuery = z.object({
     .default(MAX_STATS_DAYS)
     .openapi({ example: 7 })
     .describe(
-      `UTC days covered, today included (1–${MAX_STATS_DAYS}, default ${MAX_STATS_DAYS}): x402 payments are kept for 30 days, so revenue goes no further back.`,
+      `UTC days covered, today included (1–${MAX_STATS_DAYS}, default ${MAX_STATS_DAYS}): x402 payments ` +
+        `are kept for 30 days, so revenue goes no further back.`,
     ),
 });
 
@@ -23,13 +24,16 @@ const usd = (what: string) => z.number().nonnegative().describe(`${what} In US d
 const usage = {
   calls: count("API requests answered, whatever their status (public-address traffic is counted apart)."),
   refused: count(
-    "Of the calls, those answered 4xx: refused for the caller's reason (402 without payment, 401, 404, 409, 422, 429, …). Never charged.",
+    "Of the calls, those answered 4xx: refused for the caller's reason (402 without payment, 401, 404, " +
+      "409, 422, 429, …). Never charged.",
   ),
   errors: count(
-    "Of the calls, those answered 5xx: the service failed (500, an upstream's 502, an engine's 503 or 504). Never charged.",
+    "Of the calls, those answered 5xx: the service failed (500, an upstream's 502, an engine's 503 or " +
+      "504). Never charged.",
   ),
   charged_usd: usd(
-    "The price of the calls answered 2xx, paid by credit token or x402. A purchase of credit is revenue, not a charge; a free-tier call charges nothing.",
+    "The price of the calls answered 2xx, paid by credit token or x402. A purchase of credit is revenue, " +
+      "not a charge; a free-tier call charges nothing.",
   ),
   public_requests: count("Requests to public addresses (`/p/…`): free, whatever their status."),
   public_errors: count("Of those, answered 5xx."),
@@ -41,7 +45,8 @@ export const statsAnswer = z
     to: z.string().describe("Last UTC day covered: today."),
     generated_at: z.string().describe("RFC 3339 time of this answer."),
     flush_seconds: count(
-      "How far behind the counts of other isolates may be: each writes its counts to D1 at most this often (STATS_FLUSH_SECONDS); the isolate answering has written its own.",
+      "How far behind the counts of other isolates may be: each writes its counts to D1 at most this often " +
+        "(STATS_FLUSH_SECONDS); the isolate answering has written its own.",
     ),
     totals: z.object({
       revenue_usd: usd("x402 payments settled."),
@@ -67,7 +72,8 @@ export const statsAnswer = z
             .string()
             .nullable()
             .describe(
-              "The kind; null for requests about no kind (prices, credits, status and cancel by id, documentation, the operator's own).",
+              "The kind; null for requests about no kind (prices, credits, status and cancel by id, " +
+                "documentation, the operator's own).",
             ),
           ...usage,
           active_resources: count("Resources of this kind active now and not past their expiry."),
@@ -76,10 +82,12 @@ export const statsAnswer = z
       .describe("Kinds with calls in the period or active resources now, most calls first."),
     deliveries: z.object({
       pending: count(
-        "Deliveries attempted that failed and wait for a retry (touched within 24 h). Messages on the queue not yet attempted once are not counted: that backlog is the queue's own figure.",
+        "Deliveries attempted that failed and wait for a retry (touched within 24 h). Messages on the " +
+          "queue not yet attempted once are not counted: that backlog is the queue's own figure.",
       ),
       dead: count(
-        "Deliveries that died in the period (dead-letter queue, or their own retry schedule spent) and have not got through since.",
+        "Deliveries that died in the period (dead-letter queue, or their own retry schedule spent) and " +
+          "have not got through since.",
       ),
     }),
   })

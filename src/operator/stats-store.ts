@@ -20,7 +20,8 @@ interface UsageRow {
 }
 
 const USAGE_SUMS =
-  "SUM(calls) AS calls, SUM(refused) AS refused, SUM(errors) AS errors, SUM(charged_micro) AS charged_micro, SUM(public_requests) AS public_requests, SUM(public_errors) AS public_errors";
+  "SUM(calls) AS calls, SUM(refused) AS refused, SUM(errors) AS errors, SUM(charged_micro) AS " +
+  "charged_micro, SUM(public_requests) AS public_requests, SUM(public_errors) AS public_errors";
 const DAY_OF = (column: string) => `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`;
 
 const NO_USAGE: UsageRow = { calls: 0, refused: 0, errors: 0, charged_micro: 0, public_requests: 0, public_errors: 0 };
@@ -51,7 +52,8 @@ export async function readStats(db: D1Database, now: number, days: number, flush
   const [revenue, usageByDay, usageByKind, active, pending, dead] = await db.batch<Record<string, unknown>>([
     db
       .prepare(
-        `SELECT ${DAY_OF("created_at")} AS day, SUM(amount_micro) AS micro, COUNT(*) AS n FROM payments WHERE status = 'settled' AND created_at >= ? GROUP BY day`,
+        `SELECT ${DAY_OF("created_at")} AS day, SUM(amount_micro) AS micro, COUNT(*) AS n FROM payments ` +
+          `WHERE status = 'settled' AND created_at >= ? GROUP BY day`,
       )
       .bind(firstDayMs),
     db.prepare(`SELECT day, ${USAGE_SUMS} FROM usage_daily WHERE day >= ? GROUP BY day`).bind(from),

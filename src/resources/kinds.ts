@@ -77,7 +77,8 @@ export function kindsNamed(list: string, param: string, kinds: readonly AnyKind[
     if (named.length === 0 && !family) {
       throw new AppError(
         "invalid_request",
-        `Unknown ${param} entry "${name}": name families (${FAMILIES.join(", ")}), kinds (${kinds.map((k) => k.kind).join(", ")}) or all.`,
+        `Unknown ${param} entry "${name}": name families (${FAMILIES.join(", ")}), kinds (` +
+          `${kinds.map((k) => k.kind).join(", ")}) or all.`,
         {
           errors: [{ path: `query.${param}`, message: `unknown family or kind ${name}` }],
         },

@@ -66,7 +66,8 @@ export function registerLifecycleRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Extend the TTL by paying again",
       ...MANAGE,
       description:
-        "Pay with `X-CREDIT-TOKEN` beside the management token, or with x402. Refused with 422 past the kind's maximum lifetime.",
+        "Pay with `X-CREDIT-TOKEN` beside the management token, or with x402. Refused with 422 past the " +
+        "kind's maximum lifetime.",
       security: MANAGED_PAID,
       request: {
         params: resourceIdParam,

@@ -222,7 +222,11 @@ function documentFaces(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
       return `- **${k.kind}** (ids begin \`${k.kind}_\`)\n${lines.join("\n")}`;
     });
   const description = [
-    "A resource's public face, at `urls.public` of its record. No credentials, free, rate limited per client address and per address (all its callers together). What each kind answers, and with which methods and body limits, is below; another path answers 404, another method 405 with `Allow`, a larger body 413. A disabled or unknown address answers 404, an ended resource 410. HTML pages come with a strict Content-Security-Policy, `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.",
+    "A resource's public face, at `urls.public` of its record. No credentials, free, rate limited per " +
+      "client address and per address (all its callers together). What each kind answers, and with which " +
+      "methods and body limits, is below; another path answers 404, another method 405 with `Allow`, a " +
+      "larger body 413. A disabled or unknown address answers 404, an ended resource 410. HTML pages come " +
+      "with a strict Content-Security-Policy, `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.",
     ...faces,
   ].join("\n\n");
   const params = z.object({

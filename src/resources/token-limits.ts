@@ -185,12 +185,15 @@ export function deriveLimits(
   if (outside.length)
     beyond.push({
       path: "key_prefixes",
-      message: `${outside.map((p) => JSON.stringify(p)).join(", ")} ${outside.length > 1 ? "are" : "is"} not under the parent token's prefixes`,
+      message:
+        `${outside.map((p) => JSON.stringify(p)).join(", ")} ${outside.length > 1 ? "are" : "is"}` +
+        ` not under the parent token's prefixes`,
     });
   if (beyond.length) {
     throw new AppError(
       "token_widening",
-      `A token can only be narrower than the one that makes it: ${beyond.map((b) => `${b.path} ${b.message}`).join("; ")}.`,
+      `A token can only be narrower than the one that makes it: ` +
+        `${beyond.map((b) => `${b.path} ${b.message}`).join("; ")}.`,
       {
         errors: beyond,
         extra: { limit: beyond.map((b) => b.path) },

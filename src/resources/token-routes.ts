@@ -40,14 +40,18 @@ const mintBody = z
       .max(100)
       .optional()
       .describe(
-        `What it may call: the kind's operation names (\`get\`, \`put\`), \`${READ_ONLY}\` (every GET operation and list_deliveries), ` +
-          "and by name `extend_resource`, `export_resource`, `cancel_resource`, `list_deliveries`, `retry_delivery`. Absent: what its parent may (a token made by the resource's own may then call all but extend, export and cancel). `get_resource` and its own tokens are always open to it.",
+        `What it may call: the kind's operation names (\`get\`, \`put\`), \`${READ_ONLY}\` (every GET ` +
+          `operation and list_deliveries), ` +
+          "and by name `extend_resource`, `export_resource`, `cancel_resource`, `list_deliveries`, " +
+          "`retry_delivery`. Absent: what its parent may (a token made by the resource's own may then call " +
+          "all but extend, export and cancel). `get_resource` and its own tokens are always open to it.",
       ),
     expires_at: rfc3339
       .refine((at) => Date.parse(at) > 0, "must be after 1970-01-01T00:00:00Z")
       .optional()
       .describe(
-        "When it stops working: in the future, and no later than the resource's expires_at (or its parent's). Absent: its parent's (or the resource's end).",
+        "When it stops working: in the future, and no later than the resource's expires_at (or its " +
+          "parent's). Absent: its parent's (or the resource's end).",
       ),
     max_paid_calls: z
       .int()
@@ -61,7 +65,8 @@ const mintBody = z
       .max(20)
       .optional()
       .describe(
-        "For kinds with keys (vaults' keys, idempotency's keys, checkpoints' threads): the keys it reaches start with one of these; each under one of its parent's.",
+        "For kinds with keys (vaults' keys, idempotency's keys, checkpoints' threads): the keys it reaches " +
+          "start with one of these; each under one of its parent's.",
       ),
     label: singleLine(200).optional().describe("Your note of who holds it."),
   })
@@ -130,7 +135,9 @@ export function registerTokenRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Make a narrower management token for this resource (free)",
       ...MANAGE,
       description:
-        "With the resource's management token or a narrowed one: the new token may do no more than the one that makes it (asking for more is 403 `token_widening`). Each call outside its limits is a 403 naming the limit.",
+        "With the resource's management token or a narrowed one: the new token may do no more than the one " +
+        "that makes it (asking for more is 403 `token_widening`). Each call outside its limits is a 403 " +
+        "naming the limit.",
       request: {
         params: resourceIdParam,
         body: { required: true, content: { "application/json": { schema: mintBody, example } } },
@@ -171,7 +178,8 @@ export function registerTokenRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Narrowed tokens of this resource (free)",
       ...MANAGE,
       description:
-        "The resource's own token sees every one; a narrowed token, those made from it (and from them). Revoked ones stay listed.",
+        "The resource's own token sees every one; a narrowed token, those made from it (and from them). " +
+        "Revoked ones stay listed.",
       request: { params: resourceIdParam, query: z.object({ limit: pageLimit(), cursor: seqCursor }) },
       responses: { 200: jsonResponse("Oldest first.", tokenPage), ...errorResponses(REFUSED) },
     }),

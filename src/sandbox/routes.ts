@@ -76,7 +76,9 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
       ...SANDBOXES,
       summary: "Make a sandbox: free money and a clock you move (free, rate-limited)",
       description:
-        "Answers a credit token of sandbox money: resources created with it are the sandbox's, behave as real ones, and live on its clock. It pays for nothing outside, and nothing else pays inside. The sandbox ends after `ttl_seconds` (real time) with all its resources.",
+        "Answers a credit token of sandbox money: resources created with it are the sandbox's, behave as " +
+        "real ones, and live on its clock. It pays for nothing outside, and nothing else pays inside. The " +
+        "sandbox ends after `ttl_seconds` (real time) with all its resources.",
       security: [],
       request: {
         body: {
@@ -116,7 +118,8 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
       );
       try {
         await c.env.DB.prepare(
-          "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, expires_at) VALUES (?, ?, NULL, ?, ?, ?, ?)",
+          "INSERT INTO credit_tokens (token_id, account_id, parent_id, token_hash, label, created_at, " +
+            "expires_at) VALUES (?, ?, NULL, ?, ?, ?, ?)",
         )
           .bind(tokenId, accountId, issued.hash, root.label, now, root.expires_at)
           .run();
@@ -182,7 +185,10 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
       ...SANDBOXES,
       summary: "Move the sandbox's clock forward; everything due on the way fires, in order",
       description:
-        "Send `advance_seconds` or `to`. Alarms, schedules (by their cron and time zone), dead-man states, watch probes (one per simulated interval, against the real target), escalation steps and TTL expiry fire in time order across the sandbox's resources. One call stops at its limits (firings, steps, real time) with `more: true`; call again to go on.",
+        "Send `advance_seconds` or `to`. Alarms, schedules (by their cron and time zone), dead-man states, " +
+        "watch probes (one per simulated interval, against the real target), escalation steps and TTL " +
+        "expiry fire in time order across the sandbox's resources. One call stops at its limits (firings, " +
+        "steps, real time) with `more: true`; call again to go on.",
       security: CREDIT,
       request: {
         params: sandboxIdParam,
@@ -245,7 +251,9 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
       ...SANDBOXES,
       summary: "The requests its resources would have sent, when its deliveries go to its log",
       description:
-        'A sandbox made with `deliveries: "log"` keeps each request its resources make here instead of sending it: as it would have gone (signed), with header values that may be credentials masked, and the body, or its digest when large or stored; a secret body keeps neither.',
+        'A sandbox made with `deliveries: "log"` keeps each request its resources make here instead of ' +
+        "sending it: as it would have gone (signed), with header values that may be credentials masked, " +
+        "and the body, or its digest when large or stored; a secret body keeps neither.",
       security: CREDIT,
       request: { params: sandboxIdParam, query: z.object({ cursor: seqCursor, limit: pageLimit(100) }).strict() },
       responses: {

@@ -26,13 +26,16 @@ export const createSandboxBody = z
       .max(SANDBOX_MAX_TTL_SECONDS)
       .default(SANDBOX_MAX_TTL_SECONDS)
       .describe(
-        `Real seconds the sandbox lives (${SANDBOX_MIN_TTL_SECONDS}–${SANDBOX_MAX_TTL_SECONDS}); it ends then with every resource in it.`,
+        `Real seconds the sandbox lives (${SANDBOX_MIN_TTL_SECONDS}–${SANDBOX_MAX_TTL_SECONDS}` +
+          `); it ends then with every resource in it.`,
       ),
     deliveries: z
       .enum(["send", "log"])
       .default("send")
       .describe(
-        "Where its resources' deliveries go: `send` to their targets (the egress guard applies), `log` into the sandbox's delivery log instead (GET /v1/sandboxes/{id}/deliveries), nothing leaving the service.",
+        "Where its resources' deliveries go: `send` to their targets (the egress guard applies), `log` " +
+          "into the sandbox's delivery log instead (GET /v1/sandboxes/{id}/deliveries), nothing leaving the " +
+          "service.",
       ),
   })
   .strict()

@@ -22,7 +22,8 @@ const errorCodeInfo = z
     what_to_do: z
       .string()
       .describe(
-        "What a client does about it, in one line (Markdown code spans); the problem's own `detail` says what was wrong with that request.",
+        "What a client does about it, in one line (Markdown code spans); the problem's own `detail` says " +
+          "what was wrong with that request.",
       ),
   })
   .openapi("ErrorCodeInfo");

@@ -60,7 +60,10 @@ const days = (seconds: number) => {
 /** What /v1/prices says of the kind's create: its rate per day, and the create at the default lifetime. */
 function priceCell(kind: AnyKind, perDayUsd: number): string {
   const create = microToUsd(lifetimePriceMicro(kind, kind.defaultTtlSeconds));
-  return `<td class="price">${dollars(perDayUsd)} a day<span>${dollars(create)} at create (${days(kind.defaultTtlSeconds)})</span></td>`;
+  return (
+    `<td class="price">${dollars(perDayUsd)} a day<span>${dollars(create)} at create (` +
+    `${days(kind.defaultTtlSeconds)})</span></td>`
+  );
 }
 
 /** Every kind is loaded by then (site/index.ts loads them before the landing page). */

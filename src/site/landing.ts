@@ -87,7 +87,8 @@ ${topBar(serviceName)}
   return page({
     title: `${serviceName}: persistence for AI agents`,
     description:
-      "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs and management tokens.",
+      "Paid persistence API for autonomous AI agents: pay with x402 or a credit token; resources with TTLs " +
+      "and management tokens.",
     head: `<style>${LANDING_STYLE}</style>`,
     body,
     csp: CSP,

@@ -45,7 +45,8 @@ export const styleHash = (css: string) => `'sha256-${toBase64(sha256(utf8(css)))
  * nothing runs.
  */
 export const staticCsp = (...css: string[]) =>
-  `default-src 'none'; style-src ${[STYLE, ...css].map(styleHash).join(" ")}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  `default-src 'none'; style-src ${[STYLE, ...css].map(styleHash).join(" ")}; img-src data:; base-uri ` +
+  `'none'; form-action 'none'; frame-ancestors 'none'`;
 export const STATIC_CSP = staticCsp();
 
 export interface PageOptions {

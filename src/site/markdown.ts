@@ -21,7 +21,8 @@ md.use({
     },
     image: (token: Tokens.Image) =>
       SAFE_HREF.test(token.href)
-        ? `<a href="${escapeHtml(token.href)}" rel="noopener noreferrer nofollow">${escapeHtml(token.text || token.href)}</a>`
+        ? `<a href="${escapeHtml(token.href)}" rel="noopener noreferrer nofollow">` +
+          `${escapeHtml(token.text || token.href)}</a>`
         : escapeHtml(token.text),
   },
 });

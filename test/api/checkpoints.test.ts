@@ -264,7 +264,8 @@ describe("checkpoints", () => {
       const thread = sql.exec<{ id: number }>("SELECT id FROM cp_threads WHERE name = 'filler'").one().id;
       for (let seq = 2; seq <= 1000; seq++) {
         sql.exec(
-          "INSERT INTO cp_checkpoints (checkpoint_id, thread_id, seq, tags, encoding, content_type, size, sha256, inline, created_at) VALUES (?, ?, ?, '[]', 'json', 'application/json', 1, '', ?, 0)",
+          "INSERT INTO cp_checkpoints (checkpoint_id, thread_id, seq, tags, encoding, content_type, size, " +
+            "sha256, inline, created_at) VALUES (?, ?, ?, '[]', 'json', 'application/json', 1, '', ?, 0)",
           `cp_${seq.toString(16).padStart(32, "0")}`,
           thread,
           seq,

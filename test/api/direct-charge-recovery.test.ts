@@ -218,7 +218,8 @@ describe("a create paid by x402 whose worker dies before it settles the payment"
   /** The claim runPaid writes in D1 before the work, as the worker that then died left it (or settled it). */
   async function claim(requestId: string, status: "claimed" | "settled") {
     await env.DB.prepare(
-      "INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, request_id, valid_before, created_at) VALUES ('eip155:84532', ?, ?, ?, 'counters.create', ?, ?, ?, ?)",
+      "INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, request_id, " +
+        "valid_before, created_at) VALUES ('eip155:84532', ?, ?, ?, 'counters.create', ?, ?, ?, ?)",
     )
       .bind(
         payer,

@@ -76,7 +76,8 @@ describe("errors", () => {
 
     const creditAsManagement = await problemOf(await increment({ authorization: `Bearer ${token}` }), 401);
     expect(creditAsManagement.detail).toBe(
-      "This is a credit token (zv_…); this route takes the resource's management token (zvm_…, returned once when it was created) in Authorization, and a credit token or access token in X-CREDIT-TOKEN.",
+      "This is a credit token (zv_…); this route takes the resource's management token (zvm_…, returned " +
+        "once when it was created) in Authorization, and a credit token or access token in X-CREDIT-TOKEN.",
     );
     const jwtAsManagement = await problemOf(
       await increment({ authorization: "Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln" }),
@@ -174,7 +175,8 @@ describe("errors", () => {
     expect(otherMethod.detail).toBe("No route for POST /v1/price: did you mean `/v1/prices` (GET)?");
     const far = await problemOf(await call("GET", "/v1/nothing-like-it"), 404);
     expect(far.detail).toBe(
-      "No route for GET /v1/nothing-like-it. Every path is in /openapi.json (one kind's: /openapi.json?kinds=counters; an index: /llms.txt).",
+      "No route for GET /v1/nothing-like-it. Every path is in /openapi.json (one kind's: " +
+        "/openapi.json?kinds=counters; an index: /llms.txt).",
     );
     // A long junk path is refused as cheaply as a short one.
     expect((await call("GET", `/v1/${"x".repeat(4000)}`)).status).toBe(404);

@@ -241,7 +241,9 @@ describe("JSON nested past 64 levels", () => {
     const envelope = await SELF.fetch(`${ORIGIN}/mcp`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_prices","arguments":{"x":${deep(5000)}}}}`,
+      body:
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_prices","arguments":{"x":` +
+        `${deep(5000)}}}}`,
     });
     expect(await json(envelope)).toMatchObject({ error: { code: -32600 } });
   });

@@ -221,7 +221,8 @@ describe("forms", () => {
     expect(JSON.parse(hit!.body)).toMatchObject({
       title: "New submission: Contact <us>",
       message:
-        "Your name: Ada\nE-mail: ada@example.com\nTopic: Sales\nSeats: 12\nMessage: Line one\nLine two\nI agree to be contacted: yes",
+        "Your name: Ada\nE-mail: ada@example.com\nTopic: Sales\nSeats: 12\nMessage: Line one\nLine two\nI " +
+        "agree to be contacted: yes",
     });
   });
 

@@ -25,7 +25,8 @@ async function ledgerCharges(tokenId: string): Promise<Charge[]> {
   return runInDurableObject(stub, (_o, state) =>
     state.storage.sql
       .exec<Charge>(
-        "SELECT operation, amount, at, token_id, resource_id, request_id, ref FROM ledger WHERE type = 'charge' ORDER BY seq",
+        "SELECT operation, amount, at, token_id, resource_id, request_id, ref FROM ledger WHERE type = " +
+          "'charge' ORDER BY seq",
       )
       .toArray(),
   );
@@ -111,7 +112,8 @@ describe("holds", () => {
       runInDurableObject(env.RESOURCES.get(env.RESOURCES.idFromName(id)), (_o, state) =>
         state.storage.sql
           .exec<{ amount: number; used: number }>(
-            "SELECT amount, (SELECT coalesce(sum(amount), 0) FROM billing_charges c WHERE c.hold_id = h.hold_id) AS used FROM billing_holds h ORDER BY rowid",
+            "SELECT amount, (SELECT coalesce(sum(amount), 0) FROM billing_charges c WHERE c.hold_id = " +
+              "h.hold_id) AS used FROM billing_holds h ORDER BY rowid",
           )
           .toArray(),
       );

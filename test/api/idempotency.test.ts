@@ -28,7 +28,8 @@ async function resourcesOwnedBy(owner: string): Promise<number> {
 /** Puts the newest key back in flight (as if its first request were still running), or lapses its lock. */
 async function setNewestKey(state: "in_flight", expiresAt: number): Promise<void> {
   await env.DB.prepare(
-    "UPDATE idempotency_keys SET state = ?, response = NULL, expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY created_at DESC LIMIT 1)",
+    "UPDATE idempotency_keys SET state = ?, response = NULL, expires_at = ? WHERE id = (SELECT id FROM " +
+      "idempotency_keys ORDER BY created_at DESC LIMIT 1)",
   )
     .bind(state, expiresAt)
     .run();
@@ -131,7 +132,8 @@ describe("Idempotency-Key", () => {
     const dayAgo = Date.now() - 24 * 3600 * 1000 - 1;
     await env.DB.prepare("UPDATE resources SET created_at = ? WHERE id = ?").bind(dayAgo, made.id).run();
     await env.DB.prepare(
-      "UPDATE idempotency_keys SET expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY created_at DESC LIMIT 1)",
+      "UPDATE idempotency_keys SET expires_at = ? WHERE id = (SELECT id FROM idempotency_keys ORDER BY " +
+        "created_at DESC LIMIT 1)",
     )
       .bind(dayAgo)
       .run();

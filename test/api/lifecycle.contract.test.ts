@@ -28,7 +28,8 @@ async function storageIsEmpty(id: string): Promise<boolean> {
   return runInDurableObject(stubOf(id), async (_obj, state) => {
     const tables = state.storage.sql
       .exec(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name " +
+          "NOT LIKE 'sqlite_%'",
       )
       .toArray();
     return tables.length === 0 && (await state.storage.getAlarm()) === null;

@@ -89,7 +89,9 @@ describe("migrations", () => {
         sql.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
       sql.exec("ALTER TABLE resource_meta DROP COLUMN public_disabled");
       sql.exec(
-        "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, updated_at) VALUES (?, 'resource.expiring', 'https://example.com/', 'POST', '{}', '{}', 'pending', ?, ?)",
+        "INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, status, created_at, " +
+          "updated_at) VALUES (?, 'resource.expiring', 'https://example.com/', 'POST', '{}', '{}', " +
+          "'pending', ?, ?)",
         `evt_${"1".repeat(32)}`,
         Date.now(),
         Date.now(),

@@ -221,7 +221,8 @@ describe("notary", () => {
     await runInDurableObject(stubOf(n.id), (_o, state) => {
       for (let seq = 1; seq < MAX_STAMPS; seq++) {
         state.storage.sql.exec(
-          "INSERT INTO notary_stamps (seq, serial, sha256, gen_time, nonce, policy, tsr, prev_chain, chain) VALUES (?, ?, ?, 0, NULL, '1.2', ?, ?, ?)",
+          "INSERT INTO notary_stamps (seq, serial, sha256, gen_time, nonce, policy, tsr, prev_chain, " +
+            "chain) VALUES (?, ?, ?, 0, NULL, '1.2', ?, ?, ?)",
           seq,
           `s${seq}`,
           "0".repeat(64),

@@ -147,7 +147,8 @@ describe("OAuth client credentials", () => {
       privateKey,
     );
     const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
-    const unsigned = `${b64({ alg: "none", typ: "at+jwt" })}.${b64({ ...baseClaims(tokenId), iat: now, exp: now + 600 })}.`;
+    const unsigned =
+      `${b64({ alg: "none", typ: "at+jwt" })}.` + `${b64({ ...baseClaims(tokenId), iat: now, exp: now + 600 })}` + `.`;
     // The classic confusion: HMAC keyed with the published public key.
     const publicJwk = (await jwks(env)).keys[0]!;
     const confused = await signWith(

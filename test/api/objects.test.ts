@@ -296,7 +296,8 @@ describe("source_url", () => {
     const bytes = randomBytes(1000);
     const url = await serveContent(target, bytes);
     const first = name();
-    const source_url = `${env.TEST_RECEIVER_URL}/location/${first}?to=${encodeURIComponent(url.replace("127.0.0.1", "localhost"))}`;
+    const source_url =
+      `${env.TEST_RECEIVER_URL}/location/${first}?to=` + `${encodeURIComponent(url.replace("127.0.0.1", "localhost"))}`;
     const res = await o.op("POST", "/fetch", {
       source_url,
       headers: { Authorization: "Bearer source-secret", "X-Trace": "t1" },

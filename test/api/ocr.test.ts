@@ -18,7 +18,8 @@ async function printed(token: string, pages: string[][]): Promise<Uint8Array> {
   const html = pages
     .map(
       (lines) =>
-        `<section style="page-break-after: always; font: 32px sans-serif">${lines.map((l) => `<p>${l}</p>`).join("")}</section>`,
+        `<section style="page-break-after: always; font: 32px sans-serif">` +
+        `${lines.map((l) => `<p>${l}</p>`).join("")}</section>`,
     )
     .join("");
   const render = await SELF.fetch(`${ORIGIN}/v1/pdf/${maker.id}/renders`, {

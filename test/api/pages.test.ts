@@ -22,7 +22,8 @@ async function page(body: Record<string, unknown>) {
 }
 
 const MARKDOWN =
-  "# Weekly numbers\n\nSales rose **12%**.\n\n<script>alert(1)</script>\n\n[docs](https://example.com/docs) [bad](javascript:alert(1))\n";
+  "# Weekly numbers\n\nSales rose **12%**.\n\n<script>alert(1)</script>\n\n[docs](https://example.com/docs)" +
+  " [bad](javascript:alert(1))\n";
 
 describe("pages", () => {
   it("renders Markdown safely, with its title, preview tags and the headers of a revalidated, sandboxed page", async () => {
@@ -58,7 +59,8 @@ describe("pages", () => {
 
   it("serves HTML as written, its title and description put in its head; scripts run only when opted in", async () => {
     const source =
-      "<!doctype html><html><head><meta charset=utf-8><title>Old</title></head><body><p id=x>{{nonce}} static</p><script>document.getElementById('x').textContent='ran'</script></body></html>";
+      "<!doctype html><html><head><meta charset=utf-8><title>Old</title></head><body><p id=x>{{nonce}} " +
+      "static</p><script>document.getElementById('x').textContent='ran'</script></body></html>";
     const off = await page({ format: "html", content: source, title: "New & shiny", indexable: true });
     const res = await off.view();
     const html = await res.text();

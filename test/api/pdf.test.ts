@@ -37,7 +37,8 @@ describe("pdf", () => {
       paper: "a4",
       landscape: true,
       footer_html:
-        '<div style="font-size:9px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+        '<div style="font-size:9px;width:100%;text-align:center">Page <span class="pageNumber"></span> of ' +
+        '<span class="totalPages"></span></div>',
       filename: "report.pdf",
     });
     expect(done).toMatchObject({

@@ -58,7 +58,8 @@ it("stores no plaintext token anywhere", async () => {
   ];
 
   const tables = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE " +
+      "'_cf_%' AND name NOT LIKE 'd1_%'",
   ).all<{ name: string }>();
   let dump = "";
   for (const { name } of tables.results)

@@ -36,7 +36,8 @@ async function dumpSqlite(sql: SqlStorage): Promise<string> {
 /** Every row of D1 and of every Durable Object's SQLite, as text. */
 async function dumpEverything(): Promise<string> {
   const tables = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE " +
+      "'_cf_%' AND name NOT LIKE 'd1_%'",
   ).all<{ name: string }>();
   let dump = "";
   for (const { name } of tables.results)

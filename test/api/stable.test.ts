@@ -215,7 +215,8 @@ describe("stable", () => {
     await runInDurableObject(stubOf(s.id), (_o, state) => {
       for (let i = 1; i < MAX_BUFFERED; i++)
         state.storage.sql.exec(
-          "INSERT INTO stable_buffer (received_at, method, path, query, headers, size, status) VALUES (0, 'POST', '', '', '{}', 0, 'waiting')",
+          "INSERT INTO stable_buffer (received_at, method, path, query, headers, size, status) VALUES (0, " +
+            "'POST', '', '', '{}', 0, 'waiting')",
         );
     });
     // A binary body is stored in R2 on its way to the buffer: the refusal deletes it again.

@@ -41,7 +41,9 @@ it("the daily sweep forgets x402 claims a month past their authorization, except
   const payer = `0x${crypto.randomUUID().replace(/-/g, "")}`;
   for (const [i, [status, tx, validBefore]] of rows.entries()) {
     await env.DB.prepare(
-      "INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, tx_hash, request_id, valid_before, created_at) VALUES ('eip155:84532', ?, ?, 1000, 'counters.create', ?, ?, 'req_sweep', ?, ?)",
+      "INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, tx_hash, request_id, " +
+        "valid_before, created_at) VALUES ('eip155:84532', ?, ?, 1000, 'counters.create', ?, ?, 'req_sweep', " +
+        "?, ?)",
     )
       .bind(payer, `0x${i}`, status, tx, validBefore, validBefore - 600_000)
       .run();
@@ -81,7 +83,8 @@ it("an end that failed part-way answers 410 meanwhile and is finished by the ala
   const tables = await runInDurableObject(stub, (_o, state) =>
     state.storage.sql
       .exec(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name " +
+          "NOT LIKE 'sqlite_%'",
       )
       .toArray(),
   );

@@ -44,7 +44,8 @@ describe("transformers", () => {
       target_url: `${receiver}/ok/${name}`,
       headers: { "x-static": "1" },
       expression:
-        '{ "text": "Order " & data.order_id & " paid: " & $string(data.amount) & " " & $uppercase(data.currency), "via": $path, "tenant": $headers.`x-tenant` }',
+        '{ "text": "Order " & data.order_id & " paid: " & $string(data.amount) & " " & ' +
+        '$uppercase(data.currency), "via": $path, "tenant": $headers.`x-tenant` }',
       headers_expression: '{ "x-order": $string(data.order_id) }',
     });
     const res = await post(

@@ -23,7 +23,8 @@ describe("vaults at their limits", () => {
       const utf8 = (s: string) => new TextEncoder().encode(s).length;
       const insert = (k: string, v: string, version: number) =>
         sql.exec(
-          "INSERT INTO vault_keys (key, version, bytes, metadata, updated_at, expires_at, value) VALUES (?, ?, ?, NULL, ?, NULL, ?)",
+          "INSERT INTO vault_keys (key, version, bytes, metadata, updated_at, expires_at, value) VALUES " +
+            "(?, ?, ?, NULL, ?, NULL, ?)",
           k,
           version,
           utf8(k) + utf8(v),

@@ -367,7 +367,8 @@ describe("vaults", () => {
     const empty = await runInDurableObject(stubOf(id), async (_o, state) => {
       const tables = state.storage.sql
         .exec(
-          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite_%'",
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND " +
+            "name NOT LIKE 'sqlite_%'",
         )
         .toArray();
       return tables.length === 0 && (await state.storage.getAlarm()) === null;

@@ -215,7 +215,8 @@ describe("watches: the 13 check types", () => {
   it("content_change: a CSS selector's text, noise ignored, sends watch.changed with before and after", async () => {
     const name = unique();
     const page = (price: string, stamp: string) =>
-      `<html><body><p class="stamp">${stamp}</p><div id="price">Price: ${price} <small>as of ${stamp}</small></div></body></html>`;
+      `<html><body><p class="stamp">${stamp}</p><div id="price">Price: ${price} <small>as of ${stamp}` +
+      `</small></div></body></html>`;
     const url = await serveContent(name, page("10 EUR", "09:00"), { type: "text/html" });
     const w = await watch({ type: "content_change", url, selector: "#price", ignore: ["as of \\d\\d:\\d\\d"] });
     await w.tick(0);
@@ -396,7 +397,9 @@ describe("watches: the 13 check types", () => {
   it("rss: new items since the last check, in watch.changed; RSS 2.0 and Atom", async () => {
     const name = unique();
     const rss = (items: string[]) =>
-      `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>${items.map((i) => `<item><title>${i}</title><link>https://example.com/${i}</link><guid>${i}</guid><pubDate>Tue, 24 Nov 2026 10:00:00 GMT</pubDate></item>`).join("")}</channel></rss>`;
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>` +
+      `${items.map((i) => `<item><title>${i}</title><link>https://example.com/${i}</link><guid>${i}</guid><pubDate>Tue, 24 Nov 2026 10:00:00 GMT</pubDate></item>`).join("")}` +
+      `</channel></rss>`;
     const url = await serveContent(name, rss(["b", "a"]), { type: "application/rss+xml" });
     const w = await watch({ type: "rss", url });
     await w.tick(0);
@@ -413,7 +416,9 @@ describe("watches: the 13 check types", () => {
 
     const atom = unique();
     const feed = (ids: string[]) =>
-      `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>x</title>${ids.map((i) => `<entry><id>urn:${i}</id><title type="text">Entry ${i}</title><link rel="alternate" href="https://example.com/${i}"/><updated>2026-11-24T10:00:00Z</updated></entry>`).join("")}</feed>`;
+      `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>x</title>` +
+      `${ids.map((i) => `<entry><id>urn:${i}</id><title type="text">Entry ${i}</title><link rel="alternate" href="https://example.com/${i}"/><updated>2026-11-24T10:00:00Z</updated></entry>`).join("")}` +
+      `</feed>`;
     const atomUrl = await serveContent(atom, feed(["1"]), { type: "application/atom+xml" });
     const a = await watch({ type: "rss", url: atomUrl });
     await a.tick(0);
@@ -642,7 +647,10 @@ describe("watches: bad input is refused, uncharged", () => {
   });
 
   it("a hostile feed's entities do not expand", async () => {
-    const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`).join("")}]><rss version="2.0"><channel><item><title>&lol9;</title></item></channel></rss>`;
+    const bomb =
+      `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">` +
+      `${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`).join("")}` +
+      `]><rss version="2.0"><channel><item><title>&lol9;</title></item></channel></rss>`;
     const w = await watch({ type: "rss", url: await serveContent(unique(), bomb, { type: "application/rss+xml" }) });
     const result = await w.ops.ok("check", "/checks");
     // Refused or read with the entities left unexpanded: either way nothing grew.

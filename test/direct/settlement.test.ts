@@ -19,7 +19,8 @@ const chain = defineChain({
 const reader = createPublicClient({ chain, transport: http(evm.rpcUrl, { retryCount: 0 }) });
 const abi = parseAbi([
   "function balanceOf(address) view returns (uint256)",
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 " +
+    "validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
 ]);
 
 const tokenBalance = (address: Hex) =>

@@ -41,7 +41,10 @@ function row(kind: AnyKind, lines: Map<string, PriceLine>): string {
   });
   const ttl = `${duration(create.default_ttl_seconds!)} / ${duration(create.max_ttl_seconds!)}`;
   const address = kind.public ? "yes" : "";
-  return `| \`${kind.kind}\` | **${cell(kind.title)}**: ${cell(kind.summary)} | ${ops.join("<br>")} | ${ttl} | ${usd(create.price_usd)} | ${address} |`;
+  return (
+    `| \`${kind.kind}\` | **${cell(kind.title)}**: ${cell(kind.summary)} | ${ops.join("<br>")} | ${ttl} | ` +
+    `${usd(create.price_usd)} | ${address} |`
+  );
 }
 
 function catalogueMarkdown(): string {
@@ -51,7 +54,8 @@ function catalogueMarkdown(): string {
     return [
       `## ${TAGS[family]}`,
       "",
-      "| kind | what it is | operations (below `/v1/{kind}/{id}`), price per call | TTL default / max | per day | public address |",
+      "| kind | what it is | operations (below `/v1/{kind}/{id}`), price per call | TTL default / max | " +
+        "per day | public address |",
       "|---|---|---|---|---|---|",
       ...kinds.map((k) => row(k, lines)),
     ].join("\n");
@@ -59,12 +63,16 @@ function catalogueMarkdown(): string {
   return [
     "# Catalogue of kinds",
     "",
-    "<!-- Generated from the registry (src/resources/registry.ts) by test/node/docs-catalogue.test.ts: do not edit by hand; `npm run docs:catalogue` rewrites it. -->",
+    "<!-- Generated from the registry (src/resources/registry.ts) by test/node/docs-catalogue.test.ts: do " +
+      "not edit by hand; `npm run docs:catalogue` rewrites it. -->",
     "",
-    `Every kind the service offers (${KINDS.length}), by family, as the registry declares it. A resource is created with`,
+    `Every kind the service offers (${KINDS.length}), by family, as the registry declares it. A resource ` +
+      `is created with`,
     "`POST /v1/{kind}` (its life charged per started day at the day rate; `extend` costs the same) and operated",
-    "below `/v1/{kind}/{id}` with its management token; each operation costs the price shown, per call. `GET /v1/prices`",
-    "is the same list, machine-readable, with each kind's limits; what each kind must do is in [kinds.md](kinds.md), and",
+    "below `/v1/{kind}/{id}` with its management token; each operation costs the price shown, per call. " +
+      "`GET /v1/prices`",
+    "is the same list, machine-readable, with each kind's limits; what each kind must do is in " +
+      "[kinds.md](kinds.md), and",
     "the request and answer of every operation in `/openapi.json?kinds={kind}`.",
     "",
     families.join("\n\n"),

@@ -101,7 +101,8 @@ describe("the engines image's definition", () => {
       await writeFile(path.join(dir, "list.txt"), list);
       await writeFile(
         path.join(dir, "apt-get"),
-        `#!/bin/sh\necho "$*" >> "${dir}/log"\nfor a in "$@"; do case "$a" in -*|install|update) ;; *) touch "${dir}/$a"; chmod +x "${dir}/$a" ;; esac; done\n`,
+        `#!/bin/sh\necho "$*" >> "${dir}/log"\nfor a in "$@"; do case "$a" in -*|install|update) ;; *) ` +
+          `touch "${dir}/$a"; chmod +x "${dir}/$a" ;; esac; done\n`,
       );
       await chmod(path.join(dir, "apt-get"), 0o755);
       await promisify(execFile)(

@@ -94,7 +94,8 @@ describe("MCP on wrangler dev", () => {
     const passed = outcomes.filter((o) => o.failures.length === 0).map((o) => o.scenario);
     const warned = outcomes.filter((o) => o.warnings.length > 0).map((o) => `${o.scenario}: ${o.warnings.join("; ")}`);
     console.log(
-      `MCP conformance (${nodeVersion}): ${passed.length} passed, ${failed.length} failed, all ${expected.size} expected; warnings: ${warned.join(" | ") || "none"}`,
+      `MCP conformance (${nodeVersion}): ${passed.length} passed, ${failed.length} failed, all ` +
+        `${expected.size} expected; warnings: ${warned.join(" | ") || "none"}`,
     );
 
     expect(outcomes.length).toBe(30);

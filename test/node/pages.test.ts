@@ -284,7 +284,8 @@ async function accessibilityProblems(url: string, every = false): Promise<string
     await page.goto(url);
     await page.addScriptTag({ content: axe });
     const violations = (await page.evaluate(
-      "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))",
+      "axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: " +
+        "v.nodes.length })))",
     )) as { id: string; impact: string; help: string; nodes: number }[];
     return violations
       .filter((v) => every || v.impact === "serious" || v.impact === "critical")

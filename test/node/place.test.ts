@@ -153,7 +153,9 @@ it("a site without scripts: styled, but its scripts never run", async () => {
 
 it("a PDF the pdf kind rendered opens in the browser with its text and pages", async () => {
   const pdf = await created("pdf", {});
-  const html = `<h1>Quarterly report</h1><p>Revenue grew twelve percent</p><p style="page-break-before: always">Second page: outlook</p>`;
+  const html =
+    `<h1>Quarterly report</h1><p>Revenue grew twelve percent</p><p style="page-break-before: always">Second ` +
+    `page: outlook</p>`;
   const res = await fetch(`${server.url}/v1/pdf/${pdf.id}/renders`, {
     method: "POST",
     headers: { authorization: `Bearer ${pdf.management_token}`, "content-type": "application/json" },

@@ -21,7 +21,8 @@ export function debianFile(file: string, packages: string[], purpose: string): s
     run(command);
   } catch (err) {
     throw new Error(
-      `${packages.join(", ")} (for ${purpose}) could not be installed (${err instanceof Error ? err.message : err}): run \`sudo ${command.join(" ")}\`.`,
+      `${packages.join(", ")} (for ${purpose}) could not be installed (` +
+        `${err instanceof Error ? err.message : err}): run \`sudo ${command.join(" ")}\`.`,
     );
   }
   if (!existsSync(file)) throw new Error(`apt-get ran, but ${file} is not there: run \`sudo ${command.join(" ")}\`.`);

@@ -18,7 +18,8 @@ export default async function setup(project: TestProject) {
   const proxy = await startEgressProxy({ bind: "127.0.0.2" });
   if (proxy.missing)
     throw new Error(
-      `the egress proxy did not start: ${proxy.why}${proxy.installHint ? `; install it with: ${proxy.installHint}` : ""}`,
+      `the egress proxy did not start: ${proxy.why}` +
+        `${proxy.installHint ? `; install it with: ${proxy.installHint}` : ""}`,
     );
   project.provide("egressProxy", { url: proxy.url!, ips: proxy.ips! });
   return proxy.stop;

@@ -49,7 +49,8 @@ async function signatureMatches(req: IncomingMessage, port: number): Promise<boo
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
   const date = new Date(
-    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:` +
+      `${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
   );
   const signed = await signer.sign(
     {
@@ -90,7 +91,8 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
         res
           .writeHead(403, { "content-type": "application/xml" })
           .end(
-            "<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>",
+            "<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does " +
+              "not match the signature you provided.</Message></Error>",
           );
         return;
       }

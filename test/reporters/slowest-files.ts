@@ -28,7 +28,8 @@ export default class SlowestFiles implements Reporter {
       .map((t) => `${seconds(t.total)} ${seconds(t.tests)}  ${t.project.padEnd(6)} ${t.file}`);
     const sum = timed.reduce((s, t) => s + t.total, 0);
     console.log(
-      `\nSlowest ${Math.min(COUNT, timed.length)} of ${timed.length} test files (total, of which tests and hooks; all files together ${seconds(sum).trim()}):\n${lines.join("\n")}\n`,
+      `\nSlowest ${Math.min(COUNT, timed.length)} of ${timed.length} test files (total, of which tests and ` +
+        `hooks; all files together ${seconds(sum).trim()}):\n${lines.join("\n")}\n`,
     );
   }
 }

@@ -68,7 +68,8 @@ export function readSignal(message: Json): Signal {
 /** Who hears this resource's state, and what it last said (one row). */
 export const TABLES = [
   "CREATE TABLE signal_subscribers (id TEXT PRIMARY KEY, since INTEGER NOT NULL)",
-  "CREATE TABLE signal_out (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, state TEXT NOT NULL, at INTEGER NOT NULL, reason TEXT NOT NULL)",
+  "CREATE TABLE signal_out (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, state TEXT NOT " +
+    "NULL, at INTEGER NOT NULL, reason TEXT NOT NULL)",
 ];
 
 /** At most this many groups may follow one watch or group. */

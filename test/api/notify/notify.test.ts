@@ -284,7 +284,8 @@ describe("notify", () => {
   it("sends mailto:// by SMTP submission to a real server: AUTH, envelope, a MIME message with text and HTML; a refused login is final", async () => {
     const smtp = env.TEST_SMTP;
     const n = await notifyWith([
-      `mailto://ada%40example.com:smtp-test-password@${smtp.host}/ops@example.com/second.reader@example.com?name=Zeitvault%20Alerts`,
+      `mailto://ada%40example.com:smtp-test-password@${smtp.host}/ops@example.com/second.reader@example.com` +
+        `?name=Zeitvault%20Alerts`,
     ]);
     expect((await n.ok("list_channels", "/channels")).channels[0]!.url).not.toContain("smtp-test-password");
     const { send_id } = await n.ok("send", "/sends", {
@@ -336,7 +337,9 @@ describe("notify", () => {
     const markdown = await n.ok("send", "/sends", {
       title: "Q&A <ops>",
       format: "markdown",
-      body: "Deploy **v2** & <rollback> [the log](https://ci.example/run?id=1&x=2), see `a<b` and _why_\n\n- one\n- **two**",
+      body:
+        "Deploy **v2** & <rollback> [the log](https://ci.example/run?id=1&x=2), see `a<b` and _why_\n\n- " +
+        "one\n- **two**",
     });
     await settled(n, markdown.send_id);
     const plain = await n.ok("send", "/sends", { body: "a & b <c> **not bold**" });
@@ -346,7 +349,8 @@ describe("notify", () => {
       .filter((r) => r.path.endsWith(`/hooks.slack.com/services/T0001/B0001/${hook}`))
       .map((r) => (JSON.parse(r.body) as { text: string }).text);
     expect(texts).toEqual([
-      "*Q&amp;A &lt;ops&gt;*\nDeploy *v2* &amp; &lt;rollback&gt; <https://ci.example/run?id=1&amp;x=2|the log>, see `a&lt;b` and _why_\n• one\n• *two*",
+      "*Q&amp;A &lt;ops&gt;*\nDeploy *v2* &amp; &lt;rollback&gt; <https://ci.example/run?id=1&amp;x=2|the " +
+        "log>, see `a&lt;b` and _why_\n• one\n• *two*",
       "a &amp; b &lt;c&gt; **not bold**",
     ]);
   });

@@ -81,7 +81,9 @@ async function upload(ctx: RouteContext) {
   const bindings = metadata.bindings ?? [];
   const vars = bindings.filter((b) => b.type === "plain_text").length;
   const modules = [...form.keys()].filter((k) => k !== "metadata");
-  ctx.entry.summary = `upload ${modules.join(", ")}; ${vars} vars; bindings: ${bindingSummary(bindings.filter((b) => b.type !== "plain_text"))}`;
+  ctx.entry.summary =
+    `upload ${modules.join(", ")}; ${vars} vars; bindings: ` +
+    `${bindingSummary(bindings.filter((b) => b.type !== "plain_text"))}`;
   const script = scriptOr404(ctx.account, ctx.params.name!) ?? newScript(ctx.account, ctx.params.name!);
   applyBindings(script, bindings);
   if (metadata.migrations?.new_tag) script.migrationTag = metadata.migrations.new_tag;

@@ -30,8 +30,10 @@ export const approvals = kind.define({
   family: "address",
   title: "Human approval",
   summary:
-    `A question for people with a hosted decision page at an unguessable link (up to ${MAX_APPROVERS} named approvers, each with their own link, sent through a notify resource or a signed event); ` +
-    `the first decision wins, or the timeout (default_on_expiry); long-poll or callback for the result; the decision record is a JWS (typ ${DECISION_TYP}).`,
+    `A question for people with a hosted decision page at an unguessable link (up to ${MAX_APPROVERS}` +
+    ` named approvers, each with their own link, sent through a notify resource or a signed event); ` +
+    `the first decision wins, or the timeout (default_on_expiry); long-poll or callback for the result; ` +
+    `the decision record is a JWS (typ ${DECISION_TYP}).`,
   createSchema: approvalsCreate,
   example: {
     title: "Deploy v2.3 to production?",
@@ -49,7 +51,8 @@ export const approvals = kind.define({
   limits: { max_approvers: MAX_APPROVERS, min_timeout_seconds: MIN_TIMEOUT_SECONDS },
   sends: {
     "approvals.requested":
-      "To an approver's url: the request with that approver's own link (`approver`, `title`, `description`, `options`, `link`, `decide_by`).",
+      "To an approver's url: the request with that approver's own link (`approver`, `title`, " +
+      "`description`, `options`, `link`, `decide_by`).",
     "approvals.decided": "To callback_url: the decision (`decision`, as the record signs it) and its JWS (`jws`).",
   },
   checkCreate: (config, expiresAt, now) => {
@@ -99,7 +102,8 @@ export const approvals = kind.define({
       method: "get",
       path: "",
       summary:
-        "The request's state, the decision and its signed record, and the approvers' links (long-poll with wait_seconds)",
+        "The request's state, the decision and its signed record, and the approvers' links (long-poll with " +
+        "wait_seconds)",
       priceMicro: OP_PRICE,
       input: getInput,
       output: approvalView,

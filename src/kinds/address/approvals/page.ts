@@ -37,7 +37,10 @@ function approvalsPage(title: string, body: string): string {
 }
 
 function asked(config: ApprovalsConfig): string {
-  return `<h1>${escapeHtml(config.title)}</h1>${config.description ? `<div class="description">${safeMarkdown(config.description)}</div>` : ""}`;
+  return (
+    `<h1>${escapeHtml(config.title)}</h1>` +
+    `${config.description ? `<div class="description">${safeMarkdown(config.description)}</div>` : ""}`
+  );
 }
 
 export function decisionForm(

@@ -101,7 +101,9 @@ export const approvalsFace = definePublicFace<ApprovalsConfig, Prepared>({
         return {
           type: "problem",
           code: "conflict",
-          detail: `Already decided: ${d.state}${d.option ? ` (${d.option})` : ""} by ${d.decided_by} at ${d.decided_at}.`,
+          detail:
+            `Already decided: ${d.state}${d.option ? ` (${d.option})` : ""} by ${d.decided_by} at ` +
+            `${d.decided_at}.`,
         };
       return { type: "json", status, body: { state: d.state, decision: d, jws: approvalRow(store.sql).jws } };
     };

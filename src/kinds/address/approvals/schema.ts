@@ -35,7 +35,8 @@ const approver = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/, "must be 1–64 letters, digits, spaces or . _ @ -")
       .describe("Who the link is for; the decision record names it."),
     notify: notifyTarget("the request, with this approver's own link,").describe(
-      "A notify resource's management token (zvm_…): the request, with this approver's own link, goes to its channels. Only its id is kept.",
+      "A notify resource's management token (zvm_…): the request, with this approver's own link, goes to " +
+        "its channels. Only its id is kept.",
     ),
     url: requestFields.url
       .nullable()
@@ -73,7 +74,8 @@ export const approvalsCreate = z
       .refine((a) => new Set(a.map((x) => x.name)).size === a.length, "approver names must be unique")
       .default([])
       .describe(
-        'Named approvers, each with an unguessable link of their own (sent through `notify` or to `url`); the resource\'s own public address decides too, as "owner-link".',
+        "Named approvers, each with an unguessable link of their own (sent through `notify` or to `url`); " +
+          'the resource\'s own public address decides too, as "owner-link".',
       ),
     timeout_seconds: z
       .int()
@@ -119,7 +121,8 @@ export const approvalView = z.object({
     .string()
     .nullable()
     .describe(
-      `The decision record: a compact JWS (typ ${DECISION_TYP}) over \`decision\`, verifiable against /.well-known/jwks.json.`,
+      `The decision record: a compact JWS (typ ${DECISION_TYP}) over \`decision\`, verifiable against ` +
+        `/.well-known/jwks.json.`,
     ),
   links: z
     .array(z.object({ approver: z.string(), url: z.string() }))

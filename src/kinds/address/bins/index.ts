@@ -41,8 +41,9 @@ export const bins = kind.define({
   family: "address",
   title: "Request bin",
   summary:
-    "A public URL capturing every request at or below it whole (method, path, query, headers, raw body up to 10 MiB, client address, timing), " +
-    "answered as you configure; list, fetch and download captures, or open the view link. Capturing is free.",
+    "A public URL capturing every request at or below it whole (method, path, query, headers, raw body up " +
+    "to 10 MiB, client address, timing), answered as you configure; list, fetch and download captures, or " +
+    "open the view link. Capturing is free.",
   createSchema: binCreate,
   example: {
     response: {

@@ -24,14 +24,18 @@ pre { white-space: pre-wrap; word-break: break-all; max-height: 24rem; overflow:
 `;
 
 const requestLine = (c: BinCapture) =>
-  `${c.path || "/"}${c.query.length ? `?${c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : ""}`;
+  `${c.path || "/"}` +
+  `${c.query.length ? `?${c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : ""}`;
 
 function bodyOf(c: BinCapture): string {
   const raw = c.raw_url ? ` <a href="${escapeHtml(c.raw_url)}">Download the raw body</a>` : "";
   if (c.size === 0) return `<p class="muted">No body.</p>`;
   if (c.body_text !== null) {
     const cut = c.body_text.length > PREVIEW_CHARS;
-    return `<pre>${escapeHtml(cut ? c.body_text.slice(0, PREVIEW_CHARS) : c.body_text)}</pre>${cut ? `<p class="muted">Shown in part.${raw}</p>` : `<p>${raw}</p>`}`;
+    return (
+      `<pre>${escapeHtml(cut ? c.body_text.slice(0, PREVIEW_CHARS) : c.body_text)}</pre>` +
+      `${cut ? `<p class="muted">Shown in part.${raw}</p>` : `<p>${raw}</p>`}`
+    );
   }
   return `<p class="muted">${c.body_base64 !== null ? "Binary" : "Large"} body, ${c.size} bytes.${raw}</p>`;
 }

@@ -55,7 +55,8 @@ export const binFace = definePublicFace<BinConfig, Prepared, PublicAnswer>({
       maxBodyBytes: MAX_CAPTURE_BYTES,
       answers: ["html"],
       summary:
-        "With the bin's view token: the captures as a page for a person, newest first (`?before=seq` pages back). With any other token: captured.",
+        "With the bin's view token: the captures as a page for a person, newest first (`?before=seq` pages " +
+        "back). With any other token: captured.",
     },
     {
       name: "view_body",
@@ -73,7 +74,8 @@ export const binFace = definePublicFace<BinConfig, Prepared, PublicAnswer>({
       maxBodyBytes: MAX_CAPTURE_BYTES,
       answers: ["json", "bytes"],
       summary:
-        "Captured whole (method, path, query, headers, raw body, client address, timing) and answered as the bin is configured.",
+        "Captured whole (method, path, query, headers, raw body, client address, timing) and answered as " +
+        "the bin is configured.",
     },
     {
       name: "capture_below",

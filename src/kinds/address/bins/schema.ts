@@ -40,7 +40,8 @@ export const binResponse = z
       .nullable()
       .default(null)
       .describe(
-        `The answer's body (UTF-8, at most ${MAX_RESPONSE_BODY_BYTES} characters); null answers \`{"received": true, "seq": n}\`.`,
+        `The answer's body (UTF-8, at most ${MAX_RESPONSE_BODY_BYTES} characters); null answers ` +
+          `\`{"received": true, "seq": n}\`.`,
       ),
     headers: headerFields(
       RESERVED_ANSWER_HEADERS,

@@ -24,7 +24,8 @@ export const captureFields = {
     .string()
     .nullable()
     .describe(
-      `The body, when it is UTF-8 and at most ${INLINE_PUBLIC_BODY_BYTES} bytes (byte-exact: it encodes back to the same bytes).`,
+      `The body, when it is UTF-8 and at most ${INLINE_PUBLIC_BODY_BYTES} bytes (byte-exact: it encodes ` +
+        `back to the same bytes).`,
     ),
   body_base64: z
     .string()
@@ -34,7 +35,8 @@ export const captureFields = {
     .string()
     .nullable()
     .describe(
-      `A link that downloads the body without credentials, when it is larger than ${INLINE_PUBLIC_BODY_BYTES} bytes (valid until the resource ends).`,
+      `A link that downloads the body without credentials, when it is larger than ` +
+        `${INLINE_PUBLIC_BODY_BYTES} bytes (valid until the resource ends).`,
     ),
 };
 

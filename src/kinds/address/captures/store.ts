@@ -152,7 +152,8 @@ export type Row = {
 };
 
 const COLUMNS =
-  "seq, received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, body_key, verified, verification_error, acked_at";
+  "seq, received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, " +
+  "body_key, verified, verification_error, acked_at";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -246,7 +247,8 @@ export function ack(store: EngineStore, input: { seqs?: number[]; through?: numb
   const acked = (
     input.seqs
       ? store.sql.exec(
-          `UPDATE captures SET acked_at = ? WHERE acked_at IS NULL AND seq IN (${input.seqs.map(() => "?").join(",")}) RETURNING seq`,
+          `UPDATE captures SET acked_at = ? WHERE acked_at IS NULL AND seq IN (` +
+            `${input.seqs.map(() => "?").join(",")}) RETURNING seq`,
           store.now,
           ...input.seqs,
         )

@@ -40,8 +40,9 @@ export const deliveries = kind.define({
   family: "address",
   title: "Guaranteed outbound delivery",
   summary:
-    "Submit an HTTP request (body up to 10 MiB): delivered signed, retried until a 2xx on the service's or your schedule, dead letters listed and retried by hand, " +
-    "every attempt logged; an idempotency key sends once.",
+    "Submit an HTTP request (body up to 10 MiB): delivered signed, retried until a 2xx on the service's or " +
+    "your schedule, dead letters listed and retried by hand, every attempt logged; an idempotency key " +
+    "sends once.",
   createSchema: deliveriesCreate,
   example: { retry_delays: [10, 60, 600, 3600] },
   migrations: [{ sql: TABLES }],
@@ -56,7 +57,8 @@ export const deliveries = kind.define({
   },
   sends: {
     "delivery.request":
-      "A submitted request, as it was given (method, headers, body), with the Standard Webhooks signature headers added.",
+      "A submitted request, as it was given (method, headers, body), with the Standard Webhooks signature " +
+      "headers added.",
   },
   usage: (store) => counts(store),
   exportData: (store, config) => ({ counts: counts(store), retry_delays: schedule(config) }),

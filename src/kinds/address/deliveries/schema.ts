@@ -27,7 +27,8 @@ export const deliveriesCreate = z
       .nullable()
       .default(null)
       .describe(
-        `This resource's retry schedule: seconds before each retry (at most ${MAX_ATTEMPTS - 1}, each at most ${MAX_RETRY_DELAY_SECONDS}); null: the service's, ${DEFAULT_SCHEDULE}.`,
+        `This resource's retry schedule: seconds before each retry (at most ${MAX_ATTEMPTS - 1}` +
+          `, each at most ${MAX_RETRY_DELAY_SECONDS}); null: the service's, ${DEFAULT_SCHEDULE}.`,
       ),
   })
   .strict();
@@ -43,19 +44,22 @@ export const submitInput = atMostOneOf(
         .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
         .optional()
         .describe(
-          `A string is sent as text/plain, anything else as JSON (unless headers set a content-type); at most ${MAX_BODY_BYTES} bytes.`,
+          `A string is sent as text/plain, anything else as JSON (unless headers set a content-type); at ` +
+            `most ${MAX_BODY_BYTES} bytes.`,
         ),
       body_base64: z
         .base64()
         .optional()
         .describe(
-          `Or the body as bytes, standard base64 (at most ${MAX_BODY_BYTES} bytes decoded; application/octet-stream unless headers say).`,
+          `Or the body as bytes, standard base64 (at most ${MAX_BODY_BYTES} bytes decoded; ` +
+            `application/octet-stream unless headers say).`,
         ),
       idempotency_key: singleLine(200)
         .min(1)
         .optional()
         .describe(
-          "Submitting the same key again (while the resource lives) sends nothing new: it answers the first submission's delivery, or 409 when the request differs.",
+          "Submitting the same key again (while the resource lives) sends nothing new: it answers the " +
+            "first submission's delivery, or 409 when the request differs.",
         ),
       retry_delays: retryDelays
         .optional()

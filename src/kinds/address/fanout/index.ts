@@ -54,7 +54,8 @@ export const fanout = kind.define({
   family: "address",
   title: "Webhook fan-out",
   summary:
-    `One public URL, up to ${MAX_DESTINATIONS} destinations: each request goes to every destination whose filter (field equality or JSONata) it passes, ` +
+    `One public URL, up to ${MAX_DESTINATIONS} destinations: each request goes to every destination whose ` +
+    `filter (field equality or JSONata) it passes, ` +
     "as its own signed, retried delivery; per-destination statistics; destinations added and removed while live.",
   createSchema: fanoutCreate,
   example: {
@@ -75,7 +76,8 @@ export const fanout = kind.define({
   },
   sends: {
     "fanout.message":
-      "A request to the fanout's address, passed on: its method, its headers (but our edge's and webhook-*), its exact body, plus the destination's headers.",
+      "A request to the fanout's address, passed on: its method, its headers (but our edge's and " +
+      "webhook-*), its exact body, plus the destination's headers.",
   },
   sealCreate: async (env, config) => {
     config.destinations.forEach((d, i) => checkDestination(env, d, `destinations.${i}`));

@@ -59,7 +59,8 @@ export const fanoutFace = definePublicFace<FanoutConfig, Prepared>({
       path: "",
       ...ROUTE,
       summary:
-        "Sent on to every destination whose filter it passes, each delivery signed and retried on its own; answers the message's seq and how many destinations it went to.",
+        "Sent on to every destination whose filter it passes, each delivery signed and retried on its own; " +
+        "answers the message's seq and how many destinations it went to.",
     },
     { name: "publish_below", path: "/{path*}", ...ROUTE, summary: "The same, for any path below the address." },
   ],

@@ -28,7 +28,8 @@ export const filter = z
       .record(z.string().min(1).max(200), jsonValue)
       .optional()
       .describe(
-        `Fields (dotted paths into the JSON body, e.g. \`data.object.status\`) and the values they must equal; at most ${MAX_EQUALS}.`,
+        `Fields (dotted paths into the JSON body, e.g. \`data.object.status\`) and the values they must ` +
+          `equal; at most ${MAX_EQUALS}.`,
       ),
     jsonata: z
       .string()
@@ -36,7 +37,8 @@ export const filter = z
       .max(MAX_EXPRESSION_CHARS)
       .optional()
       .describe(
-        "A JSONata predicate over the body (`$` is the body; `$headers`, `$method`, `$path` are bound): the message passes when it yields `true`.",
+        "A JSONata predicate over the body (`$` is the body; `$headers`, `$method`, `$path` are bound): " +
+          "the message passes when it yields `true`.",
       ),
   })
   .strict()
@@ -83,7 +85,8 @@ export const destinationStats = z.object({
   redelivered: z
     .int()
     .describe(
-      "Deliveries that took more than one attempt: the destination may have seen those more than once (deduplicate by `webhook-id`).",
+      "Deliveries that took more than one attempt: the destination may have seen those more than once " +
+        "(deduplicate by `webhook-id`).",
     ),
   attempts: z.int().describe("Attempts of the settled deliveries."),
 });

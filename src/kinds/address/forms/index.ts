@@ -35,8 +35,10 @@ export const forms = kind.define({
   family: "address",
   title: "Hosted form",
   summary:
-    `A form page at a public address with up to ${MAX_FIELDS} fields (text, email, textarea, select, checkbox, number) that people fill in and scripts post JSON to; ` +
-    "honeypot and per-address rate limit against spam; submissions kept, listed, exported, and relayed to a webhook or a notify resource. Receiving is free.",
+    `A form page at a public address with up to ${MAX_FIELDS} fields (text, email, textarea, select, ` +
+    `checkbox, number) that people fill in and scripts post JSON to; ` +
+    "honeypot and per-address rate limit against spam; submissions kept, listed, exported, and relayed to " +
+    "a webhook or a notify resource. Receiving is free.",
   createSchema: formsCreate,
   example: {
     title: "Contact us",
@@ -58,7 +60,8 @@ export const forms = kind.define({
   limits: { max_fields: MAX_FIELDS, max_submissions: MAX_SUBMISSIONS, max_submission_bytes: MAX_SUBMISSION_BYTES },
   sends: {
     "forms.submission":
-      "To webhook_url: a submission as it was kept (`submission_id`, `seq`, `received_at`, `data` by field, `client_ip`, `user_agent`).",
+      "To webhook_url: a submission as it was kept (`submission_id`, `seq`, `received_at`, `data` by " +
+      "field, `client_ip`, `user_agent`).",
   },
   sealCreate: async (env, config) => ({
     config: { ...config, notify: config.notify && (await checkNotifyTarget(env, config.notify, "notify")) },

@@ -48,17 +48,27 @@ function control(f: FormField, value: string, error: string | undefined): string
   const described = [f.help ? `${id(f.name)}-help` : null, error ? `${id(f.name)}-error` : null]
     .filter(Boolean)
     .join(" ");
-  const common = `id="${id(f.name)}" name="${f.name}"${f.required ? " required" : ""}${described ? ` aria-describedby="${described}"` : ""}${error ? ' aria-invalid="true"' : ""}`;
+  const common =
+    `id="${id(f.name)}" name="${f.name}"${f.required ? " required" : ""}` +
+    `${described ? ` aria-describedby="${described}"` : ""}${error ? ' aria-invalid="true"' : ""}`;
   const max = f.max_length ?? DEFAULT_MAX_LENGTH[f.type];
   switch (f.type) {
     case "textarea":
       return `<textarea ${common} maxlength="${max}">${escapeHtml(value)}</textarea>`;
     case "select":
-      return `<select ${common}><option value="">Choose…</option>${f.options!.map((o) => `<option${o === value ? " selected" : ""}>${escapeHtml(o)}</option>`).join("")}</select>`;
+      return (
+        `<select ${common}><option value="">Choose…</option>` +
+        `${f.options!.map((o) => `<option${o === value ? " selected" : ""}>${escapeHtml(o)}</option>`).join("")}` +
+        `</select>`
+      );
     case "checkbox":
       return `<input type="checkbox" ${common} value="on"${value ? " checked" : ""}>`;
     case "number":
-      return `<input type="number" ${common} step="any" inputmode="decimal"${f.min !== null ? ` min="${f.min}"` : ""}${f.max !== null ? ` max="${f.max}"` : ""} value="${escapeHtml(value)}">`;
+      return (
+        `<input type="number" ${common} step="any" inputmode="decimal"` +
+        `${f.min !== null ? ` min="${f.min}"` : ""}${f.max !== null ? ` max="${f.max}"` : ""} value="` +
+        `${escapeHtml(value)}">`
+      );
     case "email":
       return `<input type="email" ${common} maxlength="${max}" autocomplete="email" value="${escapeHtml(value)}">`;
     default:
@@ -67,7 +77,9 @@ function control(f: FormField, value: string, error: string | undefined): string
 }
 
 function fieldBlock(f: FormField, value: string, error: string | undefined): string {
-  const label = `<label for="${id(f.name)}">${escapeHtml(f.label)}${f.required ? ' <span class="req">(required)</span>' : ""}</label>`;
+  const label =
+    `<label for="${id(f.name)}">${escapeHtml(f.label)}` +
+    `${f.required ? ' <span class="req">(required)</span>' : ""}</label>`;
   const help = f.help ? `<p class="help" id="${id(f.name)}-help">${escapeHtml(f.help)}</p>` : "";
   const err = error ? `<p class="error" id="${id(f.name)}-error">${escapeHtml(f.label)} ${escapeHtml(error)}.</p>` : "";
   if (f.type === "checkbox")

@@ -43,7 +43,8 @@ export const formsFace = definePublicFace<FormsConfig>({
       maxBodyBytes: MAX_SUBMISSION_BYTES,
       answers: ["html", "json", "redirect"],
       summary:
-        "A submission: the page's form post, or JSON from a script (201 with its id; 422 naming wrong fields; 429 past the hourly share of one address).",
+        "A submission: the page's form post, or JSON from a script (201 with its id; 422 naming wrong " +
+        "fields; 429 past the hourly share of one address).",
     },
   ],
   handle(store, config, request): PublicAnswer {
@@ -85,8 +86,10 @@ export const formsFace = definePublicFace<FormsConfig>({
         status: 429,
         headers,
         detail: request.clientIp
-          ? `This form takes at most ${config.max_per_ip_per_hour} submissions an hour from one address: try again in ${retry} s.`
-          : `This form takes at most ${addresslessLimit(config)} submissions an hour from senders without a client address, together: try again in ${retry} s.`,
+          ? `This form takes at most ${config.max_per_ip_per_hour} submissions an hour from one address: try ` +
+            `again in ${retry} s.`
+          : `This form takes at most ${addresslessLimit(config)} submissions an hour from senders without a ` +
+            `client address, together: try again in ${retry} s.`,
       };
     }
     const kept = keep(store, config, checked.data, {

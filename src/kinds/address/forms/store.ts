@@ -24,7 +24,8 @@ export const TABLES = [
     client_ip TEXT,
     user_agent TEXT
   )`,
-  "CREATE TABLE form_stats (id INTEGER PRIMARY KEY CHECK (id = 1), spam INTEGER NOT NULL DEFAULT 0, rate_limited INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE form_stats (id INTEGER PRIMARY KEY CHECK (id = 1), spam INTEGER NOT NULL DEFAULT 0, " +
+    "rate_limited INTEGER NOT NULL DEFAULT 0)",
   "INSERT INTO form_stats (id) VALUES (1)",
   // The current hour's count per client address; older hours are swept as new ones start.
   "CREATE TABLE form_rate (client TEXT PRIMARY KEY, hour INTEGER NOT NULL, count INTEGER NOT NULL)",
@@ -103,7 +104,8 @@ export function keep(
   const shown = view(
     store.sql
       .exec<Row>(
-        "INSERT INTO form_submissions (submission_id, received_at, data, client_ip, user_agent) VALUES (?, ?, ?, ?, ?) RETURNING *",
+        "INSERT INTO form_submissions (submission_id, received_at, data, client_ip, user_agent) VALUES (?, " +
+          "?, ?, ?, ?) RETURNING *",
         id,
         store.now,
         JSON.stringify(data),

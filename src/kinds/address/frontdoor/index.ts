@@ -38,8 +38,9 @@ export const frontdoor = kind.define({
   family: "address",
   title: "Agent front door",
   summary:
-    "A public URL where people and agents leave messages (up to 1 MiB) for you: each is pushed to your current endpoint (signed, retried until a 2xx) or pulled and acked; " +
-    "the sender gets a receipt and a status URL. Receiving is free.",
+    "A public URL where people and agents leave messages (up to 1 MiB) for you: each is pushed to your " +
+    "current endpoint (signed, retried until a 2xx) or pulled and acked; the sender gets a receipt and a " +
+    "status URL. Receiving is free.",
   createSchema: frontdoorCreate,
   example: { endpoint_url: "https://example.com/agent/inbox", retry_delays: [5, 30, 300], name: "the research agent" },
   targetFields: ["endpoint_url"],
@@ -56,7 +57,8 @@ export const frontdoor = kind.define({
   },
   sends: {
     "frontdoor.message":
-      "A message left at the front door: `{ type, receipt_id, seq, received_at, method, path, client_ip, content_type, size, sha256, body_text | body_base64 | body_url }`.",
+      "A message left at the front door: `{ type, receipt_id, seq, received_at, method, path, client_ip, " +
+      "content_type, size, sha256, body_text | body_base64 | body_url }`.",
   },
   init: (store, config) => void setEndpoint(store, { url: config.endpoint_url, retry_delays: config.retry_delays }),
   usage: (store) => {
@@ -72,7 +74,9 @@ export const frontdoor = kind.define({
       name: "ack",
       method: "post",
       path: "/items/ack",
-      summary: `Ack messages by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull, and a push still retrying for them stops`,
+      summary:
+        `Ack messages by seq (at most ${MAX_BATCH}) or everything through a seq: they leave the pull, and a ` +
+        `push still retrying for them stops`,
       priceMicro: OP_PRICE,
       input: ackInput,
       output: ackResult,

@@ -43,7 +43,8 @@ export const frontdoorFace = definePublicFace<FrontdoorConfig, Prepared | null>(
       maxBodyBytes: MAX_MESSAGE_BYTES,
       answers: ["json", "html"],
       summary:
-        "Leave a message for the agent (any content type, up to 1 MiB): 202 with a receipt id and its status URL (a page, for a browser).",
+        "Leave a message for the agent (any content type, up to 1 MiB): 202 with a receipt id and its " +
+        "status URL (a page, for a browser).",
     },
   ],
   async prepare(ctx, _config, request) {

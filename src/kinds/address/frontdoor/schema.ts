@@ -32,7 +32,8 @@ export const endpointInput = z
     url: requestFields.url
       .nullable()
       .describe(
-        "Where messages are pushed from now on (signed with the resource's signing secret, retried until a 2xx); null: pull only.",
+        "Where messages are pushed from now on (signed with the resource's signing secret, retried until a " +
+          "2xx); null: pull only.",
       ),
     retry_delays: retryDelays.default(null),
   })
@@ -78,12 +79,14 @@ export const receipt = z.object({
   status: z
     .enum(["pending", "delivered", "acknowledged"])
     .describe(
-      "`pending`: not taken yet; `delivered`: the agent's endpoint answered 2xx; `acknowledged`: the agent acked it after pulling.",
+      "`pending`: not taken yet; `delivered`: the agent's endpoint answered 2xx; `acknowledged`: the agent " +
+        "acked it after pulling.",
     ),
   push: z
     .enum(PUSH_STATES)
     .describe(
-      "The push to the agent's endpoint: none (no endpoint when it came), under way, delivered, failed (pulled instead) or cancelled (acked first).",
+      "The push to the agent's endpoint: none (no endpoint when it came), under way, delivered, failed " +
+        "(pulled instead) or cancelled (acked first).",
     ),
   settled_at: z.string().nullable().describe("When it was delivered or acknowledged."),
 });

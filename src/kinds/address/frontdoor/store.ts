@@ -12,7 +12,8 @@ import { MAX_BYTES, MAX_ITEMS, type PUSH_STATES } from "./schema";
 export const LIMITS: CaptureLimits = { noun: "front door", maxItems: MAX_ITEMS, maxBytes: MAX_BYTES };
 
 export const TABLES = [
-  "CREATE TABLE frontdoor_endpoint (id INTEGER PRIMARY KEY CHECK (id = 1), url TEXT, retry_delays TEXT, set_at INTEGER)",
+  "CREATE TABLE frontdoor_endpoint (id INTEGER PRIMARY KEY CHECK (id = 1), url TEXT, retry_delays TEXT, " +
+    "set_at INTEGER)",
   `CREATE TABLE frontdoor_messages (
     seq INTEGER PRIMARY KEY,
     receipt_id TEXT NOT NULL UNIQUE,
@@ -33,7 +34,8 @@ export interface Endpoint {
 
 export function setEndpoint(store: EngineStore, e: Endpoint) {
   store.sql.exec(
-    "INSERT INTO frontdoor_endpoint (id, url, retry_delays, set_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET url = excluded.url, retry_delays = excluded.retry_delays, set_at = excluded.set_at",
+    "INSERT INTO frontdoor_endpoint (id, url, retry_delays, set_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) " +
+      "DO UPDATE SET url = excluded.url, retry_delays = excluded.retry_delays, set_at = excluded.set_at",
     e.url,
     e.retry_delays && JSON.stringify(e.retry_delays),
     e.url ? store.now : null,
@@ -72,7 +74,8 @@ export function pushFinished(store: EngineStore, deliveryId: string, outcome: "d
   if (!row) return;
   const push: Push = outcome === "delivered" ? "delivered" : "failed";
   store.sql.exec(
-    "UPDATE frontdoor_messages SET push = ?, settled_at = CASE WHEN ? = 'delivered' THEN ? ELSE settled_at END WHERE seq = ?",
+    "UPDATE frontdoor_messages SET push = ?, settled_at = CASE WHEN ? = 'delivered' THEN ? ELSE settled_at " +
+      "END WHERE seq = ?",
     push,
     push,
     store.now,
@@ -86,14 +89,16 @@ export function ackMessages(store: EngineStore, input: { seqs?: number[]; throug
   const out = ackCaptures(store, input);
   const newly = store.sql
     .exec<{ seq: number; delivery_id: string | null; push: Push }>(
-      "SELECT m.seq, m.delivery_id, m.push FROM frontdoor_messages m JOIN captures c ON c.seq = m.seq WHERE c.acked_at = ? AND m.settled_at IS NULL",
+      "SELECT m.seq, m.delivery_id, m.push FROM frontdoor_messages m JOIN captures c ON c.seq = m.seq " +
+        "WHERE c.acked_at = ? AND m.settled_at IS NULL",
       store.now,
     )
     .toArray();
   for (const m of newly) {
     if (m.push === "pushing" && m.delivery_id) store.deliveries.cancel(m.delivery_id);
     store.sql.exec(
-      "UPDATE frontdoor_messages SET push = CASE WHEN push = 'pushing' THEN 'cancelled' ELSE push END, settled_at = ? WHERE seq = ?",
+      "UPDATE frontdoor_messages SET push = CASE WHEN push = 'pushing' THEN 'cancelled' ELSE push END, " +
+        "settled_at = ? WHERE seq = ?",
       store.now,
       m.seq,
     );
@@ -104,7 +109,8 @@ export function ackMessages(store: EngineStore, input: { seqs?: number[]; throug
 export function receiptOf(sql: SqlStorage, receiptId: string) {
   const row = sql
     .exec<{ received_at: number; push: Push; settled_at: number | null; acked_at: number | null }>(
-      "SELECT c.received_at, m.push, m.settled_at, c.acked_at FROM frontdoor_messages m JOIN captures c ON c.seq = m.seq WHERE m.receipt_id = ?",
+      "SELECT c.received_at, m.push, m.settled_at, c.acked_at FROM frontdoor_messages m JOIN captures c ON " +
+        "c.seq = m.seq WHERE m.receipt_id = ?",
       receiptId,
     )
     .toArray()[0];

@@ -42,8 +42,9 @@ export const handshakes = kind.define({
   family: "address",
   title: "Challenge responder",
   summary:
-    "A public URL answering providers' verification challenges (Slack, Meta/WhatsApp, Microsoft Graph, X CRC, Zoom, Twitch, Dropbox) with sealed secrets; " +
-    "every other request is buffered like an inbox's. Receiving is free.",
+    "A public URL answering providers' verification challenges (Slack, Meta/WhatsApp, Microsoft Graph, X " +
+    "CRC, Zoom, Twitch, Dropbox) with sealed secrets; every other request is buffered like an inbox's. " +
+    "Receiving is free.",
   createSchema: handshakesCreate,
   example: {
     meta_verify_token: "meatyhamhock",

@@ -24,7 +24,8 @@ export const handshakesFace = definePublicFace<HandshakesConfig, Prepared>({
       maxBodyBytes: MAX_ITEM_BYTES,
       answers: ["json", "text"],
       summary:
-        "A provider's challenge is answered (Slack, Meta, Microsoft Graph, X, Zoom, Twitch, Dropbox); anything else is buffered in arrival order and answers its seq.",
+        "A provider's challenge is answered (Slack, Meta, Microsoft Graph, X, Zoom, Twitch, Dropbox); " +
+        "anything else is buffered in arrival order and answers its seq.",
     },
     {
       name: "receive_below",

@@ -33,15 +33,18 @@ const secret = (what: string) => singleLine(512).min(1).optional().describe(`${w
 export const handshakesCreate = z
   .object({
     slack_signing_secret: secret(
-      "Slack's Signing Secret: `url_verification` and buffered events must carry a valid X-Slack-Signature (without it, the challenge is answered unchecked).",
+      "Slack's Signing Secret: `url_verification` and buffered events must carry a valid X-Slack-Signature " +
+        "(without it, the challenge is answered unchecked).",
     ),
     meta_verify_token: secret(
-      "The Verify Token you typed into Meta's (Facebook, Instagram, WhatsApp) webhook settings: `hub.verify_token` must equal it.",
+      "The Verify Token you typed into Meta's (Facebook, Instagram, WhatsApp) webhook settings: " +
+        "`hub.verify_token` must equal it.",
     ),
     twitter_consumer_secret: secret("Your X (Twitter) app's consumer secret, which keys the CRC answer."),
     zoom_secret_token: secret("Your Zoom app's Secret Token, which keys `endpoint.url_validation` and x-zm-signature."),
     twitch_secret: secret(
-      "The `secret` you gave Twitch when subscribing: the verification request's and every notification's signature are checked with it.",
+      "The `secret` you gave Twitch when subscribing: the verification request's and every notification's " +
+        "signature are checked with it.",
     ),
   })
   .strict();

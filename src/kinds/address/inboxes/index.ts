@@ -40,8 +40,9 @@ export const inboxes = kind.define({
   family: "address",
   title: "Webhook inbox",
   summary:
-    "A public URL taking any method and path below it, bodies up to 10 MiB, each request kept byte-exact in arrival order; pull with a cursor and long-poll, ack. " +
-    "Optional signature checks (Stripe, GitHub, Slack, Standard Webhooks, Shopify, Twitch, Zoom). Receiving is free.",
+    "A public URL taking any method and path below it, bodies up to 10 MiB, each request kept byte-exact " +
+    "in arrival order; pull with a cursor and long-poll, ack. Optional signature checks (Stripe, GitHub, " +
+    "Slack, Standard Webhooks, Shopify, Twitch, Zoom). Receiving is free.",
   createSchema: inboxCreate,
   example: { verify: { provider: "github", secret: "It's a Secret to Everybody", reject_unverified: false } },
   migrations: [{ sql: [...TABLES, SECRET_TABLE] }],

@@ -21,16 +21,20 @@ const verifyCommon = {
   provider: z
     .enum(PROVIDERS)
     .describe(
-      "Whose signature each request must carry: `stripe` (Stripe-Signature `t=…,v1=…`), `github` (X-Hub-Signature-256), " +
-        "`slack` (X-Slack-Signature with X-Slack-Request-Timestamp), `standard-webhooks` (webhook-id, webhook-timestamp, webhook-signature), " +
-        "`shopify` (X-Shopify-Hmac-Sha256), `twitch` (Twitch-Eventsub-Message-Signature, within 10 minutes), `zoom` (x-zm-signature with x-zm-request-timestamp). " +
+      "Whose signature each request must carry: `stripe` (Stripe-Signature `t=…,v1=…`), `github` " +
+        "(X-Hub-Signature-256), " +
+        "`slack` (X-Slack-Signature with X-Slack-Request-Timestamp), `standard-webhooks` (webhook-id, " +
+        "webhook-timestamp, webhook-signature), " +
+        "`shopify` (X-Shopify-Hmac-Sha256), `twitch` (Twitch-Eventsub-Message-Signature, within 10 " +
+        "minutes), `zoom` (x-zm-signature with x-zm-request-timestamp). " +
         `Other signed timestamps must be within ${SIGNATURE_TOLERANCE_SECONDS} s of the arrival.`,
     ),
   reject_unverified: z
     .boolean()
     .default(false)
     .describe(
-      "Refuse a request whose signature does not verify with 401, storing nothing (default: keep it, marked `verified: false`).",
+      "Refuse a request whose signature does not verify with 401, storing nothing (default: keep it, " +
+        "marked `verified: false`).",
     ),
 };
 
@@ -40,7 +44,8 @@ export const verifyCreate = z
     secret: singleLine(512)
       .min(1)
       .describe(
-        "The signing secret the provider shows you (Stripe's and Standard Webhooks' `whsec_…`). Stored sealed, never shown back.",
+        "The signing secret the provider shows you (Stripe's and Standard Webhooks' `whsec_…`). Stored " +
+          "sealed, never shown back.",
       ),
   })
   .strict();

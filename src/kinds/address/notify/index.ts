@@ -63,7 +63,9 @@ export const notify = kind.define({
   family: "address",
   title: "Notify people",
   summary:
-    `A relay to people through up to ${MAX_CHANNELS} channels given as Apprise-style URLs (Slack, Telegram, Discord, ntfy, Pushover, SMS gateways, e-mail APIs, incident tools: GET /v1/notify/channels); ` +
+    `A relay to people through up to ${MAX_CHANNELS} channels given as Apprise-style URLs (Slack, ` +
+    `Telegram, Discord, ntfy, Pushover, SMS gateways, e-mail APIs, incident tools: GET ` +
+    `/v1/notify/channels); ` +
     "credentials kept encrypted; a send goes to every channel as its own retried delivery, with a result per channel.",
   createSchema: notifyCreate,
   example: { channels: ["ntfys://ntfy.sh/zeitvault-example-topic", "json://example.com/hooks/notify"] },

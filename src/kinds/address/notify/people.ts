@@ -20,7 +20,8 @@ export const notifyTarget = (what: string) =>
     .nullable()
     .default(null)
     .describe(
-      `A notify resource's management token: ${what} go to its channels too (only its id is kept, and the record shows that).`,
+      `A notify resource's management token: ${what} go to its channels too (only its id is kept, and the ` +
+        `record shows that).`,
     );
 
 /** Checks at create that `token` is the management token of an active notify resource; answers its id. */

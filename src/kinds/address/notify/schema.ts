@@ -38,10 +38,12 @@ export const channelUrl = z
   .max(MAX_URL_CHARS)
   .regex(
     CHANNEL_URL,
-    "must be scheme://… with a channel's scheme (GET /v1/notify/channels lists them), without spaces or control characters",
+    "must be scheme://… with a channel's scheme (GET /v1/notify/channels lists them), without spaces or " +
+      "control characters",
   )
   .describe(
-    "A channel in Apprise's URL grammar (`tgram://bot_token/chat_id`, `ntfys://ntfy.sh/topic`, …): `GET /v1/notify/channels` lists them.",
+    "A channel in Apprise's URL grammar (`tgram://bot_token/chat_id`, `ntfys://ntfy.sh/topic`, …): `GET " +
+      "/v1/notify/channels` lists them.",
   );
 
 export const notifyCreate = z
@@ -84,7 +86,8 @@ export const sendInput = z
       .enum(FORMATS)
       .default("text")
       .describe(
-        "What `body` is written in: text, markdown or html. Markdown is rendered to HTML for HTML channels; HTML is reduced to text for text-only ones.",
+        "What `body` is written in: text, markdown or html. Markdown is rendered to HTML for HTML " +
+          "channels; HTML is reduced to text for text-only ones.",
       ),
     priority: z
       .enum(PRIORITIES)
@@ -99,7 +102,8 @@ export const sendInput = z
       .nullable()
       .default(null)
       .describe(
-        "A file's URL the channel shows or links where it takes one (an image in Discord, Telegram's photo, ntfy's attachment).",
+        "A file's URL the channel shows or links where it takes one (an image in Discord, Telegram's " +
+          "photo, ntfy's attachment).",
       ),
     channels: z
       .array(z.string().max(64))

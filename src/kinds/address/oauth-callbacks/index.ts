@@ -42,8 +42,9 @@ export const oauthCallbacks = kind.define({
   family: "address",
   title: "OAuth callback",
   summary:
-    "A redirect_uri for an OAuth authorization: the state checked, the code exchanged server-side with PKCE (S256) and a sealed client secret, the tokens kept sealed " +
-    "for the agent to long-poll; the person sees a page saying they can close the tab.",
+    "A redirect_uri for an OAuth authorization: the state checked, the code exchanged server-side with " +
+    "PKCE (S256) and a sealed client secret, the tokens kept sealed for the agent to long-poll; the person " +
+    "sees a page saying they can close the tab.",
   createSchema: oauthCreate,
   example: {
     authorization_endpoint: "https://example.com/oauth/authorize",

@@ -24,7 +24,9 @@ function page(status: number, heading: string, text: string): PublicAnswer {
       title: heading,
       description: heading,
       noindex: true,
-      body: `<main id="main" class="wrap"><h1>${escapeHtml(heading)}</h1><p role="status" id="result">${escapeHtml(text)}</p></main>`,
+      body:
+        `<main id="main" class="wrap"><h1>${escapeHtml(heading)}</h1><p role="status" id="result">` +
+        `${escapeHtml(text)}</p></main>`,
     }),
   };
 }

@@ -25,13 +25,15 @@ export const oauthCreate = z
       .nullable()
       .default(null)
       .describe(
-        "The provider's authorization endpoint: the answer's `authorize_url` is built from it (client_id, redirect_uri, scope, state, PKCE).",
+        "The provider's authorization endpoint: the answer's `authorize_url` is built from it (client_id, " +
+          "redirect_uri, scope, state, PKCE).",
       ),
     token_endpoint: requestFields.url
       .nullable()
       .default(null)
       .describe(
-        "The provider's token endpoint: the code is exchanged here, server-side, and the agent gets the tokens, never the code. Null: the agent gets the code.",
+        "The provider's token endpoint: the code is exchanged here, server-side, and the agent gets the " +
+          "tokens, never the code. Null: the agent gets the code.",
       ),
     client_id: singleLine(512).min(1).nullable().default(null),
     client_secret: z
@@ -84,14 +86,16 @@ export const oauthInfo = z.object({
 export const tokens = z
   .record(z.string(), jsonValue)
   .describe(
-    "The token endpoint's answer as it gave it (access_token, token_type, expires_in, refresh_token, id_token, scope, …).",
+    "The token endpoint's answer as it gave it (access_token, token_type, expires_in, refresh_token, " +
+      "id_token, scope, …).",
   );
 
 export const oauthResult = z.object({
   status: z
     .enum(STATUSES)
     .describe(
-      "`pending` until the callback comes; `completed` with tokens (or the code, without a token endpoint); `error` with the provider's error.",
+      "`pending` until the callback comes; `completed` with tokens (or the code, without a token " +
+        "endpoint); `error` with the provider's error.",
     ),
   tokens: tokens.nullable(),
   code: z.string().nullable().describe("Only without a token_endpoint."),

@@ -9,7 +9,8 @@ import type { JsonObject } from "../../../json";
 
 export const TABLES = [
   // The client secret and PKCE verifier (sealed), and the public values made with them.
-  "CREATE TABLE oauth_secrets (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL, redirect_uri TEXT NOT NULL, code_challenge TEXT)",
+  "CREATE TABLE oauth_secrets (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL, redirect_uri " +
+    "TEXT NOT NULL, code_challenge TEXT)",
   `CREATE TABLE oauth_result (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     -- pending, completed, error
@@ -62,7 +63,8 @@ export function record(store: EngineStore, outcome: Outcome): boolean {
   if ("error" in outcome) {
     return (
       store.sql.exec(
-        "UPDATE oauth_result SET status = 'error', error = ?, error_description = ?, completed_at = ? WHERE status = 'pending'",
+        "UPDATE oauth_result SET status = 'error', error = ?, error_description = ?, completed_at = ? " +
+          "WHERE status = 'pending'",
         outcome.error,
         outcome.error_description,
         store.now,

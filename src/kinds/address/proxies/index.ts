@@ -60,8 +60,9 @@ export const proxies = kind.define({
   family: "address",
   title: "Auth-gated reverse proxy",
   summary:
-    "A public URL proxying to your upstream (streaming both ways) only for callers with the proxy's own credential (bearer or basic, shown once) or from allowed IP ranges; " +
-    "upstream secrets (headers, query) injected sealed and never shown; rate limit; request log.",
+    "A public URL proxying to your upstream (streaming both ways) only for callers with the proxy's own " +
+    "credential (bearer or basic, shown once) or from allowed IP ranges; upstream secrets (headers, query) " +
+    "injected sealed and never shown; rate limit; request log.",
   createSchema: proxyCreate,
   example: {
     upstream_url: "https://example.com/api",

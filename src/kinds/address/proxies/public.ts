@@ -55,7 +55,8 @@ export const proxyFace = definePublicFace<Access>({
       path: "",
       ...ROUTE,
       summary:
-        "Passed to the upstream for a caller with the proxy's credential or from an allowed range (401 otherwise, 429 over the rate limit), with the sealed headers and query added.",
+        "Passed to the upstream for a caller with the proxy's credential or from an allowed range (401 " +
+        "otherwise, 429 over the rate limit), with the sealed headers and query added.",
     },
     {
       name: "proxy_below",

@@ -37,7 +37,9 @@ export const proxyCreate = z
       .enum(AUTH_TYPES)
       .default("bearer")
       .describe(
-        "The credential callers show: `bearer` (`Authorization: Bearer zvp_…`) or `basic` (the username and a password), made by the service and returned once in `credential`; `none`: only `allow_ips` reach the upstream.",
+        "The credential callers show: `bearer` (`Authorization: Bearer zvp_…`) or `basic` (the username " +
+          "and a password), made by the service and returned once in `credential`; `none`: only `allow_ips` " +
+          "reach the upstream.",
       ),
     basic_username: z
       .string()
@@ -65,14 +67,16 @@ export const proxyCreate = z
         "host and framing headers are set by the service",
       )
       .describe(
-        `Headers added to every request to the upstream (an API key): sealed at once, never shown again, and masked (${MIN_MASKED_LENGTH} characters or more) wherever an answer repeats them.`,
+        `Headers added to every request to the upstream (an API key): sealed at once, never shown again, ` +
+          `and masked (${MIN_MASKED_LENGTH} characters or more) wherever an answer repeats them.`,
       ),
     inject_query: z
       .record(singleLine(100).min(1), secretParam)
       .default({})
       .refine((q) => Object.keys(q).length <= MAX_INJECTED_QUERY, `at most ${MAX_INJECTED_QUERY} parameters`)
       .describe(
-        "Query parameters added to every request to the upstream (replacing a caller's of the same name): sealed and masked like inject_headers.",
+        "Query parameters added to every request to the upstream (replacing a caller's of the same name): " +
+          "sealed and masked like inject_headers.",
       ),
     rate_limit_per_minute: z
       .int()
@@ -80,7 +84,8 @@ export const proxyCreate = z
       .max(MAX_RATE_PER_MINUTE)
       .default(600)
       .describe(
-        "Requests the proxy passes per minute, all callers together; beyond, 429 with Retry-After (logged, nothing passed).",
+        "Requests the proxy passes per minute, all callers together; beyond, 429 with Retry-After (logged, " +
+          "nothing passed).",
       ),
   })
   .strict()
@@ -127,7 +132,8 @@ export const logEntry = z.object({
     .int()
     .nullable()
     .describe(
-      "The answer's status: the upstream's, 502 when it could not be reached, or the proxy's own refusal (401, 429); null while unknown.",
+      "The answer's status: the upstream's, 502 when it could not be reached, or the proxy's own refusal " +
+        "(401, 429); null while unknown.",
     ),
   duration_ms: z.int().nullable().describe("Until the upstream's answer began."),
 });

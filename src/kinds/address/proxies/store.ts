@@ -11,7 +11,8 @@ import { iso } from "../../../time";
 import { LOG_KEPT, type ProxyConfig } from "./schema";
 
 export const TABLES = [
-  "CREATE TABLE proxy_access (id INTEGER PRIMARY KEY CHECK (id = 1), credential_hash TEXT, sealed_inject TEXT, tokens REAL, refilled_at INTEGER)",
+  "CREATE TABLE proxy_access (id INTEGER PRIMARY KEY CHECK (id = 1), credential_hash TEXT, sealed_inject " +
+    "TEXT, tokens REAL, refilled_at INTEGER)",
   `CREATE TABLE proxy_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     at INTEGER NOT NULL,
@@ -23,7 +24,8 @@ export const TABLES = [
     status INTEGER,
     duration_ms INTEGER
   )`,
-  "CREATE TABLE proxy_counts (id INTEGER PRIMARY KEY CHECK (id = 1), passed INTEGER NOT NULL DEFAULT 0, denied INTEGER NOT NULL DEFAULT 0, rate_limited INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE proxy_counts (id INTEGER PRIMARY KEY CHECK (id = 1), passed INTEGER NOT NULL DEFAULT 0, " +
+    "denied INTEGER NOT NULL DEFAULT 0, rate_limited INTEGER NOT NULL DEFAULT 0)",
 ];
 
 /** A new credential: what callers send, and what is kept of it. */

@@ -31,8 +31,9 @@ export const stable = kind.define({
   family: "address",
   title: "Stable address",
   summary:
-    "A permanent public URL forwarding to a target you change (`PUT …/target`): proxied (streaming both ways) or redirected (307); " +
-    "while no target is set, requests are buffered and replayed to the next one in order, once each.",
+    "A permanent public URL forwarding to a target you change (`PUT …/target`): proxied (streaming both " +
+    "ways) or redirected (307); while no target is set, requests are buffered and replayed to the next one " +
+    "in order, once each.",
   createSchema: stableCreate,
   example: { target_url: "https://example.com/agent/hooks", mode: "proxy" },
   targetFields: ["target_url"],
@@ -43,7 +44,8 @@ export const stable = kind.define({
   limits: { max_body_bytes: MAX_BODY_BYTES, max_buffered: MAX_BUFFERED, max_buffered_bytes: MAX_BUFFERED_BYTES },
   sends: {
     "stable.replay":
-      "A request buffered while no target was set, as it came (method, path below the address, query, headers, body), to the new target.",
+      "A request buffered while no target was set, as it came (method, path below the address, query, " +
+      "headers, body), to the new target.",
   },
   init: (store, config) => setTarget(store, config),
   usage: (store) => {

@@ -28,7 +28,8 @@ export const stableFace = definePublicFace<StableConfig, ForwardBody>({
       path: "",
       ...ROUTE,
       summary:
-        "Proxied to the target (or redirected with 307); without a target, buffered (202) and replayed in order once one is set.",
+        "Proxied to the target (or redirected with 307); without a target, buffered (202) and replayed in " +
+        "order once one is set.",
     },
     {
       name: "forward_below",

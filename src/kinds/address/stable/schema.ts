@@ -21,12 +21,14 @@ const targetUrl = requestFields.url.nullable();
 const mode = z
   .enum(MODES)
   .describe(
-    "`proxy`: the request and its answer stream through this address (up to 10 MiB each way). `redirect`: a 307 to the target, which the client follows.",
+    "`proxy`: the request and its answer stream through this address (up to 10 MiB each way). `redirect`: " +
+      "a 307 to the target, which the client follows.",
   );
 const forwardPath = z
   .boolean()
   .describe(
-    "Append the path below the address and the query to the target's (default); false sends every request to the target as it is.",
+    "Append the path below the address and the query to the target's (default); false sends every request " +
+      "to the target as it is.",
   );
 
 export const stableCreate = z

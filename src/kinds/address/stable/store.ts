@@ -63,7 +63,9 @@ export function targetOf(sql: SqlStorage): Target {
 
 export function setTarget(store: EngineStore, target: Target): void {
   store.sql.exec(
-    "INSERT INTO stable_target (id, target_url, mode, forward_path, set_at) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET target_url = excluded.target_url, mode = excluded.mode, forward_path = excluded.forward_path, set_at = excluded.set_at",
+    "INSERT INTO stable_target (id, target_url, mode, forward_path, set_at) VALUES (1, ?, ?, ?, ?) ON " +
+      "CONFLICT (id) DO UPDATE SET target_url = excluded.target_url, mode = excluded.mode, forward_path = " +
+      "excluded.forward_path, set_at = excluded.set_at",
     target.target_url,
     target.mode,
     target.forward_path ? 1 : 0,
@@ -104,13 +106,15 @@ export function buffer(store: EngineStore, r: Buffered): number {
   if (held.n >= MAX_BUFFERED || (held.bytes ?? 0) + r.size > MAX_BUFFERED_BYTES) {
     throw new AppError(
       "storage_full",
-      `No target is set and the buffer is full (${MAX_BUFFERED} requests, ${MAX_BUFFERED_BYTES} bytes); nothing was kept.`,
+      `No target is set and the buffer is full (${MAX_BUFFERED} requests, ${MAX_BUFFERED_BYTES}` +
+        ` bytes); nothing was kept.`,
     );
   }
   const body = r.body;
   const seq = store.sql
     .exec<{ seq: number }>(
-      "INSERT INTO stable_buffer (received_at, method, path, query, headers, body_text, body_key, size, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting') RETURNING seq",
+      "INSERT INTO stable_buffer (received_at, method, path, query, headers, body_text, body_key, size, " +
+        "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting') RETURNING seq",
       r.receivedAt,
       r.method,
       r.path,

@@ -42,8 +42,9 @@ export const transformers = kind.define({
   family: "address",
   title: "Payload transformer",
   summary:
-    "A public URL taking JSON, reshaped by a JSONata expression (headers too, optionally) and forwarded to your target through the delivery pipeline; " +
-    "`test` runs it on a sample; a failing expression sends nothing and is logged.",
+    "A public URL taking JSON, reshaped by a JSONata expression (headers too, optionally) and forwarded to " +
+    "your target through the delivery pipeline; `test` runs it on a sample; a failing expression sends " +
+    "nothing and is logged.",
   createSchema: transformerCreate,
   example: {
     target_url: "https://example.com/hooks/slack",
@@ -63,7 +64,8 @@ export const transformers = kind.define({
   },
   sends: {
     "transformer.request":
-      "The transformed body (JSON) to the target, with the request's headers, the configured ones and those the headers expression derived.",
+      "The transformed body (JSON) to the target, with the request's headers, the configured ones and " +
+      "those the headers expression derived.",
   },
   sealCreate: async (_env, config) => {
     checkExpressions(config);

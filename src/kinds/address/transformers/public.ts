@@ -56,7 +56,8 @@ export const transformerFace = definePublicFace<TransformerConfig, Prepared>({
       path: "",
       ...ROUTE,
       summary:
-        "The JSON body reshaped by the transformer's expression and forwarded to its target (signed, retried); 422 when the body is not JSON or the expression fails (logged, nothing sent).",
+        "The JSON body reshaped by the transformer's expression and forwarded to its target (signed, " +
+        "retried); 422 when the body is not JSON or the expression fails (logged, nothing sent).",
     },
     {
       name: "transform_below",

@@ -22,14 +22,17 @@ const expressionText = z.string().min(1).max(MAX_EXPRESSION_CHARS);
 export const expressions = z
   .object({
     expression: expressionText.describe(
-      `JSONata (at most ${MAX_EXPRESSION_CHARS} characters, ${EXPRESSION_LIMITS.steps} evaluation steps): \`$\` is the request's JSON body; \`$headers\`, \`$method\`, \`$path\` and \`$query\` are bound. ` +
-        "Its result is the body sent on, as JSON; a result of null (or none) sends nothing (the request is logged as skipped).",
+      `JSONata (at most ${MAX_EXPRESSION_CHARS} characters, ${EXPRESSION_LIMITS.steps} evaluation steps): ` +
+        `\`$\` is the request's JSON body; \`$headers\`, \`$method\`, \`$path\` and \`$query\` are bound. ` +
+        "Its result is the body sent on, as JSON; a result of null (or none) sends nothing (the request is " +
+        "logged as skipped).",
     ),
     headers_expression: expressionText
       .nullable()
       .default(null)
       .describe(
-        "JSONata yielding an object of header names to string values, added to what is sent (same bindings; `$` is the body).",
+        "JSONata yielding an object of header names to string values, added to what is sent (same " +
+          "bindings; `$` is the body).",
       ),
   })
   .strict()

@@ -7,7 +7,8 @@ import { iso } from "../../../time";
 import { MAX_MESSAGES, type Expressions } from "./schema";
 
 export const TABLES = [
-  "CREATE TABLE transformer_expressions (id INTEGER PRIMARY KEY CHECK (id = 1), expression TEXT NOT NULL, headers_expression TEXT)",
+  "CREATE TABLE transformer_expressions (id INTEGER PRIMARY KEY CHECK (id = 1), expression TEXT NOT NULL, " +
+    "headers_expression TEXT)",
   `CREATE TABLE transform_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     received_at INTEGER NOT NULL,
@@ -22,7 +23,8 @@ export const TABLES = [
 
 export function saveExpressions(sql: SqlStorage, e: Expressions): Expressions {
   sql.exec(
-    "INSERT INTO transformer_expressions (id, expression, headers_expression) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET expression = excluded.expression, headers_expression = excluded.headers_expression",
+    "INSERT INTO transformer_expressions (id, expression, headers_expression) VALUES (1, ?, ?) ON CONFLICT " +
+      "(id) DO UPDATE SET expression = excluded.expression, headers_expression = excluded.headers_expression",
     e.expression,
     e.headers_expression,
   );
@@ -55,7 +57,8 @@ export function log(
   roomFor(store.sql);
   return store.sql
     .exec<{ seq: number }>(
-      "INSERT INTO transform_log (received_at, outcome, error, delivery_id, input_bytes, output_bytes) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+      "INSERT INTO transform_log (received_at, outcome, error, delivery_id, input_bytes, output_bytes) " +
+        "VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
       e.receivedAt,
       e.outcome,
       e.error,

@@ -81,7 +81,10 @@ export async function upload(
     await ctx.env.BUCKET.delete(key);
     throw new AppError(
       "invalid_request",
-      `The upload did not complete: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim(),
+      (
+        `The upload did not complete: the body must be exactly Content-Length (${input.content_length}` +
+        `) bytes. ${err instanceof Error ? err.message : ""}`
+      ).trim(),
     );
   }
 }

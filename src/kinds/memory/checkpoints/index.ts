@@ -44,8 +44,10 @@ export const checkpoints = kind.define({
   family: "memory",
   title: "Checkpoints",
   summary:
-    "Crash checkpoint store: save JSON or bytes to a thread with a monotonic seq and optional expected_seq (409 on a lost race); read the latest, one by id, " +
-    `or the history; keep_last per thread; parent_id forks into another thread. Checkpoints up to ${MAX_VALUE_BYTES} bytes (over ${INLINE_MAX_BYTES} kept in R2), ` +
+    "Crash checkpoint store: save JSON or bytes to a thread with a monotonic seq and optional expected_seq " +
+    "(409 on a lost race); read the latest, one by id, " +
+    `or the history; keep_last per thread; parent_id forks into another thread. Checkpoints up to ` +
+    `${MAX_VALUE_BYTES} bytes (over ${INLINE_MAX_BYTES} kept in R2), ` +
     `${MAX_CHECKPOINTS} per resource.`,
   createSchema: checkpointsConfig,
   example: { keep_last: 10, label: "research agent state" },

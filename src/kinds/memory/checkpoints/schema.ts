@@ -69,12 +69,14 @@ export const saveInput = onlyWith(
         .min(0)
         .optional()
         .describe(
-          "Save only if the thread's latest seq is this (0: the thread must be new); else 409 with `current_seq`. Two writers of one thread cannot both win.",
+          "Save only if the thread's latest seq is this (0: the thread must be new); else 409 with " +
+            "`current_seq`. Two writers of one thread cannot both win.",
         ),
       parent_id: checkpointIdField
         .optional()
         .describe(
-          "The checkpoint this one continues from (default: the thread's latest). Naming one in another thread, or an older one, forks.",
+          "The checkpoint this one continues from (default: the thread's latest). Naming one in another " +
+            "thread, or an older one, forks.",
         ),
       label: singleLine(200).optional(),
       step: z.int().optional().describe("The agent's own step number (LangGraph's metadata.step)."),
@@ -129,7 +131,8 @@ const infoFields = {
     .string()
     .nullable()
     .describe(
-      `Signed download link to the raw value when it is larger than ${INLINE_MAX_BYTES} bytes (kept in R2), valid until the resource ends; null for values kept inline.`,
+      `Signed download link to the raw value when it is larger than ${INLINE_MAX_BYTES} bytes (kept in ` +
+        `R2), valid until the resource ends; null for values kept inline.`,
     ),
   created_at: z.string(),
 };

@@ -101,7 +101,8 @@ export function checkSave(sql: SqlStorage, input: SaveInput): ThreadRow | null {
   if (input.expected_seq !== undefined && input.expected_seq !== current) {
     throw new AppError(
       "conflict",
-      `Thread ${JSON.stringify(input.thread)} is at seq ${current}, not ${input.expected_seq}: another save came first.`,
+      `Thread ${JSON.stringify(input.thread)} is at seq ${current}, not ${input.expected_seq}` +
+        `: another save came first.`,
       {
         extra: { current_seq: current, latest_id: thread ? (latestOf(sql, thread)?.checkpoint_id ?? null) : null },
       },
@@ -124,7 +125,8 @@ function checkRoom(sql: SqlStorage): void {
   if (held.n > MAX_CHECKPOINTS) {
     throw new AppError(
       "validation_failed",
-      `This resource keeps at most ${MAX_CHECKPOINTS} checkpoints over all threads: delete a thread, or use another resource.`,
+      `This resource keeps at most ${MAX_CHECKPOINTS} checkpoints over all threads: delete a thread, or ` +
+        `use another resource.`,
       {
         errors: [{ path: "thread", message: `at most ${MAX_CHECKPOINTS} checkpoints per resource` }],
       },

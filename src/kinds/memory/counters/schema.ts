@@ -8,12 +8,14 @@ const counterConfigFields = z
     initial: int()
       .optional()
       .describe(
-        "Starting value, and the value each reset window starts from. Default 0, or the nearest bound when 0 is outside min..max.",
+        "Starting value, and the value each reset window starts from. Default 0, or the nearest bound when " +
+          "0 is outside min..max.",
       ),
     min: int()
       .optional()
       .describe(
-        "Lowest allowed value (at most max; initial must not be below it): an operation that would go below it is refused with 409.",
+        "Lowest allowed value (at most max; initial must not be below it): an operation that would go " +
+          "below it is refused with 409.",
       ),
     max: int().optional().describe("Highest allowed value: an operation that would go above it is refused with 409."),
     reset_every_seconds: z

@@ -15,7 +15,8 @@ type Row = {
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  "CREATE TABLE counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL, reset_window INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
+  "CREATE TABLE counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL, reset_window " +
+    "INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
 ];
 
 export function init(store: EngineStore, config: CounterConfig): void {

@@ -39,8 +39,10 @@ export const idempotency = kind.define({
   family: "memory",
   title: "Idempotency keys",
   summary:
-    "Replay firewall: claim a key with a request fingerprint → `new` (with a lock token), 409 `in_flight`, `duplicate` (with the stored result) or 422 `mismatch`; " +
-    `store the result or release the lock; a lapsed lock lets the next identical claim through; keys are forgotten after window_seconds. Up to ${MAX_KEYS} keys, results up to ${MAX_RESULT_BYTES} bytes.`,
+    "Replay firewall: claim a key with a request fingerprint → `new` (with a lock token), 409 `in_flight`, " +
+    "`duplicate` (with the stored result) or 422 `mismatch`; " +
+    `store the result or release the lock; a lapsed lock lets the next identical claim through; keys are ` +
+    `forgotten after window_seconds. Up to ${MAX_KEYS} keys, results up to ${MAX_RESULT_BYTES} bytes.`,
   createSchema: idempotencyConfig,
   example: { window_seconds: 86400, lock_timeout_seconds: 300 },
   migrations: [{ sql: TABLES }],
@@ -58,7 +60,8 @@ export const idempotency = kind.define({
       method: "post",
       path: "/claim",
       summary:
-        "Claim a key for a request: new (locked for you), duplicate (with the result), or 409 in_flight / 422 mismatch (not charged)",
+        "Claim a key for a request: new (locked for you), duplicate (with the result), or 409 in_flight / " +
+        "422 mismatch (not charged)",
       priceMicro: OP_PRICE,
       keys: { at: ["key"] },
       input: claimInput,

@@ -26,7 +26,8 @@ const idempotencyConfigFields = z
       .max(MAX_WINDOW_SECONDS)
       .default(86400)
       .describe(
-        "How long a key is remembered: it is forgotten this long after the claim that took it, or after its result was stored (whichever is later). Default 24 h, as Stripe.",
+        "How long a key is remembered: it is forgotten this long after the claim that took it, or after " +
+          "its result was stored (whichever is later). Default 24 h, as Stripe.",
       ),
     lock_timeout_seconds: z
       .int()
@@ -34,7 +35,10 @@ const idempotencyConfigFields = z
       .max(MAX_LOCK_SECONDS)
       .optional()
       .describe(
-        `How long a claim's lock holds unless the claim names its own \`lock_seconds\`: a holder that neither stores a result nor releases by then (it crashed) lets the next claim with the same fingerprint through. At most window_seconds; default ${DEFAULT_LOCK_SECONDS} s, or window_seconds when that is shorter.`,
+        `How long a claim's lock holds unless the claim names its own \`lock_seconds\`: a holder that ` +
+          `neither stores a result nor releases by then (it crashed) lets the next claim with the same ` +
+          `fingerprint through. At most window_seconds; default ${DEFAULT_LOCK_SECONDS} s, or window_seconds ` +
+          `when that is shorter.`,
       ),
   })
   .refine((c) => c.lock_timeout_seconds === undefined || c.lock_timeout_seconds <= c.window_seconds, {
@@ -65,7 +69,8 @@ const fingerprintField = z
   .min(1)
   .max(256)
   .describe(
-    "What the request is (e.g. hex SHA-256 of method, target and body): fixed by the first claim, and a later claim with another fingerprint is 422 `idempotency_mismatch`.",
+    "What the request is (e.g. hex SHA-256 of method, target and body): fixed by the first claim, and a " +
+      "later claim with another fingerprint is 422 `idempotency_mismatch`.",
   );
 
 const lockTokenField = z
@@ -89,7 +94,8 @@ export const completeInput = z
     key: keyField,
     lock_token: lockTokenField,
     result: jsonValue.describe(
-      `The outcome to replay to every later claim with this fingerprint: any JSON value up to ${MAX_RESULT_BYTES} bytes (e.g. { status, body } of the response).`,
+      `The outcome to replay to every later claim with this fingerprint: any JSON value up to ` +
+        `${MAX_RESULT_BYTES} bytes (e.g. { status, body } of the response).`,
     ),
   })
   // z.unknown() accepts an absent member; a result must be given (null is a result).
@@ -118,7 +124,8 @@ export const claimResult = z
       lock_expires_at: z
         .string()
         .describe(
-          "After this, if no result was stored, the next claim with the same fingerprint takes the key over (and this token no longer works once it has).",
+          "After this, if no result was stored, the next claim with the same fingerprint takes the key " +
+            "over (and this token no longer works once it has).",
         ),
       expires_at: z.string().describe("When the key is forgotten unless a result is stored meanwhile."),
       attempt: z.int().describe("1 for the first claim; more when a lapsed lock was taken over."),
@@ -135,8 +142,9 @@ export const claimResult = z
   ])
   .openapi("IdempotencyClaim", {
     description:
-      "`new` and `duplicate` answer 200. The other outcomes are problems carrying `outcome` and `key`: `in_flight` is 409 `idempotency_in_flight` " +
-      "(with `lock_expires_at` and a Retry-After header), `mismatch` is 422 `idempotency_mismatch`. Neither is charged.",
+      "`new` and `duplicate` answer 200. The other outcomes are problems carrying `outcome` and `key`: " +
+      "`in_flight` is 409 `idempotency_in_flight` (with `lock_expires_at` and a Retry-After header), " +
+      "`mismatch` is 422 `idempotency_mismatch`. Neither is charged.",
   });
 
 export const keyView = z
@@ -145,7 +153,8 @@ export const keyView = z
     state: z
       .enum(KEY_STATES)
       .describe(
-        "locked: a claim holds it; lapsed: its lock timed out without a result (the next claim with the same fingerprint takes it over); completed: its result is stored.",
+        "locked: a claim holds it; lapsed: its lock timed out without a result (the next claim with the " +
+          "same fingerprint takes it over); completed: its result is stored.",
       ),
     fingerprint: z.string(),
     attempts: z.int().describe("Claims that got `new` for it."),

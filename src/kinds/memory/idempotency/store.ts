@@ -111,7 +111,8 @@ export function claim(store: EngineStore, config: IdempotencyConfig, input: Clai
     if (live >= MAX_KEYS) {
       throw new AppError(
         "validation_failed",
-        `This resource holds ${MAX_KEYS} live keys: delete some, wait for their window to pass, or use another resource.`,
+        `This resource holds ${MAX_KEYS} live keys: delete some, wait for their window to pass, or use ` +
+          `another resource.`,
         {
           errors: [{ path: "key", message: `at most ${MAX_KEYS} live keys per resource` }],
         },
@@ -119,7 +120,8 @@ export function claim(store: EngineStore, config: IdempotencyConfig, input: Clai
     }
     const token = newLockToken();
     store.sql.exec(
-      "INSERT INTO idem_keys (key, fingerprint, lock_token, attempts, claimed_at, lock_expires_at, expires_at) VALUES (?, ?, ?, 1, ?, ?, ?)",
+      "INSERT INTO idem_keys (key, fingerprint, lock_token, attempts, claimed_at, lock_expires_at, " +
+        "expires_at) VALUES (?, ?, ?, 1, ?, ?, ?)",
       input.key,
       input.fingerprint,
       token,
@@ -159,7 +161,8 @@ export function claim(store: EngineStore, config: IdempotencyConfig, input: Clai
     const wait = Math.max(1, Math.ceil((row.lock_expires_at! - now) / 1000));
     throw new AppError(
       "idempotency_in_flight",
-      `Key ${JSON.stringify(input.key)} is locked by a claim still in progress; its lock lapses at ${iso(row.lock_expires_at!)}.`,
+      `Key ${JSON.stringify(input.key)} is locked by a claim still in progress; its lock lapses at ` +
+        `${iso(row.lock_expires_at!)}.`,
       {
         extra: { outcome: "in_flight", key: input.key, lock_expires_at: iso(row.lock_expires_at!) },
         headers: { "Retry-After": String(wait) },
@@ -170,7 +173,8 @@ export function claim(store: EngineStore, config: IdempotencyConfig, input: Clai
   const token = newLockToken();
   const until = Math.max(row.expires_at, expiresAt);
   store.sql.exec(
-    "UPDATE idem_keys SET lock_token = ?, attempts = attempts + 1, claimed_at = ?, lock_expires_at = ?, expires_at = ? WHERE id = ?",
+    "UPDATE idem_keys SET lock_token = ?, attempts = attempts + 1, claimed_at = ?, lock_expires_at = ?, " +
+      "expires_at = ? WHERE id = ?",
     token,
     now,
     lockUntil,
@@ -193,7 +197,8 @@ function heldBy(store: EngineStore, key: string, token: string): Row {
   if (row.lock_token !== token) {
     throw new AppError(
       "conflict",
-      `This lock_token is not the current claim of ${JSON.stringify(key)} (its lock lapsed and another claim took the key over, or it belongs to another key).`,
+      `This lock_token is not the current claim of ${JSON.stringify(key)} (its lock lapsed and another ` +
+        `claim took the key over, or it belongs to another key).`,
     );
   }
   return row;
@@ -229,7 +234,8 @@ export function complete(
   // The lock may have lapsed unclaimed: the work was done all the same, so its result counts.
   const expiresAt = Math.max(row.expires_at, store.now + config.window_seconds * 1000);
   store.sql.exec(
-    "UPDATE idem_keys SET result = ?, result_bytes = ?, completed_at = ?, lock_expires_at = NULL, expires_at = ? WHERE id = ?",
+    "UPDATE idem_keys SET result = ?, result_bytes = ?, completed_at = ?, lock_expires_at = NULL, " +
+      "expires_at = ? WHERE id = ?",
     text,
     bytes,
     store.now,
@@ -294,7 +300,8 @@ export function list(
 export function usage(store: EngineStore) {
   const u = store.sql
     .exec<{ keys: number; completed: number; result_bytes: number }>(
-      "SELECT count(*) AS keys, count(completed_at) AS completed, coalesce(sum(result_bytes), 0) AS result_bytes FROM idem_keys WHERE expires_at > ?",
+      "SELECT count(*) AS keys, count(completed_at) AS completed, coalesce(sum(result_bytes), 0) AS " +
+        "result_bytes FROM idem_keys WHERE expires_at > ?",
       store.now,
     )
     .one();

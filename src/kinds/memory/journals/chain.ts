@@ -13,10 +13,13 @@ import type { Json } from "../../../json";
 export const GENESIS = "0".repeat(64);
 
 export const HASH_RULE =
-  'hash = lowercase hex SHA-256 of the UTF-8 text prev_hash + "\\n" + seq + "\\n" + time + "\\n" + type + "\\n" + data, ' +
+  'hash = lowercase hex SHA-256 of the UTF-8 text prev_hash + "\\n" + seq + "\\n" + time + "\\n" + type + ' +
+  '"\\n" + data, ' +
   "where seq is in decimal, time is the entry's `time` exactly as returned (RFC 3339 UTC with milliseconds), " +
-  "type is the entry's type or the empty string when it is null, data is the entry's data as RFC 8785 (JCS) canonical JSON, " +
-  `there is no trailing newline, and prev_hash is the previous entry's hash (64 zeros, ${GENESIS.slice(0, 8)}…, for entry 1).`;
+  "type is the entry's type or the empty string when it is null, data is the entry's data as RFC 8785 " +
+  "(JCS) canonical JSON, " +
+  `there is no trailing newline, and prev_hash is the previous entry's hash (64 zeros, ` +
+  `${GENESIS.slice(0, 8)}…, for entry 1).`;
 
 export interface ChainedEntry {
   seq: number;

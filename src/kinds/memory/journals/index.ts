@@ -43,9 +43,12 @@ export const journals = kind.define({
   family: "memory",
   title: "Journal",
   summary:
-    "Append-only journal: server-assigned seq and time, optimistic appends with expected_seq, range reads, a long-poll tail, " +
-    "entries hash-chained with SHA-256 (the rule is under JournalEntry.hash) and a head signed as a JWS verifiable against /.well-known/jwks.json. " +
-    `Up to ${MAX_ENTRIES} entries of at most ${MAX_ENTRY_BYTES} bytes, ${MAX_JOURNAL_BYTES} bytes of data and types in all.`,
+    "Append-only journal: server-assigned seq and time, optimistic appends with expected_seq, range reads, " +
+    "a long-poll tail, " +
+    "entries hash-chained with SHA-256 (the rule is under JournalEntry.hash) and a head signed as a JWS " +
+    "verifiable against /.well-known/jwks.json. " +
+    `Up to ${MAX_ENTRIES} entries of at most ${MAX_ENTRY_BYTES} bytes, ${MAX_JOURNAL_BYTES} bytes of data ` +
+    `and types in all.`,
   createSchema: journalConfig,
   example: { label: "agent decision log", ttl_seconds: 2592000 },
   migrations: [{ sql: TABLES }],

@@ -42,13 +42,15 @@ const expectedSeq = z
   .min(0)
   .optional()
   .describe(
-    "Append only if the journal's last seq is exactly this (0: the journal is empty); otherwise 409 with `current_seq`. Absent: append unconditionally.",
+    "Append only if the journal's last seq is exactly this (0: the journal is empty); otherwise 409 with " +
+      "`current_seq`. Absent: append unconditionally.",
   );
 
 const entryFields = {
   type: entryType,
   data: jsonValue.describe(
-    `Required. The entry: any JSON value (null included), at most ${MAX_ENTRY_BYTES} bytes as canonical JSON (else 413).`,
+    `Required. The entry: any JSON value (null included), at most ${MAX_ENTRY_BYTES} bytes as canonical ` +
+      `JSON (else 413).`,
   ),
 };
 
@@ -82,7 +84,8 @@ const pageSize = z.coerce
   .max(MAX_PAGE)
   .default(100)
   .describe(
-    `Entries per page (1–${MAX_PAGE}, default 100); a page also stops once it carries about ${MAX_PAGE_BYTES} bytes of data.`,
+    `Entries per page (1–${MAX_PAGE}, default 100); a page also stops once it carries about ` +
+      `${MAX_PAGE_BYTES} bytes of data.`,
   );
 
 export const readInput = z.object({
@@ -198,8 +201,10 @@ export const signedHead = z
     jws: z
       .string()
       .describe(
-        `Compact JWS (RS256, \`kid\` in /.well-known/jwks.json, \`typ: ${HEAD_TYP}\`) whose payload is \`head\` as JSON. ` +
-          "To check a journal: verify the JWS, then recompute the hashes of entries 1..seq (or from any entry whose prev_hash you trust) and compare with `hash`.",
+        `Compact JWS (RS256, \`kid\` in /.well-known/jwks.json, \`typ: ${HEAD_TYP}\`) whose payload is ` +
+          `\`head\` as JSON. ` +
+          "To check a journal: verify the JWS, then recompute the hashes of entries 1..seq (or from any " +
+          "entry whose prev_hash you trust) and compare with `hash`.",
       ),
   })
   .openapi("JournalSignedHead");

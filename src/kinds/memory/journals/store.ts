@@ -35,7 +35,8 @@ type EntryRow = {
 export const TABLES = [
   `CREATE TABLE journal_state (id INTEGER PRIMARY KEY CHECK (id = 1),
     head_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, head_time INTEGER, bytes INTEGER NOT NULL)`,
-  "CREATE TABLE journal_entries (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, type TEXT, data TEXT NOT NULL, hash TEXT NOT NULL)",
+  "CREATE TABLE journal_entries (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, type TEXT, data TEXT NOT " +
+    "NULL, hash TEXT NOT NULL)",
 ];
 
 export function init(store: EngineStore): void {
@@ -92,7 +93,8 @@ export function append(
   if (h.head_seq + inputs.length > MAX_ENTRIES) {
     throw new AppError(
       "payload_too_large",
-      `A journal holds at most ${MAX_ENTRIES} entries; this one holds ${h.head_seq}, so ${inputs.length} more do not fit.`,
+      `A journal holds at most ${MAX_ENTRIES} entries; this one holds ${h.head_seq}, so ${inputs.length}` +
+        ` more do not fit.`,
     );
   }
   // Types are stored and exported with the data, so they count too.
@@ -100,7 +102,8 @@ export function append(
   if (h.bytes + added > MAX_JOURNAL_BYTES) {
     throw new AppError(
       "payload_too_large",
-      `A journal holds at most ${MAX_JOURNAL_BYTES} bytes of data and types; this one holds ${h.bytes}, so ${added} more do not fit.`,
+      `A journal holds at most ${MAX_JOURNAL_BYTES} bytes of data and types; this one holds ${h.bytes}, so ` +
+        `${added} more do not fit.`,
     );
   }
   // Never earlier than the last entry, so time is monotonic along the journal even if the clock steps back.
@@ -144,7 +147,8 @@ const view = (r: EntryRow) => ({
 
 /** Entry rows with the previous entry's hash beside each (a primary-key join, one seek per row). */
 const SELECT_ENTRIES =
-  "SELECT e.seq, e.time, e.type, e.data, e.hash, p.hash AS prev_hash FROM journal_entries e LEFT JOIN journal_entries p ON p.seq = e.seq - 1";
+  "SELECT e.seq, e.time, e.type, e.data, e.hash, p.hash AS prev_hash FROM journal_entries e LEFT JOIN " +
+  "journal_entries p ON p.seq = e.seq - 1";
 
 /**
  * Up to `limit` entries from the cursor, stopping early past MAX_PAGE_BYTES; rows are read lazily,

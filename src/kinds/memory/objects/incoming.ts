@@ -34,7 +34,10 @@ export async function putUpload(
     await ctx.env.BUCKET.delete(key);
     throw new AppError(
       "invalid_request",
-      `The upload did not complete: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim(),
+      (
+        `The upload did not complete: the body must be exactly Content-Length (${input.content_length}` +
+        `) bytes. ${err instanceof Error ? err.message : ""}`
+      ).trim(),
     );
   }
 }

@@ -65,7 +65,8 @@ export const objects = kind.define({
   family: "memory",
   title: "Object",
   summary:
-    `Large object: up to ${MAX_OBJECT_BYTES} bytes for up to 7 days in R2, by PUT (≤ ${MAX_REQUEST_BYTES}), multipart upload (create, parts, complete, abort, resume) ` +
+    `Large object: up to ${MAX_OBJECT_BYTES} bytes for up to 7 days in R2, by PUT (≤ ${MAX_REQUEST_BYTES}` +
+    `), multipart upload (create, parts, complete, abort, resume) ` +
     "or a source_url fetched server-side; Range reads; sha256.",
   createSchema: objectConfig,
   example: { content_type: "application/zip", filename: "dataset.zip" },
@@ -113,7 +114,9 @@ export const objects = kind.define({
       name: "upload",
       method: "put",
       path: "/content",
-      summary: `Upload the bytes in one request (up to ${MAX_REQUEST_BYTES}; larger: multipart or fetch), replacing the object`,
+      summary:
+        `Upload the bytes in one request (up to ${MAX_REQUEST_BYTES}; larger: multipart or fetch), replacing ` +
+        `the object`,
       priceMicro: UPLOAD_PRICE,
       input: rawBodyInput,
       output: objectView,
@@ -155,7 +158,8 @@ export const objects = kind.define({
       method: "post",
       path: "/fetch",
       summary:
-        "Copy source_url into the object server-side (streamed, every redirect hop checked); answers once it is in. A failed copy is not charged",
+        "Copy source_url into the object server-side (streamed, every redirect hop checked); answers once " +
+        "it is in. A failed copy is not charged",
       priceMicro: FETCH_PRICE,
       input: fetchInput,
       output: objectView,
@@ -219,7 +223,10 @@ export const objects = kind.define({
       name: "upload_part",
       method: "put",
       path: "/uploads/{upload_id}/parts/{part_number}",
-      summary: `Upload one part (up to ${MAX_REQUEST_BYTES}); every part but the last at least ${MIN_PART_BYTES} bytes and all the same size (R2's rule, checked on arrival: 422). Sending a part number again replaces it`,
+      summary:
+        `Upload one part (up to ${MAX_REQUEST_BYTES}); every part but the last at least ${MIN_PART_BYTES}` +
+        ` bytes and all the same size (R2's rule, checked on arrival: 422). Sending a part number again ` +
+        `replaces it`,
       priceMicro: 2000,
       params: partParam,
       input: rawBodyInput,
@@ -244,7 +251,8 @@ export const objects = kind.define({
       method: "post",
       path: "/uploads/{upload_id}/complete",
       summary:
-        "Assemble the parts into the object (replacing any earlier one); its sha256 is computed now, by reading it back once",
+        "Assemble the parts into the object (replacing any earlier one); its sha256 is computed now, by " +
+        "reading it back once",
       priceMicro: COMPLETE_PRICE,
       params: uploadParam,
       input: completeInput,

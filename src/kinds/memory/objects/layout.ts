@@ -23,9 +23,15 @@ export function layoutProblem(parts: PartSize[]): string | null {
   const full = parts[0]!.size;
   for (const p of parts.slice(0, -1)) {
     if (p.size < MIN_PART_BYTES)
-      return `part ${p.part_number} has ${p.size} bytes: every part but the last needs at least ${MIN_PART_BYTES} (5 MiB)`;
+      return (
+        `part ${p.part_number} has ${p.size} bytes: every part but the last needs at least ${MIN_PART_BYTES}` +
+        ` (5 MiB)`
+      );
     if (p.size !== full)
-      return `part ${p.part_number} has ${p.size} bytes but part ${parts[0]!.part_number} has ${full}: every part but the last must have the same size`;
+      return (
+        `part ${p.part_number} has ${p.size} bytes but part ${parts[0]!.part_number} has ${full}` +
+        `: every part but the last must have the same size`
+      );
   }
   if (parts.length > 1 && last.size > full)
     return `the last part (${last.part_number}) has ${last.size} bytes, more than the ${full} of the others`;

@@ -31,7 +31,8 @@ const noSuchUpload = (err: unknown) => err instanceof Error && /10024|upload doe
 const gone = (uploadId: string) =>
   new AppError(
     "conflict",
-    `Storage no longer holds upload ${uploadId} (an earlier complete or abort reached it, or it was refused after it did): abort it and start a new upload.`,
+    `Storage no longer holds upload ${uploadId} (an earlier complete or abort reached it, or it was ` +
+      `refused after it did): abort it and start a new upload.`,
   );
 
 export type NewUpload = Pick<UploadRow, "upload_id" | "r2_upload_id" | "object_key" | "content_type">;
@@ -96,7 +97,10 @@ export async function uploadPart(
     if (noSuchUpload(err)) throw gone(up.upload_id);
     throw new AppError(
       "invalid_request",
-      `The part did not arrive whole: the body must be exactly Content-Length (${input.content_length}) bytes. ${err instanceof Error ? err.message : ""}`.trim(),
+      (
+        `The part did not arrive whole: the body must be exactly Content-Length (${input.content_length}` +
+        `) bytes. ${err instanceof Error ? err.message : ""}`
+      ).trim(),
     );
   }
 }
@@ -129,7 +133,8 @@ export async function completeUpload(
     // The checks above follow R2's rules, so this is a part R2 holds in another version than recorded.
     throw new AppError(
       "conflict",
-      `Storage refused the parts (${err instanceof Error ? err.message : String(err)}): upload again any part you replaced, then complete.`,
+      `Storage refused the parts (${err instanceof Error ? err.message : String(err)}): upload again any ` +
+        `part you replaced, then complete.`,
     );
   }
   try {

@@ -46,10 +46,12 @@ export const storedObject = z.object({ object_key: z.string(), sha256: z.string(
 
 export const fetchInput = z.object({
   source_url: httpUrl.describe(
-    "Where the bytes are: http or https to a public address; redirects are followed (at most 5), each hop checked by the egress guard.",
+    "Where the bytes are: http or https to a public address; redirects are followed (at most 5), each hop " +
+      "checked by the egress guard.",
   ),
   headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service").describe(
-    "Request headers for the source (e.g. an authorization it needs); credential headers are dropped on a redirect to another origin. Not stored.",
+    "Request headers for the source (e.g. an authorization it needs); credential headers are dropped on a " +
+      "redirect to another origin. Not stored.",
   ),
   max_bytes: z
     .int()
@@ -74,7 +76,8 @@ export const completeInput = z.object({
     .max(MAX_PART_NUMBER)
     .optional()
     .describe(
-      "The parts to assemble, as S3's CompleteMultipartUpload names them; default: every uploaded part, in part-number order.",
+      "The parts to assemble, as S3's CompleteMultipartUpload names them; default: every uploaded part, in " +
+        "part-number order.",
     ),
 });
 export type CompleteInput = z.infer<typeof completeInput>;
@@ -122,7 +125,8 @@ export const objectView = z
       .string()
       .nullable()
       .describe(
-        "Hex SHA-256 of the whole object: computed as it streamed in (PUT, source_url), or by reading it back when a multipart upload completes.",
+        "Hex SHA-256 of the whole object: computed as it streamed in (PUT, source_url), or by reading it " +
+          "back when a multipart upload completes.",
       ),
     content_type: z.string().nullable(),
     stored_at: z.string().nullable(),

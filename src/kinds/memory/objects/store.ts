@@ -92,7 +92,8 @@ export interface Landed extends Stored {
 export function record(store: EngineStore, config: ObjectConfig, landed: Landed): ObjectView {
   const old = row(store.sql).object_key;
   store.sql.exec(
-    "UPDATE object_current SET object_key = ?, size = ?, sha256 = ?, content_type = ?, stored_at = ?, origin = ?, source_url = ?",
+    "UPDATE object_current SET object_key = ?, size = ?, sha256 = ?, content_type = ?, stored_at = ?, " +
+      "origin = ?, source_url = ?",
     landed.key,
     landed.size,
     landed.sha256,
@@ -132,7 +133,8 @@ export function remove(store: EngineStore, config: ObjectConfig): ObjectView {
   const key = row(store.sql).object_key;
   if (key) store.dropObjects([key]);
   store.sql.exec(
-    "UPDATE object_current SET object_key = NULL, size = NULL, sha256 = NULL, content_type = NULL, stored_at = NULL, origin = NULL, source_url = NULL",
+    "UPDATE object_current SET object_key = NULL, size = NULL, sha256 = NULL, content_type = NULL, " +
+      "stored_at = NULL, origin = NULL, source_url = NULL",
   );
   return view(store, config);
 }

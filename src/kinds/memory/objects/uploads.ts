@@ -44,7 +44,8 @@ export function checkNoneOpen(sql: SqlStorage): void {
   if (open)
     throw new AppError(
       "conflict",
-      `Upload ${open.upload_id} is still open: resume it (GET …/uploads/${open.upload_id}/parts), complete it, or abort it first.`,
+      `Upload ${open.upload_id} is still open: resume it (GET …/uploads/${open.upload_id}/parts), complete ` +
+        `it, or abort it first.`,
     );
 }
 
@@ -96,7 +97,8 @@ export function openUploadView(sql: SqlStorage): UploadView | null {
 export const uploadBytes = (sql: SqlStorage): number =>
   sql
     .exec<{ n: number }>(
-      "SELECT COALESCE(SUM(p.size), 0) AS n FROM object_parts p JOIN object_uploads u USING (upload_id) WHERE u.state = 'open'",
+      "SELECT COALESCE(SUM(p.size), 0) AS n FROM object_parts p JOIN object_uploads u USING (upload_id) " +
+        "WHERE u.state = 'open'",
     )
     .one().n;
 
@@ -114,7 +116,8 @@ export function insertUpload(
 ): UploadView {
   checkNoneOpen(store.sql); // again, atomically: another create may have won while R2 was asked
   store.sql.exec(
-    "INSERT INTO object_uploads (upload_id, r2_upload_id, object_key, content_type, state, created_at) VALUES (?, ?, ?, ?, 'open', ?)",
+    "INSERT INTO object_uploads (upload_id, r2_upload_id, object_key, content_type, state, created_at) " +
+      "VALUES (?, ?, ?, ?, 'open', ?)",
     up.upload_id,
     up.r2_upload_id,
     up.object_key,
@@ -126,7 +129,8 @@ export function insertUpload(
 
 export function upsertPart(store: EngineStore, uploadId: string, part: Omit<PartRow, "uploaded_at">): PartView {
   store.sql.exec(
-    "INSERT OR REPLACE INTO object_parts (upload_id, part_number, size, etag, sha256, uploaded_at) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT OR REPLACE INTO object_parts (upload_id, part_number, size, etag, sha256, uploaded_at) VALUES " +
+      "(?, ?, ?, ?, ?, ?)",
     uploadId,
     part.part_number,
     part.size,
@@ -158,7 +162,8 @@ export function listParts(
   uploadOf(sql, uploadId);
   const rows = sql
     .exec<PartRow>(
-      "SELECT part_number, size, etag, sha256, uploaded_at FROM object_parts WHERE upload_id = ? AND part_number > ? ORDER BY part_number LIMIT ?",
+      "SELECT part_number, size, etag, sha256, uploaded_at FROM object_parts WHERE upload_id = ? AND " +
+        "part_number > ? ORDER BY part_number LIMIT ?",
       uploadId,
       Number(cursor ?? 0),
       limit + 1,

@@ -55,8 +55,11 @@ export const queues = kind.define({
   family: "memory",
   title: "Queue",
   summary:
-    "Work queue with leases: push (delay, dedup id, priority); lease N with visibility_seconds and long-poll; ack, nack with delay, extend; " +
-    `dead letters after max_receive_count, listable and redrivable; stats. Up to ${MAX_MESSAGES} messages of at most ${MAX_MESSAGE_BYTES} bytes, ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids in all.`,
+    "Work queue with leases: push (delay, dedup id, priority); lease N with visibility_seconds and " +
+    "long-poll; ack, nack with delay, extend; " +
+    `dead letters after max_receive_count, listable and redrivable; stats. Up to ${MAX_MESSAGES}` +
+    ` messages of at most ${MAX_MESSAGE_BYTES} bytes, ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids in ` +
+    `all.`,
   createSchema: queueConfig,
   example: { visibility_seconds: 60, max_receive_count: 3, dedup_window_seconds: 600 },
   migrations: [{ sql: TABLES }],

@@ -40,7 +40,8 @@ export function lease(store: EngineStore, config: QueueConfig, input: LeaseInput
   const items = rows.map((row) => {
     const leaseId = newLeaseId();
     store.sql.exec(
-      "UPDATE queue_messages SET state = 'in_flight', lease_id = ?, visible_at = ?, receive_count = receive_count + 1 WHERE seq = ?",
+      "UPDATE queue_messages SET state = 'in_flight', lease_id = ?, visible_at = ?, receive_count = " +
+        "receive_count + 1 WHERE seq = ?",
       leaseId,
       until,
       row.seq,

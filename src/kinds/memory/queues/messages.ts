@@ -38,7 +38,8 @@ function duplicate(store: EngineStore, config: QueueConfig, messageId: string) {
 export function push(store: EngineStore, config: QueueConfig, inputs: PushInput[], pathOf: (i: number) => string) {
   const sql = store.sql;
   sql.exec(
-    "DELETE FROM queue_dedup WHERE dedup_id IN (SELECT dedup_id FROM queue_dedup WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
+    "DELETE FROM queue_dedup WHERE dedup_id IN (SELECT dedup_id FROM queue_dedup WHERE expires_at <= ? " +
+      "ORDER BY expires_at LIMIT ?)",
     store.now,
     DEDUP_PRUNE,
   );
@@ -74,7 +75,8 @@ export function push(store: EngineStore, config: QueueConfig, inputs: PushInput[
     if (bytes + size > MAX_QUEUE_BYTES) {
       throw new AppError(
         "payload_too_large",
-        `A queue holds at most ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids; this one holds ${bytes}, so ${size} more do not fit.`,
+        `A queue holds at most ${MAX_QUEUE_BYTES} bytes of bodies and dedup ids; this one holds ${bytes}` +
+          `, so ${size} more do not fit.`,
       );
     }
     const delay = input.delay_seconds ?? config.delay_seconds;
@@ -82,7 +84,8 @@ export function push(store: EngineStore, config: QueueConfig, inputs: PushInput[
     const visibleAt = store.now + delay * 1000;
     const messageId = newMessageId();
     sql.exec(
-      "INSERT INTO queue_messages (message_id, body, bytes, priority, dedup_id, state, visible_at, enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO queue_messages (message_id, body, bytes, priority, dedup_id, state, visible_at, " +
+        "enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       messageId,
       text,
       size,

@@ -40,7 +40,8 @@ export const queueConfig = z.object({
     .nullable()
     .default(5)
     .describe(
-      "A message leased this many times without an ack becomes a dead letter when its last lease lapses or is nacked (default 5; null: never).",
+      "A message leased this many times without an ack becomes a dead letter when its last lease lapses or " +
+        "is nacked (default 5; null: never).",
     ),
   delay_seconds: delay.default(0).describe("Delay of every pushed message unless the push says otherwise (default 0)."),
   dedup_window_seconds: z
@@ -65,7 +66,8 @@ const messageFields = {
     .max(128)
     .optional()
     .describe(
-      "Deduplication id: another push with the same id within the queue's dedup_window_seconds is not queued; its answer names the first message.",
+      "Deduplication id: another push with the same id within the queue's dedup_window_seconds is not " +
+        "queued; its answer names the first message.",
     ),
   priority: z
     .int()
@@ -157,7 +159,8 @@ export const message = z
     state: z
       .enum(STATES)
       .describe(
-        "visible: can be leased; delayed: not yet; in_flight: held by a lease; dead: a dead letter (see max_receive_count).",
+        "visible: can be leased; delayed: not yet; in_flight: held by a lease; dead: a dead letter (see " +
+          "max_receive_count).",
       ),
     receive_count: z.int().describe("Times leased (reset by a redrive)."),
     enqueued_at: at,
@@ -195,7 +198,9 @@ export const leased = z
     lease_id: z
       .string()
       .describe(
-        "Ack, nack or extend with this id. It is valid until lease_expires_at (or the next extend's deadline); afterwards the message may be leased by another consumer and this id is refused with 409.",
+        "Ack, nack or extend with this id. It is valid until lease_expires_at (or the next extend's " +
+          "deadline); afterwards the message may be leased by another consumer and this id is refused with " +
+          "409.",
       ),
     body: jsonValue,
     priority: z.int(),

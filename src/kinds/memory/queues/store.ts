@@ -46,7 +46,8 @@ export const TABLES = [
   "CREATE INDEX queue_dead ON queue_messages (seq) WHERE state = 'dead'",
   "CREATE INDEX queue_live ON queue_messages (seq) WHERE state <> 'dead'",
   // Dedup ids outlive their messages (an acked message's id still deduplicates within the window).
-  "CREATE TABLE queue_dedup (dedup_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID",
+  "CREATE TABLE queue_dedup (dedup_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, expires_at INTEGER NOT " +
+    "NULL) WITHOUT ROWID",
   "CREATE INDEX queue_dedup_expiry ON queue_dedup (expires_at)",
 ];
 
@@ -109,7 +110,8 @@ export const PROMOTE_BATCH = 1000;
 export function promote(store: EngineStore, config: QueueConfig, limit = PROMOTE_BATCH): void {
   const due = store.sql
     .exec<Pick<MessageRow, "seq" | "state" | "visible_at" | "receive_count">>(
-      "SELECT seq, state, visible_at, receive_count FROM queue_messages WHERE state IN ('delayed', 'in_flight') AND visible_at <= ? ORDER BY visible_at LIMIT ?",
+      "SELECT seq, state, visible_at, receive_count FROM queue_messages WHERE state IN ('delayed', " +
+        "'in_flight') AND visible_at <= ? ORDER BY visible_at LIMIT ?",
       store.now,
       limit,
     )

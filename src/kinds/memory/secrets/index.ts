@@ -33,8 +33,9 @@ export const secrets = kind.define({
   family: "memory",
   title: "One-time secret",
   summary:
-    "A secret encrypted at rest (AES-GCM) behind a public URL that reveals it once, on POST, and destroys it; optional passphrase " +
-    "(PBKDF2, limited attempts); the status shows whether and when it was read; the owner can burn it early.",
+    "A secret encrypted at rest (AES-GCM) behind a public URL that reveals it once, on POST, and destroys " +
+    "it; optional passphrase (PBKDF2, limited attempts); the status shows whether and when it was read; " +
+    "the owner can burn it early.",
   createSchema: secretCreate,
   example: {
     value: "postgres://app:s3cret@db.example.com:5432/app",

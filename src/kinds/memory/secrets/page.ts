@@ -31,7 +31,8 @@ function secretPage(title: string, body: string, script = ""): string {
 /** A secret is waiting: nothing is used up by looking. */
 export function waitingPage(passphraseRequired: boolean, message: string | null): string {
   const field = passphraseRequired
-    ? `<label for="passphrase">Passphrase</label><input id="passphrase" name="passphrase" type="password" autocomplete="off" required autofocus>`
+    ? `<label for="passphrase">Passphrase</label><input id="passphrase" name="passphrase" type="password" ` +
+      `autocomplete="off" required autofocus>`
     : "";
   return secretPage(
     "A secret is waiting",

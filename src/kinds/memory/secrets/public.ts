@@ -67,7 +67,8 @@ export const revealFace = definePublicFace<SecretConfig, Prepared, Handled>({
       maxBodyBytes: 0,
       answers: ["json", "html"],
       summary:
-        "Whether a secret is waiting and needs a passphrase; never reveals or uses it up. A browser gets a page with a Reveal button.",
+        "Whether a secret is waiting and needs a passphrase; never reveals or uses it up. A browser gets a " +
+        "page with a Reveal button.",
     },
     {
       name: "reveal",
@@ -76,7 +77,8 @@ export const revealFace = definePublicFace<SecretConfig, Prepared, Handled>({
       maxBodyBytes: 4096,
       answers: ["json", "html"],
       summary:
-        'Reveal the secret, once: `{ "value", "read_at" }`. With a passphrase, send `{ "passphrase": "…" }` (JSON or a form); a wrong one is 403.',
+        'Reveal the secret, once: `{ "value", "read_at" }`. With a passphrase, send `{ "passphrase": "…" ' +
+        "}` (JSON or a form); a wrong one is 403.",
     },
   ],
 

@@ -13,7 +13,8 @@ export const secretCreate = z.object({
     .min(1)
     .refine((v) => utf8Length(v) <= MAX_VALUE_BYTES, `must be at most ${MAX_VALUE_BYTES} bytes of UTF-8`)
     .describe(
-      `The secret, 1 to ${MAX_VALUE_BYTES} bytes of text. Encrypted at once; never shown again except, once, at the public address.`,
+      `The secret, 1 to ${MAX_VALUE_BYTES} bytes of text. Encrypted at once; never shown again except, ` +
+        `once, at the public address.`,
     ),
   passphrase: z
     .string()
@@ -21,7 +22,8 @@ export const secretCreate = z.object({
     .max(MAX_PASSPHRASE_LENGTH)
     .optional()
     .describe(
-      "Needed to reveal the secret. Only a PBKDF2 verifier is kept, and the value is also encrypted under a key derived from it.",
+      "Needed to reveal the secret. Only a PBKDF2 verifier is kept, and the value is also encrypted under " +
+        "a key derived from it.",
     ),
   max_passphrase_attempts: z
     .int()

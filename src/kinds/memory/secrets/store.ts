@@ -38,7 +38,8 @@ export const TABLES = [
 export function initSecret(store: EngineStore, s: SealedSecret): void {
   const p = s.passphrase;
   store.sql.exec(
-    "INSERT INTO secret (id, sealed, bytes, has_passphrase, salt, verifier, iterations, max_attempts) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO secret (id, sealed, bytes, has_passphrase, salt, verifier, iterations, max_attempts) " +
+      "VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
     s.sealed,
     s.bytes,
     p ? 1 : 0,

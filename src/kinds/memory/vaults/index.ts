@@ -58,8 +58,9 @@ export const vaults = kind.define({
   family: "memory",
   title: "Vault",
   summary:
-    "Key-value namespace: get/put/delete JSON values (up to 1.5 MiB) with metadata and a per-key TTL, compare-and-set by version " +
-    "(ETag, If-Match, If-None-Match: *), prefix listing with a cursor, and batches of writes that apply all or none.",
+    "Key-value namespace: get/put/delete JSON values (up to 1.5 MiB) with metadata and a per-key TTL, " +
+    "compare-and-set by version (ETag, If-Match, If-None-Match: *), prefix listing with a cursor, and " +
+    "batches of writes that apply all or none.",
   createSchema: vaultConfig,
   example: { label: "agent memory" },
   migrations: [{ sql: TABLES }],

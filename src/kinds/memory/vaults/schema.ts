@@ -53,7 +53,8 @@ export const keyField = z
   .refine((k) => !LONE_SURROGATE.test(k), "must be well-formed Unicode")
   .refine((k) => !/[\u0000-\u001f\u007f-\u009f]/.test(k), "must not contain control characters")
   .describe(
-    `Any text of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 without control characters, except . and ..; in a path, percent-encode it (a / as %2F).`,
+    `Any text of 1 to ${MAX_KEY_BYTES} bytes of UTF-8 without control characters, except . and ..; in a ` +
+      `path, percent-encode it (a / as %2F).`,
   );
 
 export const keyParam = z.object({
@@ -64,7 +65,8 @@ const ifVersion = z
   .int()
   .min(0)
   .describe(
-    "Compare-and-set in the body (MCP sends no headers): write only if the key's version is this; 0 = only if the key does not exist.",
+    "Compare-and-set in the body (MCP sends no headers): write only if the key's version is this; 0 = only " +
+      "if the key does not exist.",
   );
 
 export const preconditionHeaders = z.object({
@@ -88,7 +90,8 @@ const ttlField = z
   .max(MAX_KEY_TTL_SECONDS)
   .nullable()
   .describe(
-    "The key disappears this many seconds after the write (absent or null: it lasts as long as the vault). Each put sets it anew.",
+    "The key disappears this many seconds after the write (absent or null: it lasts as long as the vault). " +
+      "Each put sets it anew.",
   );
 
 const writeFields = {
@@ -146,7 +149,8 @@ export const batchInput = z.object({
     .min(1)
     .max(MAX_BATCH)
     .describe(
-      `1 to ${MAX_BATCH} puts and deletes, applied in order, all or none: if one is refused (its if_version, a limit), none happens.`,
+      `1 to ${MAX_BATCH} puts and deletes, applied in order, all or none: if one is refused (its ` +
+        `if_version, a limit), none happens.`,
     ),
 });
 export type BatchInput = z.infer<typeof batchInput>;
@@ -156,7 +160,8 @@ const entryFields = {
   version: z
     .int()
     .describe(
-      "The vault's write sequence number at the key's last write: it grows with every write, never repeats, and is the ETag.",
+      "The vault's write sequence number at the key's last write: it grows with every write, never " +
+        "repeats, and is the ETag.",
     ),
   metadata: z.record(z.string(), jsonValue).nullable(),
   bytes: z.int().describe("Bytes counted against the vault: key, value and metadata (compact JSON, UTF-8)."),

@@ -43,7 +43,8 @@ export const TABLES = [
   `CREATE TABLE vault_keys (key TEXT PRIMARY KEY, version INTEGER NOT NULL, bytes INTEGER NOT NULL,
     metadata TEXT, updated_at INTEGER NOT NULL, expires_at INTEGER, value TEXT NOT NULL)`,
   "CREATE INDEX vault_keys_expiry ON vault_keys (expires_at) WHERE expires_at IS NOT NULL",
-  "CREATE TABLE vault_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, keys INTEGER NOT NULL, bytes INTEGER NOT NULL)",
+  "CREATE TABLE vault_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, keys INTEGER NOT " +
+    "NULL, bytes INTEGER NOT NULL)",
 ];
 
 export function initVault(store: EngineStore): void {
@@ -192,7 +193,8 @@ export function deleteRow(store: EngineStore, key: string): boolean {
 export function purgeExpired(store: EngineStore): number {
   const gone = store.sql
     .exec<{ bytes: number }>(
-      `DELETE FROM vault_keys WHERE key IN (SELECT key FROM vault_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ${PURGE_CHUNK}) RETURNING bytes`,
+      `DELETE FROM vault_keys WHERE key IN (SELECT key FROM vault_keys WHERE expires_at <= ? ORDER BY ` +
+        `expires_at LIMIT ${PURGE_CHUNK}) RETURNING bytes`,
       store.now,
     )
     .toArray();

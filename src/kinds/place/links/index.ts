@@ -29,8 +29,10 @@ export const links = kind.define({
   family: "place",
   title: "Expiring share link",
   summary:
-    "A short public URL that redirects (302 or 307) to a target URL, or serves one of your blobs or objects, until it expires or max_clicks is reached " +
-    `(then 410); clicks counted and logged (time, referrer host, country; the newest ${MAX_CLICK_LOG}). Clicks are free.`,
+    "A short public URL that redirects (302 or 307) to a target URL, or serves one of your blobs or " +
+    "objects, until it expires or max_clicks is reached " +
+    `(then 410); clicks counted and logged (time, referrer host, country; the newest ${MAX_CLICK_LOG}` +
+    `). Clicks are free.`,
   createSchema: linkCreate,
   example: { target_url: "https://example.com/reports/2026-11.pdf", max_clicks: 100 },
   migrations: [{ sql: TABLES }],

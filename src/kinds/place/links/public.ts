@@ -22,7 +22,8 @@ export const linksFace = definePublicFace<LinkConfig, Content | undefined>({
       maxBodyBytes: 0,
       answers: ["redirect", "bytes"],
       summary:
-        "Follow the link: a redirect to its target, or the content it serves (Range honoured); each GET is a click, HEAD is not.",
+        "Follow the link: a redirect to its target, or the content it serves (Range honoured); each GET is " +
+        "a click, HEAD is not.",
     },
   ],
   async prepare(ctx, config) {

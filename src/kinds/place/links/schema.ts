@@ -11,8 +11,8 @@ const common = {
     .union([z.literal(302), z.literal(307)])
     .default(302)
     .describe(
-      "With `target_url`: 302, or 307 (the method and body kept). Never a permanent redirect: browsers would keep following it without asking, " +
-        "uncounted, after the link expired.",
+      "With `target_url`: 302, or 307 (the method and body kept). Never a permanent redirect: browsers " +
+        "would keep following it without asking, uncounted, after the link expired.",
     ),
   max_clicks: z
     .int()
@@ -28,8 +28,9 @@ export const linkCreate = exactlyOneOf(
     content: managementTokenOf(["blobs", "objects"], "must be a blobs or objects resource's management token (zvm_…)")
       .optional()
       .describe(
-        "Serve one of your blobs or objects instead: its management token (zvm_…), which proves you hold it; only its id is kept. " +
-          "The link serves its current content, with its type and name, Range honoured.",
+        "Serve one of your blobs or objects instead: its management token (zvm_…), which proves you hold " +
+          "it; only its id is kept. The link serves its current content, with its type and name, Range " +
+          "honoured.",
       ),
     ...common,
   }),

@@ -8,7 +8,8 @@ import { keysetPage, type Page } from "../../../kind/pages";
 import { MAX_CLICK_LOG, type Click, type LinkConfig, type LinkView } from "./schema";
 
 export const TABLES = [
-  `CREATE TABLE link (id INTEGER PRIMARY KEY CHECK (id = 1), clicks INTEGER NOT NULL DEFAULT 0, refused INTEGER NOT NULL DEFAULT 0, last_click_at INTEGER)`,
+  `CREATE TABLE link (id INTEGER PRIMARY KEY CHECK (id = 1), clicks INTEGER NOT NULL DEFAULT 0, refused ` +
+    `INTEGER NOT NULL DEFAULT 0, last_click_at INTEGER)`,
   `CREATE TABLE clicks (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, referrer_host TEXT, country TEXT)`,
 ];
 

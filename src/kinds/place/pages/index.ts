@@ -32,8 +32,10 @@ export const pages = kind.define({
   family: "place",
   title: "Static page",
   summary:
-    `One HTML or Markdown page (up to ${MAX_CONTENT_BYTES} bytes) at a public address: Markdown rendered safely, HTML served as written and sandboxed ` +
-    "(scripts only if opted in); ETag, Last-Modified and 304; updated in place; views counted; title and description for link previews. Views are free.",
+    `One HTML or Markdown page (up to ${MAX_CONTENT_BYTES} bytes) at a public address: Markdown rendered ` +
+    `safely, HTML served as written and sandboxed ` +
+    "(scripts only if opted in); ETag, Last-Modified and 304; updated in place; views counted; title and " +
+    "description for link previews. Views are free.",
   createSchema: pageCreate,
   example: {
     format: "markdown",

@@ -11,8 +11,8 @@ export const MAX_CONTENT_BYTES = 256 * 1024;
 const format = z
   .enum(["markdown", "html"])
   .describe(
-    "`markdown` (GitHub-flavoured; raw HTML in it is shown as text, links keep http(s) and mailto only) is served in a readable frame; " +
-      "`html` is served as written, sandboxed.",
+    "`markdown` (GitHub-flavoured; raw HTML in it is shown as text, links keep http(s) and mailto only) is " +
+      "served in a readable frame; `html` is served as written, sandboxed.",
   );
 const content = multiLine(MAX_CONTENT_BYTES).describe(
   `The page's source, at most ${MAX_CONTENT_BYTES} bytes in UTF-8.`,
@@ -24,8 +24,8 @@ const description = singleLine(500).describe("The page's meta description and li
 const scripts = z
   .boolean()
   .describe(
-    "HTML only: let the page's own inline scripts run, in a sandbox (an opaque origin: no cookies, storage or credentials of this origin). " +
-      "Without it no script runs. Nothing is ever loaded from another origin.",
+    "HTML only: let the page's own inline scripts run, in a sandbox (an opaque origin: no cookies, storage " +
+      "or credentials of this origin). Without it no script runs. Nothing is ever loaded from another origin.",
   );
 const indexable = z
   .boolean()

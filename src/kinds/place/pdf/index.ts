@@ -20,8 +20,10 @@ export const pdf = kind.define({
   family: "place",
   title: "HTML to PDF",
   summary:
-    "HTML or a URL rendered to a real PDF by headless Chromium (Browser Rendering, or a Gotenberg engine): paper size, margins, landscape, background, scale, " +
-    "header and footer templates, wait for a selector or a delay; each PDF kept until the resource ends, downloadable by signed link. A failed render is not charged.",
+    "HTML or a URL rendered to a real PDF by headless Chromium (Browser Rendering, or a Gotenberg engine): " +
+    "paper size, margins, landscape, background, scale, header and footer templates, wait for a selector " +
+    "or a delay; each PDF kept until the resource ends, downloadable by signed link. A failed render is " +
+    "not charged.",
   createSchema: pdfCreate,
   example: {},
   migrations: [{ sql: TABLES }],
@@ -52,7 +54,8 @@ export const pdf = kind.define({
           paper: "a4",
           margins: { top: 0.6, right: 0.6, bottom: 0.6, left: 0.6 },
           footer_html:
-            '<div style="font-size:8px;width:100%;text-align:center"><span class="pageNumber"></span>/<span class="totalPages"></span></div>',
+            '<div style="font-size:8px;width:100%;text-align:center"><span ' +
+            'class="pageNumber"></span>/<span class="totalPages"></span></div>',
           filename: "invoice-42.pdf",
         },
       },

@@ -24,7 +24,8 @@ const template = (where: string) =>
   multiLine(MAX_TEMPLATE_BYTES)
     .optional()
     .describe(
-      `HTML printed at the ${where} of every page (Chrome's template: \`<span class="pageNumber">\`, \`totalPages\`, \`date\`, \`title\`, \`url\`; inline styles only; give it a font-size).`,
+      `HTML printed at the ${where} of every page (Chrome's template: \`<span class="pageNumber">\`, ` +
+        `\`totalPages\`, \`date\`, \`title\`, \`url\`; inline styles only; give it a font-size).`,
     );
 
 export const renderInput = exactlyOneOf(

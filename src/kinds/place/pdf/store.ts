@@ -99,7 +99,8 @@ export async function render(ctx: PrepareContext, input: RenderInput): Promise<R
 
 export function record(store: EngineStore, input: RenderInput, r: Rendered): RenderView {
   store.sql.exec(
-    "INSERT INTO renders (render_id, source, url, paper, landscape, object_key, size, sha256, pages, engine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO renders (render_id, source, url, paper, landscape, object_key, size, sha256, pages, " +
+      "engine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     r.renderId,
     input.html !== undefined ? "html" : "url",
     input.url ?? null,

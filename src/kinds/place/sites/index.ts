@@ -40,8 +40,10 @@ export const sites = kind.define({
   family: "place",
   title: "Static site",
   summary:
-    `A static site from a zip (up to ${LIMITS.max_zip_bytes} bytes, ${LIMITS.max_files} files) unpacked into R2 as it streams in and served at a public address: ` +
-    "index.html, directory indexes, SPA fallback, content types, ETag and 304, Cache-Control; redeploys swap atomically, the previous version kept for a rollback. Serving is free.",
+    `A static site from a zip (up to ${LIMITS.max_zip_bytes} bytes, ${LIMITS.max_files} files) unpacked ` +
+    `into R2 as it streams in and served at a public address: ` +
+    "index.html, directory indexes, SPA fallback, content types, ETag and 304, Cache-Control; redeploys " +
+    "swap atomically, the previous version kept for a rollback. Serving is free.",
   createSchema: siteCreate,
   example: { spa_fallback: true, cache_seconds: 3600 },
   migrations: [{ sql: TABLES }],
@@ -58,7 +60,8 @@ export const sites = kind.define({
       method: "put",
       path: "/deploy",
       summary:
-        "Deploy a zip archive (the body, application/zip): unpacked as it streams in, then made live at once; the previous version is kept for a rollback",
+        "Deploy a zip archive (the body, application/zip): unpacked as it streams in, then made live at " +
+        "once; the previous version is kept for a rollback",
       priceMicro: 10_000,
       input: rawBodyInput,
       output: deployView,

@@ -18,13 +18,15 @@ export const siteCreate = z.object({
     .boolean()
     .default(false)
     .describe(
-      "A single-page app: a path that names no file, asked for by a browser (Accept: text/html) or without an extension, gets /index.html (200).",
+      "A single-page app: a path that names no file, asked for by a browser (Accept: text/html) or without " +
+        "an extension, gets /index.html (200).",
     ),
   scripts: z
     .boolean()
     .default(false)
     .describe(
-      "Let the site's scripts run (inline or its own files), sandboxed in an opaque origin (no cookies or storage of this origin). Without it no script runs.",
+      "Let the site's scripts run (inline or its own files), sandboxed in an opaque origin (no cookies or " +
+        "storage of this origin). Without it no script runs.",
     ),
   cache_seconds: z
     .int()

@@ -138,7 +138,8 @@ export function publish(store: EngineStore, staged: Staged): DeployView {
   sql.exec("UPDATE deploys SET state = 'previous' WHERE state = 'live'");
   const { seq } = sql
     .exec<{ seq: number }>(
-      "INSERT INTO deploys (deploy_id, created_at, files, bytes, archive_bytes, stripped_prefix, state) VALUES (?, ?, ?, ?, ?, ?, 'live') RETURNING seq",
+      "INSERT INTO deploys (deploy_id, created_at, files, bytes, archive_bytes, stripped_prefix, state) " +
+        "VALUES (?, ?, ?, ?, ?, ?, 'live') RETURNING seq",
       staged.deployId,
       store.now,
       staged.files.length,
@@ -166,7 +167,8 @@ export function rollback(store: EngineStore): DeployView {
   const previous = inState(store.sql, "previous");
   if (!previous) throw new AppError("conflict", "There is no previous version to roll back to.");
   store.sql.exec(
-    "UPDATE deploys SET state = CASE state WHEN 'live' THEN 'previous' ELSE 'live' END WHERE state IN ('live', 'previous')",
+    "UPDATE deploys SET state = CASE state WHEN 'live' THEN 'previous' ELSE 'live' END WHERE state IN " +
+      "('live', 'previous')",
   );
   return deployOf(live(store.sql)!);
 }

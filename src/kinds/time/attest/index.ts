@@ -34,8 +34,10 @@ export const attest = kind.define({
   family: "time",
   title: "Attested fetch",
   summary:
-    "The service fetches a URL for you and returns the content with a signed receipt (compact JWS over url, final url, method, status, selected headers, body SHA-256, time) " +
-    `verifiable against /.well-known/jwks.json; the bytes stay downloadable for the TTL. Up to ${MAX_FETCHES} fetches of at most ${MAX_BODY_BYTES} bytes, ${MAX_STORED_BYTES} bytes in all.`,
+    "The service fetches a URL for you and returns the content with a signed receipt (compact JWS over " +
+    "url, final url, method, status, selected headers, body SHA-256, time) " +
+    `verifiable against /.well-known/jwks.json; the bytes stay downloadable for the TTL. Up to ` +
+    `${MAX_FETCHES} fetches of at most ${MAX_BODY_BYTES} bytes, ${MAX_STORED_BYTES} bytes in all.`,
   createSchema: attestConfig,
   example: { receipt_headers: ["content-type", "etag", "last-modified"], max_bytes: 1048576 },
   migrations: [{ sql: TABLES }],
@@ -52,7 +54,8 @@ export const attest = kind.define({
       method: "post",
       path: "/fetches",
       summary:
-        "Fetch a URL now and get the content with a signed receipt (a target's 4xx/5xx is attested too; a network failure is 502 and not charged)",
+        "Fetch a URL now and get the content with a signed receipt (a target's 4xx/5xx is attested too; a " +
+        "network failure is 502 and not charged)",
       priceMicro: FETCH_PRICE,
       input: fetchInput,
       output: attestedFetch,

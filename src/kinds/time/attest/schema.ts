@@ -32,7 +32,8 @@ export const attestConfig = z.object({
   receipt_headers: receiptHeaders
     .default(DEFAULT_RECEIPT_HEADERS)
     .describe(
-      `Response headers every receipt records (a fetch may name its own); \`*\` records all. Default: ${DEFAULT_RECEIPT_HEADERS.join(", ")}.`,
+      `Response headers every receipt records (a fetch may name its own); \`*\` records all. Default: ` +
+        `${DEFAULT_RECEIPT_HEADERS.join(", ")}.`,
     ),
   max_bytes: z
     .int()
@@ -40,7 +41,8 @@ export const attestConfig = z.object({
     .max(MAX_BODY_BYTES)
     .default(MAX_BODY_BYTES)
     .describe(
-      `Largest body a fetch accepts unless it says otherwise (at most ${MAX_BODY_BYTES}); a larger answer is a 413, not charged.`,
+      `Largest body a fetch accepts unless it says otherwise (at most ${MAX_BODY_BYTES}); a larger answer ` +
+        `is a 413, not charged.`,
     ),
 });
 
@@ -56,7 +58,8 @@ export const fetchInput = z.object({
     ),
   method: z.enum(["GET", "HEAD"]).default("GET"),
   headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service").describe(
-    "Request headers to send (e.g. accept-language, or an authorization the page needs). Their names are in the receipt; their values are neither signed nor stored.",
+    "Request headers to send (e.g. accept-language, or an authorization the page needs). Their names are " +
+      "in the receipt; their values are neither signed nor stored.",
   ),
   receipt_headers: receiptHeaders
     .optional()
@@ -99,7 +102,8 @@ export const receiptPayload = z
     request_headers: z
       .array(z.string())
       .describe(
-        "Names (lowercase, sorted) of every request header sent, including the service's user-agent; never their values.",
+        "Names (lowercase, sorted) of every request header sent, including the service's user-agent; never " +
+          "their values.",
       ),
     status: z.int().describe("The HTTP status of the final answer; any status is attested, 4xx and 5xx included."),
     headers: z
@@ -108,16 +112,19 @@ export const receiptPayload = z
     body_sha256: z
       .string()
       .describe(
-        "SHA-256 of the body bytes as received (after content-encoding is undone), 64 lowercase hex digits; of zero bytes for HEAD.",
+        "SHA-256 of the body bytes as received (after content-encoding is undone), 64 lowercase hex " +
+          "digits; of zero bytes for HEAD.",
       ),
     body_size: z.int().describe("Size of the body in bytes."),
     fetched_at: z.string().describe("When the answer was complete (RFC 3339 UTC, milliseconds)."),
   })
   .openapi("FetchReceiptPayload", {
     description:
-      "The payload of a fetch receipt, exactly as signed: the JSON object in the compact JWS whose protected header is " +
+      "The payload of a fetch receipt, exactly as signed: the JSON object in the compact JWS whose " +
+      "protected header is " +
       `\`{ "alg": "RS256", "kid": <a key in /.well-known/jwks.json>, "typ": "${RECEIPT_TYP}" }\`. ` +
-      "Verify with any JOSE library (e.g. jose `compactVerify` against the JWKS), check `typ`, then compare `body_sha256` with the SHA-256 of the content.",
+      "Verify with any JOSE library (e.g. jose `compactVerify` against the JWKS), check `typ`, then " +
+      "compare `body_sha256` with the SHA-256 of the content.",
   });
 
 export type ReceiptPayload = z.infer<typeof receiptPayload>;
@@ -131,7 +138,8 @@ const inlineContent = z
   })
   .nullable()
   .describe(
-    `The body inline when it is at most ${INLINE_MAX_BYTES} bytes (and include_content is true); else null, and content_url gives it.`,
+    `The body inline when it is at most ${INLINE_MAX_BYTES} bytes (and include_content is true); else ` +
+      `null, and content_url gives it.`,
   );
 
 export const fetchRecord = z

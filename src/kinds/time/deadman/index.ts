@@ -48,8 +48,9 @@ export const deadman = kind.define({
   family: "time",
   title: "Dead-man switch",
   summary:
-    "A job pings a public URL (/start, /fail, /{exit_code}) every period_seconds; past grace_seconds a run is missed, and after alert_after_misses the switch goes down: " +
-    "alert (repeated every realert_seconds), recovery event on the next success, and an optional sealed payload released once to successor_url.",
+    "A job pings a public URL (/start, /fail, /{exit_code}) every period_seconds; past grace_seconds a run " +
+    "is missed, and after alert_after_misses the switch goes down: alert (repeated every realert_seconds), " +
+    "recovery event on the next success, and an optional sealed payload released once to successor_url.",
   targetFields: ["alert_url", "successor_url"],
   createSchema: deadmanConfig,
   example: {
@@ -76,7 +77,8 @@ export const deadman = kind.define({
   },
   sends: {
     "deadman.down":
-      "To alert_url (and as a message through alert_notify): the switch went down (data.repeat is true for the repeats every realert_seconds).",
+      "To alert_url (and as a message through alert_notify): the switch went down (data.repeat is true for " +
+      "the repeats every realert_seconds).",
     "deadman.up": "To alert_url: the first success ping after it was down.",
     "deadman.late": "To alert_url, with notify_late: a ping is overdue; the grace is running.",
     "deadman.payload":

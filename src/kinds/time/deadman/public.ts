@@ -35,7 +35,8 @@ const routes = [
   route(
     "success",
     "",
-    "Success ping: the switch is up until the period (plus grace) runs out. A body is kept in the ping log (first 1 KiB).",
+    "Success ping: the switch is up until the period (plus grace) runs out. A body is kept in the ping log " +
+      "(first 1 KiB).",
   ),
   route("start", "/start", "The job started: the next success or failure records the run's duration."),
   route("fail", "/fail", "The job failed: counts as a miss (down at once with alert_after_misses 1)."),

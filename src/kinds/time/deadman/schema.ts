@@ -47,7 +47,9 @@ export const deadmanConfig = z.object({
     .nullable()
     .default(null)
     .describe(
-      "Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's signing_secret. Give this, alert_notify, or both (with neither, the switch is watched through its status only).",
+      "Receives deadman.down, deadman.up (and deadman.late) events, signed with the resource's " +
+        "signing_secret. Give this, alert_notify, or both (with neither, the switch is watched through its " +
+        "status only).",
     ),
   alert_notify: notifyTarget("the down, up (and late) alerts, as messages to people,"),
   alert_headers: requestFields.headers.describe("Sent with every alert."),
@@ -55,7 +57,8 @@ export const deadmanConfig = z.object({
     .nullable()
     .default(null)
     .describe(
-      "Receives the sealed payload (POST /payload), once, when the switch goes down. Without it, a payload is refused (409).",
+      "Receives the sealed payload (POST /payload), once, when the switch goes down. Without it, a payload " +
+        "is refused (409).",
     ),
 });
 
@@ -106,7 +109,8 @@ export const deadmanStatus = z
     state: z
       .enum(STATES)
       .describe(
-        "new (never pinged) → up → late (overdue or failing, not yet alerted) → down (alerted) → up; paused until the next ping.",
+        "new (never pinged) → up → late (overdue or failing, not yet alerted) → down (alerted) → up; " +
+          "paused until the next ping.",
       ),
     last_ping_at: isoOrNull,
     last_signal: z.enum(SIGNALS).nullable(),

@@ -62,8 +62,9 @@ export const debounce = kind.define({
   family: "time",
   title: "Debouncer",
   summary:
-    "Events posted by the API or to the public URL, grouped by optional key; each key's window fires once, quiet_seconds after its last event " +
-    "and never later than max_wait_seconds after its first, delivering the last event or all of them (mode).",
+    "Events posted by the API or to the public URL, grouped by optional key; each key's window fires once, " +
+    "quiet_seconds after its last event and never later than max_wait_seconds after its first, delivering " +
+    "the last event or all of them (mode).",
   targetFields: ["url"],
   createSchema: debounceConfig,
   example: {

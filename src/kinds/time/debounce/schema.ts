@@ -33,13 +33,15 @@ export const debounceConfig = z
       .max(MAX_WAIT_SECONDS)
       .default(MAX_WAIT_SECONDS)
       .describe(
-        "…and never later than this after the window's first event, however steady the stream. At least quiet_seconds (default: the 7-day most).",
+        "…and never later than this after the window's first event, however steady the stream. At least " +
+          "quiet_seconds (default: the 7-day most).",
       ),
     mode: z
       .enum(["last", "all"])
       .default("last")
       .describe(
-        `last: the firing carries the last event; all: every event of the window (the newest ${MAX_EVENTS_PER_WINDOW}, ${MAX_WINDOW_BYTES} bytes at most).`,
+        `last: the firing carries the last event; all: every event of the window (the newest ` +
+          `${MAX_EVENTS_PER_WINDOW}, ${MAX_WINDOW_BYTES} bytes at most).`,
       ),
     key_path: z
       .string()
@@ -47,7 +49,8 @@ export const debounceConfig = z
       .nullable()
       .default(null)
       .describe(
-        "Where an event's key is read when none is given: a dotted path into a JSON event (e.g. `data.user_id`), whose string or number value is the key.",
+        "Where an event's key is read when none is given: a dotted path into a JSON event (e.g. " +
+          "`data.user_id`), whose string or number value is the key.",
       ),
   })
   .refine((c) => c.max_wait_seconds >= c.quiet_seconds, {

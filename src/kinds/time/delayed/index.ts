@@ -23,7 +23,8 @@ export const delayed = kind.define({
   family: "time",
   title: "Delayed channel",
   summary:
-    "A channel to one target: post messages with delay_seconds or deliver_at and an optional dedup_id; list pending, cancel one.",
+    "A channel to one target: post messages with delay_seconds or deliver_at and an optional dedup_id; " +
+    "list pending, cancel one.",
   targetFields: ["url"],
   createSchema: channelConfig,
   example: { url: "https://example.com/hooks/reminders", method: "POST", headers: { "X-Channel": "reminders" } },

@@ -84,7 +84,8 @@ export function publish(store: EngineStore, input: Published) {
   const { body, headers } = outgoingRequest({ url: "", method: "POST", headers: input.headers, body: input.body }, "");
   const id = `msg_${crypto.randomUUID().replace(/-/g, "")}`;
   store.sql.exec(
-    "INSERT INTO delayed_messages (message_id, dedup_id, deliver_at, body, headers, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)",
+    "INSERT INTO delayed_messages (message_id, dedup_id, deliver_at, body, headers, status, created_at) " +
+      "VALUES (?, ?, ?, ?, ?, 'pending', ?)",
     id,
     input.dedup_id ?? null,
     at,

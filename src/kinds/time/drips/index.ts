@@ -44,7 +44,8 @@ export const drips = kind.define({
   family: "time",
   title: "Drip queue",
   summary:
-    "Enqueue many messages; they are released to one target at `rate` (count per period, sliding window) with at most max_parallel in flight; pause, resume, release now, backlog listing.",
+    "Enqueue many messages; they are released to one target at `rate` (count per period, sliding window) " +
+    "with at most max_parallel in flight; pause, resume, release now, backlog listing.",
   targetFields: ["url"],
   createSchema: dripConfig,
   example: { url: "https://example.com/hooks/send-email", rate: { count: 10, period_seconds: 60 }, max_parallel: 2 },

@@ -30,8 +30,9 @@ const rate = z
     period_seconds: z.int().min(1).max(MAX_PERIOD_SECONDS),
   })
   .describe(
-    "Sliding window: in any span of period_seconds at most `count` messages are released (a release is a message's first " +
-      "attempt; its retries stay within max_parallel instead). For evenly spaced calls use count 1 and period_seconds = the spacing.",
+    "Sliding window: in any span of period_seconds at most `count` messages are released (a release is a " +
+      "message's first attempt; its retries stay within max_parallel instead). For evenly spaced calls use " +
+      "count 1 and period_seconds = the spacing.",
   );
 
 const maxParallel = z
@@ -39,7 +40,8 @@ const maxParallel = z
   .min(1)
   .max(MAX_PARALLEL)
   .describe(
-    "Deliveries in flight at once. A delivery stays in flight through its retries, until it is delivered, aborted or dead.",
+    "Deliveries in flight at once. A delivery stays in flight through its retries, until it is delivered, " +
+      "aborted or dead.",
   );
 
 export const dripConfig = z.object({
@@ -62,7 +64,8 @@ const messageFields = {
     .max(200)
     .optional()
     .describe(
-      "While the drip holds a message with this dedup_id (cancelled ones aside), enqueueing another returns that one instead.",
+      "While the drip holds a message with this dedup_id (cancelled ones aside), enqueueing another " +
+        "returns that one instead.",
     ),
 };
 
@@ -86,7 +89,8 @@ export const message = z
     status: z
       .enum(STATUSES)
       .describe(
-        "pending → in_flight → delivered, or failed (aborted by the receiver or dead after its retries); or cancelled while pending.",
+        "pending → in_flight → delivered, or failed (aborted by the receiver or dead after its retries); " +
+          "or cancelled while pending.",
       ),
     bytes: z.int().describe("Size of its body and headers."),
     delivery_id: z

@@ -13,8 +13,10 @@ import { tsaSigner } from "./tsa-signer";
 // Certificates change only on rotation; an hour of caching keeps verifiers off the API.
 const CACHE = "public, max-age=3600";
 const VERIFY_HINT =
-  "Verify a stamp with `openssl ts -verify -in stamp.tsr -digest <sha256> -CAfile tsa.pem`. The certificate is self-signed, with a critical extendedKeyUsage of timeStamping; " +
-  "every token also carries it, and names it by SHA-256 in its signingCertificateV2 attribute. Outside production it is generated per isolate.";
+  "Verify a stamp with `openssl ts -verify -in stamp.tsr -digest <sha256> -CAfile tsa.pem`. The " +
+  "certificate is self-signed, with a critical extendedKeyUsage of timeStamping; every token also carries " +
+  "it, and names it by SHA-256 in its signingCertificateV2 attribute. Outside production it is generated " +
+  "per isolate.";
 
 const pemRoute = createRoute({
   method: "get",

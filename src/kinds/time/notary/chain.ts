@@ -20,8 +20,10 @@ export interface ChainedFields {
 }
 
 export const CHAIN_RULE =
-  'chain = lowercase hex SHA-256 of the UTF-8 text prev_chain + "\\n" + seq + "\\n" + serial + "\\n" + sha256 + "\\n" + gen_time + "\\n" + tsr_sha256, ' +
-  "where seq is in decimal, serial, sha256 and gen_time are exactly as in this object, tsr_sha256 is the lowercase hex SHA-256 of the DER bytes of tsr (base64-decoded), " +
+  'chain = lowercase hex SHA-256 of the UTF-8 text prev_chain + "\\n" + seq + "\\n" + serial + "\\n" + ' +
+  'sha256 + "\\n" + gen_time + "\\n" + tsr_sha256, ' +
+  "where seq is in decimal, serial, sha256 and gen_time are exactly as in this object, tsr_sha256 is the " +
+  "lowercase hex SHA-256 of the DER bytes of tsr (base64-decoded), " +
   `there is no trailing newline, and the first entry's prev_chain is 64 zeros (${GENESIS.slice(0, 8)}…).`;
 
 /** The bytes an entry's chain hash covers (see CHAIN_RULE). */

@@ -29,7 +29,8 @@ export const notary = kind.define({
   family: "time",
   title: "Notary",
   summary:
-    "Stamps a SHA-256 (or data, hashed server-side) with an RFC 3161 time-stamp token that `openssl ts -verify` accepts against GET /v1/tsa/certificate.pem; every stamp is kept in a hash-chained log.",
+    "Stamps a SHA-256 (or data, hashed server-side) with an RFC 3161 time-stamp token that `openssl ts " +
+    "-verify` accepts against GET /v1/tsa/certificate.pem; every stamp is kept in a hash-chained log.",
   createSchema: notaryConfig,
   example: { label: "build provenance", ttl_seconds: 2592000 },
   migrations: [{ sql: TABLES }],

@@ -33,7 +33,8 @@ export const stampInput = exactlyOneOf(
       .regex(/^[0-9a-fA-F]{1,32}$/, "must be 1 to 32 hex digits")
       .optional()
       .describe(
-        "A number of your choosing, in hex (up to 128 bits), put into the signed TSTInfo.nonce so the token provably answers this request.",
+        "A number of your choosing, in hex (up to 128 bits), put into the signed TSTInfo.nonce so the " +
+          "token provably answers this request.",
       ),
   }),
   ["sha256", "data", "data_base64"],
@@ -52,8 +53,10 @@ export const stamp = z
     tsr: z
       .string()
       .describe(
-        "The RFC 3161 TimeStampResp (status granted, then the TimeStampToken: CMS SignedData over the TSTInfo, with the TSA certificate), DER, base64. " +
-          "Verify it with `base64 -d > stamp.tsr` and `openssl ts -verify -in stamp.tsr -digest <sha256> -CAfile tsa.pem`, tsa.pem from GET /v1/tsa/certificate.pem.",
+        "The RFC 3161 TimeStampResp (status granted, then the TimeStampToken: CMS SignedData over the " +
+          "TSTInfo, with the TSA certificate), DER, base64. Verify it with `base64 -d > stamp.tsr` and " +
+          "`openssl ts -verify -in stamp.tsr -digest <sha256> -CAfile tsa.pem`, tsa.pem from GET " +
+          "/v1/tsa/certificate.pem.",
       ),
     prev_chain: z.string().describe("The previous entry's chain (64 zeros for the first)."),
     chain: z.string().describe(`This entry's link in the log's hash chain: ${CHAIN_RULE}`),

@@ -40,7 +40,9 @@ export interface Signed {
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  "CREATE TABLE notary_stamps (seq INTEGER PRIMARY KEY, serial TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, gen_time INTEGER NOT NULL, nonce TEXT, policy TEXT NOT NULL, tsr BLOB NOT NULL, prev_chain TEXT NOT NULL, chain TEXT NOT NULL)",
+  "CREATE TABLE notary_stamps (seq INTEGER PRIMARY KEY, serial TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, " +
+    "gen_time INTEGER NOT NULL, nonce TEXT, policy TEXT NOT NULL, tsr BLOB NOT NULL, prev_chain TEXT NOT " +
+    "NULL, chain TEXT NOT NULL)",
   "CREATE INDEX notary_by_digest ON notary_stamps (sha256, seq)",
 ];
 
@@ -120,7 +122,8 @@ export function append(store: EngineStore, s: Signed): Stamp {
   const prev = last?.chain ?? GENESIS;
   const chain = chainHash(prev, { seq, serial: s.serial, sha256: s.sha256, gen_time: iso(s.genTime), tsr: s.tsr });
   store.sql.exec(
-    "INSERT INTO notary_stamps (seq, serial, sha256, gen_time, nonce, policy, tsr, prev_chain, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO notary_stamps (seq, serial, sha256, gen_time, nonce, policy, tsr, prev_chain, chain) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     seq,
     s.serial,
     s.sha256,

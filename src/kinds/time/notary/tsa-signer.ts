@@ -59,7 +59,8 @@ export async function generateTsaSecrets(commonName: string): Promise<TsaSecrets
 
 async function generateDevSigner(serviceName: string): Promise<TsaSigner> {
   console.warn(
-    "TSA_PRIVATE_JWK / TSA_CERT_PEM are not set: stamping with a key and certificate generated for this isolate (development only).",
+    "TSA_PRIVATE_JWK / TSA_CERT_PEM are not set: stamping with a key and certificate generated for this " +
+      "isolate (development only).",
   );
   return load(await generateTsaSecrets(`${serviceName} development TSA`), false);
 }

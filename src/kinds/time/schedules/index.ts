@@ -25,7 +25,8 @@ export const schedules = kind.define({
   family: "time",
   title: "Schedule",
   summary:
-    "A recurring HTTP call on a 5-field cron in an IANA time zone: start/end, pause/resume, run now, preview, jitter, overlap policy, history.",
+    "A recurring HTTP call on a 5-field cron in an IANA time zone: start/end, pause/resume, run now, " +
+    "preview, jitter, overlap policy, history.",
   targetFields: ["url"],
   createSchema: scheduleConfig,
   example: {
@@ -63,7 +64,8 @@ export const schedules = kind.define({
       method: "get",
       path: "/next",
       summary:
-        "Preview the next fire times (up to count; none at or after the resource's expiry or end_at, so fewer near the end)",
+        "Preview the next fire times (up to count; none at or after the resource's expiry or end_at, so " +
+        "fewer near the end)",
       priceMicro: OP_PRICE,
       input: previewInput,
       output: preview,

@@ -7,7 +7,8 @@ import { pageLimit, seqCursor, rfc3339 } from "../../../openapi/schemas";
 export const scheduleConfig = z
   .object({
     cron: cronExpression.describe(
-      "Five fields: minute hour day-of-month month day-of-week (e.g. `*/15 9-17 * * 1-5`), read in `timezone`; a 422 says why an expression is refused.",
+      "Five fields: minute hour day-of-month month day-of-week (e.g. `*/15 9-17 * * 1-5`), read in " +
+        "`timezone`; a 422 says why an expression is refused.",
     ),
     timezone: z
       .string()
@@ -29,7 +30,8 @@ export const scheduleConfig = z
       .enum(["skip", "allow"])
       .default("skip")
       .describe(
-        "When a tick comes while the previous call is still being delivered: skip it (recorded in history) or send anyway.",
+        "When a tick comes while the previous call is still being delivered: skip it (recorded in history) " +
+          "or send anyway.",
       ),
   })
   .superRefine((c, ctx) => {

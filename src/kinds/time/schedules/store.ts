@@ -50,8 +50,10 @@ function next(store: EngineStore, config: ScheduleConfig): { tick: number; at: n
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  "CREATE TABLE schedule (id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL, since INTEGER NOT NULL, in_flight TEXT, runs INTEGER NOT NULL, last_fired_at INTEGER)",
-  "CREATE TABLE schedule_runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, scheduled_for INTEGER NOT NULL, fired_at INTEGER, delivery_id TEXT, outcome TEXT NOT NULL, manual INTEGER NOT NULL)",
+  "CREATE TABLE schedule (id INTEGER PRIMARY KEY CHECK (id = 1), paused INTEGER NOT NULL, since INTEGER " +
+    "NOT NULL, in_flight TEXT, runs INTEGER NOT NULL, last_fired_at INTEGER)",
+  "CREATE TABLE schedule_runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, scheduled_for INTEGER NOT NULL, " +
+    "fired_at INTEGER, delivery_id TEXT, outcome TEXT NOT NULL, manual INTEGER NOT NULL)",
 ];
 
 export function init(store: EngineStore, config: ScheduleConfig): void {

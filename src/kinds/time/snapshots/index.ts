@@ -37,7 +37,9 @@ export const snapshots = kind.define({
   family: "time",
   title: "URL snapshots",
   summary:
-    "A URL fetched every interval_seconds or on a cron; each answer kept with status, headers, sha256 and size, `changed` against the last good one, keep_last kept, an event on change; snapshot now, pause/resume.",
+    "A URL fetched every interval_seconds or on a cron; each answer kept with status, headers, sha256 and " +
+    "size, `changed` against the last good one, keep_last kept, an event on change; snapshot now, " +
+    "pause/resume.",
   targetFields: ["url", "webhook_url"],
   createSchema: snapshotConfig,
   example: {
@@ -55,9 +57,11 @@ export const snapshots = kind.define({
   limits: { max_body_bytes: MAX_BODY_BYTES, max_keep_last: MAX_KEEP_LAST },
   sends: {
     "snapshot.changed":
-      "Event to webhook_url (else notify_url): a snapshot's content differs from the previous good one. data: url, snapshot (with content_url), previous { seq, fetched_at, sha256, selected_text }.",
+      "Event to webhook_url (else notify_url): a snapshot's content differs from the previous good one. " +
+      "data: url, snapshot (with content_url), previous { seq, fetched_at, sha256, selected_text }.",
     "snapshot.failed":
-      "Event to webhook_url (else notify_url): a fetch failed (no answer, or not 2xx) after a good one or as the first; sent once per outage. data: url, snapshot, consecutive_failures.",
+      "Event to webhook_url (else notify_url): a fetch failed (no answer, or not 2xx) after a good one or " +
+      "as the first; sent once per outage. data: url, snapshot, consecutive_failures.",
   },
   init: (store) => init(store),
   usage: (store) => usage(store),

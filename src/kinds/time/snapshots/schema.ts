@@ -36,10 +36,12 @@ export const RECORDED_HEADERS = [
 export const snapshotConfig = exactlyOneOf(
   z.object({
     url: httpUrl.describe(
-      "The page or file to snapshot: http or https to a public address; redirects are followed (at most 5), each hop checked.",
+      "The page or file to snapshot: http or https to a public address; redirects are followed (at most " +
+        "5), each hop checked.",
     ),
     headers: headerFields(CONNECTION_HEADERS, "host and connection-level headers are set by the service").describe(
-      "Request headers sent with every fetch (e.g. accept-language, user-agent, an authorization the page needs). They are part of `config` in the record.",
+      "Request headers sent with every fetch (e.g. accept-language, user-agent, an authorization the page " +
+        "needs). They are part of `config` in the record.",
     ),
     interval_seconds: z
       .int()
@@ -58,7 +60,8 @@ export const snapshotConfig = exactlyOneOf(
     start_at: rfc3339
       .optional()
       .describe(
-        "No scheduled fetch before this time (a time in the past means now). Default: the first snapshot, the baseline, is taken at once. No fetch is scheduled at or after the resource's expiry.",
+        "No scheduled fetch before this time (a time in the past means now). Default: the first snapshot, " +
+          "the baseline, is taken at once. No fetch is scheduled at or after the resource's expiry.",
       ),
     keep_last: z
       .int()
@@ -66,7 +69,8 @@ export const snapshotConfig = exactlyOneOf(
       .max(MAX_KEEP_LAST)
       .default(20)
       .describe(
-        `Snapshots kept (1–${MAX_KEEP_LAST}); older ones and their bytes are deleted. The newest good snapshot is always kept, as the baseline for \`changed\`.`,
+        `Snapshots kept (1–${MAX_KEEP_LAST}); older ones and their bytes are deleted. The newest good ` +
+          `snapshot is always kept, as the baseline for \`changed\`.`,
       ),
     selector: z
       .string()
@@ -74,18 +78,22 @@ export const snapshotConfig = exactlyOneOf(
       .max(200)
       .optional()
       .describe(
-        "CSS selector (e.g. `#price`, `main .status`): for HTML answers, `changed` compares only the text inside the matching elements, shown as `selected_text`. The whole page is still stored. Other content types compare whole.",
+        "CSS selector (e.g. `#price`, `main .status`): for HTML answers, `changed` compares only the text " +
+          "inside the matching elements, shown as `selected_text`. The whole page is still stored. Other " +
+          "content types compare whole.",
       ),
     ignore_whitespace: z
       .boolean()
       .default(false)
       .describe(
-        "For text bodies (or the selected text), compare with runs of whitespace collapsed, so reformatting alone is not a change. `sha256` is always of the exact bytes.",
+        "For text bodies (or the selected text), compare with runs of whitespace collapsed, so " +
+          "reformatting alone is not a change. `sha256` is always of the exact bytes.",
       ),
     webhook_url: httpUrl
       .optional()
       .describe(
-        "Receives the signed `snapshot.changed` and `snapshot.failed` events. Default: notify_url; with neither, the agent polls.",
+        "Receives the signed `snapshot.changed` and `snapshot.failed` events. Default: notify_url; with " +
+          "neither, the agent polls.",
       ),
   }),
   ["interval_seconds", "cron"],
@@ -137,7 +145,8 @@ export const snapshot = z
       .int()
       .nullable()
       .describe(
-        "HTTP status of the answer after redirects; null when none came (network error, timeout, refused address, too large).",
+        "HTTP status of the answer after redirects; null when none came (network error, timeout, refused " +
+          "address, too large).",
       ),
     error: z.string().nullable().describe("Why the fetch failed; null when ok."),
     final_url: z.string().nullable().describe("The URL that answered, after redirects."),
@@ -151,18 +160,21 @@ export const snapshot = z
       .string()
       .nullable()
       .describe(
-        `With a selector and an HTML answer: the text of the matching elements, whitespace collapsed, cut at ${SELECTED_TEXT_MAX} characters ("" when nothing matched).`,
+        `With a selector and an HTML answer: the text of the matching elements, whitespace collapsed, cut ` +
+          `at ${SELECTED_TEXT_MAX} characters ("" when nothing matched).`,
       ),
     changed: z
       .boolean()
       .describe(
-        "The content (or the selected text) differs from the previous good snapshot's. False for the first good one and for failed fetches.",
+        "The content (or the selected text) differs from the previous good snapshot's. False for the first " +
+          "good one and for failed fetches.",
       ),
     content_url: z
       .string()
       .nullable()
       .describe(
-        "Signed link to the stored bytes (no credentials; valid until the resource's expiry as of now); null when nothing was stored.",
+        "Signed link to the stored bytes (no credentials; valid until the resource's expiry as of now); " +
+          "null when nothing was stored.",
       ),
     duration_ms: z.int(),
   })

@@ -299,7 +299,8 @@ export function usage(store: EngineStore) {
   const c = clock(store);
   const { n, bytes } = store.sql
     .exec<{ n: number; bytes: number | null }>(
-      "SELECT (SELECT COUNT(*) FROM snapshots) AS n, (SELECT SUM(size) FROM (SELECT DISTINCT object_key, size FROM snapshots WHERE object_key IS NOT NULL)) AS bytes",
+      "SELECT (SELECT COUNT(*) FROM snapshots) AS n, (SELECT SUM(size) FROM (SELECT DISTINCT object_key, " +
+        "size FROM snapshots WHERE object_key IS NOT NULL)) AS bytes",
     )
     .one();
   return { snapshots: n, stored_bytes: bytes ?? 0, fetches: c.fetches, changes: c.changes };

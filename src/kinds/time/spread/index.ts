@@ -24,7 +24,8 @@ export const spread = kind.define({
   family: "time",
   title: "Spread",
   summary:
-    "Members added by key each fire once per period at a stable hashed offset, so N members spread over the period; list with slots, preview.",
+    "Members added by key each fire once per period at a stable hashed offset, so N members spread over " +
+    "the period; list with slots, preview.",
   targetFields: ["url"],
   createSchema: spreadConfig,
   example: { url: "https://example.com/hooks/poll-feed", period_seconds: 3600 },

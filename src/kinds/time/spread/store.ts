@@ -29,7 +29,8 @@ function nextAt(now: number, periodMs: number, offsetMs: number): number {
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  "CREATE TABLE spread_members (key TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL, next_at INTEGER NOT NULL, body TEXT, headers TEXT NOT NULL, fired INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE spread_members (key TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL, next_at INTEGER NOT " +
+    "NULL, body TEXT, headers TEXT NOT NULL, fired INTEGER NOT NULL DEFAULT 0)",
   "CREATE INDEX spread_due ON spread_members (next_at)",
 ];
 
@@ -56,7 +57,8 @@ export function add(store: EngineStore, config: SpreadConfig, key: string, body:
     "",
   );
   store.sql.exec(
-    "INSERT INTO spread_members (key, offset_ms, next_at, body, headers) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, headers = excluded.headers",
+    "INSERT INTO spread_members (key, offset_ms, next_at, body, headers) VALUES (?, ?, ?, ?, ?) ON " +
+      "CONFLICT (key) DO UPDATE SET body = excluded.body, headers = excluded.headers",
     key,
     offsetMs,
     nextAt(store.now, periodMs, offsetMs),

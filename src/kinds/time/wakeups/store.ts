@@ -24,7 +24,8 @@ export function fireAt(now: number, when: { at?: string; delay_seconds?: number 
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  "CREATE TABLE wakeup (id INTEGER PRIMARY KEY CHECK (id = 1), fire_at INTEGER NOT NULL, status TEXT NOT NULL, delivery_id TEXT, fired_at INTEGER)",
+  "CREATE TABLE wakeup (id INTEGER PRIMARY KEY CHECK (id = 1), fire_at INTEGER NOT NULL, status TEXT NOT " +
+    "NULL, delivery_id TEXT, fired_at INTEGER)",
 ];
 
 export function init(store: EngineStore, config: WakeupConfig): void {

@@ -59,12 +59,15 @@ export function sourceOf(contentType: string, bytes: Uint8Array): Source {
       format: "text",
       html: page(
         "Document",
-        `<pre style="white-space: pre-wrap; border: 0; background: none; font-size: 11pt">${escapeHtml(text(bytes))}</pre>`,
+        `<pre style="white-space: pre-wrap; border: 0; background: none; font-size: 11pt">` +
+          `${escapeHtml(text(bytes))}</pre>`,
       ),
     };
   if (IMAGES.includes(type)) {
     if (!imageMatches(type, bytes)) throw invalid(`The bytes are not a ${type} image.`);
-    const img = `<img alt="" src="data:${type};base64,${toBase64(bytes)}" style="display:block; max-width:100%; max-height:95vh; margin:auto">`;
+    const img =
+      `<img alt="" src="data:${type};base64,${toBase64(bytes)}" style="display:block; max-width:100%; ` +
+      `max-height:95vh; margin:auto">`;
     return {
       format: type.slice("image/".length).replace("+xml", ""),
       html: `<!doctype html><html><body style="margin:0">${img}</body></html>`,

@@ -19,8 +19,10 @@ export const convertKind = kind.define({
   family: "utilities",
   title: "Document to PDF",
   summary:
-    `A document to PDF (up to ${MAX_DOCUMENT_BYTES} bytes): HTML, Markdown, plain text and images printed by headless Chromium; DOCX, ODT, RTF, XLSX, ODS, PPTX, ODP ` +
-    "and the older Office formats by LibreOffice. Each PDF kept until the resource ends, downloadable by signed link. A failed conversion is not charged.",
+    `A document to PDF (up to ${MAX_DOCUMENT_BYTES} bytes): HTML, Markdown, plain text and images printed ` +
+    `by headless Chromium; DOCX, ODT, RTF, XLSX, ODS, PPTX, ODP ` +
+    "and the older Office formats by LibreOffice. Each PDF kept until the resource ends, downloadable by " +
+    "signed link. A failed conversion is not charged.",
   createSchema: convertCreate,
   example: {},
   migrations: [{ sql: TABLES }],

@@ -111,7 +111,8 @@ export async function convert(
 
 export function record(store: EngineStore, c: Converted): ConversionView {
   store.sql.exec(
-    "INSERT INTO conversions (conversion_id, source_format, source_bytes, engine, object_key, size, sha256, pages, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO conversions (conversion_id, source_format, source_bytes, engine, object_key, size, " +
+      "sha256, pages, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     c.id,
     c.sourceFormat,
     c.sourceBytes,

@@ -54,8 +54,10 @@ export const egressConnectors = kind.define({
   family: "utilities",
   title: "Egress connectors",
   summary:
-    "Requests to an allowlist of hosts (exact or `*.domain`), sent from the operator's fixed egress addresses (`egress_ips`, also in the price list) " +
-    `through its forward proxy; the answer returned whole, up to ${MAX_RESPONSE_BYTES} bytes. Other hosts get 403; refused or failed requests are not charged.`,
+    "Requests to an allowlist of hosts (exact or `*.domain`), sent from the operator's fixed egress " +
+    "addresses (`egress_ips`, also in the price list) " +
+    `through its forward proxy; the answer returned whole, up to ${MAX_RESPONSE_BYTES} bytes. Other hosts ` +
+    `get 403; refused or failed requests are not charged.`,
   // Validates the create body; sealCreate turns it into the record's config (headers sealed, hosts canonical,
   // egress_ips added).
   createSchema: connectorCreate as unknown as z.ZodType<ConnectorConfig>,

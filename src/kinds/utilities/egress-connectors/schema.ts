@@ -21,7 +21,8 @@ const hostEntry = z
   .max(260)
   .regex(
     /^(\*\.)?[^*/\\?#@\s\u0000-\u001f\u007f]+$/,
-    "must be a host name, `*.` and a host name, or an IP address, optionally with :port (no scheme, path or credentials)",
+    "must be a host name, `*.` and a host name, or an IP address, optionally with :port (no scheme, path " +
+      "or credentials)",
   );
 
 const forwarded = headerFields(
@@ -35,11 +36,13 @@ export const connectorCreate = z.object({
     .min(1)
     .max(MAX_HOSTS)
     .describe(
-      "Hosts requests may go to: exact names (`api.stripe.com`), wildcards (`*.example.com`: every name below example.com, not example.com itself) " +
-        "or IP addresses, each optionally with `:port`. A request to any other host is refused with 403, and not charged.",
+      "Hosts requests may go to: exact names (`api.stripe.com`), wildcards (`*.example.com`: every name " +
+        "below example.com, not example.com itself) or IP addresses, each optionally with `:port`. A request " +
+        "to any other host is refused with 403, and not charged.",
     ),
   headers: forwarded.describe(
-    "Headers added to every request (an API key the target expects): kept sealed, shown back by name only. A request's own header of the same name wins.",
+    "Headers added to every request (an API key the target expects): kept sealed, shown back by name only. " +
+      "A request's own header of the same name wins.",
   ),
   max_response_bytes: z
     .int()
@@ -60,7 +63,8 @@ export const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTION
 export const fetchInput = atMostOneOf(
   z.object({
     url: httpUrl.describe(
-      "The target: http or https, to an allowed host (and checked like every outbound call: no private or loopback addresses).",
+      "The target: http or https, to an allowed host (and checked like every outbound call: no private or " +
+        "loopback addresses).",
     ),
     method: z.enum(METHODS).default("GET"),
     headers: forwarded.describe("Request headers (a request's own header wins over the connector's of the same name)."),

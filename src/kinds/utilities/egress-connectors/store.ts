@@ -25,7 +25,8 @@ export const TABLES = [
     seq INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL, at INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
     status INTEGER NOT NULL, bytes_sent INTEGER NOT NULL, bytes_received INTEGER NOT NULL, duration_ms INTEGER NOT NULL
   )`,
-  "CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 1), requests INTEGER NOT NULL, bytes_received INTEGER NOT NULL, last_at INTEGER)",
+  "CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 1), requests INTEGER NOT NULL, bytes_received " +
+    "INTEGER NOT NULL, last_at INTEGER)",
 ];
 
 /**
@@ -153,7 +154,8 @@ export function record(store: EngineStore, fetched: Fetched): FetchedView {
   const now = store.now;
   const { log, view } = fetched;
   store.sql.exec(
-    "INSERT INTO requests (request_id, at, method, url, status, bytes_sent, bytes_received, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO requests (request_id, at, method, url, status, bytes_sent, bytes_received, duration_ms) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     view.request_id,
     now,
     log.method,

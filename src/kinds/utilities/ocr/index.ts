@@ -33,8 +33,10 @@ export const ocr = kind.define({
   family: "utilities",
   title: "OCR",
   summary:
-    `Text from an image (PNG, JPEG, TIFF, WebP) or a PDF (up to ${MAX_FILE_BYTES} bytes), uploaded or fetched from a URL, read by tesseract: ` +
-    "per page, the text and each word with its box and confidence, in the languages chosen. A file that cannot be read is not charged.",
+    `Text from an image (PNG, JPEG, TIFF, WebP) or a PDF (up to ${MAX_FILE_BYTES} bytes), uploaded or ` +
+    `fetched from a URL, read by tesseract: ` +
+    "per page, the text and each word with its box and confidence, in the languages chosen. A file that " +
+    "cannot be read is not charged.",
   createSchema: ocrCreate,
   example: { languages: ["eng"] },
   migrations: [{ sql: TABLES }],

@@ -25,7 +25,8 @@ export const ocrCreate = z.object({
     .max(5)
     .default(["eng"])
     .describe(
-      "Languages to read, among those the engine has (`eng` always; a language not installed is refused when a file is read).",
+      "Languages to read, among those the engine has (`eng` always; a language not installed is refused " +
+        "when a file is read).",
     ),
 });
 export type OcrConfig = z.infer<typeof ocrCreate>;

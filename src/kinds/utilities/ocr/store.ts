@@ -121,7 +121,8 @@ export const recognitions = artifacts({
 
 export function record(store: EngineStore, r: Recognized): RecognitionView {
   store.sql.exec(
-    "INSERT INTO recognitions (recognition_id, format, bytes, source_url, result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO recognitions (recognition_id, format, bytes, source_url, result, created_at) VALUES (?, " +
+      "?, ?, ?, ?, ?)",
     r.id,
     r.kept.format,
     r.kept.bytes,

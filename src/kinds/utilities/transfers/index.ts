@@ -57,8 +57,9 @@ export const transfers = kind.define({
   family: "utilities",
   title: "Transfers",
   summary:
-    "Server-side copies between HTTP(S) URLs, S3-compatible buckets (SigV4; multipart) and your own blobs and objects, streamed part by part, " +
-    "with progress (bytes, percent, rate), the SHA-256 of every byte and the stores' ETags; a transfer that fails part-way resumes from the last part moved.",
+    "Server-side copies between HTTP(S) URLs, S3-compatible buckets (SigV4; multipart) and your own blobs " +
+    "and objects, streamed part by part, with progress (bytes, percent, rate), the SHA-256 of every byte " +
+    "and the stores' ETags; a transfer that fails part-way resumes from the last part moved.",
   createSchema: transfersCreate,
   example: {},
   migrations: [{ sql: TABLES }, { sql: DROP_HASH_STATE }],

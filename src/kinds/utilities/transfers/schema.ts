@@ -22,7 +22,8 @@ const s3Key = z
 export const urlEndpoint = z.object({
   type: z.literal("url"),
   url: httpUrl.describe(
-    "As a source: read with GET (in ranges when the server offers them). As a destination: the whole body PUT to it in one request.",
+    "As a source: read with GET (in ranges when the server offers them). As a destination: the whole body " +
+      "PUT to it in one request.",
   ),
   headers: headerFields(CONNECTION_HEADERS, "Host, framing and Proxy-* headers are set by the service.").describe(
     "Headers sent (an authorization the server needs): kept sealed, shown back by name only.",
@@ -32,7 +33,8 @@ export const urlEndpoint = z.object({
 export const s3Endpoint = z.object({
   type: z.literal("s3"),
   endpoint: httpUrl.describe(
-    "The service's base URL: `https://s3.us-east-1.amazonaws.com`, `https://<account>.r2.cloudflarestorage.com`, a MinIO's …",
+    "The service's base URL: `https://s3.us-east-1.amazonaws.com`, " +
+      "`https://<account>.r2.cloudflarestorage.com`, a MinIO's …",
   ),
   region: z
     .string()
@@ -44,7 +46,8 @@ export const s3Endpoint = z.object({
     .boolean()
     .default(true)
     .describe(
-      "Address the bucket in the path (`endpoint/bucket/key`, what R2 and MinIO expect); false for `bucket.endpoint/key`.",
+      "Address the bucket in the path (`endpoint/bucket/key`, what R2 and MinIO expect); false for " +
+        "`bucket.endpoint/key`.",
     ),
   access_key_id: z
     .string()
@@ -67,7 +70,9 @@ export const s3Endpoint = z.object({
 export const objectEndpoint = z.object({
   type: z.literal("object"),
   management_token: manageToken.describe(
-    "One of your own resources, by its management token (proof you hold it; only its id is kept): as a source a blobs or objects resource, as a destination an objects resource, whose content the transfer replaces when it completes.",
+    "One of your own resources, by its management token (proof you hold it; only its id is kept): as a " +
+      "source a blobs or objects resource, as a destination an objects resource, whose content the transfer " +
+      "replaces when it completes.",
   ),
 });
 
@@ -103,7 +108,8 @@ const endpointView = z
     resource_id: z.string().optional(),
   })
   .describe(
-    "An endpoint as given, without its secrets (headers by name, the secret key and session token left out, a management token as its resource's id).",
+    "An endpoint as given, without its secrets (headers by name, the secret key and session token left " +
+      "out, a management token as its resource's id).",
   );
 
 export const STATUSES = ["running", "completed", "failed", "cancelled"] as const;
@@ -131,7 +137,8 @@ export const transferView = z
       .string()
       .nullable()
       .describe(
-        "Hex SHA-256 of every byte moved, computed on the way (or, when the process moving it was replaced mid-transfer, from what the destination holds); set once completed.",
+        "Hex SHA-256 of every byte moved, computed on the way (or, when the process moving it was replaced " +
+          "mid-transfer, from what the destination holds); set once completed.",
       ),
     source_etag: z
       .string()

@@ -22,7 +22,8 @@ export const TABLES = [
     run_started_at INTEGER NOT NULL, run_start_bytes INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER
   )`,
-  "CREATE TABLE transfer_parts (transfer_id TEXT NOT NULL, part_number INTEGER NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL, PRIMARY KEY (transfer_id, part_number))",
+  "CREATE TABLE transfer_parts (transfer_id TEXT NOT NULL, part_number INTEGER NOT NULL, size INTEGER NOT " +
+    "NULL, etag TEXT NOT NULL, PRIMARY KEY (transfer_id, part_number))",
 ];
 
 /** The digest of what is moved stays in memory now (hashing.ts): the stored hash state goes. */
@@ -218,7 +219,8 @@ export function recordStep(store: EngineStore, s: Stepped): void {
   }
   if (s.completed) {
     store.sql.exec(
-      "UPDATE transfers SET status = 'completed', sha256 = ?, destination_etag = ?, error = NULL, failures = 0, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
+      "UPDATE transfers SET status = 'completed', sha256 = ?, destination_etag = ?, error = NULL, failures " +
+        "= 0, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
       s.completed.sha256,
       s.completed.etag,
       store.now,
@@ -232,7 +234,8 @@ export function recordStep(store: EngineStore, s: Stepped): void {
     const failures = s.parts.length > 0 ? 1 : row.failures + 1;
     if (s.error.permanent || failures >= MAX_FAILURES) {
       store.sql.exec(
-        "UPDATE transfers SET status = 'failed', error = ?, failures = ?, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
+        "UPDATE transfers SET status = 'failed', error = ?, failures = ?, retry_at = NULL, updated_at = ?, " +
+          "finished_at = ? WHERE transfer_id = ?",
         s.error.message,
         failures,
         store.now,
@@ -276,7 +279,9 @@ export function resume(store: EngineStore, id: string, uploadId: string | null):
     store.sql.exec("UPDATE transfers SET upload_id = ? WHERE transfer_id = ?", uploadId, id);
   const moved = movedOf(store.sql, row);
   store.sql.exec(
-    "UPDATE transfers SET status = 'running', attempts = attempts + 1, failures = 0, retry_at = NULL, error = NULL, finished_at = NULL, run_started_at = ?, run_start_bytes = ?, updated_at = ? WHERE transfer_id = ?",
+    "UPDATE transfers SET status = 'running', attempts = attempts + 1, failures = 0, retry_at = NULL, " +
+      "error = NULL, finished_at = NULL, run_started_at = ?, run_start_bytes = ?, updated_at = ? WHERE " +
+      "transfer_id = ?",
     store.now,
     moved,
     store.now,
@@ -296,7 +301,8 @@ export function cancellable(sql: SqlStorage, id: string): Row {
 export function cancel(store: EngineStore, id: string): TransferView {
   const row = cancellable(store.sql, id);
   store.sql.exec(
-    "UPDATE transfers SET status = 'cancelled', attempts = attempts + 1, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
+    "UPDATE transfers SET status = 'cancelled', attempts = attempts + 1, retry_at = NULL, updated_at = ?, " +
+      "finished_at = ? WHERE transfer_id = ?",
     store.now,
     store.now,
     row.transfer_id,

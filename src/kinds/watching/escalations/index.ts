@@ -53,7 +53,8 @@ export const escalations = kind.define({
   family: "watching",
   title: "Escalation policy",
   summary:
-    "Steps of (delay, targets: URLs or notify resources), repeated; each incident escalates until acknowledged (its ack page or the API) or resolved (or its watch or group recovers).",
+    "Steps of (delay, targets: URLs or notify resources), repeated; each incident escalates until " +
+    "acknowledged (its ack page or the API) or resolved (or its watch or group recovers).",
   createSchema: escalationConfig,
   example: {
     steps: [

@@ -51,8 +51,10 @@ function incidentPage(row: IncidentRow): string {
       ? `<form method="post"><div><label for="by">Your name (optional)</label><br><input id="by" name="by" maxlength="100" autocomplete="name"></div>
 <button type="submit">Acknowledge</button></form>`
       : row.state === "acknowledged"
-        ? `<p role="status"><strong>Acknowledged</strong>${byWhom(row.acked_by, row)} at ${timeHtml(row.acked_at!)}. No further steps will be sent.</p>`
-        : `<p role="status"><strong>Resolved</strong>${byWhom(row.resolved_by, row)} at ${timeHtml(row.resolved_at!)}.</p>`;
+        ? `<p role="status"><strong>Acknowledged</strong>${byWhom(row.acked_by, row)} at ` +
+          `${timeHtml(row.acked_at!)}. No further steps will be sent.</p>`
+        : `<p role="status"><strong>Resolved</strong>${byWhom(row.resolved_by, row)} at ` +
+          `${timeHtml(row.resolved_at!)}.</p>`;
   return htmlDocument({
     title: row.title,
     description: row.title,

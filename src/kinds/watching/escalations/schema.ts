@@ -51,7 +51,8 @@ export const escalationConfig = z.object({
     .max(MAX_REPEAT)
     .default(0)
     .describe(
-      "How many more times the whole chain runs after its last step (its first step's delay counted from that last step).",
+      "How many more times the whole chain runs after its last step (its first step's delay counted from " +
+        "that last step).",
     ),
 });
 export type EscalationConfig = z.infer<typeof escalationConfig>;

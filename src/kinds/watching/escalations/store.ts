@@ -152,7 +152,8 @@ export function trigger(
   const id = `inc_${random(16)}`;
   const firstAt = store.now + config.steps[0]!.delay_seconds * 1000;
   store.sql.exec(
-    "INSERT INTO incidents (id, key, source, title, details, state, opened_at, step, round, next_at, ack_key) VALUES (?, ?, ?, ?, ?, 'open', ?, 0, 0, ?, ?)",
+    "INSERT INTO incidents (id, key, source, title, details, state, opened_at, step, round, next_at, " +
+      "ack_key) VALUES (?, ?, ?, ?, ?, 'open', ?, 0, 0, ?, ?)",
     id,
     key,
     source,
@@ -229,7 +230,8 @@ function advance(store: EngineStore, config: EscalationConfig, row: IncidentRow)
 export function fireDue(store: EngineStore, config: EscalationConfig): void {
   const due = store.sql
     .exec<IncidentRow>(
-      "SELECT * FROM incidents WHERE state = 'open' AND next_at IS NOT NULL AND next_at <= ? ORDER BY next_at LIMIT 100",
+      "SELECT * FROM incidents WHERE state = 'open' AND next_at IS NOT NULL AND next_at <= ? ORDER BY " +
+        "next_at LIMIT 100",
       store.now,
     )
     .toArray();
@@ -318,7 +320,8 @@ export function triggerFrom(
 /** A watch or group recovered from the episode that began at `since`: its open incident is resolved. */
 export function resolveFrom(store: EngineStore, source: string, since: number): void {
   store.sql.exec(
-    "INSERT INTO incident_sources (source, resolved_since) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET resolved_since = max(resolved_since, excluded.resolved_since)",
+    "INSERT INTO incident_sources (source, resolved_since) VALUES (?, ?) ON CONFLICT (source) DO UPDATE " +
+      "SET resolved_since = max(resolved_since, excluded.resolved_since)",
     source,
     since,
   );

@@ -38,7 +38,8 @@ export const watchGroups = kind.define({
   family: "watching",
   title: "Watch group",
   summary:
-    "An expression over watches and groups (and, or, not, at least K of N; unknown children in three-valued logic): group.down and group.up only on the group's own transitions.",
+    "An expression over watches and groups (and, or, not, at least K of N; unknown children in " +
+    "three-valued logic): group.down and group.up only on the group's own transitions.",
   createSchema: groupConfig,
   example: { children: { api: "zvm_ExampleApiWatch", db: "zvm_ExampleDbWatch" }, expression: { or: ["api", "db"] } },
   exampleNeeds: { zvm_ExampleApiWatch: "watches", zvm_ExampleDbWatch: "watches" },

@@ -20,10 +20,12 @@ export const groupConfig = z.object({
       propertyNames: { type: "string", pattern: ALIAS_PATTERN.source },
     })
     .describe(
-      `The watches and groups combined, by the alias the expression uses, each given by its management token (only its id is kept). 1–${MAX_CHILDREN}.`,
+      `The watches and groups combined, by the alias the expression uses, each given by its management ` +
+        `token (only its id is kept). 1–${MAX_CHILDREN}.`,
     ),
   expression: expression.describe(
-    `When the group is down (nested at most ${MAX_DEPTH} deep). Paused or unheard children are unknown: three-valued logic, and an unknown result keeps the group's last alert state without an event.`,
+    `When the group is down (nested at most ${MAX_DEPTH} deep). Paused or unheard children are unknown: ` +
+      `three-valued logic, and an unknown result keeps the group's last alert state without an event.`,
   ),
   alert_notify: notifyTarget("group.down and group.up alerts"),
   escalation: escalationTarget,

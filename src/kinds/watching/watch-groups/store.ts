@@ -40,7 +40,8 @@ type TransitionRow = {
 };
 
 export const TABLES = [
-  "CREATE TABLE group_children (alias TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, state TEXT NOT NULL, seq INTEGER NOT NULL, changed_at INTEGER, reason TEXT)",
+  "CREATE TABLE group_children (alias TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, state TEXT NOT NULL, seq " +
+    "INTEGER NOT NULL, changed_at INTEGER, reason TEXT)",
   `CREATE TABLE group_state (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, definite TEXT, changed_at INTEGER NOT NULL,
     down_at INTEGER, transitions INTEGER NOT NULL DEFAULT 0, alerts INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE group_transitions (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, from_state TEXT NOT NULL, to_state TEXT NOT NULL,
@@ -119,7 +120,8 @@ function settle(store: EngineStore, config: GroupConfig, cause: ChildRow): void 
   const downAt = next === "down" && row.definite !== "down" ? store.now : next === "up" ? null : row.down_at;
   const alerts = row.alerts + (next === "down" && row.definite !== "down" ? 1 : 0);
   store.sql.exec(
-    "UPDATE group_state SET state = ?, definite = ?, changed_at = ?, down_at = ?, transitions = transitions + 1, alerts = ?",
+    "UPDATE group_state SET state = ?, definite = ?, changed_at = ?, down_at = ?, transitions = " +
+      "transitions + 1, alerts = ?",
     next,
     definite,
     store.now,

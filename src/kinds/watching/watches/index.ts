@@ -68,7 +68,8 @@ export const watches = kind.define({
   family: "watching",
   title: "Watch",
   summary:
-    "A check of one of 13 types every interval_seconds (≥ 60): watch.down after alert_after failures in a row, watch.up after recover_after successes, watch.changed; a check history.",
+    "A check of one of 13 types every interval_seconds (≥ 60): watch.down after alert_after failures in a " +
+    "row, watch.up after recover_after successes, watch.changed; a check history.",
   createSchema: watchConfig,
   // A heartbeat, so the example shows the public address too; every type is in the schema of `check`.
   example: {

@@ -187,7 +187,8 @@ export const dnsRecordCheck = z
       .max(50)
       .default([])
       .describe(
-        "Expected values (`10 mx.example.com` for MX); empty: up while any record answers. A change sends watch.changed.",
+        "Expected values (`10 mx.example.com` for MX); empty: up while any record answers. A change sends " +
+          "watch.changed.",
       ),
     match: z
       .enum(["exact", "contains"])
@@ -266,13 +267,15 @@ export const numberThresholdCheck = httpRequest
     operator: z
       .enum(["==", "!=", "<", "<=", ">", ">=", "changed_by_percent"])
       .describe(
-        "Up while `number {operator} value` holds; `changed_by_percent`: watch.changed when it moved more than `value`%.",
+        "Up while `number {operator} value` holds; `changed_by_percent`: watch.changed when it moved more " +
+          "than `value`%.",
       ),
     value: z.number().describe("The threshold, or the percentage."),
   })
   .strict()
   .describe(
-    "The number: the first group of `regex` (or its whole match) in the body, or the JSONata `expression` on the JSON answer.",
+    "The number: the first group of `regex` (or its whole match) in the body, or the JSONata `expression` " +
+      "on the JSON answer.",
   );
 
 export const check = z.discriminatedUnion("type", [

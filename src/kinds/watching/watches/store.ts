@@ -120,7 +120,8 @@ function keptValue(value: Json | null): string | null {
 function logCheck(store: EngineStore, outcome: Outcome, startedAt: number, scheduledAt: number | null): CheckRow {
   const row = store.sql
     .exec<CheckRow>(
-      `INSERT INTO watch_checks (at, scheduled_at, ok, status, duration_ms, error, value, changed, excerpt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO watch_checks (at, scheduled_at, ok, status, duration_ms, error, value, changed, ` +
+        `excerpt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       startedAt,
       scheduledAt,
       outcome.ok ? 1 : 0,

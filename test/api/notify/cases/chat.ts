@@ -58,7 +58,9 @@ export const CHAT: Case[] = [
     name: "microsoft teams (workflows)",
     url: "workflows://prod-01.westus.logic.azure.com:443/wf123abc/wfsigSecret",
     expect: {
-      path: "/prod-01.westus.logic.azure.com/workflows/wf123abc/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=wfsigSecret",
+      path:
+        "/prod-01.westus.logic.azure.com/workflows/wf123abc/triggers/manual/paths/invoke?api-version=2016-06-" +
+        "01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=wfsigSecret",
       json: {
         type: "message",
         attachments: [

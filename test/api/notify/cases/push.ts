@@ -89,7 +89,9 @@ export const PUSH: Case[] = [
     url: "join://joinKey1/group.android",
     expect: {
       method: "GET",
-      path: "/joinjoaomgcd.appspot.com/_ah/api/messaging/v1/sendPush?apikey=joinKey1&deviceId=group.android&title=Disk+almost+full&text=92%25+used+on+db-1",
+      path:
+        "/joinjoaomgcd.appspot.com/_ah/api/messaging/v1/sendPush?apikey=joinKey1&deviceId=group.android&title" +
+        "=Disk+almost+full&text=92%25+used+on+db-1",
     },
   },
   {

@@ -36,7 +36,8 @@ export const TABLES = [
 export function logPing(store: EngineStore, p: PingEntry): void {
   const body = p.body === null ? null : utf8Prefix(p.body, PING_EXCERPT_BYTES);
   store.sql.exec(
-    "INSERT INTO deadman_pings (at, signal, exit_code, source, method, body, body_bytes, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO deadman_pings (at, signal, exit_code, source, method, body, body_bytes, duration_ms) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     store.now,
     p.signal,
     p.exitCode,

@@ -130,7 +130,9 @@ function sendDown(store: EngineStore, config: DeadmanConfig, row: SwitchRow, dow
   };
   alert(store, config, "deadman.down", data, `down:${downAt}:${number}`, {
     title: `Dead-man switch ${store.resourceId} is down${number > 1 ? ` (alert ${number})` : ""}`,
-    body: `No successful ping since ${since(row.last_success_at)}; ${data.misses} missed run(s). Down since ${iso(downAt)}.`,
+    body:
+      `No successful ping since ${since(row.last_success_at)}; ${data.misses} missed run(s). Down since ` +
+      `${iso(downAt)}.`,
     priority: "high",
   });
 }

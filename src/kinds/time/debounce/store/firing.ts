@@ -77,7 +77,8 @@ function fireWindow(store: EngineStore, config: DebounceConfig, w: WindowRow, re
     `window:${w.seq}`,
   );
   store.sql.exec(
-    "INSERT INTO debounce_fired (key, reason, opened_at, fired_at, received, sent, delivery_id, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
+    "INSERT INTO debounce_fired (key, reason, opened_at, fired_at, received, sent, delivery_id, outcome) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
     w.key,
     reason,
     w.opened_at,

@@ -50,7 +50,8 @@ export interface IncomingEvent {
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  "CREATE TABLE debounce_counts (id INTEGER PRIMARY KEY CHECK (id = 1), events INTEGER NOT NULL, fired INTEGER NOT NULL, cancelled INTEGER NOT NULL)",
+  "CREATE TABLE debounce_counts (id INTEGER PRIMARY KEY CHECK (id = 1), events INTEGER NOT NULL, fired " +
+    "INTEGER NOT NULL, cancelled INTEGER NOT NULL)",
   `CREATE TABLE debounce_windows (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, opened_at INTEGER NOT NULL,
     last_event_at INTEGER NOT NULL, due_at INTEGER NOT NULL, fire_by INTEGER NOT NULL, received INTEGER NOT NULL, kept INTEGER NOT NULL, bytes INTEGER NOT NULL)`,
   "CREATE INDEX debounce_due ON debounce_windows (due_at)",
@@ -126,7 +127,8 @@ function openWindow(store: EngineStore, config: DebounceConfig, key: string): Wi
     );
   }
   store.sql.exec(
-    "INSERT INTO debounce_windows (key, opened_at, last_event_at, due_at, fire_by, received, kept, bytes) VALUES (?, ?, ?, ?, ?, 0, 0, 0)",
+    "INSERT INTO debounce_windows (key, opened_at, last_event_at, due_at, fire_by, received, kept, bytes) " +
+      "VALUES (?, ?, ?, ?, ?, 0, 0, 0)",
     key,
     store.now,
     store.now,
@@ -171,7 +173,8 @@ export function addEvent(store: EngineStore, config: DebounceConfig, incoming: I
     if (held.n <= MAX_EVENTS_PER_WINDOW && held.b <= MAX_WINDOW_BYTES) {
       const dueAt = Math.min(store.now + config.quiet_seconds * 1000, w.fire_by);
       store.sql.exec(
-        "UPDATE debounce_windows SET last_event_at = ?, due_at = ?, received = received + 1, kept = ?, bytes = ? WHERE seq = ?",
+        "UPDATE debounce_windows SET last_event_at = ?, due_at = ?, received = received + 1, kept = ?, " +
+          "bytes = ? WHERE seq = ?",
         store.now,
         dueAt,
         held.n,

@@ -37,7 +37,8 @@ function windowOpensAt(store: EngineStore, s: State): number {
  */
 function forgetOldReleases(store: EngineStore): void {
   store.sql.exec(
-    "DELETE FROM drip_releases WHERE at <= ? OR rowid NOT IN (SELECT rowid FROM drip_releases ORDER BY at DESC LIMIT ?)",
+    "DELETE FROM drip_releases WHERE at <= ? OR rowid NOT IN (SELECT rowid FROM drip_releases ORDER BY at " +
+      "DESC LIMIT ?)",
     store.now - MAX_PERIOD_MS,
     MAX_RATE_COUNT,
   );

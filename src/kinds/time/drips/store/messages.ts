@@ -223,7 +223,8 @@ export function enqueue(store: EngineStore, config: DripConfig, inputs: EnqueueI
     const id = `msg_${crypto.randomUUID().replace(/-/g, "")}`;
     const seq = store.sql
       .exec<{ seq: number }>(
-        "INSERT INTO drip_messages (message_id, dedup_id, body, headers, bytes, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING seq",
+        "INSERT INTO drip_messages (message_id, dedup_id, body, headers, bytes, status, created_at) VALUES " +
+          "(?, ?, ?, ?, ?, 'pending', ?) RETURNING seq",
         id,
         input.dedup_id ?? null,
         request.body,

@@ -247,7 +247,8 @@ export async function runDnsCheck(c: CheckContext, check: DnsCheck): Promise<Out
   return holds
     ? passed({ ...evidence, change, memo })
     : failed(
-        `The ${check.record_type} records are [${values.join(", ")}]; expected ${check.match === "contains" ? "to include" : "exactly"} [${expected.join(", ")}].`,
+        `The ${check.record_type} records are [${values.join(", ")}]; expected ` +
+          `${check.match === "contains" ? "to include" : "exactly"} [${expected.join(", ")}].`,
         { ...evidence, change, memo },
       );
 }

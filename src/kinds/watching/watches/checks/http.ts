@@ -155,7 +155,9 @@ async function numberThreshold(
   const change =
     before !== null && percent > check.value
       ? {
-          summary: `The number moved by ${Number.isFinite(percent) ? percent.toFixed(2) : "∞"}% (more than ${check.value}%).`,
+          summary:
+            `The number moved by ${Number.isFinite(percent) ? percent.toFixed(2) : "∞"}% (more than ` +
+            `${check.value}%).`,
           before,
           after: n,
         }

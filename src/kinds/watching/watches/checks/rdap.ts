@@ -11,7 +11,9 @@ const MAX_RDAP_BYTES = 512 * 1024;
 const DAY = 86_400_000;
 
 export async function runRdapCheck(c: CheckContext, check: RdapCheck): Promise<Outcome> {
-  const url = `${check.rdap_url.replace(/\/+$/, "")}/domain/${encodeURIComponent(check.domain.replace(/\.$/, "").toLowerCase())}`;
+  const url =
+    `${check.rdap_url.replace(/\/+$/, "")}/domain/` +
+    `${encodeURIComponent(check.domain.replace(/\.$/, "").toLowerCase())}`;
   let fetched: Awaited<ReturnType<typeof timedFetch>>;
   try {
     fetched = await timedFetch(c, url, {

@@ -10,7 +10,9 @@ export default channel({
   docs: "https://github.com/caronc/apprise-api#stateful-solution",
   supports: { title: true, format: "markdown", attach: false, priority: true },
   parse: (u) => ({
-    url: `${u.origin()}/${[...u.segments.slice(0, -1).map(encodeURIComponent), "notify", encodeURIComponent(u.secret(u.segments[u.segments.length - 1], "the configuration key"))].join("/")}`,
+    url:
+      `${u.origin()}/` +
+      `${[...u.segments.slice(0, -1).map(encodeURIComponent), "notify", encodeURIComponent(u.secret(u.segments[u.segments.length - 1], "the configuration key"))].join("/")}`,
     auth: u.user ? basic(u.secret(u.user, "a user"), u.password ? u.secret(u.password, "a password") : "") : null,
     tags: u.param("tags", "tag"),
   }),

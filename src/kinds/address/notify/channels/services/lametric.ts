@@ -16,7 +16,8 @@ export default channel({
   }),
   request: (t, m) =>
     json(
-      `https://developer.lametric.com/api/v1/dev/widget/update/com.lametric.${encodeURIComponent(t.app)}/${encodeURIComponent(t.version)}`,
+      `https://developer.lametric.com/api/v1/dev/widget/update/com.lametric.${encodeURIComponent(t.app)}/` +
+        `${encodeURIComponent(t.version)}`,
       {
         frames: [{ icon: "i9182", text: titled(m).replace(/\n/g, " "), index: 0 }],
       },

@@ -48,7 +48,9 @@ export default channel({
     const part = (type: string, text: string) =>
       `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Lines(text)}`;
     const message = html
-      ? `${head.join("\r\n")}\r\nContent-Type: multipart/alternative; boundary="${boundary}"\r\n\r\n--${boundary}\r\n${part("text/plain", mailText(m))}--${boundary}\r\n${part("text/html", html)}--${boundary}--\r\n`
+      ? `${head.join("\r\n")}\r\nContent-Type: multipart/alternative; boundary="${boundary}"\r\n\r\n--` +
+        `${boundary}\r\n${part("text/plain", mailText(m))}--${boundary}\r\n${part("text/html", html)}--` +
+        `${boundary}--\r\n`
       : `${head.join("\r\n")}\r\n${part("text/plain", mailText(m))}`;
     const envelope: SmtpEnvelope = { user: t.user, password: t.password, from: t.from, to: t.to, message };
     return { method: "POST", url: t.url, headers: {}, body: JSON.stringify(envelope) };

@@ -12,7 +12,9 @@ export default channel({
   parse: (u) =>
     u.segments.length
       ? {
-          url: `${u.origin()}/${u.segments.slice(0, -1).map(encodeURIComponent).join("/")}${u.segments.length > 1 ? "/" : ""}`,
+          url:
+            `${u.origin()}/${u.segments.slice(0, -1).map(encodeURIComponent).join("/")}` +
+            `${u.segments.length > 1 ? "/" : ""}`,
           token: u.secret(u.segments[u.segments.length - 1], "the token"),
         }
       : { url: "https://notica.us/", token: u.secret(u.host, "the token") },

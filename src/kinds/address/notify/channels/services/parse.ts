@@ -10,7 +10,9 @@ export default channel({
   docs: "https://docs.parseplatform.org/rest/guide/#sending-pushes",
   supports: { title: true, format: "text", attach: false, priority: false },
   parse: (u) => ({
-    url: `${u.origin()}/${[...u.segments.map(encodeURIComponent), "parse", "push"].filter((s, i, a) => !(s === "parse" && a[i - 1] === "parse")).join("/")}`,
+    url:
+      `${u.origin()}/` +
+      `${[...u.segments.map(encodeURIComponent), "parse", "push"].filter((s, i, a) => !(s === "parse" && a[i - 1] === "parse")).join("/")}`,
     app: u.need(u.user, "the application id"),
     key: u.secret(u.password, "the master key"),
     device: u.param("device") ?? "all",

@@ -10,7 +10,9 @@ export default channel({
   docs: "https://docs.rocket.chat/docs/integrations",
   supports: { title: true, format: "markdown", attach: false, priority: false },
   parse: (u) => ({
-    url: `${u.origin()}/hooks/${u.secret(u.user, "the webhook token")}${u.password ? `/${u.secret(u.password, "the webhook token")}` : ""}`,
+    url:
+      `${u.origin()}/hooks/${u.secret(u.user, "the webhook token")}` +
+      `${u.password ? `/${u.secret(u.password, "the webhook token")}` : ""}`,
     targets: u.segments,
   }),
   request(t, m) {
