@@ -117,6 +117,11 @@ export interface Env {
    * after every request.
    */
   STATS_FLUSH_SECONDS?: string;
+  /**
+   * Which requests get a log line (src/operator/request-log.ts): `all` (the default), or `failures`, only answers
+   * other than 2xx and 3xx and those slower than a second. Counts and Analytics Engine see every request either way.
+   */
+  REQUEST_LOG?: string;
   /** Optional Workers Analytics Engine dataset: one data point per request (src/operator/request-log.ts). */
   ANALYTICS?: AnalyticsEngineDataset;
 }

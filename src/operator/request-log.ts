@@ -4,6 +4,10 @@
  * route is the pattern that answered, not the path. The same figures go to Workers Analytics
  * Engine when the ANALYTICS binding is configured, and into this isolate's daily counts
  * (usage-counters.ts). On the hot path: one small JSON string, one console.log, no awaited I/O.
+ *
+ * REQUEST_LOG=failures keeps the line for answers other than 2xx/3xx and slow ones only: a busy deployment pays per
+ * log event, and its counts are complete without them. Locally it matters more: `wrangler dev` carries each line over
+ * the inspector to its own process, which costs a saturated worker about a third of its throughput (bench/README.md).
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
@@ -19,6 +23,9 @@ function executionCtx(c: Context<AppEnv>): WaitUntil | undefined {
   }
 }
 
+/** Under REQUEST_LOG=failures, an answer at least this slow is logged although it succeeded. */
+export const SLOW_REQUEST_MS = 1000;
+
 function report(c: Context<AppEnv>, started: number): void {
   const now = Date.now();
   const facts = requestFacts(c);
@@ -27,18 +34,20 @@ function report(c: Context<AppEnv>, started: number): void {
   const chargedMicro = status >= 200 && status < 300 ? (c.get("charged")?.micro ?? 0) : 0;
   // Wall time to the answer (a streamed body may flow on after it); Workers' clock moves with I/O only.
   const durationMs = now - started;
-  console.log(
-    JSON.stringify({
-      request_id: c.get("requestId"),
-      method: c.req.method,
-      route: facts.route,
-      kind: facts.kind,
-      operation: facts.operation,
-      status,
-      charged_micro: chargedMicro,
-      duration_ms: durationMs,
-    }),
-  );
+  const logged = c.env.REQUEST_LOG !== "failures" || status >= 400 || durationMs >= SLOW_REQUEST_MS;
+  if (logged)
+    console.log(
+      JSON.stringify({
+        request_id: c.get("requestId"),
+        method: c.req.method,
+        route: facts.route,
+        kind: facts.kind,
+        operation: facts.operation,
+        status,
+        charged_micro: chargedMicro,
+        duration_ms: durationMs,
+      }),
+    );
   // Documented in docs/operations.md ("Watching it"): keep the positions stable, queries read them by number.
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [facts.kind ?? ""],

@@ -376,6 +376,43 @@ describe("the request log", () => {
     }
   });
 
+  it("under REQUEST_LOG=failures, keeps lines for refusals and slow answers only; the counts see every call", async () => {
+    const { token } = await buyCredits(1);
+    const counter = await createResource("counters", token);
+    const inbox = await createResource("inboxes", token);
+    const quiet = { ...env, REQUEST_LOG: "failures" };
+    const app = buildApp();
+    const before = await stats();
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const send = (path: string, init: RequestInit) => app.request(`${ORIGIN}${path}`, init, quiet);
+    const paid = await send(`/v1/counters/${counter.id}/increment`, {
+      method: "POST",
+      headers: { ...managed(counter.mgmt, token), "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(paid.status).toBe(200);
+    const refused = await send(`/v1/counters/${counter.id}/increment`, {
+      method: "POST",
+      headers: { ...managed(counter.mgmt, token), "content-type": "application/json" },
+      body: '{"by":0}',
+    });
+    expect(refused.status).toBe(422);
+    // A long-poll that waits out its second: a success, but slow, so it is logged.
+    const slow = await send(`/v1/inboxes/${inbox.id}/items?wait_seconds=1`, {
+      headers: managed(inbox.mgmt, token),
+    });
+    expect(slow.status).toBe(200);
+    vi.restoreAllMocks();
+    expect(lines.map((l) => JSON.parse(l))).toMatchObject([
+      { request_id: refused.headers.get("x-request-id"), status: 422, operation: "counters.increment" },
+      { request_id: slow.headers.get("x-request-id"), status: 200, operation: "inboxes.pull" },
+    ]);
+    expect((JSON.parse(lines[1]!) as { duration_ms: number }).duration_ms).toBeGreaterThanOrEqual(1000);
+    const after = await stats();
+    expect(delta(before, after, "counters")).toMatchObject({ calls: 2, refused: 1 });
+  });
+
   it("names public addresses by their pattern and kind, and an unknown path by none", async () => {
     const { token } = await buyCredits(1);
     const { record } = await createResource("bins", token);
