@@ -10,6 +10,7 @@
  *   BENCH_SHAPE=issue36 npm run bench   (issue 36's external measurement: 20 connections, 3 rounds of 8 s per
  *                                        target, bare and paid alternating, nothing else loaded between them)
  *   BENCH_BARE_LOG=1 …                  (also the bare counter logging a line per request, as the service does)
+ *   BENCH_REQUEST_LOG=failures …        (the service logging failures and slow calls only, as the bare counter)
  *
  * Each round also loads the bare counter and the paid increment at one fixed offered rate
  * (BENCH_FIXED_RATE, 500 req/s), so their tails are compared below saturation too. While the
@@ -64,7 +65,13 @@ const middle = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // One client address and one credential push ~600 req/s (36,000 a minute): far past the production
 // limits, so this run raises them. The limiter is still asked on every call (its cost is measured).
 const BENCH_RATE_LIMIT_PER_MINUTE = 1_000_000;
-const serviceDev = await startWranglerDev({ rateLimitPerMinute: BENCH_RATE_LIMIT_PER_MINUTE });
+// BENCH_REQUEST_LOG=failures: the service logs only failures and slow calls (src/operator/request-log.ts), as the
+// bare counter logs nothing; the default logs every request, as a deployment does unless told otherwise.
+const requestLog = process.env.BENCH_REQUEST_LOG ?? "all";
+const serviceDev = await startWranglerDev({
+  rateLimitPerMinute: BENCH_RATE_LIMIT_PER_MINUTE,
+  vars: { REQUEST_LOG: requestLog },
+});
 const bareDev = await startWranglerDev({ config: "bench/bare/wrangler.toml" });
 try {
   // BENCH_DIRECT=1 loads both targets at their runtime's own address, past wrangler's dev proxy (a second
@@ -74,7 +81,7 @@ try {
   const bare = { url: (direct && (await bareDev.runtimeUrl())) || bareDev.url };
   console.log(
     `service at ${service.url}, bare at ${bare.url}` +
-      `${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}`,
+      `${direct ? " (the runtimes' own addresses)" : " (through wrangler's proxy)"}; REQUEST_LOG=${requestLog}`,
   );
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], {
     env: { ...process.env, ZEITVAULT_URL: service.url },
