@@ -11,13 +11,12 @@ import type { Json } from "../../src/json";
 
 const MAX_KEPT_BYTES = 64 * 1024;
 
-function ensureTable(sql: SqlStorage): void {
-  sql.exec("CREATE TABLE IF NOT EXISTS kept_answers (replay_key TEXT PRIMARY KEY, answer TEXT NOT NULL, at INTEGER)");
-}
+// IF NOT EXISTS: objects of the day before this was a migration made the table when they first kept an answer.
+export const KEPT_ANSWERS_TABLE =
+  "CREATE TABLE IF NOT EXISTS kept_answers (replay_key TEXT PRIMARY KEY, answer TEXT NOT NULL, at INTEGER)";
 
 /** The answer kept for `replayKey`, or undefined. */
 export function keptAnswer(sql: SqlStorage, replayKey: string): Json | undefined {
-  ensureTable(sql);
   const row = sql
     .exec<{ answer: string }>("SELECT answer FROM kept_answers WHERE replay_key = ?", replayKey)
     .toArray()[0];
@@ -28,7 +27,6 @@ export function keptAnswer(sql: SqlStorage, replayKey: string): Json | undefined
 export function keepAnswer(sql: SqlStorage, replayKey: string, answer: Json): void {
   const text = JSON.stringify(answer);
   if (text.length > MAX_KEPT_BYTES) return;
-  ensureTable(sql);
   // Real time, as the worker's keys count it.
   const now = Date.now();
   sql.exec("DELETE FROM kept_answers WHERE at < ?", now - REPLAY_WINDOW_MS);

@@ -19,6 +19,7 @@ import { R2_DROPS_TABLE } from "./r2-drops";
 import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
 import { GRANTS_TABLE } from "./grants";
+import { KEPT_ANSWERS_TABLE } from "./kept-answers";
 import { requireKind } from "../../src/resources/kinds";
 import type { MetaCell } from "./meta-cell";
 
@@ -43,6 +44,8 @@ const PLATFORM_MIGRATIONS: Migration[] = [
   { run: addSettlesColumn },
   // Narrowed management tokens, kept by the resource they narrow (grants.ts).
   { sql: [GRANTS_TABLE] },
+  // The answers of keyed operations, kept in their own transaction (kept-answers.ts).
+  { sql: [KEPT_ANSWERS_TABLE] },
 ];
 
 /** Every list a resource of `kind` runs, by owner: the platform's, then the kind's. */

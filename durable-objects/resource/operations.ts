@@ -52,10 +52,11 @@ export class ResourceOperations {
   /** Runs the operation, or answers what it answered before under the same Idempotency-Key (kept-answers.ts). */
   async run(input: OpInput, body: ReadableStream<Uint8Array> | null): Promise<Json> {
     const replayKey = input.peek ? undefined : input.replayKey;
-    if (replayKey) {
+    const kept = replayKey === undefined ? undefined : keptAnswer(this.storage.sql, replayKey);
+    if (kept !== undefined) {
+      // Only to a token that still reaches the operation (runOnce checks everyone else).
       this.meta.authorizeKind(input.mgmtHash, input.kind, { name: input.op });
-      const kept = keptAnswer(this.storage.sql, replayKey);
-      if (kept !== undefined) return kept;
+      return kept;
     }
     const out = await this.runOnce(input, body, replayKey);
     dieAt(this.faults, "op-answer-lost");
