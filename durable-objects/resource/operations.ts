@@ -7,7 +7,7 @@
 import { AppError } from "../../src/http/errors";
 import { requireKind } from "../../src/resources/kinds";
 import type { Json } from "../../src/json";
-import type { OpInput } from "../../src/rpc/resource";
+import type { OpInput, Replay } from "../../src/rpc/resource";
 import { afterCommit } from "./engine-store";
 import type { MetaRow } from "./meta";
 import type { MetaCell } from "./meta-cell";
@@ -51,14 +51,14 @@ export class ResourceOperations {
 
   /** Runs the operation, or answers what it answered before under the same Idempotency-Key (kept-answers.ts). */
   async run(input: OpInput, body: ReadableStream<Uint8Array> | null): Promise<Json> {
-    const replayKey = input.peek ? undefined : input.replayKey;
-    const kept = replayKey === undefined ? undefined : keptAnswer(this.storage.sql, replayKey);
+    const replay = input.peek ? undefined : input.replay;
+    const kept = replay === undefined ? undefined : keptAnswer(this.storage.sql, replay);
     if (kept !== undefined) {
       // Only to a token that still reaches the operation (runOnce checks everyone else).
       this.meta.authorizeKind(input.mgmtHash, input.kind, { name: input.op });
       return kept;
     }
-    const out = await this.runOnce(input, body, replayKey);
+    const out = await this.runOnce(input, body, replay);
     dieAt(this.faults, "op-answer-lost");
     return out;
   }
@@ -67,7 +67,7 @@ export class ResourceOperations {
   private async runOnce(
     input: OpInput,
     body: ReadableStream<Uint8Array> | null,
-    replayKey: string | undefined,
+    replay: Replay | undefined,
   ): Promise<Json> {
     const op = requireKind(input.kind).ops.find((o) => o.name === input.op);
     if (!op) throw new AppError("not_found", `Unknown operation ${input.op}.`);
@@ -110,7 +110,7 @@ export class ResourceOperations {
             op.run(this.work.store(current, this.clock.now(), pending), config, input.input, prepared),
             input.expect,
           );
-          if (replayKey) keepAnswer(this.storage.sql, replayKey, out);
+          if (replay) keepAnswer(this.storage.sql, replay, out);
           return out;
         };
         const payer = input.payer;

@@ -21,12 +21,21 @@ function key(env: Env): Uint8Array {
 }
 
 export function seal(env: Env, plaintext: string): string {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  return `${VERSION}.${toBase64(iv)}.${toBase64(gcm(key(env), iv).encrypt(utf8(plaintext)))}`;
+  return sealWith(key(env), plaintext);
 }
 
 export function unseal(env: Env, sealed: string): string {
+  return unsealWith(key(env), sealed);
+}
+
+/** Sealed under a key of the caller's own (32 bytes), as `seal` does under the service's. */
+export function sealWith(key: Uint8Array, plaintext: string): string {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  return `${VERSION}.${toBase64(iv)}.${toBase64(gcm(key, iv).encrypt(utf8(plaintext)))}`;
+}
+
+export function unsealWith(key: Uint8Array, sealed: string): string {
   const [version, iv, ct] = sealed.split(".");
   if (version !== VERSION || !iv || !ct) throw new Error("not a sealed value");
-  return new TextDecoder().decode(gcm(key(env), fromBase64(iv)).decrypt(fromBase64(ct)));
+  return new TextDecoder().decode(gcm(key, fromBase64(iv)).decrypt(fromBase64(ct)));
 }

@@ -176,9 +176,15 @@ export interface KindDefinition<Config = unknown> {
    * Takes what must not be stored or echoed as given (a secret's value, a passphrase) out of the
    * create body, before payment: `config` is what the record shows, `sealed` reaches `init` only.
    * `credential`: one the service made for the resource's public address (a proxy's), shown in the
-   * create's answer this once and kept only as `sealed` has it (a hash).
+   * create's answer this once and kept only as `sealed` has it (a hash). It is made from `seed` when one is given:
+   * bytes derived from the create's Idempotency-Key and request, so the retry of a create whose answer was lost shows
+   * the credential the resource holds (src/resources/create-identity.ts).
    */
-  sealCreate?(env: Env, config: Config): Promise<{ config: Config; sealed: Json; credential?: Record<string, string> }>;
+  sealCreate?(
+    env: Env,
+    config: Config,
+    seed?: Uint8Array,
+  ): Promise<{ config: Config; sealed: Json; credential?: Record<string, string> }>;
   /**
    * The kind's tables, as an ordered list of migrations: a new resource runs them all; one made
    * earlier (resources live up to a year) runs, once, those it has not, before it serves anything.

@@ -49,6 +49,15 @@ export async function identity(c: Context<AppEnv>, signs: boolean, keyed?: Keyed
   return { id: mgmt.parts.resourceId, mgmt, signingSecret, sealedSecret };
 }
 
+/**
+ * The seed of a credential the service makes for a new resource (a proxy's, Kind.sealCreate), from the create's
+ * Idempotency-Key and request; undefined (random) without a key. Every generation shares it: a credential is checked
+ * against the hash its own resource keeps, and an ended generation's is never checked again.
+ */
+export async function credentialSeed(key: KeyMaterial | undefined): Promise<Uint8Array | undefined> {
+  return key ? requestBytes(key, "credential", 32) : undefined;
+}
+
 /** The seeds of the first generation whose resource is not an ended one, or null (random). */
 async function derivedSeed(
   c: Context<AppEnv>,

@@ -19,7 +19,7 @@ import { commonCreateFields, createdResource, noInput, resourceIdParam, withMeta
 import { errorResponses, jsonResponse } from "../openapi/responses";
 import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
-import { identity, type Identity } from "./create-identity";
+import { credentialSeed, identity, type Identity } from "./create-identity";
 import { TAGS } from "../openapi/tags";
 import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
@@ -79,7 +79,9 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
       config: shown,
       sealed,
       credential,
-    } = kind.sealCreate ? await kind.sealCreate(c.env, config) : { config, sealed: null, credential: undefined };
+    } = kind.sealCreate
+      ? await kind.sealCreate(c.env, config, await credentialSeed(c.get("idempotency")))
+      : { config, sealed: null, credential: undefined };
     const priceMicro = lifetimePriceMicro(kind, ttl_seconds);
     const call = {
       priceMicro,
@@ -90,9 +92,9 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
     let made: Identity | undefined;
     const core = await runPaid<RecordCore>(c, call, {
       run: async (payer, owner) => {
-        // Paid by credit, a create under an Idempotency-Key takes its token and secret from the key (a credential the
-        // service makes for the resource cannot be shown twice, so such a create stays random).
-        const key = payer.type === "credit" && !credential ? c.get("idempotency") : undefined;
+        // Paid by credit, a create under an Idempotency-Key takes its token and secrets from the key (and its
+        // credential, above), so a retry whose answer was lost finds the resource and shows what it holds.
+        const key = payer.type === "credit" ? c.get("idempotency") : undefined;
         const keyed =
           key && payer.type === "credit" ? { key, accountId: payer.accountId, operation: call.operation } : undefined;
         made = await identity(c, Boolean(notify_url || kind.sends), keyed);
@@ -195,7 +197,8 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
     const stub = resourceStub(c.env, id);
     // Under an Idempotency-Key the object keeps the answer with the work: a retry whose answer was lost gets it again.
     const key = c.get("idempotency");
-    const replayKey = key ? toHex(await requestBytes(key, "operation answer", 16)) : undefined;
+    const replayBytes = key ? await requestBytes(key, "operation answer", 48) : undefined;
+    const replay = replayBytes && { key: toHex(replayBytes.slice(0, 16)), secret: replayBytes.slice(16) };
     const paid: PaidCall = {
       priceMicro: op.priceMicro,
       operation: `${kind.kind}.${op.name}`,
@@ -217,7 +220,7 @@ function registerOp(app: OpenAPIHono<AppEnv>, kind: AnyKind, op: AnyOp): void {
             payer,
             requestId: c.get("requestId"),
             // Not for x402: its retry signs a new payment, which the worker settles whatever the object answers.
-            ...(replayKey && payer.type === "credit" ? { replayKey } : {}),
+            ...(replay && payer.type === "credit" ? { replay } : {}),
             ...extra,
           },
           body,

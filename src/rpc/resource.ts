@@ -88,10 +88,17 @@ export interface OpInput {
   /** The operation must answer these fields with these values, else it is refused (409) and rolled back, uncharged. */
   expect?: JsonObject;
   /**
-   * Names this request under its Idempotency-Key (derived from the key and the request): the object keeps the answer
-   * with the work, and a retry whose first answer was lost gets it again, uncharged (resource/kept-answers.ts).
+   * This request under its Idempotency-Key, derived from the key and the request: `key` names it, `secret` seals its
+   * answer. The object keeps the answer with the work, and a retry whose first answer was lost gets it again,
+   * uncharged (resource/kept-answers.ts).
    */
-  replayKey?: string;
+  replay?: Replay;
+}
+
+export interface Replay {
+  key: string;
+  /** 32 bytes: only a retry of the same request under the same key has them, so only it can read the answer. */
+  secret: Uint8Array;
 }
 
 export interface PublicSettled {

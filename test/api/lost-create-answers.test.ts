@@ -4,25 +4,37 @@
  * with it, so its Idempotency-Key stays claimed until the lock lapses, and the caller retries under the same key.
  * Every charge that stands must belong to an answered 2xx, once (src/resources/create-identity.ts).
  */
-import { env } from "cloudflare:test";
+import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { deriveKeyMaterial, requestBytes } from "../../src/http/idempotency-store";
 import { issueManagementToken } from "../../src/auth/tokens";
 import type { ResourceFaults } from "../../src/rpc/resource";
 import { lifetimePriceMicro } from "../../src/money/prices";
 import { requireKind } from "../../src/resources/registry";
-import { balanceOf, buyCredits, call, createResource, expire, json, managed, stubOf, type Receipt } from "../harness";
+import {
+  balanceOf,
+  buyCredits,
+  call,
+  createResource,
+  expire,
+  json,
+  managed,
+  publicUrl,
+  storageDump,
+  stubOf,
+  type Receipt,
+} from "../harness";
 
 /** A counter for 10 minutes: it can run out within the key's 5-minute lock plus a restart. */
 const BODY = { ttl_seconds: 600, label: "lost answer" };
 const CREATE_USD = lifetimePriceMicro(requireKind("counters"), BODY.ttl_seconds) / 1e6;
 
 /** The resource the worker derives for this caller's request under `key`, in generation `generation`. */
-async function derivedId(token: string, key: string, generation = 0): Promise<string> {
+async function derivedId(token: string, key: string, generation = 0, path = "/v1/counters", body: object = BODY) {
   const m = await deriveKeyMaterial(`credential\nBearer ${token}\n`, key, {
     method: "POST",
-    path: "/v1/counters",
-    body: new TextEncoder().encode(JSON.stringify(BODY)),
+    path,
+    body: new TextEncoder().encode(JSON.stringify(body)),
   });
   const label = generation ? `management token #${generation}` : "management token";
   return issueManagementToken(await requestBytes(m, label, 64)).parts.resourceId;
@@ -151,5 +163,68 @@ describe("an operation whose answer is lost to a dying runtime", () => {
     expect((await json<{ value: number }>(read)).value).toBe(5);
     // Once answered, the worker's own copy replays it too.
     expect((await increment()).headers.get("idempotent-replayed")).toBe("true");
+  });
+});
+
+describe("a credential the service makes, in an answer lost to a dying runtime", () => {
+  type Credential = { type: string; token: string; authorization: string };
+  const PROXY = { ttl_seconds: 600, upstream_url: `${env.TEST_RECEIVER_URL}/echo/lost-credential` };
+  const PROXY_USD = lifetimePriceMicro(requireKind("proxies"), PROXY.ttl_seconds) / 1e6;
+
+  it("a proxy's: the retry finds the proxy and shows the credential it holds, paid once", async () => {
+    const { token } = await buyCredits(1);
+    const key = crypto.randomUUID();
+    const id = await derivedId(token, key, 0, "/v1/proxies", PROXY);
+    await dieIn(id, "create-answer-lost");
+    const createProxy = () =>
+      call("POST", "/v1/proxies", {
+        body: PROXY,
+        headers: { authorization: `Bearer ${token}`, "Idempotency-Key": key },
+      });
+    expect((await createProxy()).status).toBe(500);
+
+    await lapseLocks();
+    const retried = await createProxy();
+    expect(retried.status).toBe(201);
+    const made = await json<{ id: string; credential: Credential; urls: { public: string | null } }>(retried);
+    expect(made.id).toBe(id);
+    expect(made.credential.token).toMatch(/^zvp_/);
+    // The credential shown is the one the proxy checks.
+    const through = await SELF.fetch(publicUrl(made), { headers: { authorization: made.credential.authorization } });
+    expect(through.status).toBe(200);
+    await through.arrayBuffer();
+    expect((await SELF.fetch(publicUrl(made))).status).toBe(401);
+    expect((await balanceOf(token)).spent_usd).toBeCloseTo(PROXY_USD, 6);
+    expect(await standingCharges(token)).toEqual([`${id} proxies.create`]);
+    // Another request (another key) makes another proxy with another credential.
+    const other = await json<{ id: string; credential: Credential }>(
+      await call("POST", "/v1/proxies", {
+        body: PROXY,
+        headers: { authorization: `Bearer ${token}`, "Idempotency-Key": crypto.randomUUID() },
+      }),
+    );
+    expect(other.id).not.toBe(id);
+    expect(other.credential.token).not.toBe(made.credential.token);
+  });
+
+  it("a rotated one: the retry gets the new credential from the object, which keeps it sealed", async () => {
+    const { token } = await buyCredits(1);
+    const p = await createResource("proxies", token, PROXY);
+    const key = crypto.randomUUID();
+    const rotate = () =>
+      call("POST", `/v1/proxies/${p.id}/credential`, {
+        headers: { ...managed(p.mgmt, token), "Idempotency-Key": key },
+      });
+    await stubOf(p.id).injectFaults({ dieAt: "op-answer-lost" });
+    expect((await rotate()).status).toBe(500);
+    await lapseLocks();
+    const retried = await rotate();
+    expect(retried.status).toBe(200);
+    const rotated = await json<Credential>(retried);
+    const url = publicUrl(p.record);
+    const through = await SELF.fetch(url, { headers: { authorization: rotated.authorization } });
+    expect(through.status).toBe(200);
+    await through.arrayBuffer();
+    expect((await storageDump(p.id)).includes(rotated.token.slice(4))).toBe(false);
   });
 });

@@ -81,9 +81,9 @@ export const proxies = kind.define({
     max_rate_per_minute: MAX_RATE_PER_MINUTE,
     log_kept: LOG_KEPT,
   },
-  sealCreate: async (env, given) => {
+  sealCreate: async (env, given, seed) => {
     const c = given as ProxyCreate; // a create body: the record's form never comes back in
-    const made = c.auth === "none" ? null : newCredential(c);
+    const made = c.auth === "none" ? null : newCredential(c, seed);
     const sealed: ProxySealed = {
       credential_hash: made?.hash ?? null,
       sealed_inject: seal(env, JSON.stringify({ headers: c.inject_headers, query: c.inject_query })),

@@ -29,11 +29,15 @@ export const TABLES = [
 ];
 
 /** A new credential: what callers send, and what is kept of it. */
-export function newCredential(config: Pick<ProxyConfig, "auth" | "basic_username">): {
+/** `seed`: 24 or more bytes to make it from (a keyed create's, Kind.sealCreate); random without. */
+export function newCredential(
+  config: Pick<ProxyConfig, "auth" | "basic_username">,
+  seed?: Uint8Array,
+): {
   shown: Record<string, string>;
   hash: string;
 } {
-  const secret = encodeBase62(randomBytes(24));
+  const secret = encodeBase62(seed ? seed.slice(0, 24) : randomBytes(24));
   if (config.auth === "basic") {
     const authorization = `Basic ${btoa(`${config.basic_username}:${secret}`)}`;
     return {
