@@ -251,10 +251,13 @@ try {
   const nonTwo = allRuns.flat().reduce((n, r) => n + r.non2xx, 0);
   const cell = (runs, key) =>
     `${middle(runs.map((r) => r[key])).toFixed(0)} (${runs.map((r) => r[key].toFixed(0)).join(", ")})`;
+  const route = direct ? "direct" : "through the proxy";
+  const loadAverage = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
   console.log(
-    `\nSummary (${shape} shape, ${connections} connections, ${rounds} rounds of ${duration} s per target, ${direct ? "direct" : "through the proxy"}; load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(" ")}):\n`,
+    `\nSummary (${shape} shape, ${connections} connections, ${rounds} rounds of ${duration} s per target, ` +
+      `${route}; load average ${loadAverage}):\n`,
   );
   console.log(
     [

@@ -115,10 +115,13 @@ try {
   const cell = (runs, key) =>
     `${median(runs.map((r) => r[key])).toFixed(3)} (${runs.map((r) => r[key].toFixed(2)).join(", ")})`;
   const bareRuntime = median(results.get("bare increment").map((r) => r.runtime));
+  const route = direct ? "direct" : "through the proxy";
+  const loadAverage = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
   console.log(
-    `\nCPU per request, ms (median of ${rounds} rounds, each ${requests} requests at ${rate} req/s, ${connections} connections, ${direct ? "direct" : "through the proxy"}; load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(" ")}):\n`,
+    `\nCPU per request, ms (median of ${rounds} rounds, each ${requests} requests at ${rate} req/s, ` +
+      `${connections} connections, ${route}; load average ${loadAverage}):\n`,
   );
   console.log(
     "| target | runtime workerd | × bare | proxy workerd | wrangler (node) | all three | non-2xx " +

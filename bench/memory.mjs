@@ -300,9 +300,10 @@ try {
     .flatMap((r) => r.rows)
     .map((row) => ({ ...row, ratio: Math.max(row.f.p50 / row.s.p50, row.f.p99 / row.s.p99) }));
   const over = worst.filter((row) => row.ratio > 1.5);
+  const misses = over.map((r) => `${r.kind} ${r.op} (${r.ratio.toFixed(2)}×)`).join(", ");
   console.log(
     `\ntarget (100k within 1.5× of small at p50 and p99): ` +
-      `${over.length ? `missed by ${over.map((r) => `${r.kind} ${r.op} (${r.ratio.toFixed(2)}×)`).join(", ")}` : "met by every operation"}`,
+      `${over.length ? `missed by ${misses}` : "met by every operation"}`,
   );
 } finally {
   load.stop();

@@ -154,7 +154,10 @@ async function cpuOfStart(formFile, followUps = false) {
     if (url.pathname === "/start") await import(${main});
     if (url.pathname === "/then") {
       const worker = (await import(${main})).default;
-      const answer = await worker.fetch(new Request("https://startup.example" + url.searchParams.get("path"), { method: url.searchParams.get("method") }), env, ctx);
+      const then = new Request("https://startup.example" + url.searchParams.get("path"), {
+        method: url.searchParams.get("method"),
+      });
+      const answer = await worker.fetch(then, env, ctx);
       return new Response(String(answer.status));
     }
     return new Response("ok");
@@ -258,18 +261,9 @@ function where(profiles, map) {
         node.positionTicks.reduce((sum, t) => sum + t.ticks, 0),
       );
       const unplaced = 1 - node.positionTicks.reduce((sum, t) => sum + t.ticks, 0) / ticks;
-      const shares = new Map(
-        unplaced > 0
-          ? [
-              [
-                `${place(cf)}\0` +
-                  `${cf.lineNumber < 0 ? "(top level)" : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`}` +
-                  ` (no line)`,
-                unplaced,
-              ],
-            ]
-          : [],
-      );
+      const label =
+        cf.lineNumber < 0 ? "(top level)" : `${cf.functionName || "(anonymous)"} ${place(cf)}:${cf.lineNumber + 1}`;
+      const shares = new Map(unplaced > 0 ? [[`${place(cf)}\0${label} (no line)`, unplaced]] : []);
       for (const t of node.positionTicks) {
         const file = map.fileOf(t.line - 1);
         const name =
@@ -387,6 +381,19 @@ const row = (label, key, of = "service", against = "calibration", againstKey = k
     `${median(ratios).toFixed(2)}×** | ${ratios.map((x) => x.toFixed(2)).join(", ")} |`
   );
 };
+const upload = service.upload
+  ? `${service.upload.raw.toFixed(0)} KiB / gzip ${service.upload.gzip.toFixed(0)} KiB`
+  : "(not reported)";
+const followUps = [...new Set(measured.service.map((m) => `${m.kindStatus}/${m.documentStatus}`))].join(", ");
+const firsts = measured.service
+  .map((m, i) => `${m.first.toFixed(0)}/${measured.calibration[i].first.toFixed(0)}`)
+  .join(", ");
+const followUpLine =
+  `- follow-up answers (service): ${followUps} (a kind's request / the document); ` +
+  "the calibration's global scope is the unit of their ratios";
+const profilesHeading =
+  `Where the service's start-up goes in check startup's profiles (${rounds}; ` +
+  "ms per start-up, as samples × the sampling interval):";
 console.log(`
 ## Start-up, ${new Date().toISOString().slice(0, 10)}, ${rounds} rounds
 
@@ -409,13 +416,13 @@ ${row("service / base: the first document", "document", "service", "base")}
 `
     : ""
 }
-- bundle: worker.js ${kib(Buffer.byteLength(service.source))} (gzip ${kib(gzipBytes)}); wrangler's upload ${service.upload ? `${service.upload.raw.toFixed(0)} KiB / gzip ${service.upload.gzip.toFixed(0)} KiB` : "(not reported)"}
-- follow-up answers (service): ${[...new Set(measured.service.map((m) => `${m.kindStatus}/${m.documentStatus}`))].join(", ")} (a kind's request / the document); the calibration's global scope is the unit of their ratios
-- per round (service / calibration, ms): ${measured.service.map((m, i) => `${m.first.toFixed(0)}/${measured.calibration[i].first.toFixed(0)}`).join(", ")} (first request)
+- bundle: worker.js ${kib(Buffer.byteLength(service.source))} (gzip ${kib(gzipBytes)}); wrangler's upload ${upload}
+${followUpLine}
+- per round (service / calibration, ms): ${firsts} (first request)
 ${
   profiling
     ? `
-Where the service's start-up goes in check startup's profiles (${rounds}; ms per start-up, as samples × the sampling interval):
+${profilesHeading}
 
 | self | ms | source file |
 |---|---|---|

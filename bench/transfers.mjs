@@ -23,7 +23,8 @@ const mib = Number(process.env.BENCH_MIB ?? 200);
 const size = mib * 1024 * 1024;
 const BUCKET = "bench";
 /**
- * `object` (the issue's S3 → objects) or `s3` (S3 → S3: the Worker's part of the work without the local R2 simulator).
+ * `object` (the issue's S3 → objects) or `s3` (S3 → S3: the Worker's part of the work without the local R2
+ * simulator).
  */
 const destination = process.env.BENCH_DEST ?? "object";
 

@@ -6,7 +6,8 @@
  *   npm run bench:wakeups                         (10,000 wakeups over a 60 s window)
  *   BENCH_WAKEUPS=500 npm run bench:wakeups       (a quick run while developing)
  *   BENCH_CONCURRENCY=32 BENCH_WINDOW_SECONDS=60 BENCH_TIMEOUT_SECONDS=600 BENCH_GRACE_SECONDS=15
- *   BENCH_SETTLE_SECONDS=120 BENCH_PROBES=200 BENCH_LEAD_SECONDS=600 BENCH_SHARDS=3 BENCH_STATUS=0 BENCH_SOURCE=head …
+ *   BENCH_SETTLE_SECONDS=120 BENCH_PROBES=200 BENCH_LEAD_SECONDS=600 BENCH_SHARDS=3 BENCH_STATUS=0
+ *   BENCH_SOURCE=head …
  *
  * The receiver runs in this process: it checks each delivery's Standard Webhooks signature with the
  * wakeup's own signing_secret, records its webhook-id and arrival time, and answers 200. Every wakeup

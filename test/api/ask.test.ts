@@ -270,7 +270,7 @@ describe("operator endpoints", () => {
     ).toEqual(["cursor"]);
   });
 
-  it("disable and enable a public address, seen in its state and in the reports (the router's refusal: deadman.test.ts)", async () => {
+  it("disable/enable a public address: seen in its state and reports (router's refusal: deadman.test.ts)", async () => {
     const id = publicId();
     const report = await json(
       await call("POST", "/v1/abuse-reports", { body: { url: `${ORIGIN}/p/${id}`, reason: "malware" } }),

@@ -52,7 +52,7 @@ const name = () => crypto.randomUUID().slice(0, 8);
 /** The stored bytes, through the signed link, as an agent without credentials would get them. */
 const download = (url: string) => SELF.fetch(url);
 
-it("answers the content and a receipt that verifies against the JWKS; the content_url gives the exact bytes; one edited byte fails", async () => {
+it("answers content and a receipt verified by the JWKS; content_url is byte-exact; an edited byte fails", async () => {
   const page = `<!doctype html><title>Prices</title><p>Widget: 12 € — ${name()}</p>`;
   const url = await serveContent(name(), page, { type: "text/html; charset=utf-8" });
   const a = await setup();
@@ -175,7 +175,7 @@ it("follows redirects and records the final URL; a target's 404 is attested and 
   expect((await balanceOf(a.token)).spent_usd).toBeCloseTo(DAY_USD + 2 * FETCH_USD, 6);
 });
 
-it("refuses what the egress guard refuses (422), an answer over max_bytes (413) and a failed fetch (502), uncharged, leaving nothing", async () => {
+it("refuses uncharged, keeping nothing: egress-guard refusal 422, over max_bytes 413, failed fetch 502", async () => {
   const a = await setup();
   const spent = (await balanceOf(a.token)).spent_usd;
   for (const url of ["ftp://example.com/file", "file:///etc/passwd", `http://user:pw@127.0.0.1:1/`]) {
@@ -203,7 +203,7 @@ it("refuses what the egress guard refuses (422), an answer over max_bytes (413) 
   expect(await r2Keys(capped.id)).toEqual([]);
 });
 
-it("a fetch that cannot be paid (a sub-token's cap) is refused before fetching: nothing charged, fetched or stored", async () => {
+it("a fetch a sub-token's cap cannot pay is refused before fetching: nothing charged, fetched or stored", async () => {
   const a = await setup();
   const sub = await json<{ credit_token: string }>(
     await call("POST", "/v1/credits/subtokens", {

@@ -46,7 +46,7 @@ describe("base62", () => {
   it("checksums as CRC-32 did (the standard check value, as six base62 characters)", () => {
     expect(checksum("123456789")).toBe(encodeBase62(fromHex("cbf43926")));
   });
-  it("a token's readings, kept per isolate, are the same as reading it afresh, and cannot be changed by a caller", () => {
+  it("a token's readings, kept per isolate, equal reading it afresh, and cannot be changed by a caller", () => {
     const credit = issueCreditToken();
     const sub = issueCreditToken(credit.parts.accountId);
     const mgmt = issueManagementToken();

@@ -37,7 +37,7 @@ const bytesOf = async (url: string | null) => {
 };
 
 describe("bins", () => {
-  it("captures every request whole and lists them newest first; a capture's raw body downloads byte-exact", async () => {
+  it("captures every request whole, lists them newest first; a capture's raw body downloads byte-exact", async () => {
     const b = await bin();
     const binary = new Uint8Array(1000).map((_, i) => (i * 13) & 0xff);
     const first = await SELF.fetch(`${b.url}/stripe/events?x=1&x=2`, {
@@ -91,7 +91,7 @@ describe("bins", () => {
     expect(await b.reply("GET", "/captures/9")).toMatchObject({ status: 404, body: { code: "not_found" } });
   });
 
-  it("keeps a body past the inline size in R2: listed with a link, downloaded byte-exact; clear and cancel leave nothing", async () => {
+  it("keeps a body past inline size in R2: listed with a link, byte-exact; clear, cancel leave nothing", async () => {
     const b = await bin();
     const big = new Uint8Array(INLINE_PUBLIC_BODY_BYTES * 3).map((_, i) => (i * 7 + (i >> 9)) & 0xff);
     expect((await SELF.fetch(`${b.url}/upload`, { method: "PUT", body: big })).status).toBe(200);
@@ -111,7 +111,7 @@ describe("bins", () => {
     expect(await r2Keys(b.id)).toEqual([]);
   });
 
-  it("answers as configured (status, type, body, headers, delay), never with our origin's powers; the answer can change", async () => {
+  it("answers as set (status, type, body, headers, delay), never with our origin's powers; it can change", async () => {
     const b = await bin({
       response: {
         status: 201,

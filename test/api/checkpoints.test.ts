@@ -103,7 +103,7 @@ describe("checkpoints", () => {
     expect((await op("GET", "/checkpoints/not-an-id")).status).toBe(422);
   });
 
-  it("expected_seq: 20 parallel saves expecting the same seq, exactly one wins; the rest get 409 with current_seq", async () => {
+  it("expected_seq: 20 parallel saves expecting one seq, one wins; the rest get 409 with current_seq", async () => {
     const { save, op, token } = await store();
     await save({ value: { n: 0 } });
     const spent = (await balanceOf(token)).spent_usd;
@@ -288,7 +288,7 @@ describe("checkpoints", () => {
     expect(over.body.code).toBe("payload_too_large");
   });
 
-  it("exports everything (inline values inline, large ones as links), shows usage, and leaves nothing after cancel", async () => {
+  it("exports all (inline values inline, large ones as links), shows usage, leaves nothing after cancel", async () => {
     const { save, id, mgmt } = await store({ keep_last: 5 });
     const small = await save({ value: { a: 1 }, tags: ["x"] });
     const bytes = randomBytes(300_000);

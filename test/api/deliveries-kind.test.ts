@@ -45,7 +45,7 @@ async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean): Pro
 }
 
 describe("deliveries", () => {
-  it("delivers a submitted request, signed, once per idempotency key; a different request under the key is 409", async () => {
+  it("delivers a submitted request, signed, once per idempotency key; another request under it is 409", async () => {
     const o = await outbox();
     expect(o.record.signing_secret).toMatch(/^whsec_/);
     const name = unique();

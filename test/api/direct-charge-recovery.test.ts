@@ -109,7 +109,7 @@ describe("a create the process dies in", () => {
     });
   }
 
-  it("paid outside the object (x402, the free tier): the half-made resource is removed, no account is asked", async () => {
+  it("paid outside the object (x402, free tier): the half-made resource is removed, no account is asked", async () => {
     const { id, mgmt } = await dieIn(
       "create-after-index",
       { type: "prepaid" },
@@ -145,7 +145,7 @@ describe("a create the process dies in", () => {
 });
 
 describe("an extend the process dies in", () => {
-  it("dying after the charge: the alarm gives it back, the expiry is as before, and the resource lives on", async () => {
+  it("dying after the charge: the alarm gives it back, the expiry is as before, the resource lives on", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt, record } = await createResource("counters", token, { ttl_seconds: TTL });
     const afterCreate = (await balanceOf(token)).balance_usd;
@@ -174,7 +174,7 @@ describe("an extend the process dies in", () => {
     expect((await balanceOf(token)).balance_usd).toBeLessThan(afterCreate);
   });
 
-  it("a cancel after the extend's process died: the end gives the extend's charge back before it deletes the row that records it", async () => {
+  it("a cancel after the extend's process died: the extend's charge is given back before its row goes", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: TTL });
     const afterCreate = (await balanceOf(token)).balance_usd;

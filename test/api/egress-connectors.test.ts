@@ -23,7 +23,7 @@ async function connector(body: Record<string, unknown> = {}) {
 const spent = async (token: string) => usd((await balanceOf(token)).spent_usd);
 
 describe("egress-connectors", () => {
-  it("sends through the forward proxy: the upstream sees the proxy's address, the sealed headers and the body; the answer, the log and the charge", async () => {
+  it("sends via the forward proxy: upstream sees its address, sealed headers, body; answer, log, charge", async () => {
     const c = await connector({
       allowed_hosts: ["Example.COM.", "*.Example.com", RECEIVER.host],
       headers: { authorization: "Bearer sealed-key-4711", "x-team": "ops" },
@@ -84,63 +84,74 @@ describe("egress-connectors", () => {
     expect(prices.egress).toEqual({ ips: ["127.0.0.2"] });
   });
 
-  it("returns binary and chunked answers byte-exact, HEAD without a body, and the target's own error status (charged: the call completed)", async () => {
-    const c = await connector();
-    const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 31 + 7) & 255);
-    await serveContent("egress-bin", bytes, { type: "application/octet-stream" });
-    for (const path of ["content", "chunked"]) {
-      const got = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/${path}/egress-bin` });
-      expect(got.body, path).toBeNull();
-      expect(
-        Uint8Array.from(atob(got.body_base64!), (ch) => ch.charCodeAt(0)),
-        path,
-      ).toEqual(bytes);
-      expect(got.bytes).toBe(bytes.length);
-    }
-    const sent = Uint8Array.from({ length: 300 }, (_, i) => 255 - (i % 256));
-    const echoed = await c.ok("fetch", "/fetch", {
-      url: `${env.TEST_RECEIVER_URL}/echo/egress-2`,
-      method: "PUT",
-      body_base64: btoa(String.fromCharCode(...sent)),
-    });
-    expect(JSON.parse(echoed.body!).size).toBe(300);
-    const head = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/content/egress-bin`, method: "HEAD" });
-    expect(head).toMatchObject({ status: 200, bytes: 0, body: "" });
-    const before = await spent(c.token);
-    await serveContent("egress-missing", "no such thing", { status: 404 });
-    const missing = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/content/egress-missing` });
-    expect(missing).toMatchObject({ status: 404, body: "no such thing" });
-    expect(await spent(c.token)).toBe(before + usd(FETCH_PRICE));
-  });
+  it(
+    "returns binary and chunked answers byte-exact, HEAD without a body, " +
+      "and the target's own error status (charged: the call completed)",
+    async () => {
+      const c = await connector();
+      const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 31 + 7) & 255);
+      await serveContent("egress-bin", bytes, { type: "application/octet-stream" });
+      for (const path of ["content", "chunked"]) {
+        const got = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/${path}/egress-bin` });
+        expect(got.body, path).toBeNull();
+        expect(
+          Uint8Array.from(atob(got.body_base64!), (ch) => ch.charCodeAt(0)),
+          path,
+        ).toEqual(bytes);
+        expect(got.bytes).toBe(bytes.length);
+      }
+      const sent = Uint8Array.from({ length: 300 }, (_, i) => 255 - (i % 256));
+      const echoed = await c.ok("fetch", "/fetch", {
+        url: `${env.TEST_RECEIVER_URL}/echo/egress-2`,
+        method: "PUT",
+        body_base64: btoa(String.fromCharCode(...sent)),
+      });
+      expect(JSON.parse(echoed.body!).size).toBe(300);
+      const head = await c.ok("fetch", "/fetch", {
+        url: `${env.TEST_RECEIVER_URL}/content/egress-bin`,
+        method: "HEAD",
+      });
+      expect(head).toMatchObject({ status: 200, bytes: 0, body: "" });
+      const before = await spent(c.token);
+      await serveContent("egress-missing", "no such thing", { status: 404 });
+      const missing = await c.ok("fetch", "/fetch", { url: `${env.TEST_RECEIVER_URL}/content/egress-missing` });
+      expect(missing).toMatchObject({ status: 404, body: "no such thing" });
+      expect(await spent(c.token)).toBe(before + usd(FETCH_PRICE));
+    },
+  );
 
-  it("refuses, uncharged: a host or port off the list (403), an answer past the cap (413), a slow or unreachable target (502), bad input (422)", async () => {
-    const c = await connector({ allowed_hosts: [RECEIVER.host, "*.example.org"], max_response_bytes: 1000 });
-    await serveContent("egress-big", "x".repeat(5000));
-    const before = await spent(c.token);
-    const refusals: [Record<string, unknown>, number][] = [
-      [{ url: "https://api.example.net/" }, 403],
-      [{ url: "https://example.org/" }, 403],
-      [{ url: `http://${RECEIVER.hostname}:1/` }, 403],
-      [{ url: `${env.TEST_RECEIVER_URL}/content/egress-big` }, 413],
-      [{ url: `${env.TEST_RECEIVER_URL}/chunked/egress-big` }, 413],
-      [{ url: `${env.TEST_RECEIVER_URL}/slow/3000/egress-slow`, timeout_seconds: 1 }, 502],
-      [{ url: `http://user:pw@${RECEIVER.host}/` }, 422],
-      [{ url: `ftp://${RECEIVER.host}/` }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, headers: { "x-evil": "a\r\nInjected: yes" } }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, headers: { host: "elsewhere" } }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, headers: { "proxy-authorization": "Basic eA==" } }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, method: "TRACE" }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, body: "a", body_base64: "YQ==" }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, timeout_seconds: 0 }, 422],
-      [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, surprise: true }, 422],
-    ];
-    for (const [input, status] of refusals) {
-      const problem = await c.refused("fetch", "/fetch", input);
-      expect(problem.status, JSON.stringify(input)).toBe(status);
-    }
-    expect(await spent(c.token)).toBe(before);
-    expect((await c.ok("list_requests", "/requests")).items).toHaveLength(0);
-  });
+  it(
+    "refuses, uncharged: a host or port off the list (403), an answer past the cap (413), " +
+      "a slow or unreachable target (502), bad input (422)",
+    async () => {
+      const c = await connector({ allowed_hosts: [RECEIVER.host, "*.example.org"], max_response_bytes: 1000 });
+      await serveContent("egress-big", "x".repeat(5000));
+      const before = await spent(c.token);
+      const refusals: [Record<string, unknown>, number][] = [
+        [{ url: "https://api.example.net/" }, 403],
+        [{ url: "https://example.org/" }, 403],
+        [{ url: `http://${RECEIVER.hostname}:1/` }, 403],
+        [{ url: `${env.TEST_RECEIVER_URL}/content/egress-big` }, 413],
+        [{ url: `${env.TEST_RECEIVER_URL}/chunked/egress-big` }, 413],
+        [{ url: `${env.TEST_RECEIVER_URL}/slow/3000/egress-slow`, timeout_seconds: 1 }, 502],
+        [{ url: `http://user:pw@${RECEIVER.host}/` }, 422],
+        [{ url: `ftp://${RECEIVER.host}/` }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, headers: { "x-evil": "a\r\nInjected: yes" } }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, headers: { host: "elsewhere" } }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, headers: { "proxy-authorization": "Basic eA==" } }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, method: "TRACE" }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, body: "a", body_base64: "YQ==" }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, timeout_seconds: 0 }, 422],
+        [{ url: `${env.TEST_RECEIVER_URL}/echo/x`, surprise: true }, 422],
+      ];
+      for (const [input, status] of refusals) {
+        const problem = await c.refused("fetch", "/fetch", input);
+        expect(problem.status, JSON.stringify(input)).toBe(status);
+      }
+      expect(await spent(c.token)).toBe(before);
+      expect((await c.ok("list_requests", "/requests")).items).toHaveLength(0);
+    },
+  );
 
   it("a target nobody answers at: 502 through the proxy, uncharged", async () => {
     const c = await connector({ allowed_hosts: ["127.0.0.1:9"] });

@@ -37,7 +37,7 @@ const words = async (e: Env, pdf: Uint8Array) =>
 const unavailable = (detail: RegExp) => ({ code: "engine_unavailable", detail: expect.stringMatching(detail) });
 
 describe("engine endpoints", () => {
-  it("sends OCR to OCR_ENGINE_URL when it is set, else to ENGINE_URL; Gotenberg's routes stay at ENGINE_URL", async () => {
+  it("sends OCR to OCR_ENGINE_URL if set, else to ENGINE_URL; Gotenberg's routes stay at ENGINE_URL", async () => {
     const pdf = await pdfEngine(env).render(job);
     expect(await words(env, pdf)).toContain("Endpoint 4711");
 

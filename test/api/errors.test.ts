@@ -91,14 +91,20 @@ describe("errors", () => {
       401,
     );
     expect(managementInCreditHeader.detail).toMatch(
-      /^X-CREDIT-TOKEN holds a management token \(zvm_…\); send it in `Authorization: Bearer zvm_…`, and a credit token \(zv_…\) in X-CREDIT-TOKEN/,
+      new RegExp(
+        /^X-CREDIT-TOKEN holds a management token \(zvm_…\); send it in `Authorization: Bearer zvm_…`, /.source +
+          /and a credit token \(zv_…\) in X-CREDIT-TOKEN/.source,
+      ),
     );
     const managementAsCredit = await problemOf(
       await call("POST", "/v1/counters", { body: {}, headers: { authorization: `Bearer ${mgmt}` } }),
       401,
     );
     expect(managementAsCredit.detail).toMatch(
-      /^This is a management token \(zvm_…\); this route takes a credit token \(zv_…\) or an access token in `Authorization: Bearer …`/,
+      new RegExp(
+        /^This is a management token \(zvm_…\); this route takes a credit token \(zv_…\) /.source +
+          /or an access token in `Authorization: Bearer …`/.source,
+      ),
     );
     const typo = await problemOf(await increment({ authorization: `Bearer ${mgmt.slice(0, -1)}x` }), 401);
     expect(typo.detail).toMatch(/^This is not a valid management token \(zvm_…\): check for a typo/);
@@ -117,18 +123,24 @@ describe("errors", () => {
       402,
     );
     expect(op.detail).toMatch(
-      /^counters increment costs \$0\.0001: send a credit token in the X-CREDIT-TOKEN header \(beside the management token in Authorization\), or sign the x402 terms/,
+      new RegExp(
+        /^counters increment costs \$0\.0001: send a credit token in the X-CREDIT-TOKEN header /.source +
+          /\(beside the management token in Authorization\), or sign the x402 terms/.source,
+      ),
     );
     expect(op.detail).toContain("PAYMENT-SIGNATURE");
     const create = await problemOf(await call("POST", "/v1/counters", { body: { ttl_seconds: 86400 } }), 402);
     expect(create.detail).toMatch(
-      /^Create a counters resource for 86400 s costs \$0\.\d+: send a credit token as `Authorization: Bearer zv_…` \(buy one at POST \/v1\/credits\), or sign the x402 terms/,
+      new RegExp(
+        /^Create a counters resource for 86400 s costs \$0\.\d+: send a credit token as `Authorization: Bearer zv_…` /
+          .source + /\(buy one at POST \/v1\/credits\), or sign the x402 terms/.source,
+      ),
     );
     const purchase = await problemOf(await call("POST", "/v1/credits", { body: { amount_usd: 5 } }), 402);
     expect(purchase.detail).toMatch(/^Buy \$5 of credits costs \$5: sign the x402 terms/);
   });
 
-  it("a known path with another method is 405 with Allow, from the routes registered; OPTIONS and HEAD as HTTP says", async () => {
+  it("a known path with another method is 405, Allow from the routes registered; OPTIONS, HEAD per HTTP", async () => {
     for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
       const res = await call(method, "/v1/counters");
       expect(res.status, method).toBe(405);
@@ -196,7 +208,7 @@ describe("errors", () => {
     expect(body.detail).toBe("maximum: is not a field here: remove it, or correct its spelling");
   });
 
-  it("every type URI opens a page for its code: JSON for an agent, HTML for a browser; an unknown code is 404", async () => {
+  it("every type URI opens a page for its code: JSON for agents, HTML for browsers; unknown code is 404", async () => {
     for (const [code, [status, title, meaning, whatToDo]] of Object.entries(ERROR_CODES)) {
       const res = await call("GET", `/errors/${code}`);
       expect(res.status, code).toBe(200);

@@ -186,7 +186,7 @@ describe("escalations", () => {
     expect(await settledCount(to)).toBe(1);
   });
 
-  it("a trigger that arrives after its own resolve (a retried relay) opens nothing; the next episode does", async () => {
+  it("a trigger arriving after its own resolve (a retried relay) opens nothing; the next episode does", async () => {
     const { token } = await buyCredits(1);
     const p = await policy(token, [{ delay_seconds: 3600, to: unique() }]);
     const relay = (body: Record<string, unknown>) =>

@@ -99,7 +99,7 @@ describe("stored types and file names", () => {
     }
   });
 
-  it("serves bytes stored with a type that cannot be a header (from before these checks) as octet-stream, not a 500", async () => {
+  it("serves bytes stored with a type that can't be a header (older data) as octet-stream, not a 500", async () => {
     const { token } = await buyCredits(1);
     const { id, record } = await createResource("blobs", token);
     const key = `${id}/legacy`;
@@ -265,7 +265,7 @@ describe("JSON nested past 64 levels", () => {
 });
 
 describe("outbound header values and hosts", () => {
-  it("refuses CR, LF and NUL in configured headers with 422 (create and per call), never a 502 or a retry loop", async () => {
+  it("refuses CR, LF and NUL in configured headers with 422 (create, per call), not 502 or a retry loop", async () => {
     const { token } = await buyCredits(1);
     const url = `${env.TEST_RECEIVER_URL}/ok/headers`;
     for (const value of ["a\r\nInjected: 1", "a\u0000b", "a\nb"]) {

@@ -70,56 +70,67 @@ describe("forms", () => {
     );
   });
 
-  it("takes JSON from a script and a form post from a person; keeps, lists, fetches, deletes, exports; relays a signed event", async () => {
-    const hook = unique();
-    const f = await form({ webhook_url: `${receiver}/ok/${hook}` });
-    const res = await f.post(GOOD, { "cf-connecting-ip": "203.0.113.10", "user-agent": "script/1.0" });
-    expect(res.status).toBe(201);
-    const taken = (await res.json()) as { submission_id: string; received: boolean };
-    expect(taken).toMatchObject({ received: true, submission_id: expect.stringMatching(/^sub_/) });
+  it(
+    "takes JSON from a script and a form post from a person; keeps, lists, fetches, deletes, exports; " +
+      "relays a signed event",
+    async () => {
+      const hook = unique();
+      const f = await form({ webhook_url: `${receiver}/ok/${hook}` });
+      const res = await f.post(GOOD, { "cf-connecting-ip": "203.0.113.10", "user-agent": "script/1.0" });
+      expect(res.status).toBe(201);
+      const taken = (await res.json()) as { submission_id: string; received: boolean };
+      expect(taken).toMatchObject({ received: true, submission_id: expect.stringMatching(/^sub_/) });
 
-    const page = await f.post(
-      new URLSearchParams({
-        name: " Grace ",
-        email: "grace@example.com",
-        message: "Hi <there>",
-        agree: "on",
-        topic: "",
-        seats: "",
-      }).toString(),
-      { ...browser, "cf-connecting-ip": "203.0.113.11" },
-    );
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<p role="status" id="thanks">Thank you: your message was received.</p>');
+      const page = await f.post(
+        new URLSearchParams({
+          name: " Grace ",
+          email: "grace@example.com",
+          message: "Hi <there>",
+          agree: "on",
+          topic: "",
+          seats: "",
+        }).toString(),
+        { ...browser, "cf-connecting-ip": "203.0.113.11" },
+      );
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<p role="status" id="thanks">Thank you: your message was received.</p>');
 
-    const list = await f.ok("list_submissions", "/submissions");
-    expect(list.items.map((s) => s.data)).toEqual([
-      { name: "Grace", email: "grace@example.com", topic: null, seats: null, message: "Hi <there>", agree: true },
-      { name: "Ada", email: "ada@example.com", topic: "Sales", seats: 12, message: "Line one\nLine two", agree: true },
-    ]);
-    expect(list.items[1]).toMatchObject({ client_ip: "203.0.113.10", user_agent: "script/1.0" });
-    expect(await f.ok("get_submission", `/submissions/${taken.submission_id}`)).toMatchObject({
-      seq: 1,
-      data: { name: "Ada" },
-    });
+      const list = await f.ok("list_submissions", "/submissions");
+      expect(list.items.map((s) => s.data)).toEqual([
+        { name: "Grace", email: "grace@example.com", topic: null, seats: null, message: "Hi <there>", agree: true },
+        {
+          name: "Ada",
+          email: "ada@example.com",
+          topic: "Sales",
+          seats: 12,
+          message: "Line one\nLine two",
+          agree: true,
+        },
+      ]);
+      expect(list.items[1]).toMatchObject({ client_ip: "203.0.113.10", user_agent: "script/1.0" });
+      expect(await f.ok("get_submission", `/submissions/${taken.submission_id}`)).toMatchObject({
+        seq: 1,
+        data: { name: "Ada" },
+      });
 
-    const [event] = await received(hook, 1);
-    const verified = verifierOf(f.record).verify(event!.body, event!.headers) as {
-      type: string;
-      data: { submission_id: string; data: unknown };
-    };
-    expect(verified).toMatchObject({
-      type: "forms.submission",
-      data: { submission_id: taken.submission_id, data: { name: "Ada", seats: 12 } },
-    });
+      const [event] = await received(hook, 1);
+      const verified = verifierOf(f.record).verify(event!.body, event!.headers) as {
+        type: string;
+        data: { submission_id: string; data: unknown };
+      };
+      expect(verified).toMatchObject({
+        type: "forms.submission",
+        data: { submission_id: taken.submission_id, data: { name: "Ada", seats: 12 } },
+      });
 
-    await f.ok("delete_submission", `/submissions/${taken.submission_id}`);
-    expect((await f.refused("get_submission", `/submissions/${taken.submission_id}`)).status).toBe(404);
-    const exported = (await (
-      await call("GET", `/v1/resources/${f.id}/export`, { headers: managed(f.mgmt) })
-    ).json()) as { data: { submissions: unknown[] } };
-    expect(exported.data.submissions).toHaveLength(1);
-  });
+      await f.ok("delete_submission", `/submissions/${taken.submission_id}`);
+      expect((await f.refused("get_submission", `/submissions/${taken.submission_id}`)).status).toBe(404);
+      const exported = (await (
+        await call("GET", `/v1/resources/${f.id}/export`, { headers: managed(f.mgmt) })
+      ).json()) as { data: { submissions: unknown[] } };
+      expect(exported.data.submissions).toHaveLength(1);
+    },
+  );
 
   it("sends a person to redirect_url (303) after a submission", async () => {
     const f = await form({ redirect_url: "https://example.com/thanks" });
@@ -152,7 +163,7 @@ describe("forms", () => {
     expect(await f.ok("info", "")).toEqual({ submissions: 0, spam: 2, rate_limited: 0 });
   });
 
-  it("refuses what does not fit, naming each field: a 422 for a script, the page again for a person, nothing kept", async () => {
+  it("refuses what doesn't fit, naming each field: 422 for scripts, the page again for people; none kept", async () => {
     const f = await form();
     const wrong = async (body: Record<string, unknown>, path: string, message: RegExp) => {
       const res = await f.post(body);

@@ -52,7 +52,7 @@ async function receiptOnce(url: string, field: "status" | "push", value: string)
 }
 
 describe("frontdoor", () => {
-  it("pushes each message to the endpoint, signed; the receipt says delivered and nothing is left to pull", async () => {
+  it("pushes each message to the endpoint, signed; the receipt says delivered, nothing is left to pull", async () => {
     const name = unique();
     const d = await door({ endpoint_url: `${receiver}/ok/${name}` });
     const sent = await leave(d.url, '{"from":"alice","text":"call me"}');

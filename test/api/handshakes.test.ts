@@ -158,7 +158,7 @@ describe("handshakes", () => {
     ]);
   });
 
-  it("refuses a wrong token or signature, or a challenge it has no secret for, with 403; nothing is buffered", async () => {
+  it("refuses a wrong token or signature, or a challenge it has no secret for, with 403; none buffered", async () => {
     const r = await responder();
     await problemOf(await SELF.fetch(`${r.url}?hub.mode=subscribe&hub.challenge=1&hub.verify_token=wrong`), 403);
     const twitchBody = JSON.stringify({ challenge: "c" });

@@ -105,7 +105,7 @@ describe("holds", () => {
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.03 + 0.0001, 6);
   });
 
-  it("the next hold is taken in the background once the current one is half used, and all of it is settled", async () => {
+  it("the next hold is taken in the background once the current is half used, and all of it is settled", async () => {
     const { token, tokenId } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
     const holds = () =>
@@ -130,7 +130,7 @@ describe("holds", () => {
     expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(111);
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 111 * 0.0001, 6);
   });
-  it("paid calls arriving together commit together: each is charged once, and one the engine refuses rolls back alone", async () => {
+  it("paid calls arriving together commit together, each charged once; one the engine refuses rolls back", async () => {
     const { token, tokenId } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400, max: 10 });
     expect((await increment(id, mgmt, token)).status).toBe(200); // takes the hold: the rest find it
@@ -154,43 +154,51 @@ describe("holds", () => {
     expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 10 * 0.0001, 6);
   });
 
-  it("a cold burst of 600 parallel paid calls all succeed, each counted and charged once: one hold covers the calls waiting, and batches are capped", async () => {
-    const { token, tokenId } = await buyCredits(1);
-    const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
-    const results = await Promise.all(Array.from({ length: 600 }, () => increment(id, mgmt, token)));
-    const refused = results.find((r) => r.status !== 200);
-    expect(refused && (await refused.text())).toBeUndefined();
-    const values = (await Promise.all(results.map((r) => json<{ value: number }>(r)))).map((b) => b.value);
-    expect(values.sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
-    await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
-    expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(600);
-    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 600 * 0.0001, 6);
-  });
+  it(
+    "a cold burst of 600 parallel paid calls all succeed, each counted and charged once: " +
+      "one hold covers the calls waiting, and batches are capped",
+    async () => {
+      const { token, tokenId } = await buyCredits(1);
+      const { id, mgmt } = await createResource("counters", token, { ttl_seconds: 86400 });
+      const results = await Promise.all(Array.from({ length: 600 }, () => increment(id, mgmt, token)));
+      const refused = results.find((r) => r.status !== 200);
+      expect(refused && (await refused.text())).toBeUndefined();
+      const values = (await Promise.all(results.map((r) => json<{ value: number }>(r)))).map((b) => b.value);
+      expect(values.sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+      await call("DELETE", `/v1/resources/${id}`, { headers: managed(mgmt) });
+      expect((await ledgerCharges(tokenId)).filter((r) => r.operation === "counters.increment")).toHaveLength(600);
+      expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.001 + 600 * 0.0001, 6);
+    },
+  );
 
-  it("a settlement never captures more than its hold reserved: the charges up to the first that would pass it, in order", async () => {
-    const { token, tokenId } = await buyCredits(1);
-    const account = accountStub(env, tokenId);
-    const credential = { tokenId, tokenHash: hashToken(token) };
-    const grant = await account.hold({
-      ...credential,
-      resourceId: "r_settlement-cap-test",
-      price: 100,
-      want: 250,
-      settlements: [],
-    });
-    if (!grant.ok) throw new Error(JSON.stringify(grant));
-    expect(grant.value.amount).toBe(200); // a whole multiple of the price
-    const charges = [
-      [1, "counters.increment", 100, "req-1"],
-      [2, "counters.increment", 100, "req-2"],
-      [3, "counters.increment", 100, "req-3"],
-    ];
-    await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
-    const rows = (await ledgerCharges(tokenId)).filter((r) => r.ref === grant.value.holdId);
-    expect(rows.map((r) => [r.at, r.operation, r.amount, r.request_id])).toEqual(charges.slice(0, 2));
-    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0002, 6);
-    // Settled once: the same settlement again captures nothing more.
-    await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
-    expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0002, 6);
-  });
+  it(
+    "a settlement never captures more than its hold reserved: " +
+      "the charges up to the first that would pass it, in order",
+    async () => {
+      const { token, tokenId } = await buyCredits(1);
+      const account = accountStub(env, tokenId);
+      const credential = { tokenId, tokenHash: hashToken(token) };
+      const grant = await account.hold({
+        ...credential,
+        resourceId: "r_settlement-cap-test",
+        price: 100,
+        want: 250,
+        settlements: [],
+      });
+      if (!grant.ok) throw new Error(JSON.stringify(grant));
+      expect(grant.value.amount).toBe(200); // a whole multiple of the price
+      const charges = [
+        [1, "counters.increment", 100, "req-1"],
+        [2, "counters.increment", 100, "req-2"],
+        [3, "counters.increment", 100, "req-3"],
+      ];
+      await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
+      const rows = (await ledgerCharges(tokenId)).filter((r) => r.ref === grant.value.holdId);
+      expect(rows.map((r) => [r.at, r.operation, r.amount, r.request_id])).toEqual(charges.slice(0, 2));
+      expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0002, 6);
+      // Settled once: the same settlement again captures nothing more.
+      await account.settle({ settlements: [{ holdId: grant.value.holdId, charges: JSON.stringify(charges) }] });
+      expect((await balanceOf(token)).spent_usd).toBeCloseTo(0.0002, 6);
+    },
+  );
 });

@@ -125,7 +125,7 @@ describe("Idempotency-Key", () => {
     expect(await resourcesOwnedBy(tokenId)).toBe(2);
   });
 
-  it("a key used again after its 24 h makes a new resource, even for the same request while the first one lives", async () => {
+  it("a key used after its 24 h makes a new resource, even for the same request while the first lives", async () => {
     const { token, tokenId } = await buyCredits(1);
     const key = crypto.randomUUID();
     const made = await json<{ id: string }>(await createCounter(key, bearer(token)));

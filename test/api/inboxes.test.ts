@@ -59,7 +59,7 @@ async function hmac(key: string, message: string): Promise<Uint8Array> {
 }
 
 describe("inboxes", () => {
-  it("keeps every method, the path below, the query, headers, client address and exact bytes, in arrival order", async () => {
+  it("keeps every method, the path below, query, headers, client address, exact bytes, in arrival order", async () => {
     const box = await inbox();
     const binary = new Uint8Array(300).map((_, i) => (i * 7) & 0xff);
     const answers = [
@@ -146,7 +146,7 @@ describe("inboxes", () => {
     expect(exported.data.items[1]!.body_base64).toBe(toBase64(binary));
   });
 
-  it("a 10 MiB binary body comes back byte-exact from pull and export; 10 MiB + 1 is 413 and stores nothing", async () => {
+  it("a 10 MiB binary body comes back byte-exact from pull and export; 10 MiB + 1 is 413, stores nothing", async () => {
     const box = await inbox();
     const big = new Uint8Array(MAX_ITEM_BYTES).map((_, i) => (i * 131 + (i >> 11)) & 0xff);
     const res = await box.post("/upload", { body: big, headers: { "content-type": "application/octet-stream" } });

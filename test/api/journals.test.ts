@@ -68,7 +68,7 @@ async function recomputeChain(entries: Exported[]): Promise<string> {
 const jwks = async () => createLocalJWKSet(await json<{ keys: JWK[] }>(await call("GET", "/.well-known/jwks.json")));
 
 describe("journals", () => {
-  it("appends get server seq and time; the exported chain recomputes and the signed head verifies against the JWKS", async () => {
+  it("appends get server seq and time; the exported chain recomputes, the signed head verifies (JWKS)", async () => {
     const j = await journal();
     const first = await j.op<Out<"append">>("POST", "/entries", {
       type: "order.placed",
@@ -131,7 +131,7 @@ describe("journals", () => {
     expect((await j.op("GET", "")).body).toMatchObject({ head_seq: 0, head_hash: ZEROS, head_time: null, bytes: 0 });
   });
 
-  it("50 parallel appends with the same expected_seq: exactly one wins, the rest 409 naming the current seq, uncharged", async () => {
+  it("50 parallel appends, one expected_seq: one wins, the rest 409 naming the current seq, uncharged", async () => {
     const j = await journal();
     await j.op("POST", "/entries", { data: "genesis" });
     const spent = (await balanceOf(j.token)).spent_usd;
@@ -280,7 +280,8 @@ describe("journals", () => {
       const sql = state.storage.sql;
       sql.exec(
         `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?2)
-         INSERT INTO journal_entries (seq, time, type, data, hash) SELECT x, ?1 - ?2 + x, 'step', '{"i":' || x || '}', printf('%064x', x) FROM n`,
+         INSERT INTO journal_entries (seq, time, type, data, hash)
+         SELECT x, ?1 - ?2 + x, 'step', '{"i":' || x || '}', printf('%064x', x) FROM n`,
         now,
         n,
       );

@@ -26,7 +26,7 @@ async function uploadBlob(id: string, mgmt: string, token: string, text: string,
 }
 
 describe("links", () => {
-  it("redirects, counts and logs each GET (referrer host, country), not HEAD; 410 past max_clicks, counted as refused", async () => {
+  it("redirects, counts, logs GETs (referrer host, country), not HEAD; 410 past max_clicks, as refused", async () => {
     const { token } = await buyCredits(1);
     const l = await link(token, { target_url: "https://example.com/report?x=1", max_clicks: 3 });
     expect(l.record.config).toEqual({

@@ -80,7 +80,7 @@ describe("a create whose answer is lost to a dying runtime", () => {
     expect(await standingCharges(token)).toEqual([`${id} counters.create`]);
   });
 
-  it("whose resource expired before the lock lapsed: the retry makes a new one, and the unanswered one is given back", async () => {
+  it("whose resource expired before the lock lapsed: a retry makes a new one, the unanswered given back", async () => {
     const { token } = await buyCredits(1);
     const key = crypto.randomUUID();
     const first = await derivedId(token, key);
@@ -122,7 +122,7 @@ describe("a create whose answer is lost to a dying runtime", () => {
     expect(await standingCharges(token)).toEqual([`${second} counters.create`]);
   });
 
-  it("a retry that reaches a creation its dead process left, before the alarm: undone and made again, paid once", async () => {
+  it("a retry reaching a creation its dead process left, before the alarm: undone, made again, paid once", async () => {
     const { token } = await buyCredits(1);
     const key = crypto.randomUUID();
     const id = await derivedId(token, key);

@@ -209,30 +209,34 @@ describe("progress of a call that waits", () => {
     };
   }
 
-  it("streams notifications/progress then the result to the 1.x and v2 clients, a long-poll's wait_seconds as the total", async () => {
-    const { token, id, mgmt } = await emptyQueue();
-    const v1 = await connectV1({ bearer: token, toolsets: "queues" });
-    const seen: { progress: number }[] = [];
-    const leased = await v1.client.callTool({ name: "queues_lease", arguments: leaseArgs(id, mgmt) }, undefined, {
-      onprogress: (p) => seen.push(p),
-    });
-    expect(leased).toMatchObject({ structuredContent: { items: [] } });
-    expect(seen.length).toBeGreaterThanOrEqual(2);
-    expect(seen[0]).toMatchObject({ progress: 0, total: 2, message: expect.stringContaining("Waiting") });
-    expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
+  it(
+    "streams notifications/progress then the result to the 1.x and v2 clients, " +
+      "a long-poll's wait_seconds as the total",
+    async () => {
+      const { token, id, mgmt } = await emptyQueue();
+      const v1 = await connectV1({ bearer: token, toolsets: "queues" });
+      const seen: { progress: number }[] = [];
+      const leased = await v1.client.callTool({ name: "queues_lease", arguments: leaseArgs(id, mgmt) }, undefined, {
+        onprogress: (p) => seen.push(p),
+      });
+      expect(leased).toMatchObject({ structuredContent: { items: [] } });
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen[0]).toMatchObject({ progress: 0, total: 2, message: expect.stringContaining("Waiting") });
+      expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
 
-    const v2 = await connectV2({ bearer: token });
-    const seen2: { progress: number }[] = [];
-    const viaGeneric = await v2.client.callTool(
-      {
-        name: "call_operation",
-        arguments: { kind: "queues", id, management_token: mgmt, operation: "lease", input: { wait_seconds: 2 } },
-      },
-      { onprogress: (p) => seen2.push(p) },
-    );
-    expect(viaGeneric).toMatchObject({ structuredContent: { items: [] } });
-    expect(seen2.length).toBeGreaterThanOrEqual(2);
-  });
+      const v2 = await connectV2({ bearer: token });
+      const seen2: { progress: number }[] = [];
+      const viaGeneric = await v2.client.callTool(
+        {
+          name: "call_operation",
+          arguments: { kind: "queues", id, management_token: mgmt, operation: "lease", input: { wait_seconds: 2 } },
+        },
+        { onprogress: (p) => seen2.push(p) },
+      );
+      expect(viaGeneric).toMatchObject({ structuredContent: { items: [] } });
+      expect(seen2.length).toBeGreaterThanOrEqual(2);
+    },
+  );
 
   it("answers as an event stream only when asked, and never in 2024-11-05", async () => {
     const { token, id, mgmt } = await emptyQueue();

@@ -187,7 +187,7 @@ describe("toolsets", () => {
 });
 
 describe("output schemas", () => {
-  it("describe what every kind's create answers: the v2 client checks each structuredContent against its tool's", async () => {
+  it("describe each kind's create answer: the v2 client checks each structuredContent against its tool", async () => {
     const { token } = await buyCredits(5);
     const { client } = await connectV2({ bearer: token, toolsets: "all" });
     // Every page: the client compiles each outputSchema here, and checks every result of that tool against it.

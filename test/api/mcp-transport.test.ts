@@ -64,7 +64,7 @@ describe("Origin (DNS rebinding)", () => {
     }
   });
 
-  it("takes MCP_ALLOWED_ORIGINS and BASE_URL, and under wrangler dev the request's own origin only on a loopback name", async () => {
+  it("takes MCP_ALLOWED_ORIGINS and BASE_URL; under wrangler dev the request's origin only on loopback", async () => {
     const app = "https://app.example.com";
     expect(
       (await withEnv({ MCP_ALLOWED_ORIGINS: ` ${app}/ , not a url` }, `${ORIGIN}/mcp`, { origin: app })).status,
@@ -90,7 +90,7 @@ describe("Origin (DNS rebinding)", () => {
 });
 
 describe("the body and its headers", () => {
-  it("answers a body that is not JSON with 400 and -32700, and a message that is not JSON-RPC with 400 and -32600", async () => {
+  it("answers a non-JSON body with 400 and -32700, a message that is not JSON-RPC with 400 and -32600", async () => {
     const parse = await post("{not json", wireHeaders("2025-11-25"));
     expect(parse.status).toBe(400);
     expect(await parse.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
@@ -234,7 +234,7 @@ describe("protocol versions", () => {
 });
 
 describe("GET, DELETE and notifications", () => {
-  it("answers GET and DELETE with 405 and Allow: POST (no stream to open, no session to end), after the Origin check", async () => {
+  it("answers GET, DELETE: 405, Allow: POST (no stream to open or session to end), after Origin check", async () => {
     for (const method of ["GET", "DELETE"]) {
       const res = await bodiless({}, method);
       expect(res.status, method).toBe(405);

@@ -167,7 +167,7 @@ describe.each(DRIVERS)("$name", (driver) => {
     await session.close();
   });
 
-  it("answers an unknown tool with a JSON-RPC error and bad arguments with a tool error, charging nothing", async () => {
+  it("answers an unknown tool with a JSON-RPC error, bad arguments with a tool error, charging nothing", async () => {
     const { token } = await buyCredits(1);
     const session = await driver.connect(token);
     const unknown = await session.call("no_such_tool", {});

@@ -91,7 +91,7 @@ describe("notary", () => {
     expect(doc.components.schemas.NotaryStamp!.properties.chain!.description).toContain("prev_chain");
   });
 
-  it("stamps a SHA-256: openssl ts -verify accepts it against the published certificate, and refuses another hash", async () => {
+  it("stamps a SHA-256: openssl ts -verify accepts it with the published certificate, not another hash", async () => {
     const n = await newNotary();
     const digest = randomDigest();
     const s = await stamped(await n.stamp({ sha256: digest.toUpperCase() }));

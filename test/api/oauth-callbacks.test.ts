@@ -45,7 +45,7 @@ async function callback(extra: Record<string, unknown> = {}) {
 }
 
 describe("oauth-callbacks", () => {
-  it("exchanges the code server-side with PKCE and the client's secret; the agent gets the tokens, the person a page", async () => {
+  it("exchanges the code server-side with PKCE, client secret; the agent gets tokens, the person a page", async () => {
     const tokens = {
       access_token: "at-SECRET-123",
       token_type: "Bearer",
@@ -118,7 +118,7 @@ describe("oauth-callbacks", () => {
       expect(stored).not.toContain(secret);
   });
 
-  it("sends the client secret in the form when asked (client_secret_post), and reports the provider's refusal", async () => {
+  it("sends the client secret in the form if asked (client_secret_post); reports the provider's refusal", async () => {
     const endpoint = await tokenEndpoint({ error: "invalid_grant", error_description: "The code has expired." }, 400);
     const c = await callback({ token_endpoint: endpoint.url, token_auth: "client_secret_post", pkce: false });
     expect(c.info.code_challenge).toBeNull();

@@ -168,7 +168,7 @@ describe("OAuth client credentials", () => {
     expect((await balanceOf(token)).spent_usd).toBe(0.03);
   });
 
-  it("a retry with a refreshed access token and the same Idempotency-Key replays instead of charging again", async () => {
+  it("a retry with a refreshed access token and the same Idempotency-Key replays, not charging again", async () => {
     const { token, tokenId } = await buyCredits(1);
     const grant = async () => {
       const { as, client, res } = await accessTokenFor(token, tokenId);

@@ -96,75 +96,79 @@ beforeAll(async () => {
 });
 
 describe("multipart upload", () => {
-  it("reassembles 3 × 5 MiB + a short last part byte-exact, sent in parallel and out of order, resumed from the part list", async () => {
-    const o = await setup();
-    const data = randomBytes(3 * PART + 12_345);
-    const slice = (n: number) => data.subarray((n - 1) * PART, Math.min(n * PART, data.length));
-    const up = await json(await o.op("POST", "/uploads", { content_type: "application/x-tar" }));
-    expect(up).toMatchObject({
-      upload_id: expect.stringMatching(/^up_/),
-      state: "open",
-      parts: 0,
-      bytes: 0,
-      part_size: null,
-      content_type: "application/x-tar",
-    });
-    const uploads = `/uploads/${up.upload_id}`;
+  it(
+    "reassembles 3 × 5 MiB + a short last part byte-exact, sent in parallel and out of order, " +
+      "resumed from the part list",
+    async () => {
+      const o = await setup();
+      const data = randomBytes(3 * PART + 12_345);
+      const slice = (n: number) => data.subarray((n - 1) * PART, Math.min(n * PART, data.length));
+      const up = await json(await o.op("POST", "/uploads", { content_type: "application/x-tar" }));
+      expect(up).toMatchObject({
+        upload_id: expect.stringMatching(/^up_/),
+        state: "open",
+        parts: 0,
+        bytes: 0,
+        part_size: null,
+        content_type: "application/x-tar",
+      });
+      const uploads = `/uploads/${up.upload_id}`;
 
-    // Three parts at once, in no order: each checked against what is in so far, recorded atomically.
-    await Promise.all(
-      [2, 4, 1].map(async (n) => {
-        const res = await o.put(`${uploads}/parts/${n}`, slice(n));
-        expect(res.status, await res.clone().text()).toBe(200);
-        expect(await json(res)).toMatchObject({
-          part_number: n,
-          size: slice(n).length,
-          sha256: await sha256(slice(n)),
-          etag: expect.any(String),
-        });
-      }),
-    );
-    // Resuming: which parts are in? (Paged, to show the cursor.)
-    const page1 = await json<Out<"list_parts">>(await o.op("GET", `${uploads}/parts?limit=2`));
-    expect(page1.items.map((p: { part_number: number }) => p.part_number)).toEqual([1, 2]);
-    const page2 = await json(await o.op("GET", `${uploads}/parts?limit=2&cursor=${page1.next_cursor}`));
-    expect(page2).toMatchObject({ items: [{ part_number: 4, size: 12_345 }], next_cursor: null });
-    expect(await json(await o.op("GET", ""))).toMatchObject({
-      stored: false,
-      open_upload: { upload_id: up.upload_id, parts: 3, part_size: PART },
-    });
-    expect((await o.op("POST", "/uploads", {})).status).toBe(409); // one open upload at a time
+      // Three parts at once, in no order: each checked against what is in so far, recorded atomically.
+      await Promise.all(
+        [2, 4, 1].map(async (n) => {
+          const res = await o.put(`${uploads}/parts/${n}`, slice(n));
+          expect(res.status, await res.clone().text()).toBe(200);
+          expect(await json(res)).toMatchObject({
+            part_number: n,
+            size: slice(n).length,
+            sha256: await sha256(slice(n)),
+            etag: expect.any(String),
+          });
+        }),
+      );
+      // Resuming: which parts are in? (Paged, to show the cursor.)
+      const page1 = await json<Out<"list_parts">>(await o.op("GET", `${uploads}/parts?limit=2`));
+      expect(page1.items.map((p: { part_number: number }) => p.part_number)).toEqual([1, 2]);
+      const page2 = await json(await o.op("GET", `${uploads}/parts?limit=2&cursor=${page1.next_cursor}`));
+      expect(page2).toMatchObject({ items: [{ part_number: 4, size: 12_345 }], next_cursor: null });
+      expect(await json(await o.op("GET", ""))).toMatchObject({
+        stored: false,
+        open_upload: { upload_id: up.upload_id, parts: 3, part_size: PART },
+      });
+      expect((await o.op("POST", "/uploads", {})).status).toBe(409); // one open upload at a time
 
-    expect((await o.put(`${uploads}/parts/3`, slice(3))).status).toBe(200);
-    const done = await o.op("POST", `${uploads}/complete`, {});
-    expect(done.status, await done.clone().text()).toBe(200);
-    const expected = await sha256(data);
-    expect(await json(done)).toMatchObject({
-      stored: true,
-      size: data.length,
-      sha256: expected,
-      origin: "multipart",
-      content_type: "application/x-tar",
-      open_upload: null,
-    });
+      expect((await o.put(`${uploads}/parts/3`, slice(3))).status).toBe(200);
+      const done = await o.op("POST", `${uploads}/complete`, {});
+      expect(done.status, await done.clone().text()).toBe(200);
+      const expected = await sha256(data);
+      expect(await json(done)).toMatchObject({
+        stored: true,
+        size: data.length,
+        sha256: expected,
+        origin: "multipart",
+        content_type: "application/x-tar",
+        open_upload: null,
+      });
 
-    const down = await o.op("GET", "/content");
-    expect(down.status).toBe(200);
-    expect(down.headers.get("content-length")).toBe(String(data.length));
-    expect(down.headers.get("x-content-sha256")).toBe(expected);
-    expect(down.headers.get("repr-digest")).toBe(
-      `sha-256=:${btoa(String.fromCharCode(...expected.match(/../g)!.map((h) => parseInt(h, 16))))}:`,
-    );
-    expect(await sha256Of(down.body!)).toBe(expected);
+      const down = await o.op("GET", "/content");
+      expect(down.status).toBe(200);
+      expect(down.headers.get("content-length")).toBe(String(data.length));
+      expect(down.headers.get("x-content-sha256")).toBe(expected);
+      expect(down.headers.get("repr-digest")).toBe(
+        `sha-256=:${btoa(String.fromCharCode(...expected.match(/../g)!.map((h) => parseInt(h, 16))))}:`,
+      );
+      expect(await sha256Of(down.body!)).toBe(expected);
 
-    expect(await json(await o.op("GET", uploads))).toMatchObject({
-      state: "completed",
-      parts: 0,
-      finished_at: expect.any(String),
-    });
-    expect((await o.put(`${uploads}/parts/5`, slice(4))).status).toBe(409);
-    expect(await r2Keys(o.id)).toHaveLength(1);
-  });
+      expect(await json(await o.op("GET", uploads))).toMatchObject({
+        state: "completed",
+        parts: 0,
+        finished_at: expect.any(String),
+      });
+      expect((await o.put(`${uploads}/parts/5`, slice(4))).status).toBe(409);
+      expect(await r2Keys(o.id)).toHaveLength(1);
+    },
+  );
 
   it("checks R2's part rules on arrival (422 naming the part) and completes with an explicit part list", async () => {
     const o = await setup({ content_type: "application/zip" });
@@ -311,40 +315,44 @@ describe("source_url", () => {
     expect(last!.headers.authorization).toBeUndefined();
   });
 
-  it("refuses what the egress guard refuses on any hop (422), over-size sources (413) and failures (502); none charged, nothing stored", async () => {
-    const o = await setup();
-    const before = (await balanceOf(credit)).balance_usd;
-    const hop = (to: string) => `${env.TEST_RECEIVER_URL}/location/${name()}?to=${encodeURIComponent(to)}`;
-    for (const source_url of [
-      "ftp://example.com/file",
-      "file:///etc/passwd",
-      "http://user:pw@127.0.0.1:1/",
-      hop("file:///etc/passwd"),
-      hop("http://user:pw@127.0.0.1:1/x"),
-    ]) {
-      const res = await o.op("POST", "/fetch", { source_url });
-      expect(res.status, source_url).toBe(422);
-      expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain("source_url");
-    }
-    const content = await serveContent(name(), randomBytes(50_000));
-    for (const source_url of [content, content.replace("/content/", "/chunked/")]) {
-      const res = await o.op("POST", "/fetch", { source_url, max_bytes: 10_000 });
-      expect(res.status, source_url).toBe(413);
-      expect((await json(res)).code).toBe("payload_too_large");
-    }
-    const missing = await serveContent(name(), "gone", { status: 404 });
-    for (const source_url of [missing, "http://127.0.0.1:1/nothing-listens-here"]) {
-      const res = await o.op("POST", "/fetch", { source_url });
-      expect(res.status, source_url).toBe(502);
-      expect((await json(res)).code).toBe("upstream_failed");
-    }
-    expect(await r2Keys(o.id)).toEqual([]);
-    expect((await balanceOf(credit)).balance_usd).toBe(before);
-  });
+  it(
+    "refuses what the egress guard refuses on any hop (422), over-size sources (413) and failures (502); " +
+      "none charged, nothing stored",
+    async () => {
+      const o = await setup();
+      const before = (await balanceOf(credit)).balance_usd;
+      const hop = (to: string) => `${env.TEST_RECEIVER_URL}/location/${name()}?to=${encodeURIComponent(to)}`;
+      for (const source_url of [
+        "ftp://example.com/file",
+        "file:///etc/passwd",
+        "http://user:pw@127.0.0.1:1/",
+        hop("file:///etc/passwd"),
+        hop("http://user:pw@127.0.0.1:1/x"),
+      ]) {
+        const res = await o.op("POST", "/fetch", { source_url });
+        expect(res.status, source_url).toBe(422);
+        expect((await json<Problem>(res)).errors!.map((e: { path: string }) => e.path)).toContain("source_url");
+      }
+      const content = await serveContent(name(), randomBytes(50_000));
+      for (const source_url of [content, content.replace("/content/", "/chunked/")]) {
+        const res = await o.op("POST", "/fetch", { source_url, max_bytes: 10_000 });
+        expect(res.status, source_url).toBe(413);
+        expect((await json(res)).code).toBe("payload_too_large");
+      }
+      const missing = await serveContent(name(), "gone", { status: 404 });
+      for (const source_url of [missing, "http://127.0.0.1:1/nothing-listens-here"]) {
+        const res = await o.op("POST", "/fetch", { source_url });
+        expect(res.status, source_url).toBe(502);
+        expect((await json(res)).code).toBe("upstream_failed");
+      }
+      expect(await r2Keys(o.id)).toEqual([]);
+      expect((await balanceOf(credit)).balance_usd).toBe(before);
+    },
+  );
 });
 
 describe("reads", () => {
-  it("serves ranges (several, suffix, open-ended, clipped), refuses past the end with 416 uncharged, and HEAD", async () => {
+  it("serves ranges (several, suffix, open-ended, clipped), refuses past the end: 416, uncharged; HEAD", async () => {
     const o = await setup();
     const bytes = randomBytes(1000);
     expect((await o.put("/content", bytes, "application/octet-stream")).status).toBe(200);

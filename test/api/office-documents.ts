@@ -8,16 +8,24 @@ import { strToU8, zipSync } from "fflate";
 const xml = (body: string) => strToU8(`<?xml version="1.0" encoding="UTF-8"?>${body}`);
 const types = (overrides: Record<string, string>) =>
   xml(
-    `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${Object.entries(
-      overrides,
-    )
-      .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
-      .join("")}</Types>`,
+    `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+      `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
+      `<Default Extension="xml" ContentType="application/xml"/>` +
+      Object.entries(overrides)
+        .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
+        .join("") +
+      `</Types>`,
   );
 const rels = (entries: [string, string, string][]) =>
   xml(
     `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-      `${entries.map(([id, type, target]) => `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>`).join("")}` +
+      entries
+        .map(
+          ([id, type, target]) =>
+            `<Relationship Id="${id}" ` +
+            `Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>`,
+        )
+        .join("") +
       `</Relationships>`,
   );
 

@@ -86,7 +86,7 @@ async function statsWhen(until: (s: StatsAnswer) => boolean): Promise<StatsAnswe
 afterEach(() => vi.restoreAllMocks());
 
 describe("the figures", () => {
-  it("equal the calls, refusals, errors and charges made, at exactly the listed prices, and the revenue received", async () => {
+  it("equal the calls, refusals, errors and charges made, at the listed prices, and the revenue received", async () => {
     const before = await stats();
     const { token } = await buyCredits(2);
     const a = await createResource("counters", token, { ttl_seconds: 86400 });
@@ -178,47 +178,51 @@ describe("the figures", () => {
     expect(log.items[0]).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
-  it("follow the consumer exactly: pending while a delivery waits for a retry, not once it is delivered; dead until it gets through", async () => {
-    const deliveryId = `evt_${crypto.randomUUID().replace(/-/g, "")}`;
-    const message = (path: string): WebhookMessage => ({
-      type: "webhook",
-      resourceId: "r_0000000000000000000000",
-      deliveryId,
-      url: `${receiver}${path}`,
-      method: "POST",
-      headers: {},
-      body: "{}",
-      sealedSecret: "",
-    });
-    const consume = async (queue: string, body: WebhookMessage) => {
-      const batch = createMessageBatch(queue, [
-        {
-          id: unique(),
-          timestamp: new Date(),
-          attempts: 1,
-          body: { ...body, sealedSecret: await seal(env, newSigningSecret()) },
-        },
-      ]);
-      const ctx = createExecutionContext();
-      await worker.queue(batch, env, ctx);
-      return getQueueResult(batch, ctx);
-    };
-    const start = await stats();
-    expect((await consume("zeitvault-deliveries", message(`/down/${unique()}`))).retryMessages).toHaveLength(1);
-    expect((await stats()).deliveries.pending).toBe(start.deliveries.pending + 1);
-    expect((await consume("zeitvault-deliveries", message(`/ok/${unique()}`))).explicitAcks).toHaveLength(1);
-    expect((await stats()).deliveries.pending).toBe(start.deliveries.pending);
+  it(
+    "follow the consumer exactly: pending while a delivery waits for a retry, not once it is delivered; " +
+      "dead until it gets through",
+    async () => {
+      const deliveryId = `evt_${crypto.randomUUID().replace(/-/g, "")}`;
+      const message = (path: string): WebhookMessage => ({
+        type: "webhook",
+        resourceId: "r_0000000000000000000000",
+        deliveryId,
+        url: `${receiver}${path}`,
+        method: "POST",
+        headers: {},
+        body: "{}",
+        sealedSecret: "",
+      });
+      const consume = async (queue: string, body: WebhookMessage) => {
+        const batch = createMessageBatch(queue, [
+          {
+            id: unique(),
+            timestamp: new Date(),
+            attempts: 1,
+            body: { ...body, sealedSecret: await seal(env, newSigningSecret()) },
+          },
+        ]);
+        const ctx = createExecutionContext();
+        await worker.queue(batch, env, ctx);
+        return getQueueResult(batch, ctx);
+      };
+      const start = await stats();
+      expect((await consume("zeitvault-deliveries", message(`/down/${unique()}`))).retryMessages).toHaveLength(1);
+      expect((await stats()).deliveries.pending).toBe(start.deliveries.pending + 1);
+      expect((await consume("zeitvault-deliveries", message(`/ok/${unique()}`))).explicitAcks).toHaveLength(1);
+      expect((await stats()).deliveries.pending).toBe(start.deliveries.pending);
 
-    await consume("zeitvault-deliveries-dlq", message(`/down/${unique()}`));
-    expect((await stats()).deliveries.dead).toBe(start.deliveries.dead + 1);
-    // Sent again by hand and delivered: no longer dead.
-    await consume("zeitvault-deliveries", message(`/ok/${unique()}`));
-    expect((await stats()).deliveries.dead).toBe(start.deliveries.dead);
-  });
+      await consume("zeitvault-deliveries-dlq", message(`/down/${unique()}`));
+      expect((await stats()).deliveries.dead).toBe(start.deliveries.dead + 1);
+      // Sent again by hand and delivered: no longer dead.
+      await consume("zeitvault-deliveries", message(`/ok/${unique()}`));
+      expect((await stats()).deliveries.dead).toBe(start.deliveries.dead);
+    },
+  );
 });
 
 describe("the daily sweep", () => {
-  it("forgets open deliveries no attempt touched in a day, deaths past 90 days and daily counts past 400, nothing newer", async () => {
+  it("forget open deliveries idle a day, deaths past 90 days, daily counts past 400; nothing newer", async () => {
     const now = Date.now();
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const id = () => `evt_sweep_${unique()}`;
@@ -277,7 +281,7 @@ describe("the operator token", () => {
     }
   });
 
-  it("is taken as HTTP Basic's password on reads, never on writes; the page asks for it and is served under a strict policy", async () => {
+  it("is HTTP Basic's password on reads, not writes; the page asks for it, served under a strict policy", async () => {
     const res = await call("GET", "/v1/admin/stats", { headers: BASIC });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -324,7 +328,7 @@ describe("the operator token", () => {
 });
 
 describe("the request log", () => {
-  it("is one JSON line per request with the route pattern, kind, operation, status, charge and duration, and no credential", async () => {
+  it("is a JSON line per request: route pattern, kind, op, status, charge, duration; no credential", async () => {
     const { token } = await buyCredits(1);
     const { id, mgmt } = await createResource("counters", token);
     const lines: string[] = [];

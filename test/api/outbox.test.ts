@@ -144,55 +144,60 @@ async function sendStored(id: string, key: string, body: Uint8Array, urls: strin
 }
 
 describe("stored bodies", () => {
-  it("a 10 MiB body fanned out to 3 receivers is stored once, arrives byte-exact and signed, and is deleted once delivered", async () => {
-    const { token } = await buyCredits(1);
-    const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
-    // Standard Webhooks libraries read the payload as UTF-8 text, so these random bytes are kept to
-    // 7 bits (NUL and control characters included) for the library's check; the next test takes every byte value.
-    const body = randomBytes(10 * 1024 * 1024).map((b) => b & 0x7f);
-    const key = `${w.id}/outbox/fanout`;
-    const names = [unique(), unique(), unique()];
-    const ids = await sendStored(
-      w.id,
-      key,
-      body,
-      names.map((n) => `${receiver}/ok/${n}`),
-    );
-    const digest = sha256Hex(body);
-    for (const [i, name] of names.entries()) {
-      const [hit] = await received(name, 1);
-      const bytes = fromBase64(hit!.raw);
-      expect(bytes.length).toBe(body.length);
-      expect(sha256Hex(bytes)).toBe(digest);
-      expect(hit!.headers["content-length"]).toBe(String(body.length));
-      expect(hit!.headers["webhook-id"]).toBe(ids[i]);
-      // The library's own signing (verify would go on to parse the body as JSON).
-      const signed = verifierOf(w.record).sign(
-        ids[i]!,
-        new Date(Number(hit!.headers["webhook-timestamp"]) * 1000),
-        Buffer.from(bytes),
+  it(
+    "a 10 MiB body fanned out to 3 receivers is stored once, arrives byte-exact and signed, " +
+      "and is deleted once delivered",
+    async () => {
+      const { token } = await buyCredits(1);
+      const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
+      // Standard Webhooks libraries read the payload as UTF-8 text, so these random bytes are kept to
+      // 7 bits (NUL and control characters included) for the library's check; the next test takes every byte value.
+      const body = randomBytes(10 * 1024 * 1024).map((b) => b & 0x7f);
+      const key = `${w.id}/outbox/fanout`;
+      const names = [unique(), unique(), unique()];
+      const ids = await sendStored(
+        w.id,
+        key,
+        body,
+        names.map((n) => `${receiver}/ok/${n}`),
       );
-      expect(hit!.headers["webhook-signature"]).toBe(signed);
-    }
-    const log = await eventually(
-      async () =>
-        (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) })))
-          .items,
-      (items: DeliveryPage["items"]) => items.length === 3 && items.every((d) => d.status === "delivered"),
-    );
-    expect(log[0]).toMatchObject({ body: null, body_stored: true });
-    // Settled everywhere: the one object is gone.
-    // At once, not when the alarm comes round (its grace is 10 s).
-    expect(
-      await eventually(
-        () => r2Keys(w.id),
-        (keys) => !keys.includes(key),
-        20,
-      ),
-    ).not.toContain(key);
-  }, 180_000); // 10 MiB through R2 and three receivers: minutes on a busy machine, not a timing assertion
+      const digest = sha256Hex(body);
+      for (const [i, name] of names.entries()) {
+        const [hit] = await received(name, 1);
+        const bytes = fromBase64(hit!.raw);
+        expect(bytes.length).toBe(body.length);
+        expect(sha256Hex(bytes)).toBe(digest);
+        expect(hit!.headers["content-length"]).toBe(String(body.length));
+        expect(hit!.headers["webhook-id"]).toBe(ids[i]);
+        // The library's own signing (verify would go on to parse the body as JSON).
+        const signed = verifierOf(w.record).sign(
+          ids[i]!,
+          new Date(Number(hit!.headers["webhook-timestamp"]) * 1000),
+          Buffer.from(bytes),
+        );
+        expect(hit!.headers["webhook-signature"]).toBe(signed);
+      }
+      const log = await eventually(
+        async () =>
+          (await json<DeliveryPage>(await call("GET", `/v1/wakeups/${w.id}/deliveries`, { headers: managed(w.mgmt) })))
+            .items,
+        (items: DeliveryPage["items"]) => items.length === 3 && items.every((d) => d.status === "delivered"),
+      );
+      expect(log[0]).toMatchObject({ body: null, body_stored: true });
+      // Settled everywhere: the one object is gone.
+      // At once, not when the alarm comes round (its grace is 10 s).
+      expect(
+        await eventually(
+          () => r2Keys(w.id),
+          (keys) => !keys.includes(key),
+          20,
+        ),
+      ).not.toContain(key);
+    },
+    180_000,
+  ); // 10 MiB through R2 and three receivers: minutes on a busy machine, not a timing assertion
 
-  it("signs a body of every byte value over its exact bytes, and keeps a dead delivery's body for a retry", async () => {
+  it("signs a body of every byte value over its exact bytes; keeps a dead delivery's body for a retry", async () => {
     const { token } = await buyCredits(1);
     const w = await createResource("wakeups", token, { url: `${receiver}/ok/${unique()}`, delay_seconds: 86400 });
     const body = randomBytes(256 * 1024);

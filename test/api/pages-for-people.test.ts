@@ -36,7 +36,7 @@ function expectForPeople(html: string): void {
 }
 
 describe("pages for people", () => {
-  it("an approval's page: the owner's link asks in words and is decided in words; times in words with their instant", async () => {
+  it("an approval's page: the owner's link asks, is decided in words; times in words with their instant", async () => {
     const { token } = await buyCredits(1);
     const created = await createResource("approvals", token, { title: "Ship it?", timeout_seconds: 3600 });
     const url = publicUrl(created.record);
@@ -70,7 +70,7 @@ describe("pages for people", () => {
     expect(Math.abs(Date.parse(arrival!.datetime) - Date.now())).toBeLessThan(MINUTE);
   });
 
-  it("an escalation's ack page: a watch's incident is named in words, and resolving it on recovery is said in words", async () => {
+  it("an escalation's ack page: a watch's incident named in words; resolving on recovery said in words", async () => {
     const { token } = await buyCredits(2);
     const to = unique();
     const policy = await createResource("escalations", token, {

@@ -26,7 +26,7 @@ const MARKDOWN =
   " [bad](javascript:alert(1))\n";
 
 describe("pages", () => {
-  it("renders Markdown safely, with its title, preview tags and the headers of a revalidated, sandboxed page", async () => {
+  it("renders Markdown safely, with its title, preview tags, headers of a revalidated, sandboxed page", async () => {
     const p = await page({ content: MARKDOWN, description: "Numbers for the week." });
     expect(p.record.config).toEqual({
       format: "markdown",
@@ -78,7 +78,7 @@ describe("pages", () => {
     expect(csp).toContain("script-src 'self' 'unsafe-inline'");
   });
 
-  it("answers a conditional GET with 304 (ETag, weak ETag, *, Last-Modified); every GET is a view, HEAD is not", async () => {
+  it("answers a conditional GET with 304 (ETag, weak ETag, *, Last-Modified); GET is a view, HEAD not", async () => {
     const p = await page({ content: "# Hello" });
     const first = await p.view();
     const etag = first.headers.get("etag")!;
@@ -107,7 +107,7 @@ describe("pages", () => {
     expect(info.served_bytes).toBeGreaterThan(info.bytes);
   });
 
-  it("updates in place: same address, new ETag and version; the old ETag no longer matches; null removes a title", async () => {
+  it("updates in place: same address, new ETag, version; old ETag stops matching; null removes a title", async () => {
     const p = await page({ content: "# One", title: "First" });
     const before = await p.view();
     const etag = before.headers.get("etag")!;

@@ -60,7 +60,7 @@ async function settledLog(p: Awaited<ReturnType<typeof proxy>>, count: number) {
 }
 
 describe("proxies", () => {
-  it("passes a bearer caller through with the injected secrets, which no answer, log, export or storage shows", async () => {
+  it("passes a bearer caller with injected secrets, which no answer, log, export or storage shows", async () => {
     const name = unique();
     const p = await proxy({
       upstream_url: `${receiver}/echo/${name}`,
@@ -146,25 +146,29 @@ describe("proxies", () => {
     }
   });
 
-  it("passes the caller's query on byte for byte (the upstream's own query kept as written), the injected parameters after it", async () => {
-    const name = unique();
-    const p = await proxy({
-      upstream_url: `${receiver}/echo/${name}?sig=a%20b`,
-      auth: "none",
-      allow_ips: ["0.0.0.0/0", "::/0"],
-      inject_query: { key: QUERY_KEY },
-    });
-    const raw = "q=a%20b&flag&t=~x&plus=1+2";
-    const res = await SELF.fetch(`${p.url}/v1/items?${raw}&key=callers&key=again`, {
-      headers: { "cf-connecting-ip": "198.51.100.7" },
-    });
-    expect(res.status).toBe(200);
-    const [hit] = await arrived(name);
-    expect(hit!.path).toBe(`/echo/${name}/v1/items?sig=a%20b&${raw}&key=${encodeURIComponent(QUERY_KEY)}`);
-    expect(await res.text()).not.toContain(encodeURIComponent(QUERY_KEY));
-    const log = await settledLog(p, 1);
-    expect(log[0]!.path).toBe(`/v1/items?${raw}&key=callers&key=again`);
-  });
+  it(
+    "passes the caller's query on byte for byte (the upstream's own query kept as written), " +
+      "the injected parameters after it",
+    async () => {
+      const name = unique();
+      const p = await proxy({
+        upstream_url: `${receiver}/echo/${name}?sig=a%20b`,
+        auth: "none",
+        allow_ips: ["0.0.0.0/0", "::/0"],
+        inject_query: { key: QUERY_KEY },
+      });
+      const raw = "q=a%20b&flag&t=~x&plus=1+2";
+      const res = await SELF.fetch(`${p.url}/v1/items?${raw}&key=callers&key=again`, {
+        headers: { "cf-connecting-ip": "198.51.100.7" },
+      });
+      expect(res.status).toBe(200);
+      const [hit] = await arrived(name);
+      expect(hit!.path).toBe(`/echo/${name}/v1/items?sig=a%20b&${raw}&key=${encodeURIComponent(QUERY_KEY)}`);
+      expect(await res.text()).not.toContain(encodeURIComponent(QUERY_KEY));
+      const log = await settledLog(p, 1);
+      expect(log[0]!.path).toBe(`/v1/items?${raw}&key=callers&key=again`);
+    },
+  );
 
   it("masks a secret split across the upstream's chunks, and leaves other bytes alone", async () => {
     const name = unique();
@@ -196,7 +200,7 @@ describe("proxies", () => {
     expect(got).toBe(text.replace(API_KEY, "*".repeat(API_KEY.length)));
   });
 
-  it("lets allowed ranges in without the credential; basic credentials rotate; the rate limit answers 429", async () => {
+  it("lets allowed ranges in without the credential; basic credentials rotate; the rate limit is 429", async () => {
     const name = unique();
     const p = await proxy({
       upstream_url: `${receiver}/echo/${name}`,
@@ -236,33 +240,37 @@ describe("proxies", () => {
     ]);
   });
 
-  it("answers 502 when the upstream cannot be reached, logged; IPv4-mapped callers match IPv4 ranges; HEAD has no body", async () => {
-    const down = await proxy({
-      upstream_url: "http://127.0.0.1:9/closed",
-      auth: "none",
-      allow_ips: ["203.0.113.0/24"],
-    });
-    const failed = await SELF.fetch(`${down.url}/x`, { headers: { "cf-connecting-ip": "::ffff:203.0.113.5" } });
-    await problemOf(failed, 502);
-    expect((await settledLog(down, 1))[0]).toMatchObject({ status: 502, via: "ip", caller_ip: "::ffff:203.0.113.5" });
+  it(
+    "answers 502 when the upstream cannot be reached, logged; IPv4-mapped callers match IPv4 ranges; " +
+      "HEAD has no body",
+    async () => {
+      const down = await proxy({
+        upstream_url: "http://127.0.0.1:9/closed",
+        auth: "none",
+        allow_ips: ["203.0.113.0/24"],
+      });
+      const failed = await SELF.fetch(`${down.url}/x`, { headers: { "cf-connecting-ip": "::ffff:203.0.113.5" } });
+      await problemOf(failed, 502);
+      expect((await settledLog(down, 1))[0]).toMatchObject({ status: 502, via: "ip", caller_ip: "::ffff:203.0.113.5" });
 
-    const name = unique();
-    const p = await proxy({
-      upstream_url: `${receiver}/echo/${name}/base/`,
-      auth: "none",
-      allow_ips: ["2001:db8::/32", "203.0.113.7"],
-    });
-    const head = await SELF.fetch(`${p.url}/a%2Fb%20c?x=%26`, {
-      method: "HEAD",
-      headers: { "cf-connecting-ip": "203.0.113.7" },
-    });
-    expect(head.status).toBe(200);
-    expect(await head.text()).toBe("");
-    const [hit] = await arrived(name);
-    expect(hit!.path).toBe(`/echo/${name}/base/a%2Fb%20c?x=%26`);
-    await problemOf(await SELF.fetch(p.url, { headers: { "cf-connecting-ip": "203.0.113.8" } }), 401);
-    await problemOf(await SELF.fetch(p.url, { headers: { "cf-connecting-ip": "2001:db9::1" } }), 401);
-  });
+      const name = unique();
+      const p = await proxy({
+        upstream_url: `${receiver}/echo/${name}/base/`,
+        auth: "none",
+        allow_ips: ["2001:db8::/32", "203.0.113.7"],
+      });
+      const head = await SELF.fetch(`${p.url}/a%2Fb%20c?x=%26`, {
+        method: "HEAD",
+        headers: { "cf-connecting-ip": "203.0.113.7" },
+      });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe("");
+      const [hit] = await arrived(name);
+      expect(hit!.path).toBe(`/echo/${name}/base/a%2Fb%20c?x=%26`);
+      await problemOf(await SELF.fetch(p.url, { headers: { "cf-connecting-ip": "203.0.113.8" } }), 401);
+      await problemOf(await SELF.fetch(p.url, { headers: { "cf-connecting-ip": "2001:db9::1" } }), 401);
+    },
+  );
 
   it("refuses bad access rules and secrets with 422, uncharged", async () => {
     const { token } = await buyCredits(1);

@@ -166,7 +166,7 @@ describe.each(faced.map((k) => [k.kind, k] as const))("public face of %s", (_nam
 });
 
 describe("public addresses", () => {
-  it("an id of a kind without a face, or naming no resource, is 404; the old 22-character ids still resolve through D1", async () => {
+  it("an id of a kind without a face, or of no resource, is 404; old 22-character ids resolve through D1", async () => {
     expect((await hit(`${ORIGIN}/p/counters_${"A".repeat(43)}`, "GET")).status).toBe(404);
     expect((await hit(`${ORIGIN}/p/secrets_${"A".repeat(43)}`, "GET")).status).toBe(404);
     expect((await hit(`${ORIGIN}/p/${"A".repeat(22)}`, "GET")).status).toBe(404);

@@ -99,7 +99,7 @@ afterAll(() => {
 const publicBodies = async () => (await r2Keys(id)).filter((k) => k.includes("/public-bodies/"));
 
 describe("what a kind is handed", () => {
-  it("any method, the exact sub-path, repeated query keys, headers without hop-by-hop ones, the client address", async () => {
+  it("any method, exact sub-path, repeated query keys, headers but hop-by-hop ones, the client address", async () => {
     const before = Date.now();
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
       const res = await SELF.fetch(`${url}/echo/a%20b/?tag=1&tag=2&empty=&x=%E2%9C%93`, {
@@ -141,7 +141,7 @@ describe("what a kind is handed", () => {
     expect(seen.body).toEqual({ inline: toBase64(bytes) });
   });
 
-  it("a large body is stored in R2 first: the object gets its key, size and SHA-256, and the kind owns it", async () => {
+  it("a large body goes to R2 first: the object gets its key, size and SHA-256, and the kind owns it", async () => {
     const bytes = new Uint8Array(INLINE_PUBLIC_BODY_BYTES * 3 + 5).map((_, i) => (i * 31) & 0xff);
     const seen = await json<{ body: StoredPublicBody }>(
       await SELF.fetch(`${url}/echo/big`, { method: "PUT", body: bytes }),
@@ -207,7 +207,7 @@ describe("what a kind answers", () => {
 });
 
 describe("a proxied upstream", () => {
-  it("streams the request's body to the upstream and its answer back, without cookies or hop-by-hop headers, sandboxed", async () => {
+  it("streams the body upstream and its answer back, without cookies or hop-by-hop headers, sandboxed", async () => {
     const name = crypto.randomUUID().slice(0, 8);
     const bytes = new Uint8Array(INLINE_PUBLIC_BODY_BYTES * 4).map((_, i) => (i * 7) & 0xff);
     const before = await publicBodies();

@@ -294,7 +294,7 @@ describe("queues", () => {
     expect(Date.now() - idle).toBeGreaterThanOrEqual(900);
   });
 
-  it("at most 1,000 long-polls wait on one queue at once: one more answers at once, and a push still wakes the others", async () => {
+  it("at most 1,000 long-polls wait on a queue: one more answers at once; a push still wakes the rest", async () => {
     const q = await queue({}, 2);
     const waiting = Array.from({ length: MAX_WAITERS }, () => lease(q.op, { max_messages: 1, wait_seconds: 30 }));
     // Until all of them wait in the object (each holds one of its timers).
@@ -372,52 +372,57 @@ describe("queues", () => {
     expect(resource.usage).toMatchObject({ messages: 3, dead: 0 });
   });
 
-  it("stays on its indexes at 100,000 messages (the cap, less room for the calls): push, lease, ack, nack, extend and stats read a handful of rows", async () => {
-    const q = await queue({ visibility_seconds: 60 }, 2);
-    const now = Date.now();
-    // 100,000 messages in every state, written straight into storage (pushing them would take minutes here).
-    await runInDurableObject(stubOf(q.id), (_o, state) => {
-      const sql = state.storage.sql;
-      sql.exec(
-        `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 99990)
-         INSERT INTO queue_messages (message_id, body, bytes, priority, state, visible_at, lease_id, receive_count, enqueued_at, dead_at)
+  it(
+    "stays on its indexes at 100,000 messages (the cap, less room for the calls): push, lease, ack, nack, " +
+      "extend and stats read a handful of rows",
+    async () => {
+      const q = await queue({ visibility_seconds: 60 }, 2);
+      const now = Date.now();
+      // 100,000 messages in every state, written straight into storage (pushing them would take minutes here).
+      await runInDurableObject(stubOf(q.id), (_o, state) => {
+        const sql = state.storage.sql;
+        sql.exec(
+          `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 99990)
+         INSERT INTO queue_messages
+           (message_id, body, bytes, priority, state, visible_at, lease_id, receive_count, enqueued_at, dead_at)
          SELECT printf('msg_%032x', x), '{"n":' || x || '}', 8, x % 10,
            CASE x % 4 WHEN 0 THEN 'delayed' WHEN 1 THEN 'in_flight' WHEN 2 THEN 'visible' ELSE 'dead' END,
            CASE x % 4 WHEN 0 THEN ?1 + 3600000 + x WHEN 1 THEN ?1 + 600000 + x WHEN 2 THEN ?1 - 1000 ELSE NULL END,
            CASE x % 4 WHEN 1 THEN printf('lease_%032x', x) ELSE NULL END,
            CASE x % 4 WHEN 1 THEN 1 WHEN 3 THEN 5 ELSE 0 END, ?1 - 100000 + x, CASE x % 4 WHEN 3 THEN ?1 ELSE NULL END
          FROM n`,
-        now,
-      );
-      sql.exec(
-        "UPDATE queue_state SET visible = 24998, delayed = 24997, in_flight = 24998, dead = 24997, bytes = 799920",
-      );
-    });
-    const rows = await watchRowsRead(q.id);
-    const budget = async <T>(what: string, limit: number, work: () => Promise<{ status: number; body: T }>) => {
-      let out: { status: number; body: T } | undefined;
-      const read = await rows.during(async () => (out = await work()));
-      expect(out!.status, `${what}: ${JSON.stringify(out!.body)}`).toBe(200);
-      expect(read, `${what} read ${read} rows`).toBeLessThan(limit);
-      return out!.body;
-    };
+          now,
+        );
+        sql.exec(
+          "UPDATE queue_state SET visible = 24998, delayed = 24997, in_flight = 24998, dead = 24997, bytes = 799920",
+        );
+      });
+      const rows = await watchRowsRead(q.id);
+      const budget = async <T>(what: string, limit: number, work: () => Promise<{ status: number; body: T }>) => {
+        let out: { status: number; body: T } | undefined;
+        const read = await rows.during(async () => (out = await work()));
+        expect(out!.status, `${what}: ${JSON.stringify(out!.body)}`).toBe(200);
+        expect(read, `${what} read ${read} rows`).toBeLessThan(limit);
+        return out!.body;
+      };
 
-    await budget("push", 40, () => q.op("POST", "/messages", { body: "new", priority: 10, dedup_id: "d-1" }));
-    const got = await budget("lease of 10", 80, () => lease(q.op, { max_messages: 10 }));
-    expect(got.items).toHaveLength(10);
-    expect(got.items[0]!.body).toBe("new");
-    expect(got.items[1]!.priority).toBe(8);
-    await budget("ack", 40, () => q.op("POST", `/leases/${got.items[0]!.lease_id}/ack`));
-    await budget("batch ack", 80, () =>
-      q.op("POST", "/leases/ack", { lease_ids: got.items.slice(1, 5).map((m: { lease_id: string }) => m.lease_id) }),
-    );
-    await budget("nack", 40, () => q.op("POST", `/leases/${got.items[5]!.lease_id}/nack`, { delay_seconds: 5 }));
-    await budget("extend", 40, () =>
-      q.op("POST", `/leases/${got.items[6]!.lease_id}/extend`, { visibility_seconds: 120 }),
-    );
-    const stats = await budget("stats", 40, () => q.op("GET", "/stats"));
-    expect(stats).toMatchObject({ visible: 24998 - 9, in_flight: 24998 + 4, delayed: 24998, dead: 24997 });
-    await budget("dead letters", 80, () => q.op("GET", "/dead?limit=20"));
-    await budget("message", 40, () => q.op("GET", `/messages/${got.items[7]!.message_id}`));
-  });
+      await budget("push", 40, () => q.op("POST", "/messages", { body: "new", priority: 10, dedup_id: "d-1" }));
+      const got = await budget("lease of 10", 80, () => lease(q.op, { max_messages: 10 }));
+      expect(got.items).toHaveLength(10);
+      expect(got.items[0]!.body).toBe("new");
+      expect(got.items[1]!.priority).toBe(8);
+      await budget("ack", 40, () => q.op("POST", `/leases/${got.items[0]!.lease_id}/ack`));
+      await budget("batch ack", 80, () =>
+        q.op("POST", "/leases/ack", { lease_ids: got.items.slice(1, 5).map((m: { lease_id: string }) => m.lease_id) }),
+      );
+      await budget("nack", 40, () => q.op("POST", `/leases/${got.items[5]!.lease_id}/nack`, { delay_seconds: 5 }));
+      await budget("extend", 40, () =>
+        q.op("POST", `/leases/${got.items[6]!.lease_id}/extend`, { visibility_seconds: 120 }),
+      );
+      const stats = await budget("stats", 40, () => q.op("GET", "/stats"));
+      expect(stats).toMatchObject({ visible: 24998 - 9, in_flight: 24998 + 4, delayed: 24998, dead: 24997 });
+      await budget("dead letters", 80, () => q.op("GET", "/dead?limit=20"));
+      await budget("message", 40, () => q.op("GET", `/messages/${got.items[7]!.message_id}`));
+    },
+  );
 });

@@ -156,7 +156,7 @@ describe("rate limits", () => {
     await expectRateLimited(await v6("ffff"), IP_LIMIT);
   });
 
-  it("a public address gets its limit a minute from all its callers together; another address is counted apart", async () => {
+  it("a public address's per-minute limit is for all its callers together; another address counts apart", async () => {
     await freshWindow();
     const { token } = await buyCredits(1);
     const page = async () =>
@@ -206,7 +206,7 @@ describe("a form's hourly share per client address (its own count, kept by the f
       call("POST", path, { body: { message: "hi" }, headers: ip ? { "cf-connecting-ip": ip } : {} });
   }
 
-  it("counts an IPv6 client by its /64: rotating addresses inside it shares one share; another /64 is apart", async () => {
+  it("counts an IPv6 client by its /64: addresses rotating inside share one share; another /64 is apart", async () => {
     const post = await form(2);
     expect((await post("2001:db8:1:2::a")).status).toBe(201);
     expect((await post("2001:db8:1:2:ffff:ffff:ffff:1")).status).toBe(201);
@@ -217,7 +217,7 @@ describe("a form's hourly share per client address (its own count, kept by the f
     expect((await post("203.0.113.7")).status).toBe(201);
   });
 
-  it("takes submissions without a client address in one bucket of a quarter of the share; addressed ones are apart", async () => {
+  it("takes submissions with no client address in one bucket of a quarter share; addressed ones apart", async () => {
     const post = await form(8);
     expect((await post()).status).toBe(201);
     expect((await post()).status).toBe(201);

@@ -165,7 +165,7 @@ describe("a sandbox's delivery log", () => {
 });
 
 describe("a sandbox's retries", () => {
-  it("fall due on the sandbox's clock: a receiver failing twice is tried three times at the schedule's moments", async () => {
+  it("fall due on the sandbox's clock: a receiver failing twice is tried thrice at the schedule's times", async () => {
     const s = await sandbox();
     const name = unique();
     const wakeup = await createResource("wakeups", s.token, { delay_seconds: 60, url: `${receiver}/fail/2/${name}` });

@@ -53,7 +53,7 @@ async function site(body: Record<string, unknown> = {}) {
 const zip = (files: Zippable, level: 0 | 6 | 9 = 6) => zipSync(files, { level });
 
 describe("sites", () => {
-  it("serves index.html, pretty URLs, directory indexes, types, caching headers, 404.html; HTML sandboxed", async () => {
+  it("serves index.html, pretty URLs, directory indexes, types, cache headers, 404.html; HTML sandboxed", async () => {
     const s = await site({ cache_seconds: 3600 });
     expect((await s.get("/")).status).toBe(404); // nothing deployed yet
     const deployed = await s.deploy(zip(SITE));
@@ -111,7 +111,7 @@ describe("sites", () => {
     ]);
   });
 
-  it("a single-page app gets index.html for paths that name no file; a zipped folder is served from inside it", async () => {
+  it("a single-page app gets index.html for paths naming no file; a zipped folder is served from within", async () => {
     const s = await site({ spa_fallback: true });
     expect(
       (await s.deploy(zip({ "dist/index.html": strToU8("<h1>App</h1>"), "dist/app.js": strToU8("1") }))).status,
@@ -160,7 +160,7 @@ describe("sites", () => {
     expect((await fresh.refused("rollback", "/rollback")).status).toBe(409);
   });
 
-  it("gives a file's answer again without waking the object while its version is live; a write to the site shows at once", async () => {
+  it("gives a file's answer again without waking the object while its version is live; writes show now", async () => {
     const s = await site({ spa_fallback: true });
     expect((await s.deploy(zip({ "index.html": strToU8("<h1>v1</h1>"), "app.css": strToU8("a{}") }))).status).toBe(200);
     const first = await s.get("/app.css");
@@ -198,7 +198,7 @@ describe("sites", () => {
     expect((await s.get("/app.css")).status).toBe(410);
   });
 
-  it("refuses zip slip, zip bombs, damaged, empty and non-zip bodies with 422: nothing kept, nothing charged", async () => {
+  it("refuses zip slip, zip bombs, damaged, empty and non-zip bodies with 422: nothing kept or charged", async () => {
     const s = await site();
     const { balance_usd: before } = await balanceOf(s.token);
     const zeros = new Uint8Array(40_000_000);

@@ -70,7 +70,7 @@ async function watcher(body: Record<string, unknown>, opts: { baseline?: boolean
 }
 
 describe("snapshots", () => {
-  it("takes the baseline at once: status, headers, sha256 and size recorded, the bytes in R2 and behind content_url", async () => {
+  it("takes the baseline at once: status, headers, sha256, size recorded; bytes in R2, at content_url", async () => {
     const name = unique();
     const url = await serveContent(name, "<h1>version one</h1>", { type: "text/html; charset=utf-8" });
     const w = await watcher({ url });
@@ -113,7 +113,7 @@ describe("snapshots", () => {
     expect(msOf(status.next_snapshot_at) - Date.now()).toBeGreaterThan(3500_000);
   });
 
-  it("unchanged content is not a change and sends nothing; changed content is, with a signed snapshot.changed event", async () => {
+  it("unchanged content is no change, sends nothing; changed content is, with a signed snapshot.changed", async () => {
     const name = unique();
     const hook = unique();
     const url = await serveContent(name, "price: 10");
@@ -204,39 +204,43 @@ describe("snapshots", () => {
     expect(await w.op("get", "")).toMatchObject({ stored: 2, fetches: 4 });
   });
 
-  it("records a failing target as failed, never as a change, with one snapshot.failed per outage; the baseline survives pruning", async () => {
-    const name = unique();
-    const hook = unique();
-    const url = await serveContent(name, "up");
-    const w = await watcher({ url, keep_last: 1, webhook_url: `${receiver}/ok/${hook}` });
-    await serveContent(name, "maintenance", { status: 503 });
-    await w.tick();
-    await w.tick();
-    const [failed, baseline] = await w.items();
-    expect(failed).toMatchObject({
-      seq: 3,
-      ok: false,
-      status: 503,
-      changed: false,
-      error: expect.stringContaining("503"),
-    });
-    expect(baseline).toMatchObject({ seq: 1, ok: true }); // kept beyond keep_last: the baseline for `changed`
-    expect(await w.op("get", "")).toMatchObject({ consecutive_failures: 2, changes: 0 });
+  it(
+    "records a failing target as failed, never as a change, with one snapshot.failed per outage; " +
+      "the baseline survives pruning",
+    async () => {
+      const name = unique();
+      const hook = unique();
+      const url = await serveContent(name, "up");
+      const w = await watcher({ url, keep_last: 1, webhook_url: `${receiver}/ok/${hook}` });
+      await serveContent(name, "maintenance", { status: 503 });
+      await w.tick();
+      await w.tick();
+      const [failed, baseline] = await w.items();
+      expect(failed).toMatchObject({
+        seq: 3,
+        ok: false,
+        status: 503,
+        changed: false,
+        error: expect.stringContaining("503"),
+      });
+      expect(baseline).toMatchObject({ seq: 1, ok: true }); // kept beyond keep_last: the baseline for `changed`
+      expect(await w.op("get", "")).toMatchObject({ consecutive_failures: 2, changes: 0 });
 
-    await serveContent(name, "up");
-    await w.tick();
-    const [back] = await w.items();
-    expect(back).toMatchObject({ seq: 4, ok: true, changed: false }); // same as before the outage
-    const events = await received(hook, 1);
-    await sleep(300);
-    expect(await (await fetch(`${receiver}/_log/${hook}`)).json()).toHaveLength(1);
-    expect(JSON.parse(events[0]!.body)).toMatchObject({
-      type: "snapshot.failed",
-      data: { snapshot: { seq: 2, status: 503 }, consecutive_failures: 1 },
-    });
-  });
+      await serveContent(name, "up");
+      await w.tick();
+      const [back] = await w.items();
+      expect(back).toMatchObject({ seq: 4, ok: true, changed: false }); // same as before the outage
+      const events = await received(hook, 1);
+      await sleep(300);
+      expect(await (await fetch(`${receiver}/_log/${hook}`)).json()).toHaveLength(1);
+      expect(JSON.parse(events[0]!.body)).toMatchObject({
+        type: "snapshot.failed",
+        data: { snapshot: { seq: 2, status: 503 }, consecutive_failures: 1 },
+      });
+    },
+  );
 
-  it("records a target that does not answer, and a body over the cap, with status null and nothing stored", async () => {
+  it("records a target that doesn't answer, and a body over the cap, with status null and nothing stored", async () => {
     const down = await watcher({ url: "http://127.0.0.1:9/nothing-listens-here" });
     const [none] = await down.items();
     expect(none).toMatchObject({ ok: false, status: null, sha256: null, content_url: null, changed: false });
@@ -335,7 +339,7 @@ describe("snapshots", () => {
     expect((await download(link)).status).toBe(404);
   });
 
-  it("a fetch that is not recorded (paused or ended meanwhile) deletes what it wrote, never an object a snapshot holds", async () => {
+  it("a fetch not recorded (paused/ended meanwhile) deletes its writes, never an object a snapshot holds", async () => {
     const url = await serveContent(unique(), "kept");
     const w = await watcher({ url });
     const [held] = await w.items();

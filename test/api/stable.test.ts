@@ -106,27 +106,31 @@ describe("stable", () => {
     expect(await s.ok("info", "")).toMatchObject({ redirected: 2, mode: "redirect" });
   });
 
-  it("passes the query on byte for byte, as nginx's proxy_pass does: proxied, redirected and replayed, the target's own query kept as written", async () => {
-    const name = unique();
-    const raw = "q=a%20b&flag&t=~x&plus=1+2&e=";
-    const s = await address({ target_url: `${receiver}/echo/${name}?sig=a%20b&v=1` });
-    const proxied = (await (await SELF.fetch(`${s.url}/hook?${raw}`, { method: "POST", body: "x" })).json()) as {
-      url: string;
-    };
-    expect(proxied.url).toBe(`/echo/${name}/hook?sig=a%20b&v=1&${raw}`);
+  it(
+    "passes the query on byte for byte, as nginx's proxy_pass does: proxied, redirected and replayed, " +
+      "the target's own query kept as written",
+    async () => {
+      const name = unique();
+      const raw = "q=a%20b&flag&t=~x&plus=1+2&e=";
+      const s = await address({ target_url: `${receiver}/echo/${name}?sig=a%20b&v=1` });
+      const proxied = (await (await SELF.fetch(`${s.url}/hook?${raw}`, { method: "POST", body: "x" })).json()) as {
+        url: string;
+      };
+      expect(proxied.url).toBe(`/echo/${name}/hook?sig=a%20b&v=1&${raw}`);
 
-    await s.ok("set_target", "/target", { target_url: "https://example.com/in?sig=a%20b", mode: "redirect" });
-    const redirected = await SELF.fetch(`${s.url}/hook?${raw}`, { redirect: "manual" });
-    expect(redirected.status).toBe(307);
-    expect(redirected.headers.get("location")).toBe(`https://example.com/in/hook?sig=a%20b&${raw}`);
+      await s.ok("set_target", "/target", { target_url: "https://example.com/in?sig=a%20b", mode: "redirect" });
+      const redirected = await SELF.fetch(`${s.url}/hook?${raw}`, { redirect: "manual" });
+      expect(redirected.status).toBe(307);
+      expect(redirected.headers.get("location")).toBe(`https://example.com/in/hook?sig=a%20b&${raw}`);
 
-    // Kept while there is no target, and replayed with the query as it came.
-    await s.ok("set_target", "/target", { target_url: null });
-    expect((await SELF.fetch(`${s.url}/later?${raw}`, { method: "POST", body: "y" })).status).toBe(202);
-    await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
-    const hits = await received(name, 2);
-    expect(hits[1]!.path).toBe(`/echo/${name}/later?${raw}`);
-  });
+      // Kept while there is no target, and replayed with the query as it came.
+      await s.ok("set_target", "/target", { target_url: null });
+      expect((await SELF.fetch(`${s.url}/later?${raw}`, { method: "POST", body: "y" })).status).toBe(202);
+      await s.ok("set_target", "/target", { target_url: `${receiver}/echo/${name}` });
+      const hits = await received(name, 2);
+      expect(hits[1]!.path).toBe(`/echo/${name}/later?${raw}`);
+    },
+  );
 
   it("buffers while no target is set and replays in arrival order, once each, signed", async () => {
     const name = unique();
@@ -189,7 +193,7 @@ describe("stable", () => {
     expect((await s.ok("info", "")).buffered).toMatchObject({ waiting: 0, delivered: 4 });
   });
 
-  it("a replay whose dispatch the process never made is sent by the alarm, and the chain goes on in order", async () => {
+  it("a replay whose dispatch the process never made is sent by the alarm; the chain goes on in order", async () => {
     const name = unique();
     const s = await address({});
     for (const n of [1, 2, 3])

@@ -30,7 +30,7 @@ it("the daily sweep turns tombstones older than 30 days into 404", async () => {
   expect((await call("GET", `/v1/resources/${recent.id}`, { headers: managed(recent.mgmt) })).status).toBe(410);
 });
 
-it("the daily sweep forgets x402 claims a month past their authorization, except one sent to the chain and not confirmed", async () => {
+it("the daily sweep drops x402 claims a month past authorization, except one sent on-chain, unconfirmed", async () => {
   const month = 31 * 86400 * 1000;
   const rows = [
     ["settled", "0xsettled", Date.now() - month],

@@ -68,7 +68,7 @@ async function settled(w: Ops, id: string, timeoutMs = 240_000) {
 }
 
 describe("transfers", () => {
-  it("copies 200 MiB S3 → objects → S3 byte-exact, part by part, with progress and both stores' checksums", async () => {
+  it("copies 200 MiB S3→objects→S3 byte-exact part by part, with progress, both stores' checksums", async () => {
     const size = 200 * MIB;
     const seeded = await control<{ size: number; sha256: string }>(`/seed?key=big/source.bin&size=${size}`, "POST");
     const w = await workspace();
@@ -135,7 +135,7 @@ describe("transfers", () => {
     expect(list.items.map((t) => t.transfer_id)).toEqual([outbound.transfer_id, inbound.transfer_id]);
   }, 600_000);
 
-  it("moves between URLs and S3: a source without ranges in one request, sealed URL headers, a URL destination's PUT", async () => {
+  it("moves between URLs and S3: a source without ranges in one request, sealed URL headers, a URL's PUT", async () => {
     const w = await workspace();
     const bytes = pattern(0, 70_000);
     await fetch(`${env.TEST_RECEIVER_URL}/_content/transfer-small`, {
@@ -188,69 +188,77 @@ describe("transfers", () => {
     });
   });
 
-  it("a source failing part-way: retried, then failed with what was moved; resumed from the last part, byte-exact; the parts uploaded under the resource's clock", async () => {
-    const w = await workspace();
-    const size = 2 * PART_BYTES + 1234;
-    await fetch(`${env.TEST_RECEIVER_URL}/_fail/transfer-flaky`, { method: "PUT", body: String(PART_BYTES) });
-    const t = await w.ok("start", "/transfers", {
-      source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/transfer-flaky` },
-      destination: s3("flaky/copy.bin"),
-    });
-    expect(t).toMatchObject({ parts_total: 3 });
-    // The first run moves part 1 and fails on part 2; two more runs (5 s, then 20 s later) fail too.
-    for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
-      await new Promise((r) => setTimeout(r, 100));
-    await advance(w.id, 5_000);
-    await advance(w.id, 20_000);
-    const failed = await w.ok("get_transfer", `/transfers/${t.transfer_id}`);
-    expect(failed).toMatchObject({ status: "failed", bytes_moved: PART_BYTES, parts_done: 1, sha256: null });
-    expect(failed.error).toContain("500");
-    expect((await w.refused("resume", "/transfers/trf_0000000000000000000000/resume")).status).toBe(404);
-
-    await fetch(`${env.TEST_RECEIVER_URL}/_fail/transfer-flaky`, { method: "DELETE" });
-    const resumed = await w.ok("resume", `/transfers/${t.transfer_id}/resume`);
-    expect(resumed).toMatchObject({ status: "running", attempts: 2, bytes_moved: PART_BYTES });
-    const done = await settled(w, t.transfer_id);
-    expect(done).toMatchObject({ status: "completed", bytes_moved: size, sha256: await sha256(pattern(0, size)) });
-    expect(await control("/reads?key=flaky/copy.bin")).toEqual({ reads: 0 });
-    expect(await control("/digest?key=flaky/copy.bin")).toMatchObject({ size, sha256: done.sha256 });
-    expect((await w.refused("resume", `/transfers/${t.transfer_id}/resume`)).status).toBe(409);
-  });
-
-  it("a process replaced between runs loses the digest in memory: the parts go on, and the whole is hashed from what the destination holds", async () => {
-    const w = await workspace();
-    const size = 2 * PART_BYTES + 4321;
-    const target = await createResource("objects", w.token, {});
-    for (const [name, destination] of [
-      ["to-s3", s3("replaced/copy.bin")],
-      ["to-object", { type: "object", management_token: target.mgmt }],
-    ] as const) {
-      await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "PUT", body: String(PART_BYTES) });
+  it(
+    "a source failing part-way: retried, then failed with what was moved; resumed from the last part, byte-exact; " +
+      "the parts uploaded under the resource's clock",
+    async () => {
+      const w = await workspace();
+      const size = 2 * PART_BYTES + 1234;
+      await fetch(`${env.TEST_RECEIVER_URL}/_fail/transfer-flaky`, { method: "PUT", body: String(PART_BYTES) });
       const t = await w.ok("start", "/transfers", {
-        source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` },
-        destination,
+        source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/transfer-flaky` },
+        destination: s3("flaky/copy.bin"),
       });
+      expect(t).toMatchObject({ parts_total: 3 });
+      // The first run moves part 1 and fails on part 2; two more runs (5 s, then 20 s later) fail too.
       for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
         await new Promise((r) => setTimeout(r, 100));
-      expect(await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).toMatchObject({
-        status: "running",
-        parts_done: 1,
-      });
-      forgetAllDigests();
-      await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "DELETE" });
       await advance(w.id, 5_000);
-      expect(await settled(w, t.transfer_id), name).toMatchObject({
-        status: "completed",
-        bytes_moved: size,
-        sha256: await sha256(pattern(0, size)),
-      });
-    }
-    expect(await control("/reads?key=replaced/copy.bin")).toEqual({ reads: 1 });
-    const object = await json(
-      await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }),
-    );
-    expect(object).toMatchObject({ stored: true, size, sha256: await sha256(pattern(0, size)), origin: "transfer" });
-  });
+      await advance(w.id, 20_000);
+      const failed = await w.ok("get_transfer", `/transfers/${t.transfer_id}`);
+      expect(failed).toMatchObject({ status: "failed", bytes_moved: PART_BYTES, parts_done: 1, sha256: null });
+      expect(failed.error).toContain("500");
+      expect((await w.refused("resume", "/transfers/trf_0000000000000000000000/resume")).status).toBe(404);
+
+      await fetch(`${env.TEST_RECEIVER_URL}/_fail/transfer-flaky`, { method: "DELETE" });
+      const resumed = await w.ok("resume", `/transfers/${t.transfer_id}/resume`);
+      expect(resumed).toMatchObject({ status: "running", attempts: 2, bytes_moved: PART_BYTES });
+      const done = await settled(w, t.transfer_id);
+      expect(done).toMatchObject({ status: "completed", bytes_moved: size, sha256: await sha256(pattern(0, size)) });
+      expect(await control("/reads?key=flaky/copy.bin")).toEqual({ reads: 0 });
+      expect(await control("/digest?key=flaky/copy.bin")).toMatchObject({ size, sha256: done.sha256 });
+      expect((await w.refused("resume", `/transfers/${t.transfer_id}/resume`)).status).toBe(409);
+    },
+  );
+
+  it(
+    "a process replaced between runs loses the digest in memory: the parts go on, " +
+      "and the whole is hashed from what the destination holds",
+    async () => {
+      const w = await workspace();
+      const size = 2 * PART_BYTES + 4321;
+      const target = await createResource("objects", w.token, {});
+      for (const [name, destination] of [
+        ["to-s3", s3("replaced/copy.bin")],
+        ["to-object", { type: "object", management_token: target.mgmt }],
+      ] as const) {
+        await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "PUT", body: String(PART_BYTES) });
+        const t = await w.ok("start", "/transfers", {
+          source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/${name}` },
+          destination,
+        });
+        for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
+          await new Promise((r) => setTimeout(r, 100));
+        expect(await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).toMatchObject({
+          status: "running",
+          parts_done: 1,
+        });
+        forgetAllDigests();
+        await fetch(`${env.TEST_RECEIVER_URL}/_fail/${name}`, { method: "DELETE" });
+        await advance(w.id, 5_000);
+        expect(await settled(w, t.transfer_id), name).toMatchObject({
+          status: "completed",
+          bytes_moved: size,
+          sha256: await sha256(pattern(0, size)),
+        });
+      }
+      expect(await control("/reads?key=replaced/copy.bin")).toEqual({ reads: 1 });
+      const object = await json(
+        await call("GET", `/v1/objects/${target.id}`, { headers: managed(target.mgmt, w.token) }),
+      );
+      expect(object).toMatchObject({ stored: true, size, sha256: await sha256(pattern(0, size)), origin: "transfer" });
+    },
+  );
 
   it("cancel and the resource's end abort the open upload at the destination", async () => {
     const w = await workspace();
@@ -279,7 +287,7 @@ describe("transfers", () => {
     expect((await control<{ open: number }>("/uploads")).open).toBe(opened);
   });
 
-  it("refuses before charging: wrong credentials or key, a missing source, a destination of the wrong kind, bad endpoints", async () => {
+  it("refuses before charging: wrong credentials or key, no source, wrong-kind destination, bad endpoint", async () => {
     const w = await workspace();
     const blob = await createResource("blobs", w.token, {});
     await control("/seed?key=refusals/one.bin&size=100", "POST");

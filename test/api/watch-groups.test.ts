@@ -148,7 +148,7 @@ describe("watch-groups", () => {
     ]);
   });
 
-  it("unknown children (paused) decide nothing alone: the group becomes unknown without an event, and keeps its incident", async () => {
+  it("unknown children (paused) alone decide nothing: group goes unknown, no event, keeps its incident", async () => {
     const { token } = await buyCredits(2);
     const [a, b] = [await switchable(token), await switchable(token)];
     await a.set(true);

@@ -51,7 +51,7 @@ it("the servers the tests start run the project's workerd", async () => {
   }
 }, 120_000);
 
-it("`npm run dev` prints one summary, runs the project's workerd, logs requests after it, and stops on Ctrl-C", async () => {
+it("`npm run dev` prints one summary, runs the project's workerd, logs requests after, stops on Ctrl-C", async () => {
   const port = await freePort();
   const state = await mkdtemp(path.join(root, "dev-"));
   const child = spawn(

@@ -85,7 +85,7 @@ describe("the engines image's definition", () => {
     expect(Object.keys(ENGINES).sort()).toEqual(["chromium", "libreoffice", "pdftoppm", "tesseract"]);
   });
 
-  it("installs each engine's packages from the list, LibreOffice's without recommends, and checks each program arrived", async () => {
+  it("installs each engine's listed packages (LibreOffice's without recommends); checks each arrived", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "apt-"));
     try {
       // The real list, each program moved to where the stand-in apt-get below creates it: every engine is missing.
@@ -122,7 +122,7 @@ describe("the engines image's definition", () => {
     }
   });
 
-  it("installs the npm packages scripts/engines.mjs imports, pinned with their integrity by the project's lock", async () => {
+  it("installs the npm packages scripts/engines.mjs imports, pinned with integrity by the project's lock", async () => {
     const imports = npmImports(await read("scripts/engines.mjs"));
     expect(imports).toEqual(["playwright-core"]);
     const lock = JSON.parse(await read("package-lock.json"));
@@ -139,7 +139,7 @@ describe("the engines image's definition", () => {
     expect(runs).toMatch(/npm ci --omit=dev/);
   });
 
-  it("copies only what .dockerignore lets through, each runtime file to its repository path under WORKDIR", async () => {
+  it("copies only what .dockerignore lets through, each runtime file to its repository path in WORKDIR", async () => {
     const ignore = (await read(".dockerignore"))
       .split("\n")
       .map((l) => l.trim())
@@ -264,7 +264,7 @@ describe("the engines image's command, run here with its environment", () => {
 });
 
 describe("wrangler.toml's commented container block", () => {
-  it("uncommented, passes `wrangler deploy --dry-run`: the binding, the class, the image built from the repository root", async () => {
+  it("uncommented, passes `wrangler deploy --dry-run`: binding, class, the image from the repo root", async () => {
     const toml = await read("wrangler.toml");
     const start = toml.indexOf("\n# [[containers]]");
     expect(start).toBeGreaterThan(0);

@@ -44,6 +44,36 @@ function ownRoutes(kind: AnyKind): KindCard["ownRoutes"] {
 }
 
 const str = JSON.stringify;
+const WIDTH = 120;
+const fits = (line: string): boolean => Buffer.byteLength(line) <= WIDTH;
+
+/**
+ * `text` as a string literal after `head` (an indented `key:`), on one line if it fits, else as a `+`-joined
+ * chain of pieces split after spaces, one a line below the key, each line within the formatter's width.
+ */
+function literal(head: string, text: string, tail: string): string[] {
+  if (fits(`${head} ${str(text)}${tail}`)) return [`${head} ${str(text)}${tail}`];
+  const indent = `${head.match(/^ */)![0]}  `;
+  const pieces: string[] = [];
+  let piece = "";
+  for (const word of text.split(/(?<= )/)) {
+    if (piece && !fits(`${indent}${str(piece + word)} +`)) {
+      pieces.push(piece);
+      piece = "";
+    }
+    piece += word;
+  }
+  pieces.push(piece);
+  return [head, ...pieces.map((p, i) => `${indent}${str(p)}${i < pieces.length - 1 ? " +" : tail}`)];
+}
+
+/** An object literal's fields on one line if it fits, else the last `rest` fields on a line of their own. */
+function entry(indent: string, fields: string[], rest: number): string[] {
+  const one = `${indent}{ ${fields.join(", ")} },`;
+  if (fits(one) || rest === 0) return [one];
+  const head = fields.slice(0, fields.length - rest);
+  return [`${indent}{ ${head.join(", ")},`, `${indent}  ${fields.slice(-rest).join(", ")} },`];
+}
 
 function manifest(): string {
   const imports = importsOf(readFileSync(REGISTRY, "utf8"));
@@ -55,18 +85,24 @@ function manifest(): string {
   const cards = KINDS.map((kind, i) => {
     const { name, from } = imports[i]!;
     const ops = kind.ops.map((op) => {
-      const limits = `${op.maxBodyBytes ? `, maxBodyBytes: ${op.maxBodyBytes}` : ""}${op.rawBody ? ", rawBody: true" : ""}`;
-      return `      { name: ${str(op.name)}, method: ${str(op.method)}, path: ${str(op.path)}${limits} },`;
+      const limits = [
+        ...(op.maxBodyBytes ? [`maxBodyBytes: ${op.maxBodyBytes}`] : []),
+        ...(op.rawBody ? ["rawBody: true"] : []),
+      ];
+      const fields = [`name: ${str(op.name)}`, `method: ${str(op.method)}`, `path: ${str(op.path)}`, ...limits];
+      return entry("      ", fields, limits.length);
     });
     const own = ownRoutes(kind).map((r) => `{ method: ${str(r.method)}, path: ${str(r.path)} }`);
     return [
       "  {",
       `    kind: ${str(kind.kind)}, family: ${str(kind.family)},`,
-      `    summary: ${str(kind.summary)},`,
+      ...literal("    summary:", kind.summary, ","),
       `    load: () => import(${str(from)}).then((m) => m.${name}),`,
-      `    ownRoutes: [${own.join(", ")}],`,
+      ...(fits(`    ownRoutes: [${own.join(", ")}],`)
+        ? [`    ownRoutes: [${own.join(", ")}],`]
+        : ["    ownRoutes: [", ...own.map((r) => `      ${r},`), "    ],"]),
       "    ops: [",
-      ...ops,
+      ...ops.flat(),
       "    ],",
       "  },",
     ].join("\n");

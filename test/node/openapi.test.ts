@@ -128,7 +128,7 @@ describe("OpenAPI document", () => {
     );
   });
 
-  it("refers to shared responses and parameters, and stays small: whole ≤ 300 KB, a one-kind slice ≤ 40 KB", async () => {
+  it("refers to shared responses and parameters, stays small: whole ≤ 300 KB, one-kind slice ≤ 40 KB", async () => {
     const { doc, bytes } = await document();
     expect(bytes).toBeLessThanOrEqual(300 * 1024);
     for (const { op } of operations(doc)) {
@@ -227,9 +227,16 @@ describe("OpenAPI document", () => {
 import type { paths } from "./counters";
 const api = createClient<paths>({ baseUrl: "https://api.zeitvault.example" });
 export async function demo(token: string, mgmt: string, id: string): Promise<number> {
-  const created = await api.POST("/v1/counters", { body: { max: 10, ttl_seconds: 3600 }, headers: { Authorization: \`Bearer \${token}\` } });
+  const created = await api.POST("/v1/counters", {
+    body: { max: 10, ttl_seconds: 3600 },
+    headers: { Authorization: \`Bearer \${token}\` },
+  });
   if (created.data) void created.data.management_token;
-  const inc = await api.POST("/v1/counters/{id}/increment", { params: { path: { id } }, body: { by: 2 }, headers: { Authorization: \`Bearer \${mgmt}\`, "X-CREDIT-TOKEN": token } });
+  const inc = await api.POST("/v1/counters/{id}/increment", {
+    params: { path: { id } },
+    body: { by: 2 },
+    headers: { Authorization: \`Bearer \${mgmt}\`, "X-CREDIT-TOKEN": token },
+  });
   if (inc.error) throw new Error(inc.error.detail);
   return inc.data.value;
 }

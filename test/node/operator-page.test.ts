@@ -80,7 +80,7 @@ async function watched(page: Page) {
   return { requested, problems, elsewhere };
 }
 
-it("draws the figures the API answers, from its own origin only, at phone width, with no accessibility violation", async () => {
+it("draws the figures the API answers, from its own origin only, at phone width, no accessibility fault", async () => {
   // Credit, bought as an agent would: the official v2 client signs a real x402 payment (settlement "none" locally).
   const client = registerExactEvmScheme(new x402Client(), {
     signer: privateKeyToAccount(generatePrivateKey()),

@@ -71,39 +71,43 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-it("the landing page at 390 px: no sideways scroll of the page, its code blocks wrap within themselves, every kind in its family's table; axe finds nothing", async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  const { page, problems, elsewhere } = await watchedPage(context);
-  expect((await page.goto(`${server.url}/`))?.status()).toBe(200);
-  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
-  const blocks = (await page
-    .locator("pre")
-    .evaluateAll((nodes) =>
-      nodes.map((n) => ({ right: n.getBoundingClientRect().right, scroll: n.scrollWidth, client: n.clientWidth })),
-    )) as { right: number; scroll: number; client: number }[];
-  expect(blocks.length).toBeGreaterThan(0);
-  for (const b of blocks) {
-    expect(b.right).toBeLessThanOrEqual(390);
-    // Nothing runs off the block's edge (a phone shows no scrollbar to say there is more): its lines wrap.
-    expect(b.scroll).toBeLessThanOrEqual(b.client);
-  }
-  const tables = page.locator(".kinds table");
-  await expect(tables.count()).resolves.toBe(6);
-  for (const box of await tables.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().right)))
-    expect(box).toBeLessThanOrEqual(390);
-  const prices = (await (await fetch(`${server.url}/v1/prices`)).json()) as { operations: { operation: string }[] };
-  const creatable = prices.operations
-    .filter((o) => o.operation.endsWith(".create"))
-    .map((o) => o.operation.slice(0, -".create".length));
-  await expect(page.locator(".kinds th[scope=row] code").allTextContents()).resolves.toEqual(
-    expect.arrayContaining(creatable),
-  );
-  await expect(page.locator(".kinds tbody tr").count()).resolves.toBe(creatable.length);
-  expect(await accessibilityProblems(`${server.url}/`, true)).toEqual([]);
-  expect(elsewhere()).toEqual([]);
-  expect(problems).toEqual([]);
-  await context.close();
-});
+it(
+  "the landing page at 390 px: no sideways scroll of the page, its code blocks wrap within themselves, " +
+    "every kind in its family's table; axe finds nothing",
+  async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const { page, problems, elsewhere } = await watchedPage(context);
+    expect((await page.goto(`${server.url}/`))?.status()).toBe(200);
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    const blocks = (await page
+      .locator("pre")
+      .evaluateAll((nodes) =>
+        nodes.map((n) => ({ right: n.getBoundingClientRect().right, scroll: n.scrollWidth, client: n.clientWidth })),
+      )) as { right: number; scroll: number; client: number }[];
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const b of blocks) {
+      expect(b.right).toBeLessThanOrEqual(390);
+      // Nothing runs off the block's edge (a phone shows no scrollbar to say there is more): its lines wrap.
+      expect(b.scroll).toBeLessThanOrEqual(b.client);
+    }
+    const tables = page.locator(".kinds table");
+    await expect(tables.count()).resolves.toBe(6);
+    for (const box of await tables.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().right)))
+      expect(box).toBeLessThanOrEqual(390);
+    const prices = (await (await fetch(`${server.url}/v1/prices`)).json()) as { operations: { operation: string }[] };
+    const creatable = prices.operations
+      .filter((o) => o.operation.endsWith(".create"))
+      .map((o) => o.operation.slice(0, -".create".length));
+    await expect(page.locator(".kinds th[scope=row] code").allTextContents()).resolves.toEqual(
+      expect.arrayContaining(creatable),
+    );
+    await expect(page.locator(".kinds tbody tr").count()).resolves.toBe(creatable.length);
+    expect(await accessibilityProblems(`${server.url}/`, true)).toEqual([]);
+    expect(elsewhere()).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
 
 it("renders the reference and lists the operations, with nothing loaded from another origin", async () => {
   const { page, requested, problems, elsewhere } = await watchedPage();
@@ -177,7 +181,7 @@ it("a one-time secret: waiting, passphrase, revealed once with a copy button, th
   await context.close();
 });
 
-it("a request bin's view link: captures newest first, markup shown as text, older pages, a raw body downloaded", async () => {
+it("a request bin's view link: captures newest first, markup as text, older pages, a raw body downloaded", async () => {
   const created = await fetch(`${server.url}/v1/bins`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -295,100 +299,104 @@ async function accessibilityProblems(url: string, every = false): Promise<string
   }
 }
 
-it("a form: filled in by keyboard at phone width, kept and relayed; a filled honeypot is thanked and discarded; no serious accessibility problem", async () => {
-  const created = await fetch(`${server.url}/v1/forms`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      title: "Contact us",
-      description: "We answer within a day.",
-      webhook_url: `${receiver.url}/ok/pages-form`,
-      fields: [
-        { name: "name", label: "Your name", required: true },
-        { name: "email", label: "E-mail", type: "email", required: true, help: "We only use it to answer you." },
-        { name: "topic", label: "Topic", type: "select", options: ["Sales", "Support"], required: true },
-        { name: "message", label: "Message", type: "textarea", required: true },
-        { name: "agree", label: "You may contact me", type: "checkbox", required: true },
-      ],
-    }),
-  });
-  expect(created.status).toBe(201);
-  const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
-  expect(await accessibilityProblems(record.urls.public)).toEqual([]);
+it(
+  "a form: filled in by keyboard at phone width, kept and relayed; a filled honeypot is thanked and discarded; " +
+    "no serious accessibility problem",
+  async () => {
+    const created = await fetch(`${server.url}/v1/forms`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        title: "Contact us",
+        description: "We answer within a day.",
+        webhook_url: `${receiver.url}/ok/pages-form`,
+        fields: [
+          { name: "name", label: "Your name", required: true },
+          { name: "email", label: "E-mail", type: "email", required: true, help: "We only use it to answer you." },
+          { name: "topic", label: "Topic", type: "select", options: ["Sales", "Support"], required: true },
+          { name: "message", label: "Message", type: "textarea", required: true },
+          { name: "agree", label: "You may contact me", type: "checkbox", required: true },
+        ],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const record = (await created.json()) as { id: string; management_token: string; urls: { public: string } };
+    expect(await accessibilityProblems(record.urls.public)).toEqual([]);
 
-  const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
-  const { page, problems, elsewhere } = await watchedPage(context);
-  expect((await page.goto(record.urls.public))?.status()).toBe(200);
-  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
-  // By keyboard alone: Tab reaches each field in order (never the honeypot), Space checks the box, Enter sends.
-  const focused = async () => page.evaluate("document.activeElement?.id ?? ''");
-  await page.keyboard.press("Tab");
-  expect(await focused()).toBe("f-name");
-  await page.keyboard.type("Ada <Lovelace>");
-  await page.keyboard.press("Tab");
-  expect(await focused()).toBe("f-email");
-  await page.keyboard.type("ada@example.com");
-  await page.keyboard.press("Tab");
-  expect(await focused()).toBe("f-topic");
-  await page.selectOption("#f-topic", "Support");
-  await page.keyboard.press("Tab");
-  expect(await focused()).toBe("f-message");
-  await page.keyboard.type("Please call me back.");
-  await page.keyboard.press("Tab");
-  expect(await focused()).toBe("f-agree");
-  await page.keyboard.press("Space");
-  await page.keyboard.press("Tab");
-  expect(await page.evaluate("document.activeElement?.tagName")).toBe("BUTTON");
-  await page.keyboard.press("Enter");
-  await page.locator("#thanks").waitFor();
-  await expect(page.locator("#thanks").textContent()).resolves.toBe("Thank you: your message was received.");
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    const { page, problems, elsewhere } = await watchedPage(context);
+    expect((await page.goto(record.urls.public))?.status()).toBe(200);
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    // By keyboard alone: Tab reaches each field in order (never the honeypot), Space checks the box, Enter sends.
+    const focused = async () => page.evaluate("document.activeElement?.id ?? ''");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("f-name");
+    await page.keyboard.type("Ada <Lovelace>");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("f-email");
+    await page.keyboard.type("ada@example.com");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("f-topic");
+    await page.selectOption("#f-topic", "Support");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("f-message");
+    await page.keyboard.type("Please call me back.");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("f-agree");
+    await page.keyboard.press("Space");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement?.tagName")).toBe("BUTTON");
+    await page.keyboard.press("Enter");
+    await page.locator("#thanks").waitFor();
+    await expect(page.locator("#thanks").textContent()).resolves.toBe("Thank you: your message was received.");
 
-  // A bot fills what people never see: thanked alike, kept nowhere.
-  await page.goto(record.urls.public);
-  await page.fill("#f-name", "Bot");
-  await page.fill("#f-email", "bot@example.com");
-  await page.selectOption("#f-topic", "Sales");
-  await page.fill("#f-message", "cheap pills");
-  await page.check("#f-agree");
-  await page
-    .locator("#f-website")
-    .evaluate((input) => void ((input as unknown as { value: string }).value = "http://spam.example"));
-  await page.click("button[type=submit]");
-  await page.locator("#thanks").waitFor();
+    // A bot fills what people never see: thanked alike, kept nowhere.
+    await page.goto(record.urls.public);
+    await page.fill("#f-name", "Bot");
+    await page.fill("#f-email", "bot@example.com");
+    await page.selectOption("#f-topic", "Sales");
+    await page.fill("#f-message", "cheap pills");
+    await page.check("#f-agree");
+    await page
+      .locator("#f-website")
+      .evaluate((input) => void ((input as unknown as { value: string }).value = "http://spam.example"));
+    await page.click("button[type=submit]");
+    await page.locator("#thanks").waitFor();
 
-  const auth = { authorization: `Bearer ${record.management_token}` };
-  const list = (await (await fetch(`${server.url}/v1/forms/${record.id}/submissions`, { headers: auth })).json()) as {
-    items: { data: Record<string, unknown> }[];
-  };
-  expect(list.items.map((i) => i.data)).toEqual([
-    {
-      name: "Ada <Lovelace>",
-      email: "ada@example.com",
-      topic: "Support",
-      message: "Please call me back.",
-      agree: true,
-    },
-  ]);
-  expect(await (await fetch(`${server.url}/v1/forms/${record.id}`, { headers: auth })).json()).toEqual({
-    submissions: 1,
-    spam: 1,
-    rate_limited: 0,
-  });
-  let relayed: { body: string }[] = [];
-  for (let i = 0; i < 100 && !relayed.length; i++) {
-    relayed = (await (await fetch(`${receiver.url}/_log/pages-form`)).json()) as { body: string }[];
-    if (!relayed.length) await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(JSON.parse(relayed[0]!.body)).toMatchObject({
-    type: "forms.submission",
-    data: { data: { name: "Ada <Lovelace>", topic: "Support" } },
-  });
-  expect(elsewhere()).toEqual([]);
-  expect(problems).toEqual([]);
-  await context.close();
-});
+    const auth = { authorization: `Bearer ${record.management_token}` };
+    const list = (await (await fetch(`${server.url}/v1/forms/${record.id}/submissions`, { headers: auth })).json()) as {
+      items: { data: Record<string, unknown> }[];
+    };
+    expect(list.items.map((i) => i.data)).toEqual([
+      {
+        name: "Ada <Lovelace>",
+        email: "ada@example.com",
+        topic: "Support",
+        message: "Please call me back.",
+        agree: true,
+      },
+    ]);
+    expect(await (await fetch(`${server.url}/v1/forms/${record.id}`, { headers: auth })).json()).toEqual({
+      submissions: 1,
+      spam: 1,
+      rate_limited: 0,
+    });
+    let relayed: { body: string }[] = [];
+    for (let i = 0; i < 100 && !relayed.length; i++) {
+      relayed = (await (await fetch(`${receiver.url}/_log/pages-form`)).json()) as { body: string }[];
+      if (!relayed.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(JSON.parse(relayed[0]!.body)).toMatchObject({
+      type: "forms.submission",
+      data: { data: { name: "Ada <Lovelace>", topic: "Support" } },
+    });
+    expect(elsewhere()).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
 
-it("an approval's page: approved with a comment, the record verifies against the JWKS, a second click changes nothing", async () => {
+it("an approval's page: approved with a comment, the record verifies (JWKS), a 2nd click changes nothing", async () => {
   const created = await fetch(`${server.url}/v1/approvals`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -437,72 +445,76 @@ it("an approval's page: approved with a comment, the record verifies against the
   expect(problems).toEqual([]);
 });
 
-it("times on the approval, bin and escalation pages read in the reader's own time zone, the UTC instant in <time datetime>", async () => {
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
+it(
+  "times on the approval, bin and escalation pages read in the reader's own time zone, " +
+    "the UTC instant in <time datetime>",
+  async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return (await res.json()) as { id: string; management_token: string; urls: { public: string } };
+    };
+    const approval = await post("/v1/approvals", { title: "Rotate the keys?", timeout_seconds: 7200 });
+    const bin = await post("/v1/bins", {});
+    await (await fetch(`${bin.urls.public}/hook`, { method: "POST", body: "x" })).body?.cancel();
+    const auth = (r: { management_token: string }) => ({ authorization: `Bearer ${r.management_token}` });
+    const { view_url } = (await (await fetch(`${server.url}/v1/bins/${bin.id}`, { headers: auth(bin) })).json()) as {
+      view_url: string;
+    };
+    const policy = await post("/v1/escalations", {
+      steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-times` }] }],
     });
-    expect(res.status, await res.clone().text()).toBe(201);
-    return (await res.json()) as { id: string; management_token: string; urls: { public: string } };
-  };
-  const approval = await post("/v1/approvals", { title: "Rotate the keys?", timeout_seconds: 7200 });
-  const bin = await post("/v1/bins", {});
-  await (await fetch(`${bin.urls.public}/hook`, { method: "POST", body: "x" })).body?.cancel();
-  const auth = (r: { management_token: string }) => ({ authorization: `Bearer ${r.management_token}` });
-  const { view_url } = (await (await fetch(`${server.url}/v1/bins/${bin.id}`, { headers: auth(bin) })).json()) as {
-    view_url: string;
-  };
-  const policy = await post("/v1/escalations", {
-    steps: [{ delay_seconds: 0, targets: [{ url: `${receiver.url}/ok/pages-times` }] }],
-  });
-  const incident = (await (
-    await fetch(`${server.url}/v1/escalations/${policy.id}/incidents`, {
-      method: "POST",
-      headers: { ...auth(policy), "content-type": "application/json" },
-      body: JSON.stringify({ title: "Disk almost full" }),
-    })
-  ).json()) as { ack_url: string };
+    const incident = (await (
+      await fetch(`${server.url}/v1/escalations/${policy.id}/incidents`, {
+        method: "POST",
+        headers: { ...auth(policy), "content-type": "application/json" },
+        body: JSON.stringify({ title: "Disk almost full" }),
+      })
+    ).json()) as { ack_url: string };
 
-  // A zone half an hour off any whole-hour offset, so the local time cannot pass for UTC by chance.
-  const zone = "Asia/Kolkata";
-  const context = await browser.newContext({
-    locale: "en-US",
-    timezoneId: zone,
-    viewport: { width: 390, height: 800 },
-  });
-  const { page, problems, elsewhere } = await watchedPage(context);
-  for (const url of [approval.urls.public, view_url, incident.ack_url]) {
-    expect((await page.goto(url))?.status()).toBe(200);
-    const shown = (await page.locator("time").evaluateAll((nodes) =>
-      nodes.map((n) => ({
-        datetime: n.getAttribute("datetime"),
-        text: n.textContent,
-        title: n.getAttribute("title"),
-      })),
-    )) as { datetime: string; text: string; title: string }[];
-    expect(shown.length, url).toBeGreaterThan(0);
-    for (const t of shown) {
-      expect(new Date(t.datetime).toISOString()).toBe(t.datetime);
-      const local = Object.fromEntries(
-        new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "2-digit", minute: "2-digit" })
-          .formatToParts(new Date(t.datetime))
-          .map((p) => [p.type, p.value]),
-      );
-      expect(t.text, url).toMatch(new RegExp(`${local.hour}:${local.minute}(:\\d{2})? ${local.dayPeriod}`));
-      expect(t.text).toMatch(/GMT\+5:30|IST/);
-      expect(t.title).toMatch(/ UTC$/);
+    // A zone half an hour off any whole-hour offset, so the local time cannot pass for UTC by chance.
+    const zone = "Asia/Kolkata";
+    const context = await browser.newContext({
+      locale: "en-US",
+      timezoneId: zone,
+      viewport: { width: 390, height: 800 },
+    });
+    const { page, problems, elsewhere } = await watchedPage(context);
+    for (const url of [approval.urls.public, view_url, incident.ack_url]) {
+      expect((await page.goto(url))?.status()).toBe(200);
+      const shown = (await page.locator("time").evaluateAll((nodes) =>
+        nodes.map((n) => ({
+          datetime: n.getAttribute("datetime"),
+          text: n.textContent,
+          title: n.getAttribute("title"),
+        })),
+      )) as { datetime: string; text: string; title: string }[];
+      expect(shown.length, url).toBeGreaterThan(0);
+      for (const t of shown) {
+        expect(new Date(t.datetime).toISOString()).toBe(t.datetime);
+        const local = Object.fromEntries(
+          new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "2-digit", minute: "2-digit" })
+            .formatToParts(new Date(t.datetime))
+            .map((p) => [p.type, p.value]),
+        );
+        expect(t.text, url).toMatch(new RegExp(`${local.hour}:${local.minute}(:\\d{2})? ${local.dayPeriod}`));
+        expect(t.text).toMatch(/GMT\+5:30|IST/);
+        expect(t.title).toMatch(/ UTC$/);
+      }
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+      expect(await accessibilityProblems(url)).toEqual([]);
     }
-    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
-    expect(await accessibilityProblems(url)).toEqual([]);
-  }
-  expect(elsewhere()).toEqual([]);
-  expect(problems).toEqual([]);
-  await context.close();
-});
+    expect(elsewhere()).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
 
-it("an OAuth flow through a real OpenID provider with PKCE: the person signs in, the agent gets the tokens", async () => {
+it("an OAuth flow via a real OpenID provider with PKCE: the person signs in, the agent gets the tokens", async () => {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const created = await fetch(`${server.url}/v1/oauth-callbacks`, {
@@ -615,27 +627,31 @@ it("an escalation's ack page: the link from the first step acknowledges by name,
   expect(problems).toEqual([]);
 });
 
-it("an error's type URI, opened in a browser: what it means and what to do, at phone width, no serious accessibility problem", async () => {
-  // (The free tier pays for calls here, so the problem at hand is a missing credential.)
-  const refused = await fetch(`${server.url}/v1/credits/balance`);
-  const { type } = (await refused.json()) as { type: string };
-  expect(type).toBe(`${server.url}/errors/unauthorized`);
-  expect(await accessibilityProblems(type)).toEqual([]);
+it(
+  "an error's type URI, opened in a browser: what it means and what to do, at phone width, " +
+    "no serious accessibility problem",
+  async () => {
+    // (The free tier pays for calls here, so the problem at hand is a missing credential.)
+    const refused = await fetch(`${server.url}/v1/credits/balance`);
+    const { type } = (await refused.json()) as { type: string };
+    expect(type).toBe(`${server.url}/errors/unauthorized`);
+    expect(await accessibilityProblems(type)).toEqual([]);
 
-  const { page, problems, elsewhere } = await watchedPage();
-  await page.setViewportSize({ width: 390, height: 800 });
-  const res = await page.goto(type);
-  expect(res?.status()).toBe(200);
-  expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
-  expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
-  await expect(page.locator("h1").textContent()).resolves.toBe("Unauthorized");
-  await expect(page.getByRole("heading", { name: "What to do" }).isVisible()).resolves.toBe(true);
-  const forAgent = await fetch(type, { headers: { accept: "application/json" } });
-  expect(await forAgent.json()).toMatchObject({
-    code: "unauthorized",
-    status: 401,
-    what_to_do: expect.stringContaining("X-CREDIT-TOKEN"),
-  });
-  expect(elsewhere()).toEqual([]);
-  expect(problems).toEqual([]);
-});
+    const { page, problems, elsewhere } = await watchedPage();
+    await page.setViewportSize({ width: 390, height: 800 });
+    const res = await page.goto(type);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await expect(page.locator("h1").textContent()).resolves.toBe("Unauthorized");
+    await expect(page.getByRole("heading", { name: "What to do" }).isVisible()).resolves.toBe(true);
+    const forAgent = await fetch(type, { headers: { accept: "application/json" } });
+    expect(await forAgent.json()).toMatchObject({
+      code: "unauthorized",
+      status: 401,
+      what_to_do: expect.stringContaining("X-CREDIT-TOKEN"),
+    });
+    expect(elsewhere()).toEqual([]);
+    expect(problems).toEqual([]);
+  },
+);

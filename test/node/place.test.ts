@@ -104,7 +104,7 @@ it("a Markdown page shows the owner's text, its markup in the source shown as te
   await page.close();
 });
 
-it("an HTML page's script does not run unless opted in, and then runs sandboxed; nothing loads from elsewhere", async () => {
+it("an HTML page's script runs only if opted in, and then sandboxed; nothing loads from elsewhere", async () => {
   const off = await open(await create("pages", { format: "html", content: SCRIPTED }));
   await expect(off.page.locator("h1").textContent()).resolves.toBe("Status board");
   await expect(off.page.locator("#state").textContent()).resolves.toBe("static");
@@ -121,15 +121,17 @@ it("an HTML page's script does not run unless opted in, and then runs sandboxed;
 });
 
 const SITE = {
-  "index.html": `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title><link rel="stylesheet" href="assets/site.css">
-<script type="module" src="assets/app.js"></script></head><body><h1>Deployed</h1><p id="state">static</p><p><a href="docs/">Docs</a></p></body></html>`,
+  "index.html":
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title>` +
+    `<link rel="stylesheet" href="assets/site.css">\n<script type="module" src="assets/app.js"></script></head>` +
+    `<body><h1>Deployed</h1><p id="state">static</p><p><a href="docs/">Docs</a></p></body></html>`,
   "assets/site.css": "h1 { color: rgb(0, 128, 128); }",
   "assets/app.js": "import { word } from './word.js'; document.getElementById('state').textContent = word;",
   "assets/word.js": "export const word = 'module ran';",
   "docs/index.html": "<!doctype html><title>Docs</title><h1>The docs</h1>",
 };
 
-it("a site: its page, stylesheet and module scripts from its own files (scripts opted in), its links followed", async () => {
+it("a site: its page, stylesheet, module scripts from its files (scripts opted in), its links followed", async () => {
   const { page, res, elsewhere, errors } = await open(await deployedSite({ scripts: true }, SITE));
   expect(res?.status()).toBe(200);
   await expect(page.locator("h1").textContent()).resolves.toBe("Deployed");
@@ -174,7 +176,10 @@ it("a PDF the pdf kind rendered opens in the browser with its text and pages", a
       pdfjs.GlobalWorkerOptions.workerSrc = "/pdf.worker.min.mjs";
       const doc = await pdfjs.getDocument({ url: "/doc.pdf" }).promise;
       const texts = [];
-      for (let n = 1; n <= doc.numPages; n++) texts.push((await (await doc.getPage(n)).getTextContent()).items.map((i) => i.str).join(" "));
+      for (let n = 1; n <= doc.numPages; n++) {
+        const content = await (await doc.getPage(n)).getTextContent();
+        texts.push(content.items.map((i) => i.str).join(" "));
+      }
       document.getElementById("text").textContent = JSON.stringify({ pages: doc.numPages, texts });
     </script>`,
     ],

@@ -2,14 +2,15 @@
  * A real S3-compatible server for the transfer tests: s3rver (from npm, on loopback, files in a temporary folder), with
  * one bucket. It checks that a request's access key exists but not its SigV4 signature, so a front on its own port
  * re-signs every request with AWS's own signer (@smithy/signature-v4) over the headers the request says it signed, and
- * refuses a mismatch with 403 SignatureDoesNotMatch, as S3 does: the worker's signing is checked by AWS's code. s3rver
- * has no AbortMultipartUpload (it would take `DELETE …?uploadId=` for a DeleteObject): the front answers it as S3 does,
- * dropping the upload's parts. A control address makes and reads large objects in Node, so a test never holds them in
- * workerd:
+ * refuses a mismatch with 403 SignatureDoesNotMatch, as S3 does: the worker's signing is checked by AWS's code.
+ * s3rver has no AbortMultipartUpload (it would take `DELETE …?uploadId=` for a DeleteObject): the front answers it
+ * as S3 does, dropping the upload's parts. A control address makes and reads large objects in Node, so a test never
+ * holds them in workerd:
  *   POST {controlUrl}/seed?key=…&size=…   writes `size` bytes of the test pattern (pattern.ts)
- *   GET {controlUrl}/digest?key=… `{ size, sha256 }` of what the bucket holds, or 404 GET {controlUrl}/uploads `{ open
- *   }`: multipart uploads not completed or aborted GET {controlUrl}/reads?key=… `{ reads }`: GETs of the object through
- *   the front (the control's own included)
+ *   GET {controlUrl}/digest?key=…         `{ size, sha256 }` of what the bucket holds, or 404
+ *   GET {controlUrl}/uploads              `{ open }`: multipart uploads not completed or aborted
+ *   GET {controlUrl}/reads?key=…          `{ reads }`: GETs of the object through the front (the control's own
+ *                                         included)
  */
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";

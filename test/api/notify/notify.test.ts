@@ -57,7 +57,7 @@ describe("notify", () => {
     });
   });
 
-  it("keeps channel URLs sealed and shows them redacted: the record, the list, the log, the export, storage", async () => {
+  it("keeps channel URLs sealed, shows them redacted: the record, the list, the log, the export, storage", async () => {
     const secrets = [
       "123456:tgSealedSecretToken",
       "T1/B1/slackSealedWebhookSecret",
@@ -141,7 +141,7 @@ describe("notify", () => {
     expect(await balanceOf(token)).toEqual(before);
   });
 
-  it("sends to ten channels where three receivers fail: seven delivered, three retried and reported, nothing lost", async () => {
+  it("sends to ten channels, three failing: seven delivered, three retried and reported; none lost", async () => {
     const tag = unique();
     const ok = Array.from({ length: 7 }, (_, i) => `json://${H}/ok/notify-ok-${tag}-${i}`);
     const down = Array.from({ length: 3 }, (_, i) => `json://${H}/down/notify-down-${tag}-${i}`);
@@ -177,7 +177,7 @@ describe("notify", () => {
     expect(r.last_error).toBe("the provider refused it: ok is false, not true");
   });
 
-  it("sends to chosen channels, adds and removes channels, long-polls a send, and refuses what it cannot do", async () => {
+  it("sends to chosen channels, adds and removes channels, long-polls a send, refuses what it cannot do", async () => {
     const tag = unique();
     const n = await notifyWith([`json://${H}/ok/notify-a-${tag}`]);
     const added = await n.ok("add_channel", "/channels", { url: `form://${H}/ok/notify-b-${tag}` });
@@ -207,59 +207,64 @@ describe("notify", () => {
     expect(await n.ok("info", "")).toMatchObject({ channels: 0, sends: 1 });
   });
 
-  it("is the alert target of a dead-man switch: its down and up alerts reach every channel, once each, and only the owner can name it", async () => {
-    const tag = unique();
-    const n = await notifyWith([`json://${H}/ok/notify-deadman-${tag}`, `form://${H}/ok/notify-deadman-form-${tag}`]);
-    const refused = await call("POST", "/v1/deadman", {
-      body: { period_seconds: 3600, alert_notify: "zvm_notarealtoken" },
-      headers: { authorization: `Bearer ${n.token}` },
-    });
-    expect(refused.status).toBe(422);
-    const other = await createResource("counters", n.token);
-    const wrongKind = await call("POST", "/v1/deadman", {
-      body: { period_seconds: 3600, alert_notify: other.mgmt },
-      headers: { authorization: `Bearer ${n.token}` },
-    });
-    expect(((await wrongKind.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("alert_notify");
+  it(
+    "is the alert target of a dead-man switch: its down and up alerts reach every channel, once each, " +
+      "and only the owner can name it",
+    async () => {
+      const tag = unique();
+      const n = await notifyWith([`json://${H}/ok/notify-deadman-${tag}`, `form://${H}/ok/notify-deadman-form-${tag}`]);
+      const refused = await call("POST", "/v1/deadman", {
+        body: { period_seconds: 3600, alert_notify: "zvm_notarealtoken" },
+        headers: { authorization: `Bearer ${n.token}` },
+      });
+      expect(refused.status).toBe(422);
+      const other = await createResource("counters", n.token);
+      const wrongKind = await call("POST", "/v1/deadman", {
+        body: { period_seconds: 3600, alert_notify: other.mgmt },
+        headers: { authorization: `Bearer ${n.token}` },
+      });
+      expect(((await wrongKind.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("alert_notify");
 
-    const d = await createResource("deadman", n.token, {
-      period_seconds: 3600,
-      grace_seconds: 600,
-      alert_notify: n.mgmt,
-    });
-    expect(d.record.config).toMatchObject({ alert_notify: n.id, alert_url: null });
-    expect(JSON.stringify(d.record)).not.toContain(n.mgmt);
-    const ping = new URL(d.record.urls.public as string).pathname;
-    expect((await call("GET", ping)).status).toBe(200);
-    await advance(d.id, 3600_000 + 600_000 + 1000);
-    const log = async (name: string) => (await (await fetch(`${receiver}/_log/${name}`)).json()) as { body: string }[];
-    let hits: { body: string }[] = [];
-    for (let i = 0; i < 100 && hits.length < 1; i++) {
-      hits = await log(`notify-deadman-${tag}`);
-      if (!hits.length) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(JSON.parse(hits[0]!.body)).toMatchObject({
-      title: `Dead-man switch ${d.id} is down`,
-      message: expect.stringContaining("1 missed run(s)"),
-      type: "warning",
-    });
-    expect((await call("POST", ping, { body: "back", headers: { "content-type": "text/plain" } })).status).toBe(200);
-    for (let i = 0; i < 100 && hits.length < 2; i++) {
-      hits = await log(`notify-deadman-${tag}`);
-      if (hits.length < 2) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(JSON.parse(hits[1]!.body)).toMatchObject({ title: `Dead-man switch ${d.id} is up again`, type: "info" });
-    const sends = await n.ok("list_sends", "/sends");
-    expect(sends.items.map((x) => [x.source, x.title])).toEqual([
-      [d.id, `Dead-man switch ${d.id} is up again`],
-      [d.id, `Dead-man switch ${d.id} is down`],
-    ]);
-    await new Promise((r) => setTimeout(r, 1100));
-    expect(await log(`notify-deadman-${tag}`)).toHaveLength(2);
-    expect(await log(`notify-deadman-form-${tag}`)).toHaveLength(2);
-  });
+      const d = await createResource("deadman", n.token, {
+        period_seconds: 3600,
+        grace_seconds: 600,
+        alert_notify: n.mgmt,
+      });
+      expect(d.record.config).toMatchObject({ alert_notify: n.id, alert_url: null });
+      expect(JSON.stringify(d.record)).not.toContain(n.mgmt);
+      const ping = new URL(d.record.urls.public as string).pathname;
+      expect((await call("GET", ping)).status).toBe(200);
+      await advance(d.id, 3600_000 + 600_000 + 1000);
+      const log = async (name: string) =>
+        (await (await fetch(`${receiver}/_log/${name}`)).json()) as { body: string }[];
+      let hits: { body: string }[] = [];
+      for (let i = 0; i < 100 && hits.length < 1; i++) {
+        hits = await log(`notify-deadman-${tag}`);
+        if (!hits.length) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(JSON.parse(hits[0]!.body)).toMatchObject({
+        title: `Dead-man switch ${d.id} is down`,
+        message: expect.stringContaining("1 missed run(s)"),
+        type: "warning",
+      });
+      expect((await call("POST", ping, { body: "back", headers: { "content-type": "text/plain" } })).status).toBe(200);
+      for (let i = 0; i < 100 && hits.length < 2; i++) {
+        hits = await log(`notify-deadman-${tag}`);
+        if (hits.length < 2) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(JSON.parse(hits[1]!.body)).toMatchObject({ title: `Dead-man switch ${d.id} is up again`, type: "info" });
+      const sends = await n.ok("list_sends", "/sends");
+      expect(sends.items.map((x) => [x.source, x.title])).toEqual([
+        [d.id, `Dead-man switch ${d.id} is up again`],
+        [d.id, `Dead-man switch ${d.id} is down`],
+      ]);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(await log(`notify-deadman-${tag}`)).toHaveLength(2);
+      expect(await log(`notify-deadman-form-${tag}`)).toHaveLength(2);
+    },
+  );
 
-  it("stops relaying to a notify resource that has ended: the alert's delivery is aborted, not retried forever", async () => {
+  it("stops relaying to an ended notify resource: the alert's delivery is aborted, not retried forever", async () => {
     const n = await notifyWith([`json://${H}/ok/notify-ended-${unique()}`]);
     const d = await createResource("deadman", n.token, {
       period_seconds: 3600,
@@ -281,7 +286,7 @@ describe("notify", () => {
     expect(relay!.attempt_log[0]).toMatchObject({ outcome: "aborted", error: "The resource has ended." });
   });
 
-  it("sends mailto:// by SMTP submission to a real server: AUTH, envelope, a MIME message with text and HTML; a refused login is final", async () => {
+  it("sends mailto:// by SMTP to a real server: AUTH, envelope, MIME text + HTML; refused login is final", async () => {
     const smtp = env.TEST_SMTP;
     const n = await notifyWith([
       `mailto://ada%40example.com:smtp-test-password@${smtp.host}/ops@example.com/second.reader@example.com` +
@@ -331,69 +336,77 @@ describe("notify", () => {
     expect(r.last_error).toMatch(/^SMTP 535/);
   });
 
-  it("writes Slack's mrkdwn: Markdown converted as Apprise does (**b** → *b*, [t](u) → <u|t>), and &, <, > escaped everywhere but in the links it makes", async () => {
-    const hook = `slk${unique()}`;
-    const n = await notifyWith([`slack://T0001/B0001/${hook}`]);
-    const markdown = await n.ok("send", "/sends", {
-      title: "Q&A <ops>",
-      format: "markdown",
-      body:
-        "Deploy **v2** & <rollback> [the log](https://ci.example/run?id=1&x=2), see `a<b` and _why_\n\n- " +
-        "one\n- **two**",
-    });
-    await settled(n, markdown.send_id);
-    const plain = await n.ok("send", "/sends", { body: "a & b <c> **not bold**" });
-    await settled(n, plain.send_id);
-    const log = (await (await fetch(`${receiver}/_log/notify`)).json()) as { path: string; body: string }[];
-    const texts = log
-      .filter((r) => r.path.endsWith(`/hooks.slack.com/services/T0001/B0001/${hook}`))
-      .map((r) => (JSON.parse(r.body) as { text: string }).text);
-    expect(texts).toEqual([
-      "*Q&amp;A &lt;ops&gt;*\nDeploy *v2* &amp; &lt;rollback&gt; <https://ci.example/run?id=1&amp;x=2|the " +
-        "log>, see `a&lt;b` and _why_\n• one\n• *two*",
-      "a &amp; b &lt;c&gt; **not bold**",
-    ]);
-  });
+  it(
+    "writes Slack's mrkdwn: Markdown converted as Apprise does (**b** → *b*, [t](u) → <u|t>), " +
+      "and &, <, > escaped everywhere but in the links it makes",
+    async () => {
+      const hook = `slk${unique()}`;
+      const n = await notifyWith([`slack://T0001/B0001/${hook}`]);
+      const markdown = await n.ok("send", "/sends", {
+        title: "Q&A <ops>",
+        format: "markdown",
+        body:
+          "Deploy **v2** & <rollback> [the log](https://ci.example/run?id=1&x=2), see `a<b` and _why_\n\n- " +
+          "one\n- **two**",
+      });
+      await settled(n, markdown.send_id);
+      const plain = await n.ok("send", "/sends", { body: "a & b <c> **not bold**" });
+      await settled(n, plain.send_id);
+      const log = (await (await fetch(`${receiver}/_log/notify`)).json()) as { path: string; body: string }[];
+      const texts = log
+        .filter((r) => r.path.endsWith(`/hooks.slack.com/services/T0001/B0001/${hook}`))
+        .map((r) => (JSON.parse(r.body) as { text: string }).text);
+      expect(texts).toEqual([
+        "*Q&amp;A &lt;ops&gt;*\nDeploy *v2* &amp; &lt;rollback&gt; <https://ci.example/run?id=1&amp;x=2|the " +
+          "log>, see `a&lt;b` and _why_\n• one\n• *two*",
+        "a &amp; b &lt;c&gt; **not bold**",
+      ]);
+    },
+  );
 
-  it("honours Telegram's ?silent= (yes/true/no/false, as Apprise reads it) over the priority's default, and ?preview=", async () => {
-    const bot = `123456:tg${unique()}`;
-    const n = await notifyWith([
-      `tgram://${bot}/1?silent=yes`,
-      `tgram://${bot}/2?silent=true`,
-      `tgram://${bot}/3?silent=no&preview=no`,
-      `tgram://${bot}/4?silent=false`,
-      `tgram://${bot}/5`,
-    ]);
-    for (const priority of ["normal", "low"]) {
-      const { send_id } = await n.ok("send", "/sends", { body: `at ${priority}`, priority });
-      await settled(n, send_id);
-    }
-    const log = (await (await fetch(`${receiver}/_log/notify`)).json()) as { path: string; body: string }[];
-    const sent = log
-      .filter((r) => r.path.includes(`/bot${bot}/`))
-      .map(
-        (r) =>
-          JSON.parse(r.body) as {
-            chat_id: string;
-            text: string;
-            disable_notification: boolean;
-            disable_web_page_preview?: boolean;
-          },
-      );
-    const silentAt = (priority: string) =>
-      Object.fromEntries(
-        sent.filter((b) => b.text === `at ${priority}`).map((b) => [b.chat_id, b.disable_notification]),
-      );
-    expect(silentAt("normal")).toEqual({ 1: true, 2: true, 3: false, 4: false, 5: false });
-    expect(silentAt("low")).toEqual({ 1: true, 2: true, 3: false, 4: false, 5: true });
-    expect(sent.filter((b) => b.chat_id === "3").map((b) => b.disable_web_page_preview)).toEqual([true, true]);
-    expect(sent.filter((b) => b.chat_id === "5").map((b) => b.disable_web_page_preview)).toEqual([
-      undefined,
-      undefined,
-    ]);
-  });
+  it(
+    "honours Telegram's ?silent= (yes/true/no/false, as Apprise reads it) over the priority's default, " +
+      "and ?preview=",
+    async () => {
+      const bot = `123456:tg${unique()}`;
+      const n = await notifyWith([
+        `tgram://${bot}/1?silent=yes`,
+        `tgram://${bot}/2?silent=true`,
+        `tgram://${bot}/3?silent=no&preview=no`,
+        `tgram://${bot}/4?silent=false`,
+        `tgram://${bot}/5`,
+      ]);
+      for (const priority of ["normal", "low"]) {
+        const { send_id } = await n.ok("send", "/sends", { body: `at ${priority}`, priority });
+        await settled(n, send_id);
+      }
+      const log = (await (await fetch(`${receiver}/_log/notify`)).json()) as { path: string; body: string }[];
+      const sent = log
+        .filter((r) => r.path.includes(`/bot${bot}/`))
+        .map(
+          (r) =>
+            JSON.parse(r.body) as {
+              chat_id: string;
+              text: string;
+              disable_notification: boolean;
+              disable_web_page_preview?: boolean;
+            },
+        );
+      const silentAt = (priority: string) =>
+        Object.fromEntries(
+          sent.filter((b) => b.text === `at ${priority}`).map((b) => [b.chat_id, b.disable_notification]),
+        );
+      expect(silentAt("normal")).toEqual({ 1: true, 2: true, 3: false, 4: false, 5: false });
+      expect(silentAt("low")).toEqual({ 1: true, 2: true, 3: false, 4: false, 5: true });
+      expect(sent.filter((b) => b.chat_id === "3").map((b) => b.disable_web_page_preview)).toEqual([true, true]);
+      expect(sent.filter((b) => b.chat_id === "5").map((b) => b.disable_web_page_preview)).toEqual([
+        undefined,
+        undefined,
+      ]);
+    },
+  );
 
-  it("mailto:// and mailtos:// without ?from= send as user@host (the login itself when it is an address), as Apprise does", async () => {
+  it("mailto(s):// without ?from= send as user@host (the login itself if an address), as Apprise does", async () => {
     const smtp = env.TEST_SMTP;
     const host = smtp.host.split(":")[0]!;
     const n = await notifyWith([`mailto://ada:smtp-test-password@${smtp.host}/ops@example.com`]);
