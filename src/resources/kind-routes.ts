@@ -21,6 +21,7 @@ import { publicRecord, resourceAnswer } from "./record";
 import { allowsPrivateTargets, checkEgressUrl } from "../delivery/egress-guard";
 import { credentialSeed, identity, type Identity } from "./create-identity";
 import { TAGS } from "../openapi/tags";
+import { checkCreateTimes } from "../sandbox/create-times";
 import type { Json } from "../json";
 import type { CreateInput, OpInput, RecordCore } from "../rpc/resource";
 import { requestBytes } from "../http/idempotency-store";
@@ -73,8 +74,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kind: AnyKind): void {
       for (const [path, url] of valuesAt(config, field.split(".")))
         if (typeof url === "string") checkEgressUrl(url, allowPrivate, path);
     }
-    const now = Date.now();
-    kind.checkCreate?.(config, now + ttl_seconds * 1000, now);
+    await checkCreateTimes(c, kind, config, ttl_seconds);
     const {
       config: shown,
       sealed,

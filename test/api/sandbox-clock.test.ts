@@ -8,7 +8,7 @@
 import { env } from "cloudflare:test";
 import { Cron } from "croner";
 import { describe, expect, it } from "vitest";
-import { buyCredits, call, createResource, json, mcpTool, received } from "../harness";
+import { balanceOf, buyCredits, call, createResource, json, mcpTool, received } from "../harness";
 
 const receiver = env.TEST_RECEIVER_URL;
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -193,6 +193,40 @@ describe("a sandbox's clock", () => {
     expect(apart).toBeGreaterThanOrEqual(30 * MINUTE);
     expect(apart).toBeLessThan(30 * MINUTE + 5_000);
     expect(JSON.parse((await received(second, 1))[0]!.body).data).toMatchObject({ step: 2 });
+  });
+});
+
+describe("a create's own times in a sandbox", () => {
+  it("are checked on the sandbox's clock: past real time's reach is fine, past the sandbox's is 422, uncharged", async () => {
+    const s = await sandbox();
+    await s.move({ advance_seconds: 30 * 86400 });
+    const name = unique();
+    const wakeup = (at: number) =>
+      call("POST", "/v1/wakeups", {
+        body: { ttl_seconds: 86400, url: `${receiver}/sbx-at/${name}`, at: new Date(at).toISOString() },
+        headers: s.auth,
+      });
+    // An hour after the sandbox's now: a month past the real life of a one-day resource, within its sandbox life.
+    const ahead = await wakeup((await s.now()) + HOUR);
+    expect(ahead.status, await ahead.clone().text()).toBe(201);
+    const spent = (await balanceOf(s.token)).spent_usd;
+    // Past the resource's life on the sandbox's clock too: 422, nothing charged, nothing made.
+    const past = await wakeup((await s.now()) + 2 * DAY);
+    expect(past.status).toBe(422);
+    expect((await json<{ errors: { path: string }[] }>(past)).errors[0]!.path).toBe("at");
+    expect((await balanceOf(s.token)).spent_usd).toBe(spent);
+    const view = await json<{ resources: unknown[] }>(await call("GET", `/v1/sandboxes/${s.id}`, { headers: s.auth }));
+    expect(view.resources).toHaveLength(1);
+    // The one made fires when the sandbox's clock reaches it.
+    const moved = await s.move({ advance_seconds: 2 * 3600 });
+    expect(sent(moved.fired, "wakeup.fired").length + moved.fired.filter((e) => e.type === "delivery").length).toBe(2);
+    // Real money is checked against real time, as ever.
+    const { token } = await buyCredits(1);
+    const real = await call("POST", "/v1/wakeups", {
+      body: { ttl_seconds: 86400, url: `${receiver}/sbx-at/${name}`, at: new Date(Date.now() + 3 * 86400_000) },
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(real.status).toBe(422);
   });
 });
 
