@@ -80,8 +80,8 @@ const wrangler = spawn(WRANGLER, ["dev", "--var", `ENGINE_URL:${local.url}`, ...
 let ready = false;
 const before = [];
 /**
- * A warning or error block (a `▲ [WARNING]` or `✘ [ERROR]` line and its indented lines) seen before ready: shown unless
- * it is noise.
+ * A warning or error block (a `▲ [WARNING]` or `✘ [ERROR]` line and its indented lines) seen before ready: shown
+ * unless it is noise.
  */
 let block = null;
 const flush = () => {

@@ -3,21 +3,26 @@
  * The local engines: real Debian programs behind the HTTP API the Worker speaks to an engine in production: on loopback
  * for `npm run dev` and the tests, and as the engines image (engines/Dockerfile).
  *
- *   POST /forms/chromium/convert/html Gotenberg's route: multipart `files` (index.html; header.html, POST
- *   /forms/chromium/convert/url footer.html) or field `url`, with Gotenberg's fields (paperWidth, paperHeight, margin*,
- *   landscape, printBackground, scale, waitDelay, waitForSelector) → application/pdf, by Debian's chromium (driven by
- *   playwright-core, which downloads no browser of its own). POST /forms/libreoffice/convert Gotenberg's route:
- *   multipart `files` (one document: .docx, .doc, .odt, .rtf, .xlsx, .xls, .ods, .pptx, .ppt, .odp, by its file name) →
- *   application/pdf, by Debian's LibreOffice (`soffice --headless --convert-to pdf`, one at a time). POST /forms/ocr
- *   multipart `files` (one image: PNG, JPEG, TIFF, WebP; or a PDF, each page rasterized by poppler's pdftoppm at 200
- *   dpi) and `languages` (`eng+deu`) → JSON `{ languages, pages: [{ page, width, height, text, words: [{ text,
- *   confidence, left, top, width, height }] }] }`, by Debian's tesseract (TSV). GET /ocr/languages `{ languages }`: the
- *   tesseract languages installed.
- *   GET  /health                        Gotenberg's shape: `{ status: "up" | "down", details: { chromium: { status,
- *                                      timestamp, error? }, tesseract, pdftoppm, libreoffice } }`, 503 when one
- *                                      is down (not installed: its error says the command that installs it).
- *   GET /version Gotenberg's shape (text/plain): the project's version, then the programs' (`1.0.0 (chromium
- *   156.0.8078.108; tesseract 5.3.0; …)`).
+ *   POST /forms/chromium/convert/html  Gotenberg's route: multipart `files` (index.html; header.html,
+ *   POST /forms/chromium/convert/url   footer.html) or field `url`, with Gotenberg's fields (paperWidth,
+ *                                      paperHeight, margin*, landscape, printBackground, scale,
+ *                                      waitDelay, waitForSelector) → application/pdf, by Debian's chromium
+ *                                      (driven by playwright-core, which downloads no browser of its own).
+ *   POST /forms/libreoffice/convert    Gotenberg's route: multipart `files` (one document: .docx, .doc, .odt,
+ *                                      .rtf, .xlsx, .xls, .ods, .pptx, .ppt, .odp, by its file name) →
+ *                                      application/pdf, by Debian's LibreOffice (`soffice --headless
+ *                                      --convert-to pdf`, one at a time).
+ *   POST /forms/ocr                    multipart `files` (one image: PNG, JPEG, TIFF, WebP; or a PDF, each page
+ *                                      rasterized by poppler's pdftoppm at 200 dpi) and `languages` (`eng+deu`) →
+ *                                      JSON `{ languages, pages: [{ page, width, height, text, words: [{ text,
+ *                                      confidence, left, top, width, height }] }] }`, by Debian's tesseract (TSV).
+ *   GET  /ocr/languages                `{ languages }`: the tesseract languages installed.
+ *   GET  /health                       Gotenberg's shape: `{ status: "up" | "down", details: { chromium: {
+ *                                      status, timestamp, error? }, tesseract, pdftoppm, libreoffice } }`, 503
+ *                                      when one is down (not installed: its error says the command that
+ *                                      installs it).
+ *   GET  /version                      Gotenberg's shape (text/plain): the project's version, then the
+ *                                      programs' (`1.0.0 (chromium 156.0.8078.108; tesseract 5.3.0; …)`).
  *
  * On Cloudflare the same program runs as the engines image (engines/Dockerfile) in a Cloudflare Container or on any
  * host, or Gotenberg serves the Gotenberg routes; Browser Rendering can print PDFs instead (src/engines/).

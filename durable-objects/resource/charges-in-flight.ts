@@ -20,8 +20,8 @@ import type { ResourceClock } from "./clock";
 
 export class ChargesInFlight {
   /**
-   * Direct charges running in this process (request id → when the alarm would give them back): not a dead process's to
-   * recover.
+   * Direct charges running in this process (request id → when the alarm would give them back): not a dead
+   * process's to recover.
    */
   private readonly charging = new Map<string, number>();
 

@@ -85,7 +85,8 @@ export class DeliveryLog {
         : null;
     const inserted =
       this.sql.exec(
-        `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status, created_at, updated_at, due_at, retry_delays)
+        `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status,
+             created_at, updated_at, due_at, retry_delays)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
         id,
         request.eventType,

@@ -84,7 +84,9 @@ export class DeliveryDispatch {
           for (const m of batch) {
             this.sql.exec(
               `UPDATE deliveries SET sends = MAX(sends, ?), refusals = 0,
-                 due_at = CASE WHEN settled_at IS NOT NULL THEN NULL WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END, queued = 1, queued_by = ?
+                 due_at = CASE WHEN settled_at IS NOT NULL THEN NULL
+                   WHEN queued = 1 AND due_at > ? THEN due_at ELSE ? END,
+                 queued = 1, queued_by = ?
                WHERE delivery_id = ?`,
               m.send,
               heardBy,

@@ -191,7 +191,8 @@ export class SandboxStore {
   /** Keeps a request the sandbox's resource would have sent, at `at`; answers its number in the log. */
   logDelivery(at: number, r: LoggedRequest): number {
     this.sql.exec(
-      `INSERT INTO deliveries_log (at, resource_id, delivery_id, event_type, method, url, headers, body, body_bytes, body_sha256, body_withheld)
+      `INSERT INTO deliveries_log (at, resource_id, delivery_id, event_type, method, url, headers, body, body_bytes,
+           body_sha256, body_withheld)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       at,
       r.resource_id,

@@ -140,9 +140,10 @@ export async function listFeatureRequests(db: D1Database, limit: number, cursor?
 export async function listAbuseReports(db: D1Database, limit: number, cursor?: string) {
   return pageRows<AbuseReportRow, unknown>(
     db,
-    `SELECT abuse_reports.id, url, abuse_reports.public_id, abuse_reports.reason, details, contact, client_hash, created_at,
-       disabled_public_addresses.public_id IS NOT NULL AS disabled
-     FROM abuse_reports LEFT JOIN disabled_public_addresses ON disabled_public_addresses.public_id = abuse_reports.public_id`,
+    `SELECT abuse_reports.id, url, abuse_reports.public_id, abuse_reports.reason, details, contact, client_hash,
+       created_at, disabled_public_addresses.public_id IS NOT NULL AS disabled
+     FROM abuse_reports LEFT JOIN disabled_public_addresses
+       ON disabled_public_addresses.public_id = abuse_reports.public_id`,
     "abuse_reports",
     limit,
     cursor,

@@ -30,7 +30,10 @@ export function bearer(c: Context<AppEnv>): string | null {
 export async function requireCredit(c: Context<AppEnv>): Promise<CreditCredential> {
   const token = bearer(c);
   if (!token)
-    throw new AppError("unauthorized", "Send a credit token (zv_…) or an access token as `Authorization: Bearer …`.");
+    throw new AppError(
+      "unauthorized",
+      "Send a credit token (zv_…) or an access token as " + "`Authorization: Bearer …`.",
+    );
   return creditCredential(c, token);
 }
 
@@ -89,8 +92,8 @@ export function managementCredential(c: Context<AppEnv>, resourceId: string): Ma
   const parts = parseManagementToken(token);
   if (!parts) {
     const kind = tokenKind(token);
-    const sent =
-      kind === "credit" ? "This is a credit token (zv_…)" : kind === "access" ? "This is an access token (JWT)" : null;
+    const credit = "This is a credit token (zv_…)";
+    const sent = kind === "credit" ? credit : kind === "access" ? "This is an access token (JWT)" : null;
     if (sent) {
       throw new AppError(
         "unauthorized",

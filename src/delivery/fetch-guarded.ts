@@ -73,12 +73,12 @@ interface FetchInit {
 function upstreamError(url: URL, err: unknown, timeoutMs = FETCH_TIMEOUT_MS): AppError {
   if (err instanceof AppError) return err;
   const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-  return new AppError(
-    "upstream_failed",
-    `${url.href}: ` +
-      `${timeout ? `no complete answer within ${timeoutMs / 1000} s` : err instanceof Error ? err.message : String(err)}` +
-      `.`,
-  );
+  const why = timeout
+    ? `no complete answer within ${timeoutMs / 1000} s`
+    : err instanceof Error
+      ? err.message
+      : String(err);
+  return new AppError("upstream_failed", `${url.href}: ${why}.`);
 }
 
 /**

@@ -10,8 +10,11 @@ import type { OutgoingRequest } from "../kind/kind";
 import { headerFields } from "../http/header-fields";
 
 /** Headers we set ourselves (signature, framing): a configured one must not replace them. */
-const RESERVED_HEADERS =
-  /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-id|webhook-timestamp|webhook-signature)$/i;
+const RESERVED_HEADERS = new RegExp(
+  "^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|" +
+    "webhook-id|webhook-timestamp|webhook-signature)$",
+  "i",
+);
 /**
  * A text body rides in the delivery row and the queue message (128 KB at most, sealed bodies grow by a third): larger
  * ones go by reference (StoredBody).

@@ -91,7 +91,8 @@ export interface PublicAddressTarget {
 export async function findPublicAddress(db: D1Database, publicId: string): Promise<PublicAddressTarget | null> {
   return db
     .prepare(
-      `SELECT id, kind, state, EXISTS (SELECT 1 FROM disabled_public_addresses d WHERE d.public_id = r.public_id) AS disabled
+      `SELECT id, kind, state,
+         EXISTS (SELECT 1 FROM disabled_public_addresses d WHERE d.public_id = r.public_id) AS disabled
        FROM resources r WHERE r.public_id = ?`,
     )
     .bind(publicId)

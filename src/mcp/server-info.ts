@@ -31,7 +31,8 @@ export const INSTRUCTIONS =
   'or an OAuth access token on this connection, or pay one call with x402 in `_meta["x402/payment"]` (a call without ' +
   "payment returns the terms); buy_credits buys a credit token with x402. list_prices, list_kinds and " +
   "describe_kind are free. " +
-  "For typed tools of chosen kinds (create_<kind>, <kind>_<operation>), connect to /mcp?toolsets=<family or kind>,… " +
+  "For typed tools of chosen kinds (create_<kind>, <kind>_<operation>), connect to " +
+  "/mcp?toolsets=<family or kind>,… " +
   "(families: time, address, memory, place, watching, utilities; or all). Resources: the price list, " +
   "/llms.txt and each kind's description.";
 

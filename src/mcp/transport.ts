@@ -14,7 +14,8 @@ export const VERSION_META = "io.modelcontextprotocol/protocolVersion";
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
- * A header's value without the whitespace around it, which is not part of it (RFC 9110 §5.5); a runtime may leave some.
+ * A header's value without the whitespace around it, which is not part of it (RFC 9110 §5.5); a runtime may
+ * leave some.
  */
 export function fieldValue(c: Context<AppEnv>, name: string): string | undefined {
   return c.req.header(name)?.replace(/^[ \t]+|[ \t]+$/g, "");

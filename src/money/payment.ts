@@ -67,6 +67,8 @@ async function creditFromRequest(c: Context<AppEnv>, from: PaidCall["creditFrom"
   return token ? creditCredential(c, token, from === "bearer" ? "bearer" : "x-credit-token") : null;
 }
 
+const BEARER_CREDIT = "`Authorization: Bearer zv_…`";
+
 /** The 402 of a call that came without payment: its price as the price list writes it, and each way to pay it here. */
 function unpaidDetail(call: PaidCall): string {
   const price = `${call.description} costs $${microToUsd(call.priceMicro)}`;
@@ -74,7 +76,7 @@ function unpaidDetail(call: PaidCall): string {
     "sign the x402 terms in this answer (also in the PAYMENT-REQUIRED header) and repeat the call with " +
     "PAYMENT-SIGNATURE (or X-PAYMENT)";
   if (call.creditFrom === "bearer")
-    return `${price}: send a credit token as \`Authorization: Bearer zv_…\` (buy one at POST /v1/credits), or ${x402}.`;
+    return `${price}: send a credit token as ${BEARER_CREDIT} (buy one at POST /v1/credits), or ${x402}.`;
   if (call.creditFrom === "x-credit-token")
     return (
       `${price}: send a credit token in the X-CREDIT-TOKEN header (beside the management token in ` +

@@ -162,7 +162,8 @@ export function registerAdminActions(app: OpenAPIHono<AppEnv>): void {
       const after = cursor ? decodeCursor(cursor) : { createdAt: Number.MAX_SAFE_INTEGER, id: "" };
       const rows = (
         await c.env.DB.prepare(
-          `SELECT d.delivery_id, d.resource_id, r.kind, d.at FROM deliveries_dead d LEFT JOIN resources r ON r.id = d.resource_id
+          `SELECT d.delivery_id, d.resource_id, r.kind, d.at
+         FROM deliveries_dead d LEFT JOIN resources r ON r.id = d.resource_id
          WHERE d.at < ?1 OR (d.at = ?1 AND d.delivery_id < ?2) ORDER BY d.at DESC, d.delivery_id DESC LIMIT ?3`,
         )
           .bind(after.createdAt, after.id || "\uffff", limit + 1)

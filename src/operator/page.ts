@@ -29,7 +29,8 @@ const CSP = [
 
 const PAGE_STYLE = `${STYLE}
 .controls { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
-select { font: inherit; padding: .25rem .5rem; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
+select { font: inherit; padding: .25rem .5rem; color: var(--fg); background: var(--bg);
+  border: 1px solid var(--line); border-radius: 6px; }
 select:focus-visible, summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .totals { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); gap: .75rem; margin: 0; }
 .totals dt { color: var(--muted); font-size: .85rem; }
@@ -37,8 +38,10 @@ select:focus-visible, summary:focus-visible { outline: 3px solid var(--accent); 
 .chart svg { display: block; max-width: 100%; height: auto; }
 .chart text { fill: var(--fg); font-size: 12px; font-variant-numeric: tabular-nums; }
 .chart .axis { stroke: var(--line); }
-.legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: .25rem 0 .5rem; padding: 0; font-size: .9rem; }
-.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -1px; }
+.legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none;
+  margin: .25rem 0 .5rem; padding: 0; font-size: .9rem; }
+.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem;
+  vertical-align: -1px; }
 .revenue, .answered { fill: var(--accent); background: var(--accent); }
 .refused { fill: #b35c00; background: #b35c00; }
 .errors { fill: #c62828; background: #c62828; }
@@ -64,6 +67,8 @@ function card(id: string, title: string, note: string, extra = ""): string {
 
 function pageHtml(serviceName: string): string {
   const name = escapeHtml(serviceName);
+  const deadNote =
+    "Died (dead-letter queue or their own schedule spent) and not delivered since. Pending now: see Totals.";
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -79,20 +84,30 @@ function pageHtml(serviceName: string): string {
 <a class="skip" href="#main">Skip to content</a>
 <div class="wrap">
 <header class="top"><a class="brand" href="/">${name}</a>
-<nav aria-label="Operator"><ul><li><a href="/v1/admin/stats">Figures as JSON</a></li><li><a href="/docs">API reference</a></li></ul></nav></header>
+<nav aria-label="Operator"><ul>
+<li><a href="/v1/admin/stats">Figures as JSON</a></li>
+<li><a href="/docs">API reference</a></li>
+</ul></nav></header>
 <main id="main">
 <h1>Operator</h1>
-<p class="controls"><label for="days">Period</label> <select id="days"><option value="1">Today (UTC)</option><option value="7">Last 7 days</option><option value="30" selected>Last 30 days</option></select></p>
+<p class="controls"><label for="days">Period</label> <select id="days">
+<option value="1">Today (UTC)</option>
+<option value="7">Last 7 days</option>
+<option value="30" selected>Last 30 days</option>
+</select></p>
 <p id="status" role="status">Loading the figures…</p>
-<noscript><p>The charts are drawn by script; the figures themselves are at <a href="/v1/admin/stats">/v1/admin/stats</a>.</p></noscript>
-<section class="card" aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2><dl id="totals" class="totals"></dl></section>
+<noscript><p>The charts are drawn by script; the figures themselves are at
+<a href="/v1/admin/stats">/v1/admin/stats</a>.</p></noscript>
+<section class="card" aria-labelledby="totals-h">
+<h2 id="totals-h">Totals</h2><dl id="totals" class="totals"></dl>
+</section>
 <div class="grid">
 ${card("revenue", "Revenue by day", "x402 payments settled: credit bought, and calls paid one by one.")}
 ${card("calls-by-day", "Calls by day", "API requests answered, whatever their status.")}
 ${card("calls", "Calls by kind", "Answered, refused (4xx: never charged) and errors (5xx: never charged).", legend)}
 ${card("charged", "Charged by kind", "The price of calls answered 2xx, by credit token or x402.")}
 ${card("active", "Active resources by kind", "Now: active and not past their expiry.")}
-${card("dead", "Deliveries dead by day", "Died (dead-letter queue or their own schedule spent) and not delivered since. Pending now: see Totals.")}
+${card("dead", "Deliveries dead by day", deadNote)}
 </div>
 </main>
 </div>

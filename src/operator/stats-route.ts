@@ -9,9 +9,14 @@ import { statsAnswer, statsQuery } from "./stats-schema";
 import { readStats } from "./stats-store";
 import { flushNow, flushSeconds } from "./usage-counters";
 
-const DESCRIPTION = `Revenue by day (x402 payments settled), calls, refusals (4xx) and errors (5xx) and the µUSD charged, by day and by kind, active resources by kind, and deliveries pending and dead, read from the service's own tables.
+const DESCRIPTION = `Revenue by day (x402 payments settled), calls, refusals (4xx) and errors (5xx) and the µUSD \
+charged, by day and by kind, active resources by kind, and deliveries pending and dead, read from the service's own \
+tables.
 
-Calls are counted per isolate in memory and written to D1 at most every \`STATS_FLUSH_SECONDS\`: this answer includes its own isolate's counts, others may lag by that much (an isolate evicted before it wrote loses at most that much). A browser may send the operator token as HTTP Basic's password (any user name) on this read: that is how the operator page at \`/admin\` fetches it.`;
+Calls are counted per isolate in memory and written to D1 at most every \`STATS_FLUSH_SECONDS\`: this answer \
+includes its own isolate's counts, others may lag by that much (an isolate evicted before it wrote loses at most \
+that much). A browser may send the operator token as HTTP Basic's password (any user name) on this read: that is how \
+the operator page at \`/admin\` fetches it.`;
 
 export function registerStatsRoute(app: OpenAPIHono<AppEnv>): void {
   app.openapi(

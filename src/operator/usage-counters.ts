@@ -96,7 +96,8 @@ function scheduleFlush(db: D1Database, ctx: WaitUntil, intervalMs: number, now: 
   ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, due - now)).then(() => flush(db)));
 }
 
-const UPSERT = `INSERT INTO usage_daily (day, kind, calls, refused, errors, charged_micro, public_requests, public_errors)
+const UPSERT = `INSERT INTO usage_daily
+  (day, kind, calls, refused, errors, charged_micro, public_requests, public_errors)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (day, kind) DO UPDATE SET calls = calls + excluded.calls, refused = refused + excluded.refused,
   errors = errors + excluded.errors, charged_micro = charged_micro + excluded.charged_micro,

@@ -13,7 +13,10 @@ export type SandboxEvent = {
   /** The resource it happened to; null for the sandbox's own events (made, clock moved, ended). */
   resource_id: string | null;
   kind: string | null;
-  /** created · timer · delivery · attempt · logged · expired · cancelled · clock · sandbox_created · sandbox_ended */
+  /**
+   * created · timer · delivery · attempt · logged · expired · cancelled · clock · sandbox_created ·
+   * sandbox_ended
+   */
   type: string;
   detail: Json;
 };

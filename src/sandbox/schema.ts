@@ -66,7 +66,8 @@ const sandboxEvent = z
     type: z
       .string()
       .describe(
-        "created · timer · delivery · attempt · logged · expired · cancelled · clock · sandbox_created · sandbox_ended",
+        "created · timer · delivery · attempt · logged · expired · cancelled · clock · " +
+          "sandbox_created · sandbox_ended",
       ),
     detail: jsonValue,
   })
@@ -90,7 +91,9 @@ export const createdSandbox = sandboxView
   .extend({
     credit_token: z
       .string()
-      .describe("zv_… — sandbox money, shown this once: it pays only for this sandbox's resources, and only it does."),
+      .describe(
+        "zv_… — sandbox money, shown this once: " + "it pays only for this sandbox's resources, and only it does.",
+      ),
     balance_usd: z.number(),
   })
   .openapi("CreatedSandbox");

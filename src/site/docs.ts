@@ -28,8 +28,10 @@ const CSP = [
 
 // Redoc has no dark theme: keep the whole page light so the bar and the reference match. Its default
 // fonts are Google's: name system fonts instead, so the page asks no other origin for them either.
-const LIGHT_ONLY = `<style>:root { color-scheme: light; --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --line: #d0d7de; --accent: #0a58ca; }
-.docs-bar { max-width: none; padding: .75rem 1rem .5rem; } .docs-bar header.top { border-bottom: 0; padding-bottom: 0; } redoc { display: block; border-top: 1px solid var(--line); }
+const LIGHT_ONLY = `<style>:root { color-scheme: light;
+  --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --line: #d0d7de; --accent: #0a58ca; }
+.docs-bar { max-width: none; padding: .75rem 1rem .5rem; } .docs-bar header.top { border-bottom: 0; padding-bottom: 0; }
+redoc { display: block; border-top: 1px solid var(--line); }
 .fallback { max-width: 62rem; margin: 0 auto; padding: 1.25rem; }</style>`;
 
 const THEME = JSON.stringify({
@@ -50,7 +52,8 @@ export function docsPage(serviceName: string, baseUrl: string): Response {
       <h1>${escapeHtml(serviceName)} API reference</h1>
       <p>The reference is rendered in your browser from the OpenAPI 3.1 document at
       <a href="/openapi.json?kinds=all"><code>${escapeHtml(documentUrl)}</code></a>.</p>
-      <noscript><p>JavaScript is off: read <a href="/openapi.json?kinds=all">the document</a> directly, or open it in any OpenAPI viewer.</p></noscript>
+      <noscript><p>JavaScript is off: read <a href="/openapi.json?kinds=all">the document</a> directly, or open it
+      in any OpenAPI viewer.</p></noscript>
     </div>
   </redoc>
 </main>

@@ -49,8 +49,8 @@ ${topBar(serviceName)}
   <p>${inline(info.meaning)}</p>
   <h2>What to do</h2>
   <p>${inline(info.what_to_do)}</p>
-  <p class="muted">The answer that linked here is <code>application/problem+json</code>: its <code>detail</code> says what was wrong
-  with that request, and its <code>request_id</code> names it in the service's logs.</p>
+  <p class="muted">The answer that linked here is <code>application/problem+json</code>: its <code>detail</code> says
+  what was wrong with that request, and its <code>request_id</code> names it in the service's logs.</p>
 </main>
 <footer class="muted">Every status and code is in the <a href="/docs">API reference</a>.</footer>
 </div>`;

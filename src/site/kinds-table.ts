@@ -18,7 +18,8 @@ export const KINDS_STYLE = `
 .kinds thead th:last-child { width: 24%; }
 .kinds caption { text-align: left; font-weight: 700; font-size: 1.05rem; padding: .25rem 0 .4rem; }
 .kinds caption span { font-weight: 400; color: var(--muted); font-size: .92rem; }
-.kinds th, .kinds td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-top: 1px solid var(--line); }
+.kinds th, .kinds td { text-align: left; vertical-align: top; padding: .45rem .5rem;
+  border-top: 1px solid var(--line); }
 .kinds thead th { font-size: .85rem; color: var(--muted); border-top: 0; }
 .kinds th[scope=row] { font-weight: 400; }
 .kinds th[scope=row] code { font-weight: 600; font-size: .82rem; background: none; padding: 0; }
@@ -95,7 +96,8 @@ ${rows.join("\n")}
   });
   return `<section class="kinds" aria-labelledby="kinds-h">
 <h2 id="kinds-h">The ${every.length} kinds</h2>
-<p class="muted">A resource costs its rate for each started day of its life, paid at create (and at extend); its operations are priced per call in the <a href="/v1/prices">price list</a>, the authority on every charge.</p>
+<p class="muted">A resource costs its rate for each started day of its life, paid at create (and at extend);
+its operations are priced per call in the <a href="/v1/prices">price list</a>, the authority on every charge.</p>
 ${tables.join("\n")}
 </section>`;
 }

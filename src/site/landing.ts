@@ -64,7 +64,8 @@ ${topBar(serviceName)}
       <h2 id="start-curl">1. Just call it</h2>
       <p>Any paid call without a credential answers <code>402</code> with its exact price as x402 terms.</p>
       ${code("curl example", curlExample(baseUrl))}
-      <p>Sign the terms and repeat the call with <code>X-PAYMENT</code> (or <code>PAYMENT-SIGNATURE</code>): it runs once for that payment.</p>
+      <p>Sign the terms and repeat the call with <code>X-PAYMENT</code> (or <code>PAYMENT-SIGNATURE</code>): it runs
+      once for that payment.</p>
       <p>With a credit token the same call is a plain bearer request, <code>Authorization: Bearer zv_…</code>; the
       <code>201</code> carries the resource's <code>management_token</code>, shown this once.</p>
     </section>
@@ -76,7 +77,8 @@ ${topBar(serviceName)}
   </div>
   <ul class="facts">
     <li>Every resource expires unless extended; status, export and cancel are free with its management token.</li>
-    <li>Missing something? <code>POST /v1/feature-requests</code>. Abusive content? <code>POST /v1/abuse-reports</code>. Both are free.</li>
+    <li>Missing something? <code>POST /v1/feature-requests</code>. Abusive content?
+    <code>POST /v1/abuse-reports</code>. Both are free.</li>
   </ul>
   ${kindsTables()}
 </main>

@@ -10,12 +10,17 @@ export function escapeHtml(text: string): string {
 }
 
 export const STYLE = `
-:root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --line: #d0d7de; --accent: #0a58ca; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --panel: #161b22; --line: #30363d; --accent: #6cb6ff; } }
+:root { color-scheme: light dark;
+  --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --line: #d0d7de; --accent: #0a58ca; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --panel: #161b22; --line: #30363d; --accent: #6cb6ff; }
+}
 * { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: var(--fg); background: var(--bg); }
 .wrap { max-width: 62rem; margin: 0 auto; padding: 1.25rem 1.25rem 2rem; }
-header.top { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: baseline; justify-content: space-between; border-bottom: 1px solid var(--line); padding-bottom: .75rem; }
+header.top { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: baseline; justify-content: space-between;
+  border-bottom: 1px solid var(--line); padding-bottom: .75rem; }
 .brand { font-weight: 700; font-size: 1.15rem; color: var(--fg); text-decoration: none; }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; list-style: none; margin: 0; padding: 0; }
 a { color: var(--accent); text-underline-offset: .15em; }
@@ -25,9 +30,11 @@ h2 { font-size: 1.1rem; margin: 0 0 .4rem; }
 p { margin: .4rem 0; }
 .lead { font-size: 1.08rem; max-width: 46rem; }
 .muted { color: var(--muted); }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 27rem), 1fr)); gap: 1rem; margin: 1.25rem 0; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 27rem), 1fr));
+  gap: 1rem; margin: 1.25rem 0; }
 section.card { border: 1px solid var(--line); border-radius: 8px; padding: 1rem; background: var(--bg); }
-pre { margin: .5rem 0; padding: .75rem; overflow-x: auto; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; font-size: .8rem; line-height: 1.45; }
+pre { margin: .5rem 0; padding: .75rem; overflow-x: auto; background: var(--panel); border: 1px solid var(--line);
+  border-radius: 6px; font-size: .8rem; line-height: 1.45; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 p code, li code { background: var(--panel); padding: .05rem .3rem; border-radius: 4px; font-size: .9em; }
 ul.facts { margin: .25rem 0 0; padding-left: 1.2rem; }

@@ -30,7 +30,9 @@ export function timeHtml(at: number | string, seconds = false): string {
 const SCRIPT = `document.querySelectorAll("time[data-local]").forEach(function (el) {
   var at = new Date(el.getAttribute("datetime"));
   if (isNaN(at.getTime())) return;
-  var options = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" };
+  var options = {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short"
+  };
   if (el.getAttribute("data-local") === "seconds") options.second = "2-digit";
   el.title = el.textContent;
   el.textContent = at.toLocaleString(undefined, options);

@@ -15,8 +15,12 @@ import { deeperThan, MAX_JSON_DEPTH } from "../../json";
  * the resource's secret). A provider's own signature header (Stripe-Signature, X-Hub-Signature-256)
  * is kept, so a destination can still check it.
  */
-const NOT_FORWARDED =
-  /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|cookie|cf-.*|cdn-loop|x-forwarded-.*|x-real-ip|true-client-ip|forwarded|webhook-id|webhook-timestamp|webhook-signature)$/i;
+const NOT_FORWARDED = new RegExp(
+  "^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|" +
+    "cookie|cf-.*|cdn-loop|x-forwarded-.*|x-real-ip|true-client-ip|forwarded|" +
+    "webhook-id|webhook-timestamp|webhook-signature)$",
+  "i",
+);
 
 export function forwardedHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.test(name)));

@@ -21,7 +21,8 @@ export async function claimPayment(
 ): Promise<void> {
   const result = await db
     .prepare(
-      `INSERT INTO payments (network, payer, nonce, amount_micro, operation, status, request_id, valid_before, created_at)
+      `INSERT INTO payments
+         (network, payer, nonce, amount_micro, operation, status, request_id, valid_before, created_at)
        VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?) ON CONFLICT DO NOTHING`,
     )
     .bind(

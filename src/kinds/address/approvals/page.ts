@@ -16,9 +16,11 @@ main { max-width: 40rem; margin: 2.5rem auto; padding: 0 1.25rem 2rem; }
 .description { border-left: 4px solid var(--line); padding-left: 1rem; margin: 1rem 0; }
 form { display: grid; gap: 1rem; margin-top: 1.25rem; }
 label { font-weight: 600; }
-textarea { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); width: 100%; min-height: 6rem; }
+textarea { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--panel); color: var(--fg); width: 100%; min-height: 6rem; }
 .buttons { display: flex; flex-wrap: wrap; gap: .75rem; }
-button { font: inherit; font-weight: 600; padding: .65rem 1.2rem; border: 2px solid var(--accent); border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; }
+button { font: inherit; font-weight: 600; padding: .65rem 1.2rem; border: 2px solid var(--accent); border-radius: 6px;
+  background: var(--accent); color: #fff; cursor: pointer; }
 button.denies { background: transparent; color: var(--fg); }
 textarea:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .muted { color: var(--muted); }
@@ -49,19 +51,27 @@ export function decisionForm(
   decideBy: string,
   error: string | null = null,
 ): string {
+  const required = config.comment === "required";
   const comment =
     config.comment === "none"
       ? ""
-      : `<div><label for="comment">Comment${config.comment === "required" ? " (required)" : " (optional)"}</label>
-<textarea id="comment" name="comment" maxlength="${MAX_COMMENT_CHARS}"${config.comment === "required" ? " required" : ""}></textarea></div>`;
+      : `<div><label for="comment">Comment${required ? " (required)" : " (optional)"}</label>
+<textarea id="comment" name="comment" maxlength="${MAX_COMMENT_CHARS}"${required ? " required" : ""}></textarea></div>`;
+  const asker = approver === OWNER_LINK ? "Anyone with this link can decide" : `Asked of ${escapeHtml(approver)}`;
+  const buttons = config.options
+    .map((o) => {
+      const cls = o.outcome === "denied" ? "denies" : "approves";
+      return `<button type="submit" name="option" value="${o.id}" class="${cls}">${escapeHtml(o.label)}</button>`;
+    })
+    .join("");
   return approvalsPage(
     config.title,
     `${asked(config)}
-<p class="muted">${approver === OWNER_LINK ? "Anyone with this link can decide" : `Asked of ${escapeHtml(approver)}`}; decide by ${timeHtml(decideBy)}.</p>
+<p class="muted">${asker}; decide by ${timeHtml(decideBy)}.</p>
 ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ""}
 <form method="post">
 ${comment}
-<div class="buttons">${config.options.map((o) => `<button type="submit" name="option" value="${o.id}" class="${o.outcome === "denied" ? "denies" : "approves"}">${escapeHtml(o.label)}</button>`).join("")}</div>
+<div class="buttons">${buttons}</div>
 </form>`,
   );
 }
@@ -76,7 +86,8 @@ export function decidedPage(config: ApprovalsConfig, d: DecisionPayload, already
   return approvalsPage(
     config.title,
     `${asked(config)}
-<div class="decided" role="status" id="decision"><p><strong>${already ? "Already decided: " : "Decided: "}${what}</strong></p>
+<div class="decided" role="status" id="decision">\
+<p><strong>${already ? "Already decided: " : "Decided: "}${what}</strong></p>
 <p class="muted">At ${timeHtml(d.decided_at)}.</p>
 ${d.comment ? `<p>Comment: ${escapeHtml(d.comment)}</p>` : ""}</div>`,
   );

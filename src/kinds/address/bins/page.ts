@@ -23,9 +23,10 @@ details { margin: .5rem 0; }
 pre { white-space: pre-wrap; word-break: break-all; max-height: 24rem; overflow: auto; }
 `;
 
-const requestLine = (c: BinCapture) =>
-  `${c.path || "/"}` +
-  `${c.query.length ? `?${c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : ""}`;
+function requestLine(c: BinCapture): string {
+  const query = c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
+  return `${c.path || "/"}${c.query.length ? `?${query}` : ""}`;
+}
 
 function bodyOf(c: BinCapture): string {
   const raw = c.raw_url ? ` <a href="${escapeHtml(c.raw_url)}">Download the raw body</a>` : "";
@@ -46,7 +47,8 @@ function card(c: BinCapture): string {
     .join("");
   return `<article id="capture-${c.seq}">
 <h2><span class="method">${escapeHtml(c.method)}</span>${escapeHtml(requestLine(c))}</h2>
-<dl><dt>#</dt><dd>${c.seq}</dd><dt>Received</dt><dd>${timeHtml(c.received_at, true)}</dd><dt>From</dt><dd>${escapeHtml(c.client_ip ?? "unknown")}</dd>
+<dl><dt>#</dt><dd>${c.seq}</dd><dt>Received</dt><dd>${timeHtml(c.received_at, true)}</dd>
+<dt>From</dt><dd>${escapeHtml(c.client_ip ?? "unknown")}</dd>
 <dt>Size</dt><dd>${c.size} bytes</dd><dt>SHA-256</dt><dd>${c.sha256}</dd></dl>
 <details><summary>Headers (${Object.keys(c.headers).length})</summary><dl>${headers}</dl></details>
 ${bodyOf(c)}
@@ -59,6 +61,7 @@ export function capturesPage(
   olderUrl: string | null,
   newestUrl: string,
 ): string {
+  const nothing = `<p class="muted">Nothing captured${olderUrl === null && total === 0 ? " yet" : " here"}.</p>`;
   return htmlDocument({
     title: "Request bin",
     description: "Requests captured by a request bin.",
@@ -67,7 +70,7 @@ export function capturesPage(
     head: `<style nonce="${NONCE_SLOT}">${STYLE}</style>`,
     body: `<main id="main"><h1>Request bin</h1>
 <p>${total} request${total === 1 ? "" : "s"} captured, newest first. <a href="${escapeHtml(newestUrl)}">Refresh</a></p>
-${captures.length ? captures.map(card).join("\n") : `<p class="muted">Nothing captured${olderUrl === null && total === 0 ? " yet" : " here"}.</p>`}
+${captures.length ? captures.map(card).join("\n") : nothing}
 ${olderUrl ? `<p><a rel="next" href="${escapeHtml(olderUrl)}">Older requests</a></p>` : ""}
 </main>${localTimesScript}`,
   });

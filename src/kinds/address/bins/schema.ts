@@ -25,8 +25,11 @@ export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
  * Headers the answer may not set: framing (set by the runtime), the content type (`content_type`),
  * cookies (the address is on the API's own origin) and the security headers every public answer carries.
  */
-const RESERVED_ANSWER_HEADERS =
-  /^(host|content-length|content-type|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|set-cookie2?|content-security-policy.*|x-content-type-options|x-frame-options)$/i;
+const RESERVED_ANSWER_HEADERS = new RegExp(
+  "^(host|content-length|content-type|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|" +
+    "set-cookie2?|content-security-policy.*|x-content-type-options|x-frame-options)$",
+  "i",
+);
 
 export const binResponse = z
   .object({

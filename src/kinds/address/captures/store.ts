@@ -94,7 +94,8 @@ export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): n
   // The counts move and the limits are checked in one statement (ingest's hot path): no row
   // changed means a limit would be passed, and only then are the counts read to say which.
   const counted = store.sql.exec(
-    `UPDATE capture_stats SET items = items + 1, pending = pending + 1, bytes = bytes + ?, inline_bytes = inline_bytes + ?, metadata_bytes = metadata_bytes + ?
+    `UPDATE capture_stats SET items = items + 1, pending = pending + 1, bytes = bytes + ?,
+         inline_bytes = inline_bytes + ?, metadata_bytes = metadata_bytes + ?
      WHERE items < ? AND bytes + ? <= ? AND metadata_bytes + ? <= ?`,
     a.size,
     a.body?.length ?? 0,
@@ -112,7 +113,8 @@ export function insert(store: EngineStore, limits: CaptureLimits, a: Arrival): n
   const verified = a.verified === undefined || a.verified === null ? null : Number(a.verified);
   return store.sql
     .exec<{ seq: number }>(
-      `INSERT INTO captures (received_at, stored_at, method, path, query, headers, client_ip, content_type, size, sha256, body, body_key, verified, verification_error)
+      `INSERT INTO captures (received_at, stored_at, method, path, query, headers, client_ip, content_type, size,
+           sha256, body, body_key, verified, verification_error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
       a.receivedAt,
       Math.max(store.now, a.receivedAt),

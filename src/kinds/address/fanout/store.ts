@@ -181,9 +181,12 @@ function statsByDestination(sql: SqlStorage): Map<string, Omit<StatsRow, "destin
   const rows = sql
     .exec<StatsRow>(
       `SELECT destination_id,
-       IFNULL(SUM(outcome = 'sent'), 0) AS matched, IFNULL(SUM(outcome = 'filtered_out'), 0) AS filtered_out, IFNULL(SUM(outcome = 'filter_error'), 0) AS filter_errors,
-       IFNULL(SUM(outcome = 'sent' AND status IS NULL), 0) AS pending, IFNULL(SUM(status = 'delivered'), 0) AS delivered, IFNULL(SUM(status = 'dead'), 0) AS dead,
-       IFNULL(SUM(status = 'aborted'), 0) AS aborted, IFNULL(SUM(attempts > 1), 0) AS redelivered, COALESCE(SUM(attempts), 0) AS attempts
+       IFNULL(SUM(outcome = 'sent'), 0) AS matched, IFNULL(SUM(outcome = 'filtered_out'), 0) AS filtered_out,
+       IFNULL(SUM(outcome = 'filter_error'), 0) AS filter_errors,
+       IFNULL(SUM(outcome = 'sent' AND status IS NULL), 0) AS pending,
+       IFNULL(SUM(status = 'delivered'), 0) AS delivered, IFNULL(SUM(status = 'dead'), 0) AS dead,
+       IFNULL(SUM(status = 'aborted'), 0) AS aborted,
+       IFNULL(SUM(attempts > 1), 0) AS redelivered, COALESCE(SUM(attempts), 0) AS attempts
      FROM fanout_sends GROUP BY destination_id`,
     )
     .toArray();
@@ -228,7 +231,8 @@ export function sendsOf(store: EngineStore, destinationId: string, cursor: numbe
       filter_error: string | null;
       delivery_id: string | null;
     }>(
-      `SELECT s.message_seq, m.received_at, s.outcome, s.filter_error, s.delivery_id FROM fanout_sends s JOIN fanout_messages m ON m.seq = s.message_seq
+      `SELECT s.message_seq, m.received_at, s.outcome, s.filter_error, s.delivery_id
+     FROM fanout_sends s JOIN fanout_messages m ON m.seq = s.message_seq
      WHERE s.destination_id = ? AND s.message_seq > ? ORDER BY s.message_seq LIMIT ?`,
       destinationId,
       cursor,

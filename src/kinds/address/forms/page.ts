@@ -18,13 +18,16 @@ label { font-weight: 600; }
 .help { color: var(--muted); font-size: .92rem; margin: 0; }
 .error { color: #b42318; font-weight: 600; margin: 0; }
 @media (prefers-color-scheme: dark) { .error { color: #ff8a80; } }
-input, textarea, select { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); width: 100%; }
+input, textarea, select { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--panel); color: var(--fg); width: 100%; }
 input[aria-invalid="true"], textarea[aria-invalid="true"], select[aria-invalid="true"] { border-color: #b42318; }
 textarea { min-height: 8rem; resize: vertical; }
 .check { display: flex; gap: .6rem; align-items: flex-start; }
 .check input { width: auto; margin-top: .35rem; }
-input:focus-visible, textarea:focus-visible, select:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-button { font: inherit; font-weight: 600; padding: .65rem 1.1rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
+input:focus-visible, textarea:focus-visible, select:focus-visible,
+button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+button { font: inherit; font-weight: 600; padding: .65rem 1.1rem; border: 0; border-radius: 6px;
+  background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
 .summary { border: 2px solid #b42318; border-radius: 8px; padding: .75rem 1rem; }
 .summary h2 { margin: 0 0 .25rem; }
 .description { white-space: pre-line; }
@@ -90,13 +93,19 @@ function fieldBlock(f: FormField, value: string, error: string | undefined): str
 /** The form, empty, or again with what was sent and what is wrong with it. */
 export function formPage(config: FormsConfig, values: Record<string, string> = {}, errors: FieldError[] = []): string {
   const byField = new Map(errors.map((e) => [e.path, e.message]));
+  const items = errors
+    .map((e) => {
+      const f = config.fields.find((x) => x.name === e.path);
+      const text = f
+        ? `<a href="#${id(f.name)}">${escapeHtml(f.label)} ${escapeHtml(e.message)}</a>`
+        : escapeHtml(`${e.path} ${e.message}`);
+      return `<li>${text}</li>`;
+    })
+    .join("");
   const summary = errors.length
-    ? `<div class="summary" role="alert" aria-labelledby="problems"><h2 id="problems">Please correct ${errors.length === 1 ? "this" : `these ${errors.length}`}</h2><ul>${errors
-        .map((e) => {
-          const f = config.fields.find((x) => x.name === e.path);
-          return `<li>${f ? `<a href="#${id(f.name)}">${escapeHtml(f.label)} ${escapeHtml(e.message)}</a>` : escapeHtml(`${e.path} ${e.message}`)}</li>`;
-        })
-        .join("")}</ul></div>`
+    ? `<div class="summary" role="alert" aria-labelledby="problems">` +
+      `<h2 id="problems">Please correct ${errors.length === 1 ? "this" : `these ${errors.length}`}</h2>` +
+      `<ul>${items}</ul></div>`
     : "";
   return formsPage(
     config.title,
@@ -105,7 +114,8 @@ ${config.description ? `<p class="description">${escapeHtml(config.description)}
 ${summary}
 <form method="post">
 ${config.fields.map((f) => fieldBlock(f, values[f.name] ?? "", byField.get(f.name))).join("\n")}
-<div class="hp" aria-hidden="true"><label for="${id(HONEYPOT)}">Leave this empty</label><input type="text" id="${id(HONEYPOT)}" name="${HONEYPOT}" tabindex="-1" autocomplete="off"></div>
+<div class="hp" aria-hidden="true"><label for="${id(HONEYPOT)}">Leave this empty</label>\
+<input type="text" id="${id(HONEYPOT)}" name="${HONEYPOT}" tabindex="-1" autocomplete="off"></div>
 <button type="submit">${escapeHtml(config.submit_label)}</button>
 </form>`,
   );
@@ -123,6 +133,7 @@ export function limitedPage(config: FormsConfig, retrySeconds: number): string {
   return formsPage(
     config.title,
     `<h1>${escapeHtml(config.title)}</h1>
-<p role="alert">Too many submissions came from your network this hour. Please try again in ${Math.ceil(retrySeconds / 60)} minutes.</p>`,
+<p role="alert">Too many submissions came from your network this hour. \
+Please try again in ${Math.ceil(retrySeconds / 60)} minutes.</p>`,
   );
 }

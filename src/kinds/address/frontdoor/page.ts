@@ -11,9 +11,11 @@ const STYLE = `
 main { max-width: 36rem; margin: 3rem auto; padding: 0 1.25rem; }
 form { margin-top: 1.25rem; display: grid; gap: .75rem; }
 label { font-weight: 600; }
-input, textarea { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); width: 100%; }
+input, textarea { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--panel); color: var(--fg); width: 100%; }
 textarea { min-height: 10rem; resize: vertical; }
-button { font: inherit; font-weight: 600; padding: .6rem 1rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
+button { font: inherit; font-weight: 600; padding: .6rem 1rem; border: 0; border-radius: 6px;
+  background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
 code { word-break: break-all; }
 `;
 
@@ -50,6 +52,7 @@ export function sentPage(receiptId: string, statusUrl: string): string {
     "Message left",
     `<h1>Message left</h1>
 <p>Your receipt: <code id="receipt">${escapeHtml(receiptId)}</code></p>
-<p><a id="status" href="${escapeHtml(statusUrl)}">See whether it was delivered</a> (keep this link: it is the only way to look).</p>`,
+<p><a id="status" href="${escapeHtml(statusUrl)}">See whether it was delivered</a> \
+(keep this link: it is the only way to look).</p>`,
   );
 }

@@ -5,8 +5,8 @@
  * silent mismatch.
  *
  * - Microsoft Graph: any request with `?validationToken=…` → 200 `text/plain`, the token decoded.
- * - Meta (Facebook, Instagram, WhatsApp): `GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=…` → the challenge,
- *   when the verify token is the configured one.
+ * - Meta (Facebook, Instagram, WhatsApp): `GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=…` → the
+ *   challenge, when the verify token is the configured one.
  * - X (Twitter) CRC: `GET ?crc_token=…` → `{"response_token": "sha256=" + base64(HMAC-SHA256(consumer secret,
  *   crc_token))}`.
  * - Dropbox: `GET ?challenge=…` → the challenge, `text/plain` with `X-Content-Type-Options: nosniff`.

@@ -18,6 +18,9 @@ export const MAX_BODY_CHARS = 16_384;
 /** Sends kept (older ones leave the list; their deliveries stay in the log as its retention says). */
 export const MAX_SENDS = 10_000;
 
+/** How some channels number the five priority levels. */
+const PRIORITY_SCALES = "ntfy 1–5, Pushover −2…2, Opsgenie P5…P1, …";
+
 /**
  * `scheme://…` with one of the channels' schemes, and no spaces or control characters: the pattern
  * the schema publishes, so a client builds a channel URL rather than any string. The generic JSON
@@ -92,7 +95,7 @@ export const sendInput = z
     priority: z
       .enum(PRIORITIES)
       .default("normal")
-      .describe("Five levels, mapped onto each channel's own scale (ntfy 1–5, Pushover −2…2, Opsgenie P5…P1, …)."),
+      .describe(`Five levels, mapped onto each channel's own scale (${PRIORITY_SCALES}).`),
     tags: z
       .array(singleLine(64).min(1))
       .max(10)

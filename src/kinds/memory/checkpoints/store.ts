@@ -148,7 +148,8 @@ export function save(store: EngineStore, config: CheckpointsConfig, input: SaveI
   const thread = existing ?? insertThread(store, input.thread, parent);
   const seq = thread.last_seq + 1;
   sql.exec(
-    `INSERT INTO cp_checkpoints (checkpoint_id, thread_id, seq, parent_id, label, step, tags, encoding, content_type, size, sha256, inline, object_key, created_at)
+    `INSERT INTO cp_checkpoints (checkpoint_id, thread_id, seq, parent_id, label, step, tags, encoding, content_type,
+         size, sha256, inline, object_key, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     p.checkpointId,
     thread.id,

@@ -176,6 +176,9 @@ export function listParts(
 export function closeAborted(store: EngineStore, uploadId: string): UploadView {
   const up = uploadOf(store.sql, uploadId);
   if (up.state === "completed")
-    throw new AppError("conflict", `Upload ${uploadId} is completed; delete the object with DELETE …/content instead.`);
+    throw new AppError(
+      "conflict",
+      `Upload ${uploadId} is completed; ` + "delete the object with DELETE …/content instead.",
+    );
   return up.state === "open" ? finishUpload(store, uploadId, "aborted") : uploadView(store.sql, up);
 }

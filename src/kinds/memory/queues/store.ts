@@ -36,10 +36,12 @@ export type Counts = Record<MessageState, number> & { bytes: number };
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
   `CREATE TABLE queue_state (id INTEGER PRIMARY KEY CHECK (id = 1), visible INTEGER NOT NULL DEFAULT 0,
-    delayed INTEGER NOT NULL DEFAULT 0, in_flight INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE queue_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL,
-    bytes INTEGER NOT NULL, priority INTEGER NOT NULL, dedup_id TEXT, state TEXT NOT NULL, visible_at INTEGER, lease_id TEXT,
-    receive_count INTEGER NOT NULL DEFAULT 0, enqueued_at INTEGER NOT NULL, dead_at INTEGER)`,
+    delayed INTEGER NOT NULL DEFAULT 0, in_flight INTEGER NOT NULL DEFAULT 0, dead INTEGER NOT NULL DEFAULT 0,
+    bytes INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE queue_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE,
+    body TEXT NOT NULL, bytes INTEGER NOT NULL, priority INTEGER NOT NULL, dedup_id TEXT, state TEXT NOT NULL,
+    visible_at INTEGER, lease_id TEXT, receive_count INTEGER NOT NULL DEFAULT 0, enqueued_at INTEGER NOT NULL,
+    dead_at INTEGER)`,
   "CREATE INDEX queue_visible ON queue_messages (priority DESC, seq) WHERE state = 'visible'",
   "CREATE INDEX queue_timed ON queue_messages (visible_at) WHERE state IN ('delayed', 'in_flight')",
   "CREATE UNIQUE INDEX queue_leases ON queue_messages (lease_id) WHERE lease_id IS NOT NULL",

@@ -10,9 +10,11 @@ const STYLE = `
 main { max-width: 36rem; margin: 3rem auto; padding: 0 1.25rem; }
 form, .value { margin-top: 1.25rem; display: grid; gap: .75rem; }
 label { font-weight: 600; }
-input, textarea { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); width: 100%; }
+input, textarea { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--panel); color: var(--fg); width: 100%; }
 textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; min-height: 8rem; resize: vertical; }
-button { font: inherit; font-weight: 600; padding: .6rem 1rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
+button { font: inherit; font-weight: 600; padding: .6rem 1rem; border: 0; border-radius: 6px;
+  background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
 .notice { padding: .6rem .8rem; border-radius: 6px; border: 1px solid var(--line); background: var(--panel); }
 .error { border-color: #cf222e; }
 `;

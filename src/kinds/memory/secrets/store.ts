@@ -27,7 +27,8 @@ export type SecretRow = {
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
   `CREATE TABLE secret (id INTEGER PRIMARY KEY CHECK (id = 1),
-    -- The value, sealed (auth/sealing.ts) and, with a passphrase, encrypted under its key first; NULL once read or burned.
+    -- The value, sealed (auth/sealing.ts) and, with a passphrase, encrypted under its key first;
+    -- NULL once read or burned.
     sealed TEXT, bytes INTEGER NOT NULL,
     -- The passphrase's PBKDF2 salt and verifier (crypto.ts), never the passphrase; NULL once read or burned.
     has_passphrase INTEGER NOT NULL, salt TEXT, verifier TEXT, iterations INTEGER,

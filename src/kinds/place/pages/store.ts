@@ -58,9 +58,11 @@ function served(settings: Settings): { html: string; etag: string } {
 function write(store: EngineStore, s: Settings, version: number): void {
   const { html, etag } = served(s);
   store.sql.exec(
-    `INSERT INTO page (id, format, content, title, description, scripts, indexable, html, etag, version, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET format = excluded.format, content = excluded.content, title = excluded.title, description = excluded.description,
-       scripts = excluded.scripts, indexable = excluded.indexable, html = excluded.html, etag = excluded.etag, version = excluded.version, updated_at = excluded.updated_at`,
+    `INSERT INTO page (id, format, content, title, description, scripts, indexable, html, etag, version, updated_at)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET format = excluded.format, content = excluded.content, title = excluded.title,
+       description = excluded.description, scripts = excluded.scripts, indexable = excluded.indexable,
+       html = excluded.html, etag = excluded.etag, version = excluded.version, updated_at = excluded.updated_at`,
     s.format,
     s.content,
     s.title,

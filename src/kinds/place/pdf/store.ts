@@ -13,8 +13,9 @@ import { MAX_RENDERS, PAPER, type RenderInput, type RenderView } from "./schema"
 
 export const TABLES = [
   `CREATE TABLE renders (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, render_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, url TEXT, paper TEXT NOT NULL, landscape INTEGER NOT NULL,
-    object_key TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, pages INTEGER, engine TEXT NOT NULL, created_at INTEGER NOT NULL
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, render_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, url TEXT,
+    paper TEXT NOT NULL, landscape INTEGER NOT NULL, object_key TEXT NOT NULL, size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, pages INTEGER, engine TEXT NOT NULL, created_at INTEGER NOT NULL
   )`,
 ];
 

@@ -20,8 +20,8 @@ export const TABLES = [
     state TEXT NOT NULL CHECK (state IN ('live', 'previous', 'retired'))
   )`,
   `CREATE TABLE files (
-    seq INTEGER NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL, content_type TEXT NOT NULL,
-    PRIMARY KEY (seq, path)
+    seq INTEGER NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
+    content_type TEXT NOT NULL, PRIMARY KEY (seq, path)
   )`,
 ];
 

@@ -36,8 +36,9 @@ const BATCH = 100;
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
   `CREATE TABLE delayed_messages (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, dedup_id TEXT UNIQUE, deliver_at INTEGER NOT NULL,
-    body TEXT, headers TEXT NOT NULL, status TEXT NOT NULL, delivery_id TEXT, created_at INTEGER NOT NULL)`,
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, dedup_id TEXT UNIQUE,
+    deliver_at INTEGER NOT NULL, body TEXT, headers TEXT NOT NULL, status TEXT NOT NULL, delivery_id TEXT,
+    created_at INTEGER NOT NULL)`,
   "CREATE INDEX delayed_due ON delayed_messages (status, deliver_at)",
 ];
 

@@ -48,7 +48,9 @@ export const snapshotConfig = exactlyOneOf(
       .min(MIN_INTERVAL_SECONDS)
       .max(MAX_INTERVAL_SECONDS)
       .optional()
-      .describe(`Fetch every this many seconds (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}). Give this or cron.`),
+      .describe(
+        `Fetch every this many seconds (${MIN_INTERVAL_SECONDS}–${MAX_INTERVAL_SECONDS}). ` + "Give this or cron.",
+      ),
     cron: cronExpression
       .optional()
       .describe("Or fetch on a 5-field cron (minute hour day-of-month month day-of-week), read in `timezone`."),

@@ -56,7 +56,8 @@ export const TABLES = [
   `CREATE TABLE snapshots (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, fetched_at INTEGER NOT NULL, manual INTEGER NOT NULL, ok INTEGER NOT NULL,
     status INTEGER, error TEXT, final_url TEXT, headers TEXT NOT NULL, content_type TEXT, size INTEGER,
-    sha256 TEXT, compare_sha256 TEXT, selected_text TEXT, object_key TEXT, changed INTEGER NOT NULL, duration_ms INTEGER NOT NULL)`,
+    sha256 TEXT, compare_sha256 TEXT, selected_text TEXT, object_key TEXT, changed INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL)`,
   "CREATE INDEX snapshots_by_object ON snapshots (object_key)",
 ];
 
@@ -157,7 +158,8 @@ export function record(store: EngineStore, config: SnapshotConfig, f: Fetched, m
   const changed = ok && previous !== undefined && previous.compare_sha256 !== f.compareSha256;
   const row = store.sql
     .exec<Row>(
-      `INSERT INTO snapshots (fetched_at, manual, ok, status, error, final_url, headers, content_type, size, sha256, compare_sha256, selected_text, object_key, changed, duration_ms)
+      `INSERT INTO snapshots (fetched_at, manual, ok, status, error, final_url, headers, content_type, size, sha256,
+           compare_sha256, selected_text, object_key, changed, duration_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       f.fetchedAt,
       manual ? 1 : 0,

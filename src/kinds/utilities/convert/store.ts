@@ -15,8 +15,9 @@ import { MAX_CONVERSIONS, MAX_DOCUMENT_BYTES, type ConversionView } from "./sche
 
 export const TABLES = [
   `CREATE TABLE conversions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, conversion_id TEXT NOT NULL UNIQUE, source_format TEXT NOT NULL, source_bytes INTEGER NOT NULL,
-    engine TEXT NOT NULL, object_key TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, pages INTEGER, created_at INTEGER NOT NULL
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, conversion_id TEXT NOT NULL UNIQUE, source_format TEXT NOT NULL,
+    source_bytes INTEGER NOT NULL, engine TEXT NOT NULL, object_key TEXT NOT NULL, size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, pages INTEGER, created_at INTEGER NOT NULL
   )`,
 ];
 

@@ -22,8 +22,9 @@ import {
 export const TABLES = [
   "CREATE TABLE connector_headers (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)",
   `CREATE TABLE requests (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL, at INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
-    status INTEGER NOT NULL, bytes_sent INTEGER NOT NULL, bytes_received INTEGER NOT NULL, duration_ms INTEGER NOT NULL
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL, at INTEGER NOT NULL, method TEXT NOT NULL,
+    url TEXT NOT NULL, status INTEGER NOT NULL, bytes_sent INTEGER NOT NULL, bytes_received INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL
   )`,
   "CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 1), requests INTEGER NOT NULL, bytes_received " +
     "INTEGER NOT NULL, last_at INTEGER)",

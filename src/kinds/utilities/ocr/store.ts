@@ -23,8 +23,8 @@ import {
 
 export const TABLES = [
   `CREATE TABLE recognitions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, recognition_id TEXT NOT NULL UNIQUE, format TEXT NOT NULL, bytes INTEGER NOT NULL,
-    source_url TEXT, result TEXT NOT NULL, created_at INTEGER NOT NULL
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, recognition_id TEXT NOT NULL UNIQUE, format TEXT NOT NULL,
+    bytes INTEGER NOT NULL, source_url TEXT, result TEXT NOT NULL, created_at INTEGER NOT NULL
   )`,
 ];
 

@@ -143,10 +143,10 @@ export class S3Client {
    * aborted).
    */
   async complete(uploadId: string, parts: { part_number: number; etag: string }[]): Promise<string | null> {
-    const xml =
-      `<CompleteMultipartUpload>` +
-      `${parts.map((p) => `<Part><PartNumber>${p.part_number}</PartNumber><ETag>${escapeXml(p.etag)}</ETag></Part>`).join("")}` +
-      `</CompleteMultipartUpload>`;
+    const list = parts
+      .map((p) => `<Part><PartNumber>${p.part_number}</PartNumber><ETag>${escapeXml(p.etag)}</ETag></Part>`)
+      .join("");
+    const xml = `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>`;
     const res = await this.send("POST", { uploadId }, { headers: { "content-type": "application/xml" }, body: xml });
     const text = await res.text();
     if (res.status === 404 && text.includes("NoSuchUpload")) return null;

@@ -5,7 +5,9 @@ import { httpUrl, managementTokenOf, pageLimit, pageOf, seqCursor, singleLine } 
 
 /** The largest transfer: S3's and R2's largest object (10,000 parts). */
 export const MAX_TRANSFER_BYTES = 5 * 1024 ** 4;
-/** Parts are this size (S3 and R2 need ≥ 5 MiB for all but the last), larger when 10,000 would not hold the object. */
+/**
+ * Parts are this size (S3 and R2 need ≥ 5 MiB for all but the last), larger when 10,000 would not hold the object.
+ */
 export const PART_BYTES = 16 * 1024 * 1024;
 export const MAX_PARTS = 10_000;
 /** Transfers a resource keeps (finished ones can be deleted). */

@@ -16,10 +16,10 @@ export const TABLES = [
   `CREATE TABLE transfers (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, transfer_id TEXT NOT NULL UNIQUE, label TEXT, status TEXT NOT NULL,
     source TEXT NOT NULL, destination TEXT NOT NULL, source_view TEXT NOT NULL, destination_view TEXT NOT NULL,
-    content_type TEXT NOT NULL, bytes_total INTEGER NOT NULL, part_bytes INTEGER NOT NULL, parts_total INTEGER NOT NULL, ranged INTEGER NOT NULL,
-    upload_id TEXT, hash_state TEXT, sha256 TEXT, source_etag TEXT, destination_etag TEXT,
-    attempts INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0, retry_at INTEGER, error TEXT,
-    run_started_at INTEGER NOT NULL, run_start_bytes INTEGER NOT NULL DEFAULT 0,
+    content_type TEXT NOT NULL, bytes_total INTEGER NOT NULL, part_bytes INTEGER NOT NULL,
+    parts_total INTEGER NOT NULL, ranged INTEGER NOT NULL, upload_id TEXT, hash_state TEXT, sha256 TEXT,
+    source_etag TEXT, destination_etag TEXT, attempts INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0,
+    retry_at INTEGER, error TEXT, run_started_at INTEGER NOT NULL, run_start_bytes INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER
   )`,
   "CREATE TABLE transfer_parts (transfer_id TEXT NOT NULL, part_number INTEGER NOT NULL, size INTEGER NOT " +
@@ -154,8 +154,10 @@ export function checkRoom(sql: SqlStorage): void {
 export function insert(store: EngineStore, s: Started): TransferView {
   checkRoom(store.sql);
   store.sql.exec(
-    `INSERT INTO transfers (transfer_id, label, status, source, destination, source_view, destination_view, content_type, bytes_total, part_bytes, parts_total,
-      ranged, upload_id, source_etag, attempts, run_started_at, created_at, updated_at) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+    `INSERT INTO transfers (transfer_id, label, status, source, destination, source_view, destination_view,
+      content_type, bytes_total, part_bytes, parts_total, ranged, upload_id, source_etag, attempts, run_started_at,
+      created_at, updated_at)
+     VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
     s.transferId,
     s.label,
     seal(store.env, JSON.stringify(s.source)),

@@ -23,8 +23,10 @@ const STYLE = `
 main { max-width: 40rem; margin: 2.5rem auto; padding: 0 1.25rem 2rem; }
 form { display: grid; gap: 1rem; margin-top: 1.25rem; }
 label { font-weight: 600; }
-input { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
-button { font: inherit; font-weight: 600; padding: .65rem 1.2rem; border: 2px solid var(--accent); border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
+input { font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--panel); color: var(--fg); }
+button { font: inherit; font-weight: 600; padding: .65rem 1.2rem; border: 2px solid var(--accent); border-radius: 6px;
+  background: var(--accent); color: #fff; cursor: pointer; justify-self: start; }
 input:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .muted { color: var(--muted); }
 .details { white-space: pre-wrap; border-left: 4px solid var(--line); padding-left: 1rem; }
@@ -44,11 +46,13 @@ function byWhom(by: string | null, row: IncidentRow): string {
 }
 
 function incidentPage(row: IncidentRow): string {
-  const head = `<h1>${escapeHtml(row.title)}</h1>${row.details ? `<p class="details">${escapeHtml(row.details)}</p>` : ""}
+  const details = row.details ? `<p class="details">${escapeHtml(row.details)}</p>` : "";
+  const head = `<h1>${escapeHtml(row.title)}</h1>${details}
 <p class="muted">Opened ${timeHtml(row.opened_at)}; ${row.steps_sent} escalation step(s) sent.</p>`;
   const body =
     row.state === "open"
-      ? `<form method="post"><div><label for="by">Your name (optional)</label><br><input id="by" name="by" maxlength="100" autocomplete="name"></div>
+      ? `<form method="post"><div><label for="by">Your name (optional)</label><br>\
+<input id="by" name="by" maxlength="100" autocomplete="name"></div>
 <button type="submit">Acknowledge</button></form>`
       : row.state === "acknowledged"
         ? `<p role="status"><strong>Acknowledged</strong>${byWhom(row.acked_by, row)} at ` +

@@ -44,13 +44,14 @@ type TimelineRow = {
 };
 
 export const TABLES = [
-  `CREATE TABLE incidents (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT NOT NULL, source TEXT NOT NULL, title TEXT NOT NULL,
-    details TEXT NOT NULL, state TEXT NOT NULL, opened_at INTEGER NOT NULL, step INTEGER NOT NULL, round INTEGER NOT NULL, next_at INTEGER,
-    steps_sent INTEGER NOT NULL DEFAULT 0, ack_key TEXT NOT NULL UNIQUE, acked_at INTEGER, acked_by TEXT, resolved_at INTEGER, resolved_by TEXT)`,
+  `CREATE TABLE incidents (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT NOT NULL,
+    source TEXT NOT NULL, title TEXT NOT NULL, details TEXT NOT NULL, state TEXT NOT NULL, opened_at INTEGER NOT NULL,
+    step INTEGER NOT NULL, round INTEGER NOT NULL, next_at INTEGER, steps_sent INTEGER NOT NULL DEFAULT 0,
+    ack_key TEXT NOT NULL UNIQUE, acked_at INTEGER, acked_by TEXT, resolved_at INTEGER, resolved_by TEXT)`,
   "CREATE INDEX incidents_due ON incidents (next_at) WHERE next_at IS NOT NULL",
   "CREATE INDEX incidents_key ON incidents (key, state)",
-  `CREATE TABLE incident_timeline (seq INTEGER PRIMARY KEY AUTOINCREMENT, incident TEXT NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL,
-    step INTEGER, round INTEGER, by TEXT, targets TEXT)`,
+  `CREATE TABLE incident_timeline (seq INTEGER PRIMARY KEY AUTOINCREMENT, incident TEXT NOT NULL, at INTEGER NOT NULL,
+    event TEXT NOT NULL, step INTEGER, round INTEGER, by TEXT, targets TEXT)`,
   "CREATE INDEX incident_timeline_incident ON incident_timeline (incident, seq)",
 ];
 

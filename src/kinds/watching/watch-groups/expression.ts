@@ -31,7 +31,8 @@ export const expression: z.ZodType<Expression> = z
   )
   .openapi("WatchGroupExpression", {
     description:
-      "A child's alias (true while it is down), or { and: […] }, { or: […] }, { not: … }, { at_least: K, of: […] }.",
+      "A child's alias (true while it is down), or { and: […] }, { or: […] }, { not: … }, " +
+      "{ at_least: K, of: […] }.",
   });
 
 /** Why an expression cannot be used with these children (an unknown alias, too deep, K larger than N), or null. */

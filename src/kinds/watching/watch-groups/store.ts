@@ -42,10 +42,11 @@ type TransitionRow = {
 export const TABLES = [
   "CREATE TABLE group_children (alias TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, state TEXT NOT NULL, seq " +
     "INTEGER NOT NULL, changed_at INTEGER, reason TEXT)",
-  `CREATE TABLE group_state (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, definite TEXT, changed_at INTEGER NOT NULL,
-    down_at INTEGER, transitions INTEGER NOT NULL DEFAULT 0, alerts INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE group_transitions (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, from_state TEXT NOT NULL, to_state TEXT NOT NULL,
-    cause TEXT, children TEXT NOT NULL)`,
+  `CREATE TABLE group_state (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, definite TEXT,
+    changed_at INTEGER NOT NULL, down_at INTEGER, transitions INTEGER NOT NULL DEFAULT 0,
+    alerts INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE group_transitions (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
+    from_state TEXT NOT NULL, to_state TEXT NOT NULL, cause TEXT, children TEXT NOT NULL)`,
 ];
 
 /** Transitions kept; older ones are dropped. */

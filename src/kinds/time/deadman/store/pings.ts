@@ -30,7 +30,8 @@ export interface PingEntry {
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
   `CREATE TABLE deadman_pings (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, signal TEXT NOT NULL,
-    exit_code INTEGER, source TEXT NOT NULL, method TEXT NOT NULL, body TEXT, body_bytes INTEGER NOT NULL, duration_ms INTEGER)`,
+    exit_code INTEGER, source TEXT NOT NULL, method TEXT NOT NULL, body TEXT, body_bytes INTEGER NOT NULL,
+    duration_ms INTEGER)`,
 ];
 
 export function logPing(store: EngineStore, p: PingEntry): void {

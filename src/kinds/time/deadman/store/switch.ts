@@ -40,10 +40,10 @@ export interface Ping {
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  `CREATE TABLE deadman (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, due_at INTEGER, misses INTEGER NOT NULL DEFAULT 0,
-    last_ping_at INTEGER, last_signal TEXT, last_success_at INTEGER, started_at INTEGER, last_duration_ms INTEGER,
-    down_at INTEGER, alerts INTEGER NOT NULL DEFAULT 0, last_alert_at INTEGER,
-    pings INTEGER NOT NULL DEFAULT 0, alerts_total INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE deadman (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, due_at INTEGER,
+    misses INTEGER NOT NULL DEFAULT 0, last_ping_at INTEGER, last_signal TEXT, last_success_at INTEGER,
+    started_at INTEGER, last_duration_ms INTEGER, down_at INTEGER, alerts INTEGER NOT NULL DEFAULT 0,
+    last_alert_at INTEGER, pings INTEGER NOT NULL DEFAULT 0, alerts_total INTEGER NOT NULL DEFAULT 0)`,
 ];
 
 export function initSwitch(store: EngineStore): void {

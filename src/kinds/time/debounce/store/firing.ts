@@ -33,8 +33,9 @@ const BEFORE_EXPIRY_MS = 10_000;
 
 /** The module's tables as the kind's first migration creates them (see the kind's `migrations`). */
 export const TABLES = [
-  `CREATE TABLE debounce_fired (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, reason TEXT NOT NULL, opened_at INTEGER NOT NULL,
-    fired_at INTEGER NOT NULL, received INTEGER NOT NULL, sent INTEGER NOT NULL, delivery_id TEXT NOT NULL, outcome TEXT NOT NULL)`,
+  `CREATE TABLE debounce_fired (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, reason TEXT NOT NULL,
+    opened_at INTEGER NOT NULL, fired_at INTEGER NOT NULL, received INTEGER NOT NULL, sent INTEGER NOT NULL,
+    delivery_id TEXT NOT NULL, outcome TEXT NOT NULL)`,
   "CREATE INDEX debounce_fired_delivery ON debounce_fired (delivery_id)",
 ];
 

@@ -52,11 +52,12 @@ export interface IncomingEvent {
 export const TABLES = [
   "CREATE TABLE debounce_counts (id INTEGER PRIMARY KEY CHECK (id = 1), events INTEGER NOT NULL, fired " +
     "INTEGER NOT NULL, cancelled INTEGER NOT NULL)",
-  `CREATE TABLE debounce_windows (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, opened_at INTEGER NOT NULL,
-    last_event_at INTEGER NOT NULL, due_at INTEGER NOT NULL, fire_by INTEGER NOT NULL, received INTEGER NOT NULL, kept INTEGER NOT NULL, bytes INTEGER NOT NULL)`,
+  `CREATE TABLE debounce_windows (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,
+    opened_at INTEGER NOT NULL, last_event_at INTEGER NOT NULL, due_at INTEGER NOT NULL, fire_by INTEGER NOT NULL,
+    received INTEGER NOT NULL, kept INTEGER NOT NULL, bytes INTEGER NOT NULL)`,
   "CREATE INDEX debounce_due ON debounce_windows (due_at)",
-  `CREATE TABLE debounce_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, window_seq INTEGER NOT NULL, received_at INTEGER NOT NULL,
-    source TEXT NOT NULL, body TEXT NOT NULL, bytes INTEGER NOT NULL)`,
+  `CREATE TABLE debounce_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, window_seq INTEGER NOT NULL,
+    received_at INTEGER NOT NULL, source TEXT NOT NULL, body TEXT NOT NULL, bytes INTEGER NOT NULL)`,
   "CREATE INDEX debounce_events_window ON debounce_events (window_seq, seq)",
 ];
 

@@ -9,13 +9,15 @@ export default channel({
   grammar: "apprise[s]://[user:password@]host[:port][/path]/config_key[?tags=…]",
   docs: "https://github.com/caronc/apprise-api#stateful-solution",
   supports: { title: true, format: "markdown", attach: false, priority: true },
-  parse: (u) => ({
-    url:
-      `${u.origin()}/` +
-      `${[...u.segments.slice(0, -1).map(encodeURIComponent), "notify", encodeURIComponent(u.secret(u.segments[u.segments.length - 1], "the configuration key"))].join("/")}`,
-    auth: u.user ? basic(u.secret(u.user, "a user"), u.password ? u.secret(u.password, "a password") : "") : null,
-    tags: u.param("tags", "tag"),
-  }),
+  parse: (u) => {
+    const key = u.secret(u.segments[u.segments.length - 1], "the configuration key");
+    const path = [...u.segments.slice(0, -1).map(encodeURIComponent), "notify", encodeURIComponent(key)];
+    return {
+      url: `${u.origin()}/${path.join("/")}`,
+      auth: u.user ? basic(u.secret(u.user, "a user"), u.password ? u.secret(u.password, "a password") : "") : null,
+      tags: u.param("tags", "tag"),
+    };
+  },
   request: (t, m) =>
     json(
       t.url,

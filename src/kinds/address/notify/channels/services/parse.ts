@@ -1,7 +1,14 @@
 import { channel, json } from "../channel";
 import { asText } from "../message";
 
+/** The path's segments, then parse/push: a path that already ends in /parse gets no second one. */
+function pushPath(segments: readonly string[]): string[] {
+  const all = [...segments.map(encodeURIComponent), "parse", "push"];
+  return all.filter((s, i, a) => !(s === "parse" && a[i - 1] === "parse"));
+}
+
 /** Parse Server's push, to every installation of the given device type. */
+
 export default channel({
   schemes: ["parsep", "parseps"],
   service: "Parse Platform",
@@ -10,9 +17,7 @@ export default channel({
   docs: "https://docs.parseplatform.org/rest/guide/#sending-pushes",
   supports: { title: true, format: "text", attach: false, priority: false },
   parse: (u) => ({
-    url:
-      `${u.origin()}/` +
-      `${[...u.segments.map(encodeURIComponent), "parse", "push"].filter((s, i, a) => !(s === "parse" && a[i - 1] === "parse")).join("/")}`,
+    url: `${u.origin()}/${pushPath(u.segments).join("/")}`,
     app: u.need(u.user, "the application id"),
     key: u.secret(u.password, "the master key"),
     device: u.param("device") ?? "all",

@@ -23,7 +23,8 @@ export default channel({
     // The schema is named only while the payload has its standard fields (as Apprise does).
     const xsd = Object.keys(t.fields).length ? "" : ` xmlns:xsi="${XSD}"`;
     const body = `<?xml version='1.0' encoding='utf-8'?>
-<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"
+  xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <soapenv:Body><Notification${xsd}>${core}</Notification></soapenv:Body>
 </soapenv:Envelope>`;
     return { method: t.method, url: t.url, headers: { "content-type": "application/xml", ...t.headers }, body };
