@@ -197,7 +197,7 @@ describe("a sandbox's clock", () => {
 });
 
 describe("a create's own times in a sandbox", () => {
-  it("are checked on the sandbox's clock: past real time's reach is fine, past the sandbox's is 422, uncharged", async () => {
+  it("follow the sandbox's clock: past real time's reach is fine, past the sandbox's is 422, uncharged", async () => {
     const s = await sandbox();
     await s.move({ advance_seconds: 30 * 86400 });
     const name = unique();
