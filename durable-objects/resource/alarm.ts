@@ -5,6 +5,7 @@
  * finish the outbox, send the expiry notices, fire the kind's timer. Also the test clock's step, which runs what fell
  * due as the alarm would.
  */
+import { AppError } from "../../src/http/errors";
 import type { Env } from "../../src/env";
 import { nextTimerAt } from "./engine-store";
 import type { MetaCell } from "./meta-cell";
@@ -82,8 +83,11 @@ export class ResourceAlarm {
       await this.work.fireDueTimer();
       await this.arm();
     } catch (err) {
+      // A cancel that landed while this run awaited: the run recorded nothing (MetaCell.stillHere) and the end is the
+      // cancel's to finish, so that is no failure to report.
+      const endedMeanwhile = err instanceof AppError && err.options.resourceMissing === true;
+      if (!endedMeanwhile) console.error("resource alarm failed; trying again in a minute", err);
       // The platform gives up on an alarm after a few failed runs; expiry must not be lost, so re-arm.
-      console.error("resource alarm failed; trying again in a minute", err);
       if (this.meta.get()) await this.clock.alarmAt(this.clock.now() + 60_000);
     }
   }
