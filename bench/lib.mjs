@@ -170,8 +170,18 @@ export async function inspector(port) {
       waiting.delete(msg.id);
     }
   });
+  // A runtime killed under the socket: what waits is refused, and so is what is sent after, so a caller that keeps the
+  // client (bench/soak.mjs) learns it must connect again instead of waiting forever.
+  const lost = (why) => {
+    client.closed = true;
+    for (const done of waiting.values()) done({ error: { message: `inspector connection lost (${why})` } });
+    waiting.clear();
+  };
+  ws.on("close", () => lost("closed"));
+  ws.on("error", (err) => lost(err.message));
   const send = (method, params = {}) =>
     new Promise((resolve, reject) => {
+      if (client.closed) return reject(new Error(`${method}: inspector connection lost`));
       const n = ++id;
       waiting.set(n, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
       ws.send(JSON.stringify({ id: n, method, params }));
