@@ -47,10 +47,11 @@ export default defineConfig({
     onConsoleLog: quietRequestLog,
     // The usual output, then the slowest files (test/reporters/slowest-files.ts).
     reporters: ["default", "./test/reporters/slowest-files.ts"],
-    // Two files at a time, whatever their project (vitest's default on 2 cores is one: the suite ran file after
-    // file, the cores a third busy, most files waiting on the processes and timers they start). The long-waiting
-    // files start first (test/sequencer.mjs). docs/testing.md, "Where the suite's time goes", has the measurements.
-    maxWorkers: 2,
+    // Three files at a time, whatever their project (vitest's default on 2 cores is one: the suite ran file after
+    // file, the cores a third busy, most files waiting on the processes and timers they start; at two, half busy).
+    // The long-waiting files start first (test/sequencer.mjs). docs/testing.md, "Where the suite's time goes", has
+    // the measurements.
+    maxWorkers: 3,
     sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
