@@ -394,6 +394,11 @@ const followUpLine =
 const profilesHeading =
   `Where the service's start-up goes in check startup's profiles (${rounds}; ` +
   "ms per start-up, as samples × the sampling interval):";
+const KIND_ROW = "then: a kind's first request (GET /v1/counters/{id}, 401)";
+// Without profiles (BENCH_PROFILE=0) there is nothing to put in check startup's rows.
+const profileRows = profiling
+  ? `${row("check startup: sampled time", "sampled")}\n${row("check startup: samples × interval", "counted")}\n`
+  : "";
 console.log(`
 ## Start-up, ${new Date().toISOString().slice(0, 10)}, ${rounds} rounds
 
@@ -401,9 +406,7 @@ console.log(`
 |---|---|---|---|---|
 ${row("CPU, first request (global scope)", "first")}
 ${row("CPU, load (workerd start, compilation)", "load")}
-${row("check startup: sampled time", "sampled")}
-${row("check startup: samples × interval", "counted")}
-${row("then: a kind's first request (GET /v1/counters/{id}, 401)", "kind", "service", "calibration", "first")}
+${profileRows}${row(KIND_ROW, "kind", "service", "calibration", "first")}
 ${row("then: the first document (GET /openapi.json)", "document", "service", "calibration", "first")}
 ${
   base

@@ -2,7 +2,7 @@
  * The answers of operations called under an Idempotency-Key, kept by the resource in the transaction of their work
  * (docs/operations.md#idempotency-key). The worker keeps a key's answer in D1 after the call; when the runtime dies
  * between the two, the key's lock lapses and the caller's retry would run the operation again, charged again. The
- * retry names the same replay key (derived from the key and the request, src/resources/kind-routes.ts), so the
+ * retry names the same replay key (derived from the key and the request, src/resources/op-route.ts), so the
  * object answers it with what the first run answered, changing and charging nothing. Kept as long as the worker keeps
  * a key; an answer over MAX_KEPT_BYTES is not kept (the worker's own copy is then the only one).
  *
