@@ -9,7 +9,8 @@ import type { Env } from "../env";
 import type { Json } from "../json";
 import type { EngineStore } from "../kind/engine";
 import { sha256Hex } from "../bytes";
-import { ERROR_CODES, type Result } from "../http/errors";
+import type { Result } from "../http/errors";
+import { ERROR_CODES } from "../http/error-codes";
 import { resourceStub } from "../stubs";
 import type { AttemptResult, WebhookMessage } from "./messages";
 

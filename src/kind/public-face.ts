@@ -18,7 +18,8 @@
  */
 import type { Json } from "../json";
 import type { EngineStore, PrepareContext } from "./engine";
-import { AppError, type ErrorCode } from "../http/errors";
+import { AppError } from "../http/errors";
+import type { ErrorCode } from "../http/error-codes";
 import { parseCallerJson } from "../http/json-depth";
 
 export const PUBLIC_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;

@@ -17,7 +17,7 @@ import type {
   ResponseObject,
   SecurityRequirementObject,
 } from "openapi3-ts/oas31";
-import { ERROR_CODES } from "../http/errors";
+import { ERROR_CODES } from "../http/error-codes";
 import { pruneComponents } from "./refs";
 import { isRef, operations } from "./walk";
 

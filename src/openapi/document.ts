@@ -8,7 +8,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { ERROR_CODES } from "../http/errors";
+import { ERROR_CODES } from "../http/error-codes";
 import { MAX_KEY_LENGTH } from "../http/idempotency";
 import { TAG_DESCRIPTIONS } from "./tags";
 import { covers, IDEMPOTENT_PATHS, RATE_LIMITED_PATHS } from "../http/api-paths";

@@ -1,6 +1,6 @@
 /** Builds the documented responses of a route: its success body plus every problem it can answer. */
 import type { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../http/errors";
+import { ERROR_CODES } from "../http/error-codes";
 import { paymentRequired, problem } from "./schemas";
 
 const problemContent = (schema: z.ZodType) => ({ "application/problem+json": { schema } });

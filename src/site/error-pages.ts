@@ -6,7 +6,8 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { accepts } from "hono/accepts";
 import type { AppEnv } from "../env";
-import { AppError, ERROR_CODES, type ErrorCode } from "../http/errors";
+import { AppError } from "../http/errors";
+import { ERROR_CODES, type ErrorCode } from "../http/error-codes";
 import { errorResponses } from "../openapi/responses";
 import { escapeHtml, page, STATIC_CSP, topBar } from "./layout";
 

@@ -4,7 +4,7 @@
  * the allowed methods, the path that was meant, the field at fault), with a page behind every `type`.
  */
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES } from "../../src/http/errors";
+import { ERROR_CODES } from "../../src/http/error-codes";
 import {
   balanceOf,
   buyCredits,

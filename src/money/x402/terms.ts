@@ -5,7 +5,8 @@
  */
 import { fromBase64, toBase64 } from "../../bytes";
 import type { Env } from "../../env";
-import { AppError, type ErrorCode } from "../../http/errors";
+import { AppError } from "../../http/errors";
+import type { ErrorCode } from "../../http/error-codes";
 import { microToUsd } from "../amounts";
 
 export interface ChainConfig {
