@@ -196,15 +196,17 @@ export async function soak(options = {}) {
     }
     if (rss) memory.push({ t: Date.now(), rss: rss / 1024, objects: open.size });
   }, 10_000);
+  // Connected only while it samples: a DevTools client kept on wrangler's inspector proxy is sent every console
+  // message of the run, and the 2026-11-28 05:12 run's wrangler grew to 4 GB and stopped answering with one attached.
   const heapTimer = setInterval(async () => {
     try {
-      if (cdp?.closed) cdp = null;
-      cdp ??= await inspector(inspectorPort);
+      cdp = await inspector(inspectorPort);
       await cdp.send("HeapProfiler.collectGarbage");
       const usage = await cdp.send("Runtime.getHeapUsage");
       heaps.push({ t: Date.now(), heap: usage.usedSize / 2 ** 20 });
     } catch {
-      // killed, or restarting: connect again next time
+      // killed, or restarting: the next minute tries again
+    } finally {
       cdp?.close();
       cdp = null;
     }
