@@ -7,24 +7,9 @@
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
 import { abortOpen, discardStart, reopen, run, start, RUN_BUDGET_MS } from "./steps";
-import {
-  all,
-  cancel,
-  DROP_HASH_STATE,
-  cancellable,
-  found,
-  insert,
-  nextDue,
-  openUploads,
-  page,
-  recordStep,
-  remove,
-  resumable,
-  resume,
-  TABLES,
-  usage,
-  view,
-} from "./store";
+import { all, DROP_HASH_STATE, found, insert, openUploads, page, TABLES, usage, view } from "./store";
+import { nextDue, recordStep } from "./runs";
+import { cancel, cancellable, remove, resumable, resume } from "./controls";
 import {
   MAX_TRANSFER_BYTES,
   MAX_TRANSFERS,

@@ -27,7 +27,8 @@ import {
 } from "./endpoints";
 import { Digest, digestFrom, digestOf, forgetDigest } from "./hashing";
 import { MAX_PARTS, MAX_TRANSFER_BYTES, PART_BYTES, type StartInput } from "./schema";
-import { checkRoom, endpointsOf, nextRunning, partsOf, type Row, type Started, type Stepped } from "./store";
+import { checkRoom, endpointsOf, partsOf, type Row, type Started } from "./store";
+import { nextRunning, type Stepped } from "./runs";
 
 /** How long one run copies parts before it records them and lets the alarm call the next. */
 export const RUN_BUDGET_MS = 20_000;

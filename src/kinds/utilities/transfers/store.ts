@@ -1,7 +1,8 @@
 /**
  * A transfers resource's jobs: each row is one transfer (its endpoints sealed, since they carry credentials) and its
  * parts as they land, so a run that stops (the step's time is up, the process died, the source failed) goes on from the
- * last part recorded. Parts and progress are written in the same transaction that records them done.
+ * last part recorded. Parts and progress are written in the same transaction that records them done (runs.ts); the
+ * owner's resume, cancel and delete are controls.ts.
  */
 import { seal, unseal } from "../../../auth/sealing";
 import type { Env } from "../../../env";
@@ -96,7 +97,7 @@ export const partsOf = (sql: SqlStorage, id: string): DonePart[] =>
     .exec<DonePart>("SELECT part_number, size, etag FROM transfer_parts WHERE transfer_id = ? ORDER BY part_number", id)
     .toArray();
 
-const movedOf = (sql: SqlStorage, row: Row): number =>
+export const movedOf = (sql: SqlStorage, row: Row): number =>
   row.status === "completed"
     ? row.bytes_total
     : (sql
@@ -176,150 +177,6 @@ export function insert(store: EngineStore, s: Started): TransferView {
     store.now,
   );
   return view(store.sql, found(store.sql, s.transferId), store.now);
-}
-
-/** The running transfer whose turn it is (the oldest due), for the resource's timer. */
-export const nextRunning = (sql: SqlStorage, now: number): Row | null =>
-  sql
-    .exec<Row>(
-      "SELECT * FROM transfers WHERE status = 'running' AND (retry_at IS NULL OR retry_at <= ?) ORDER BY seq LIMIT 1",
-      now,
-    )
-    .toArray()[0] ?? null;
-
-export function nextDue(sql: SqlStorage, now: number): number | null {
-  const at = sql
-    .exec<{ at: number | null }>("SELECT MIN(COALESCE(retry_at, 0)) AS at FROM transfers WHERE status = 'running'")
-    .one().at;
-  return at === null ? null : Math.max(at, now);
-}
-
-/** What one run of the timer did to a transfer. */
-export interface Stepped {
-  transferId: string;
-  /** The attempt it worked for: a resume or cancel meanwhile makes it stale. */
-  attempts: number;
-  parts: DonePart[];
-  completed: { etag: string | null; sha256: string } | null;
-  error: { message: string; permanent: boolean } | null;
-}
-
-/** Consecutive failed runs before a transfer is failed (each retried after 5 s, 20 s). */
-const MAX_FAILURES = 3;
-
-export function recordStep(store: EngineStore, s: Stepped): void {
-  const row = rowOf(store.sql, s.transferId);
-  if (!row || row.status !== "running" || row.attempts !== s.attempts) return;
-  for (const p of s.parts) {
-    store.sql.exec(
-      "INSERT OR REPLACE INTO transfer_parts (transfer_id, part_number, size, etag) VALUES (?, ?, ?, ?)",
-      s.transferId,
-      p.part_number,
-      p.size,
-      p.etag,
-    );
-  }
-  if (s.completed) {
-    store.sql.exec(
-      "UPDATE transfers SET status = 'completed', sha256 = ?, destination_etag = ?, error = NULL, failures " +
-        "= 0, retry_at = NULL, updated_at = ?, finished_at = ? WHERE transfer_id = ?",
-      s.completed.sha256,
-      s.completed.etag,
-      store.now,
-      store.now,
-      s.transferId,
-    );
-    store.sql.exec("DELETE FROM transfer_parts WHERE transfer_id = ?", s.transferId);
-    return;
-  }
-  if (s.error) {
-    const failures = s.parts.length > 0 ? 1 : row.failures + 1;
-    if (s.error.permanent || failures >= MAX_FAILURES) {
-      store.sql.exec(
-        "UPDATE transfers SET status = 'failed', error = ?, failures = ?, retry_at = NULL, updated_at = ?, " +
-          "finished_at = ? WHERE transfer_id = ?",
-        s.error.message,
-        failures,
-        store.now,
-        store.now,
-        s.transferId,
-      );
-    } else {
-      const retryAt = store.now + 5000 * 4 ** (failures - 1);
-      store.sql.exec(
-        "UPDATE transfers SET error = ?, failures = ?, retry_at = ?, updated_at = ? WHERE transfer_id = ?",
-        s.error.message,
-        failures,
-        retryAt,
-        store.now,
-        s.transferId,
-      );
-    }
-    return;
-  }
-  store.sql.exec(
-    "UPDATE transfers SET failures = 0, retry_at = NULL, error = NULL, updated_at = ? WHERE transfer_id = ?",
-    store.now,
-    s.transferId,
-  );
-}
-
-/** The transfer to resume: failed (it goes on from its last part) or cancelled (it starts over, with a new upload). */
-export function resumable(sql: SqlStorage, id: string): Row {
-  const row = found(sql, id);
-  if (row.status !== "failed" && row.status !== "cancelled")
-    throw new AppError("conflict", `The transfer is ${row.status}: only a failed or cancelled one can be resumed.`);
-  return row;
-}
-
-/**
- * Runs the transfer again: a failed one from the last part recorded, a cancelled one from the start under `uploadId`.
- */
-export function resume(store: EngineStore, id: string, uploadId: string | null): TransferView {
-  const row = resumable(store.sql, id);
-  if (row.status === "cancelled")
-    store.sql.exec("UPDATE transfers SET upload_id = ? WHERE transfer_id = ?", uploadId, id);
-  const moved = movedOf(store.sql, row);
-  store.sql.exec(
-    "UPDATE transfers SET status = 'running', attempts = attempts + 1, failures = 0, retry_at = NULL, " +
-      "error = NULL, finished_at = NULL, run_started_at = ?, run_start_bytes = ?, updated_at = ? WHERE " +
-      "transfer_id = ?",
-    store.now,
-    moved,
-    store.now,
-    id,
-  );
-  return view(store.sql, found(store.sql, id), store.now);
-}
-
-/** The transfer to cancel, checked before its upload is aborted. */
-export function cancellable(sql: SqlStorage, id: string): Row {
-  const row = found(sql, id);
-  if (row.status === "completed" || row.status === "cancelled")
-    throw new AppError("conflict", `The transfer is ${row.status} already.`);
-  return row;
-}
-
-export function cancel(store: EngineStore, id: string): TransferView {
-  const row = cancellable(store.sql, id);
-  store.sql.exec(
-    "UPDATE transfers SET status = 'cancelled', attempts = attempts + 1, retry_at = NULL, updated_at = ?, " +
-      "finished_at = ? WHERE transfer_id = ?",
-    store.now,
-    store.now,
-    row.transfer_id,
-  );
-  store.sql.exec("DELETE FROM transfer_parts WHERE transfer_id = ?", id);
-  return view(store.sql, found(store.sql, id), store.now);
-}
-
-export function remove(store: EngineStore, id: string): TransferView {
-  const row = found(store.sql, id);
-  if (row.status === "running" || row.status === "failed")
-    throw new AppError("conflict", `The transfer is ${row.status}: cancel it first.`);
-  const shown = view(store.sql, row, store.now);
-  store.sql.exec("DELETE FROM transfers WHERE transfer_id = ?", id);
-  return shown;
 }
 
 export function page(sql: SqlStorage, now: number, limit: number, cursor: string | undefined): Page<TransferView> {
