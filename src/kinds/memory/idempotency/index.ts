@@ -9,7 +9,8 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
-import { claim, complete, exportAll, get, list, release, remove, timer, usage } from "./store";
+import { claim, complete, release } from "./claims";
+import { exportAll, get, list, remove, timer, usage } from "./store";
 import {
   MAX_KEYS,
   MAX_RESULT_BYTES,
