@@ -6,7 +6,8 @@
  */
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
-import { byId, cancel, detail, enqueue, exportAll, finished, init, list, purge } from "./store/messages";
+import { byId, cancel, detail, exportAll, finished, init, list, purge } from "./store/messages";
+import { enqueue } from "./store/enqueue";
 import { releaseNow, setLimits, setPaused, statusView, timer, usage } from "./store/flow";
 import {
   MAX_BATCH,
