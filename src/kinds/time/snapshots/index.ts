@@ -9,7 +9,8 @@
 import { noInput } from "../../../openapi/schemas";
 import { kindOf } from "../../../kind/kind";
 import { discardSnapshot, readText, takeSnapshot } from "./fetch";
-import { allSnapshots, init, page, record, requireRow, rowOf, setPaused, status, timer, usage, view } from "./store";
+import { allSnapshots, init, page, requireRow, rowOf, setPaused, status, usage, view } from "./store";
+import { record, timer } from "./record";
 import {
   INLINE_MAX_BYTES,
   listInput,
