@@ -8,7 +8,8 @@ import { expect } from "vitest";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createdResource, paymentRequired, problem, resourceRecord } from "../src/openapi/schemas";
 import type { deliveryPage } from "../src/delivery/schemas";
-import type { AnyKind, AnyOp, OpNames, OpOutput, TypedKind } from "../src/kind/kind";
+import type { AnyKind, OpNames, OpOutput, TypedKind } from "../src/kind/kind";
+import type { AnyOp } from "../src/kind/op";
 
 export const ORIGIN = "https://zeitvault.test";
 

@@ -6,7 +6,8 @@
  * `sends` or calls configured `targetFields` reaches the open world; so does an operation that
  * takes a `url` to fetch). Titles come from the kinds' titles and the operation names.
  */
-import type { AnyKind, AnyOp } from "../kind/kind";
+import type { AnyKind } from "../kind/kind";
+import type { AnyOp } from "../kind/op";
 import { allKinds } from "../resources/kinds";
 import type { JsonSchema } from "./json-schema";
 

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { isKindName, requireKind } from "../resources/kinds";
 import { paramsOf, type MethodContext } from "./context";
-import { describeKind } from "./generic";
+import { describeKind } from "./describe-kind";
 import { RPC_ERRORS, RpcFault } from "./jsonrpc";
 import { listParams } from "./pagination";
 import { SCHEME } from "./resources";

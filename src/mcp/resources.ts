@@ -9,7 +9,7 @@ import { llmsTxt } from "../openapi/llms";
 import { allKinds, isKindName, requireKind } from "../resources/kinds";
 import { paramsOf, type MethodContext } from "./context";
 import { callTool } from "./dispatch";
-import { describeKind } from "./generic";
+import { describeKind } from "./describe-kind";
 import { RpcFault } from "./jsonrpc";
 import { listParams, page } from "./pagination";
 import { features } from "./revisions";

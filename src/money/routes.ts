@@ -1,16 +1,16 @@
 /** Money: buy and top up credits with x402, balance, sub-tokens, the price list (docs/api.md#money-endpoints). */
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { AppError, unwrap } from "../http/errors";
 import { bearer, creditCredential, requireCredit } from "../auth/credentials";
 import { issueCreditToken } from "../auth/tokens";
 import { accountStub } from "../stubs";
-import { microToUsd, usdAmount, usdToMicro } from "./amounts";
+import { microToUsd, usdToMicro } from "./amounts";
 import { runPaid } from "./payment";
 import { priceList } from "./prices";
+import { balance, prices, purchaseBody, purchased, subtoken, subtokenBody, topUp } from "./schemas";
 import { errorResponses, jsonResponse } from "../openapi/responses";
-import { singleLine } from "../openapi/schemas";
 import { CREDIT, PURCHASE } from "../openapi/security";
 import type { BalanceView } from "../rpc/account";
 import { DELIVERY_RETENTION } from "../delivery/outbox-policy";
@@ -19,84 +19,6 @@ import { iso } from "../time";
 
 const DAY_MS = 86400 * 1000;
 const MONEY = { tags: ["Money"] };
-
-const purchaseBody = z
-  .object({ amount_usd: usdAmount.describe("Dollars to buy; at least MIN_PURCHASE_USD (0.25).") })
-  .strict()
-  .openapi("CreditPurchase");
-const purchased = z
-  .object({
-    credit_token: z.string().describe("zv_… — shown this once."),
-    token_id: z.string(),
-    balance_usd: z.number(),
-    expires_at: z.string(),
-  })
-  .openapi("CreditToken");
-const topUp = purchased.omit({ credit_token: true }).openapi("CreditTopUp");
-const balance = z
-  .object({
-    token_id: z.string(),
-    type: z.enum(["credit", "subtoken"]),
-    balance_usd: z.number().describe("What this token can spend now."),
-    spent_usd: z.number(),
-    cap_usd: z.number().nullable(),
-    cap_remaining_usd: z.number().nullable(),
-    expires_at: z.string(),
-  })
-  .openapi("CreditBalance");
-const subtokenBody = z
-  .object({ cap_usd: usdAmount, label: singleLine(200).nullable().default(null), days: z.int().min(1).max(3650) })
-  .strict()
-  .openapi("SubtokenRequest");
-const subtoken = z
-  .object({
-    credit_token: z.string(),
-    token_id: z.string(),
-    cap_usd: z.number(),
-    label: z.string().nullable(),
-    expires_at: z.string(),
-    parent_token_id: z.string(),
-  })
-  .openapi("Subtoken");
-const prices = z
-  .object({
-    currency: z.literal("USD"),
-    operations: z.array(
-      z.object({
-        operation: z.string(),
-        method: z.string(),
-        path: z.string(),
-        price_usd: z.number(),
-        unit: z.enum(["call", "day", "mb"]),
-        default_ttl_seconds: z.int().nullable(),
-        max_ttl_seconds: z.int().nullable(),
-        limits: z
-          .record(z.string(), z.number())
-          .optional()
-          .describe("On a create line: the kind's limits; beyond them a request is refused with 413 or 422."),
-      }),
-    ),
-    limits: z
-      .object({
-        deliveries: z.object({
-          settled_kept: z
-            .int()
-            .describe("Settled (delivered, aborted, dead) deliveries each resource's log keeps, newest first."),
-          settled_days: z.int().describe("Days a settled delivery stays in the log."),
-          attempts_kept: z.int().describe("Attempts each delivery keeps in its attempt log, newest first."),
-        }),
-      })
-      .describe("Limits every resource shares."),
-    egress: z.object({
-      ips: z
-        .array(z.string())
-        .describe(
-          "The fixed addresses egress-connectors' requests leave from (empty when the operator configured " +
-            "no egress proxy): allowlist these at the target.",
-        ),
-    }),
-  })
-  .openapi("PriceList");
 
 function balanceBody(v: BalanceView) {
   return {

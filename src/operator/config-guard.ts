@@ -8,7 +8,8 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Env } from "../env";
 import { AppError } from "../http/errors";
-import { configProblems, type ConfigProblem } from "./config-check";
+import { configProblems } from "./config-check";
+import type { ConfigProblem } from "./config-problem";
 
 /** The paths the guard covers (app.ts installs it there); the operator's own are judged by their own scope. */
 export const GUARDED_PATHS = ["/v1/*", "/mcp", "/oauth/*", "/p/*", "/.well-known/*", "/admin", "/admin/*"];

@@ -2,7 +2,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { AnyKind, AnyOp } from "../kind/kind";
+import type { AnyKind } from "../kind/kind";
+import type { AnyOp } from "../kind/op";
 import { managementCredential } from "../auth/credentials";
 import { runPaid, type PaidCall, type Payer } from "../money/payment";
 import { resourceStub } from "../stubs";

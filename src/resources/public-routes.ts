@@ -22,7 +22,6 @@ import { digestHex } from "../bytes";
 import { readCapped } from "../delivery/fetch-guarded";
 import {
   DEFAULT_PUBLIC_BODY_BYTES,
-  endToEnd,
   INLINE_PUBLIC_BODY_BYTES,
   MAX_PUBLIC_BODY_BYTES,
   PUBLIC_METHODS,
@@ -31,6 +30,7 @@ import {
   type PublicRequest,
   type PublicRoute,
 } from "../kind/public-face";
+import { endToEnd } from "../kind/public-request";
 import { matchRoute, methodsOf } from "./public-route-match";
 import { publicResponse, type Settled } from "../kind/public-answer";
 import { forgetAddress, learnAnswer, reusedAnswer, reuseKey } from "./public-reuse";

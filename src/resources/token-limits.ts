@@ -5,7 +5,8 @@
  * (durable-objects/resource/grants.ts) and applies these rules on every call; nothing here reads storage.
  */
 import { AppError, type FieldError } from "../http/errors";
-import type { AnyKind, AnyOp } from "../kind/kind";
+import type { AnyKind } from "../kind/kind";
+import type { AnyOp } from "../kind/op";
 import type { AskedLimits } from "../rpc/resource";
 
 /** Stands for every operation that only reads: the kind's GET operations and the delivery log. */

@@ -11,7 +11,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import type { AnyKind, AnyOp } from "../../src/kind/kind";
+import type { AnyKind } from "../../src/kind/kind";
+import type { AnyOp } from "../../src/kind/op";
 import { buyCredits, call, json, type Receipt } from "../harness";
 import { exampleBody, exampleRequest, localized, prepareExample, send, type ExampleRequest } from "./examples";
 import type { JsonSchema, OpenApiDoc } from "./schema-body";

@@ -7,7 +7,8 @@
  */
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AnyKind, AnyOp, OpExample } from "../../src/kind/kind";
+import type { AnyKind } from "../../src/kind/kind";
+import type { AnyOp, OpExample } from "../../src/kind/op";
 import { fromBinaryString } from "../../src/bytes";
 import { buyCredits, call, createResource, json, managed, type ResourceRecord } from "../harness";
 import { requireKind } from "../../src/resources/registry";

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import type { AnyKind, AnyOp } from "../../src/kind/kind";
+import type { AnyKind } from "../../src/kind/kind";
+import type { AnyOp } from "../../src/kind/op";
 import { connectV2, type ListedTool, type ToolAnswer } from "./mcp-clients";
 import { localized, prepareExample, resourceFixture } from "./examples";
 

@@ -7,7 +7,7 @@ import { SELF } from "cloudflare:test";
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../../src/resources/registry";
-import type { describeKind } from "../../src/mcp/generic";
+import type { describeKind } from "../../src/mcp/describe-kind";
 import { ORIGIN, balanceOf, buyCredits, signPayment, type ResourceRecord } from "../harness";
 import {
   connectV1,

@@ -5,13 +5,8 @@
  * pending: the first to commit wins, and everyone after sees what was decided (409).
  */
 import { AppError } from "../../../http/errors";
-import {
-  definePublicFace,
-  postedFields,
-  prefersHtml,
-  type PublicAnswer,
-  type PublicRequest,
-} from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { postedFields, prefersHtml } from "../../../kind/public-request";
 import { iso } from "../../../time";
 import { signDecision, type Signed } from "./decision";
 import { decidedPage, decisionForm } from "./page";

@@ -6,13 +6,8 @@
  */
 import { digestsEqual } from "../../../auth/ids";
 import { utf8 } from "../../../bytes";
-import {
-  definePublicFace,
-  PUBLIC_METHODS,
-  queryOf,
-  type PublicAnswer,
-  type PublicRequest,
-} from "../../../kind/public-face";
+import { definePublicFace, PUBLIC_METHODS, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { queryOf } from "../../../kind/public-request";
 import type { PrepareContext } from "../../../kind/kind";
 import { discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { counts, rowOf } from "../captures/store";

@@ -7,7 +7,8 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
+import { prefersHtml } from "../../../kind/public-request";
 import { gonePage } from "../../../site/layout";
 import { formPage, limitedPage, thanksPage } from "./page";
 import { addresslessLimit, countSpam, keep, takeRate } from "./store";

@@ -7,7 +7,8 @@
  */
 import { randomId } from "../../../auth/ids";
 import { AppError } from "../../../http/errors";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
+import { prefersHtml } from "../../../kind/public-request";
 import { formPage, sentPage } from "./page";
 import { discardStaged, keep, stage, type Staged } from "../captures/ingest";
 import { captureOf, rowOf } from "../captures/store";

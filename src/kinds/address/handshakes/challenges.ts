@@ -21,7 +21,8 @@ import { AppError } from "../../../http/errors";
 import { digestsEqual } from "../../../auth/ids";
 import { toBase64, toHex, utf8 } from "../../../bytes";
 import { hmacSha256 } from "../../../delivery/signing";
-import { headerOf, queryOf, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { headerOf, queryOf } from "../../../kind/public-request";
 import { verify } from "../captures/signatures";
 import type { Protocol, Secrets } from "./schema";
 

@@ -19,14 +19,8 @@
 import { AppError } from "../../../http/errors";
 import { parseCallerJson } from "../../../http/json-depth";
 import { iso } from "../../../time";
-import {
-  bodyText,
-  definePublicFace,
-  headerOf,
-  prefersHtml,
-  type PublicAnswer,
-  type PublicRequest,
-} from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { bodyText, headerOf, prefersHtml } from "../../../kind/public-request";
 import { checkPassphrase, keyToText, openSecret } from "./crypto";
 import { failAttempt, readSecret, release, verifierOf } from "./store";
 import type { SecretConfig } from "./schema";

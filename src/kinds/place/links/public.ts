@@ -5,7 +5,8 @@
  */
 import { unwrap } from "../../../http/errors";
 import { resourceStub } from "../../../stubs";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
+import { prefersHtml } from "../../../kind/public-request";
 import { gonePage } from "../../../site/layout";
 import { countRefused, exhausted, recordClick } from "./store";
 import type { LinkConfig } from "./schema";

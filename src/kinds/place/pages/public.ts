@@ -4,7 +4,8 @@
  * Last-Modified answers 304 without the body (and is still a view).
  */
 import { httpDate, notModified } from "../../../http/conditional";
-import { definePublicFace, prefersHtml, type PublicAnswer } from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer } from "../../../kind/public-face";
+import { prefersHtml } from "../../../kind/public-request";
 import { gonePage } from "../../../site/layout";
 import { countView, row } from "./store";
 import type { PageConfig } from "./schema";

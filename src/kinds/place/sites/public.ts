@@ -10,7 +10,8 @@
  */
 import { httpDate } from "../../../http/conditional";
 import { authoredPolicy } from "../../../kind/public-answer";
-import { definePublicFace, prefersHtml, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { prefersHtml } from "../../../kind/public-request";
 import { isHtml } from "./content-types";
 import { fileAt, live, type FileRow } from "./store";
 import type { SiteConfig } from "./schema";

@@ -6,13 +6,8 @@
  */
 import { AppError } from "../../../http/errors";
 import type { EngineStore } from "../../../kind/kind";
-import {
-  bodyText,
-  definePublicFace,
-  type PublicAnswer,
-  type PublicMethod,
-  type PublicRequest,
-} from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer, type PublicMethod, type PublicRequest } from "../../../kind/public-face";
+import { bodyText } from "../../../kind/public-request";
 import type { DeadmanConfig, Signal } from "./schema";
 import { ping } from "./store/switch";
 

@@ -6,7 +6,8 @@
  */
 import { parseCallerJson } from "../../../http/json-depth";
 import type { Json } from "../../../json";
-import { bodyText, definePublicFace, headerOf, queryOf, type PublicRequest } from "../../../kind/public-face";
+import { definePublicFace, type PublicRequest } from "../../../kind/public-face";
+import { bodyText, headerOf, queryOf } from "../../../kind/public-request";
 import type { DebounceConfig } from "./schema";
 import { addEvent } from "./store/windows";
 

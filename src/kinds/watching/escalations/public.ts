@@ -9,13 +9,8 @@ import { AppError } from "../../../http/errors";
 import { escapeHtml, htmlDocument } from "../../../site/layout";
 import { NONCE_SLOT } from "../../../kind/public-answer";
 import { localTimesScript, timeHtml } from "../../../site/times";
-import {
-  definePublicFace,
-  postedFields,
-  prefersHtml,
-  type PublicAnswer,
-  type PublicRequest,
-} from "../../../kind/public-face";
+import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
+import { postedFields, prefersHtml } from "../../../kind/public-request";
 import { acknowledge, byAckKey, type IncidentRow } from "./store";
 import type { EscalationConfig } from "./schema";
 
