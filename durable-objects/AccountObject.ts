@@ -10,14 +10,19 @@
  * here in one piece (`settle`): the hot path then needs one Durable Object
  * round trip, not two. Held money counts against the balance and every cap
  * from the moment it is reserved, so holds never let a token overspend.
+ *
+ * This class is the RPC surface; in account/: the tables (schema.ts) and their reads and writes (store.ts),
+ * purchases and top-ups (purchases.ts), holds (holds.ts), refunds (refunds.ts), sandbox money (sandbox-money.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
-import { AppError, capture, unwrap, type Result } from "../src/http/errors";
-import { resourceStub } from "../src/stubs";
+import { AppError, capture, type Result } from "../src/http/errors";
 import { ACCOUNT_SCHEMA } from "./account/schema";
 import { AccountStore } from "./account/store";
 import { SandboxMoney } from "./account/sandbox-money";
+import { AccountHolds } from "./account/holds";
+import { Purchases, type OpenInput, type TopUpInput } from "./account/purchases";
+import { Refunds } from "./account/refunds";
 import type {
   AccountApi,
   BalanceView,
@@ -33,19 +38,22 @@ import type {
 
 export type { BalanceView, ChargeRequest, Credential, HoldGrant, HoldRequest, LedgerRow, Settlement, TokenRow };
 
-/** A hold nobody settled (its resource unreachable) is released after this. */
-const HOLD_LIFETIME_MS = 60 * 60 * 1000;
-
 export class AccountObject extends DurableObject<Env> implements AccountApi {
   private readonly store: AccountStore;
   private readonly sql: SqlStorage;
   private readonly sandbox: SandboxMoney;
+  private readonly holds: AccountHolds;
+  private readonly purchases: Purchases;
+  private readonly refunds: Refunds;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.store = new AccountStore(this.sql);
     this.sandbox = new SandboxMoney(this.sql);
+    this.holds = new AccountHolds(ctx.storage, env, this.store);
+    this.purchases = new Purchases(ctx.storage, this.store, this.sandbox);
+    this.refunds = new Refunds(ctx.storage, this.store);
     // Not awaited (a constructor cannot be): the runtime holds every call until it has run.
     void ctx.blockConcurrencyWhile(async () => {
       this.sql.exec(ACCOUNT_SCHEMA);
@@ -53,40 +61,11 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   /** Creates the account with its root token and first purchase. */
-  open(input: {
-    root: Omit<TokenRow, "spent" | "held" | "cap" | "parent_id">;
-    amount: number;
-    ref: string;
-    requestId: string;
-    sandboxId?: string;
-  }) {
+  open(input: OpenInput) {
     return capture(() => {
       if (this.store.balance() !== null) throw new AppError("conflict", "This account already exists.");
-      const r = input.root;
-      this.ctx.storage.transactionSync(() => {
-        this.sql.exec("INSERT INTO account (id, balance) VALUES (1, ?)", input.amount);
-        this.sql.exec(
-          "INSERT INTO tokens (token_id, parent_id, token_hash, label, cap, created_at, expires_at) VALUES " +
-            "(?, NULL, ?, ?, NULL, ?, ?)",
-          r.token_id,
-          r.token_hash,
-          r.label,
-          r.created_at,
-          r.expires_at,
-        );
-        this.store.record({
-          at: Date.now(),
-          token_id: r.token_id,
-          type: "purchase",
-          operation: input.sandboxId ? "sandboxes.create" : "credits.purchase",
-          resource_id: null,
-          amount: input.amount,
-          request_id: input.requestId,
-          ref: input.ref,
-        });
-        if (input.sandboxId) this.sandbox.mark(input.sandboxId);
-      });
-      return this.store.view(r.token_id);
+      this.purchases.open(input);
+      return this.store.view(input.root.token_id);
     });
   }
 
@@ -101,48 +80,25 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   }
 
   /** Adds funds; the root token's lifetime is renewed to at least `expiresAt`. */
-  topUp(input: Credential & { amount: number; ref: string; requestId: string; expiresAt: number }) {
+  topUp(input: TopUpInput) {
     return capture(() => {
       const [token] = this.store.authenticate(input);
       this.sandbox.refuseTopUp();
-      this.ctx.storage.transactionSync(() => {
-        this.sql.exec("UPDATE account SET balance = balance + ?", input.amount);
-        this.sql.exec("UPDATE tokens SET expires_at = max(expires_at, ?) WHERE parent_id IS NULL", input.expiresAt);
-        this.store.record({
-          at: Date.now(),
-          token_id: token!.token_id,
-          type: "topup",
-          operation: "credits.topup",
-          resource_id: null,
-          amount: input.amount,
-          request_id: input.requestId,
-          ref: input.ref,
-        });
-      });
+      this.purchases.topUp(input, token!.token_id);
       return this.store.view(token!.token_id);
     });
   }
 
   /** Undoes a top-up whose payment failed to settle. */
   async revertTopUp(input: { ref: string }): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
-      const row = this.sql
-        .exec<{ seq: number; amount: number }>(
-          "SELECT seq, amount FROM ledger WHERE type = 'topup' AND ref = ?",
-          input.ref,
-        )
-        .toArray()[0];
-      if (!row) return;
-      this.sql.exec("UPDATE account SET balance = balance - ?", row.amount);
-      this.sql.exec("DELETE FROM ledger WHERE seq = ?", row.seq);
-    });
+    this.purchases.revertTopUp(input.ref);
   }
 
   /** The token's balance, after every open hold is settled so the figures are exact. */
   balance(input: Credential): Promise<Result<BalanceView>> {
     return capture(async () => {
       this.store.authenticate(input);
-      await this.reclaim();
+      await this.holds.reclaim();
       return this.store.view(input.tokenId);
     });
   }
@@ -152,7 +108,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
     return capture(async () => {
       this.store.authenticate(input);
       const sandboxId = this.sandbox.check(input.sandboxId);
-      await this.reclaimIfShort(input, input.amount);
+      await this.holds.reclaimIfShort(input, input.amount);
       const chain = this.store.authenticate(input);
       if (this.store.headroom(chain).amount < input.amount) throw this.store.shortfall(chain, input.amount);
       let chargeId = 0;
@@ -179,29 +135,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
    * create's lost answer, by its resource and operation alone: the charge still standing).
    */
   async refund(input: RefundRequest): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
-      const charge = (
-        "chargeId" in input
-          ? this.sql.exec<LedgerRow>("SELECT * FROM ledger WHERE seq = ? AND type = 'charge'", input.chargeId)
-          : input.lostAnswer
-            ? this.sql.exec<LedgerRow>(
-                `SELECT * FROM ledger c WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation = ?
-                 AND NOT EXISTS (SELECT 1 FROM ledger r WHERE r.type = 'refund' AND r.ref = CAST(c.seq AS TEXT))`,
-                input.since,
-                input.resourceId,
-                input.operation,
-              )
-            : this.sql.exec<LedgerRow>(
-                "SELECT * FROM ledger WHERE at >= ? AND type = 'charge' AND resource_id = ? AND operation " +
-                  "= ? AND request_id = ?",
-                input.since,
-                input.resourceId,
-                input.operation,
-                input.requestId,
-              )
-      ).toArray()[0];
-      if (charge) this.giveBack(charge, input.requestId);
-    });
+    this.refunds.refund(input);
   }
 
   /**
@@ -217,19 +151,9 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
     return capture(async () => {
       if (!this.store.token(input.tokenId))
         throw new AppError("not_found", `No credit token ${input.tokenId} in this account.`);
-      await this.reclaim();
+      await this.holds.reclaim();
       const ids = this.store.descendantsOf(input.tokenId);
-      let refunded = 0;
-      let charges = 0;
-      this.ctx.storage.transactionSync(() => {
-        for (const charge of this.sql
-          .exec<LedgerRow>("SELECT * FROM ledger WHERE type = 'charge' AND request_id = ?", input.callRequestId)
-          .toArray()) {
-          if (!ids.has(charge.token_id) || !this.giveBack(charge, input.requestId)) continue;
-          refunded += charge.amount;
-          charges++;
-        }
-      });
+      const { refunded, charges } = this.refunds.refundCall(ids, input.callRequestId, input.requestId);
       return { refunded, charges, view: this.store.view(input.tokenId) };
     });
   }
@@ -237,40 +161,23 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   /** Settles the resource's finished holds, then reserves a new float for the token (a whole number of calls). */
   hold(input: HoldRequest): Promise<Result<HoldGrant>> {
     return capture(async () => {
-      this.settleAll(input.settlements);
+      this.holds.settleAll(input.settlements);
       this.store.authenticate(input);
       this.sandbox.check(input.sandboxId ?? null);
-      await this.reclaimIfShort(input, input.price, input.resourceId);
+      await this.holds.reclaimIfShort(input, input.price, input.resourceId);
       const chain = this.store.authenticate(input);
       const room = this.store.headroom(chain).amount;
       const amount = Math.floor(Math.min(input.want, room) / input.price) * input.price;
       if (amount < input.price) throw this.store.shortfall(chain, input.price);
-      const now = Date.now();
-      const grant = {
-        holdId: crypto.randomUUID(),
-        amount,
-        expiresAt: Math.min(now + HOLD_LIFETIME_MS, ...chain.map((t) => t.expires_at)),
-      };
-      this.ctx.storage.transactionSync(() => {
-        this.store.take(chain, amount, "held");
-        this.sql.exec(
-          "INSERT INTO holds VALUES (?, ?, ?, ?, ?, ?)",
-          grant.holdId,
-          input.tokenId,
-          input.resourceId,
-          amount,
-          now,
-          grant.expiresAt,
-        );
-      });
-      await this.armSweep();
+      const grant = this.holds.reserve(input, chain, amount);
+      await this.holds.armSweep();
       return grant;
     });
   }
 
   /** Captures the charges of finished holds and releases the rest. Idempotent per hold. */
   async settle(input: { settlements: Settlement[] }): Promise<void> {
-    this.settleAll(input.settlements);
+    this.holds.settleAll(input.settlements);
   }
 
   mintSubtoken(input: Credential & { child: Omit<TokenRow, "spent" | "held" | "parent_id">; requestId: string }) {
@@ -311,7 +218,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   ): Promise<Result<{ rows: LedgerRow[]; view: BalanceView }>> {
     return capture(async () => {
       this.store.authenticate(input);
-      await this.reclaim();
+      await this.holds.reclaim();
       const ids = this.store.descendantsOf(input.tokenId);
       const rows = this.sql
         .exec<LedgerRow>("SELECT * FROM ledger WHERE at >= ? AND at < ? ORDER BY seq", input.since, input.until)
@@ -325,57 +232,7 @@ export class AccountObject extends DurableObject<Env> implements AccountApi {
   override async alarm(): Promise<void> {
     const now = Date.now();
     const stale = this.store.holds().filter((h) => h.expires_at <= now);
-    this.settleAll(stale.map((h) => ({ holdId: h.hold_id, charges: "[]" })));
-    await this.armSweep();
-  }
-
-  // ---- internals ----
-
-  /**
-   * Returns one charge to its token's chain (inside the caller's transaction); false when it was given back already.
-   */
-  private giveBack(charge: LedgerRow, requestId: string): boolean {
-    if (this.sql.exec("SELECT 1 FROM ledger WHERE type = 'refund' AND ref = ?", String(charge.seq)).toArray().length)
-      return false;
-    const token = this.store.token(charge.token_id);
-    if (!token) return false;
-    this.store.take(this.store.chainOf(token), -charge.amount, "spent");
-    this.store.record({ ...charge, at: Date.now(), type: "refund", request_id: requestId, ref: String(charge.seq) });
-    return true;
-  }
-
-  private settleAll(settlements: Settlement[]): void {
-    for (const s of settlements) {
-      this.ctx.storage.transactionSync(() => {
-        const hold = this.store.hold(s.holdId);
-        if (!hold) return; // settled already (a retry), or released by the sweep
-        const token = this.store.token(hold.token_id);
-        const chain = token ? this.store.chainOf(token) : [];
-        const used = this.store.recordCharges(hold, s.charges);
-        this.store.take(chain, -hold.amount, "held");
-        this.store.take(chain, used, "spent");
-        this.sql.exec("DELETE FROM holds WHERE hold_id = ?", hold.hold_id);
-      });
-    }
-  }
-
-  /** When the balance or a cap is short, money sitting in other resources' holds is brought back first. */
-  private async reclaimIfShort(cred: Credential, amount: number, except?: string): Promise<void> {
-    const chain = this.store.authenticate(cred);
-    if (this.store.headroom(chain).amount >= amount) return;
-    await this.reclaim(except);
-  }
-
-  /** Asks every resource holding money of this account to settle now. */
-  private async reclaim(except?: string): Promise<void> {
-    const resources = new Set(this.store.holds().map((h) => h.resource_id));
-    if (except) resources.delete(except);
-    await Promise.all([...resources].map(async (id) => unwrap(await resourceStub(this.env, id).flushBilling())));
-  }
-
-  private async armSweep(): Promise<void> {
-    const next = this.sql.exec<{ at: number | null }>("SELECT min(expires_at) AS at FROM holds").one().at;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next);
+    this.holds.settleAll(stale.map((h) => ({ holdId: h.hold_id, charges: "[]" })));
+    await this.holds.armSweep();
   }
 }

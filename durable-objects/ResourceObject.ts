@@ -9,8 +9,8 @@
  * in resource/: the meta row and the token checks (meta-cell.ts), the clock (clock.ts), the outbox of sends and R2
  * deletes (outbox.ts), billing's holds and group commit (billing.ts), how a kind's code runs (work.ts), a kind's
  * operations (operations.ts), the public address (public-address.ts), what passes between resources
- * (between-resources.ts), the resource's life: create, extend, end (lifecycle.ts), its side of a sandbox
- * (in-sandbox.ts), and the one alarm (alarm.ts).
+ * (between-resources.ts), the resource's life: create, extend, end (lifecycle.ts, creation.ts), its side of a sandbox
+ * (in-sandbox.ts), and the one alarm (alarm.ts); parts.ts makes them and wires them together.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
@@ -34,37 +34,34 @@ import type {
 } from "../src/rpc/resource";
 import type { Payer } from "../src/money/payment";
 import type { RecordCore } from "./resource/meta";
-import { MetaCell } from "./resource/meta-cell";
-import { ResourceClock } from "./resource/clock";
-import { ResourceOutbox } from "./resource/outbox";
-import { Billing } from "./resource/billing";
-import { ResourceWork } from "./resource/work";
-import { ResourceLifecycle } from "./resource/lifecycle";
-import { ResourceOperations } from "./resource/operations";
-import { PublicAddress } from "./resource/public-address";
-import { BetweenResources } from "./resource/between-resources";
-import { ResourceAlarm } from "./resource/alarm";
+import type { MetaCell } from "./resource/meta-cell";
+import type { ResourceClock } from "./resource/clock";
+import type { ResourceOutbox } from "./resource/outbox";
+import type { Billing } from "./resource/billing";
+import type { ResourceWork } from "./resource/work";
+import type { ResourceLifecycle } from "./resource/lifecycle";
+import type { ResourceOperations } from "./resource/operations";
+import type { PublicAddress } from "./resource/public-address";
+import type { BetweenResources } from "./resource/between-resources";
+import type { ResourceAlarm } from "./resource/alarm";
+import type { ResourceInSandbox } from "./resource/in-sandbox";
+import { resourceParts } from "./resource/parts";
 import { migrateResource } from "./resource/migrations";
 import { checkedFaults } from "./resource/test-faults";
-import { ResourceInSandbox } from "./resource/in-sandbox";
 import type { SandboxStep } from "../src/rpc/sandbox";
 
 export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   private readonly meta: MetaCell;
-  /** The resource's clock (ahead of the real one only in tests and sandboxes). */
   private readonly clock: ResourceClock;
-  /** Deliveries and R2 deletes that committed work obliges. */
   private readonly outbox: ResourceOutbox;
   private readonly work: ResourceWork;
   private readonly lifecycle: ResourceLifecycle;
   private readonly operations: ResourceOperations;
   private readonly publicAddress: PublicAddress;
   private readonly betweenResources: BetweenResources;
-  /** Its side of a sandbox, when it is in one (resource/in-sandbox.ts). */
   private readonly sandbox: ResourceInSandbox;
   private readonly alarms: ResourceAlarm;
-  /** Made on first use: it needs the resource's id. */
-  private billingOf: Billing | undefined;
+  private readonly billing: () => Billing;
   /**
    * Test-only faults (injectFaults, ENVIRONMENT=test; resource/test-faults.ts), in memory as the process they stand
    * for.
@@ -73,50 +70,20 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // The alarm knows every part's due times; the parts made before it reach it through this closure.
-    const armAlarm = () => this.alarms.arm();
-    const billing = () => this.billing();
     const storage = ctx.storage;
-    this.meta = new MetaCell(storage.sql, () => this.clock.now());
-    this.clock = new ResourceClock(storage);
-    this.outbox = new ResourceOutbox(storage, env, this.clock, () => this.meta.get()!.id, this.faults);
-    this.work = new ResourceWork(storage, env, this.meta, this.clock, this.outbox, billing, this.faults, armAlarm);
-    this.lifecycle = new ResourceLifecycle(
-      ctx,
-      env,
-      this.meta,
-      this.clock,
-      this.outbox,
-      this.work,
-      billing,
-      () => (this.billingOf = undefined),
-      this.faults,
-      armAlarm,
-    );
-    this.operations = new ResourceOperations(storage, this.meta, this.clock, this.work, billing, armAlarm, this.faults);
-    this.publicAddress = new PublicAddress(this.meta, this.clock, this.work);
-    this.betweenResources = new BetweenResources(this.meta, this.clock, this.work);
-    this.sandbox = new ResourceInSandbox(
-      storage,
-      env,
-      this.meta,
-      this.clock,
-      this.work,
-      this.lifecycle,
-      () => this.alarm(),
-      armAlarm,
-    );
-    this.alarms = new ResourceAlarm(
-      storage,
-      env,
-      this.meta,
-      this.clock,
-      this.outbox,
-      this.work,
-      this.lifecycle,
-      billing,
-      this.sandbox,
-    );
+    // The parts and what each is for: resource/parts.ts.
+    const parts = resourceParts(ctx, env, this.faults, () => this.alarm());
+    this.meta = parts.meta;
+    this.clock = parts.clock;
+    this.outbox = parts.outbox;
+    this.work = parts.work;
+    this.lifecycle = parts.lifecycle;
+    this.operations = parts.operations;
+    this.publicAddress = parts.publicAddress;
+    this.betweenResources = parts.betweenResources;
+    this.sandbox = parts.sandbox;
+    this.alarms = parts.alarms;
+    this.billing = parts.billing;
     // Tables made by older code are brought up to date before anything is served. First the kind's module
     // and AES are loaded: what follows reaches them synchronously, inside transactions (resources/kinds.ts
     // requireKind, auth/sealing-loader.ts).
@@ -129,20 +96,6 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
         await this.clock.load();
       })
       .catch((err) => console.error("resource object did not start", err));
-  }
-
-  private billing(): Billing {
-    this.billingOf ??= new Billing(
-      this.ctx.storage.sql,
-      this.env,
-      this.meta.get()!.id,
-      (captured) => {
-        if (captured) this.meta.update({ charged: this.meta.get()!.charged + captured });
-      },
-      () => this.clock.now(),
-      () => this.clock.sandboxId,
-    );
-    return this.billingOf;
   }
 
   create(input: CreateInput): Promise<Result<RecordCore>> {

@@ -20,8 +20,8 @@ import type { CreditCredential } from "../../src/auth/credentials";
 import { accountStub } from "../../src/stubs";
 import { CallRate } from "./call-rate";
 import { dryRun, GroupCommit } from "./transactions";
-import type { Settlement } from "../../src/rpc/account";
 import type { Hold } from "./billing-tables";
+import { OpenHolds } from "./open-holds";
 
 /**
  * A hold covers at least this many calls at the price asked for, and about a second of the observed rate beyond that...
@@ -45,15 +45,14 @@ const MAX_RATES = 1_000;
 /** When an account cannot be reached, settlement is retried this much later. */
 const RETRY_AFTER_MS = 30_000;
 
-type Batch = { accountId: string; settlements: Settlement[] };
-
 /** What holds in flight, call rates and waiting calls are kept under: one token at one price. */
 const keyOf = (payer: CreditCredential, price: number) => `${payer.tokenId}:${price}`;
 
 export class Billing {
   /** One hold request in flight per token and price; concurrent calls wait for it instead of asking again. */
   private readonly inflight = new Map<string, { hash: string; done: Promise<void> }>();
-  private holdsOf: Map<string, Hold> | undefined;
+  /** The holds granted here, in their tables and mirrored in memory (open-holds.ts). */
+  private readonly held: OpenHolds;
   private readonly rates = new Map<string, CallRate>();
   /**
    * Calls waiting for a hold, per token and price: a hold asked for covers them all (a cold burst is served by one
@@ -63,21 +62,23 @@ export class Billing {
   private commits: GroupCommit | undefined;
 
   constructor(
-    private readonly sql: SqlStorage,
+    sql: SqlStorage,
     private readonly env: Env,
     private readonly resourceId: string,
     /** Called inside the transaction that forgets settled holds, with what they captured. */
-    private readonly onSettled: (captured: number) => void,
+    onSettled: (captured: number) => void,
     /** The resource's clock, which schedules settlements (a hold's own expiry is the account's, in real time). */
     private readonly clock: () => number,
     /** The resource's sandbox (null: none): the account refuses a hold of money from the other side. */
     private readonly sandboxId: () => string | null,
-  ) {}
+  ) {
+    this.held = new OpenHolds(sql, onSettled);
+  }
 
   /** An open hold of this token that covers `price`, or null. A wrong secret for a known token is refused here. */
   private usable(payer: CreditCredential, price: number, now: number): Hold | null {
     let best: Hold | null = null;
-    for (const hold of this.holds().values()) {
+    for (const hold of this.held.all().values()) {
       if (hold.token_id !== payer.tokenId || hold.closed || hold.expires_at <= now) continue;
       // An access token was verified by the worker; a secret must match the one the account checked (a hold
       // taken through an access token has no hash to compare, so a secret must go through the account).
@@ -125,17 +126,7 @@ export class Billing {
           return null;
         }
         const value = work();
-        this.sql.exec(
-          "INSERT INTO billing_charges (hold_id, at, operation, amount, request_id) VALUES (?, ?, ?, ?, ?)",
-          hold.hold_id,
-          Date.now(),
-          charge.operation,
-          price,
-          charge.requestId,
-        );
-        // Last, so a call that throws leaves the mirror as its rolled-back savepoint leaves the table. (Should the
-        // batch's commit fail, the runtime resets the object, and the mirror is read again from the table.)
-        hold.used += price;
+        this.held.charge(hold, price, charge);
         return { value, hold };
       });
       if (paid) {
@@ -157,9 +148,7 @@ export class Billing {
 
   /** Charged through holds but not settled yet. */
   unsettled(): number {
-    let total = 0;
-    for (const hold of this.holds().values()) total += hold.used;
-    return total;
+    return this.held.unsettled();
   }
 
   /** Makes sure a hold for this token covers `price`, asking the account once however many calls are waiting. */
@@ -208,18 +197,14 @@ export class Billing {
   /** Settles holds with their accounts: the due ones, or all of them (after any hold still being granted). */
   async flush(which: "due" | "all", now = this.clock()): Promise<void> {
     if (which === "all") await Promise.all([...this.inflight.values()].map((r) => r.done.catch(() => undefined)));
-    const batches = this.close(which === "all" ? () => true : (h) => h.flush_at <= now);
+    const batches = this.held.close(which === "all" ? () => true : (h) => h.flush_at <= now);
     await Promise.all(
       batches.map(async (batch) => {
         try {
           await accountStub(this.env, batch.accountId).settle({ settlements: batch.settlements });
-          this.forget(batch.settlements);
+          this.held.forget(batch.settlements);
         } catch (err) {
-          for (const s of batch.settlements) {
-            const hold = this.holds().get(s.holdId);
-            if (hold) hold.flush_at = now + RETRY_AFTER_MS;
-            this.sql.exec("UPDATE billing_holds SET flush_at = ? WHERE hold_id = ?", now + RETRY_AFTER_MS, s.holdId);
-          }
+          this.held.retryAt(batch.settlements, now + RETRY_AFTER_MS);
           if (which === "all") throw err;
           console.error(`settlement of holds of ${this.resourceId} failed; retrying later`, err);
         }
@@ -229,20 +214,7 @@ export class Billing {
 
   /** When the next settlement is due, for the resource's alarm. */
   nextFlushAt(): number | null {
-    let next: number | null = null;
-    for (const hold of this.holds().values()) next = next === null ? hold.flush_at : Math.min(next, hold.flush_at);
-    return next;
-  }
-
-  private holds(): Map<string, Hold> {
-    if (!this.holdsOf) {
-      const rows = this.sql.exec<Hold>(
-        "SELECT h.*, coalesce((SELECT sum(amount) FROM billing_charges c WHERE c.hold_id = h.hold_id), 0) " +
-          "AS used FROM billing_holds h",
-      );
-      this.holdsOf = new Map(rows.toArray().map((h) => [h.hold_id, h]));
-    }
-    return this.holdsOf;
+    return this.held.nextFlushAt();
   }
 
   /**
@@ -251,9 +223,9 @@ export class Billing {
    * meanwhile, and only those with less than a call left are settled.
    */
   private async requestHold(payer: CreditCredential, price: number, ahead: boolean): Promise<void> {
-    const settlements = this.close(
-      (h) => h.token_id === payer.tokenId && (!ahead || h.amount - h.used < price),
-    ).flatMap((b) => b.settlements);
+    const settlements = this.held
+      .close((h) => h.token_id === payer.tokenId && (!ahead || h.amount - h.used < price))
+      .flatMap((b) => b.settlements);
     const want = this.holdSize(payer, price);
     const result = await accountStub(this.env, payer.accountId).hold({
       ...payer,
@@ -263,7 +235,7 @@ export class Billing {
       settlements,
       sandboxId: this.sandboxId(),
     });
-    this.forget(settlements); // the account applied them before anything else, whatever the answer
+    this.held.forget(settlements); // the account applied them before anything else, whatever the answer
     const grant = unwrap(result);
     const hold: Hold = {
       hold_id: grant.holdId,
@@ -276,53 +248,6 @@ export class Billing {
       expires_at: grant.expiresAt,
       used: 0,
     };
-    this.sql.exec(
-      "INSERT INTO billing_holds (hold_id, account_id, token_id, token_hash, amount, flush_at, expires_at) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-      hold.hold_id,
-      hold.account_id,
-      hold.token_id,
-      hold.token_hash,
-      hold.amount,
-      hold.flush_at,
-      hold.expires_at,
-    );
-    this.holds().set(hold.hold_id, hold);
-  }
-
-  /** Closes matching holds to new charges and returns them with their charges, grouped by account. */
-  private close(match: (hold: Hold) => boolean): Batch[] {
-    const byAccount = new Map<string, Batch>();
-    for (const hold of this.holds().values()) {
-      if (!match(hold)) continue;
-      if (!hold.closed) {
-        hold.closed = 1;
-        this.sql.exec("UPDATE billing_holds SET closed = 1 WHERE hold_id = ?", hold.hold_id);
-      }
-      const charges = this.sql
-        .exec<{ charges: string }>(
-          "SELECT json_group_array(json_array(at, operation, amount, request_id) ORDER BY seq) AS charges " +
-            "FROM billing_charges WHERE hold_id = ?",
-          hold.hold_id,
-        )
-        .one().charges;
-      const batch = byAccount.get(hold.account_id) ?? { accountId: hold.account_id, settlements: [] };
-      batch.settlements.push({ holdId: hold.hold_id, charges });
-      byAccount.set(hold.account_id, batch);
-    }
-    return [...byAccount.values()];
-  }
-
-  private forget(settlements: Settlement[]): void {
-    let captured = 0;
-    for (const s of settlements) {
-      const hold = this.holds().get(s.holdId);
-      if (!hold) continue;
-      captured += hold.used;
-      this.sql.exec("DELETE FROM billing_charges WHERE hold_id = ?", s.holdId);
-      this.sql.exec("DELETE FROM billing_holds WHERE hold_id = ?", s.holdId);
-      this.holds().delete(s.holdId);
-    }
-    this.onSettled(captured);
+    this.held.add(hold);
   }
 }

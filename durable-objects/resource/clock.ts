@@ -32,6 +32,16 @@ export class ResourceClock {
   }
 
   /**
+   * A moment of the resource's clock as the D1 index keeps it. A sandbox's resource is indexed in real time, the time
+   * its sandbox is checked live by and ends by (its real-time TTL), and the time the index's own sweeps count
+   * (tombstones leave 30 real days after the end); its own answers keep the sandbox's clock. A resource whose test
+   * clock moved keeps that clock in the index too, as if the time had passed.
+   */
+  indexTime(resourceTime: number): number {
+    return this.sandboxId ? resourceTime - this.offset : resourceTime;
+  }
+
+  /**
    * Sets the alarm for a moment of the resource's clock (anything already due fires now: the runtime refuses one at or
    * before the epoch).
    */

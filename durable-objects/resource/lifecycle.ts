@@ -2,33 +2,20 @@
  * A resource's life: made (create), lengthened (extend), ended (expiry or cancel). Creates and
  * extends are charged straight at the account, so each writes its charge down first and crosses it
  * off with its work (direct-charges.ts); what a dead process leaves is given back (and a half-made
- * resource undone) by the alarm (charges-in-flight.ts). A part of ResourceObject, which holds the RPC surface.
+ * resource undone) by the alarm (charges-in-flight.ts). Making and undoing a creation are creation.ts. A part of
+ * ResourceObject, which holds the RPC surface.
  */
-import { digestsEqual } from "../../src/auth/ids";
-import { AppError, capture, unwrap, type Result } from "../../src/http/errors";
-import { loadKind, requireKind } from "../../src/resources/kinds";
+import { AppError, capture, type Result } from "../../src/http/errors";
+import { requireKind } from "../../src/resources/kinds";
 import type { Payer } from "../../src/money/payment";
 import { deletePrefix } from "../../src/kind/r2";
-import {
-  deleteResourceIndex,
-  endResourceIndex,
-  insertResourceIndex,
-  updateResourceExpiry,
-} from "../../src/kind/index-table";
+import { endResourceIndex, updateResourceExpiry } from "../../src/kind/index-table";
 import type { CreateInput } from "../../src/rpc/resource";
-import {
-  awaitsSettlement,
-  crossOff,
-  DirectCharge,
-  giveBack,
-  isCreation,
-  pendingCharges,
-  type PendingCharge,
-} from "./direct-charges";
+import { DirectCharge } from "./direct-charges";
 import { ChargesInFlight } from "./charges-in-flight";
-import { afterCommit } from "./engine-store";
+import { ResourceCreation } from "./creation";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./lifecycle-notices";
-import { insertMeta, type MetaRow, type RecordCore, type ResourceState } from "./meta";
+import type { MetaRow, RecordCore, ResourceState } from "./meta";
 import type { Env } from "../../src/env";
 import type { ResourceFaults } from "../../src/rpc/resource";
 import type { MetaCell } from "./meta-cell";
@@ -36,14 +23,14 @@ import type { ResourceClock } from "./clock";
 import type { ResourceOutbox } from "./outbox";
 import type { ResourceWork } from "./work";
 import type { Billing } from "./billing";
-import { createTables, tableLists } from "./migrations";
 import { dieAt, InjectedDeath } from "./test-faults";
-import { joinSandbox, refuseOutsideMoney } from "./sandbox-clock";
-import { sandboxStub } from "../../src/stubs";
+import { refuseOutsideMoney } from "./sandbox-clock";
 
 export class ResourceLifecycle {
   /** The direct charges of this resource that run in this process, and those a dead one left. */
   private readonly charges: ChargesInFlight;
+  /** Making the resource, and undoing a creation that did not finish (creation.ts). */
+  private readonly creation: ResourceCreation;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -59,6 +46,9 @@ export class ResourceLifecycle {
     private readonly armAlarm: () => Promise<void>,
   ) {
     this.charges = new ChargesInFlight(ctx.storage.sql, env, clock);
+    this.creation = new ResourceCreation(ctx, env, meta, clock, work, this.charges, faults, armAlarm, () =>
+      this.deleteStorage(),
+    );
   }
 
   private get sql(): SqlStorage {
@@ -86,95 +76,12 @@ export class ResourceLifecycle {
   }
 
   create(input: CreateInput): Promise<Result<RecordCore>> {
-    return capture(async () => {
-      // A creation a dead process left (its caller's retry came before the alarm): undone and given back now, so the
-      // retry makes the resource afresh, paid once, instead of a 409 for a resource its caller never got.
-      if (this.charges.leftBehind().some((p) => isCreation(p) && !awaitsSettlement(p))) await this.recoverCharges();
-      const existing = this.meta.get();
-      const creating = pendingCharges(this.sql).some((p) => isCreation(p) && !awaitsSettlement(p));
-      if (existing && !creating && digestsEqual(existing.mgmt_hash, input.mgmtHash)) {
-        // The same create again: under an Idempotency-Key the token derives from the key and the request, so only a
-        // retry of the request that made this resource carries it (its answer was lost). It gets the resource, unpaid.
-        return this.work.record(existing, "active");
-      }
-      if (existing || creating) throw new AppError("conflict", "This resource already exists.");
-      const kind = await loadKind(input.kind);
-      // Written down before the payment, with the alarm as the backstop; crossed off once made and indexed.
-      const charge = new DirectCharge(this.env, this.sql, input.payer, input.priceMicro, {
-        resourceId: input.id,
-        operation: `${input.kind}.create`,
-        requestId: input.requestId,
-      });
-      // What init sends (an approval's request to its approvers) goes out once the resource is indexed.
-      const pending = afterCommit();
-      let indexing = false;
-      let meta: MetaRow;
-      try {
-        await this.charges.begin(charge);
-        await charge.take();
-        dieAt(this.faults, "create-after-charge");
-        // Sandbox money makes a sandbox's resource, on the sandbox's clock from its first moment (sandbox-clock.ts).
-        if (charge.paidBySandbox) await this.joinSandbox(charge.paidBySandbox, input);
-        const now = this.clock.now();
-        meta = {
-          id: input.id,
-          kind: input.kind,
-          owner: input.owner,
-          mgmt_hash: input.mgmtHash,
-          label: input.label,
-          notify_url: input.notifyUrl,
-          config: input.configJson,
-          created_at: now,
-          expires_at: now + input.ttlSeconds * 1000,
-          charged: input.priceMicro,
-          signing_secret: input.sealedSecret,
-          notices_sent: 0,
-          public_id: input.publicId,
-          public_disabled: 0,
-          base_url: input.baseUrl,
-          ended: null,
-        };
-        const made = meta;
-        this.ctx.storage.transactionSync(() => {
-          createTables(this.sql, tableLists(kind));
-          insertMeta(this.sql, made);
-          this.meta.set(made); // the outbox reads the resource's id from it
-          kind.init?.(this.work.store(made, now, pending), JSON.parse(input.configJson), JSON.parse(input.sealedJson));
-        });
-        dieAt(this.faults, "create-after-commit");
-        indexing = true;
-        await insertResourceIndex(this.env.DB, {
-          ...meta,
-          created_at: this.indexTime(meta.created_at),
-          expires_at: this.indexTime(meta.expires_at),
-        });
-        dieAt(this.faults, "create-after-index");
-        // Paid by x402, it stays written down until the worker has settled the payment (settledCreate).
-        if (!charge.pending.settles) charge.crossOff();
-      } catch (err) {
-        // Undone here; should that fail too, the pending row and the alarm finish it. The caller gets the first error.
-        if (!(err instanceof InjectedDeath))
-          await this.undoCreation(charge.pending, charge.charged, indexing).catch((undo) =>
-            console.error(`${input.id}: creation left to the alarm`, undo),
-          );
-        throw err;
-      } finally {
-        this.charges.finished(input.requestId);
-      }
-      // Until this moves it, the backstop stays set: should this fail, it runs as an ordinary alarm and re-arms.
-      await this.armAlarm().catch((err) => console.error(`${meta.id}: alarm not armed after create`, err));
-      await this.work.afterWork(meta, pending);
-      dieAt(this.faults, "create-answer-lost");
-      return this.work.record(meta, "active");
-    });
+    return this.creation.create(input);
   }
 
   /** The worker settled the x402 payment of this resource's create: it is paid for, and stays. */
   settledCreate(requestId: string): Promise<Result<null>> {
-    return capture(() => {
-      crossOff(this.sql, requestId);
-      return null;
-    });
+    return this.creation.settledCreate(requestId);
   }
 
   /** Moves expires_at by `ttlSeconds`, charging `priceMicro` (the worker priced it from the registry). */
@@ -242,30 +149,11 @@ export class ResourceLifecycle {
       }
       await this.armAlarm();
       // The index's copy of the expiry is for the tombstone, which end() writes again: a failure here fails nothing.
-      await updateResourceExpiry(this.env.DB, meta.id, this.indexTime(this.meta.get()!.expires_at)).catch((err) =>
+      await updateResourceExpiry(this.env.DB, meta.id, this.clock.indexTime(this.meta.get()!.expires_at)).catch((err) =>
         console.error(`${meta.id}: index expiry not updated`, err),
       );
       return this.work.record(this.meta.get()!, "active");
     });
-  }
-
-  /**
-   * A moment of the resource's clock as the D1 index keeps it. A sandbox's resource is indexed in real time, the time
-   * its sandbox is checked live by and ends by (its real-time TTL), and the time the index's own sweeps count
-   * (tombstones leave 30 real days after the end); its own answers keep the sandbox's clock. A resource whose test
-   * clock moved keeps that clock in the index too, as if the time had passed.
-   */
-  private indexTime(resourceTime: number): number {
-    return this.clock.sandboxId ? resourceTime - this.clock.offset : resourceTime;
-  }
-
-  /** Joins the sandbox whose money paid for this creation: it answers its clock, which this resource then keeps. */
-  private async joinSandbox(sandboxId: string, input: CreateInput): Promise<void> {
-    const { offsetMs, deliveries } = unwrap(
-      await sandboxStub(this.env, sandboxId).join({ resourceId: input.id, kind: input.kind }),
-    );
-    this.clock.sandboxId = sandboxId;
-    this.clock.offset = joinSandbox(this.sql, sandboxId, offsetMs, deliveries);
   }
 
   /** Settles billing, then deletes every byte the resource held (R2 prefix, all storage), leaving the D1 tombstone. */
@@ -298,8 +186,8 @@ export class ResourceLifecycle {
       this.env.DB,
       meta.id,
       state,
-      this.indexTime(this.clock.now()),
-      this.indexTime((this.meta.get() ?? meta).expires_at),
+      this.clock.indexTime(this.clock.now()),
+      this.clock.indexTime((this.meta.get() ?? meta).expires_at),
     );
     await this.charges.settleBeforeEnd();
     this.meta.ending = null;
@@ -317,20 +205,8 @@ export class ResourceLifecycle {
     await this.ctx.storage.deleteAll();
   }
 
-  /**
-   * Undoes a creation that did not finish (resource/direct-charges.ts): the charge is given back first
-   * (until it is, the pending row and the alarm stay, and the alarm tries again), then the index row and
-   * every byte. `charged` as in DirectCharge: undefined asks the account for the charge, if one was taken;
-   * `mayBeIndexed` false spares a refused creation the D1 write.
-   */
-  private async undoCreation(creation: PendingCharge, charged?: number | null, mayBeIndexed = true): Promise<void> {
-    await giveBack(this.env, creation, charged);
-    if (mayBeIndexed) await deleteResourceIndex(this.env.DB, creation.resource_id);
-    await this.deleteStorage();
-  }
-
   /** Pending charges a dead process left behind, given back (charges-in-flight.ts); true: the alarm stops here. */
   recoverCharges(): Promise<boolean> {
-    return this.charges.recover((creation) => this.undoCreation(creation));
+    return this.creation.recoverCharges();
   }
 }
