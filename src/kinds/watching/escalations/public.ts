@@ -16,7 +16,8 @@ import {
   type PublicAnswer,
   type PublicRequest,
 } from "../../../kind/public-face";
-import { acknowledge, byAckKey, type IncidentRow } from "./store";
+import { byAckKey, type IncidentRow } from "./incidents";
+import { acknowledge } from "./store";
 import type { EscalationConfig } from "./schema";
 
 const STYLE = `
