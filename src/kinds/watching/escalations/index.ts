@@ -10,21 +10,10 @@ import { noInput } from "../../../openapi/schemas";
 import { checkNotifyTarget } from "../../address/notify/people";
 import { readSignal } from "../signals";
 import { ackFace } from "./public";
-import {
-  ackById,
-  allIncidents,
-  fireDue,
-  getIncident,
-  list,
-  nextDue,
-  resolveById,
-  resolveFrom,
-  SOURCE_TABLES,
-  TABLES,
-  trigger,
-  triggerFrom,
-  usage,
-} from "./store";
+import { allIncidents, list, TABLES, usage } from "./incidents";
+import { resolveFrom, SOURCE_TABLES, triggerFrom } from "./sources";
+import { fireDue, nextDue } from "./steps";
+import { ackById, getIncident, resolveById, trigger } from "./store";
 import {
   MAX_INCIDENTS,
   MAX_OPEN_INCIDENTS,

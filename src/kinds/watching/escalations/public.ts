@@ -11,7 +11,8 @@ import { NONCE_SLOT } from "../../../kind/public-answer";
 import { localTimesScript, timeHtml } from "../../../site/times";
 import { definePublicFace, type PublicAnswer, type PublicRequest } from "../../../kind/public-face";
 import { postedFields, prefersHtml } from "../../../kind/public-request";
-import { acknowledge, byAckKey, type IncidentRow } from "./store";
+import { byAckKey, type IncidentRow } from "./incidents";
+import { acknowledge } from "./store";
 import type { EscalationConfig } from "./schema";
 
 const STYLE = `

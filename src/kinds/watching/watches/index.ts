@@ -18,31 +18,11 @@ import {
 } from "../signals";
 import { checkCreatable, runCheck, type Outcome } from "./checks";
 import { heartbeatFace } from "./public";
-import {
-  allChecks,
-  history,
-  initState,
-  nextCheckAt,
-  pause,
-  readState,
-  recordCheck,
-  resume,
-  statusView,
-  TABLES as STATE_TABLES,
-} from "./store";
-import {
-  MAX_HISTORY,
-  MAX_INTERVAL_SECONDS,
-  MAX_RESPONSE_BYTES,
-  MAX_TIMEOUT_MS,
-  MIN_INTERVAL_SECONDS,
-  checkResult,
-  historyInput,
-  historyPage,
-  watchConfig,
-  watchStatus,
-  type WatchConfig,
-} from "./schema";
+import { initState, nextCheckAt, pause, recordCheck, resume } from "./store";
+import { readState, TABLES as STATE_TABLES } from "./tables";
+import { allChecks, history, statusView } from "./views";
+import { MAX_HISTORY, MAX_INTERVAL_SECONDS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_MS, MIN_INTERVAL_SECONDS } from "./limits";
+import { checkResult, historyInput, historyPage, watchConfig, watchStatus, type WatchConfig } from "./schema";
 import type { PrepareContext } from "../../../kind/kind";
 
 const OP_PRICE = 100; // µUSD

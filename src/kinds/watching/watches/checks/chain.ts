@@ -3,7 +3,7 @@
  * ERC-20's `balanceOf(address)` through `eth_call` (selector 0x70a08231, the address left-padded
  * to 32 bytes). Balances are whole numbers of base units, compared as big integers.
  */
-import type { Check } from "../schema";
+import type { Check } from "../check-schema";
 import { compare, failed, failure, passed, timedFetch, type CheckContext, type Outcome } from "./outcome";
 
 type ChainCheck = Extract<Check, { type: "chain_balance" }>;

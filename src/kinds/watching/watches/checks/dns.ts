@@ -6,7 +6,7 @@
  * lower case without the final dot, IPv6 compressed, TXT as its joined text, MX as `pref name`.
  */
 import { toBase64Url } from "../../../../bytes";
-import type { Check } from "../schema";
+import type { Check } from "../check-schema";
 import { excerptOf, failed, failure, passed, timedFetch, type CheckContext, type Outcome } from "./outcome";
 
 type DnsCheck = Extract<Check, { type: "dns_record" }>;

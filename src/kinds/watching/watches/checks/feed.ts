@@ -6,7 +6,8 @@
  */
 import { XMLParser } from "fast-xml-parser";
 import type { Json } from "../../../../json";
-import { MAX_ITEMS_PER_EVENT, MAX_SEEN_ITEMS, type Check } from "../schema";
+import type { Check } from "../check-schema";
+import { MAX_ITEMS_PER_EVENT, MAX_SEEN_ITEMS } from "../limits";
 import { failed, fetchExpected, passed, type CheckContext, type Outcome } from "./outcome";
 
 type RssCheck = Extract<Check, { type: "rss" }>;

@@ -8,7 +8,7 @@ import { evaluate } from "../../../../expressions/jsonata";
 import { sha256Hex } from "../../../../bytes";
 import { selectText } from "../../../time/snapshots/compare";
 import type { FetchedBody } from "../../../../delivery/fetch-guarded";
-import type { Check } from "../schema";
+import type { Check } from "../check-schema";
 import { compare, failed, fetchExpected, passed, type CheckContext, type Outcome } from "./outcome";
 
 type HttpTypes =

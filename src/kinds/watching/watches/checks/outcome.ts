@@ -8,7 +8,9 @@ import type { Json } from "../../../../json";
 import type { PrepareContext } from "../../../../kind/kind";
 import { AppError } from "../../../../http/errors";
 import { fetchGuarded, type FetchedBody } from "../../../../delivery/fetch-guarded";
-import { EXCERPT_CHARS, type HttpCheck, type WatchConfig } from "../schema";
+import type { HttpCheck } from "../check-schema";
+import { EXCERPT_CHARS } from "../limits";
+import type { WatchConfig } from "../schema";
 
 export interface Change {
   summary: string;

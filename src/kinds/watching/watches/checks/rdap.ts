@@ -3,7 +3,7 @@
  * `{rdap_url}/domain/{domain}` (rdap.org redirects to the registry's own server, as the IANA
  * bootstrap file says; redirects are followed, each hop checked).
  */
-import type { Check } from "../schema";
+import type { Check } from "../check-schema";
 import { excerptOf, failed, failure, passed, timedFetch, type CheckContext, type Outcome } from "./outcome";
 
 type RdapCheck = Extract<Check, { type: "domain_expiry" }>;
