@@ -18,16 +18,14 @@ import type {
   SandboxEvent,
   SandboxView,
 } from "../src/rpc/sandbox";
-import { MAX_ADVANCE_SECONDS, SANDBOX_MAX_RESOURCES } from "../src/sandbox/limits";
-import { accountStub, resourceStub } from "../src/stubs";
+import { SANDBOX_MAX_RESOURCES } from "../src/sandbox/limits";
+import { accountStub } from "../src/stubs";
 import { moveClock } from "./sandbox/clock-move";
+import { clockTarget } from "./sandbox/clock-target";
+import { endSandbox, TOMBSTONE_MS } from "./sandbox/end";
 import { iso } from "../src/time";
 import { migrateSandbox, SandboxStore, type SandboxRow } from "./sandbox/store";
-
-/** An ended sandbox answers 410 this long, then 404 (its token authenticates nothing once its account is closed). */
-const TOMBSTONE_MS = 86_400_000;
-/** An end that failed part-way (a resource unreachable) is tried again this much later. */
-const RETRY_END_MS = 60_000;
+import { ended, sandboxView } from "./sandbox/view";
 
 export class SandboxObject extends DurableObject<Env> implements SandboxApi {
   private readonly store: SandboxStore;
@@ -174,18 +172,7 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
           "This sandbox's clock is being moved by another call; wait for its answer, then move it again.",
         );
       const from = Date.now() + row.offset_ms;
-      const to = "to" in input ? input.to : from + input.by;
-      const field = "to" in input ? "to" : "advance_seconds";
-      if (to <= from)
-        throw fieldError(
-          field,
-          `must be after the sandbox's now (${new Date(from).toISOString()}): its clock only moves forward`,
-        );
-      if (to - from > MAX_ADVANCE_SECONDS * 1000)
-        throw fieldError(
-          field,
-          `moves the clock at most ${MAX_ADVANCE_SECONDS} s (${MAX_ADVANCE_SECONDS / 86400} days) in one call`,
-        );
+      const to = clockTarget(input, from);
       this.moving = true;
       this.arrived = [];
       try {
@@ -253,33 +240,9 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
 
   // ---- internals ----
 
-  /**
-   * Ends every resource, then closes the account (its token then pays nothing and authenticates
-   * nothing). Recorded first, so no resource joins meanwhile; a step that fails is tried again by the alarm.
-   */
+  /** Ends every resource, then closes the account; a step that fails is tried again by the alarm (sandbox/end.ts). */
   private async endAll(): Promise<void> {
-    const row = this.store.row()!;
-    const now = Date.now();
-    if (row.ended_at === null) this.store.markEnded(now);
-    try {
-      for (const m of this.store.members()) {
-        await resourceStub(this.env, m.resource_id).sandboxEnd(row.sandbox_id);
-        this.store.markGone(m.resource_id);
-      }
-      await accountStub(this.env, row.account_id).void();
-      await this.env.DB.prepare("UPDATE credit_tokens SET expires_at = min(expires_at, ?) WHERE account_id = ?")
-        .bind(now, row.account_id)
-        .run();
-    } catch (err) {
-      console.error(`sandbox ${row.sandbox_id}: end left to the alarm`, err);
-      await this.ctx.storage.setAlarm(now + RETRY_END_MS);
-      throw new AppError("internal_error", "The sandbox's end did not finish; it is resumed within a minute.");
-    }
-    if (row.ended_at === null)
-      this.store.record([
-        { at: now + row.offset_ms, resource_id: null, kind: null, type: "sandbox_ended", detail: {} },
-      ]);
-    await this.ctx.storage.setAlarm((row.ended_at ?? now) + TOMBSTONE_MS);
+    await endSandbox(this.env, this.ctx.storage, this.store);
   }
 
   private active(): SandboxRow {
@@ -297,28 +260,6 @@ export class SandboxObject extends DurableObject<Env> implements SandboxApi {
   }
 
   private viewOf(row: SandboxRow): SandboxView {
-    return {
-      id: row.sandbox_id,
-      label: row.label,
-      deliveries: row.deliveries,
-      state: row.ended_at === null ? "active" : "ended",
-      created_at: row.created_at,
-      expires_at: row.expires_at,
-      now: Date.now() + row.offset_ms,
-      offset_ms: row.offset_ms,
-      resources: this.store.members().map((m) => ({ id: m.resource_id, kind: m.kind })),
-      events: this.store.eventCount(),
-    };
+    return sandboxView(row, this.store);
   }
-}
-
-function fieldError(path: string, message: string): AppError {
-  return new AppError("validation_failed", `${path} ${message}.`, { errors: [{ path, message }] });
-}
-
-function ended(row: SandboxRow): AppError {
-  return new AppError(
-    "resource_expired",
-    `Sandbox ${row.sandbox_id} has ended: its resources and its credit are gone.`,
-  );
 }

@@ -27,16 +27,16 @@ import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
 import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
-import { DELIVERY_RETENTION, DISPATCH_GRACE_MS, REPORT_WINDOW_MS } from "../../src/delivery/outbox-policy";
+import { DISPATCH_GRACE_MS, REPORT_WINDOW_MS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/kind/kind";
-import { sealing } from "../../src/auth/sealing-loader";
-import { sealRequest } from "../../src/delivery/secret-requests";
 import type { R2Drops } from "./r2-drops";
 import type { ResourceClock } from "./clock";
 import { thisProcess, type DeliveryDispatch } from "./delivery-dispatch";
 import { readDelivery, type DeliveryRow } from "./deliveries-tables";
 import { deliveryPage, deliveryView } from "./delivery-views";
+import { storedText } from "./delivery-text";
+import { deleteExpired, logAttempt } from "./delivery-retention";
 import { retryDelay } from "../../src/delivery/schedule";
 
 /** Statuses in which the delivery may still be sent (a dead one by a manual retry): its stored body stays. */
@@ -67,22 +67,7 @@ export class DeliveryLog {
     const body = request.body;
     const key = body !== null && typeof body === "object" ? body.key : null;
     const secret = request.secret;
-    if (secret && typeof body !== "string" && body !== null)
-      throw new Error("a request with a secret target carries a text body");
-    // sealed: 1 the body (a released secret), 2 the whole request (url, headers, body), shown by its redacted URL.
-    const text = secret
-      ? sealRequest(this.env, {
-          url: request.url,
-          headers: request.headers,
-          body: body as string | null,
-          okWhen: secret.okWhen,
-          aws: secret.aws,
-        })
-      : typeof body === "string"
-        ? request.sensitive
-          ? sealing().seal(this.env, body)
-          : body
-        : null;
+    const text = storedText(this.env, request);
     const inserted =
       this.sql.exec(
         `INSERT INTO deliveries (delivery_id, event_type, url, method, headers, body, body_key, sealed, status,
@@ -145,28 +130,7 @@ export class DeliveryLog {
       // Numbered here, not by the queue: a manual retry or a re-send starts a new message, and the log keeps every
       // attempt.
       attempts += 1;
-      this.sql.exec(
-        "INSERT INTO delivery_attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        report.deliveryId,
-        attempts,
-        a.at + this.clock.offset,
-        a.outcome,
-        a.statusCode,
-        a.error,
-        a.durationMs,
-        a.responseExcerpt,
-      );
-      this.sql.exec(
-        "DELETE FROM delivery_attempts WHERE delivery_id = ? AND number <= ?",
-        report.deliveryId,
-        attempts - DELIVERY_RETENTION.attempts_kept,
-      );
-      this.sql.exec(
-        "UPDATE deliveries SET attempts = ?, updated_at = ? WHERE delivery_id = ?",
-        attempts,
-        now,
-        report.deliveryId,
-      );
+      logAttempt(this.sql, report.deliveryId, attempts, { ...a, at: a.at + this.clock.offset }, now);
     }
     const settled = row.settled_at !== null;
     // An older message's failures, and its end in the dead-letter queue, change nothing: a newer one is under way.
@@ -284,32 +248,9 @@ export class DeliveryLog {
     return keys;
   }
 
-  /** Applies DELIVERY_RETENTION to settled deliveries and their attempts. */
+  /** Applies DELIVERY_RETENTION to settled deliveries and their attempts (delivery-retention.ts). */
   prune(): void {
-    const { settled_kept, settled_days } = DELIVERY_RETENTION;
-    const oldest = this.clock.now() - settled_days * 86_400_000;
-    const nth =
-      this.sql
-        .exec<{ seq: number }>(
-          "SELECT seq FROM deliveries WHERE settled_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?",
-          settled_kept,
-        )
-        .toArray()[0]?.seq ?? 0;
-    const where = "settled_at IS NOT NULL AND (seq <= ? OR settled_at < ?)";
-    const keys = this.sql
-      .exec<{ body_key: string }>(
-        `SELECT DISTINCT body_key FROM deliveries WHERE ${where} AND body_key IS NOT NULL`,
-        nth,
-        oldest,
-      )
-      .toArray()
-      .map((r) => r.body_key);
-    this.sql.exec(
-      `DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT delivery_id FROM deliveries WHERE ${where})`,
-      nth,
-      oldest,
-    );
-    this.sql.exec(`DELETE FROM deliveries WHERE ${where}`, nth, oldest);
+    const keys = deleteExpired(this.sql, this.clock.now());
     if (keys.length) this.release(keys);
   }
 }

@@ -18,7 +18,7 @@ import {
 import { R2_DROPS_TABLE } from "./r2-drops";
 import { addSettlesColumn, PENDING_CHARGES_TABLE } from "./direct-charges";
 import { orIfMissing } from "./missing-table";
-import { GRANTS_TABLE } from "./grants";
+import { GRANTS_TABLE } from "./grants-tables";
 import { KEPT_ANSWERS_TABLE } from "./kept-answers";
 import { requireKind } from "../../src/resources/kinds";
 import type { MetaCell } from "./meta-cell";
