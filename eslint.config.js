@@ -26,8 +26,8 @@ export default tseslint.config(
       "max-len": ["error", { code: 120 }],
     },
   },
-  // The service's own modules stay under 300 lines (docs/architecture.md, the imports section): a file that grows past it
-  // is split by what its parts do. The kind manifest is generated.
+  // The service's own modules stay under 300 lines (docs/architecture.md, the imports section): a file that grows
+  // past it is split by what its parts do. The kind manifest is generated.
   {
     files: ["src/**/*.ts", "durable-objects/**/*.ts"],
     ignores: ["src/resources/kind-manifest.ts"],
