@@ -10,7 +10,8 @@
  * opening sockets until "Too many open files" and dies once a streamed copy passes about 80 MiB.
  * wrangler takes another runtime through MINIFLARE_WORKERD_PATH (set by the caller, it wins).
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -83,11 +84,31 @@ export async function workerdsUnder(pid) {
   return (await descendants(pid)).filter((p) => /(^|\/)workerd$/.test(p.args[0] ?? "")).map((p) => p.args[0]);
 }
 
-/** The processes below `pid`, with their command lines split on spaces. */
+/**
+ * The processes below `pid`, with their command lines split on spaces.
+ * @returns {Promise<{ pid: number, parent: number, args: string[] }[]>}
+ */
 export async function descendants(pid) {
   const { stdout } = await promisify(execFile)("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(
     () => ({ stdout: "" }),
   );
+  return below(pid, stdout);
+}
+
+/** `descendants`, for an exit handler, which cannot wait. */
+function descendantsNow(pid) {
+  try {
+    return below(pid, execFileSync("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20, encoding: "utf8" }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The processes below `pid` in `ps -eo pid=,ppid=,args=`'s output.
+ * @returns {{ pid: number, parent: number, args: string[] }[]}
+ */
+function below(pid, stdout) {
   const all = stdout
     .split("\n")
     .map((line) => line.trim().split(/\s+/))
@@ -99,6 +120,37 @@ export async function descendants(pid) {
     for (const p of all) if (found.has(p.parent) && !found.has(p.pid)) found.set(p.pid, p);
   }
   return [...found.values()].filter(Boolean);
+}
+
+/**
+ * The wrangler runs this process started and has not stopped. Ended by a signal, node runs no `finally`: wrangler's
+ * runtimes outlived a benchmark stopped with SIGTERM and, their proxy gone, one spun on reconnecting at half a core
+ * for an hour and a half (bench/README.md, "2026-11-28 (07:40)"). So each run's whole tree is killed on the way out.
+ */
+const unstopped = new Map(); // wrangler's pid → what its stop() would have removed (the config copy, its own state)
+function killUnstopped() {
+  for (const [pid, leftovers] of unstopped) {
+    for (const p of [{ pid }, ...descendantsNow(pid)]) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    for (const file of leftovers) rmSync(file, { recursive: true, force: true });
+  }
+  unstopped.clear();
+}
+function endUnstoppedOnExit() {
+  if (endUnstoppedOnExit.done) return;
+  endUnstoppedOnExit.done = true;
+  process.on("exit", killUnstopped);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
+    process.once(signal, () => {
+      killUnstopped();
+      // Nobody else listening: the signal's own ending, as without this handler.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
 }
 
 /** @returns {Promise<number>} a loopback port that was free a moment ago */
@@ -222,6 +274,8 @@ export async function startWranglerDev(options = {}) {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  unstopped.set(child.pid, [raised?.config, ownState ? state : undefined].filter(Boolean));
+  endUnstoppedOnExit();
   // The last 64 KiB of its output, for a failure's message (a long run can log a lot).
   let output = "";
   const keep = (d) => {
@@ -232,6 +286,7 @@ export async function startWranglerDev(options = {}) {
   child.stderr.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
+    unstopped.delete(child.pid);
     if (child.exitCode === null) {
       child.kill("SIGTERM");
       await new Promise((r) => child.once("exit", r));
@@ -243,8 +298,9 @@ export async function startWranglerDev(options = {}) {
    * A crash: wrangler and every workerd under it get SIGKILL at once, nothing flushed; the state stays for a restart.
    */
   const kill = async () => {
-    const below = await descendants(child.pid);
-    for (const p of [{ pid: child.pid }, ...below]) {
+    unstopped.delete(child.pid);
+    const tree = await descendants(child.pid);
+    for (const p of [{ pid: child.pid }, ...tree]) {
       try {
         process.kill(p.pid, "SIGKILL");
       } catch {

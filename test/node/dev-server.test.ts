@@ -5,12 +5,13 @@
  * on "Too many open files" past about 80 MiB of streamed copy: bench/transfers.mjs copies 200 MiB).
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   applyMigrations,
+  descendants,
   freePort,
   PROJECT_WORKERD,
   PROJECT_WORKERD_VERSION,
@@ -49,6 +50,40 @@ it("the servers the tests start run the project's workerd", async () => {
   } finally {
     await server.stop();
   }
+}, 120_000);
+
+it("a script ended by a signal takes its wrangler runs with it: no runtime outlives it", async () => {
+  // A benchmark stopped with SIGTERM runs no `finally`; its runtimes used to stay, one spinning at half a core.
+  const script =
+    `import { startWranglerDev } from ${JSON.stringify(path.resolve("scripts/wrangler-dev.mjs"))};\n` +
+    `const server = await startWranglerDev({ config: "bench/bare/wrangler.toml" });\n` +
+    `console.log(JSON.stringify({ pid: server.pid, url: server.url }));\n` +
+    `setInterval(() => {}, 1000);\n`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+  const started = await new Promise<{ pid: number; url: string }>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += String(d);
+      if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]!) as { pid: number; url: string });
+    });
+    child.once("exit", (code) => reject(new Error(`the script ended first (${code})`)));
+  });
+  const runtimes = await descendants(started.pid);
+  expect(runtimes.some((p) => /(^|\/)workerd$/.test(p.args[0] ?? ""))).toBe(true);
+  expect((await fetch(`${started.url}/c/x`, { method: "POST" })).status).toBe(200);
+
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+  child.kill("SIGTERM");
+  // The signal's own ending, as without the handler.
+  expect(await ended).toBe("SIGTERM");
+  // Running, not a zombie: a process killed after its parent is reparented to init, which need not reap it here.
+  const running = async (pid: number) => {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  };
+  for (const p of [{ pid: started.pid, args: ["wrangler"] }, ...runtimes])
+    await expect.poll(() => running(p.pid), { message: p.args[0], timeout: 10_000 }).toBe(false);
+  await expect(fetch(`${started.url}/c/x`, { method: "POST" })).rejects.toThrow();
 }, 120_000);
 
 it("`npm run dev` prints one summary, runs the project's workerd, logs requests after, stops on Ctrl-C", async () => {
