@@ -5,7 +5,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "public/", ".wrangler/", "tools/", "bench/results/", "**/*.d.ts"] },
+  { ignores: ["node_modules/", "public/", "**/.wrangler/", "tools/", "bench/results/", "**/*.d.ts"] },
   {
     files: ["**/*.ts"],
     languageOptions: {
