@@ -32,7 +32,7 @@ import { startWranglerDev, wranglerEnv } from "../scripts/wrangler-dev.mjs";
 import { postJson, roundRatios } from "./lib.mjs";
 
 // "default": the rounds below, with the bare worker's history matched and a fixed-rate line. "issue36": the shape
-// of issue 36's external measurement, which this bench first disagreed with: the four targets back to back per
+// of issue 36's external measurement, which this bench first disagreed with: the targets back to back per
 // round, 8 s each, and no other load (bench/README.md, "2026-11-28: issue 36's shape").
 const shape = process.env.BENCH_SHAPE ?? "default";
 if (!["default", "issue36"].includes(shape)) throw new Error(`BENCH_SHAPE must be default or issue36, not ${shape}`);

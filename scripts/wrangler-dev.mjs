@@ -141,9 +141,10 @@ function killUnstopped() {
   }
   unstopped.clear();
 }
+let endsUnstopped = false;
 function endUnstoppedOnExit() {
-  if (endUnstoppedOnExit.done) return;
-  endUnstoppedOnExit.done = true;
+  if (endsUnstopped) return;
+  endsUnstopped = true;
   process.on("exit", killUnstopped);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
     process.once(signal, () => {
