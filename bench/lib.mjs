@@ -150,13 +150,15 @@ export function loadSampler() {
 }
 
 /**
- * A minimal Chrome DevTools Protocol client over the inspector's WebSocket (`wrangler dev --inspector-port`):
+ * A minimal Chrome DevTools Protocol client over the inspector's WebSocket (a started service's `inspectorUrl()`):
  * the isolate that runs the worker and its Durable Objects.
+ * @param {string | null} base
  */
-export async function inspector(port) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+export async function inspector(base) {
+  if (!base) throw new Error("the runtime's inspector was not found");
+  const targets = await (await fetch(`${base}/json`)).json();
   const url = targets.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
-  if (!url) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets)}`);
+  if (!url) throw new Error(`no inspector target at ${base}: ${JSON.stringify(targets)}`);
   const ws = new WebSocket(url);
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   let id = 0;

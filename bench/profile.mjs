@@ -13,7 +13,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { strToU8, zipSync } from "fflate";
-import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
 import { bundleSourceMap, inspector, postJson } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -82,8 +82,7 @@ function summarise(profile, fileOf, lineOf) {
   };
 }
 
-const inspectorPort = await freePort();
-const service = await startWranglerDev({ rateLimitPerMinute: 1_000_000, inspectorPort });
+const service = await startWranglerDev({ rateLimitPerMinute: 1_000_000 });
 try {
   const { stdout } = await run("node", ["scripts/buy.mjs", "1000"], {
     env: { ...process.env, ZEITVAULT_URL: service.url },
@@ -134,7 +133,7 @@ try {
   if (!chosen) throw new Error(`BENCH_TARGET must be one of ${Object.keys(targets).join(", ")}`);
   await autocannon({ ...chosen, connections, duration: 3 }); // warm-up
 
-  const cdp = await inspector(inspectorPort);
+  const cdp = await inspector(await service.inspectorUrl());
   // The debugger hands out the bundle's source, to name the file of each frame.
   const scripts = new Map();
   cdp.onScript = (params) => params.url.endsWith("worker.js") && scripts.set(params.scriptId, null);

@@ -56,7 +56,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startEgressProxy } from "../scripts/egress-proxy.mjs";
 import { startEngines } from "../scripts/engines.mjs";
-import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
 import { buyCredits, inspector, log, run, sleep, snapshotSource } from "./lib.mjs";
 import { startFlappingTarget, startS3Peer, startSmtpPeer } from "./soak-peers.mjs";
 
@@ -149,12 +149,10 @@ export async function soak(options = {}) {
     }
   };
   // The front (bench/soak-faults/) forwards to the service and reaches the resources' fault hooks.
-  const inspectorPort = await freePort();
   const dev = {
     rateLimitPerMinute: 1_000_000,
     vars,
     onOutput,
-    inspectorPort,
     ...(withFaults ? { frontConfig: FRONT } : {}),
   };
   let service = await startWranglerDev(dev);
@@ -196,11 +194,11 @@ export async function soak(options = {}) {
     }
     if (rss) memory.push({ t: Date.now(), rss: rss / 1024, objects: open.size });
   }, 10_000);
-  // Connected only while it samples: a DevTools client kept on wrangler's inspector proxy is sent every console
-  // message of the run, and the 2026-11-28 05:12 run's wrangler grew to 4 GB and stopped answering with one attached.
+  // The runtime's own inspector (wrangler's inspector proxy is off: scripts/wrangler-dev.mjs says why), found again
+  // each time (a restart moves it), connected only while it samples.
   const heapTimer = setInterval(async () => {
     try {
-      cdp = await inspector(inspectorPort);
+      cdp = await inspector(await service.inspectorUrl());
       await cdp.send("HeapProfiler.collectGarbage");
       const usage = await cdp.send("Runtime.getHeapUsage");
       heaps.push({ t: Date.now(), heap: usage.usedSize / 2 ** 20 });

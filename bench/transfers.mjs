@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { AwsClient } from "aws4fetch";
 import S3rver from "s3rver";
-import { freePort, startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
 import { buyCredits, inspector, log, run, sleep } from "./lib.mjs";
 
 const mib = Number(process.env.BENCH_MIB ?? 200);
@@ -60,8 +60,7 @@ const s3 = new S3rver({
 });
 const { port } = await s3.run();
 const endpoint = `http://127.0.0.1:${port}`;
-const inspectorPort = await freePort();
-const service = await startWranglerDev({ vars: { ALLOW_PRIVATE_TARGETS: "true" }, inspectorPort });
+const service = await startWranglerDev({ vars: { ALLOW_PRIVATE_TARGETS: "true" } });
 try {
   const client = new AwsClient({
     accessKeyId: "S3RVER",
@@ -86,7 +85,7 @@ try {
     "x-credit-token": token,
   };
 
-  const cdp = await inspector(inspectorPort);
+  const cdp = await inspector(await service.inspectorUrl());
   /** The isolate's memory (MiB): V8's heap in use, and the ArrayBuffers' backing stores (stream chunks live there). */
   const isolate = async () => {
     const heap = await cdp.send("Runtime.getHeapUsage");

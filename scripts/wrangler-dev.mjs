@@ -44,6 +44,16 @@ export function wranglerEnv(extra = {}) {
   };
 }
 const quiet = () => wranglerEnv({ NO_COLOR: "1", CI: "true" });
+/**
+ * No inspector proxy for the runs started here (tests, benches, the soak): nobody attaches DevTools to them. wrangler
+ * 4.86's proxy (InspectorProxyWorker, in the workerd that fronts the service) keeps every inspector event of the
+ * runtime while no DevTools is attached, one per console line, and posts each to wrangler as a debug log. Under the
+ * soak that workerd grew by about 300 MB a minute and took three quarters of a core until the service behind it
+ * starved (2026-11-28). wrangler reads one switch for it: the variable VS Code sets in a debug terminal (its
+ * ProxyController's `inspectorEnabled`). The runtime keeps its own inspector: `inspectorUrl()` finds it.
+ * `npm run dev` keeps the proxy, for a person's DevTools.
+ */
+const NO_INSPECTOR_PROXY = { VSCODE_INSPECTOR_OPTIONS: "{}" };
 
 /**
  * Applies the local D1 migrations, its output kept rather than printed (a table per migration);
@@ -217,13 +227,13 @@ function withVars(toml, vars) {
 
 /**
  * @typedef {{ url: string, state: string, pid: number | undefined, stop(): Promise<void>, kill(): Promise<void>,
- *   output(): string, runtimeUrl(): Promise<string | null>, workerds(): Promise<string[]> }} WranglerDev
+ *   output(): string, runtimeUrl(): Promise<string | null>, inspectorUrl(): Promise<string | null>,
+ *   workerds(): Promise<string[]> }} WranglerDev
  */
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, inspectorPort?: number,
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number,
  *   state?: string, port?: number, onOutput?: (chunk: string) => void, frontConfig?: string }} [options]
- *   - `inspectorPort`: where the isolate's V8 inspector listens (bench/profile.mjs takes a CPU profile there).
  *   - `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
  *     a given state is the caller's, left in place by stop().
  *   - `onOutput`: every chunk wrangler prints (a long run's whole log).
@@ -268,10 +278,9 @@ export async function startWranglerDev(options = {}) {
       "--persist-to",
       state,
       ...vars,
-      ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
     ],
     {
-      env: quiet(),
+      env: { ...quiet(), ...NO_INSPECTOR_PROXY },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -328,6 +337,7 @@ export async function startWranglerDev(options = {}) {
         kill,
         output: () => output,
         runtimeUrl: () => runtimeUrl(child.pid),
+        inspectorUrl: () => inspectorUrl(child.pid),
         workerds: () => workerdsUnder(child.pid),
       };
     await new Promise((r) => setTimeout(r, 250));
@@ -337,32 +347,48 @@ export async function startWranglerDev(options = {}) {
 }
 
 /**
- * The address of the runtime that runs the worker itself, behind wrangler's dev proxy (a second
- * workerd process that forwards every request: a hop that production does not have). Found as the
- * listening socket of wrangler's child workerd started with `entry=127.0.0.1:0` that answers HTTP
- * with something other than its debug port's 501. `null` when it cannot be found (no `ss`).
+ * The addresses the runtime that runs the worker itself listens on (wrangler's child workerd started with
+ * `entry=127.0.0.1:0`, behind wrangler's dev proxy: a second workerd that forwards every request, a hop production
+ * does not have), each with what answers there: its entry, its V8 inspector (`/json/version` says workerd), its debug
+ * port (no HTTP). Empty when they cannot be found (no `ss`).
  * @param {number | undefined} wranglerPid
- * @returns {Promise<string | null>}
+ * @returns {Promise<{ url: string, inspector: boolean, http: boolean }[]>}
  */
-async function runtimeUrl(wranglerPid) {
+async function runtimeListeners(wranglerPid) {
   const sh = (cmd, args) =>
     promisify(execFile)(cmd, args).then(
       (r) => r.stdout,
       () => "",
     );
+  const found = [];
   for (const { pid, args } of await descendants(wranglerPid)) {
-    if (args[0]?.endsWith("/workerd") && args.join(" ").includes("entry=127.0.0.1:0 ")) {
-      for (const m of (await sh("ss", ["-Hltnp"])).matchAll(
-        new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"),
-      )) {
-        const url = `http://127.0.0.1:${m[1]}`;
-        const status = await fetch(`${url}/`, { method: "HEAD" }).then(
-          (r) => r.status,
-          () => 0,
-        );
-        if (status && status !== 501) return url;
-      }
+    if (!args[0]?.endsWith("/workerd") || !args.join(" ").includes("entry=127.0.0.1:0 ")) continue;
+    const listening = (await sh("ss", ["-Hltnp"])).matchAll(new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"));
+    for (const m of listening) {
+      const url = `http://127.0.0.1:${m[1]}`;
+      const answer = await fetch(`${url}/json/version`).then(
+        async (r) => ({ status: r.status, body: await r.text() }),
+        () => null,
+      );
+      found.push({ url, inspector: answer?.status === 200 && answer.body.includes("workerd"), http: !!answer });
     }
   }
-  return null;
+  return found;
+}
+
+/**
+ * The runtime's own address (BENCH_DIRECT=1 loads it without the proxy's hop), or `null`.
+ * @param {number | undefined} wranglerPid
+ */
+async function runtimeUrl(wranglerPid) {
+  return (await runtimeListeners(wranglerPid)).find((l) => l.http && !l.inspector)?.url ?? null;
+}
+
+/**
+ * The runtime's V8 inspector (the isolate of the worker and its Durable Objects; bench/lib.mjs's `inspector`), or
+ * `null`. A restarted runtime listens elsewhere: ask again after a restart.
+ * @param {number | undefined} wranglerPid
+ */
+async function inspectorUrl(wranglerPid) {
+  return (await runtimeListeners(wranglerPid)).find((l) => l.inspector)?.url ?? null;
 }
