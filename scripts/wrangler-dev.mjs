@@ -12,7 +12,7 @@
  */
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, readlink, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -179,18 +179,21 @@ export async function freePort() {
  * A copy of `config` beside the original (so its relative paths still hold), deleted on stop: with every
  * [[ratelimits]] limit (and the RATE_LIMIT vars that repeat them) set to `perMinute` when given (a rate limit
  * binding has no command-line override; load generators from one address need this), and with `vars` written
- * into its top-level [vars] (a front worker's wrangler dev passes `--var` to the first config's worker only).
+ * into its top-level [vars] (a front worker's wrangler dev passes `--var` to the first config's worker only), and
+ * every queue consumer's `max_batch_size` set to `batchSize` when given.
  * @param {string} config
- * @param {{ perMinute?: number, vars?: Record<string, string> }} changes
+ * @param {{ perMinute?: number, vars?: Record<string, string>, batchSize?: number }} changes
  * @returns {Promise<{ config: string, vars: Record<string, string> }>} the copy, and the vars still to pass as `--var`
  */
-async function configCopy(config, { perMinute, vars }) {
+async function configCopy(config, { perMinute, vars, batchSize }) {
   const source = await readFile(config, "utf8");
   let text = source;
   const raisedVars = {};
+  if (batchSize) text = text.replace(/^(max_batch_size\s*=\s*)\d+/gm, `$1${batchSize}`);
   if (perMinute) {
-    text = source.replace(/(simple\s*=\s*\{\s*limit\s*=\s*)\d+/g, `$1${perMinute}`);
-    if (text === source) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
+    const before = text;
+    text = text.replace(/(simple\s*=\s*\{\s*limit\s*=\s*)\d+/g, `$1${perMinute}`);
+    if (text === before) throw new Error(`${config} has no [[ratelimits]] limit to raise`);
     for (const name of ["RATE_LIMIT_PER_MINUTE", "IP_RATE_LIMIT_PER_MINUTE", "ADDRESS_RATE_LIMIT_PER_MINUTE"])
       raisedVars[name] = String(perMinute);
   }
@@ -200,7 +203,7 @@ async function configCopy(config, { perMinute, vars }) {
   await writeFile(
     copy,
     `# Temporary copy of ${path.basename(config)} (scripts/wrangler-dev.mjs: ` +
-      `${perMinute ? "raised rate limits" : ""}${perMinute && vars ? ", " : ""}${vars ? "vars" : ""}` +
+      [perMinute && "raised rate limits", vars && "vars", batchSize && "queue batches"].filter(Boolean).join(", ") +
       `); deleted on stop.\n${text}`,
   );
   return { config: copy, vars: vars ? {} : all };
@@ -232,8 +235,9 @@ function withVars(toml, vars) {
  */
 
 /**
- * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number,
+ * @param {{ vars?: Record<string, string>, config?: string, rateLimitPerMinute?: number, queueBatchSize?: number,
  *   state?: string, port?: number, onOutput?: (chunk: string) => void, frontConfig?: string }} [options]
+ *   - `queueBatchSize`: every queue consumer's batch (the local broker runs one batch at a time: bench/soak.mjs).
  *   - `state` and `port`: start again on the state (and at the address) of one that was killed (bench/soak.mjs);
  *     a given state is the caller's, left in place by stop().
  *   - `onOutput`: every chunk wrangler prints (a long run's whole log).
@@ -246,9 +250,10 @@ export async function startWranglerDev(options = {}) {
   const ownState = !options.state;
   // Behind a front worker the service's vars go into its config (see configCopy).
   const raised =
-    options.rateLimitPerMinute || options.frontConfig
+    options.rateLimitPerMinute || options.frontConfig || options.queueBatchSize
       ? await configCopy(options.config ?? "wrangler.toml", {
           perMinute: options.rateLimitPerMinute,
+          batchSize: options.queueBatchSize,
           vars: options.frontConfig ? (options.vars ?? {}) : undefined,
         })
       : null;
@@ -347,25 +352,43 @@ export async function startWranglerDev(options = {}) {
 }
 
 /**
+ * The TCP ports process `pid` listens on, from /proc (Linux): its sockets' inodes among the listeners of
+ * /proc/net/tcp and tcp6. Empty when /proc cannot tell.
+ * @param {number} pid
+ * @returns {Promise<number[]>}
+ */
+export async function listeningPorts(pid) {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+  const inodes = new Set(links.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter(Boolean));
+  const ports = [];
+  for (const table of ["tcp", "tcp6"]) {
+    const text = await readFile(`/proc/${pid}/net/${table}`, "utf8").catch(() => "");
+    // sl, local_address (hex address:hex port), rem_address, st (0A: listening), …, inode (the tenth column)
+    const rows = text
+      .split("\n")
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/));
+    for (const cols of rows)
+      if (cols[3] === "0A" && inodes.has(cols[9])) ports.push(parseInt(cols[1].split(":")[1], 16));
+  }
+  return ports;
+}
+
+/**
  * The addresses the runtime that runs the worker itself listens on (wrangler's child workerd started with
  * `entry=127.0.0.1:0`, behind wrangler's dev proxy: a second workerd that forwards every request, a hop production
  * does not have), each with what answers there: its entry, its V8 inspector (`/json/version` says workerd), its debug
- * port (no HTTP). Empty when they cannot be found (no `ss`).
+ * port (no HTTP).
  * @param {number | undefined} wranglerPid
  * @returns {Promise<{ url: string, inspector: boolean, http: boolean }[]>}
  */
 async function runtimeListeners(wranglerPid) {
-  const sh = (cmd, args) =>
-    promisify(execFile)(cmd, args).then(
-      (r) => r.stdout,
-      () => "",
-    );
   const found = [];
   for (const { pid, args } of await descendants(wranglerPid)) {
     if (!args[0]?.endsWith("/workerd") || !args.join(" ").includes("entry=127.0.0.1:0 ")) continue;
-    const listening = (await sh("ss", ["-Hltnp"])).matchAll(new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s.*pid=${pid},`, "g"));
-    for (const m of listening) {
-      const url = `http://127.0.0.1:${m[1]}`;
+    for (const port of await listeningPorts(pid)) {
+      const url = `http://127.0.0.1:${port}`;
       const answer = await fetch(`${url}/json/version`).then(
         async (r) => ({ status: r.status, body: await r.text() }),
         () => null,

@@ -13,6 +13,7 @@ import {
   applyMigrations,
   descendants,
   freePort,
+  listeningPorts,
   PROJECT_WORKERD,
   PROJECT_WORKERD_VERSION,
   startWranglerDev,
@@ -41,12 +42,24 @@ it("the migrations step says what it applied, and nothing the second time", asyn
   await expect(applyMigrations({ persistTo: state })).resolves.toEqual({ applied: [], total: first.total });
 });
 
-it("the servers the tests start run the project's workerd", async () => {
+it("the servers the tests start run the project's workerd, with its own inspector and no proxy for it", async () => {
   const server = await startWranglerDev();
   try {
     const runtimes = await server.workerds();
     expect(runtimes.length).toBeGreaterThan(0);
     expect(new Set(runtimes)).toEqual(new Set([PROJECT_WORKERD]));
+    // The runtime's own inspector lists the worker's isolate (the benches read its heap there).
+    const inspector = await server.inspectorUrl();
+    expect(inspector).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const targets = (await (await fetch(`${inspector}/json`)).json()) as { webSocketDebuggerUrl?: string }[];
+    expect(targets.some((t) => t.webSocketDebuggerUrl?.includes("zeitvault"))).toBe(true);
+    // wrangler's inspector proxy (which keeps every console event while no DevTools is attached) would listen in the
+    // workerd in front, beside the service's address: that workerd listens on the service's address alone.
+    const front = (await descendants(server.pid!)).find(
+      (p) => /(^|\/)workerd$/.test(p.args[0] ?? "") && !p.args.join(" ").includes("entry=127.0.0.1:0 "),
+    );
+    const ports = await listeningPorts(front!.pid);
+    expect(ports).toEqual([Number(new URL(server.url).port)]);
   } finally {
     await server.stop();
   }
