@@ -47,7 +47,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -56,7 +56,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startEgressProxy } from "../scripts/egress-proxy.mjs";
 import { startEngines } from "../scripts/engines.mjs";
-import { startWranglerDev } from "../scripts/wrangler-dev.mjs";
+import { descendants, openFiles, startWranglerDev } from "../scripts/wrangler-dev.mjs";
 import { buyCredits, inspector, log, run, sleep, snapshotSource } from "./lib.mjs";
 import { startFlappingTarget, startS3Peer, startSmtpPeer } from "./soak-peers.mjs";
 
@@ -189,7 +189,9 @@ export async function soak(options = {}) {
   const heaps = []; // { t, heap } (MiB, after GC)
   let cdp = null;
   const memoryTimer = setInterval(async () => {
-    const pids = await workerdPids(service.pid);
+    const pids = (await descendants(service.pid))
+      .filter((p) => /(^|\/)workerd$/.test(p.args[0] ?? ""))
+      .map((p) => p.pid);
     let rss = 0;
     const open = new Set();
     for (const pid of pids) {
@@ -1051,34 +1053,10 @@ function linearFit(points) {
   return { slope: sxx ? sxy / sxx : 0, r: sxx && syy ? sxy / Math.sqrt(sxx * syy) : NaN };
 }
 
-/** The workerd processes below process `pid` (wrangler's children). */
-async function workerdPids(pid) {
-  const { stdout } = await run("ps", ["-eo", "pid=,ppid=,args="], { maxBuffer: 16 << 20 }).catch(() => ({
-    stdout: "",
-  }));
-  const all = stdout
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .map(([p, ppid, bin]) => ({ pid: Number(p), ppid: Number(ppid), bin }));
-  const below = new Set([pid]);
-  for (let size = 0; size !== below.size;) {
-    size = below.size;
-    for (const p of all) if (below.has(p.ppid)) below.add(p.pid);
-  }
-  return all.filter((p) => below.has(p.pid) && /(^|\/)workerd$/.test(p.bin ?? "")).map((p) => p.pid);
-}
-
 /** A process's resident size in KiB (0 once it is gone). */
 async function rssOf(pid) {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
   return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-}
-
-/** The files a process holds open (the targets of its descriptors). */
-async function openFiles(pid) {
-  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
-  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
-  return links.filter(Boolean);
 }
 
 /** Files below `dir` for which `keep` holds. */

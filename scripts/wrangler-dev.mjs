@@ -140,16 +140,20 @@ function below(pid, stdout) {
 const unstopped = new Map(); // wrangler's pid → what its stop() would have removed (the config copy, its own state)
 function killUnstopped() {
   for (const [pid, leftovers] of unstopped) {
-    for (const p of [{ pid }, ...descendantsNow(pid)]) {
-      try {
-        process.kill(p.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    sigkill([{ pid }, ...descendantsNow(pid)]);
     for (const file of leftovers) rmSync(file, { recursive: true, force: true });
   }
   unstopped.clear();
+}
+/** SIGKILL to each of `processes`, those already gone skipped. */
+function sigkill(processes) {
+  for (const p of processes) {
+    try {
+      process.kill(p.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
 }
 let endsUnstopped = false;
 function endUnstoppedOnExit() {
@@ -186,8 +190,7 @@ export async function freePort() {
  * @returns {Promise<{ config: string, vars: Record<string, string> }>} the copy, and the vars still to pass as `--var`
  */
 async function configCopy(config, { perMinute, vars, batchSize }) {
-  const source = await readFile(config, "utf8");
-  let text = source;
+  let text = await readFile(config, "utf8");
   const raisedVars = {};
   if (batchSize) text = text.replace(/^(max_batch_size\s*=\s*)\d+/gm, `$1${batchSize}`);
   if (perMinute) {
@@ -314,14 +317,7 @@ export async function startWranglerDev(options = {}) {
    */
   const kill = async () => {
     unstopped.delete(child.pid);
-    const tree = await descendants(child.pid);
-    for (const p of [{ pid: child.pid }, ...tree]) {
-      try {
-        process.kill(p.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    sigkill([{ pid: child.pid }, ...(await descendants(child.pid))]);
     if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once("exit", r));
     await removeCopy();
   };
@@ -352,15 +348,24 @@ export async function startWranglerDev(options = {}) {
 }
 
 /**
+ * What process `pid` holds open: the targets of its descriptors (files, `socket:[inode]`), from /proc (Linux).
+ * @param {number} pid
+ * @returns {Promise<string[]>}
+ */
+export async function openFiles(pid) {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+  return links.filter(Boolean);
+}
+
+/**
  * The TCP ports process `pid` listens on, from /proc (Linux): its sockets' inodes among the listeners of
  * /proc/net/tcp and tcp6. Empty when /proc cannot tell.
  * @param {number} pid
  * @returns {Promise<number[]>}
  */
 export async function listeningPorts(pid) {
-  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
-  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
-  const inodes = new Set(links.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter(Boolean));
+  const inodes = new Set((await openFiles(pid)).map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter(Boolean));
   const ports = [];
   for (const table of ["tcp", "tcp6"]) {
     const text = await readFile(`/proc/${pid}/net/${table}`, "utf8").catch(() => "");
