@@ -62,12 +62,20 @@ interface Stats {
  * the local queue, which in CI shares 2 cores with the soak's agents (it failed once at 60 s, 2026-11-28).
  */
 async function statsWhen(until: (s: Stats) => boolean): Promise<Stats> {
+  let s: Stats | undefined;
   for (const deadline = Date.now() + 180_000; Date.now() < deadline;) {
-    const s = (await (await api("/v1/admin/stats", { headers: ADMIN })).json()) as Stats;
+    s = (await (await api("/v1/admin/stats", { headers: ADMIN })).json()) as Stats;
     if (until(s)) return s;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error("the figures did not reach the expected state");
+  // What the queue did meanwhile (wrangler prints a line per consumed batch) says where the delivery stopped.
+  const queueLines = server
+    .output()
+    .split("\n")
+    .filter((line) => /queue|deliver|dead|error/i.test(line))
+    .slice(-60);
+  const deliveries = JSON.stringify(s?.deliveries);
+  throw new Error(`the figures did not reach the expected state: deliveries ${deliveries}\n${queueLines.join("\n")}`);
 }
 
 /** A page that records every request and every script or policy problem. */
