@@ -14,6 +14,7 @@ import { fromBinaryString, utf8 } from "../bytes";
 import type { Env } from "../env";
 import { AppError } from "../http/errors";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
+import { heard, openSocket } from "./sockets";
 
 export interface ProxyRequest {
   method: string;
@@ -212,11 +213,9 @@ export async function fetchThroughProxy(env: Env, request: ProxyRequest): Promis
   const url = checkEgressUrl(request.url, allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS));
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const authority = `${url.hostname}:${port}`;
-  // Imported here, not at the top: the module exists only in workerd, and the OpenAPI tooling loads this file in Node.
-  const { connect } = await import("cloudflare:sockets");
   let socket: Socket;
   try {
-    socket = connect(
+    socket = await openSocket(
       { hostname: proxy.hostname, port: proxy.port },
       { secureTransport: url.protocol === "https:" ? "starttls" : "off", allowHalfOpen: false },
     );
@@ -242,7 +241,7 @@ export async function fetchThroughProxy(env: Env, request: ProxyRequest): Promis
     if (url.protocol === "https:") {
       writer.releaseLock();
       reader.release();
-      socket = socket.startTls({ expectedServerHostname: url.hostname.replace(/^\[|\]$/g, "") });
+      socket = heard(socket.startTls({ expectedServerHostname: url.hostname.replace(/^\[|\]$/g, "") }));
       writer = socket.writable.getWriter();
       reader = new SocketReader(socket.readable.getReader());
     }

@@ -10,6 +10,7 @@ import { toBase64, utf8 } from "../bytes";
 import type { Env } from "../env";
 import { allowsPrivateTargets, checkEgressUrl } from "./egress-guard";
 import { AppError } from "../http/errors";
+import { heard, openSocket } from "./sockets";
 
 /** What an SMTP send carries in the sealed request's body. */
 export interface SmtpEnvelope {
@@ -71,9 +72,7 @@ export async function sendSmtp(env: Env, url: string, envelope: SmtpEnvelope): P
   const port = Number(target.port || (implicit ? 465 : 587));
   // The same guard as HTTP targets: no loopback, metadata or private addresses in production.
   const host = checkEgressUrl(smtpGuardUrl(url), allowsPrivateTargets(env.ALLOW_PRIVATE_TARGETS), "url").hostname;
-  // Imported here, not at the top: the module exists only in workerd, and the OpenAPI tooling loads this file in Node.
-  const { connect } = await import("cloudflare:sockets");
-  let socket = connect(
+  let socket = await openSocket(
     { hostname: host, port },
     { secureTransport: implicit ? "on" : "starttls", allowHalfOpen: false },
   );
@@ -97,7 +96,7 @@ export async function sendSmtp(env: Env, url: string, envelope: SmtpEnvelope): P
       if (/\bSTARTTLS\b/i.test(ehlo.text)) {
         await say("STARTTLS", (c) => c === 220);
         writer.releaseLock();
-        socket = socket.startTls();
+        socket = heard(socket.startTls());
         writer = socket.writable.getWriter();
         lines = new Lines(socket.readable.getReader());
         ehlo = await say("EHLO zeitvault.invalid", is2);

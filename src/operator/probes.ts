@@ -9,6 +9,7 @@ import { accountStub, resourceStub } from "../stubs";
 import { signingKeys } from "../auth/signing-keys";
 import { seal } from "../auth/sealing";
 import { egressProxy } from "../delivery/connect-proxy";
+import { openSocket } from "../delivery/sockets";
 import { isDevelopment } from "../env";
 import { deploymentProblems } from "./config-guard";
 import { LATEST_MIGRATION } from "./schema-version";
@@ -168,12 +169,7 @@ export async function egress(env: Env): Promise<Probe> {
       status: "warn",
       detail: "not configured: egress-connectors answer 503 (set EGRESS_PROXY_URL)",
     };
-  // Imported where used, as the delivery code does: the app is also built in Node (the OpenAPI checks).
-  const { connect } = await import("cloudflare:sockets");
-  const socket = connect({ hostname: proxy.hostname, port: proxy.port });
-  // A refused connection rejects these too; the steps below report it, so they must not escape unhandled.
-  socket.opened.catch(() => undefined);
-  socket.closed.catch(() => undefined);
+  const socket = await openSocket({ hostname: proxy.hostname, port: proxy.port });
   try {
     const writer = socket.writable.getWriter();
     const reader = socket.readable.getReader();
