@@ -24,6 +24,9 @@ import { takeFault } from "./test-faults";
 import { sandboxLogOf } from "./sandbox-clock";
 import { readDelivery, type DeliveryRow } from "./deliveries-tables";
 
+/** A row still to be put on the queue: being attempted, and not on it. */
+const UNQUEUED = "queued = 0 AND status IN ('pending', 'retrying')";
+
 /**
  * This process (isolate), as the rows it put on the queue name it; drawn on first use (no random values at a module's
  * top level).
@@ -139,6 +142,23 @@ export class DeliveryDispatch {
       .toArray()
       .map((r) => r.delivery_id);
     return ids.length ? this.dispatch(ids, sealedSecret, true) : [];
+  }
+
+  /**
+   * Before the resource's storage is deleted (its end): every row not on the queue is put there now, whatever it was
+   * waiting for (a refusal's backoff, a sandbox's simulated wait). Answers the reports of the rows that died here.
+   */
+  async dispatchUnqueued(sealedSecret: string): Promise<DeliveryReport[]> {
+    const ids = this.sql
+      .exec<{ delivery_id: string }>(`SELECT delivery_id FROM deliveries WHERE ${UNQUEUED} ORDER BY seq LIMIT 500`)
+      .toArray()
+      .map((r) => r.delivery_id);
+    return ids.length ? this.dispatch(ids, sealedSecret, true) : [];
+  }
+
+  /** How many rows still wait to be put on the queue. */
+  unqueued(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM deliveries WHERE ${UNQUEUED}`).one().n;
   }
 
   /** When the alarm must next act for the outbox, on the resource's clock (null: nothing waits). */

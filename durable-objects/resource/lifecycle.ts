@@ -191,6 +191,12 @@ export class ResourceLifecycle {
     );
     await this.charges.settleBeforeEnd();
     this.meta.ending = null;
+    // The storage holds the outbox: a delivery not on the queue yet (a refused send, the event above among them) would
+    // be lost with it. While the queue refuses, the end stops here, marked ended, and the alarm resumes it.
+    if (!(await this.work.queueAllBeforeEnd(meta))) {
+      await this.clock.alarmBy(this.clock.now() + 60_000);
+      return record;
+    }
     await this.deleteStorage();
     return record;
   }

@@ -111,6 +111,19 @@ export class ResourceOutbox {
     return dead;
   }
 
+  /**
+   * Before an end deletes the tables, which would lose a delivery not yet on the queue: each goes now, whatever it
+   * waited for. Answers the deliveries that died on the way (for the caller to settle before it asks `allQueued`).
+   */
+  async queueAll(signingSecret: string | null): Promise<DeliveryReport[]> {
+    return signingSecret ? this.dispatcher.dispatchUnqueued(signingSecret) : [];
+  }
+
+  /** Whether every delivery still being attempted is on the queue (none waits in the log to be put there). */
+  allQueued(): boolean {
+    return this.dispatcher.unqueued() === 0;
+  }
+
   /** Deletes at once the stored bodies that deliveries just settled (or pruned) let go of. */
   async flushReleased(): Promise<void> {
     const released = this.deliveries.takeReleased();

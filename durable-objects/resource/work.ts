@@ -192,6 +192,15 @@ export class ResourceWork {
     for (const report of await this.outbox.finishDue(meta.signing_secret)) await this.settleDelivery(report);
   }
 
+  /**
+   * Before an end deletes the storage, and the log with it: every delivery not yet on the queue is put there now (one
+   * that dies on the way is settled). False while the queue refuses one: the storage has to stay for another try.
+   */
+  async queueAllBeforeEnd(meta: MetaRow): Promise<boolean> {
+    for (const report of await this.outbox.queueAll(meta.signing_secret)) await this.settleDelivery(report);
+    return this.outbox.allQueued();
+  }
+
   /** Sends a dead delivery again (the owner's retry, or the operator's after an outage of its own). */
   async retryDelivery(meta: MetaRow, deliveryId: string): Promise<Json> {
     if (!meta.signing_secret) throw new AppError("not_found", "This resource sends no events.");

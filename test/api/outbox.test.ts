@@ -100,6 +100,47 @@ describe("outbox", () => {
     expect(await settledCount(w.name)).toBe(0);
   });
 
+  it("a cancel whose event the queue refuses keeps its storage until the alarm has queued the event", async () => {
+    const name = unique();
+    const { token } = await buyCredits(1);
+    const counter = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
+    const stub = stubOf(counter.id);
+    // Refused as the event is emitted, and again when the end puts what is left on the queue before it deletes.
+    await stub.injectFaults({ refuseSends: 2 });
+    expect((await call("DELETE", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(200);
+    // Not on the queue: the outbox that holds it stays, and the resource answers as ended meanwhile.
+    expect(await settledCount(name)).toBe(0);
+    expect((await call("GET", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(410);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const [hit] = await received(name, 1);
+    expect(hit!.headers["webhook-id"]).toMatch(/^evt_/);
+    expect(JSON.parse(hit!.body)).toMatchObject({ type: "resource.cancelled", resource_id: counter.id });
+    expect(await settledCount(name)).toBe(1);
+    // Then the end finished: no table left.
+    const tables = await runInDurableObject(stub, (_o, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+
+  it("a cancel whose event the queue never takes still ends, once the event is dead", async () => {
+    const name = unique();
+    const { token } = await buyCredits(1);
+    const counter = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
+    const stub = stubOf(counter.id);
+    await stub.injectFaults({ refuseSends: MAX_REFUSALS });
+    expect((await call("DELETE", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(200);
+    // Each resumed end tries twice (emitting, then before deleting): the refusals run out within a few alarms.
+    let alarms = 0;
+    while (await runDurableObjectAlarm(stub)) alarms++;
+    expect(alarms).toBeLessThanOrEqual(MAX_REFUSALS / 2);
+    expect(await settledCount(name)).toBe(0);
+    const tables = await runInDurableObject(stub, (_o, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+
   it("a message lost after the queue took it is sent again under the same webhook-id", async () => {
     // Longer than the queue takes here (it batches for up to a second), far shorter than in production.
     const w = await wakeupWith({ loseSends: 1, reportWindowMs: 3000 });
