@@ -1,10 +1,10 @@
 /**
  * The one way the service opens a TCP socket (`cloudflare:sockets`): SMTP sends, the egress proxy's tunnel, the
  * proxy's readiness probe. A socket's `opened` and `closed` promises reject when the connection fails (a name that does
- * not resolve, a refused port), whether or not anyone awaits them, and the runtime logs each unheard rejection as an
- * uncaught internal error with no request to tie it to. The callers learn of a failure from the reads and writes they
- * await, so these two are heard here and left at that.
+ * not resolve, a refused port), whether or not anyone awaits them: an unheard one is an unhandled rejection. The
+ * callers learn of a failure from the reads and writes they await, so these two are heard here and left at that.
  */
+
 /** `socket`, with its `opened` and `closed` rejections heard (they surface again through reads and writes). */
 export function heard(socket: Socket): Socket {
   socket.opened.catch(() => undefined);
