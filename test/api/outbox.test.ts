@@ -65,6 +65,23 @@ async function settledCount(name: string): Promise<number> {
   return ((await (await fetch(`${receiver}/_log/${name}`)).json()) as Received[]).length;
 }
 
+/** A counter with a notify_url, cancelled while the queue refuses its next `refusals` sends. */
+async function cancelledWith(refusals: number) {
+  const name = unique();
+  const { token } = await buyCredits(1);
+  const counter = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
+  const stub = stubOf(counter.id);
+  await stub.injectFaults({ refuseSends: refusals });
+  expect((await call("DELETE", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(200);
+  return { name, counter, stub };
+}
+
+/** The object's meta table, while it has one (an end deletes every table last). */
+const metaTable = (stub: ReturnType<typeof stubOf>) =>
+  runInDurableObject(stub, (_o, state) =>
+    state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray(),
+  );
+
 describe("outbox", () => {
   it("a send the process never made after its commit is made by the alarm, once", async () => {
     const w = await wakeupWith({ skipDispatches: 1 });
@@ -101,13 +118,8 @@ describe("outbox", () => {
   });
 
   it("a cancel whose event the queue refuses keeps its storage until the alarm has queued the event", async () => {
-    const name = unique();
-    const { token } = await buyCredits(1);
-    const counter = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
-    const stub = stubOf(counter.id);
     // Refused as the event is emitted, and again when the end puts what is left on the queue before it deletes.
-    await stub.injectFaults({ refuseSends: 2 });
-    expect((await call("DELETE", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(200);
+    const { name, counter, stub } = await cancelledWith(2);
     // Not on the queue: the outbox that holds it stays, and the resource answers as ended meanwhile.
     expect(await settledCount(name)).toBe(0);
     expect((await call("GET", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(410);
@@ -117,28 +129,17 @@ describe("outbox", () => {
     expect(JSON.parse(hit!.body)).toMatchObject({ type: "resource.cancelled", resource_id: counter.id });
     expect(await settledCount(name)).toBe(1);
     // Then the end finished: no table left.
-    const tables = await runInDurableObject(stub, (_o, state) =>
-      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray(),
-    );
-    expect(tables).toEqual([]);
+    expect(await metaTable(stub)).toEqual([]);
   });
 
   it("a cancel whose event the queue never takes still ends, once the event is dead", async () => {
-    const name = unique();
-    const { token } = await buyCredits(1);
-    const counter = await createResource("counters", token, { notify_url: `${receiver}/ok/${name}` });
-    const stub = stubOf(counter.id);
-    await stub.injectFaults({ refuseSends: MAX_REFUSALS });
-    expect((await call("DELETE", `/v1/resources/${counter.id}`, { headers: managed(counter.mgmt) })).status).toBe(200);
+    const { name, stub } = await cancelledWith(MAX_REFUSALS);
     // Each resumed end tries twice (emitting, then before deleting): the refusals run out within a few alarms.
     let alarms = 0;
     while (await runDurableObjectAlarm(stub)) alarms++;
     expect(alarms).toBeLessThanOrEqual(MAX_REFUSALS / 2);
     expect(await settledCount(name)).toBe(0);
-    const tables = await runInDurableObject(stub, (_o, state) =>
-      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray(),
-    );
-    expect(tables).toEqual([]);
+    expect(await metaTable(stub)).toEqual([]);
   });
 
   it("a message lost after the queue took it is sent again under the same webhook-id", async () => {
