@@ -26,12 +26,13 @@ import type {
   MintTokenInput,
   OpInput,
   TokenView,
+  PublicBodyIntent,
   PublicInput,
   PublicSettled,
   RelayInput,
   ResourceApi,
-  ResourceFaults,
 } from "../src/rpc/resource";
+import type { ResourceFaults } from "../src/rpc/resource-faults";
 import type { Payer } from "../src/money/payment";
 import type { RecordCore } from "./resource/meta";
 import type { MetaCell } from "./resource/meta-cell";
@@ -152,6 +153,11 @@ export class ResourceObject extends DurableObject<Env> implements ResourceApi {
   /** A kind's operation (resource/operations.ts). `body`: the raw request bytes of a rawBody operation. */
   op(input: OpInput, body: ReadableStream<Uint8Array> | null = null): Promise<Result<Json>> {
     return capture(() => this.operations.run(input, body));
+  }
+
+  /** Before the worker stores a large public body (resource/public-address.ts). */
+  intendPublicBody(input: PublicBodyIntent): Promise<Result<null>> {
+    return capture(() => this.publicAddress.intendBody(input));
   }
 
   /** A request to the resource's public address: free, no credentials (resource/public-address.ts). */

@@ -8,7 +8,8 @@ import { digestsEqual } from "../../src/auth/ids";
 import { AppError, capture, unwrap, type Result } from "../../src/http/errors";
 import { loadKind } from "../../src/resources/kinds";
 import { deleteResourceIndex, insertResourceIndex } from "../../src/kind/index-table";
-import type { CreateInput, ResourceFaults } from "../../src/rpc/resource";
+import type { CreateInput } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import type { Env } from "../../src/env";
 import { sandboxStub } from "../../src/stubs";
 import {

@@ -26,7 +26,8 @@
 import type { Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
 import { envelope } from "../../src/delivery/events";
-import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
+import type { DeliveryReport } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import { DISPATCH_GRACE_MS, REPORT_WINDOW_MS } from "../../src/delivery/outbox-policy";
 import type { Json } from "../../src/json";
 import type { OutgoingRequest } from "../../src/kind/kind";

@@ -10,7 +10,8 @@
  */
 import type { Env } from "../../src/env";
 import { MAX_MESSAGE_BYTES, batches, type WebhookMessage } from "../../src/delivery/messages";
-import type { ResourceFaults, DeliveryReport } from "../../src/rpc/resource";
+import type { DeliveryReport } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import {
   IN_MEMORY_QUEUE_CHECK_MS,
   MAX_REFUSALS,

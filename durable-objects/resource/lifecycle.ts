@@ -17,7 +17,7 @@ import { ResourceCreation } from "./creation";
 import { nextNoticeAt, noticesStillSent, sendDueNotices } from "./lifecycle-notices";
 import type { MetaRow, RecordCore, ResourceState } from "./meta";
 import type { Env } from "../../src/env";
-import type { ResourceFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import type { MetaCell } from "./meta-cell";
 import type { ResourceClock } from "./clock";
 import type { ResourceOutbox } from "./outbox";

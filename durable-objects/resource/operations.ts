@@ -18,7 +18,7 @@ import { dryRun } from "./transactions";
 import { refuseOutsideMoney } from "./sandbox-clock";
 import { keepAnswer, keptAnswer } from "./kept-answers";
 import { dieAt } from "./test-faults";
-import type { ResourceFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 
 /**
  * Refuses (in the transaction, so it rolls back uncharged) an answer that is not the one the caller already acted on.

@@ -5,7 +5,8 @@
  * what it recorded once it has committed; the alarm carries out whatever a dying process did not.
  */
 import type { Env } from "../../src/env";
-import type { DeliveryReport, ResourceFaults } from "../../src/rpc/resource";
+import type { DeliveryReport } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import type { AfterCommit, Outbox } from "./engine-store";
 import { DeliveryLog } from "./deliveries";
 import { DeliveryDispatch } from "./delivery-dispatch";

@@ -3,7 +3,7 @@
  * (ResourceObject.ts lists what each does).
  */
 import type { Env } from "../../src/env";
-import type { ResourceFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import { MetaCell } from "./meta-cell";
 import { ResourceClock } from "./clock";
 import { ResourceOutbox } from "./outbox";
@@ -73,7 +73,7 @@ export function resourceParts(
     armAlarm,
   );
   const operations = new ResourceOperations(storage, meta, clock, work, billing, armAlarm, faults);
-  const publicAddress = new PublicAddress(meta, clock, work);
+  const publicAddress = new PublicAddress(meta, clock, work, outbox.intents, faults);
   const betweenResources = new BetweenResources(meta, clock, work);
   const sandbox = new ResourceInSandbox(storage, env, meta, clock, work, lifecycle, runAlarm, armAlarm);
   const alarms = new ResourceAlarm(storage, env, meta, clock, outbox, work, lifecycle, billing, sandbox);

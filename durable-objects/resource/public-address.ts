@@ -7,24 +7,50 @@
 import { AppError } from "../../src/http/errors";
 import { requireKind } from "../../src/resources/kinds";
 import { digestsEqual } from "../../src/auth/ids";
-import { PREPARE_ATTEMPTS, PreparedStale, type PublicAnswer } from "../../src/kind/public-face";
-import type { PublicInput, PublicSettled } from "../../src/rpc/resource";
+import { PREPARE_ATTEMPTS, PreparedStale, type AnyPublicFace, type PublicAnswer } from "../../src/kind/public-face";
+import type { PublicBodyIntent, PublicInput, PublicSettled } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import type { MetaCell } from "./meta-cell";
+import type { MetaRow } from "./meta";
 import type { ResourceClock } from "./clock";
 import type { ResourceWork } from "./work";
+import type { R2Intents } from "./r2-intents";
+import { dieAt } from "./test-faults";
 
 export class PublicAddress {
   constructor(
     private readonly meta: MetaCell,
     private readonly clock: ResourceClock,
     private readonly work: ResourceWork,
+    private readonly intents: R2Intents,
+    private readonly faults: ResourceFaults,
   ) {}
+
+  /**
+   * Before the worker puts a large body to R2 for a request to this address: the key's intent, so that bytes no
+   * request commits (the worker died after the put) are deleted by the alarm (r2-intents.ts).
+   */
+  async intendBody(input: PublicBodyIntent): Promise<null> {
+    const { meta } = this.served(input.publicId);
+    if (!input.key.startsWith(`${meta.id}/public-bodies/`))
+      throw new Error(`a public body's key must lie below ${meta.id}/public-bodies/`);
+    await this.intents.intendAhead(input.key);
+    return null;
+  }
 
   /** A request to the address, matched to the kind's route by the worker. */
   async request(input: PublicInput): Promise<PublicAnswer> {
+    dieAt(this.faults, "public-request-lost");
+    const body = input.request.body;
+    // A body the worker stored first is this call's, as its own puts are: its commit keeps it (r2-intents.ts).
+    return this.intents.adopt(body && !(body instanceof Uint8Array) ? body.key : null, () => this.handle(input));
+  }
+
+  /** The resource and its face, when `publicId` is its address and the address serves; else the caller's error. */
+  private served(publicId: string): { meta: MetaRow; face: AnyPublicFace } {
     const meta = this.meta.get();
     const face = meta && requireKind(meta.kind).public;
-    if (!meta || !face || !meta.public_id || !digestsEqual(meta.public_id, input.publicId) || meta.public_disabled) {
+    if (!meta || !face || !meta.public_id || !digestsEqual(meta.public_id, publicId) || meta.public_disabled) {
       throw new AppError("not_found", "Nothing is served at this address.", { resourceMissing: !meta });
     }
     const ending = this.meta.endingState(meta) ?? (this.clock.now() >= meta.expires_at ? "expired" : null);
@@ -33,6 +59,11 @@ export class PublicAddress {
         ending === "expired" ? "resource_expired" : "resource_cancelled",
         `The resource behind this address ${ending === "expired" ? "has expired" : "was cancelled"}.`,
       );
+    return { meta, face };
+  }
+
+  private async handle(input: PublicInput): Promise<PublicAnswer> {
+    const { meta, face } = this.served(input.publicId);
     const config = this.meta.config(meta);
     const once = () =>
       this.work.prepared(

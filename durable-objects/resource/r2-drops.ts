@@ -6,7 +6,7 @@
  * being dropped (kinds name new content with new keys), so a late delete is safe.
  */
 import { DISPATCH_GRACE_MS } from "../../src/delivery/outbox-policy";
-import type { ResourceFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import { takeFault } from "./test-faults";
 
 export const R2_DROPS_TABLE = "CREATE TABLE r2_drops (key TEXT PRIMARY KEY, due_at INTEGER NOT NULL)";

@@ -9,6 +9,9 @@
  * One call's intents are found by its async context (AsyncLocalStorage): its prepare step, its puts and its commit
  * run in that call, whichever path then opens the transaction (a group commit binds each call's work to it,
  * transactions.ts). Keys a call of this process is still writing are spared by the alarm, whatever their age.
+ *
+ * A large public body is put by the worker, before its call reaches the object (src/resources/public-routes.ts): the
+ * worker asks for the intent first (`intendAhead`), and the call then takes the key as its own (`adopt`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { R2Drops } from "./r2-drops";
@@ -29,6 +32,8 @@ export class R2Intents {
 
   /** Runs one call (its prepare step, then its commit) with its intents in scope. */
   async scope<T>(work: () => Promise<T>): Promise<T> {
+    // A step inside a call (a public request's prepare) is part of that call: its keys are kept by the same commit.
+    if (this.calls.getStore()) return work();
     const keys = new Set<string>();
     try {
       return await this.calls.run(keys, work);
@@ -52,6 +57,23 @@ export class R2Intents {
       createMultipartUpload: (key, options) => bucket.createMultipartUpload(key, options),
       resumeMultipartUpload: (key, uploadId) => bucket.resumeMultipartUpload(key, uploadId),
     };
+  }
+
+  /** The intent of bytes a caller puts before the call that commits them arrives (that call then `adopt`s the key). */
+  async intendAhead(key: string): Promise<void> {
+    this.drops().stage([key], INTENT_GRACE_MS);
+    await this.clock.alarmBy(this.clock.now() + INTENT_GRACE_MS);
+  }
+
+  /** Runs the call whose caller put `key` beforehand: its commit keeps the bytes, as it keeps those it put itself. */
+  adopt<T>(key: string | null, work: () => Promise<T>): Promise<T> {
+    return this.scope(async () => {
+      if (key !== null) {
+        this.calls.getStore()!.add(key);
+        this.writing.add(key);
+      }
+      return work();
+    });
   }
 
   /** Outside a call (an end's cleanup, a face's finish after its commit) a put has no commit to wait for. */

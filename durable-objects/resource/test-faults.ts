@@ -8,7 +8,7 @@
  */
 import { isDevelopment, type Env } from "../../src/env";
 import { AppError } from "../../src/http/errors";
-import type { ResourceFaults } from "../../src/rpc/resource";
+import { RUNTIME_DEATHS, type ResourceFaults } from "../../src/rpc/resource-faults";
 
 export function checkedFaults(env: Env, faults: ResourceFaults): ResourceFaults {
   if (!isDevelopment(env)) throw new Error("Faults can be injected only when ENVIRONMENT is development or test.");
@@ -32,10 +32,9 @@ export function takeFault(
  */
 export class InjectedDeath extends AppError {
   constructor(point: string) {
-    // A point past the object's own work stands for the runtime dying, the worker with it (runtimeDied in
-    // http/idempotency.ts): the worker then leaves what it would have written after the call undone.
+    // Some points stand for the runtime dying, the worker with it (runtimeDied in src/rpc/resource-faults.ts).
     super("internal_error", `The process died ${point} (injected).`, {
-      extra: point === "create-answer-lost" || point === "op-answer-lost" ? { injected_death: "runtime" } : {},
+      extra: RUNTIME_DEATHS.has(point as ResourceFaults["dieAt"]) ? { injected_death: "runtime" } : {},
     });
   }
 }

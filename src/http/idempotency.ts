@@ -22,6 +22,7 @@ import { AppError } from "./errors";
 import { callerScope } from "./caller-scope";
 import { randomId } from "../auth/ids";
 import { fromBase64, toBase64 } from "../bytes";
+import { runtimeDied } from "../rpc/resource-faults";
 import {
   claimKey,
   completeKey,
@@ -114,15 +115,6 @@ async function claimOrAnswer(db: D1Database, m: KeyMaterial, claim: string, now:
   throw inFlight();
 }
 
-/**
- * Test only (ENVIRONMENT=test): an injected death of the whole runtime (durable-objects/resource/test-faults.ts) stops
- * the worker too, before it keeps or frees the key, so a test sees the key as a real crash leaves it: claimed.
- */
-function runtimeDied(c: Context<AppEnv>): boolean {
-  const err = c.error;
-  return c.env.ENVIRONMENT === "test" && err instanceof AppError && err.options.extra?.injected_death === "runtime";
-}
-
 /** Keeps the answer, or frees the key; a storage failure is logged, never turned into a failed call. */
 async function finish(
   c: Context<AppEnv>,
@@ -132,7 +124,8 @@ async function finish(
   answered: boolean,
 ): Promise<void> {
   const db = c.env.DB;
-  if (runtimeDied(c)) return;
+  // An injected death of the whole runtime leaves the key as a real crash does: claimed.
+  if (runtimeDied(c.env, c.error instanceof AppError ? c.error.toData() : undefined)) return;
   try {
     const stored = answered ? await keepable(c.res, c.error) : null;
     if (stored) await completeKey(db, m, claim, await sealResponse(m, stored), claimedAt);

@@ -13,9 +13,10 @@ import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env";
 import { allKinds, isKindName, loadKind } from "./kinds";
 import { documentLater } from "../openapi/deferred";
-import { AppError, unwrap } from "../http/errors";
+import { AppError, unwrap, type Result } from "../http/errors";
+import { runtimeDied } from "../rpc/resource-faults";
 import { findPublicAddress, findResourceIndex } from "../kind/index-table";
-import { resourceStub } from "../stubs";
+import { resourceStub, type ResourceApi } from "../stubs";
 import { parsePublicId, PUBLIC_ID_PATTERN } from "./public-addresses";
 import { errorResponses } from "../openapi/responses";
 import { digestHex } from "../bytes";
@@ -53,6 +54,13 @@ async function resolve(c: Context<AppEnv>, publicId: string): Promise<{ kind: st
   return { kind: row.kind, resourceId: row.id };
 }
 
+/** The address a request is for, and the object behind it. */
+interface Address {
+  publicId: string;
+  resourceId: string;
+  stub: ResourceApi;
+}
+
 /**
  * The body, read up to the route's limit: beyond it 413, and nothing of it goes anywhere. One
  * larger than INLINE_PUBLIC_BODY_BYTES is stored in R2 below the resource's prefix first.
@@ -60,7 +68,7 @@ async function resolve(c: Context<AppEnv>, publicId: string): Promise<{ kind: st
 async function bodyOf(
   c: Context<AppEnv>,
   route: PublicRoute,
-  resourceId: string,
+  address: Address,
   read: boolean,
 ): Promise<PublicRequest["body"]> {
   const limit = Math.min(route.maxBodyBytes ?? DEFAULT_PUBLIC_BODY_BYTES, MAX_PUBLIC_BODY_BYTES);
@@ -77,11 +85,22 @@ async function bodyOf(
   const size = body.length;
   if (size === 0) return null;
   if (size <= INLINE_PUBLIC_BODY_BYTES) return body;
-  const key = `${resourceId}/public-bodies/${crypto.randomUUID()}`;
+  const key = `${address.resourceId}/public-bodies/${crypto.randomUUID()}`;
   const sha256 = await digestHex(body);
+  // The object hears of the key first, so bytes no request commits (this worker dies next) are deleted by its alarm.
+  await answerOf(c, address, await address.stub.intendPublicBody({ publicId: address.publicId, key }));
   // R2 checks the digest as it stores: what the object is told is what R2 holds.
   await c.env.BUCKET.put(key, body, { sha256 });
   return { key, size, sha256 };
+}
+
+/** What the object answered; when it holds nothing, an ended resource is 410 (its D1 tombstone says so), else 404. */
+async function answerOf<T>(c: Context<AppEnv>, address: Address, result: Result<T>): Promise<T> {
+  if (!result.ok && result.error.resourceMissing) {
+    const row = await findResourceIndex(c.env.DB, address.resourceId);
+    if (row && row.state !== "active" && row.public_id === address.publicId) throw endedError(row.state);
+  }
+  return unwrap(result);
 }
 
 async function servePublic(c: Context<AppEnv>): Promise<Response> {
@@ -143,6 +162,8 @@ async function answer(
     }
   }
   const streams = match.route.streamsBody ?? false;
+  const stub = resourceStub(c.env, resourceId);
+  const address = { publicId, resourceId, stub };
   const request: PublicRequest = {
     method: c.req.method,
     route: match.route.name,
@@ -153,26 +174,22 @@ async function answer(
     headers: endToEnd(c.req.raw.headers),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     receivedAt: Date.now(),
-    body: await bodyOf(c, match.route, resourceId, !streams),
+    body: await bodyOf(c, match.route, address, !streams),
     bodyUnread: streams,
   };
-  const stub = resourceStub(c.env, resourceId);
   let result = await stub.publicRequest({ publicId, request });
   if (result.ok && result.value.type === "read_body" && request.bodyUnread) {
     // The kind keeps this one (a stable address with no target yet): read it after all, once.
-    Object.assign(request, { body: await bodyOf(c, match.route, resourceId, true), bodyUnread: false });
+    Object.assign(request, { body: await bodyOf(c, match.route, address, true), bodyUnread: false });
     result = await stub.publicRequest({ publicId, request });
   }
-  // A stored body is the kind's once its work committed; a request that failed leaves nothing behind.
+  // A stored body is the kind's once its work committed; a request that failed leaves nothing behind (and a worker
+  // that dies first leaves it to the object's alarm, `intendPublicBody` above).
   const body = request.body;
-  if (!result.ok && body && !(body instanceof Uint8Array)) await c.env.BUCKET.delete(body.key);
-  if (!result.ok && result.error.resourceMissing) {
-    // The object holds nothing: an ended resource answers 410 (its tombstone says so), any other id 404.
-    const row = await findResourceIndex(c.env.DB, resourceId);
-    if (row && row.state !== "active" && row.public_id === publicId) throw endedError(row.state);
-  }
+  if (!result.ok && body && !(body instanceof Uint8Array) && !runtimeDied(c.env, result.error))
+    await c.env.BUCKET.delete(body.key);
   learnAnswer(publicId, resourceId, reuse, result.ok ? result.value : null, Date.now());
-  const answered = unwrap(result);
+  const answered = await answerOf(c, address, result);
   const report = answered.type === "upstream" ? answered.report : undefined;
   // The face hears how its upstream answered (a request log), after the answer has gone out.
   const settled = report

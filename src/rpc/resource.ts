@@ -4,6 +4,7 @@
  * durable-objects/ResourceObject.ts, so the worker's code never imports the object's.
  */
 import type { Result } from "../http/errors";
+import type { ResourceFaults } from "./resource-faults";
 import type { Json, JsonObject } from "../json";
 import type { Payer } from "../money/payment";
 import type { PublicAnswer, PublicRequest } from "../kind/public-face";
@@ -122,6 +123,12 @@ export interface PublicInput {
   request: PublicRequest;
 }
 
+/** The key under which the worker is about to store a large body for a request to the address `publicId`. */
+export interface PublicBodyIntent {
+  publicId: string;
+  key: string;
+}
+
 /** What the queue consumer reports after an attempt, or the dead-letter queue at the end. */
 export interface DeliveryReport {
   deliveryId: string;
@@ -133,41 +140,6 @@ export interface DeliveryReport {
   final: "delivered" | "aborted" | "dead" | null;
   /** When the queue tries again, for a failed attempt that is not final. */
   retryInSeconds: number | null;
-}
-
-/**
- * Test-only faults in a resource's object: its creation, its outbox of deliveries and R2 deletes
- * (durable-objects/resource/test-faults.ts).
- */
-export interface ResourceFaults {
-  /**
-   * The next create, extend or end stops here, as if its process had died: nothing after runs (no undo, no answer).
-   * `create-answer-lost`: the create is done (made, indexed, paid), then the whole runtime dies, the worker with it:
-   * its Idempotency-Key stays claimed and the caller gets no answer (test-faults.ts); `op-answer-lost` likewise
-   * after an operation is done and paid. `after-prepare`: the next call
-   * with a prepare step (an operation, a public request) dies between that step (its R2 puts) and its commit.
-   */
-  dieAt?:
-    | "after-prepare"
-    | "create-after-charge"
-    | "create-after-commit"
-    | "create-after-index"
-    | "create-answer-lost"
-    | "op-answer-lost"
-    | "extend-after-charge"
-    | "end-after-mark";
-  /** The next this-many dispatches after a commit do nothing, as if the process had died there. */
-  skipDispatches?: number;
-  /** The queue refuses the next this-many sendBatch calls. */
-  refuseSends?: number;
-  /** The next this-many messages are accepted by the "queue" and never delivered. */
-  loseSends?: number;
-  /** Replaces REPORT_WINDOW_MS, so a lost message is re-sent without a 15-minute wait. */
-  reportWindowMs?: number;
-  /** The next this-many R2 deletes the outbox makes fail. */
-  failDrops?: number;
-  /** The next call with a prepare step waits this long between its steps, so another call commits in between. */
-  pauseAfterPrepareMs?: number;
 }
 
 export interface ResourceApi {
@@ -187,6 +159,8 @@ export interface ResourceApi {
   cancel(mgmtHash: string): Promise<Result<RecordCore>>;
   /** `body`: the raw request bytes of a rawBody operation, streamed through. */
   op(input: OpInput, body?: ReadableStream<Uint8Array> | null): Promise<Result<Json>>;
+  /** Before a large body is stored for a request to the address: the alarm deletes it if no request commits it. */
+  intendPublicBody(input: PublicBodyIntent): Promise<Result<null>>;
   /** A request to the resource's public address: free, no credentials. */
   publicRequest(input: PublicInput): Promise<Result<PublicAnswer>>;
   /** How an upstream the face named a `report` for answered (public-face.ts `settled`). */

@@ -8,7 +8,7 @@ import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { deriveKeyMaterial, requestBytes } from "../../src/http/idempotency-store";
 import { issueManagementToken } from "../../src/auth/tokens";
-import type { ResourceFaults } from "../../src/rpc/resource";
+import type { ResourceFaults } from "../../src/rpc/resource-faults";
 import { lifetimePriceMicro } from "../../src/money/prices";
 import { requireKind } from "../../src/resources/registry";
 import {
