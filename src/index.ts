@@ -10,6 +10,7 @@ import { sweepIdempotencyKeys } from "./http/idempotency";
 import { sweepFreeCalls } from "./http/free-tier";
 import { sweepAskSalts } from "./ask/privacy";
 import { sweepOperatorStats } from "./operator/sweep";
+import { sweepEndedBodies } from "./delivery/ended-bodies";
 
 const app = buildApp();
 const publicApp = buildPublicApp();
@@ -33,6 +34,7 @@ export default {
         sweepFreeCalls(env.DB, now),
         sweepAskSalts(env.DB, now),
         sweepOperatorStats(env.DB, now),
+        sweepEndedBodies(env.DB, env.BUCKET, now),
       ]),
     );
   },

@@ -171,6 +171,16 @@ export class DeliveryLog {
     return { retry: false, settled: false };
   }
 
+  /** Stored bodies a delivery not yet settled may still send: an end keeps them (src/delivery/ended-bodies.ts). */
+  bodiesStillSent(): string[] {
+    return this.sql
+      .exec<{ body_key: string }>(
+        "SELECT DISTINCT body_key FROM deliveries WHERE body_key IS NOT NULL AND status IN ('pending', 'retrying')",
+      )
+      .toArray()
+      .map((r) => r.body_key);
+  }
+
   /** Sends a settled delivery again, now (after its retries ran out, or to replay it). */
   async retry(deliveryId: string, sealedSecret: string): Promise<{ view: Json; dead: DeliveryReport[] }> {
     const row = this.row(deliveryId);

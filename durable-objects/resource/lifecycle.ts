@@ -9,6 +9,7 @@ import { AppError, capture, type Result } from "../../src/http/errors";
 import { requireKind } from "../../src/resources/kinds";
 import type { Payer } from "../../src/money/payment";
 import { deletePrefix } from "../../src/kind/r2";
+import { keepEndedBodies } from "../../src/delivery/ended-bodies";
 import { endResourceIndex, updateResourceExpiry } from "../../src/kind/index-table";
 import type { CreateInput } from "../../src/rpc/resource";
 import { DirectCharge } from "./direct-charges";
@@ -181,7 +182,10 @@ export class ResourceLifecycle {
       )
       .catch((err) => console.error(`lifecycle event of ${meta.id} not sent`, err));
     await requireKind(meta.kind).end?.(this.work.prepareContext(meta), this.meta.config(meta));
-    await deletePrefix(this.env.BUCKET, `${meta.id}/`);
+    // What the deliveries still under way will send outlives the resource, as they do (src/delivery/ended-bodies.ts).
+    const stillSent = this.outbox.deliveries.bodiesStillSent();
+    await keepEndedBodies(this.env.DB, stillSent, Date.now());
+    await deletePrefix(this.env.BUCKET, `${meta.id}/`, new Set(stillSent));
     await endResourceIndex(
       this.env.DB,
       meta.id,

@@ -1,11 +1,16 @@
 /** R2 helpers: a resource's bulk bytes live under the prefix `{resource id}/`. */
 import { digestHex, toHex } from "../bytes";
 
-/** Deletes every object under `prefix`, a page at a time. */
-export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
+/** Deletes every object under `prefix` but those `spared`, a page at a time. */
+export async function deletePrefix(
+  bucket: R2Bucket,
+  prefix: string,
+  spared: ReadonlySet<string> = new Set(),
+): Promise<void> {
   for (let cursor: string | undefined; ;) {
     const page = await bucket.list({ prefix, cursor, limit: 1000 });
-    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
+    const doomed = page.objects.map((o) => o.key).filter((key) => !spared.has(key));
+    if (doomed.length) await bucket.delete(doomed);
     if (!page.truncated) return;
     cursor = page.cursor;
   }
