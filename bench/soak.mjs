@@ -908,13 +908,17 @@ export async function soak(options = {}) {
       `${created.filter((x) => x.ended === "expired").length} had expired, the rest cancelled)`,
   );
   await sleep(15_000); // R2 deletes behind the ends
-  const r2Left = await r2Keys(path.join(state, "v3", "r2"));
+  // Bodies of deliveries under way when their resource ended outlive it until the daily sweep (ended-bodies.ts).
+  const outlived = new Set(
+    await sqliteRows(path.join(state, "v3", "d1"), ["SELECT 'object ' || key FROM ended_bodies"]),
+  );
+  const r2Left = (await sqliteRows(path.join(state, "v3", "r2"), R2_LEFT)).filter((k) => !outlived.has(k));
   const r2Files = countFiles(path.join(state, "v3", "r2"), (f) => f.includes(`${path.sep}blobs${path.sep}`));
   row(
     "R2 holds nothing once every resource ended",
     r2Left.length === 0,
     `${r2Left.length} keys left${r2Left.length ? ` (${r2Left.slice(0, 4).join(", ")})` : ""}; ${r2Files}` +
-      ` blob files on disk`,
+      ` blob files on disk; ${outlived.size} bodies kept for deliveries that outlived their resource`,
   );
 
   // answers
@@ -1014,10 +1018,14 @@ export async function soak(options = {}) {
   return { rows, failures: rows.filter((r) => !r.ok), text, output: service.output() };
 }
 
-/**
- * The keys (and open multipart uploads) local R2 still holds: its metadata is SQLite, read with the sqlite3 command.
- */
-async function r2Keys(dir) {
+/** The keys (and open multipart uploads) local R2 still holds: its metadata is SQLite. */
+const R2_LEFT = [
+  "SELECT 'object ' || key FROM _mf_objects",
+  "SELECT 'upload ' || key FROM _mf_multipart_uploads WHERE state = 0",
+];
+
+/** What `queries` answer in every SQLite file below `dir` (local R2's and D1's state), with the sqlite3 command. */
+async function sqliteRows(dir, queries) {
   const files = [];
   const walk = (d) => {
     if (!existsSync(d)) return;
@@ -1028,17 +1036,14 @@ async function r2Keys(dir) {
     }
   };
   walk(dir);
-  const keys = [];
+  const rows = [];
   for (const f of files) {
-    for (const q of [
-      "SELECT 'object ' || key FROM _mf_objects",
-      "SELECT 'upload ' || key FROM _mf_multipart_uploads WHERE state = 0",
-    ]) {
+    for (const q of queries) {
       const { stdout } = await run("sqlite3", [f, q]).catch(() => ({ stdout: "" }));
-      keys.push(...stdout.split("\n").filter(Boolean));
+      rows.push(...stdout.split("\n").filter(Boolean));
     }
   }
-  return keys;
+  return rows;
 }
 
 /** Least squares through points [x, y]: slope and Pearson's r (0 and NaN without spread). */
