@@ -260,6 +260,36 @@ describe("transfers", () => {
     },
   );
 
+  it("a run that completed the upload, then failed, is recognised by the next, which finds it assembled", async () => {
+    const w = await workspace();
+    const size = 2 * PART_BYTES + 99;
+    const key = "recompleted/copy.bin";
+    const opened = (await control<{ open: number }>("/uploads")).open;
+    await fetch(`${env.TEST_RECEIVER_URL}/_fail/recompleted`, { method: "PUT", body: String(PART_BYTES) });
+    const t = await w.ok("start", "/transfers", {
+      source: { type: "url", url: `${env.TEST_RECEIVER_URL}/ranged/${size}/recompleted` },
+      destination: s3(key),
+    });
+    for (let i = 0; i < 300 && (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error === null; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    // A new process: the digest is gone, so the run that completes the upload reads it back to hash it, and that
+    // read fails (S3's 500). The upload is assembled; the run records nothing but the failure.
+    forgetAllDigests();
+    await control(`/fail-reads?key=${key}&count=1`, "POST");
+    await fetch(`${env.TEST_RECEIVER_URL}/_fail/recompleted`, { method: "DELETE" });
+    await advance(w.id, 5_000);
+    const readFailed = async () => (await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).error ?? "";
+    for (let i = 0; i < 300 && !(await readFailed()).includes("InternalError"); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await w.ok("get_transfer", `/transfers/${t.transfer_id}`)).toMatchObject({ status: "running" });
+    expect((await control<{ open: number }>("/uploads")).open).toBe(opened); // assembled
+    // The next run's completion meets an upload the store already assembled (s3rver: 500): the object is there.
+    await advance(w.id, 5_000);
+    const done = await settled(w, t.transfer_id);
+    expect(done).toMatchObject({ status: "completed", bytes_moved: size, sha256: await sha256(pattern(0, size)) });
+    expect(await control(`/digest?key=${key}`)).toMatchObject({ size, sha256: done.sha256 });
+  });
+
   it("cancel and the resource's end abort the open upload at the destination", async () => {
     const w = await workspace();
     const size = 2 * PART_BYTES;

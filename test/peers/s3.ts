@@ -11,6 +11,8 @@
  *   GET {controlUrl}/uploads              `{ open }`: multipart uploads not completed or aborted
  *   GET {controlUrl}/reads?key=…          `{ reads }`: GETs of the object through the front (the control's own
  *                                         included)
+ *   POST {controlUrl}/fail-reads?key=…&count=n   the next n GETs of the object through the front answer 500
+ *                                         InternalError, as S3 may
  */
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
@@ -83,6 +85,8 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
   const uploadsDir = path.join(directory, S3_BUCKET, "._S3rver_uploads");
   // GETs of each object (by its path below the bucket) through the front.
   const reads = new Map<string, number>();
+  // GETs still to fail, by the same path.
+  const failReads = new Map<string, number>();
 
   const front = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -102,6 +106,15 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
       if (req.method === "GET") {
         const key = decodeURIComponent(asked.pathname.slice(S3_BUCKET.length + 2));
         reads.set(key, (reads.get(key) ?? 0) + 1);
+        const failing = failReads.get(key) ?? 0;
+        if (failing > 0) {
+          failReads.set(key, failing - 1);
+          req.resume();
+          res
+            .writeHead(500, { "content-type": "application/xml" })
+            .end("<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>");
+          return;
+        }
       }
       if (req.method === "DELETE" && uploadId) {
         const dir = path.join(uploadsDir, path.basename(uploadId));
@@ -162,6 +175,11 @@ export async function startS3(): Promise<{ endpoint: string; controlUrl: string;
         res
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ size, sha256: hash.digest("hex"), etag: got.headers.get("etag") }));
+        return;
+      }
+      if (req.method === "POST" && url.pathname === "/fail-reads") {
+        failReads.set(key, Number(url.searchParams.get("count") ?? 1));
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
         return;
       }
       if (url.pathname === "/reads") {

@@ -168,8 +168,10 @@ export async function sendPart(
 }
 
 /**
- * Completes the destination's upload; answers the ETag it reports. A completion that already
- * happened (the process died before recording it) is recognised by the object's size.
+ * Completes the destination's upload; answers the ETag it reports. A completion that already happened (a run that
+ * completed, then failed or died before recording it) is recognised by the object's size: S3 then answers NoSuchUpload,
+ * or a store's own error (5xx, which S3 also answers for a completion to retry, and s3rver for an upload it already
+ * assembled).
  */
 export async function completeUpload(
   env: Env,
@@ -180,7 +182,15 @@ export async function completeUpload(
 ): Promise<string | null> {
   if (dst.type === "s3") {
     const client = new S3Client(env, dst, "destination");
-    const etag = await client.complete(uploadId, parts);
+    let etag: string | null;
+    try {
+      etag = await client.complete(uploadId, parts);
+    } catch (err) {
+      if (!(err instanceof AppError && err.status >= 500)) throw err;
+      const there = await client.head().catch(() => null);
+      if (there?.size === size) return there.etag;
+      throw err; // not completed: the next run tries again
+    }
     if (etag !== null) return etag;
     const head = await client.head();
     if (head.size !== size)
