@@ -106,7 +106,11 @@ describe("errors", () => {
           /or an access token in `Authorization: Bearer …`/.source,
       ),
     );
-    const typo = await problemOf(await increment({ authorization: `Bearer ${mgmt.slice(0, -1)}x` }), 401);
+    // One character off (never the same one: a token ending in x would stay valid).
+    const typo = await problemOf(
+      await increment({ authorization: `Bearer ${mgmt.slice(0, -1)}${mgmt.endsWith("x") ? "y" : "x"}` }),
+      401,
+    );
     expect(typo.detail).toMatch(/^This is not a valid management token \(zvm_…\): check for a typo/);
     const other = await createResource("counters", token);
     const foreign = await problemOf(await increment({ authorization: `Bearer ${other.mgmt}` }), 403);
