@@ -139,13 +139,17 @@ export async function soak(options = {}) {
     ENGINE_URL: engines.url,
     ...(proxy.missing ? {} : { EGRESS_PROXY_URL: proxy.url, EGRESS_IPS: proxy.ips }),
   };
-  // The runtime's error lines over the whole run: the service's own carry a request id ([req_…]); workerd's do not.
-  const errorLines = { ours: [], runtime: [] };
+  // The error lines over the whole run: a request's carry its id ([req_…]); an error that escaped is "Uncaught";
+  // workerd's own name its source (docs/operations.md); the rest are the service's work outside a request (an alarm,
+  // the queue consumer), naming the resource or transfer they were for.
+  const errorLines = { ours: [], escaped: [], runtime: [], background: [] };
   const onOutput = (chunk) => {
     // wrangler colours its [ERROR] tag even with NO_COLOR (its escapes sit inside the brackets): read the plain text.
     for (const line of chunk.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
       if (/\[req_[0-9A-Za-z]+\]/.test(line)) errorLines.ours.push(line.slice(0, 300));
-      else if (/Uncaught|\[ERROR\]/.test(line)) errorLines.runtime.push(line.slice(0, 200));
+      else if (/Uncaught/.test(line)) errorLines.escaped.push(line.slice(0, 200));
+      else if (/\[ERROR\] (e = |.*workerd@)/.test(line)) errorLines.runtime.push(line.slice(0, 200));
+      else if (/\[ERROR\]/.test(line)) errorLines.background.push(line.slice(0, 200));
     }
   };
   // The front (bench/soak-faults/) forwards to the service and reaches the resources' fault hooks.
@@ -949,13 +953,13 @@ export async function soak(options = {}) {
 
   const kindsOf = (lines) =>
     [...new Set(lines.map((l) => l.replace(/wdErrId = \w+|req_\w+|\d+/g, "…")))].slice(0, 3).join(" / ");
+  const counted = (lines, what) => `${lines.length} ${what}${lines.length ? `: ${kindsOf(lines)}` : ""}`;
   row(
-    "every error answered or logged with its request id",
-    errorLines.ours.length === 0,
-    `${errorLines.ours.length} service error lines` +
-      `${errorLines.ours.length ? `: ${kindsOf(errorLines.ours)}` : ""}; ${errorLines.runtime.length}` +
-      ` runtime lines without a request (workerd's own, docs/operations.md)` +
-      `${errorLines.runtime.length ? `: ${kindsOf(errorLines.runtime)}` : ""}`,
+    "every error answered or logged with its request id, none escaped",
+    errorLines.ours.length === 0 && errorLines.escaped.length === 0,
+    `${counted(errorLines.ours, "service error lines in requests")}; ${counted(errorLines.escaped, "uncaught")}; ` +
+      `${counted(errorLines.background, "logged by alarms or the queue consumer")}; ` +
+      `${counted(errorLines.runtime, "workerd's own (docs/operations.md)")}`,
   );
 
   // memory: the heap after GC is asserted (what our code holds); resident memory is reported against the objects open
