@@ -47,13 +47,13 @@ export async function sweepEndedBodies(db: D1Database, bucket: R2Bucket, now: nu
       .bind(now, PER_SWEEP)
       .all<{ key: string }>();
     const keys = results.map((r) => r.key);
-    if (keys.length) await bucket.delete(keys);
-    if (keys.length)
-      await db.batch(
-        chunksOf(keys).map((chunk) =>
-          db.prepare(`DELETE FROM ended_bodies WHERE key IN (${chunk.map(() => "?").join(", ")})`).bind(...chunk),
-        ),
-      );
+    if (!keys.length) return;
+    await bucket.delete(keys);
+    await db.batch(
+      chunksOf(keys).map((chunk) =>
+        db.prepare(`DELETE FROM ended_bodies WHERE key IN (${chunk.map(() => "?").join(", ")})`).bind(...chunk),
+      ),
+    );
     if (keys.length < PER_SWEEP) return;
   }
 }
