@@ -102,13 +102,15 @@ export class DeliveryLog {
     uniqueBy: string,
   ): Promise<string> {
     const event = envelope(type, this.resourceId, data, uniqueBy, this.clock.now());
-    this.stage(event.id, {
+    const staged = this.stage(event.id, {
       url,
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(event),
       eventType: type,
     });
+    // Emitted before (a resumed end, a notice sent again): the outbox has it, queued or due, and sends it once.
+    if (!staged) return event.id;
     const dead = await this.dispatcher.dispatch([event.id], sealedSecret);
     if (dead.length) throw new Error(dead[0]!.attempt?.error ?? "not queued");
     return event.id;
